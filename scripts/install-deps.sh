@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every system package OpenInfer needs on Debian 12 (bookworm).
+# Idempotent: packages already present are skipped; nothing is downloaded by hand.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  clang libclang-rt-14-dev            # libFuzzer and the asan preset
+  libboost1.81-dev libboost-json1.81-dev libboost-program-options1.81-dev
+  libboost-test1.81-dev libboost-filesystem1.81-dev
+  libtbb-dev libxsimd-dev
+  libvulkan-dev vulkan-tools glslc libshaderc-dev mesa-vulkan-drivers
+  python3 python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
