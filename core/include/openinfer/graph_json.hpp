@@ -1,0 +1,22 @@
+// JSON serialization of the graph IR (schema: docs/graph-json.md).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "openinfer/graph.hpp"
+
+namespace oi {
+
+inline constexpr int kGraphJsonVersion = 1;
+
+// Pretty-printed JSON with a trailing newline. Deterministic: serializing a graph read back by
+// graph_from_json gives identical text.
+std::string graph_to_json(const Graph& graph);
+
+// Reads a graph written by graph_to_json. Malformed JSON or a schema violation throws
+// oi::Error(ErrorKind::Input) naming the JSON path of the problem (`blocks[0].nodes[3].kind`);
+// `origin` (the file name) is the error's `where` and the graph's origin.
+Graph graph_from_json(std::string_view text, std::string_view origin = "<json>");
+
+}  // namespace oi
