@@ -1,0 +1,242 @@
+#define BOOST_TEST_MODULE op_catalog
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "openinfer/error.hpp"
+#include "openinfer/op_catalog.hpp"
+
+using namespace oi;
+namespace json = boost::json;
+
+namespace oi {
+std::ostream& operator<<(std::ostream& os, DType t) {
+  return os << dtype_name(t);
+}
+}  // namespace oi
+BOOST_TEST_DONT_PRINT_LOG_VALUE(oi::SettingType)
+BOOST_TEST_DONT_PRINT_LOG_VALUE(oi::OutputDtypeRule::Kind)
+BOOST_TEST_DONT_PRINT_LOG_VALUE(oi::InputDtypeRule::Kind)
+
+namespace {
+
+json::object spec_catalog() {
+  std::ifstream in(std::string(OPENINFER_SOURCE_DIR) + "/core/data/op_catalog.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str()).as_object();
+}
+
+std::vector<std::string> dtype_names(const std::vector<DType>& ts) {
+  std::vector<std::string> out;
+  for (DType t : ts) out.emplace_back(dtype_name(t));
+  return out;
+}
+
+std::vector<std::string> strings(const json::value& v) {
+  std::vector<std::string> out;
+  for (const auto& e : v.as_array()) out.emplace_back(e.as_string());
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_spec_op_loads_with_its_fields) {
+  const auto spec = spec_catalog();
+  const auto& ops = spec.at("ops").as_object();
+  const OpCatalog& cat = OpCatalog::builtin();
+  BOOST_TEST(ops.size() == 47u);
+  BOOST_TEST(cat.size() == ops.size());
+  for (const auto& [name, v] : ops) {
+    BOOST_TEST_CONTEXT("op " << name) {
+      const auto& o = v.as_object();
+      const OpSchema* op = cat.find(std::string_view(name));
+      BOOST_TEST_REQUIRE(op != nullptr);
+      BOOST_TEST(op->category == std::string(o.at("category").as_string()));
+      BOOST_TEST(op->min_inputs() == o.at("inputs").as_int64());
+      BOOST_TEST(op->max_inputs() == o.at("inputs").as_int64());
+      BOOST_TEST(op->broadcast == o.at("broadcast").as_bool());
+      BOOST_TEST(op->inplace == o.at("inplace").as_bool());
+      BOOST_TEST(dtype_names(op->dtypes) == strings(o.at("dtypes")));
+      auto setting_names = strings(o.at("settings"));
+      BOOST_TEST(op->settings.size() == setting_names.size());
+      for (const auto& s : setting_names) BOOST_TEST(op->find_setting(s) != nullptr);
+      if (o.contains("accumulate")) {
+        for (const auto& [from, to] : o.at("accumulate").as_object()) {
+          DType f = *dtype_from_name(std::string_view(from));
+          for (const auto& t : strings(to))
+            BOOST_TEST(op->allows_accumulate(f, *dtype_from_name(t)));
+        }
+      } else {
+        BOOST_TEST(op->accumulate.empty());
+      }
+      if (o.contains("to_dtypes"))
+        BOOST_TEST(dtype_names(op->to_dtypes) == strings(o.at("to_dtypes")));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(settings_types_defaults_and_aliases) {
+  const OpCatalog& cat = OpCatalog::builtin();
+  const OpSchema* relu = cat.find("relu");
+  BOOST_TEST_REQUIRE(relu != nullptr);
+  const SettingSpec* alpha = relu->find_setting("negative_slope");
+  BOOST_TEST_REQUIRE(alpha != nullptr);
+  BOOST_TEST(alpha->name == "alpha");
+  BOOST_TEST(alpha->type == SettingType::Number);
+  BOOST_TEST(std::get<double>(*alpha->default_value) == 0.0);
+  const SettingSpec* cmin = relu->find_setting("clamp_min");
+  BOOST_TEST(std::isinf(std::get<double>(*cmin->default_value)));
+  BOOST_TEST(std::get<double>(*cmin->default_value) < 0);
+
+  const OpSchema* shl = cat.find("shl");
+  BOOST_TEST(shl->find_setting("bits")->required);
+  BOOST_TEST(shl->find_setting("bits")->type == SettingType::Int);
+
+  const OpSchema* cast = cat.find("cast");
+  BOOST_TEST(cast->output_dtype.kind == OutputDtypeRule::Kind::Setting);
+  BOOST_TEST(cast->output_dtype.setting == "to");
+  const SettingSpec* rm = cast->find_setting("rounding_mode");
+  BOOST_TEST(rm->type == SettingType::String);
+  BOOST_TEST(
+      rm->allowed_values == (std::vector<std::string>{"trunc", "floor", "ceil", "nearest_even"}),
+      boost::test_tools::per_element());
+  BOOST_TEST(std::get<std::string>(*rm->default_value) == "trunc");
+  BOOST_TEST(cast->to_dtypes.size() == 20u);
+
+  BOOST_TEST(cat.find("sum_axis")->find_setting("axes")->type == SettingType::IntList);
+  BOOST_TEST(!cat.find("sum_axis")->find_setting("axes")->default_value.has_value());
+  BOOST_TEST(cat.find("argmax_axis")->output_dtype.kind == OutputDtypeRule::Kind::Fixed);
+  BOOST_TEST(cat.find("argmax_axis")->output_dtype.fixed == DType::i64);
+  BOOST_TEST(cat.find("add")->find_setting("alpha") == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(input_dtype_and_shape_rules) {
+  const OpCatalog& cat = OpCatalog::builtin();
+  BOOST_TEST(cat.find("is_finite")->shape_rule == "scalar");
+  BOOST_TEST(cat.find("sum_axis")->shape_rule == "reduce_axes");
+  BOOST_TEST(cat.find("argmin_axis")->shape_rule == "argreduce_axis");
+  BOOST_TEST(cat.find("matmul")->shape_rule == "matmul");
+  BOOST_TEST(cat.find("add")->shape_rule == "broadcast");
+  const OpSchema* filter = cat.find("filter");
+  BOOST_TEST(filter->input_at(1)->dtype_rule.kind == InputDtypeRule::Kind::SameAsInput0);
+  BOOST_TEST(filter->input_at(2)->dtype_rule.dtypes == std::vector<DType>{DType::boolean});
+  BOOST_TEST(filter->input_at(3) == nullptr);
+  BOOST_TEST(cat.find("add")->input_at(0)->dtype_rule.kind == InputDtypeRule::Kind::OpDtypes);
+}
+
+BOOST_AUTO_TEST_CASE(lookups) {
+  const OpCatalog& cat = OpCatalog::builtin();
+  BOOST_TEST(cat.find("nope") == nullptr);
+  BOOST_TEST(cat.find("fill_nan_like") == nullptr);
+  auto names = cat.names();
+  BOOST_TEST(names.size() == 47u);
+  BOOST_TEST(std::is_sorted(names.begin(), names.end()));
+  BOOST_TEST(cat.find("add")->supports(DType::u4));
+  BOOST_TEST(!cat.find("abs")->supports(DType::u8));
+  BOOST_TEST(cat.find("add")->allows_accumulate(DType::i8, DType::i32));
+  BOOST_TEST(!cat.find("add")->allows_accumulate(DType::i8, DType::u32));
+  BOOST_TEST(!cat.find("add")->allows_accumulate(DType::f32, DType::f64));
+}
+
+BOOST_AUTO_TEST_CASE(adding_ops_from_json) {
+  OpCatalog cat = OpCatalog::builtin();
+  cat.add_from_json("concat", R"({"category": "movement",
+      "inputs": [{"name": "x", "variadic": [1, 16]}],
+      "settings": [{"name": "axis", "type": "int", "default": 0}],
+      "output_dtype": "input0", "output_shape": "declared", "dtypes": ["f32", "i8"]})");
+  const OpSchema* concat = cat.find("concat");
+  BOOST_TEST_REQUIRE(concat != nullptr);
+  BOOST_TEST(concat->min_inputs() == 1u);
+  BOOST_TEST(concat->max_inputs() == 16u);
+  BOOST_TEST(concat->input_at(15)->name == "x");
+  BOOST_TEST(concat->input_at(16) == nullptr);
+  BOOST_TEST(std::get<int64_t>(*concat->find_setting("axis")->default_value) == 0);
+
+  cat.add_from_json("gather", R"({"category": "movement",
+      "inputs": [{"name": "data"}, {"name": "indices", "dtypes": ["i32", "i64"]}],
+      "settings": ["axis"], "output_dtype": "input0", "dtypes": ["f32"]})");
+  const OpSchema* gather = cat.find("gather");
+  BOOST_TEST(gather->input_at(1)->dtype_rule.kind == InputDtypeRule::Kind::Explicit);
+  BOOST_TEST(gather->input_at(1)->dtype_rule.dtypes.size() == 2u);
+  BOOST_TEST(gather->shape_rule == "broadcast");
+  BOOST_TEST(OpCatalog::builtin().find("gather") == nullptr);  // the builtin stays as it was
+  BOOST_TEST(cat.size() == 49u);
+}
+
+static bool message_has(const oi::Error& e, const std::string& text) {
+  return std::string(e.what()).find(text) != std::string::npos;
+}
+
+BOOST_AUTO_TEST_CASE(bad_schemas_are_rejected_with_clear_errors) {
+  OpCatalog cat = OpCatalog::builtin();
+  const char* minimal =
+      R"({"category": "x", "inputs": 1, "output_dtype": "input0", "dtypes": ["f32"]})";
+  BOOST_CHECK_EXCEPTION(cat.add_from_json("add", minimal), oi::Error, [](const auto& e) {
+    return message_has(e, "'add' is already in the catalog");
+  });
+  BOOST_CHECK_EXCEPTION(cat.add_from_json("x1", "{not json"), oi::Error,
+                        [](const auto& e) { return message_has(e, "not valid JSON"); });
+  BOOST_CHECK_EXCEPTION(
+      cat.add_from_json(
+          "x2", R"({"category": "x", "inputs": 1, "output_dtype": "input0", "dtypes": ["f33"]})"),
+      oi::Error, [](const auto& e) { return message_has(e, "unknown dtype 'f33'"); });
+  BOOST_CHECK_EXCEPTION(
+      cat.add_from_json(
+          "x3",
+          R"({"category": "x", "inputs": 1, "settings": ["nope"], "output_dtype": "input0", "dtypes": ["f32"]})"),
+      oi::Error,
+      [](const auto& e) { return message_has(e, "setting 'nope' is not in the settings table"); });
+  BOOST_CHECK_EXCEPTION(
+      cat.add_from_json(
+          "x4",
+          R"({"category": "x", "inputs": 1, "output_shape": "spiral", "output_dtype": "input0", "dtypes": ["f32"]})"),
+      oi::Error,
+      [](const auto& e) { return message_has(e, "unknown output-shape rule 'spiral'"); });
+  BOOST_CHECK_EXCEPTION(
+      cat.add_from_json("x5", R"({"category": "x", "inputs": 1, "dtypes": ["f32"]})"), oi::Error,
+      [](const auto& e) {
+        return message_has(e, "op 'x5'") && message_has(e, "missing 'output_dtype'");
+      });
+  BOOST_CHECK_EXCEPTION(
+      cat.add_from_json(
+          "x6",
+          R"({"category": "x", "inputs": 1, "output_dtype": "setting:to", "dtypes": ["f32"]})"),
+      oi::Error, [](const auto& e) { return message_has(e, "does not name a dtype setting"); });
+  BOOST_CHECK_EXCEPTION(
+      OpCatalog::from_json_text(R"({"format": "other"})", "c.json"), oi::Error,
+      [](const auto& e) { return message_has(e, "c.json") && message_has(e, "'format'"); });
+  BOOST_TEST(cat.size() == 47u);
+}
+
+BOOST_AUTO_TEST_CASE(shape_rules) {
+  const OpCatalog& cat = OpCatalog::builtin();
+  auto run = [&](const char* op, std::vector<Dims> in, std::map<std::string, SettingValue> s = {}) {
+    ShapeRuleContext ctx{*cat.find(op), std::move(in), {}, std::move(s)};
+    return (*ShapeRuleRegistry::global().find(cat.find(op)->shape_rule))(ctx);
+  };
+  BOOST_TEST(run("add", {{2, 1, 3}, {4, 1}}) == (Dims{2, 4, 3}));
+  BOOST_CHECK_THROW(run("add", {{2, 3}, {4}}), ShapeRuleError);
+  BOOST_TEST(run("filter", {{2, 3}, {3}, {2, 1}}) == (Dims{2, 3}));
+  BOOST_TEST(run("abs", {{2, 3}}) == (Dims{2, 3}));
+  BOOST_CHECK_THROW(run("max_axis", {{2}}, {{"axes", std::vector<int64_t>{3}}}), ShapeRuleError);
+  BOOST_TEST(run("matmul", {{5, 2, 3}, {3, 4}}) == (Dims{5, 2, 4}));
+  BOOST_CHECK_THROW(run("matmul", {{2, 3}, {4, 5}}), ShapeRuleError);
+  BOOST_CHECK_THROW(run("matmul", {{3}, {3, 5}}), ShapeRuleError);
+  BOOST_TEST(run("sum_axis", {{2, 3, 4}}) == Dims{});
+  BOOST_TEST(run("sum_axis", {{2, 3, 4}}, {{"axes", std::vector<int64_t>{-1, 0}}}) == Dims{3});
+  BOOST_TEST(run("sum_axis", {{2, 3, 4}},
+                 {{"axes", std::vector<int64_t>{1}}, {"keepdims", true}}) == (Dims{2, 1, 4}));
+  BOOST_TEST(run("sum_axis", {{2, 3}}, {{"axes", std::vector<int64_t>{}}}) == (Dims{2, 3}));
+  BOOST_CHECK_THROW(run("sum_axis", {{2, 3}}, {{"axes", std::vector<int64_t>{0, -2}}}),
+                    ShapeRuleError);
+  BOOST_CHECK_THROW(run("sum_axis", {{2, 3}}, {{"axes", std::vector<int64_t>{2}}}), ShapeRuleError);
+  BOOST_TEST(run("argmax_axis", {{2, 3}}, {{"axis", int64_t{-1}}}) == Dims{2});
+  BOOST_TEST(run("is_finite", {{2, 3}}) == Dims{});
+  BOOST_TEST(format_dims({2, 3}) == "[2, 3]");
+  BOOST_CHECK_THROW(
+      ShapeRuleRegistry::global().add("matmul", [](const ShapeRuleContext&) { return Dims{}; }),
+      oi::Error);
+}
