@@ -279,6 +279,11 @@ class Graph {
   }
 };
 
+// The line of `source` at `loc` and a caret under its column, each indented by four spaces,
+// then "    hint: HINT" when hint is non-empty (Graph::excerpt with an explicit source).
+std::string source_excerpt(std::string_view source, const SourceLocation& loc,
+                           std::string_view hint = {});
+
 // The name-based UUID of a node path such as "entry/4/0" (deterministic, RFC 4122 v5).
 std::string node_uuid(std::string_view block_name, std::string_view position_path);
 

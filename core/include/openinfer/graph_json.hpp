@@ -10,9 +10,15 @@ namespace oi {
 
 inline constexpr int kGraphJsonVersion = 1;
 
+struct GraphJsonOptions {
+  // Write each construct's "loc" (line, column). Without them two graphs built differently
+  // (parsed, built in code) serialize identically when their structure is the same.
+  bool locations = true;
+};
+
 // Pretty-printed JSON with a trailing newline. Deterministic: serializing a graph read back by
 // graph_from_json gives identical text.
-std::string graph_to_json(const Graph& graph);
+std::string graph_to_json(const Graph& graph, const GraphJsonOptions& options = {});
 
 // Reads a graph written by graph_to_json. Malformed JSON or a schema violation throws
 // oi::Error(ErrorKind::Input) naming the JSON path of the problem (`blocks[0].nodes[3].kind`);
