@@ -79,13 +79,16 @@ std::optional<uint64_t> storage_bytes(DType t, uint64_t numel) {
 }
 
 std::optional<uint64_t> checked_numel(std::span<const uint64_t> dims) {
-  uint64_t n = 1;
+  uint64_t n = 1;  // product of the nonzero dims
   bool zero = false;
   bool overflow = false;
   for (uint64_t d : dims) {
-    if (d == 0) zero = true;
-    if (!overflow && d != 0 && n > std::numeric_limits<uint64_t>::max() / d) overflow = true;
-    if (!overflow) n *= d;
+    if (d == 0) {
+      zero = true;
+    } else if (!overflow) {
+      if (n > std::numeric_limits<uint64_t>::max() / d) overflow = true;
+      else n *= d;
+    }
   }
   // An empty dim makes the product 0 even if other dims are huge: still reject an overflowing
   // header, since no real tensor can declare it.
