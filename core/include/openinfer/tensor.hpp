@@ -53,10 +53,11 @@ class Tensor {
   // A read-only view of `data` (exactly storage_bytes(dtype, numel) bytes), kept alive by
   // `owner` (may be null for memory that outlives the tensor). Writing through a view first
   // copies it into owned storage. Data not aligned for its element type is copied at once,
-  // so as<T>() never reads misaligned memory.
+  // so as<T>() never reads misaligned memory. A bool byte other than 0/1 throws.
   static Tensor view(DType dtype, Shape shape, const std::byte* data,
                      std::shared_ptr<const void> owner);
-  // Owned copy of raw little-endian bytes; throws if the size does not match.
+  // Owned copy of raw little-endian bytes; throws if the size does not match or a bool byte
+  // is not 0/1.
   static Tensor from_bytes(DType dtype, Shape shape, std::span<const std::byte> bytes);
 
   template <class T>

@@ -35,6 +35,15 @@ uintptr_t element_alignment(DType dtype) {
   return bits <= 8 ? 1 : bits / 8;
 }
 
+// bool storage must hold 0 or 1: any other byte read as a C++ bool is undefined behaviour.
+void check_bool_bytes(DType dtype, const std::byte* data, uint64_t nbytes) {
+  if (dtype != DType::boolean) return;
+  for (uint64_t i = 0; i < nbytes; ++i)
+    if (static_cast<unsigned>(data[i]) > 1)
+      throw input_error("bool element " + std::to_string(i) + " holds " +
+                        std::to_string(static_cast<unsigned>(data[i])) + "; bool is 0 or 1");
+}
+
 }  // namespace
 
 std::string shape_to_string(std::span<const uint64_t> shape) {
@@ -61,6 +70,7 @@ Tensor Tensor::view(DType dtype, Shape shape, const std::byte* data,
   const Sizes sizes = checked_sizes(dtype, shape);
   if (data == nullptr && sizes.nbytes != 0)
     throw input_error("Tensor::view: null data for " + std::to_string(sizes.nbytes) + " bytes");
+  check_bool_bytes(dtype, data, sizes.nbytes);
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
@@ -81,6 +91,7 @@ Tensor Tensor::from_bytes(DType dtype, Shape shape, std::span<const std::byte> b
     throw input_error("Tensor::from_bytes: " + std::string(dtype_name(dtype)) +
                       " tensor of shape " + shape_to_string(t.shape_) + " needs " +
                       std::to_string(t.nbytes_) + " bytes, got " + std::to_string(bytes.size()));
+  check_bool_bytes(dtype, bytes.data(), bytes.size());
   if (!bytes.empty()) std::memcpy(t.storage_.data(), bytes.data(), bytes.size());
   return t;
 }
