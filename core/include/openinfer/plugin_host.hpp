@@ -1,0 +1,184 @@
+// The host side of the plugin C ABI: finds plugins on the search path, loads them, and wraps
+// their C tables in C++ objects that throw oi::Error instead of returning oi_status.
+//
+//   auto registry = oi::PluginRegistry::discover(oi::plugin_search_path(cli_dirs, build_dir));
+//   auto cpu = registry.backend("cpu");                  // throws (exit 3) when missing
+//   const oi::Kernel* k = cpu->find_kernel("add", {{DType::f32, DType::f32}}, DType::f32,
+//                                          oi::KernelMode::Normal);
+//   auto buf = cpu->alloc(bytes); cpu->upload(*buf, 0, data); cpu->run(*k, ins, outs, settings);
+//
+// A plugin library stays loaded while any Backend, DeviceBuffer or the registry refers to it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "openinfer/dtype.hpp"
+#include "openinfer/plugin_abi.h"
+
+namespace oi {
+
+enum class PluginKind : uint32_t { Backend = 1, Kernels = 2, Emitter = 3 };
+enum class KernelMode : uint32_t { Normal = 0, InPlace = 1, Accumulate = 2 };
+
+std::string_view plugin_kind_name(PluginKind kind);  // "backend", "kernels", "emitter"
+std::string_view kernel_mode_name(KernelMode mode);  // "normal", "inplace", "accumulate"
+
+// Why a candidate file on the search path was not loaded.
+enum class SkipReason { NotAPlugin, MissingEntryPoint, AbiTooNew, InitFailed, Shadowed };
+std::string_view skip_reason_name(SkipReason reason);  // "not a plugin", "ABI too new", ...
+
+struct SkippedPlugin {
+  std::filesystem::path path;
+  SkipReason reason;
+  std::string detail;  // the loader's or the plugin's own message
+};
+
+// What `openinfer plugins` shows about a loaded plugin.
+struct PluginDescription {
+  PluginKind kind;
+  std::string name;
+  std::string version;
+  std::string description;
+  uint32_t abi_version;
+  uint32_t score;
+  std::filesystem::path path;
+  // Backends: the device 0 summary. Kernels plugins: the backend they extend.
+  std::string device_name;
+  std::string target_backend;
+  uint64_t features = 0;  // OI_FEATURE_* of device 0
+  size_t kernel_count = 0;
+  size_t op_schema_count = 0;
+  bool flushes_subnormals() const { return (features & OI_FEATURE_FLUSHES_SUBNORMALS) != 0; }
+};
+
+// One (op, input dtypes, output dtype, mode) entry a plugin registered.
+struct Kernel {
+  std::string op;
+  std::vector<DType> inputs;
+  DType output;
+  KernelMode mode;
+  std::string provider;  // the plugin that registered it
+  const oi_kernel_def* def;
+};
+
+class Backend;
+
+// Memory owned by a backend. Freed when the last reference goes away.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(std::shared_ptr<const Backend> backend, oi_buffer* handle, uint64_t size);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  oi_buffer* handle() const { return handle_; }
+  uint64_t size() const { return size_; }
+  // Host address of byte 0 when the backend's memory is host addressable, else nullptr.
+  void* host_pointer() const { return host_pointer_; }
+
+ private:
+  friend class Backend;
+  std::shared_ptr<const Backend> backend_;
+  oi_buffer* handle_;
+  uint64_t size_;
+  void* host_pointer_ = nullptr;
+};
+
+// A kernel operand: `dims` must outlive the call.
+struct TensorArg {
+  DType dtype;
+  std::span<const uint64_t> dims;
+  const DeviceBuffer* buffer;
+  uint64_t byte_offset = 0;
+};
+
+using SettingValue = std::variant<int64_t, double, bool, std::string, DType, std::vector<int64_t>>;
+struct KernelSetting {
+  std::string name;
+  SettingValue value;
+};
+
+class Backend : public std::enable_shared_from_this<Backend> {
+ public:
+  struct State;  // the plugin library, its tables and the open device (plugin_host/)
+  explicit Backend(std::shared_ptr<State> state);
+  ~Backend();
+
+  const std::string& name() const;
+  const PluginDescription& plugin() const;
+  const std::string& device_name() const;
+  uint64_t features() const;
+  bool flushes_subnormals() const { return (features() & OI_FEATURE_FLUSHES_SUBNORMALS) != 0; }
+  // True when wrap_host gives zero-copy buffers.
+  bool can_wrap_host_memory() const;
+  std::span<const DType> device_dtypes() const;
+
+  // The backend's own kernels first, then those of kernels plugins that target it.
+  const std::vector<Kernel>& kernels() const;
+  // The first matching kernel, or nullptr.
+  const Kernel* find_kernel(std::string_view op, std::span<const DType> inputs, DType output,
+                            KernelMode mode) const;
+
+  std::shared_ptr<DeviceBuffer> alloc(uint64_t bytes);
+  // A buffer using `memory` in place (it must outlive the buffer). Throws an environment error
+  // when the backend cannot (can_wrap_host_memory() is false): copy with alloc + upload then.
+  std::shared_ptr<DeviceBuffer> wrap_host(void* memory, uint64_t bytes);
+  void upload(DeviceBuffer& buffer, uint64_t offset, std::span<const std::byte> data);
+  void download(const DeviceBuffer& buffer, uint64_t offset, std::span<std::byte> data) const;
+  // Runs a kernel from kernels(). The caller has validated the operands against the op's
+  // schema. A failure status becomes oi::Error carrying the plugin's message.
+  void run(const Kernel& kernel, std::span<const TensorArg> inputs,
+           std::span<const TensorArg> outputs, std::span<const KernelSetting> settings);
+  void synchronize();
+
+ private:
+  friend class DeviceBuffer;
+  std::shared_ptr<State> state_;
+};
+
+// Op schemas added by kernels plugins: a JSON object {op name: catalog entry}.
+struct PluginOpSchemas {
+  std::string plugin;
+  std::string json;
+};
+
+class PluginRegistry {
+ public:
+  // Loads every file of every directory, in order. A file is either loaded or listed in
+  // skipped(); the first plugin of a name wins and later ones are skipped as shadowed.
+  static PluginRegistry discover(const std::vector<std::filesystem::path>& dirs);
+
+  PluginRegistry();
+  ~PluginRegistry();
+  PluginRegistry(PluginRegistry&&) noexcept;
+  PluginRegistry& operator=(PluginRegistry&&) noexcept;
+
+  std::vector<PluginDescription> plugins() const;
+  const std::vector<SkippedPlugin>& skipped() const;
+  std::vector<std::string> backend_names() const;
+  // The backend plugin called `name`, its device 0 opened on first use. Throws an environment
+  // error (exit 3) naming the backend, what was found, and why same-named files were skipped.
+  std::shared_ptr<Backend> backend(std::string_view name) const;
+  std::vector<PluginOpSchemas> op_schemas() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The search path of cli.md: `cli_dirs`, then OPENINFER_PLUGIN_PATH (':'-separated), then the
+// install's lib/openinfer/plugins (next to the running program's bin/), then `build_tree_dir`
+// when the running program lives in that build tree. Duplicates are dropped.
+std::vector<std::filesystem::path> plugin_search_path(const std::vector<std::string>& cli_dirs,
+                                                      const std::string& build_tree_dir = {});
+
+}  // namespace oi

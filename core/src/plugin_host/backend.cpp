@@ -1,0 +1,190 @@
+// Backend and DeviceBuffer: C++ wrappers over a backend plugin's oi_backend_api table.
+#include <algorithm>
+
+#include "openinfer/error.hpp"
+#include "plugin_host_internal.hpp"
+
+namespace oi {
+
+using plugin_host::throw_if_error;
+
+Backend::State::~State() {
+  if (device != nullptr) api->device_close(device);
+}
+
+Backend::Backend(std::shared_ptr<State> state) : state_(std::move(state)) {}
+Backend::~Backend() = default;
+
+const std::string& Backend::name() const { return state_->plugin->description.name; }
+const PluginDescription& Backend::plugin() const { return state_->plugin->description; }
+const std::string& Backend::device_name() const { return state_->device_name; }
+uint64_t Backend::features() const { return state_->features; }
+std::span<const DType> Backend::device_dtypes() const { return state_->dtypes; }
+const std::vector<Kernel>& Backend::kernels() const { return state_->kernels; }
+
+bool Backend::can_wrap_host_memory() const {
+  return OI_STRUCT_HAS(state_->api, oi_backend_api, buffer_wrap_host) &&
+         state_->api->buffer_wrap_host != nullptr;
+}
+
+const Kernel* Backend::find_kernel(std::string_view op, std::span<const DType> inputs,
+                                   DType output, KernelMode mode) const {
+  for (const Kernel& k : state_->kernels) {
+    if (k.op == op && k.output == output && k.mode == mode &&
+        std::equal(k.inputs.begin(), k.inputs.end(), inputs.begin(), inputs.end())) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
+DeviceBuffer::DeviceBuffer(std::shared_ptr<const Backend> backend, oi_buffer* handle,
+                           uint64_t size)
+    : backend_(std::move(backend)), handle_(handle), size_(size) {
+  const auto& state = *backend_->state_;
+  if (OI_STRUCT_HAS(state.api, oi_backend_api, buffer_host_pointer) &&
+      state.api->buffer_host_pointer != nullptr) {
+    void* pointer = nullptr;
+    oi_status* status = state.api->buffer_host_pointer(state.device, handle_, &pointer);
+    if (status == nullptr) host_pointer_ = pointer;
+    plugin_host::take_status_message(status);  // no host pointer: kernels get NULL
+  }
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  const auto& state = *backend_->state_;
+  state.api->buffer_free(state.device, handle_);
+}
+
+std::shared_ptr<DeviceBuffer> Backend::alloc(uint64_t bytes) {
+  oi_buffer* handle = nullptr;
+  throw_if_error(state_->api->buffer_alloc(state_->device, bytes, &handle),
+                 "backend '" + name() + "' cannot allocate " + std::to_string(bytes) + " bytes");
+  return std::make_shared<DeviceBuffer>(shared_from_this(), handle, bytes);
+}
+
+std::shared_ptr<DeviceBuffer> Backend::wrap_host(void* memory, uint64_t bytes) {
+  if (!can_wrap_host_memory()) {
+    throw Error(ErrorKind::Environment,
+                "backend '" + name() + "' cannot use host memory in place");
+  }
+  oi_buffer* handle = nullptr;
+  throw_if_error(state_->api->buffer_wrap_host(state_->device, memory, bytes, &handle),
+                 "backend '" + name() + "' cannot wrap host memory");
+  return std::make_shared<DeviceBuffer>(shared_from_this(), handle, bytes);
+}
+
+namespace {
+void check_range(const DeviceBuffer& buffer, uint64_t offset, uint64_t bytes, const char* what) {
+  if (offset > buffer.size() || bytes > buffer.size() - offset) {
+    throw input_error(std::string(what) + " of " + std::to_string(bytes) + " bytes at offset " +
+                      std::to_string(offset) + " overruns a buffer of " +
+                      std::to_string(buffer.size()) + " bytes");
+  }
+}
+}  // namespace
+
+void Backend::upload(DeviceBuffer& buffer, uint64_t offset, std::span<const std::byte> data) {
+  check_range(buffer, offset, data.size(), "upload");
+  throw_if_error(state_->api->buffer_upload(state_->device, buffer.handle(), offset, data.data(),
+                                            data.size()),
+                 "backend '" + name() + "' upload");
+}
+
+void Backend::download(const DeviceBuffer& buffer, uint64_t offset,
+                       std::span<std::byte> data) const {
+  check_range(buffer, offset, data.size(), "download");
+  throw_if_error(state_->api->buffer_download(state_->device, buffer.handle(), offset,
+                                              data.data(), data.size()),
+                 "backend '" + name() + "' download");
+}
+
+void Backend::synchronize() {
+  throw_if_error(state_->api->synchronize(state_->device), "backend '" + name() + "' synchronize");
+}
+
+namespace {
+
+oi_setting to_abi_setting(const KernelSetting& s) {
+  oi_setting out{};
+  out.struct_size = sizeof(out);
+  out.abi_version = OI_PLUGIN_ABI_VERSION;
+  out.name = s.name.c_str();
+  std::visit(
+      [&out](const auto& v) {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, int64_t>) {
+          out.type = OI_SETTING_INT;
+          out.int_value = v;
+        } else if constexpr (std::is_same_v<V, double>) {
+          out.type = OI_SETTING_FLOAT;
+          out.float_value = v;
+        } else if constexpr (std::is_same_v<V, bool>) {
+          out.type = OI_SETTING_BOOL;
+          out.int_value = v ? 1 : 0;
+        } else if constexpr (std::is_same_v<V, std::string>) {
+          out.type = OI_SETTING_STRING;
+          out.string_value = v.c_str();
+        } else if constexpr (std::is_same_v<V, DType>) {
+          out.type = OI_SETTING_DTYPE;
+          out.int_value = static_cast<int64_t>(v);
+        } else {
+          out.type = OI_SETTING_INT_LIST;
+          out.list_values = v.data();
+          out.list_length = v.size();
+        }
+      },
+      s.value);
+  return out;
+}
+
+oi_tensor_desc to_abi_tensor(const TensorArg& t, const char* role, size_t index) {
+  if (t.buffer == nullptr) {
+    throw input_error(std::string(role) + " " + std::to_string(index) + " has no buffer");
+  }
+  oi_tensor_desc d{};
+  d.struct_size = sizeof(d);
+  d.abi_version = OI_PLUGIN_ABI_VERSION;
+  d.dtype = static_cast<uint32_t>(t.dtype);
+  d.rank = static_cast<uint32_t>(t.dims.size());
+  d.dims = t.dims.empty() ? nullptr : t.dims.data();
+  d.buffer = t.buffer->handle();
+  d.byte_offset = t.byte_offset;
+  if (t.buffer->host_pointer() != nullptr) {
+    d.host_data = static_cast<std::byte*>(t.buffer->host_pointer()) + t.byte_offset;
+  }
+  return d;
+}
+
+}  // namespace
+
+void Backend::run(const Kernel& kernel, std::span<const TensorArg> inputs,
+                  std::span<const TensorArg> outputs, std::span<const KernelSetting> settings) {
+  if (inputs.size() != kernel.inputs.size()) {
+    throw input_error("op '" + kernel.op + "' takes " + std::to_string(kernel.inputs.size()) +
+                      " inputs, got " + std::to_string(inputs.size()));
+  }
+  std::vector<oi_tensor_desc> in, out;
+  std::vector<oi_setting> set;
+  for (size_t i = 0; i < inputs.size(); ++i) in.push_back(to_abi_tensor(inputs[i], "input", i));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    out.push_back(to_abi_tensor(outputs[i], "output", i));
+  }
+  for (const auto& s : settings) set.push_back(to_abi_setting(s));
+  oi_kernel_call call{};
+  call.struct_size = sizeof(call);
+  call.abi_version = OI_PLUGIN_ABI_VERSION;
+  call.host = plugin_host::host_api();
+  call.device = state_->device;
+  call.kernel = kernel.def;
+  call.inputs = in.data();
+  call.outputs = out.data();
+  call.settings = set.data();
+  call.num_inputs = static_cast<uint32_t>(in.size());
+  call.num_outputs = static_cast<uint32_t>(out.size());
+  call.num_settings = static_cast<uint32_t>(set.size());
+  throw_if_error(kernel.def->run(&call), "op '" + kernel.op + "' failed on backend '" + name() +
+                                             "' (kernel from plugin '" + kernel.provider + "')");
+}
+
+}  // namespace oi

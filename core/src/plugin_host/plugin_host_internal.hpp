@@ -1,0 +1,77 @@
+// Shared between the files of plugin_host/: status conversion, the loaded-library record, and
+// the state behind a Backend. Not installed.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "openinfer/plugin_abi.h"
+#include "openinfer/plugin_host.hpp"
+
+namespace oi::plugin_host {
+
+// The host API table handed to every plugin.
+const oi_host_api* host_api();
+
+// Takes ownership of `status`; throws oi::Error("CONTEXT: MESSAGE") unless it is NULL.
+// UNAVAILABLE and INCOMPATIBLE are environment errors (exit 3), the rest input errors.
+void throw_if_error(oi_status* status, std::string_view context);
+// Takes ownership; returns the message ("" for OK).
+std::string take_status_message(oi_status* status);
+
+// A shared library opened by the loader, kept open for as long as this object lives.
+class PluginLibrary {
+ public:
+  virtual ~PluginLibrary() = default;
+  virtual oi_plugin_init_fn entry_point() const = 0;
+  const std::filesystem::path& path() const { return path_; }
+
+ protected:
+  explicit PluginLibrary(std::filesystem::path path) : path_(std::move(path)) {}
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Opens `path` with Boost.DLL and finds the entry point (loader.cpp, the only Boost.DLL user).
+std::variant<std::shared_ptr<PluginLibrary>, SkippedPlugin> open_plugin_library(
+    const std::filesystem::path& path);
+
+// The program's own directory ("" when unknown).
+std::filesystem::path program_directory();
+
+// A plugin whose init succeeded and whose info was checked. Calls shutdown when destroyed,
+// before the library closes.
+struct LoadedPlugin {
+  std::shared_ptr<PluginLibrary> library;
+  oi_plugin_info info{};
+  PluginDescription description;
+  std::vector<Kernel> kernels;  // backends' and kernels plugins' kernel tables
+  ~LoadedPlugin();
+};
+
+// Calls the entry point and checks what the plugin reported.
+std::variant<std::shared_ptr<LoadedPlugin>, SkippedPlugin> init_plugin(
+    std::shared_ptr<PluginLibrary> library);
+
+}  // namespace oi::plugin_host
+
+namespace oi {
+
+struct Backend::State {
+  std::shared_ptr<plugin_host::LoadedPlugin> plugin;
+  std::vector<std::shared_ptr<plugin_host::LoadedPlugin>> kernel_plugins;
+  const oi_backend_api* api = nullptr;
+  oi_device* device = nullptr;
+  std::string device_name;
+  uint64_t features = 0;
+  std::vector<DType> dtypes;
+  std::vector<Kernel> kernels;
+  ~State();
+};
+
+}  // namespace oi

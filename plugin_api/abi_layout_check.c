@@ -1,0 +1,96 @@
+/* Freezes the ABI version 1 layouts of plugin_abi.h (LP64). A failing assert here means a
+ * field was moved, removed or resized: append new fields after the "DO NOT MODIFY ABOVE" line
+ * instead, and add their checks below under a new version heading. */
+#include <stddef.h>
+
+#include "openinfer/plugin_abi.h"
+
+#define OI_CHECK(type, field, offset) \
+  _Static_assert(offsetof(type, field) == (offset), #type "." #field " moved: ABI v1 is frozen")
+
+/* ABI version 1 */
+OI_CHECK(oi_host_api, status_create, 8);
+OI_CHECK(oi_host_api, status_free, 32);
+_Static_assert(sizeof(oi_host_api) == 40, "oi_host_api v1 size");
+
+OI_CHECK(oi_tensor_desc, dtype, 8);
+OI_CHECK(oi_tensor_desc, rank, 12);
+OI_CHECK(oi_tensor_desc, dims, 16);
+OI_CHECK(oi_tensor_desc, buffer, 24);
+OI_CHECK(oi_tensor_desc, byte_offset, 32);
+OI_CHECK(oi_tensor_desc, host_data, 40);
+_Static_assert(sizeof(oi_tensor_desc) == 48, "oi_tensor_desc v1 size");
+
+OI_CHECK(oi_setting, name, 8);
+OI_CHECK(oi_setting, type, 16);
+OI_CHECK(oi_setting, int_value, 24);
+OI_CHECK(oi_setting, float_value, 32);
+OI_CHECK(oi_setting, string_value, 40);
+OI_CHECK(oi_setting, list_values, 48);
+OI_CHECK(oi_setting, list_length, 56);
+_Static_assert(sizeof(oi_setting) == 64, "oi_setting v1 size");
+
+OI_CHECK(oi_kernel_call, host, 8);
+OI_CHECK(oi_kernel_call, device, 16);
+OI_CHECK(oi_kernel_call, kernel, 24);
+OI_CHECK(oi_kernel_call, inputs, 32);
+OI_CHECK(oi_kernel_call, outputs, 40);
+OI_CHECK(oi_kernel_call, settings, 48);
+OI_CHECK(oi_kernel_call, num_inputs, 56);
+OI_CHECK(oi_kernel_call, num_settings, 64);
+_Static_assert(sizeof(oi_kernel_call) == 72, "oi_kernel_call v1 size");
+
+OI_CHECK(oi_kernel_def, op, 8);
+OI_CHECK(oi_kernel_def, input_dtypes, 16);
+OI_CHECK(oi_kernel_def, num_inputs, 24);
+OI_CHECK(oi_kernel_def, output_dtype, 28);
+OI_CHECK(oi_kernel_def, mode, 32);
+OI_CHECK(oi_kernel_def, run, 40);
+OI_CHECK(oi_kernel_def, user_data, 48);
+_Static_assert(sizeof(oi_kernel_def) == 56, "oi_kernel_def v1 size");
+
+OI_CHECK(oi_device_info, name, 8);
+OI_CHECK(oi_device_info, features, 16);
+OI_CHECK(oi_device_info, dtypes, 24);
+OI_CHECK(oi_device_info, num_dtypes, 32);
+OI_CHECK(oi_device_info, memory_bytes, 40);
+_Static_assert(sizeof(oi_device_info) == 48, "oi_device_info v1 size");
+
+OI_CHECK(oi_backend_api, device_count, 8);
+OI_CHECK(oi_backend_api, device_get_info, 16);
+OI_CHECK(oi_backend_api, device_open, 24);
+OI_CHECK(oi_backend_api, device_close, 32);
+OI_CHECK(oi_backend_api, buffer_alloc, 40);
+OI_CHECK(oi_backend_api, buffer_free, 48);
+OI_CHECK(oi_backend_api, buffer_upload, 56);
+OI_CHECK(oi_backend_api, buffer_download, 64);
+OI_CHECK(oi_backend_api, synchronize, 72);
+OI_CHECK(oi_backend_api, kernels, 80);
+OI_CHECK(oi_backend_api, num_kernels, 88);
+OI_CHECK(oi_backend_api, buffer_wrap_host, 96);
+OI_CHECK(oi_backend_api, buffer_host_pointer, 104);
+_Static_assert(sizeof(oi_backend_api) == 112, "oi_backend_api v1 size");
+_Static_assert(OI_BACKEND_API_MIN_SIZE == 96, "oi_backend_api v1 required prefix");
+
+OI_CHECK(oi_kernels_api, backend, 8);
+OI_CHECK(oi_kernels_api, op_schemas_json, 16);
+OI_CHECK(oi_kernels_api, kernels, 24);
+OI_CHECK(oi_kernels_api, num_kernels, 32);
+_Static_assert(sizeof(oi_kernels_api) == 40, "oi_kernels_api v1 size");
+
+_Static_assert(sizeof(oi_emitter_api) == 8, "oi_emitter_api v1 size");
+
+OI_CHECK(oi_plugin_info, kind, 8);
+OI_CHECK(oi_plugin_info, score, 12);
+OI_CHECK(oi_plugin_info, name, 16);
+OI_CHECK(oi_plugin_info, version, 24);
+OI_CHECK(oi_plugin_info, description, 32);
+OI_CHECK(oi_plugin_info, context, 40);
+OI_CHECK(oi_plugin_info, shutdown, 48);
+OI_CHECK(oi_plugin_info, backend, 56);
+OI_CHECK(oi_plugin_info, kernels, 64);
+OI_CHECK(oi_plugin_info, emitter, 72);
+_Static_assert(sizeof(oi_plugin_info) == 80, "oi_plugin_info v1 size");
+
+/* The file must define something to be a valid translation unit. */
+int oi_abi_layout_checked(void) { return 1; }

@@ -1,0 +1,309 @@
+/* The OpenInfer plugin C ABI (docs/plugin-abi.md).
+ *
+ * Plain C: no C++ types and no exceptions cross this boundary. A plugin is a shared library
+ * exporting exactly one symbol, `openinfer_plugin_init`; everything else is reached through
+ * tables of function pointers.
+ *
+ * Versioning rules:
+ * - Every struct starts with `uint32_t struct_size; uint32_t abi_version;`. The writer of a
+ *   struct sets them to its own sizeof() and OI_PLUGIN_ABI_VERSION.
+ * - Structs and tables are append-only. The reader touches a field only when struct_size covers
+ *   it (OI_STRUCT_HAS), so a plugin built against an older header keeps loading in a newer host.
+ * - A host serves every ABI version from 1 up to its own and refuses a newer one, naming both.
+ * - Frozen layouts are checked by plugin_api/abi_layout_check.c.
+ *
+ * Ownership: status objects are created and freed by the host (oi_host_api), so one side owns
+ * their memory. Buffers, devices and kernel tables belong to the plugin. Strings returned by a
+ * plugin live as long as the plugin stays loaded (the host never unloads a plugin while any of
+ * its objects is alive). */
+#ifndef OPENINFER_PLUGIN_ABI_H
+#define OPENINFER_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes. */
+#define OI_PLUGIN_ABI_VERSION 1u
+
+/* The one symbol a plugin exports. */
+#define OI_PLUGIN_ENTRY_POINT "openinfer_plugin_init"
+
+#if defined(_WIN32)
+#define OI_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define OI_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* True when the struct at `ptr` (of type `type`, as the reader knows it) is large enough to
+ * contain `field`: the writer was built against a header that had it. */
+#define OI_STRUCT_HAS(ptr, type, field) \
+  ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
+
+/*===------------------------------------------------------------------------------------===*/
+/* Status                                                                                   */
+/*===------------------------------------------------------------------------------------===*/
+
+/* NULL means OK. Anything else is an error made by oi_host_api.status_create. */
+typedef struct oi_status oi_status;
+
+typedef enum oi_status_code {
+  OI_STATUS_OK = 0,
+  OI_STATUS_INVALID_ARGUMENT = 1, /* the caller passed something wrong */
+  OI_STATUS_NOT_FOUND = 2,        /* no such device, kernel, setting */
+  OI_STATUS_UNIMPLEMENTED = 3,    /* valid request this plugin does not support */
+  OI_STATUS_UNAVAILABLE = 4,      /* the device or a resource is missing on this machine */
+  OI_STATUS_INCOMPATIBLE = 5,     /* ABI or version mismatch */
+  OI_STATUS_INTERNAL = 6,         /* a bug or an unexpected exception in the plugin */
+  OI_STATUS_OUT_OF_MEMORY = 7     /* an allocation failed */
+} oi_status_code;
+
+/*===------------------------------------------------------------------------------------===*/
+/* Element types, plugin kinds, kernel modes, features                                      */
+/*===------------------------------------------------------------------------------------===*/
+
+/* Element types use the OINF dtype tags (oinf.md). */
+typedef enum oi_dtype {
+  OI_DTYPE_I8 = 1, OI_DTYPE_I16 = 2, OI_DTYPE_I32 = 3, OI_DTYPE_I64 = 4,
+  OI_DTYPE_U8 = 5, OI_DTYPE_U16 = 6, OI_DTYPE_U32 = 7, OI_DTYPE_U64 = 8,
+  OI_DTYPE_F16 = 9, OI_DTYPE_F32 = 10, OI_DTYPE_F64 = 11,
+  OI_DTYPE_BOOL = 12, OI_DTYPE_BITSET = 13,
+  OI_DTYPE_BF16 = 16, OI_DTYPE_F8 = 17,
+  OI_DTYPE_I4 = 18, OI_DTYPE_I2 = 19, OI_DTYPE_I1 = 20,
+  OI_DTYPE_U4 = 21, OI_DTYPE_U2 = 22, OI_DTYPE_U1 = 23,
+  OI_DTYPE_T2 = 24, OI_DTYPE_T1 = 25
+} oi_dtype;
+
+typedef enum oi_plugin_kind {
+  OI_PLUGIN_KIND_BACKEND = 1, /* devices, buffers, kernels */
+  OI_PLUGIN_KIND_KERNELS = 2, /* op schemas and kernels for an existing backend */
+  OI_PLUGIN_KIND_EMITTER = 3  /* reserved: source emitters, table defined by a later ABI */
+} oi_plugin_kind;
+
+typedef enum oi_kernel_mode {
+  OI_KERNEL_MODE_NORMAL = 0,    /* the output is a different variable from every input */
+  OI_KERNEL_MODE_INPLACE = 1,   /* the output aliases one input of the output's shape */
+  OI_KERNEL_MODE_ACCUMULATE = 2 /* acc=: inputs widened exactly to the output dtype */
+} oi_kernel_mode;
+
+/* oi_device_info.features bits. */
+#define OI_FEATURE_F64 (1ull << 0)                /* computes f64 natively */
+#define OI_FEATURE_I64 (1ull << 1)                /* computes i64/u64 natively */
+#define OI_FEATURE_F16 (1ull << 2)                /* computes f16 natively */
+#define OI_FEATURE_HOST_MEMORY (1ull << 3)        /* buffers are host memory */
+#define OI_FEATURE_WRAP_HOST_MEMORY (1ull << 4)   /* buffer_wrap_host works: zero-copy views */
+#define OI_FEATURE_FLUSHES_SUBNORMALS (1ull << 5) /* subnormal float results become zero */
+
+/*===------------------------------------------------------------------------------------===*/
+/* Host API: what the host offers a plugin. Valid for as long as the plugin is loaded.      */
+/*===------------------------------------------------------------------------------------===*/
+
+typedef struct oi_host_api {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  /* A new status; `message` is copied. code must not be OI_STATUS_OK. Thread-safe. */
+  oi_status* (*status_create)(uint32_t code, const char* message);
+  uint32_t (*status_code)(const oi_status* status);
+  const char* (*status_message)(const oi_status* status);
+  void (*status_free)(oi_status* status);
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_host_api;
+
+/*===------------------------------------------------------------------------------------===*/
+/* Tensors, settings and kernels                                                            */
+/*===------------------------------------------------------------------------------------===*/
+
+typedef struct oi_buffer oi_buffer; /* opaque, owned by a backend */
+typedef struct oi_device oi_device; /* opaque, owned by a backend */
+
+/* One tensor operand of a kernel call. Row-major, packed dtypes LSB-first. */
+typedef struct oi_tensor_desc {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  uint32_t dtype; /* oi_dtype */
+  uint32_t rank;
+  const uint64_t* dims; /* rank entries; NULL when rank == 0 */
+  oi_buffer* buffer;
+  uint64_t byte_offset; /* where the tensor starts inside buffer */
+  /* Host address of the first element (buffer + byte_offset) when the backend's memory is
+   * host addressable (OI_FEATURE_HOST_MEMORY), else NULL. Not necessarily aligned. */
+  void* host_data;
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_tensor_desc;
+
+typedef enum oi_setting_type {
+  OI_SETTING_INT = 1,     /* int_value */
+  OI_SETTING_FLOAT = 2,   /* float_value */
+  OI_SETTING_BOOL = 3,    /* int_value: 0 or 1 */
+  OI_SETTING_STRING = 4,  /* string_value */
+  OI_SETTING_DTYPE = 5,   /* int_value: an oi_dtype tag */
+  OI_SETTING_INT_LIST = 6 /* list_values[list_length] */
+} oi_setting_type;
+
+/* One named op setting. The host passes every setting of the op's schema, defaults applied;
+ * a setting without default that the graph does not give (div_by_zero_mask) is absent. */
+typedef struct oi_setting {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* name;
+  uint32_t type; /* oi_setting_type */
+  uint32_t reserved;
+  int64_t int_value;
+  double float_value;
+  const char* string_value;
+  const int64_t* list_values;
+  uint64_t list_length;
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_setting;
+
+typedef struct oi_kernel_def oi_kernel_def;
+
+/* Everything a kernel gets. The host has validated shapes, dtypes, broadcasting, aliasing and
+ * settings against the op's schema, so kernels do not check them again. */
+typedef struct oi_kernel_call {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const oi_host_api* host;
+  oi_device* device;
+  const oi_kernel_def* kernel;
+  const oi_tensor_desc* inputs;
+  const oi_tensor_desc* outputs;
+  const oi_setting* settings;
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  uint32_t num_settings;
+  uint32_t reserved;
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_kernel_call;
+
+/* Runs one op. Returns NULL or an error status made with call->host. */
+typedef oi_status* (*oi_kernel_fn)(const oi_kernel_call* call);
+
+/* A kernel is data: the host derives support queries and counts from these entries. In-place
+ * mode: outputs[0] has the same buffer and offset as the input of the output's shape. */
+struct oi_kernel_def {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* op;               /* catalog name: "add" */
+  const uint32_t* input_dtypes; /* num_inputs oi_dtype tags */
+  uint32_t num_inputs;
+  uint32_t output_dtype; /* oi_dtype */
+  uint32_t mode;         /* oi_kernel_mode */
+  uint32_t reserved;
+  oi_kernel_fn run;
+  void* user_data; /* for the kernel's own use; the host ignores it */
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+};
+
+/*===------------------------------------------------------------------------------------===*/
+/* Backend plugins                                                                          */
+/*===------------------------------------------------------------------------------------===*/
+
+typedef struct oi_device_info {
+  uint32_t struct_size; /* set by the host; the plugin writes only fields it covers */
+  uint32_t abi_version;
+  const char* name;       /* "cpu (16 threads)" */
+  uint64_t features;      /* OI_FEATURE_* bits */
+  const uint32_t* dtypes; /* the dtypes the device stores and computes */
+  uint32_t num_dtypes;
+  uint32_t reserved;
+  uint64_t memory_bytes; /* 0 when unknown */
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_device_info;
+
+/* Owned by the plugin; `context` is oi_plugin_info.context. Thread-safety: buffer and device
+ * calls may come from several threads for different buffers; kernel calls on one device are
+ * serialised by the host. */
+typedef struct oi_backend_api {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  oi_status* (*device_count)(void* context, uint32_t* out_count);
+  oi_status* (*device_get_info)(void* context, uint32_t index, oi_device_info* out_info);
+  oi_status* (*device_open)(void* context, uint32_t index, oi_device** out_device);
+  void (*device_close)(oi_device* device);
+  /* A buffer of `bytes` bytes in the backend's own memory (bytes may be 0). */
+  oi_status* (*buffer_alloc)(oi_device* device, uint64_t bytes, oi_buffer** out_buffer);
+  void (*buffer_free)(oi_device* device, oi_buffer* buffer);
+  oi_status* (*buffer_upload)(oi_device* device, oi_buffer* buffer, uint64_t offset,
+                              const void* src, uint64_t bytes);
+  oi_status* (*buffer_download)(oi_device* device, oi_buffer* buffer, uint64_t offset,
+                                void* dst, uint64_t bytes);
+  /* Waits until every submitted kernel and transfer has finished. */
+  oi_status* (*synchronize)(oi_device* device);
+  const oi_kernel_def* kernels;
+  uint32_t num_kernels;
+  uint32_t reserved;
+  /* (optional, may be NULL) A buffer that uses `host_memory` in place, without copying; the
+   * memory outlives the buffer. Lets a CPU backend run on a memory-mapped model file. */
+  oi_status* (*buffer_wrap_host)(oi_device* device, void* host_memory, uint64_t bytes,
+                                 oi_buffer** out_buffer);
+  /* (optional, may be NULL) The host address of a buffer's first byte, for backends whose
+   * memory is host addressable; the host passes it to kernels as oi_tensor_desc.host_data. */
+  oi_status* (*buffer_host_pointer)(oi_device* device, oi_buffer* buffer, void** out_pointer);
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_backend_api;
+
+/* The prefix every backend table must have (the optional slots may be missing). */
+#define OI_BACKEND_API_MIN_SIZE offsetof(oi_backend_api, buffer_wrap_host)
+
+/*===------------------------------------------------------------------------------------===*/
+/* Kernels plugins                                                                          */
+/*===------------------------------------------------------------------------------------===*/
+
+typedef struct oi_kernels_api {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* backend; /* name of the backend plugin these kernels run on: "cpu" */
+  /* (optional) New ops: one JSON object mapping op name to a schema in the format of the op
+   * catalog's "ops" entries (docs/plugin-abi.md lists the fields). NULL when none. */
+  const char* op_schemas_json;
+  const oi_kernel_def* kernels;
+  uint32_t num_kernels;
+  uint32_t reserved;
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_kernels_api;
+
+/* Emitter plugins: reserved. A later ABI version appends the table's functions. */
+typedef struct oi_emitter_api {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_emitter_api;
+
+/*===------------------------------------------------------------------------------------===*/
+/* Plugin entry point                                                                       */
+/*===------------------------------------------------------------------------------------===*/
+
+/* Filled by openinfer_plugin_init. The host zeroes it and sets struct_size to its own size;
+ * the plugin sets abi_version to the version it was built for and writes only the fields
+ * that struct_size covers. */
+typedef struct oi_plugin_info {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  uint32_t kind;  /* oi_plugin_kind */
+  uint32_t score; /* 0: cannot run on this machine; higher wins among plugins of one kind */
+  const char* name;        /* unique on the search path: "cpu" */
+  const char* version;     /* the plugin's own version: "0.1.0" */
+  const char* description; /* (optional) one line */
+  void* context;           /* passed back to table functions */
+  /* (optional) Called once before the host forgets the plugin. */
+  void (*shutdown)(void* context);
+  const oi_backend_api* backend; /* kind == OI_PLUGIN_KIND_BACKEND */
+  const oi_kernels_api* kernels; /* kind == OI_PLUGIN_KIND_KERNELS */
+  const oi_emitter_api* emitter; /* kind == OI_PLUGIN_KIND_EMITTER */
+  /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+} oi_plugin_info;
+
+/* The entry point's type. `host_abi_version` is the host's OI_PLUGIN_ABI_VERSION; `host` stays
+ * valid while the plugin is loaded. Returns NULL on success, else a status from host. */
+typedef oi_status* (*oi_plugin_init_fn)(uint32_t host_abi_version, const oi_host_api* host,
+                                        oi_plugin_info* out_info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPENINFER_PLUGIN_ABI_H */

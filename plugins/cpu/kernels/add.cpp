@@ -1,0 +1,30 @@
+// add: a + b; integers wrap, bool is logical or (ops.md).
+#include "../binary_elementwise.hpp"
+
+namespace oi::cpu {
+namespace {
+
+struct AddOp {
+  static constexpr bool simd = true;
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a || b;
+    } else if constexpr (is_wrapping_int_v<T>) {
+      return wrap_add(a, b);
+    } else {
+      return a + b;
+    }
+  }
+};
+
+void register_add(KernelList& list) {
+  add_same_type_kernels<AddOp, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t,
+                        uint16_t, uint32_t, uint64_t, bool>(list, "add");
+  add_accumulate_kernels<AddOp>(list, "add");
+}
+
+const KernelRegistration registration(register_add);
+
+}  // namespace
+}  // namespace oi::cpu

@@ -1,0 +1,84 @@
+// relu: y = a >= 0 ? a : alpha * a, a zero result is +0.0, then clamped to
+// [clamp_min, clamp_max] with NaN kept (ops.md). Integers wrap in alpha * a.
+#include <cmath>
+#include <limits>
+
+#include "../kernel_registry.hpp"
+#include "../unary_elementwise.hpp"
+
+namespace oi::cpu {
+namespace {
+
+template <class T>
+struct FloatRelu {
+  T alpha, lo, hi;
+  T operator()(T a) const {
+    T y = a >= T{0} ? a : alpha * a;
+    if (y == T{0}) y = T{0};
+    if (y < lo) y = lo;
+    if (y > hi) y = hi;
+    return y;
+  }
+  xsimd::batch<T> operator()(xsimd::batch<T> a) const {
+    using batch = xsimd::batch<T>;
+    batch zero(T{0});
+    batch y = xsimd::select(a >= zero, a, batch(alpha) * a);
+    y = xsimd::select(y == zero, zero, y);
+    y = xsimd::select(y < batch(lo), batch(lo), y);
+    return xsimd::select(y > batch(hi), batch(hi), y);
+  }
+};
+
+template <class T>
+struct IntRelu {
+  T alpha;
+  bool has_lo, has_hi;
+  T lo, hi;
+  T operator()(T a) const {
+    T y = a >= T{0} ? a : wrap_mul(alpha, a);
+    if (has_lo && y < lo) y = lo;
+    if (has_hi && y > hi) y = hi;
+    return y;
+  }
+};
+
+double alpha_setting(const oi_kernel_call& call) {
+  if (abi::find_setting(call, "alpha")) return abi::setting_float(call, "alpha", 0.0);
+  return abi::setting_float(call, "negative_slope", 0.0);
+}
+
+template <class T>
+oi_status* relu_kernel(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  const double lo = abi::setting_float(*call, "clamp_min", -HUGE_VAL);
+  const double hi = abi::setting_float(*call, "clamp_max", HUGE_VAL);
+  if constexpr (std::is_floating_point_v<T>) {
+    FloatRelu<T> f{static_cast<T>(alpha_setting(*call)), static_cast<T>(lo), static_cast<T>(hi)};
+    unary_elementwise<T, T>(*call, f);
+  } else {
+    // The host checked that alpha and the finite bounds are integers that fit T.
+    const char* alpha_name = abi::find_setting(*call, "alpha") ? "alpha" : "negative_slope";
+    IntRelu<T> f{static_cast<T>(abi::setting_int(*call, alpha_name, 0)), std::isfinite(lo),
+                 std::isfinite(hi), T{0}, T{0}};
+    if (f.has_lo) f.lo = static_cast<T>(abi::setting_int(*call, "clamp_min", 0));
+    if (f.has_hi) f.hi = static_cast<T>(abi::setting_int(*call, "clamp_max", 0));
+    unary_elementwise<T, T>(*call, f);
+  }
+  OI_ABI_CATCH(call->host)
+}
+
+template <class... T>
+void add_relu(KernelList& list) {
+  for (auto mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
+    (list.add("relu", {dtype_tag_v<T>}, dtype_tag_v<T>, mode, &relu_kernel<T>), ...);
+  }
+}
+
+void register_relu(KernelList& list) {
+  add_relu<float, double, int8_t, int16_t, int32_t, int64_t>(list);
+}
+
+const KernelRegistration registration(register_relu);
+
+}  // namespace
+}  // namespace oi::cpu
