@@ -18,8 +18,9 @@ namespace oi {
 inline constexpr uint32_t kOinfTagString = 14;
 inline constexpr uint32_t kOinfTagNdarray = 15;
 
-// A metadata value: a scalar (rank-0 tensor of any dtype except t1/t2... see oinf.md),
-// a string, a bitset of `bit_count` bits, or an ndarray.
+// A metadata value: a scalar (a rank-0 tensor of any dtype but bitset; packed types take one
+// byte), a string, a bitset of `bit_count` bits, or an ndarray (any dtype but bitset). The
+// factories check these rules and throw oi::Error; the writer checks them again.
 struct MetaValue {
   enum class Kind { Scalar, String, Bitset, NdArray };
   Kind kind = Kind::Scalar;
@@ -61,7 +62,9 @@ struct MetadataEntry {
 class Model {
  public:
   // Maps the file and validates every rule of oinf.md before returning. Throws oi::Error
-  // (ErrorKind::Input) whose message names the entry and the problem.
+  // (ErrorKind::Input) "ORIGIN: ENTRY: PROBLEM", e.g. "model.oinf: tensor 'w' (entry 3):
+  // data_nbytes 10 does not match dtype f32 and dims [4] (16 bytes)". Open points of the spec
+  // are decided (and listed) in core/src/oinf/reader.cpp.
   static Model open(const std::filesystem::path& path);
   // The same over bytes in memory (fuzzing, tests). `origin` names the input in errors.
   static Model from_bytes(std::vector<std::byte> bytes, std::string origin = "<memory>");
