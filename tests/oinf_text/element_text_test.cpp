@@ -100,6 +100,7 @@ BOOST_AUTO_TEST_CASE(integers_and_packed_types) {
   BOOST_TEST(parse_element(DType::boolean, "false") == 0u);
   BOOST_TEST(parse_element(DType::bitset, "255") == 255u);
   BOOST_TEST(parse_element(DType::u1, "1") == 1u);
+  BOOST_TEST(parse_element(DType::u8, "-0") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(bad_values_are_named) {
@@ -115,6 +116,8 @@ BOOST_AUTO_TEST_CASE(bad_values_are_named) {
   BOOST_TEST(contains(error_of(DType::bitset, "256"), "does not fit bitset"));
   BOOST_TEST(contains(error_of(DType::i32, "1.5"), "expected an integer for i32, got '1.5'"));
   BOOST_TEST(contains(error_of(DType::u8, "x"), "expected an integer for u8"));
+  BOOST_TEST(contains(error_of(DType::u8, "--0"), "expected an integer"));
+  BOOST_TEST(contains(error_of(DType::u8, "-"), "expected an integer"));
   BOOST_TEST(contains(error_of(DType::boolean, "1"), "expected true or false for bool"));
   BOOST_TEST(contains(error_of(DType::f32, "abc"), "expected a number for f32, got 'abc'"));
   BOOST_TEST(contains(error_of(DType::f32, "0x1p3"), "expected a number for f32"));

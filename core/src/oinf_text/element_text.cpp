@@ -33,6 +33,11 @@ std::string range_text(DType dtype) {
                     std::string(dtype_name(dtype)) + " (" + range_text(dtype) + ")");
 }
 
+[[noreturn]] void throw_not_integer(DType dtype, std::string_view token) {
+  throw input_error("expected an integer for " + std::string(dtype_name(dtype)) + ", got '" +
+                    std::string(token) + "'");
+}
+
 // Reads an optionally signed decimal integer and checks it against the dtype's range.
 int64_t parse_signed(DType dtype, std::string_view token) {
   std::string_view digits = token;
@@ -42,8 +47,7 @@ int64_t parse_signed(DType dtype, std::string_view token) {
   auto r = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
   if (digits.empty() || r.ptr != digits.data() + digits.size() ||
       (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
-    throw input_error("expected an integer for " + std::string(dtype_name(dtype)) + ", got '" +
-                      std::string(token) + "'");
+    throw_not_integer(dtype, token);
   if (r.ec == std::errc::result_out_of_range) throw_out_of_range(dtype, token);
   if (negative) {
     const uint64_t limit = uint64_t{0} - static_cast<uint64_t>(int_min(dtype));  // |min|
@@ -55,20 +59,18 @@ int64_t parse_signed(DType dtype, std::string_view token) {
 }
 
 uint64_t parse_unsigned(DType dtype, std::string_view token) {
-  if (token.starts_with('-')) {
-    if (token.find_first_not_of("-0") == std::string_view::npos && token.size() > 1) return 0;
-    parse_signed(DType::i64, token);  // rejects non-integers with the right message
+  std::string_view digits = token;
+  const bool negative = digits.starts_with('-');
+  if (negative || digits.starts_with('+')) digits.remove_prefix(1);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
+    throw_not_integer(dtype, token);
+  if (negative) {
+    if (digits.find_first_not_of('0') == std::string_view::npos) return 0;  // -0
     throw_out_of_range(dtype, token);
   }
-  if (token.starts_with('+')) token.remove_prefix(1);
   uint64_t value = 0;
-  auto r = std::from_chars(token.data(), token.data() + token.size(), value);
-  if (token.empty() || r.ptr != token.data() + token.size() ||
-      (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
-    throw input_error("expected an integer for " + std::string(dtype_name(dtype)) + ", got '" +
-                      std::string(token) + "'");
-  if (r.ec == std::errc::result_out_of_range || value > int_max(dtype))
-    throw_out_of_range(dtype, token);
+  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (r.ec != std::errc() || value > int_max(dtype)) throw_out_of_range(dtype, token);
   return value;
 }
 
