@@ -8,21 +8,25 @@ namespace oi {
 
 namespace {
 
-// Levenshtein distance, with one row of scratch space.
+// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
+// adjacent characters ("raed" -> "read") each cost one.
 size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  const size_t width = b.size() + 1;
+  std::vector<size_t> d((a.size() + 1) * width);
+  for (size_t i = 0; i <= a.size(); ++i) d[i * width] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      size_t best = std::min({d[(i - 1) * width + j] + 1, d[i * width + j - 1] + 1,
+                              d[(i - 1) * width + j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        best = std::min(best, d[(i - 2) * width + j - 2] + 1);
+      }
+      d[i * width + j] = best;
     }
   }
-  return row[b.size()];
+  return d[a.size() * width + b.size()];
 }
 
 }  // namespace

@@ -17,13 +17,13 @@ Block Parser::parse_block() {
 void Parser::parse_nodes_until_brace(std::vector<Node>& nodes, size_t loop_depth) {
   while (!accept(TokenKind::RBrace)) {
     if (at(TokenKind::End)) fail_expected("'}'", "to close the block");
-    nodes.push_back(parse_node(loop_depth));
+    // Parsed in place: a Node is large, so moving it costs more than parsing it.
+    parse_node(nodes.emplace_back(), loop_depth);
   }
 }
 
-Node Parser::parse_node(size_t loop_depth) {
+void Parser::parse_node(Node& node, size_t loop_depth) {
   const Token& keyword = peek();
-  Node node;
   node.loc = location(keyword);
   if (keyword.kind != TokenKind::Ident) {
     fail(keyword, "expected a node, found " + std::string(describe(keyword.kind)),
@@ -32,7 +32,7 @@ Node Parser::parse_node(size_t loop_depth) {
   std::string_view word = keyword.text;
   if (word == "cache" && peek(1).kind == TokenKind::Dot) {
     parse_cache_op(node);
-    return node;
+    return;
   }
   advance();
   if (word == "assign") {
@@ -83,7 +83,6 @@ Node Parser::parse_node(size_t loop_depth) {
     }
     fail(keyword, "unknown node '" + std::string(word) + "'", hint);
   }
-  return node;
 }
 
 void Parser::parse_name_list(std::vector<std::string>& names, std::string_view what) {

@@ -59,7 +59,7 @@ class Parser {
   // Blocks and nodes (parse_nodes.cpp).
   Block parse_block();
   void parse_nodes_until_brace(std::vector<Node>& nodes, size_t loop_depth);
-  Node parse_node(size_t loop_depth);
+  void parse_node(Node& node, size_t loop_depth);
   void parse_op(Node& node);
   Setting parse_setting();
   void parse_cache_op(Node& node);

@@ -11,8 +11,9 @@
 
 namespace oi {
 
-// The candidate closest to `word` by edit distance, if it is close enough to be a likely typo
-// (at most a third of the word's length, and at least 1, edits away; never `word` itself).
+// The candidate closest to `word` by edit distance (a swap of neighbours counts as one edit), if it
+// is close enough to be a likely typo (at most a third of the word's length, and at least 1, edits
+// away; never `word` itself).
 std::optional<std::string_view> closest_match(std::string_view word,
                                               std::span<const std::string_view> candidates);
 std::optional<std::string_view> closest_match(std::string_view word,
