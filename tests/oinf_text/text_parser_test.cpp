@@ -3,6 +3,9 @@
 #define BOOST_TEST_MODULE oinf_text_parser
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "openinfer/error.hpp"
@@ -119,4 +122,29 @@ BOOST_AUTO_TEST_CASE(errors_name_line_and_column) {
   BOOST_TEST(error_of("a: u8[4294967296, 4294967296]\n") ==
              "t.txt:1:6: dims of 'a' overflow 64 bits");
   BOOST_TEST(error_of("a: f16 = nan(0x7e00\n") == "t.txt:1:10: malformed NaN: write nan(0xHEX)");
+}
+
+BOOST_AUTO_TEST_CASE(mangled_text_gives_errors_never_crashes) {
+  std::ifstream in(OPENINFER_SOURCE_DIR "/tests/oinf_text/fixtures/all_dtypes.txt");
+  BOOST_REQUIRE(in);
+  const std::string good{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string inserts[] = {"{",  "}",  ",", "[", "]", ":",  "=",    "@",
+                                 "\"", "\n", "x", "-", "9", "0b", "nan(", "\xff"};
+  size_t parsed = 0, rejected = 0;
+  auto attempt = [&](const std::string& text) {
+    try {
+      oi::parse_oinf_text(text, "t.txt").to_bytes();
+      ++parsed;
+    } catch (const oi::Error& e) {
+      BOOST_TEST(!std::string(e.what()).empty());
+      ++rejected;
+    }
+  };
+  for (size_t cut = 0; cut <= good.size(); cut += 3) {
+    attempt(good.substr(0, cut));                                                // truncated
+    attempt(good.substr(0, cut) + good.substr(std::min(cut + 1, good.size())));  // a char dropped
+    attempt(good.substr(0, cut) + inserts[cut % std::size(inserts)] + good.substr(cut));
+  }
+  BOOST_TEST(parsed > 0u);
+  BOOST_TEST(rejected > 0u);
 }
