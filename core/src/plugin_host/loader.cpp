@@ -2,6 +2,8 @@
 #define BOOST_DLL_USE_STD_FS
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
+#include <dlfcn.h>
+
 #include <system_error>
 
 #include "plugin_host_internal.hpp"
@@ -30,10 +32,16 @@ std::variant<std::shared_ptr<PluginLibrary>, SkippedPlugin> open_plugin_library(
   boost::dll::shared_library library;
   std::error_code error;
   // rtld_now: a plugin with unresolved symbols fails here, not in the middle of a run.
-  library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, error);
+  // RTLD_NODELETE: a library is never unmapped, even once forgotten, because threads it started
+  // (a oneTBB pool) may outlive every object of the plugin.
+  const auto mode = boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local |
+                    static_cast<boost::dll::load_mode::type>(RTLD_NODELETE);
+  library.load(path, mode, error);
   if (error) {
+    const char* reason = dlerror();
     return SkippedPlugin{path, SkipReason::NotAPlugin,
-                         "cannot be loaded as a shared library: " + error.message()};
+                         "cannot be loaded as a shared library: " +
+                             (reason ? std::string(reason) : error.message())};
   }
   if (!library.has(OI_PLUGIN_ENTRY_POINT)) {
     return SkippedPlugin{path, SkipReason::MissingEntryPoint,

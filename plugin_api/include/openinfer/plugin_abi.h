@@ -135,7 +135,7 @@ typedef struct oi_tensor_desc {
 } oi_tensor_desc;
 
 typedef enum oi_setting_type {
-  OI_SETTING_INT = 1,     /* int_value */
+  OI_SETTING_INT = 1,     /* int_value; a u64 above INT64_MAX as its two's-complement bits */
   OI_SETTING_FLOAT = 2,   /* float_value */
   OI_SETTING_BOOL = 3,    /* int_value: 0 or 1 */
   OI_SETTING_STRING = 4,  /* string_value */

@@ -1,0 +1,267 @@
+#define BOOST_TEST_MODULE plugins_cpu_kernels
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "openinfer/error.hpp"
+#include "openinfer/plugin_host.hpp"
+#include "plugin_test_support.hpp"
+
+// Every case of cpu_kernel_cases.json (written by gen_cpu_kernel_cases.py with numpy and exact
+// integer arithmetic) runs through the plugin host against the real CPU plugin.
+
+namespace json = boost::json;
+using oi::DType;
+
+namespace {
+
+struct Operand {
+  DType dtype;
+  std::vector<uint64_t> dims;
+  std::vector<std::byte> bytes;
+};
+
+std::vector<std::byte> from_hex(std::string_view hex) {
+  std::vector<std::byte> out(hex.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = std::byte(static_cast<uint8_t>(std::stoi(std::string(hex.substr(2 * i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+DType dtype_named(std::string_view name) {
+  auto t = oi::dtype_from_name(name);
+  BOOST_REQUIRE(t);
+  return *t;
+}
+
+Operand operand(const json::value& v) {
+  const auto& o = v.as_object();
+  Operand t{dtype_named(o.at("dtype").as_string()), {}, from_hex(o.at("hex").as_string())};
+  for (const auto& d : o.at("dims").as_array()) t.dims.push_back(d.to_number<uint64_t>());
+  return t;
+}
+
+oi::KernelSetting setting(const json::value& v) {
+  const auto& o = v.as_object();
+  std::string name(o.at("name").as_string());
+  std::string_view type = o.at("type").as_string();
+  const auto& value = o.at("value");
+  // u64 values above INT64_MAX travel as their two's-complement bits (plugin_abi.h).
+  if (type == "int" && value.is_uint64()) return {name, static_cast<int64_t>(value.as_uint64())};
+  if (type == "int") return {name, value.to_number<int64_t>()};
+  if (type == "float") return {name, value.to_number<double>()};
+  if (type == "bool") return {name, value.as_bool()};
+  if (type == "dtype") return {name, dtype_named(value.as_string())};
+  return {name, std::string(value.as_string())};
+}
+
+oi::KernelMode mode_named(std::string_view m) {
+  if (m == "inplace") return oi::KernelMode::InPlace;
+  if (m == "accumulate") return oi::KernelMode::Accumulate;
+  return oi::KernelMode::Normal;
+}
+
+std::string kernel_key(const std::string& op, const std::vector<DType>& in, DType out,
+                       oi::KernelMode mode) {
+  std::string key = op + "(";
+  for (auto t : in) key += std::string(oi::dtype_name(t)) + ",";
+  return key + ")->" + std::string(oi::dtype_name(out)) + " " +
+         std::string(oi::kernel_mode_name(mode));
+}
+
+template <class T>
+void compare_floats(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                    const json::object& c, const std::string& key) {
+  double atol = 0, rtol = 0;
+  bool tolerant = c.contains("tolerance");
+  if (tolerant) {
+    atol = c.at("tolerance").as_array()[0].to_number<double>();
+    rtol = c.at("tolerance").as_array()[1].to_number<double>();
+  }
+  for (size_t i = 0; i < want.size() / sizeof(T); ++i) {
+    T g, w;
+    std::memcpy(&g, got.data() + i * sizeof(T), sizeof(T));
+    std::memcpy(&w, want.data() + i * sizeof(T), sizeof(T));
+    if (std::isnan(w)) {
+      BOOST_TEST(std::isnan(g), key << " element " << i << ": want NaN, got " << g);
+    } else if (tolerant && std::isfinite(w)) {
+      BOOST_TEST(std::abs(double(g) - double(w)) <= atol + rtol * std::abs(double(w)),
+                 key << " element " << i << ": got " << g << ", want " << w);
+    } else {
+      BOOST_TEST(std::memcmp(&g, &w, sizeof(T)) == 0,
+                 key << " element " << i << ": got " << g << ", want " << w);
+    }
+  }
+}
+
+struct Fixture {
+  oi::PluginRegistry registry = oi::PluginRegistry::discover({plugin_test::cpu_plugin_dir()});
+  std::shared_ptr<oi::Backend> cpu = registry.backend("cpu");
+};
+
+json::array load_cases() {
+  std::ifstream in(std::string(OPENINFER_SOURCE_DIR) + "/tests/plugins/cpu_kernel_cases.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str()).as_object().at("cases").as_array();
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(every_case_matches_its_independent_expectation, Fixture) {
+  std::set<std::string> covered;
+  json::array cases = load_cases();
+  BOOST_REQUIRE(cases.size() > 300u);
+  for (const auto& cv : cases) {
+    const auto& c = cv.as_object();
+    std::string op(c.at("op").as_string());
+    oi::KernelMode mode = mode_named(c.at("mode").as_string());
+    std::vector<Operand> inputs;
+    for (const auto& i : c.at("inputs").as_array()) inputs.push_back(operand(i));
+    Operand want = operand(c.at("output"));
+    std::vector<oi::KernelSetting> settings;
+    for (const auto& s : c.at("settings").as_array()) settings.push_back(setting(s));
+
+    std::vector<DType> in_types;
+    for (const auto& i : inputs) in_types.push_back(i.dtype);
+    std::string key = kernel_key(op, in_types, want.dtype, mode);
+    const oi::Kernel* kernel = cpu->find_kernel(op, in_types, want.dtype, mode);
+    BOOST_TEST_REQUIRE(kernel != nullptr, "no kernel " << key);
+    covered.insert(key);
+
+    std::vector<std::shared_ptr<oi::DeviceBuffer>> buffers;
+    std::vector<oi::TensorArg> in_args;
+    for (const auto& i : inputs) {
+      buffers.push_back(cpu->alloc(i.bytes.size()));
+      cpu->upload(*buffers.back(), 0, i.bytes);
+      in_args.push_back({i.dtype, i.dims, buffers.back().get(), 0});
+    }
+    const oi::DeviceBuffer* out_buffer = nullptr;
+    if (c.contains("inplace_input")) {
+      out_buffer = in_args.at(c.at("inplace_input").to_number<size_t>()).buffer;
+    } else {
+      buffers.push_back(cpu->alloc(want.bytes.size()));
+      out_buffer = buffers.back().get();
+    }
+    oi::TensorArg out_args[] = {{want.dtype, want.dims, out_buffer, 0}};
+    cpu->run(*kernel, in_args, out_args, settings);
+    std::vector<std::byte> got(want.bytes.size());
+    cpu->download(*out_buffer, 0, got);
+    if (want.dtype == DType::f32) {
+      compare_floats<float>(got, want.bytes, c, key);
+    } else if (want.dtype == DType::f64) {
+      compare_floats<double>(got, want.bytes, c, key);
+    } else {
+      BOOST_TEST((got == want.bytes), key << ": bytes differ");
+    }
+  }
+  // Every kernel the CPU plugin registers has at least one case.
+  for (const auto& k : cpu->kernels()) {
+    if (k.provider != "cpu") continue;
+    std::string key = kernel_key(k.op, k.inputs, k.output, k.mode);
+    BOOST_TEST(covered.count(key) == 1u, "no test case for " << key);
+  }
+}
+
+BOOST_FIXTURE_TEST_CASE(the_cpu_backend_describes_itself, Fixture) {
+  BOOST_TEST(cpu->name() == "cpu");
+  BOOST_TEST(cpu->can_wrap_host_memory());
+  BOOST_TEST(!cpu->flushes_subnormals());
+  BOOST_TEST((cpu->features() & OI_FEATURE_F64) != 0u);
+  BOOST_TEST(cpu->plugin().kernel_count == cpu->kernels().size());
+  // The ops the runtime tests need, for f32, f64, i32 and bool where the catalog allows.
+  for (const char* op : {"add", "sub", "mul", "div", "relu", "fill", "matmul", "is_finite",
+                         "cast"}) {
+    bool found = false;
+    for (const auto& k : cpu->kernels()) found = found || k.op == op;
+    BOOST_TEST(found, op);
+  }
+}
+
+// Large tensors take the oneTBB and xsimd paths; the values are exact in f32 by construction:
+// a[i] = i / 4 and b[i] = 0.5 add to (i + 2) / 4, representable for i < 2^22.
+BOOST_FIXTURE_TEST_CASE(large_tensors_run_in_parallel_with_the_same_result, Fixture) {
+  const uint64_t n = 1 << 20;
+  std::vector<float> a(n), b(n, 0.5f);
+  for (uint64_t i = 0; i < n; ++i) a[i] = static_cast<float>(i) / 4;
+  std::vector<uint64_t> dims{n};
+  auto ba = cpu->alloc(n * 4), bb = cpu->alloc(n * 4), by = cpu->alloc(n * 4);
+  cpu->upload(*ba, 0, std::as_bytes(std::span(a)));
+  cpu->upload(*bb, 0, std::as_bytes(std::span(b)));
+  const DType f32 = DType::f32;
+  oi::TensorArg ins[] = {{f32, dims, ba.get(), 0}, {f32, dims, bb.get(), 0}};
+  oi::TensorArg outs[] = {{f32, dims, by.get(), 0}};
+  cpu->run(*cpu->find_kernel("add", std::vector{f32, f32}, f32, oi::KernelMode::Normal), ins,
+           outs, {});
+  std::vector<float> y(n);
+  cpu->download(*by, 0, std::as_writable_bytes(std::span(y)));
+  uint64_t wrong = 0;
+  for (uint64_t i = 0; i < n; ++i) wrong += y[i] != static_cast<float>(i + 2) / 4;
+  BOOST_TEST(wrong == 0u);
+
+  // 256 x 256 times the identity gives the matrix back, rows split across threads.
+  const uint64_t m = 256;
+  std::vector<float> x(m * m), eye(m * m, 0.0f);
+  for (uint64_t i = 0; i < m * m; ++i) x[i] = static_cast<float>(i % 1000) - 500.0f;
+  for (uint64_t i = 0; i < m; ++i) eye[i * m + i] = 1.0f;
+  std::vector<uint64_t> mdims{m, m};
+  auto bx = cpu->alloc(m * m * 4), be = cpu->alloc(m * m * 4), bo = cpu->alloc(m * m * 4);
+  cpu->upload(*bx, 0, std::as_bytes(std::span(x)));
+  cpu->upload(*be, 0, std::as_bytes(std::span(eye)));
+  oi::TensorArg mins[] = {{f32, mdims, bx.get(), 0}, {f32, mdims, be.get(), 0}};
+  oi::TensorArg mouts[] = {{f32, mdims, bo.get(), 0}};
+  cpu->run(*cpu->find_kernel("matmul", std::vector{f32, f32}, f32, oi::KernelMode::Normal), mins,
+           mouts, {});
+  std::vector<float> got(m * m);
+  cpu->download(*bo, 0, std::as_writable_bytes(std::span(got)));
+  BOOST_TEST((got == x));
+}
+
+// A model file maps tensors at any byte offset: kernels run zero-copy on wrapped host memory
+// even when it is not aligned for the element type.
+BOOST_FIXTURE_TEST_CASE(kernels_run_zero_copy_on_unaligned_host_memory, Fixture) {
+  alignas(8) std::byte model[1 + 5 * 4]{};
+  const float values[5] = {-2.0f, -0.0f, 0.5f, 3.0f, -7.25f};
+  std::memcpy(model + 1, values, sizeof values);
+  auto wrapped = cpu->wrap_host(model, sizeof model);
+  auto out = cpu->alloc(1 + 5 * 4);
+  std::vector<uint64_t> dims{5};
+  const DType f32 = DType::f32;
+  oi::TensorArg ins[] = {{f32, dims, wrapped.get(), 1}};
+  oi::TensorArg outs[] = {{f32, dims, out.get(), 1}};
+  cpu->run(*cpu->find_kernel("relu", std::vector{f32}, f32, oi::KernelMode::Normal), ins, outs,
+           {});
+  float y[5];
+  cpu->download(*out, 1, std::as_writable_bytes(std::span(y)));
+  // relu with alpha 0: negatives and -0.0 become +0.0.
+  const float want[5] = {0.0f, 0.0f, 0.5f, 3.0f, 0.0f};
+  BOOST_TEST(std::memcmp(y, want, sizeof want) == 0);
+  // In place on the wrapped memory writes through to the caller's bytes.
+  oi::TensorArg both[] = {{f32, dims, wrapped.get(), 1}};
+  cpu->run(*cpu->find_kernel("relu", std::vector{f32}, f32, oi::KernelMode::InPlace), both, both,
+           {});
+  float in_place[5];
+  std::memcpy(in_place, model + 1, sizeof in_place);
+  BOOST_TEST(std::memcmp(in_place, want, sizeof want) == 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_bad_setting_is_an_error_naming_it, Fixture) {
+  const DType f64 = DType::f64, i32 = DType::i32;
+  std::vector<uint64_t> dims{1};
+  auto in = cpu->alloc(8), out = cpu->alloc(4);
+  oi::TensorArg ins[] = {{f64, dims, in.get(), 0}}, outs[] = {{i32, dims, out.get(), 0}};
+  std::vector<oi::KernelSetting> settings{{"rounding_mode", std::string("sideways")}};
+  try {
+    cpu->run(*cpu->find_kernel("cast", std::vector{f64}, i32, oi::KernelMode::Normal), ins, outs,
+             settings);
+    BOOST_FAIL("no error");
+  } catch (const oi::Error& e) {
+    BOOST_TEST(std::string(e.what()).find("unknown rounding_mode 'sideways'") != std::string::npos);
+  }
+}
