@@ -151,6 +151,13 @@ class Reader {
   double float_value(const std::string& text, const std::string& path) const {
     if (text == "inf") return std::numeric_limits<double>::infinity();
     if (text == "-inf") return -std::numeric_limits<double>::infinity();
+    // Decimal notation only: from_chars would also accept "nan" and "infinity".
+    bool decimal = !text.empty();
+    for (char c : text) {
+      decimal = decimal && ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
+                            c == '+' || c == '-');
+    }
+    if (!decimal) fail(path, "expected a decimal float, \"inf\" or \"-inf\"");
     double d = 0;
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data(), end, d);
