@@ -213,7 +213,7 @@ BOOST_AUTO_TEST_CASE(bad_schemas_are_rejected_with_clear_errors) {
 
 BOOST_AUTO_TEST_CASE(shape_rules) {
   const OpCatalog& cat = OpCatalog::builtin();
-  auto run = [&](const char* op, std::vector<Dims> in, std::map<std::string, SettingValue> s = {}) {
+  auto run = [&](const char* op, std::vector<Dims> in, std::map<std::string, CatalogValue> s = {}) {
     ShapeRuleContext ctx{*cat.find(op), std::move(in), {}, std::move(s)};
     return (*ShapeRuleRegistry::global().find(cat.find(op)->shape_rule))(ctx);
   };

@@ -22,7 +22,7 @@ using Dims = std::vector<uint64_t>;
 
 // A resolved setting value. Numbers written with a fraction (or inf) are doubles, whole
 // numbers int64; `to=f16` is a DType; `axes=[0, -1]` an int list.
-using SettingValue = std::variant<bool, int64_t, double, std::string, DType, std::vector<int64_t>>;
+using CatalogValue = std::variant<bool, int64_t, double, std::string, DType, std::vector<int64_t>>;
 
 enum class SettingType { Int, Number, Bool, String, DType, IntList };
 std::string_view setting_type_name(SettingType t);
@@ -30,7 +30,7 @@ std::string_view setting_type_name(SettingType t);
 struct SettingSpec {
   std::string name;
   SettingType type = SettingType::Number;
-  std::optional<SettingValue> default_value;  // absent: the setting has no default
+  std::optional<CatalogValue> default_value;  // absent: the setting has no default
   bool required = false;
   std::vector<std::string> allowed_values;  // String settings with a fixed set of words
   std::vector<std::string> aliases;         // other accepted names (`negative_slope`)
@@ -98,7 +98,7 @@ struct ShapeRuleContext {
   const OpSchema& op;
   std::vector<Dims> inputs;                      // resolved input shapes
   Dims declared_output;                          // the output variable's shape
-  std::map<std::string, SettingValue> settings;  // given settings, defaults filled in
+  std::map<std::string, CatalogValue> settings;  // given settings, defaults filled in
 };
 
 // Computes the shape the op's output must have, or throws ShapeRuleError naming the problem

@@ -74,7 +74,7 @@ std::optional<SettingType> setting_type_from_name(std::string_view s) {
 }
 
 // A default written in JSON, converted to the setting's type ("-inf"/"inf" for numbers).
-SettingValue parse_default(const json::value& v, SettingType type, std::string_view where) {
+CatalogValue parse_default(const json::value& v, SettingType type, std::string_view where) {
   switch (type) {
     case SettingType::Number:
       if (v.is_int64()) return static_cast<double>(v.get_int64());

@@ -252,7 +252,7 @@ class ModelChecker {
                              " into '" + to + "' " + format_dims(*b->dims) + " (shapes differ)");
   }
 
-  static std::optional<SettingValue> setting_value(const Value& v) {
+  static std::optional<CatalogValue> setting_value(const Value& v) {
     switch (v.kind) {
       case Value::Kind::Int:
         return v.int_value;
@@ -301,7 +301,7 @@ class ModelChecker {
                              ? " but must have input 0's dtype " + std::string(dtype_name(in0))
                              : " which the op does not take there"));
     }
-    std::map<std::string, SettingValue> settings;
+    std::map<std::string, CatalogValue> settings;
     bool settings_known = true, has_acc = false;
     for (const auto& s : n.settings) {
       const SettingSpec* spec = op->find_setting(s.name);
