@@ -15,6 +15,28 @@ bool is_ident_char(char c) {
   return is_ident_start(c) || is_digit(c);
 }
 
+// Length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no overlongs, no
+// surrogates, at most U+10FFFF), or 0 if there is none.
+size_t utf8_sequence_length(std::string_view s) {
+  auto byte = [&](size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  auto continuation = [&](size_t i) { return (byte(i) & 0xC0u) == 0x80u; };
+  unsigned lead = byte(0);
+  if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    unsigned second = byte(1);
+    if (lead == 0xE0 && second < 0xA0) return 0;
+    if (lead == 0xED && second > 0x9F) return 0;
+    return continuation(1) && continuation(2) ? 3 : 0;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    unsigned second = byte(1);
+    if (lead == 0xF0 && second < 0x90) return 0;
+    if (lead == 0xF4 && second > 0x8F) return 0;
+    return continuation(1) && continuation(2) && continuation(3) ? 4 : 0;
+  }
+  return 0;
+}
+
 class Scanner {
  public:
   explicit Scanner(std::string_view text) : text_(text) {}
@@ -207,6 +229,15 @@ class Scanner {
                     "close it with '\"' on the same line");
       }
       if (text_[end] == '"') break;
+      if (static_cast<unsigned char>(text_[end]) >= 0x80) {
+        size_t length = utf8_sequence_length(text_.substr(end));
+        if (length == 0) {
+          uint32_t at = static_cast<uint32_t>(end - line_start_ + 1);
+          return fail(error, line_, at, "string is not valid UTF-8");
+        }
+        end += length;
+        continue;
+      }
       if (text_[end] == '\\') {
         char next = end + 1 < text_.size() ? text_[end + 1] : '\0';
         if (next != '"' && next != '\\' && next != 'n') {

@@ -77,6 +77,15 @@ BOOST_AUTO_TEST_CASE(lexical_errors) {
              "malformed number: the exponent has no digits");
   BOOST_TEST(parse_failure("constant { a: f32[3D]; } block e { }").message ==
              "malformed number: a letter follows the digits");
+  BOOST_TEST(parse_failure("constant { a: i8 @doc(\"a\xff\"); } block e { }").message ==
+             "string is not valid UTF-8");
+  BOOST_TEST(parse_failure("constant { a: i8 @doc(\"\xed\xa0\x80\"); } block e { }").message ==
+             "string is not valid UTF-8");
+  BOOST_TEST(Graph::parse("constant { a: i8 @doc(\"\xc3\xa9 \xf0\x9f\x98\x80\"); } block e { }")
+                 .decls[0]
+                 .other_attributes[0]
+                 .args[0]
+                 .text == "\xc3\xa9 \xf0\x9f\x98\x80");
   BOOST_TEST(parse_failure("constant { a: i8 @doc(\"\\t\"); } block e { }").message ==
              "unknown escape in string");
 }
