@@ -1,0 +1,446 @@
+// Variable lifetimes and lazy loading (dsl.md "Memory").
+#include "memory.hpp"
+
+#include "openinfer/error.hpp"
+#include "tensor_copy.hpp"
+
+namespace oi::exec {
+namespace {
+
+Tensor metadata_scalar(const Model& model, const VarInfo& v) {
+  MetaValue meta = model.metadata_value(v.link);
+  if (meta.kind != MetaValue::Kind::Scalar) {
+    throw input_error("metadata entry '" + v.link + "' linked to '" + v.name + "' is not a scalar");
+  }
+  if (meta.tensor.dtype() == v.dtype) return meta.tensor;
+  Tensor t(v.dtype, Shape{});
+  if (is_float(meta.tensor.dtype())) {
+    t.set_float(0, meta.tensor.get_float(0));
+  } else {
+    t.set_int(0, meta.tensor.get_int(0));
+  }
+  return t;
+}
+
+std::string prefix_name(const VarInfo& v, const std::vector<int64_t>& index) {
+  std::string name;
+  if (v.decl->pattern) {
+    name = *v.decl->pattern;
+    for (size_t i = 0; i < v.indices.size(); ++i) {
+      std::string key = "{" + v.indices[i] + "}";
+      for (size_t at = name.find(key); at != std::string::npos; at = name.find(key, at))
+        name.replace(at, key.size(), std::to_string(index[i]));
+    }
+  } else {
+    name = v.link;
+    for (int64_t i : index) name += "." + std::to_string(i);
+  }
+  return name;
+}
+
+std::string index_text(const VarInfo& v, const std::vector<int64_t>& index) {
+  std::string out = v.name + "[";
+  for (size_t i = 0; i < index.size(); ++i) out += (i ? ", " : "") + std::to_string(index[i]);
+  return out + "]";
+}
+
+uint64_t product(const Shape& s) {
+  uint64_t n = 1;
+  for (uint64_t d : s) n *= d;
+  return n;
+}
+
+}  // namespace
+
+Memory::Memory(const Program& program) : program_(program) {
+  for (const VarInfo& v : program.vars) {
+    states_.push_back(std::make_unique<VarState>());
+    states_.back()->sizes.assign(v.table_axes.size(), 0);
+  }
+}
+
+Tensor Memory::initial_value(const VarInfo& v, const SourceLocation& loc) const {
+  if (v.kind == VarKind::Temporary) return Tensor(v.dtype, v.shape);
+  if (v.kind == VarKind::Dynamic) {
+    throw input_error(where(loc) + "dynamic variable '" + v.name +
+                      "' was not inserted for this step (insert it before every step)");
+  }
+  const Model& model = program_.model;
+  if (const TensorEntry* entry = model.find_tensor(v.link)) {
+    if (entry->dtype != v.dtype || entry->dims != v.shape) {
+      throw input_error(where(loc) + "model tensor '" + v.link + "' is " +
+                        std::string(dtype_name(entry->dtype)) + shape_to_string(entry->dims) +
+                        " but '" + v.name + "' is declared " + std::string(dtype_name(v.dtype)) +
+                        shape_to_string(v.shape));
+    }
+    return model.tensor(*entry);
+  }
+  if (v.shape.empty() && model.find_metadata(v.link) != nullptr) return metadata_scalar(model, v);
+  if (v.kind == VarKind::Constant && !v.decl->init) {
+    throw input_error(where(loc) + "constant '" + v.name + "' has no model entry '" + v.link +
+                      "' and no @init");
+  }
+  return filled_tensor(v.dtype, v.shape, v.decl->init);
+}
+
+bool Memory::has_value(const VarInfo& v) const {
+  uint64_t e = states_[v.id]->epoch.load(std::memory_order_acquire);
+  if (v.kind == VarKind::Dynamic) return e != 0 && (e == epoch_ || e == epoch_ + 1);
+  return true;
+}
+
+const Tensor& Memory::read(const VarInfo& v, const SourceLocation& loc) {
+  VarState& s = state(v);
+  uint64_t e = s.epoch.load(std::memory_order_acquire);
+  uint64_t cur = epoch_;
+  switch (v.kind) {
+    case VarKind::Dynamic:
+      if (e == cur || (!in_step_ && e == cur + 1 && e != 0)) return s.value;
+      if (!in_step_ && e != 0) return s.value;  // a fetch after the step shows what it left
+      throw input_error(where(loc) + "dynamic variable '" + v.name +
+                        "' was not inserted for this step (insert it before every step)");
+    case VarKind::Volatile:
+    case VarKind::Temporary:
+      if (e == cur) return s.value;
+      break;
+    case VarKind::Constant:
+    case VarKind::Persistent:
+      if (e == kLoaded) return s.value;
+      break;
+  }
+  std::lock_guard lock(mutex_);
+  e = s.epoch.load(std::memory_order_acquire);
+  bool once = v.kind == VarKind::Constant || v.kind == VarKind::Persistent;
+  if (e != (once ? kLoaded : cur)) {
+    s.value = initial_value(v, loc);
+    s.epoch.store(once ? kLoaded : cur, std::memory_order_release);
+  }
+  return s.value;
+}
+
+Tensor& Memory::write(const VarInfo& v, const SourceLocation& loc) {
+  if (v.kind == VarKind::Constant) {
+    throw input_error(where(loc) + "constant '" + v.name + "' cannot be written");
+  }
+  VarState& s = state(v);
+  if (v.kind == VarKind::Dynamic && s.epoch.load(std::memory_order_acquire) != epoch_) {
+    s.value = Tensor(v.dtype, v.shape);  // a block writes a dynamic the host did not insert
+    s.epoch.store(epoch_, std::memory_order_release);
+    return s.value;
+  }
+  read(v, loc);
+  return s.value;
+}
+
+void Memory::insert(const VarInfo& v, Tensor value) {
+  VarState& s = state(v);
+  s.value = std::move(value);
+  s.epoch.store(epoch_ + 1, std::memory_order_release);
+}
+
+const Tensor& Memory::prefix_entry(const VarInfo& v, const std::vector<int64_t>& index,
+                                   const SourceLocation& loc) {
+  VarState& s = state(v);
+  uint64_t want = v.kind == VarKind::Constant ? kLoaded : epoch_.load();
+  std::lock_guard lock(mutex_);
+  TableEntry& e = s.entries[index];
+  if (e.epoch == want) return e.value;
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (index[i] < 0) {
+      throw input_error(where(loc) + "prefix table '" + v.name + "': index " + v.indices[i] +
+                        " = " + std::to_string(index[i]) + " is negative");
+    }
+  }
+  std::string name = prefix_name(v, index);
+  const TensorEntry* entry = program_.model.find_tensor(name);
+  if (entry == nullptr) {
+    s.entries.erase(index);
+    throw input_error(where(loc) + "prefix table entry " + index_text(v, index) +
+                      " is model tensor '" + name + "', which model '" +
+                      program_.model.origin() + "' lacks");
+  }
+  if (entry->dtype != v.dtype || entry->dims != v.shape) {
+    s.entries.erase(index);
+    throw input_error(where(loc) + "model tensor '" + name + "' is " +
+                      std::string(dtype_name(entry->dtype)) + shape_to_string(entry->dims) +
+                      " but prefix table '" + v.name + "' declares " +
+                      std::string(dtype_name(v.dtype)) + shape_to_string(v.shape));
+  }
+  e.value = program_.model.tensor(*entry);
+  e.epoch = want;
+  return e.value;
+}
+
+// ---- tables --------------------------------------------------------------------------------
+
+std::vector<Memory::Range> Memory::table_ranges(const VarInfo& v, VarState& s,
+                                                const std::vector<SlotValue>& slots,
+                                                const SourceLocation& loc) const {
+  std::vector<Range> out;
+  for (size_t k = 0; k < v.table_axes.size(); ++k) {
+    size_t pos = v.table_axes[k];
+    const std::string& idx = v.indices[pos];
+    const auto& bound = v.bound[pos];
+    int64_t size = bound ? *bound : s.sizes[k];
+    SlotValue slot = pos < slots.size() ? slots[pos] : SlotValue{};
+    Range r;
+    if (slot.kind == Slot::Kind::Index) {
+      r = {true, slot.index, slot.index + 1};
+      if (slot.index < 0) {
+        throw input_error(where(loc) + "table '" + v.name + "': index " + idx + " = " +
+                          std::to_string(slot.index) + " is negative");
+      }
+      if (bound && slot.index >= *bound) {
+        throw input_error(where(loc) + "table '" + v.name + "': index " + idx + " = " +
+                          std::to_string(slot.index) + " exceeds its @fixed bound " + idx +
+                          "=" + std::to_string(*bound));
+      }
+    } else {
+      r.start = slot.start.value_or(0);
+      r.end = slot.end ? (*slot.end < 0 ? size + *slot.end : *slot.end) : size;
+      if (r.start < 0) {
+        throw input_error(where(loc) + "table '" + v.name + "': slice start " +
+                          std::to_string(r.start) + " of index " + idx + " is negative");
+      }
+      if (bound && r.end > *bound) {
+        throw input_error(where(loc) + "table '" + v.name + "': slice end " +
+                          std::to_string(r.end) + " of index " + idx +
+                          " exceeds its @fixed bound " + idx + "=" + std::to_string(*bound));
+      }
+      if (r.end < r.start) r.end = r.start;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+Shape Memory::matrix_shape(const VarInfo& v, const std::vector<uint64_t>& counts) const {
+  Shape shape = v.shape;
+  for (size_t k = 0; k < counts.size() && k < shape.size(); ++k) shape[k] += counts[k];
+  return shape;
+}
+
+TableEntry& Memory::auto_entry(const VarInfo& v, VarState& s, const std::vector<SlotValue>& slots,
+                               const SourceLocation& loc) {
+  std::vector<int64_t> key;
+  auto ranges = table_ranges(v, s, slots, loc);
+  for (const Range& r : ranges) {
+    if (!r.single) {
+      throw input_error(where(loc) + "auto_dim table '" + v.name +
+                        "' needs a single index for each table index (its matrices differ in "
+                        "shape, so they cannot be stacked)");
+    }
+    key.push_back(r.start);
+  }
+  for (size_t k = 0; k < ranges.size(); ++k) s.sizes[k] = std::max(s.sizes[k], key[k] + 1);
+  auto [it, fresh] = s.entries.try_emplace(key);
+  if (fresh) {
+    it->second.counts.assign(v.auto_axes.size(), 0);
+    it->second.value = filled_tensor(v.dtype, v.shape, v.decl->init);
+  }
+  return it->second;
+}
+
+void Memory::grow(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>& slots,
+                  const SourceLocation& loc) {
+  std::vector<uint64_t> counts = e.counts;
+  for (size_t k = 0; k < v.auto_axes.size(); ++k) {
+    size_t pos = v.auto_axes[k];
+    int64_t i = slots[pos].index;
+    if (i < 0) {
+      throw input_error(where(loc) + "auto_dim '" + v.name + "': index " + v.indices[pos] +
+                        " = " + std::to_string(i) + " is negative");
+    }
+    if (v.bound[pos] && i > *v.bound[pos]) {
+      throw input_error(where(loc) + "auto_dim '" + v.name + "': count " + v.indices[pos] +
+                        " = " + std::to_string(i) + " exceeds its @fixed bound " +
+                        v.indices[pos] + "=" + std::to_string(*v.bound[pos]));
+    }
+    counts[k] = std::max(counts[k], static_cast<uint64_t>(i));
+  }
+  if (counts == e.counts) return;
+  Tensor grown = filled_tensor(v.dtype, matrix_shape(v, counts), v.decl->init);
+  Shape zero(grown.rank(), 0);
+  copy_region(e.value, zero, grown, zero, e.value.shape());
+  e.value = std::move(grown);
+  e.counts = std::move(counts);
+}
+
+std::optional<std::pair<Shape, Shape>> Memory::auto_box(const VarInfo& v, const TableEntry& e,
+                                                        const std::vector<SlotValue>& slots,
+                                                        const SourceLocation& loc) const {
+  bool scalar = true;
+  for (size_t pos : v.auto_axes)
+    scalar = scalar && pos < slots.size() && slots[pos].kind == Slot::Kind::Index;
+  if (scalar) return std::nullopt;
+  Shape start(e.value.rank(), 0), extent = e.value.shape();
+  for (size_t k = 0; k < v.auto_axes.size() && k < start.size(); ++k) {
+    size_t pos = v.auto_axes[k];
+    SlotValue slot = pos < slots.size() ? slots[pos] : SlotValue{};
+    int64_t size = static_cast<int64_t>(e.value.shape()[k]);
+    int64_t a = 0, b = size;
+    if (slot.kind == Slot::Kind::Index) {
+      a = slot.index;
+      b = a + 1;
+    } else if (slot.kind == Slot::Kind::Range) {
+      a = slot.start.value_or(0);
+      b = slot.end ? (*slot.end < 0 ? size + *slot.end : *slot.end) : size;
+    }
+    if (a < 0 || b > size || a > b) {
+      throw input_error(where(loc) + "auto_dim '" + v.name + "': range " + std::to_string(a) +
+                        ".." + std::to_string(b) + " of " + v.indices[pos] +
+                        " is outside the current " + std::to_string(size) + " rows/columns");
+    }
+    start[k] = static_cast<uint64_t>(a);
+    extent[k] = static_cast<uint64_t>(b - a);
+  }
+  return std::make_pair(start, extent);
+}
+
+Tensor Memory::read_table(const VarInfo& v, const std::vector<SlotValue>& slots,
+                          const SourceLocation& loc) {
+  VarState& s = state(v);
+  std::lock_guard lock(mutex_);
+  if (v.auto_dim) {
+    TableEntry& e = auto_entry(v, s, slots, loc);
+    auto box = auto_box(v, e, slots, loc);
+    if (!box) {
+      grow(v, e, slots, loc);
+      return e.value;
+    }
+    Tensor out(v.dtype, box->second);
+    copy_region(e.value, box->first, out, Shape(out.rank(), 0), box->second);
+    return out;
+  }
+  auto ranges = table_ranges(v, s, slots, loc);
+  Shape shape;
+  for (const Range& r : ranges)
+    if (!r.single) shape.push_back(static_cast<uint64_t>(r.end - r.start));
+  uint64_t stacked = product(shape);
+  shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+  Tensor out(v.dtype, shape);
+  uint64_t entry_numel = product(v.shape);
+  std::optional<Tensor> unwritten;
+  std::vector<int64_t> key(ranges.size());
+  for (uint64_t n = 0; n < stacked; ++n) {
+    uint64_t rest = n;
+    for (size_t k = ranges.size(); k-- > 0;) {
+      uint64_t len = static_cast<uint64_t>(ranges[k].end - ranges[k].start);
+      if (ranges[k].single) {
+        key[k] = ranges[k].start;
+      } else {
+        key[k] = ranges[k].start + static_cast<int64_t>(rest % len);
+        rest /= len;
+      }
+    }
+    auto it = s.entries.find(key);
+    const Tensor* src = nullptr;
+    if (it != s.entries.end()) {
+      src = &it->second.value;
+    } else {
+      if (!unwritten) unwritten = filled_tensor(v.dtype, v.shape, v.decl->init);
+      src = &*unwritten;
+    }
+    copy_elements(*src, 0, out, n * entry_numel, entry_numel);
+  }
+  return out;
+}
+
+void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots,
+                         const Tensor& value, const SourceLocation& loc) {
+  VarState& s = state(v);
+  std::lock_guard lock(mutex_);
+  if (value.dtype() != v.dtype) {
+    throw input_error(where(loc) + "cannot store " + std::string(dtype_name(value.dtype())) +
+                      " into '" + v.name + "' of " + std::string(dtype_name(v.dtype)));
+  }
+  if (v.auto_dim) {
+    TableEntry& e = auto_entry(v, s, slots, loc);
+    auto box = auto_box(v, e, slots, loc);
+    if (!box) {
+      grow(v, e, slots, loc);
+      if (value.shape() != e.value.shape()) {
+        throw input_error(where(loc) + "cannot store a value of shape " +
+                          shape_to_string(value.shape()) + " as auto_dim '" + v.name +
+                          "' of current shape " + shape_to_string(e.value.shape()));
+      }
+      e.value = value;
+      return;
+    }
+    if (value.shape() != box->second) {
+      throw input_error(where(loc) + "cannot store a value of shape " +
+                        shape_to_string(value.shape()) + " into a part of '" + v.name +
+                        "' of shape " + shape_to_string(box->second));
+    }
+    copy_region(value, Shape(value.rank(), 0), e.value, box->first, box->second);
+    return;
+  }
+  auto ranges = table_ranges(v, s, slots, loc);
+  Shape shape;
+  for (const Range& r : ranges)
+    if (!r.single) shape.push_back(static_cast<uint64_t>(r.end - r.start));
+  uint64_t stacked = product(shape);
+  shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+  if (value.shape() != shape) {
+    throw input_error(where(loc) + "cannot store a value of shape " +
+                      shape_to_string(value.shape()) + " into '" + v.name + "' where the access has shape " +
+                      shape_to_string(shape));
+  }
+  uint64_t entry_numel = product(v.shape);
+  std::vector<int64_t> key(ranges.size());
+  for (uint64_t n = 0; n < stacked; ++n) {
+    uint64_t rest = n;
+    for (size_t k = ranges.size(); k-- > 0;) {
+      uint64_t len = static_cast<uint64_t>(ranges[k].end - ranges[k].start);
+      key[k] = ranges[k].single ? ranges[k].start
+                                : ranges[k].start + static_cast<int64_t>(rest % len);
+      if (!ranges[k].single) rest /= len;
+    }
+    Tensor entry(v.dtype, v.shape);
+    copy_elements(value, n * entry_numel, entry, 0, entry_numel);
+    s.entries[key].value = std::move(entry);
+    for (size_t k = 0; k < key.size(); ++k) s.sizes[k] = std::max(s.sizes[k], key[k] + 1);
+  }
+}
+
+void Memory::reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
+                         const SourceLocation& loc) {
+  VarState& s = state(v);
+  std::lock_guard lock(mutex_);
+  std::vector<int64_t> prefix;
+  for (size_t k = 0; k < v.table_axes.size(); ++k) {
+    size_t pos = v.table_axes[k];
+    if (pos >= slots.size() || slots[pos].kind != Slot::Kind::Index) break;
+    if (slots[pos].index < 0) {
+      throw input_error(where(loc) + "table '" + v.name + "': index " + v.indices[pos] + " = " +
+                        std::to_string(slots[pos].index) + " is negative");
+    }
+    prefix.push_back(slots[pos].index);
+  }
+  if (prefix.empty()) {
+    s.entries.clear();
+    std::fill(s.sizes.begin(), s.sizes.end(), 0);
+    return;
+  }
+  for (auto it = s.entries.begin(); it != s.entries.end();) {
+    bool under = std::equal(prefix.begin(), prefix.end(), it->first.begin());
+    it = under ? s.entries.erase(it) : std::next(it);
+  }
+}
+
+void Memory::reset_plain(const VarInfo& v, const SourceLocation& loc) {
+  Tensor& t = write(v, loc);
+  t = filled_tensor(v.dtype, v.shape, v.decl ? v.decl->init : std::nullopt);
+}
+
+uint64_t Memory::table_bytes() const {
+  uint64_t total = 0;
+  for (size_t i = 0; i < states_.size(); ++i) {
+    const VarInfo& v = program_.vars[i];
+    if (!v.table && !v.auto_dim) continue;
+    for (const auto& [key, e] : states_[i]->entries) total += e.value.nbytes();
+  }
+  return total;
+}
+
+}  // namespace oi::exec

@@ -1,0 +1,108 @@
+// One executor's memory: every variable's value with the lifetime of its memory kind
+// (dsl.md "Memory"), persistent tables, auto_dim matrices and prefix-table entries.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <optional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "program.hpp"
+
+namespace oi::exec {
+
+// One slot of an access with its index expressions evaluated; ends still unresolved (an
+// omitted end is the current size, a negative one counts from it).
+struct SlotValue {
+  Slot::Kind kind = Slot::Kind::All;
+  int64_t index = 0;
+  std::optional<int64_t> start;
+  std::optional<int64_t> end;
+};
+
+struct TableEntry {
+  Tensor value;
+  std::vector<uint64_t> counts;  // auto_dim growth per auto axis
+  uint64_t epoch = 0;            // prefix entries of volatile memory: the step they belong to
+};
+
+struct VarState {
+  std::atomic<uint64_t> epoch{0};  // the step epoch `value` belongs to (kLoaded: for good)
+  Tensor value;
+  std::map<std::vector<int64_t>, TableEntry> entries;  // tables, auto_dim, prefix entries
+  std::vector<int64_t> sizes;                          // growable size per table axis
+  // Zero-copy buffer over `value` (entry's interpreter only).
+  std::shared_ptr<DeviceBuffer> buffer;
+  const std::byte* buffer_data = nullptr;
+  uint64_t buffer_bytes = 0;
+  const Backend* buffer_backend = nullptr;
+};
+
+inline constexpr uint64_t kLoaded = ~uint64_t{0};
+
+class Memory {
+ public:
+  explicit Memory(const Program& program);
+
+  void begin_step() { ++epoch_; }
+  uint64_t epoch() const { return epoch_; }
+  VarState& state(const VarInfo& v) { return *states_[v.id]; }
+
+  // Plain (unindexed) variables.
+  const Tensor& read(const VarInfo& v, const SourceLocation& loc);
+  Tensor& write(const VarInfo& v, const SourceLocation& loc);
+  void insert(const VarInfo& v, Tensor value);  // the host's insert, between steps
+  bool has_value(const VarInfo& v) const;
+  void set_in_step(bool on) { in_step_ = on; }
+
+  // Prefix-table entry W[l] (volatile/constant families).
+  const Tensor& prefix_entry(const VarInfo& v, const std::vector<int64_t>& index,
+                             const SourceLocation& loc);
+
+  // Persistent tables and auto_dim matrices; `slots` has one slot per declared index.
+  Tensor read_table(const VarInfo& v, const std::vector<SlotValue>& slots,
+                    const SourceLocation& loc);
+  void write_table(const VarInfo& v, const std::vector<SlotValue>& slots, const Tensor& value,
+                   const SourceLocation& loc);
+  // cache.reset: the whole table, or every entry under the given leading indices.
+  void reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
+                   const SourceLocation& loc);
+  // cache.reset of an unindexed variable: its @init value (or zeros).
+  void reset_plain(const VarInfo& v, const SourceLocation& loc);
+
+  // Bytes held by written table entries and auto_dim matrices (docs/runtime.md).
+  uint64_t table_bytes() const;
+
+  std::mutex& mutex() { return mutex_; }
+
+ private:
+  struct Range {
+    bool single = false;
+    int64_t start = 0;
+    int64_t end = 0;
+  };
+  Tensor initial_value(const VarInfo& v, const SourceLocation& loc) const;
+  std::vector<Range> table_ranges(const VarInfo& v, VarState& s,
+                                  const std::vector<SlotValue>& slots,
+                                  const SourceLocation& loc) const;
+  Shape matrix_shape(const VarInfo& v, const std::vector<uint64_t>& counts) const;
+  TableEntry& auto_entry(const VarInfo& v, VarState& s, const std::vector<SlotValue>& slots,
+                         const SourceLocation& loc);
+  void grow(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>& slots,
+            const SourceLocation& loc);
+  // The box an auto_dim slice covers in matrix coordinates; nullopt for scalar indices.
+  std::optional<std::pair<Shape, Shape>> auto_box(const VarInfo& v, const TableEntry& e,
+                                                  const std::vector<SlotValue>& slots,
+                                                  const SourceLocation& loc) const;
+
+  const Program& program_;
+  std::vector<std::unique_ptr<VarState>> states_;
+  std::atomic<uint64_t> epoch_{0};
+  bool in_step_ = false;
+  std::mutex mutex_;  // lazy loads and table structure (consumers run concurrently)
+};
+
+}  // namespace oi::exec

@@ -1,0 +1,97 @@
+// The immutable part of a simulation, shared by every executor of one Simulator: the graph,
+// each variable's resolved layout, and each op node's kernel and settings.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "op_facts.hpp"
+#include "openinfer/graph.hpp"
+#include "openinfer/model.hpp"
+#include "openinfer/plugin_host.hpp"
+#include "openinfer/tensor.hpp"
+
+namespace oi::exec {
+
+enum class VarKind { Dynamic, Volatile, Constant, Persistent, Temporary };
+std::string_view var_kind_name(VarKind kind);
+
+struct VarInfo {
+  size_t id = 0;
+  std::string name;
+  VarKind kind = VarKind::Temporary;
+  DType dtype = DType::f32;
+  Shape shape;  // one entry's shape (the whole variable when it has no indices)
+  const VarDecl* decl = nullptr;  // null for temporaries
+  std::vector<std::string> indices;
+  bool prefix = false;     // volatile/constant family resolved through a pattern
+  bool table = false;      // persistent with table indices
+  bool auto_dim = false;   // persistent with @auto_dim
+  std::vector<size_t> table_axes;  // positions in `indices` of table indices
+  std::vector<size_t> auto_axes;   // positions in `indices` of auto_dim indices
+  std::vector<std::optional<int64_t>> bound;  // @fixed bound per position in `indices`
+  std::string link;  // model entry name (@ref or the name)
+};
+
+// One backend with the lock that serialises its kernel calls (plugin_abi.h).
+struct BackendSlot {
+  std::shared_ptr<Backend> backend;
+  std::mutex run_mutex;
+};
+
+struct PlannedSetting {
+  std::string name;
+  SettingKind kind = SettingKind::Number;
+  KernelValue value;
+  std::optional<Value> ident;  // a name resolved at run time (loop index, constant scalar)
+};
+
+struct OpPlan {
+  const Kernel* kernel = nullptr;
+  BackendSlot* backend = nullptr;
+  KernelMode mode = KernelMode::Normal;
+  bool output_aliases_input = false;  // `op f(x, ...) >> x` whatever the mode
+  bool dynamic_settings = false;
+  std::vector<PlannedSetting> settings;
+  std::vector<KernelSetting> static_settings;  // when !dynamic_settings
+};
+
+struct Program {
+  Graph graph;
+  Model model;
+  std::unique_ptr<BackendSlot> primary;
+  std::unique_ptr<BackendSlot> fallback;
+  std::vector<std::string> warnings;
+  std::vector<VarInfo> vars;
+  std::unordered_map<std::string, size_t> var_ids;
+  std::unordered_map<const Node*, OpPlan> ops;
+  // Per `yield` node of entry: the consumer blocks, in source order.
+  std::unordered_map<const Node*, std::vector<const Block*>> consumers;
+  std::unordered_map<const Block*, uint32_t> consumer_track;
+  const Block* entry = nullptr;
+
+  Program(const Model& model, const Graph& graph, std::shared_ptr<Backend> backend,
+          std::shared_ptr<Backend> fallback_backend, const OpCatalog* catalog);
+
+  const VarInfo* find(std::string_view name) const;
+  const VarInfo& var(std::string_view name, const SourceLocation& loc) const;
+  // A size variable's value.
+  std::optional<int64_t> sizevar(std::string_view name) const;
+
+ private:
+  void add_variables();
+  Shape resolve_dims(const std::vector<Dim>& dims, const SourceLocation& loc) const;
+  void plan_ops(const OpCatalog& catalog);
+  void plan_op(const Node& node, const OpCatalog& catalog);
+  void find_consumers();
+};
+
+// "graph.oi:3:7: " or "" for programmatic nodes.
+std::string where(const SourceLocation& loc);
+
+}  // namespace oi::exec

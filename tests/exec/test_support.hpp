@@ -1,0 +1,57 @@
+// Shared helpers of the executor tests: the CPU backend of the build tree, models built in
+// memory, and graphs parsed from text.
+#pragma once
+
+#include <boost/test/unit_test.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "openinfer/error.hpp"
+#include "openinfer/graph.hpp"
+#include "openinfer/model.hpp"
+#include "openinfer/plugin_host.hpp"
+#include "openinfer/simulator.hpp"
+
+namespace exec_test {
+
+inline std::shared_ptr<oi::Backend> cpu() {
+  static oi::PluginRegistry registry = oi::PluginRegistry::discover({OPENINFER_TEST_PLUGIN_DIR});
+  static std::shared_ptr<oi::Backend> backend = registry.backend("cpu");
+  return backend;
+}
+
+inline oi::Model model(const oi::ModelWriter& writer) {
+  return oi::Model::from_bytes(writer.to_bytes(), "test.oinf");
+}
+
+// A simulator over `graph_text`, which must validate against the model.
+inline oi::Simulator simulate(const oi::ModelWriter& writer, const std::string& graph_text) {
+  return oi::Simulator(model(writer), oi::Graph::parse(graph_text, "test.oi"), cpu());
+}
+
+// Runs `fn` and returns the oi::Error message it throws (with its context), failing otherwise.
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const oi::Error& e) {
+    return std::string(e.what()) + "\n" + e.context();
+  }
+  BOOST_FAIL("expected an oi::Error");
+  return {};
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  bool found = text.find(part) != std::string::npos;
+  if (!found) BOOST_TEST_MESSAGE("'" << part << "' not in: " << text);
+  return found;
+}
+
+template <class T>
+std::vector<T> values(const oi::Executor& exec, const std::string& name) {
+  return exec.fetch<T>(name).data;
+}
+
+}  // namespace exec_test
