@@ -19,8 +19,7 @@ void print_plugin(std::ostream& out, const PluginDescription& p) {
         << "\n  flushes subnormals: " << (p.flushes_subnormals() ? "yes" : "no") << "\n";
   } else if (p.kind == PluginKind::Kernels) {
     out << "  extends backend: " << p.target_backend << "\n  kernels: " << p.kernel_count
-        << " (op, dtype, mode)\n  adds op schemas: " << (p.op_schema_count ? "yes" : "no")
-        << "\n";
+        << " (op, dtype, mode)\n  adds op schemas: " << (p.op_schema_count ? "yes" : "no") << "\n";
   }
   if (!p.description.empty()) out << "  " << p.description << "\n";
 }
@@ -31,9 +30,10 @@ int run_plugins(const std::vector<std::string>& args, Context& ctx) {
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(options).run(), vm);
   if (vm.count("help")) {
-    ctx.out << options << "\nLists every plugin on the search path (--plugin-dir, "
-                          "OPENINFER_PLUGIN_PATH, the install's lib/openinfer/plugins, the "
-                          "build tree) and every file that was skipped, with the reason.\n";
+    ctx.out << options
+            << "\nLists every plugin on the search path (--plugin-dir, "
+               "OPENINFER_PLUGIN_PATH, the install's lib/openinfer/plugins, the "
+               "build tree) and every file that was skipped, with the reason.\n";
     return 0;
   }
   auto dirs = plugin_search_path(ctx.plugin_dirs, OPENINFER_BUILD_PLUGIN_DIR);

@@ -23,30 +23,30 @@ void binary_elementwise(const oi_kernel_call& call, const Op& op) {
   const std::byte* b = input_data(call, 1);
   std::byte* out = output_data(call, 0);
   BroadcastPlan<2> plan(call.outputs[0], {&call.inputs[0], &call.inputs[1]});
-  plan.for_each_run([&](uint64_t o, std::array<uint64_t, 2> in, std::array<uint64_t, 2> step,
-                        uint64_t count) {
-    uint64_t i = 0;
-    if constexpr (std::is_same_v<In, Out> && std::is_floating_point_v<Out> && Op::simd) {
-      using batch = xsimd::batch<Out>;
-      constexpr uint64_t lanes = batch::size;
-      if (is_aligned<Out>(a) && is_aligned<Out>(b) && is_aligned<Out>(out) && step[0] <= 1 &&
-          step[1] <= 1) {
-        const Out* pa = reinterpret_cast<const Out*>(a) + in[0];
-        const Out* pb = reinterpret_cast<const Out*>(b) + in[1];
-        Out* po = reinterpret_cast<Out*>(out) + o;
-        for (; i + lanes <= count; i += lanes) {
-          batch va = step[0] ? batch::load_unaligned(pa + i) : batch(*pa);
-          batch vb = step[1] ? batch::load_unaligned(pb + i) : batch(*pb);
-          op(va, vb).store_unaligned(po + i);
+  plan.for_each_run(
+      [&](uint64_t o, std::array<uint64_t, 2> in, std::array<uint64_t, 2> step, uint64_t count) {
+        uint64_t i = 0;
+        if constexpr (std::is_same_v<In, Out> && std::is_floating_point_v<Out> && Op::simd) {
+          using batch = xsimd::batch<Out>;
+          constexpr uint64_t lanes = batch::size;
+          if (is_aligned<Out>(a) && is_aligned<Out>(b) && is_aligned<Out>(out) && step[0] <= 1 &&
+              step[1] <= 1) {
+            const Out* pa = reinterpret_cast<const Out*>(a) + in[0];
+            const Out* pb = reinterpret_cast<const Out*>(b) + in[1];
+            Out* po = reinterpret_cast<Out*>(out) + o;
+            for (; i + lanes <= count; i += lanes) {
+              batch va = step[0] ? batch::load_unaligned(pa + i) : batch(*pa);
+              batch vb = step[1] ? batch::load_unaligned(pb + i) : batch(*pb);
+              op(va, vb).store_unaligned(po + i);
+            }
+          }
         }
-      }
-    }
-    for (; i < count; ++i) {
-      Out va = static_cast<Out>(load<In>(a, in[0] + i * step[0]));
-      Out vb = static_cast<Out>(load<In>(b, in[1] + i * step[1]));
-      store<Out>(out, o + i, op(va, vb));
-    }
-  });
+        for (; i < count; ++i) {
+          Out va = static_cast<Out>(load<In>(a, in[0] + i * step[0]));
+          Out vb = static_cast<Out>(load<In>(b, in[1] + i * step[1]));
+          store<Out>(out, o + i, op(va, vb));
+        }
+      });
 }
 
 template <class In, class Out, class Op>

@@ -109,10 +109,11 @@ oi_status* buffer_download(oi_device*, oi_buffer* buffer, uint64_t offset, void*
   return nullptr;
 }
 
-oi_status* synchronize(oi_device*) { return nullptr; }  // kernels run synchronously
+oi_status* synchronize(oi_device*) {
+  return nullptr;
+}  // kernels run synchronously
 
-oi_status* buffer_wrap_host(oi_device*, void* host_memory, uint64_t bytes,
-                            oi_buffer** out_buffer) {
+oi_status* buffer_wrap_host(oi_device*, void* host_memory, uint64_t bytes, oi_buffer** out_buffer) {
   OI_ABI_TRY
   if (host_memory == nullptr && bytes != 0) {
     return abi::make_status(host(), OI_STATUS_INVALID_ARGUMENT, "wrap of a null pointer");

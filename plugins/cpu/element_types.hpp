@@ -12,19 +12,54 @@
 
 namespace oi::cpu {
 
-template <class T> struct dtype_tag;
-template <> struct dtype_tag<float> { static constexpr uint32_t value = OI_DTYPE_F32; };
-template <> struct dtype_tag<double> { static constexpr uint32_t value = OI_DTYPE_F64; };
-template <> struct dtype_tag<int8_t> { static constexpr uint32_t value = OI_DTYPE_I8; };
-template <> struct dtype_tag<int16_t> { static constexpr uint32_t value = OI_DTYPE_I16; };
-template <> struct dtype_tag<int32_t> { static constexpr uint32_t value = OI_DTYPE_I32; };
-template <> struct dtype_tag<int64_t> { static constexpr uint32_t value = OI_DTYPE_I64; };
-template <> struct dtype_tag<uint8_t> { static constexpr uint32_t value = OI_DTYPE_U8; };
-template <> struct dtype_tag<uint16_t> { static constexpr uint32_t value = OI_DTYPE_U16; };
-template <> struct dtype_tag<uint32_t> { static constexpr uint32_t value = OI_DTYPE_U32; };
-template <> struct dtype_tag<uint64_t> { static constexpr uint32_t value = OI_DTYPE_U64; };
-template <> struct dtype_tag<bool> { static constexpr uint32_t value = OI_DTYPE_BOOL; };
-template <class T> inline constexpr uint32_t dtype_tag_v = dtype_tag<T>::value;
+template <class T>
+struct dtype_tag;
+template <>
+struct dtype_tag<float> {
+  static constexpr uint32_t value = OI_DTYPE_F32;
+};
+template <>
+struct dtype_tag<double> {
+  static constexpr uint32_t value = OI_DTYPE_F64;
+};
+template <>
+struct dtype_tag<int8_t> {
+  static constexpr uint32_t value = OI_DTYPE_I8;
+};
+template <>
+struct dtype_tag<int16_t> {
+  static constexpr uint32_t value = OI_DTYPE_I16;
+};
+template <>
+struct dtype_tag<int32_t> {
+  static constexpr uint32_t value = OI_DTYPE_I32;
+};
+template <>
+struct dtype_tag<int64_t> {
+  static constexpr uint32_t value = OI_DTYPE_I64;
+};
+template <>
+struct dtype_tag<uint8_t> {
+  static constexpr uint32_t value = OI_DTYPE_U8;
+};
+template <>
+struct dtype_tag<uint16_t> {
+  static constexpr uint32_t value = OI_DTYPE_U16;
+};
+template <>
+struct dtype_tag<uint32_t> {
+  static constexpr uint32_t value = OI_DTYPE_U32;
+};
+template <>
+struct dtype_tag<uint64_t> {
+  static constexpr uint32_t value = OI_DTYPE_U64;
+};
+template <>
+struct dtype_tag<bool> {
+  static constexpr uint32_t value = OI_DTYPE_BOOL;
+};
+template <class T>
+inline constexpr uint32_t dtype_tag_v = dtype_tag<T>::value;
 
 template <class T>
 inline constexpr bool is_wrapping_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;

@@ -22,7 +22,8 @@ class KernelList {
  public:
   void add(std::string op, std::vector<uint32_t> inputs, uint32_t output, oi_kernel_mode mode,
            oi_kernel_fn run) {
-    kernels_.push_back({std::move(op), std::move(inputs), output, static_cast<uint32_t>(mode), run});
+    kernels_.push_back(
+        {std::move(op), std::move(inputs), output, static_cast<uint32_t>(mode), run});
   }
   const std::vector<CpuKernel>& entries() const { return kernels_; }
 

@@ -29,7 +29,8 @@ struct Operand {
 std::vector<std::byte> from_hex(std::string_view hex) {
   std::vector<std::byte> out(hex.size() / 2);
   for (size_t i = 0; i < out.size(); ++i) {
-    out[i] = std::byte(static_cast<uint8_t>(std::stoi(std::string(hex.substr(2 * i, 2)), nullptr, 16)));
+    out[i] =
+        std::byte(static_cast<uint8_t>(std::stoi(std::string(hex.substr(2 * i, 2)), nullptr, 16)));
   }
   return out;
 }
@@ -176,8 +177,8 @@ BOOST_FIXTURE_TEST_CASE(the_cpu_backend_describes_itself, Fixture) {
   BOOST_TEST((cpu->features() & OI_FEATURE_F64) != 0u);
   BOOST_TEST(cpu->plugin().kernel_count == cpu->kernels().size());
   // The ops the runtime tests need, for f32, f64, i32 and bool where the catalog allows.
-  for (const char* op : {"add", "sub", "mul", "div", "relu", "fill", "matmul", "is_finite",
-                         "cast"}) {
+  for (const char* op :
+       {"add", "sub", "mul", "div", "relu", "fill", "matmul", "is_finite", "cast"}) {
     bool found = false;
     for (const auto& k : cpu->kernels()) found = found || k.op == op;
     BOOST_TEST(found, op);
@@ -197,8 +198,8 @@ BOOST_FIXTURE_TEST_CASE(large_tensors_run_in_parallel_with_the_same_result, Fixt
   const DType f32 = DType::f32;
   oi::TensorArg ins[] = {{f32, dims, ba.get(), 0}, {f32, dims, bb.get(), 0}};
   oi::TensorArg outs[] = {{f32, dims, by.get(), 0}};
-  cpu->run(*cpu->find_kernel("add", std::vector{f32, f32}, f32, oi::KernelMode::Normal), ins,
-           outs, {});
+  cpu->run(*cpu->find_kernel("add", std::vector{f32, f32}, f32, oi::KernelMode::Normal), ins, outs,
+           {});
   std::vector<float> y(n);
   cpu->download(*by, 0, std::as_writable_bytes(std::span(y)));
   uint64_t wrong = 0;
@@ -235,8 +236,7 @@ BOOST_FIXTURE_TEST_CASE(kernels_run_zero_copy_on_unaligned_host_memory, Fixture)
   const DType f32 = DType::f32;
   oi::TensorArg ins[] = {{f32, dims, wrapped.get(), 1}};
   oi::TensorArg outs[] = {{f32, dims, out.get(), 1}};
-  cpu->run(*cpu->find_kernel("relu", std::vector{f32}, f32, oi::KernelMode::Normal), ins, outs,
-           {});
+  cpu->run(*cpu->find_kernel("relu", std::vector{f32}, f32, oi::KernelMode::Normal), ins, outs, {});
   float y[5];
   cpu->download(*out, 1, std::as_writable_bytes(std::span(y)));
   // relu with alpha 0: negatives and -0.0 become +0.0.

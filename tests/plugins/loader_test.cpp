@@ -111,8 +111,7 @@ BOOST_AUTO_TEST_CASE(kernels_plugins_extend_the_backend_they_name) {
   auto registry = oi::PluginRegistry::discover({cpu_plugin_dir(), mixed_dir()});
   auto cpu = registry.backend("cpu");
   const oi::DType f32 = oi::DType::f32;
-  const oi::Kernel* k = cpu->find_kernel("softplus", std::vector{f32}, f32,
-                                         oi::KernelMode::Normal);
+  const oi::Kernel* k = cpu->find_kernel("softplus", std::vector{f32}, f32, oi::KernelMode::Normal);
   BOOST_REQUIRE(k);
   BOOST_TEST(k->provider == "softplus");
 
@@ -146,8 +145,7 @@ BOOST_AUTO_TEST_CASE(an_exception_inside_a_plugin_comes_back_as_an_error_with_it
   auto registry = oi::PluginRegistry::discover({cpu_plugin_dir(), mixed_dir()});
   auto cpu = registry.backend("cpu");
   const oi::DType f32 = oi::DType::f32;
-  const oi::Kernel* k = cpu->find_kernel("explode", std::vector{f32}, f32,
-                                         oi::KernelMode::Normal);
+  const oi::Kernel* k = cpu->find_kernel("explode", std::vector{f32}, f32, oi::KernelMode::Normal);
   BOOST_REQUIRE(k);
   std::vector<uint64_t> dims{1};
   auto buf = cpu->alloc(4);
@@ -168,8 +166,8 @@ BOOST_AUTO_TEST_CASE(an_older_plugin_with_a_smaller_table_still_loads_and_runs) 
   BOOST_TEST(legacy->device_name() == "legacy device");
   BOOST_TEST(!legacy->can_wrap_host_memory());
   const oi::DType f32 = oi::DType::f32;
-  const oi::Kernel* add = legacy->find_kernel("add", std::vector{f32, f32}, f32,
-                                              oi::KernelMode::Normal);
+  const oi::Kernel* add =
+      legacy->find_kernel("add", std::vector{f32, f32}, f32, oi::KernelMode::Normal);
   BOOST_REQUIRE(add);
   const float a[3] = {1.5f, -2.0f, 0.25f}, b[3] = {2.0f, 0.5f, 0.25f};
   std::vector<uint64_t> dims{3};

@@ -13,7 +13,9 @@ inline fs::path fixture(const std::string& name) {
   return fs::path(FIXTURE_PLUGIN_DIR) / ("libfixture_" + name + ".so");
 }
 
-inline fs::path cpu_plugin_dir() { return CPU_PLUGIN_DIR; }
+inline fs::path cpu_plugin_dir() {
+  return CPU_PLUGIN_DIR;
+}
 
 // An empty folder under the test's work folder.
 inline fs::path fresh_dir(const std::string& name) {
@@ -23,8 +25,7 @@ inline fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-inline fs::path copy_into(const fs::path& dir, const fs::path& file,
-                          const std::string& as = {}) {
+inline fs::path copy_into(const fs::path& dir, const fs::path& file, const std::string& as = {}) {
   fs::path target = dir / (as.empty() ? file.filename().string() : as);
   fs::copy_file(file, target, fs::copy_options::overwrite_existing);
   return target;

@@ -15,20 +15,32 @@ Backend::State::~State() {
 Backend::Backend(std::shared_ptr<State> state) : state_(std::move(state)) {}
 Backend::~Backend() = default;
 
-const std::string& Backend::name() const { return state_->plugin->description.name; }
-const PluginDescription& Backend::plugin() const { return state_->plugin->description; }
-const std::string& Backend::device_name() const { return state_->device_name; }
-uint64_t Backend::features() const { return state_->features; }
-std::span<const DType> Backend::device_dtypes() const { return state_->dtypes; }
-const std::vector<Kernel>& Backend::kernels() const { return state_->kernels; }
+const std::string& Backend::name() const {
+  return state_->plugin->description.name;
+}
+const PluginDescription& Backend::plugin() const {
+  return state_->plugin->description;
+}
+const std::string& Backend::device_name() const {
+  return state_->device_name;
+}
+uint64_t Backend::features() const {
+  return state_->features;
+}
+std::span<const DType> Backend::device_dtypes() const {
+  return state_->dtypes;
+}
+const std::vector<Kernel>& Backend::kernels() const {
+  return state_->kernels;
+}
 
 bool Backend::can_wrap_host_memory() const {
   return OI_STRUCT_HAS(state_->api, oi_backend_api, buffer_wrap_host) &&
          state_->api->buffer_wrap_host != nullptr;
 }
 
-const Kernel* Backend::find_kernel(std::string_view op, std::span<const DType> inputs,
-                                   DType output, KernelMode mode) const {
+const Kernel* Backend::find_kernel(std::string_view op, std::span<const DType> inputs, DType output,
+                                   KernelMode mode) const {
   for (const Kernel& k : state_->kernels) {
     if (k.op == op && k.output == output && k.mode == mode &&
         std::equal(k.inputs.begin(), k.inputs.end(), inputs.begin(), inputs.end())) {
@@ -38,8 +50,7 @@ const Kernel* Backend::find_kernel(std::string_view op, std::span<const DType> i
   return nullptr;
 }
 
-DeviceBuffer::DeviceBuffer(std::shared_ptr<const Backend> backend, oi_buffer* handle,
-                           uint64_t size)
+DeviceBuffer::DeviceBuffer(std::shared_ptr<const Backend> backend, oi_buffer* handle, uint64_t size)
     : backend_(std::move(backend)), handle_(handle), size_(size) {
   const auto& state = *backend_->state_;
   if (OI_STRUCT_HAS(state.api, oi_backend_api, buffer_host_pointer) &&
@@ -65,8 +76,7 @@ std::shared_ptr<DeviceBuffer> Backend::alloc(uint64_t bytes) {
 
 std::shared_ptr<DeviceBuffer> Backend::wrap_host(void* memory, uint64_t bytes) {
   if (!can_wrap_host_memory()) {
-    throw Error(ErrorKind::Environment,
-                "backend '" + name() + "' cannot use host memory in place");
+    throw Error(ErrorKind::Environment, "backend '" + name() + "' cannot use host memory in place");
   }
   oi_buffer* handle = nullptr;
   throw_if_error(state_->api->buffer_wrap_host(state_->device, memory, bytes, &handle),
@@ -86,16 +96,16 @@ void check_range(const DeviceBuffer& buffer, uint64_t offset, uint64_t bytes, co
 
 void Backend::upload(DeviceBuffer& buffer, uint64_t offset, std::span<const std::byte> data) {
   check_range(buffer, offset, data.size(), "upload");
-  throw_if_error(state_->api->buffer_upload(state_->device, buffer.handle(), offset, data.data(),
-                                            data.size()),
-                 "backend '" + name() + "' upload");
+  throw_if_error(
+      state_->api->buffer_upload(state_->device, buffer.handle(), offset, data.data(), data.size()),
+      "backend '" + name() + "' upload");
 }
 
 void Backend::download(const DeviceBuffer& buffer, uint64_t offset,
                        std::span<std::byte> data) const {
   check_range(buffer, offset, data.size(), "download");
-  throw_if_error(state_->api->buffer_download(state_->device, buffer.handle(), offset,
-                                              data.data(), data.size()),
+  throw_if_error(state_->api->buffer_download(state_->device, buffer.handle(), offset, data.data(),
+                                              data.size()),
                  "backend '" + name() + "' download");
 }
 

@@ -1,8 +1,8 @@
 // Opens plugin files. The only place in OpenInfer that uses Boost.DLL.
 #define BOOST_DLL_USE_STD_FS
+#include <dlfcn.h>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
-#include <dlfcn.h>
 
 #include <system_error>
 

@@ -52,13 +52,15 @@ std::vector<Kernel> read_kernels(const oi_kernel_def* defs, uint32_t count,
     Kernel k{d.op, {}, DType::f32, static_cast<KernelMode>(d.mode), provider, &d};
     for (uint32_t j = 0; j < d.num_inputs; ++j) {
       auto t = dtype_from_tag(d.input_dtypes[j]);
-      if (!t) throw BadPluginInfo{where + " has unknown input dtype tag " +
-                                  std::to_string(d.input_dtypes[j])};
+      if (!t)
+        throw BadPluginInfo{where + " has unknown input dtype tag " +
+                            std::to_string(d.input_dtypes[j])};
       k.inputs.push_back(*t);
     }
     auto out = dtype_from_tag(d.output_dtype);
-    if (!out) throw BadPluginInfo{where + " has unknown output dtype tag " +
-                                  std::to_string(d.output_dtype)};
+    if (!out)
+      throw BadPluginInfo{where + " has unknown output dtype tag " +
+                          std::to_string(d.output_dtype)};
     k.output = *out;
     kernels.push_back(std::move(k));
   }

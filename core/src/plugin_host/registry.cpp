@@ -87,7 +87,9 @@ std::vector<PluginDescription> PluginRegistry::plugins() const {
   return out;
 }
 
-const std::vector<SkippedPlugin>& PluginRegistry::skipped() const { return impl_->skipped; }
+const std::vector<SkippedPlugin>& PluginRegistry::skipped() const {
+  return impl_->skipped;
+}
 
 std::vector<std::string> PluginRegistry::backend_names() const {
   std::vector<std::string> names;

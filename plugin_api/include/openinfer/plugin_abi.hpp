@@ -111,7 +111,8 @@ inline std::string_view setting_string(const oi_kernel_call& call, std::string_v
 // bytes that both the host's struct_size and this header's sizeof cover.
 template <class T>
 inline void write_versioned(T* out, T value) {
-  uint32_t size = out->struct_size < sizeof(T) ? out->struct_size : static_cast<uint32_t>(sizeof(T));
+  uint32_t size =
+      out->struct_size < sizeof(T) ? out->struct_size : static_cast<uint32_t>(sizeof(T));
   value.struct_size = size;
   value.abi_version = OI_PLUGIN_ABI_VERSION;
   std::memcpy(static_cast<void*>(out), &value, size);
@@ -128,9 +129,9 @@ inline uint64_t element_count(const oi_tensor_desc& t) {
 
 // Wrap the body of every function that crosses the ABI: exceptions become a status.
 #define OI_ABI_TRY try {
-#define OI_ABI_CATCH(host)                                   \
-  }                                                          \
-  catch (...) {                                              \
-    return ::oi::abi::status_from_current_exception(host);   \
-  }                                                          \
+#define OI_ABI_CATCH(host)                                 \
+  }                                                        \
+  catch (...) {                                            \
+    return ::oi::abi::status_from_current_exception(host); \
+  }                                                        \
   return nullptr;

@@ -19,8 +19,8 @@ struct AddOp {
 };
 
 void register_add(KernelList& list) {
-  add_same_type_kernels<AddOp, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t,
-                        uint16_t, uint32_t, uint64_t, bool>(list, "add");
+  add_same_type_kernels<AddOp, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                        uint32_t, uint64_t, bool>(list, "add");
   add_accumulate_kernels<AddOp>(list, "add");
 }
 

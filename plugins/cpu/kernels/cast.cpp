@@ -26,10 +26,14 @@ Rounding rounding_setting(const oi_kernel_call& call) {
 
 double round_with(double x, Rounding r) {
   switch (r) {
-    case Rounding::Trunc: return std::trunc(x);
-    case Rounding::Floor: return std::floor(x);
-    case Rounding::Ceil: return std::ceil(x);
-    case Rounding::NearestEven: break;
+    case Rounding::Trunc:
+      return std::trunc(x);
+    case Rounding::Floor:
+      return std::floor(x);
+    case Rounding::Ceil:
+      return std::ceil(x);
+    case Rounding::NearestEven:
+      break;
   }
   // std::nearbyint rounds half to even in the default rounding mode, which is never changed.
   return std::nearbyint(x);
@@ -48,8 +52,9 @@ template <class Out>
 Out float_to_int(double x, Rounding rounding, bool saturate) {
   constexpr double lo = static_cast<double>(std::numeric_limits<Out>::min());  // exact
   // 2^(bits-1) or 2^bits: the first value above the range, exact in double.
-  constexpr double above = std::is_signed_v<Out> ? -lo : 2.0 * (static_cast<double>(
-                                                               std::numeric_limits<Out>::max() / 2 + 1));
+  constexpr double above =
+      std::is_signed_v<Out> ? -lo
+                            : 2.0 * (static_cast<double>(std::numeric_limits<Out>::max() / 2 + 1));
   if (std::isnan(x)) return Out{0};
   if (saturate) {
     double r = round_with(x, rounding);
@@ -116,8 +121,8 @@ void add_casts(KernelList& list) {
 }
 
 void register_cast(KernelList& list) {
-  add_casts<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
-            uint64_t, bool>(list);
+  add_casts<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
+            bool>(list);
 }
 
 const KernelRegistration registration(register_cast);

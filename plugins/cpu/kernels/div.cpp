@@ -54,14 +54,13 @@ oi_status* div_kernel(const oi_kernel_call* call) {
 template <class... T>
 void add_div(KernelList& list) {
   for (auto mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
-    (list.add("div", {dtype_tag_v<T>, dtype_tag_v<T>}, dtype_tag_v<T>, mode, &div_kernel<T>),
-     ...);
+    (list.add("div", {dtype_tag_v<T>, dtype_tag_v<T>}, dtype_tag_v<T>, mode, &div_kernel<T>), ...);
   }
 }
 
 void register_div(KernelList& list) {
-  add_div<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
-          uint64_t>(list);
+  add_div<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>(
+      list);
 }
 
 const KernelRegistration registration(register_div);

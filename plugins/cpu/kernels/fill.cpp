@@ -36,8 +36,8 @@ void add_fill(KernelList& list) {
 }
 
 void register_fill(KernelList& list) {
-  add_fill<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
-           uint64_t, bool>(list);
+  add_fill<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
+           bool>(list);
 }
 
 const KernelRegistration registration(register_fill);

@@ -68,7 +68,8 @@ void matmul(const oi_kernel_call& call) {
       for (uint64_t k = 0; k < K; ++k) {
         const Out av = static_cast<Out>(load<In>(pa, a_row + k));
         for (uint64_t j = 0; j < N; ++j) {
-          acc[j] = multiply_add<Out>(acc[j], av, static_cast<Out>(load<In>(pb, b_base + k * N + j)));
+          acc[j] =
+              multiply_add<Out>(acc[j], av, static_cast<Out>(load<In>(pb, b_base + k * N + j)));
         }
       }
       for (uint64_t j = 0; j < N; ++j) {

@@ -19,8 +19,8 @@ struct MulOp {
 };
 
 void register_mul(KernelList& list) {
-  add_same_type_kernels<MulOp, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t,
-                        uint16_t, uint32_t, uint64_t, bool>(list, "mul");
+  add_same_type_kernels<MulOp, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                        uint32_t, uint64_t, bool>(list, "mul");
   add_accumulate_kernels<MulOp>(list, "mul");
 }
 

@@ -17,8 +17,8 @@ struct SubOp {
 };
 
 void register_sub(KernelList& list) {
-  add_same_type_kernels<SubOp, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t,
-                        uint16_t, uint32_t, uint64_t>(list, "sub");
+  add_same_type_kernels<SubOp, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                        uint32_t, uint64_t>(list, "sub");
   add_accumulate_kernels<SubOp>(list, "sub");
 }
 

@@ -26,8 +26,8 @@ oi_status* gelu_f32(const oi_kernel_call* call) {
 const uint32_t kF32[] = {OI_DTYPE_F32};
 const oi_kernel_def kKernels[] = {{sizeof(oi_kernel_def), OI_PLUGIN_ABI_VERSION, "gelu", kF32, 1,
                                    OI_DTYPE_F32, OI_KERNEL_MODE_NORMAL, 0, gelu_f32, nullptr}};
-const oi_kernels_api kApi{sizeof(oi_kernels_api), OI_PLUGIN_ABI_VERSION, "cpu", kSchemas,
-                          kKernels, 1, 0};
+const oi_kernels_api kApi{
+    sizeof(oi_kernels_api), OI_PLUGIN_ABI_VERSION, "cpu", kSchemas, kKernels, 1, 0};
 
 }  // namespace
 
