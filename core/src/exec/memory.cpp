@@ -73,7 +73,8 @@ Tensor Memory::initial_value(const VarInfo& v, const SourceLocation& loc) const 
                         " but '" + v.name + "' is declared " + std::string(dtype_name(v.dtype)) +
                         shape_to_string(v.shape));
     }
-    return model.tensor(*entry);
+    // A declaration without data only defines the buffer (oinf.md): @init, if any, fills it.
+    if (entry->has_data || !v.decl || !v.decl->init) return model.tensor(*entry);
   }
   if (v.shape.empty() && model.find_metadata(v.link) != nullptr) return metadata_scalar(model, v);
   if (v.kind == VarKind::Constant && !v.decl->init) {

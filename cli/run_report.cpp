@@ -1,0 +1,118 @@
+// Summaries, timing table and output files of `openinfer run`.
+#include "run_report.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <utility>
+
+#include "openinfer/error.hpp"
+#include "openinfer/model.hpp"
+#include "openinfer/oinf_text.hpp"
+
+namespace oi::cli {
+
+std::string summarize(const std::string& name, const Tensor& value, size_t max_values) {
+  std::ostringstream s;
+  s << name << ": " << dtype_name(value.dtype());
+  if (value.rank() == 0) {
+    s << " = " << format_element(value.dtype(), value.get_raw(0));
+    return s.str();
+  }
+  s << shape_to_string(value.shape()) << " = {";
+  const uint64_t shown = std::min<uint64_t>(value.numel(), max_values);
+  for (uint64_t i = 0; i < shown; ++i)
+    s << (i ? ", " : " ") << format_element(value.dtype(), value.get_raw(i));
+  if (value.numel() > shown) s << ", ...";
+  s << (shown ? " }" : "}");
+  return s.str();
+}
+
+void print_timing_table(std::ostream& out, std::span<const ExecEvent> events, uint64_t steps) {
+  struct Row {
+    std::string block, kind, op;
+    uint32_t index = 0;
+    uint64_t calls = 0;
+    int64_t total_ns = 0;
+  };
+  std::vector<Row> rows;
+  std::map<std::pair<std::string, uint32_t>, size_t> where;
+  std::map<uint64_t, std::pair<int64_t, int64_t>> step_extent;  // first start, last end
+  for (const ExecEvent& ev : events) {
+    auto key = std::make_pair(std::string(ev.block), ev.node_index);
+    auto [it, fresh] = where.emplace(key, rows.size());
+    if (fresh) {
+      rows.push_back({key.first, std::string(node_kind_name(ev.kind)), std::string(ev.op_name),
+                      ev.node_index});
+    }
+    Row& r = rows[it->second];
+    r.calls += 1;
+    r.total_ns += ev.duration_ns();
+    auto [ext, first] = step_extent.emplace(ev.step, std::make_pair(ev.start_ns, ev.end_ns));
+    if (!first) {
+      ext->second.first = std::min(ext->second.first, ev.start_ns);
+      ext->second.second = std::max(ext->second.second, ev.end_ns);
+    }
+  }
+  out << "timing (" << steps << (steps == 1 ? " step" : " steps") << ", microseconds):\n";
+  out << "  " << std::left << std::setw(12) << "block" << std::right << std::setw(5) << "node"
+      << "  " << std::left << std::setw(16) << "op" << std::right << std::setw(7) << "calls"
+      << std::setw(12) << "total" << std::setw(12) << "mean"
+      << "\n";
+  out << std::fixed << std::setprecision(3);
+  for (const Row& r : rows) {
+    const double total = static_cast<double>(r.total_ns) / 1000.0;
+    out << "  " << std::left << std::setw(12) << r.block << std::right << std::setw(5) << r.index
+        << "  " << std::left << std::setw(16) << (r.op.empty() ? r.kind : r.op) << std::right
+        << std::setw(7) << r.calls << std::setw(12) << total << std::setw(12)
+        << total / static_cast<double>(r.calls) << "\n";
+  }
+  // Wall time, not the sum of rows: consumer blocks run beside entry and loops enclose bodies.
+  int64_t wall_ns = 0;
+  for (const auto& [step, ext] : step_extent) wall_ns += ext.second - ext.first;
+  out << "  wall time of the steps: " << static_cast<double>(wall_ns) / 1000.0 << " us\n";
+  out << std::defaultfloat << std::setprecision(6);
+}
+
+void save_fetched(const std::string& path, const std::vector<FetchedValue>& values,
+                  uint64_t steps) {
+  ModelWriter writer;
+  std::map<std::string, const Tensor*> last;
+  for (const FetchedValue& v : values) {
+    if (steps > 1) writer.add_tensor(v.name + ".step" + std::to_string(v.step), v.value);
+    last[v.name] = &v.value;
+  }
+  for (const auto& [name, value] : last) writer.add_tensor(name, *value);
+  writer.write(path);
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw input_error("cannot write '" + path + "': " + std::strerror(errno));
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      throw input_error("cannot write '" + path + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    throw input_error("cannot write '" + path + "': " + ec.message());
+  }
+}
+
+}  // namespace oi::cli
