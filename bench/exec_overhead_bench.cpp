@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
       exec.insert("x", x);
       exec.step();
     }
-    double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
-                    .count();
+    double ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
     std::printf("timing %-3s: %.1f ns/node over %d steps of %d adds\n", timing ? "on" : "off",
                 ns / (static_cast<double>(steps) * nodes), steps, nodes);
   }

@@ -132,8 +132,7 @@ BOOST_AUTO_TEST_CASE(bad_fetches) {
   msg = error_of([&] { exec.fetch<int32_t>("y"); });
   BOOST_TEST(contains(msg, "as i32: it is f32"));
   BOOST_TEST(values<int32_t>(exec, "count")[0] == 0);  // persistent without @init: zeros
-  BOOST_TEST(exec.declared_names() ==
-                 std::vector<std::string>({"x", "a", "y", "count", "t0"}),
+  BOOST_TEST(exec.declared_names() == std::vector<std::string>({"x", "a", "y", "count", "t0"}),
              tt::per_element());
 }
 

@@ -86,10 +86,11 @@ BOOST_AUTO_TEST_CASE(streaming_pipeline) {
       spans[ev.track].start = std::min(spans[ev.track].start, ev.start_ns);
       spans[ev.track].end = std::max(spans[ev.track].end, ev.end_ns);
     }
+    BOOST_TEST_MESSAGE("consumer spans: [" << spans[1].start << ", " << spans[1].end << "] and ["
+                                           << spans[2].start << ", " << spans[2].end << "]");
     BOOST_TEST(spans[1].end > 0);
     BOOST_TEST(spans[2].end > 0);
-    overlapped = overlapped ||
-                 (spans[1].start < spans[2].end && spans[2].start < spans[1].end);
+    overlapped = overlapped || (spans[1].start < spans[2].end && spans[2].start < spans[1].end);
   }
   // The two consumers ran at the same time in at least one step.
   BOOST_TEST(overlapped);

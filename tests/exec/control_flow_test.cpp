@@ -60,7 +60,10 @@ block tally {
 BOOST_AUTO_TEST_CASE(loop_index_as_setting_and_empty_loops) {
   oi::ModelWriter w;
   auto sim = simulate(w, R"(
-volatile { v: f32[2]; }
+volatile {
+  v: f32[2];
+  staged: f32[2];
+}
 persistent {
   total: f32[2];
   snap: f32[2];
@@ -75,8 +78,9 @@ block entry {
     cache.reset total;
   }
   barrier;
-  dep after(add) before(cache.write);
-  cache.write total >> snap;
+  transfer total >> staged;
+  dep after(transfer) before(cache.write);
+  cache.write staged >> snap;
   cache.increment 5 counter;
   return;
 }

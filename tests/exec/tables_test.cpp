@@ -45,8 +45,7 @@ block entry {
   exec.step();
   exec.insert("k", Tensor::from<float>({5, 6}));
   exec.step();
-  BOOST_TEST(values<float>(exec, "window") ==
-                 std::vector<float>({101, 102, 103, 104, 105, 106}),
+  BOOST_TEST(values<float>(exec, "window") == std::vector<float>({101, 102, 103, 104, 105, 106}),
              tt::per_element());
   Tensor all = exec.fetch("K");  // stacked as K[] would be: [l, t, D]
   BOOST_TEST(all.shape() == oi::Shape({2, 3, 2}), tt::per_element());

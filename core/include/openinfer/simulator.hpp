@@ -51,11 +51,11 @@ struct ExecEvent {
   // The op for Op nodes; the node's keyword otherwise ("cache.read", "loop", ...).
   std::string_view op_name;
   const Node* node = nullptr;
-  uint64_t step = 0;        // 0-based step number
-  int64_t iteration = -1;   // the innermost loop index, -1 outside loops
-  uint32_t track = 0;       // 0: entry; k: the k-th consumer block (source order)
-  uint64_t thread = 0;      // a small id of the OS thread that ran the node
-  int64_t start_ns = 0;     // since the executor was made; 0 without timing
+  uint64_t step = 0;       // 0-based step number
+  int64_t iteration = -1;  // the innermost loop index, -1 outside loops
+  uint32_t track = 0;      // 0: entry; k: the k-th consumer block (source order)
+  uint64_t thread = 0;     // a small id of the OS thread that ran the node
+  int64_t start_ns = 0;    // since the executor was made; 0 without timing
   int64_t end_ns = 0;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };

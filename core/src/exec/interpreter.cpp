@@ -26,21 +26,36 @@ namespace {
 
 std::string_view keyword(const Node& node) {
   switch (node.kind) {
-    case NodeKind::Assign: return "assign";
-    case NodeKind::Op: return node.op;
-    case NodeKind::Transfer: return "transfer";
-    case NodeKind::CacheRead: return "cache.read";
-    case NodeKind::CacheWrite: return "cache.write";
-    case NodeKind::CacheIncrement: return "cache.increment";
-    case NodeKind::CacheDecrement: return "cache.decrement";
-    case NodeKind::CacheReset: return "cache.reset";
-    case NodeKind::Loop: return "loop";
-    case NodeKind::Branch: return "branch";
-    case NodeKind::Return: return "return";
-    case NodeKind::Barrier: return "barrier";
-    case NodeKind::Dep: return "dep";
-    case NodeKind::Yield: return "yield";
-    case NodeKind::Await: return "await";
+    case NodeKind::Assign:
+      return "assign";
+    case NodeKind::Op:
+      return node.op;
+    case NodeKind::Transfer:
+      return "transfer";
+    case NodeKind::CacheRead:
+      return "cache.read";
+    case NodeKind::CacheWrite:
+      return "cache.write";
+    case NodeKind::CacheIncrement:
+      return "cache.increment";
+    case NodeKind::CacheDecrement:
+      return "cache.decrement";
+    case NodeKind::CacheReset:
+      return "cache.reset";
+    case NodeKind::Loop:
+      return "loop";
+    case NodeKind::Branch:
+      return "branch";
+    case NodeKind::Return:
+      return "return";
+    case NodeKind::Barrier:
+      return "barrier";
+    case NodeKind::Dep:
+      return "dep";
+    case NodeKind::Yield:
+      return "yield";
+    case NodeKind::Await:
+      return "await";
   }
   return "";
 }
@@ -62,7 +77,9 @@ Interpreter::Interpreter(StepContext& ctx, const Block& block, uint32_t track, O
   frames_.push_back(Frame{&block.nodes, 0, &block});
 }
 
-Interpreter::~Interpreter() { join_consumers(); }
+Interpreter::~Interpreter() {
+  join_consumers();
+}
 
 void Interpreter::join_consumers() noexcept {
   for (auto& c : consumers_) {
@@ -129,7 +146,7 @@ void Interpreter::enter_loop(const Node& node) {
 }
 
 void Interpreter::execute(const Node& node, ExecEvent& ev) {
-  Tensor scratch;
+  Tensor& scratch = node_scratch_;
   switch (node.kind) {
     case NodeKind::Assign:
     case NodeKind::Barrier:
@@ -305,7 +322,10 @@ Tensor* Interpreter::overlay_value(const VarInfo& v) {
 }
 
 const Tensor& Interpreter::read_ref(const Ref& ref, Tensor& scratch) {
-  const VarInfo& v = var(ref.name, ref.loc);
+  return read_ref(ref, var(ref.name, ref.loc), scratch);
+}
+
+const Tensor& Interpreter::read_ref(const Ref& ref, const VarInfo& v, Tensor& scratch) {
   if (ref.indices.empty()) {
     if (Tensor* over = overlay_value(v)) return *over;
     if (v.table || v.auto_dim) {

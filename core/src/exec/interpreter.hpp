@@ -88,6 +88,7 @@ class Interpreter {
   Tensor* overlay_value(const VarInfo& v);
   // A value to read. `scratch` holds values that are assembled (table entries, slices).
   const Tensor& read_ref(const Ref& ref, Tensor& scratch);
+  const Tensor& read_ref(const Ref& ref, const VarInfo& v, Tensor& scratch);
   const Tensor& read_access(const Access& access, Tensor& scratch);
   // Stores `value` where `access` points, as cache.write does.
   void store(const Access& access, const Tensor& value);
@@ -101,6 +102,14 @@ class Interpreter {
   std::vector<std::unique_ptr<Consumer>> consumers_;
   std::vector<std::string> outputs_;
   uint64_t thread_id_;
+  // Reused by every node so that a node allocates nothing in the common case.
+  Tensor node_scratch_;
+  std::vector<Tensor> op_scratch_;
+  std::vector<const Tensor*> op_inputs_;
+  std::vector<VarState*> op_states_;
+  std::vector<TensorArg> op_args_;
+  std::vector<KernelSetting> op_settings_;
+  std::vector<std::pair<const std::byte*, std::shared_ptr<DeviceBuffer>>> op_buffers_;
 };
 
 // A small id for the calling thread (1, 2, ... in order of first use).

@@ -1,5 +1,7 @@
 // `op` nodes: operands become backend buffers (zero-copy where the backend can use host
 // memory, else uploaded and downloaded), then the kernel runs through Backend::run.
+#include <tbb/task_arena.h>
+
 #include <cstring>
 
 #include "interpreter.hpp"
@@ -12,26 +14,32 @@ namespace {
 // in-place output shares its input's buffer as the ABI requires.
 class OperandBuffers {
  public:
-  OperandBuffers(Backend& backend, bool cache_allowed)
-      : backend_(backend), wrap_(backend.can_wrap_host_memory()), cache_(cache_allowed) {}
+  using List = std::vector<std::pair<const std::byte*, std::shared_ptr<DeviceBuffer>>>;
+  OperandBuffers(Backend& backend, bool cache_allowed, List& local)
+      : backend_(backend),
+        wrap_(backend.can_wrap_host_memory()),
+        cache_(cache_allowed),
+        local_(local) {
+    local_.clear();
+  }
+  ~OperandBuffers() { local_.clear(); }
 
   const DeviceBuffer* get(const Tensor& t, VarState* state) {
     const std::byte* data = t.bytes().data();
     for (auto& [ptr, buf] : local_)
       if (ptr == data) return buf.get();
+    if (wrap_ && cache_ && state != nullptr && state->buffer && state->buffer_data == data &&
+        state->buffer_bytes == t.nbytes() && state->buffer_backend == &backend_) {
+      return state->buffer.get();  // the common case: no new buffer, no reference counting
+    }
     std::shared_ptr<DeviceBuffer> buf;
     if (wrap_) {
-      if (cache_ && state != nullptr && state->buffer && state->buffer_data == data &&
-          state->buffer_bytes == t.nbytes() && state->buffer_backend == &backend_) {
-        buf = state->buffer;
-      } else {
-        buf = backend_.wrap_host(const_cast<std::byte*>(data), t.nbytes());
-        if (cache_ && state != nullptr) {
-          state->buffer = buf;
-          state->buffer_data = data;
-          state->buffer_bytes = t.nbytes();
-          state->buffer_backend = &backend_;
-        }
+      buf = backend_.wrap_host(const_cast<std::byte*>(data), t.nbytes());
+      if (cache_ && state != nullptr) {
+        state->buffer = buf;
+        state->buffer_data = data;
+        state->buffer_bytes = t.nbytes();
+        state->buffer_backend = &backend_;
       }
     } else {
       buf = backend_.alloc(t.nbytes());
@@ -50,14 +58,17 @@ class OperandBuffers {
   Backend& backend_;
   bool wrap_;
   bool cache_;
-  std::vector<std::pair<const std::byte*, std::shared_ptr<DeviceBuffer>>> local_;
+  List& local_;
 };
 
 KernelValue setting_value(SettingKind kind, int64_t i, double d, bool is_float) {
   switch (kind) {
-    case SettingKind::Number: return KernelValue(is_float ? d : static_cast<double>(i));
-    case SettingKind::Bool: return KernelValue(i != 0);
-    default: return KernelValue(i);
+    case SettingKind::Number:
+      return KernelValue(is_float ? d : static_cast<double>(i));
+    case SettingKind::Bool:
+      return KernelValue(i != 0);
+    default:
+      return KernelValue(i);
   }
 }
 
@@ -65,7 +76,7 @@ KernelValue setting_value(SettingKind kind, int64_t i, double d, bool is_float) 
 
 void Interpreter::run_op(const Node& node) {
   const OpPlan& plan = ctx_.program.ops.at(&node);
-  const VarInfo& out_var = var(node.output.name, node.output.loc);
+  const VarInfo& out_var = *plan.output_var;
 
   // The output first: making it owned may move a model view, and in-place inputs must see the
   // same memory.
@@ -84,24 +95,24 @@ void Interpreter::run_op(const Node& node) {
     staged = Tensor(out_var.dtype, out_var.shape);
     out = &staged;
   }
-  VarState* out_state = direct && overlay_value(out_var) == nullptr
-                            ? &ctx_.memory.state(out_var)
-                            : nullptr;
+  VarState* out_state =
+      direct && overlay_value(out_var) == nullptr ? &ctx_.memory.state(out_var) : nullptr;
 
-  std::vector<Tensor> scratch(node.inputs.size());
-  std::vector<const Tensor*> inputs;
-  std::vector<VarState*> states;
-  inputs.reserve(node.inputs.size());
+  if (op_scratch_.size() < node.inputs.size()) op_scratch_.resize(node.inputs.size());
+  auto& inputs = op_inputs_;
+  auto& states = op_states_;
+  inputs.clear();
+  states.clear();
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Ref& ref = node.inputs[i];
-    const Tensor& t = read_ref(ref, scratch[i]);
-    inputs.push_back(&t);
-    const VarInfo& v = var(ref.name, ref.loc);
+    const VarInfo& v = *plan.input_vars[i];
+    inputs.push_back(&read_ref(ref, v, op_scratch_[i]));
     bool cached = ref.indices.empty() && !v.table && !v.auto_dim && overlay_value(v) == nullptr;
     states.push_back(cached ? &ctx_.memory.state(v) : nullptr);
   }
 
-  std::vector<KernelSetting> dynamic;
+  auto& dynamic = op_settings_;
+  dynamic.clear();
   if (plan.dynamic_settings) {
     for (const PlannedSetting& s : plan.settings) {
       if (!s.ident) {
@@ -118,8 +129,7 @@ void Interpreter::run_op(const Node& node) {
                             "', which is not a scalar");
         }
         bool f = is_float(t.dtype());
-        dynamic.push_back({s.name, setting_value(s.kind, f ? 0 : t.get_int(0), t.get_float(0),
-                                                 f)});
+        dynamic.push_back({s.name, setting_value(s.kind, f ? 0 : t.get_int(0), t.get_float(0), f)});
       } else if (auto sv = ctx_.program.sizevar(name)) {
         dynamic.push_back({s.name, setting_value(s.kind, *sv, 0.0, false)});
       } else {
@@ -132,19 +142,21 @@ void Interpreter::run_op(const Node& node) {
 
   if (out->nbytes() > 0) {
     Backend& backend = *plan.backend->backend;
-    OperandBuffers buffers(backend, track_ == 0);
+    OperandBuffers buffers(backend, track_ == 0, op_buffers_);
     const DeviceBuffer* out_buffer = buffers.get(*out, out_state);
-    std::vector<TensorArg> in_args;
-    in_args.reserve(inputs.size());
+    auto& in_args = op_args_;
+    in_args.clear();
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& t = *inputs[i];
       in_args.push_back(TensorArg{t.dtype(), t.shape(), buffers.get(t, states[i]), 0});
     }
     TensorArg out_arg{out->dtype(), out->shape(), out_buffer, 0};
-    {
+    // Isolated: a kernel that waits on its own oneTBB work must not pick up a consumer task
+    // here, which would then wait for the lock this thread holds.
+    tbb::this_task_arena::isolate([&] {
       std::lock_guard lock(plan.backend->run_mutex);
       backend.run(*plan.kernel, in_args, std::span<const TensorArg>(&out_arg, 1), settings);
-    }
+    });
     buffers.finish(out_buffer, *out);
   }
   if (!direct) store(node.output, staged);

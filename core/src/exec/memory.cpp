@@ -157,8 +157,8 @@ const Tensor& Memory::prefix_entry(const VarInfo& v, const std::vector<int64_t>&
   if (entry == nullptr) {
     s.entries.erase(index);
     throw input_error(where(loc) + "prefix table entry " + index_text(v, index) +
-                      " is model tensor '" + name + "', which model '" +
-                      program_.model.origin() + "' lacks");
+                      " is model tensor '" + name + "', which model '" + program_.model.origin() +
+                      "' lacks");
   }
   if (entry->dtype != v.dtype || entry->dims != v.shape) {
     s.entries.erase(index);
@@ -193,8 +193,8 @@ std::vector<Memory::Range> Memory::table_ranges(const VarInfo& v, VarState& s,
       }
       if (bound && slot.index >= *bound) {
         throw input_error(where(loc) + "table '" + v.name + "': index " + idx + " = " +
-                          std::to_string(slot.index) + " exceeds its @fixed bound " + idx +
-                          "=" + std::to_string(*bound));
+                          std::to_string(slot.index) + " exceeds its @fixed bound " + idx + "=" +
+                          std::to_string(*bound));
       }
     } else {
       r.start = slot.start.value_or(0);
@@ -249,13 +249,13 @@ void Memory::grow(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>&
     size_t pos = v.auto_axes[k];
     int64_t i = slots[pos].index;
     if (i < 0) {
-      throw input_error(where(loc) + "auto_dim '" + v.name + "': index " + v.indices[pos] +
-                        " = " + std::to_string(i) + " is negative");
+      throw input_error(where(loc) + "auto_dim '" + v.name + "': index " + v.indices[pos] + " = " +
+                        std::to_string(i) + " is negative");
     }
     if (v.bound[pos] && i > *v.bound[pos]) {
-      throw input_error(where(loc) + "auto_dim '" + v.name + "': count " + v.indices[pos] +
-                        " = " + std::to_string(i) + " exceeds its @fixed bound " +
-                        v.indices[pos] + "=" + std::to_string(*v.bound[pos]));
+      throw input_error(where(loc) + "auto_dim '" + v.name + "': count " + v.indices[pos] + " = " +
+                        std::to_string(i) + " exceeds its @fixed bound " + v.indices[pos] + "=" +
+                        std::to_string(*v.bound[pos]));
     }
     counts[k] = std::max(counts[k], static_cast<uint64_t>(i));
   }
@@ -347,8 +347,8 @@ Tensor Memory::read_table(const VarInfo& v, const std::vector<SlotValue>& slots,
   return out;
 }
 
-void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots,
-                         const Tensor& value, const SourceLocation& loc) {
+void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots, const Tensor& value,
+                         const SourceLocation& loc) {
   VarState& s = state(v);
   std::lock_guard lock(mutex_);
   if (value.dtype() != v.dtype) {
@@ -384,8 +384,8 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots,
   shape.insert(shape.end(), v.shape.begin(), v.shape.end());
   if (value.shape() != shape) {
     throw input_error(where(loc) + "cannot store a value of shape " +
-                      shape_to_string(value.shape()) + " into '" + v.name + "' where the access has shape " +
-                      shape_to_string(shape));
+                      shape_to_string(value.shape()) + " into '" + v.name +
+                      "' where the access has shape " + shape_to_string(shape));
   }
   uint64_t entry_numel = product(v.shape);
   std::vector<int64_t> key(ranges.size());
@@ -393,8 +393,8 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots,
     uint64_t rest = n;
     for (size_t k = ranges.size(); k-- > 0;) {
       uint64_t len = static_cast<uint64_t>(ranges[k].end - ranges[k].start);
-      key[k] = ranges[k].single ? ranges[k].start
-                                : ranges[k].start + static_cast<int64_t>(rest % len);
+      key[k] =
+          ranges[k].single ? ranges[k].start : ranges[k].start + static_cast<int64_t>(rest % len);
       if (!ranges[k].single) rest /= len;
     }
     Tensor entry(v.dtype, v.shape);

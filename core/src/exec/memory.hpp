@@ -4,9 +4,9 @@
 
 #include <atomic>
 #include <map>
-#include <optional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -11,12 +11,18 @@ namespace {
 
 SettingKind to_kind(SettingType t) {
   switch (t) {
-    case SettingType::Int: return SettingKind::Int;
-    case SettingType::Number: return SettingKind::Number;
-    case SettingType::Bool: return SettingKind::Bool;
-    case SettingType::String: return SettingKind::String;
-    case SettingType::DType: return SettingKind::DType;
-    case SettingType::IntList: return SettingKind::IntList;
+    case SettingType::Int:
+      return SettingKind::Int;
+    case SettingType::Number:
+      return SettingKind::Number;
+    case SettingType::Bool:
+      return SettingKind::Bool;
+    case SettingType::String:
+      return SettingKind::String;
+    case SettingType::DType:
+      return SettingKind::DType;
+    case SettingType::IntList:
+      return SettingKind::IntList;
   }
   return SettingKind::Number;
 }
@@ -48,17 +54,20 @@ std::vector<std::string> validate_or_throw(const Graph& graph, const OpCatalog& 
                                            const Model& model) {
   Diagnostics diag = validate_against_model(graph, catalog, model);
   std::vector<std::string> warnings;
-  std::string errors;
+  std::string errors, first;
   for (const ValidationMessage& m : diag.messages()) {
     if (m.severity == Severity::Warning) {
       warnings.push_back(format_message(m));
     } else {
+      if (first.empty()) first = format_message(m);
       errors += "    " + format_message(m) + "\n";
     }
   }
   if (!diag.ok()) {
+    // The first error in the message itself: callers that print only what() still see it.
     throw input_error("graph '" + graph.origin + "' does not validate against model '" +
-                      model.origin() + "' (" + std::to_string(diag.error_count()) + " errors)")
+                      model.origin() + "' (" + std::to_string(diag.error_count()) +
+                      " errors; the first: " + first + ")")
         .with_context(errors);
   }
   return warnings;

@@ -10,11 +10,16 @@ namespace oi::exec {
 
 std::string_view var_kind_name(VarKind kind) {
   switch (kind) {
-    case VarKind::Dynamic: return "dynamic";
-    case VarKind::Volatile: return "volatile";
-    case VarKind::Constant: return "constant";
-    case VarKind::Persistent: return "persistent";
-    case VarKind::Temporary: return "temporary";
+    case VarKind::Dynamic:
+      return "dynamic";
+    case VarKind::Volatile:
+      return "volatile";
+    case VarKind::Constant:
+      return "constant";
+    case VarKind::Persistent:
+      return "persistent";
+    case VarKind::Temporary:
+      return "temporary";
   }
   return "?";
 }
@@ -27,10 +32,14 @@ namespace {
 
 VarKind to_var_kind(MemoryKind m) {
   switch (m) {
-    case MemoryKind::Dynamic: return VarKind::Dynamic;
-    case MemoryKind::Volatile: return VarKind::Volatile;
-    case MemoryKind::Constant: return VarKind::Constant;
-    case MemoryKind::Persistent: return VarKind::Persistent;
+    case MemoryKind::Dynamic:
+      return VarKind::Dynamic;
+    case MemoryKind::Volatile:
+      return VarKind::Volatile;
+    case MemoryKind::Constant:
+      return VarKind::Constant;
+    case MemoryKind::Persistent:
+      return VarKind::Persistent;
   }
   return VarKind::Volatile;
 }
@@ -194,8 +203,7 @@ void Program::plan_ops(const OpCatalog& catalog) {
   }
   if (error_count > 0) {
     throw input_error("graph '" + graph.origin + "' cannot run on backend '" +
-                      primary->backend->name() + "' (" + std::to_string(error_count) +
-                      " errors)")
+                      primary->backend->name() + "' (" + std::to_string(error_count) + " errors)")
         .with_context(errors);
   }
 }
@@ -205,8 +213,12 @@ void Program::plan_op(const Node& node, const OpCatalog& catalog) {
   if (!facts) throw input_error(where(node.loc) + "unknown op '" + node.op + "'");
   OpPlan plan;
   std::vector<DType> inputs;
-  for (const Ref& in : node.inputs) inputs.push_back(var(in.name, in.loc).dtype);
-  DType output = var(node.output.name, node.output.loc).dtype;
+  for (const Ref& in : node.inputs) {
+    plan.input_vars.push_back(&var(in.name, in.loc));
+    inputs.push_back(plan.input_vars.back()->dtype);
+  }
+  plan.output_var = &var(node.output.name, node.output.loc);
+  DType output = plan.output_var->dtype;
   bool acc = false;
   for (const Setting& s : node.settings) acc = acc || s.name == "acc";
   for (const Ref& in : node.inputs) {
@@ -249,8 +261,8 @@ void Program::plan_op(const Node& node, const OpCatalog& catalog) {
   for (const SettingFact& fact : facts->settings) {
     const Setting* given = nullptr;
     for (const Setting& s : node.settings) {
-      bool alias = std::find(fact.aliases.begin(), fact.aliases.end(), s.name) !=
-                   fact.aliases.end();
+      bool alias =
+          std::find(fact.aliases.begin(), fact.aliases.end(), s.name) != fact.aliases.end();
       if (s.name == fact.name || alias) given = &s;
     }
     PlannedSetting planned{fact.name, fact.kind, KernelValue(int64_t{0}), std::nullopt};

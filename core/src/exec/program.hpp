@@ -2,6 +2,7 @@
 // each variable's resolved layout, and each op node's kernel and settings.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -26,22 +27,43 @@ struct VarInfo {
   std::string name;
   VarKind kind = VarKind::Temporary;
   DType dtype = DType::f32;
-  Shape shape;  // one entry's shape (the whole variable when it has no indices)
+  Shape shape;                    // one entry's shape (the whole variable when it has no indices)
   const VarDecl* decl = nullptr;  // null for temporaries
   std::vector<std::string> indices;
-  bool prefix = false;     // volatile/constant family resolved through a pattern
-  bool table = false;      // persistent with table indices
-  bool auto_dim = false;   // persistent with @auto_dim
-  std::vector<size_t> table_axes;  // positions in `indices` of table indices
-  std::vector<size_t> auto_axes;   // positions in `indices` of auto_dim indices
+  bool prefix = false;                        // volatile/constant family resolved through a pattern
+  bool table = false;                         // persistent with table indices
+  bool auto_dim = false;                      // persistent with @auto_dim
+  std::vector<size_t> table_axes;             // positions in `indices` of table indices
+  std::vector<size_t> auto_axes;              // positions in `indices` of auto_dim indices
   std::vector<std::optional<int64_t>> bound;  // @fixed bound per position in `indices`
-  std::string link;  // model entry name (@ref or the name)
+  std::string link;                           // model entry name (@ref or the name)
+};
+
+// A first-come-first-served lock: consumer blocks calling kernels in a loop take turns instead
+// of one starving the others (std::mutex makes no such promise).
+class TicketMutex {
+ public:
+  void lock() {
+    uint64_t mine = next_.fetch_add(1, std::memory_order_relaxed);
+    for (uint64_t now = serving_.load(std::memory_order_acquire); now != mine;
+         now = serving_.load(std::memory_order_acquire)) {
+      serving_.wait(now, std::memory_order_acquire);
+    }
+  }
+  void unlock() {
+    serving_.fetch_add(1, std::memory_order_release);
+    serving_.notify_all();
+  }
+
+ private:
+  std::atomic<uint64_t> next_{0};
+  std::atomic<uint64_t> serving_{0};
 };
 
 // One backend with the lock that serialises its kernel calls (plugin_abi.h).
 struct BackendSlot {
   std::shared_ptr<Backend> backend;
-  std::mutex run_mutex;
+  TicketMutex run_mutex;
 };
 
 struct PlannedSetting {
@@ -52,6 +74,8 @@ struct PlannedSetting {
 };
 
 struct OpPlan {
+  const VarInfo* output_var = nullptr;
+  std::vector<const VarInfo*> input_vars;
   const Kernel* kernel = nullptr;
   BackendSlot* backend = nullptr;
   KernelMode mode = KernelMode::Normal;

@@ -9,7 +9,9 @@ Runtime::Runtime(std::shared_ptr<const Program> program)
       memory_(*program_),
       ctx_{*program_, memory_, false, 0, std::chrono::steady_clock::now()} {}
 
-Runtime::~Runtime() { abort_step(); }
+Runtime::~Runtime() {
+  abort_step();
+}
 
 const VarInfo& Runtime::lookup(std::string_view name, std::string_view what) const {
   if (const VarInfo* v = program_->find(name)) return *v;

@@ -14,9 +14,15 @@ Simulator::~Simulator() = default;
 Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 
-const std::vector<std::string>& Simulator::warnings() const { return program_->warnings; }
-const Graph& Simulator::graph() const { return program_->graph; }
-Executor Simulator::make_executor() const { return Executor(program_); }
+const std::vector<std::string>& Simulator::warnings() const {
+  return program_->warnings;
+}
+const Graph& Simulator::graph() const {
+  return program_->graph;
+}
+Executor Simulator::make_executor() const {
+  return Executor(program_);
+}
 
 Executor::Executor(std::shared_ptr<const exec::Program> program)
     : runtime_(std::make_unique<exec::Runtime>(std::move(program))) {}
@@ -32,7 +38,9 @@ void Executor::insert(std::initializer_list<std::pair<std::string_view, Tensor>>
   for (const auto& [name, value] : values) runtime_->insert(name, value);
 }
 
-Tensor Executor::fetch(std::string_view name) const { return runtime_->fetch(name); }
+Tensor Executor::fetch(std::string_view name) const {
+  return runtime_->fetch(name);
+}
 
 void Executor::check_fetch_type(std::string_view name, const Tensor& t, DType wanted) {
   if (t.dtype() != wanted) {
@@ -42,14 +50,30 @@ void Executor::check_fetch_type(std::string_view name, const Tensor& t, DType wa
   }
 }
 
-void Executor::step() { runtime_->run_step(); }
-Executor::StepRange Executor::iterate() { return StepRange(runtime_.get()); }
-void Executor::set_timing(bool on) { runtime_->set_timing(on); }
-bool Executor::timing() const { return runtime_->timing(); }
-uint64_t Executor::step_count() const { return runtime_->step_count(); }
-bool Executor::in_step() const { return runtime_->in_step(); }
-std::span<const ExecEvent> Executor::events() const { return runtime_->events(); }
-const std::vector<std::string>& Executor::outputs() const { return runtime_->outputs(); }
+void Executor::step() {
+  runtime_->run_step();
+}
+Executor::StepRange Executor::iterate() {
+  return StepRange(runtime_.get());
+}
+void Executor::set_timing(bool on) {
+  runtime_->set_timing(on);
+}
+bool Executor::timing() const {
+  return runtime_->timing();
+}
+uint64_t Executor::step_count() const {
+  return runtime_->step_count();
+}
+bool Executor::in_step() const {
+  return runtime_->in_step();
+}
+std::span<const ExecEvent> Executor::events() const {
+  return runtime_->events();
+}
+const std::vector<std::string>& Executor::outputs() const {
+  return runtime_->outputs();
+}
 
 std::vector<std::string> Executor::declared_names() const {
   std::vector<std::string> out;

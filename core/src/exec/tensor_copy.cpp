@@ -12,9 +12,10 @@ Tensor filled_tensor(DType dtype, const Shape& shape, const std::optional<Value>
   Tensor t(dtype, shape);
   if (!init || t.numel() == 0) return t;
   const Value& v = *init;
-  bool zero = (v.kind == Value::Kind::Int && v.int_value == 0) ||
-              (v.kind == Value::Kind::Bool && !v.bool_value) ||
-              (v.kind == Value::Kind::Float && v.float_value == 0.0 && !std::signbit(v.float_value));
+  bool zero =
+      (v.kind == Value::Kind::Int && v.int_value == 0) ||
+      (v.kind == Value::Kind::Bool && !v.bool_value) ||
+      (v.kind == Value::Kind::Float && v.float_value == 0.0 && !std::signbit(v.float_value));
   if (zero) return t;
   if (v.kind == Value::Kind::Float) {
     t.set_float(0, v.float_value);

@@ -22,23 +22,32 @@ boost::json::array names(const std::vector<std::string>& list) {
 // params: what the node reads; output: what it writes.
 std::pair<boost::json::array, boost::json::array> operands(const Node& n) {
   switch (n.kind) {
-    case NodeKind::Assign: return {{}, names({n.var})};
+    case NodeKind::Assign:
+      return {{}, names({n.var})};
     case NodeKind::Op: {
       boost::json::array in;
       for (const Ref& r : n.inputs) in.emplace_back(r.name);
       return {in, names({n.output.name})};
     }
-    case NodeKind::Transfer: return {names({n.inputs.at(0).name}), names({n.output.name})};
-    case NodeKind::CacheRead: return {names({n.target.name}), names({n.output.name})};
-    case NodeKind::CacheWrite: return {names({n.inputs.at(0).name}), names({n.target.name})};
+    case NodeKind::Transfer:
+      return {names({n.inputs.at(0).name}), names({n.output.name})};
+    case NodeKind::CacheRead:
+      return {names({n.target.name}), names({n.output.name})};
+    case NodeKind::CacheWrite:
+      return {names({n.inputs.at(0).name}), names({n.target.name})};
     case NodeKind::CacheIncrement:
-    case NodeKind::CacheDecrement: return {{}, names({n.var})};
-    case NodeKind::CacheReset: return {{}, names({n.target.name})};
-    case NodeKind::Branch: return {names({n.cond}), {}};
+    case NodeKind::CacheDecrement:
+      return {{}, names({n.var})};
+    case NodeKind::CacheReset:
+      return {{}, names({n.target.name})};
+    case NodeKind::Branch:
+      return {names({n.cond}), {}};
     case NodeKind::Return:
     case NodeKind::Yield:
-    case NodeKind::Await: return {names(n.names), {}};
-    default: return {{}, {}};
+    case NodeKind::Await:
+      return {names(n.names), {}};
+    default:
+      return {{}, {}};
   }
 }
 

@@ -193,8 +193,11 @@ void Backend::run(const Kernel& kernel, std::span<const TensorArg> inputs,
   call.num_inputs = static_cast<uint32_t>(in.size());
   call.num_outputs = static_cast<uint32_t>(out.size());
   call.num_settings = static_cast<uint32_t>(set.size());
-  throw_if_error(kernel.def->run(&call), "op '" + kernel.op + "' failed on backend '" + name() +
-                                             "' (kernel from plugin '" + kernel.provider + "')");
+  // The message is built only on failure: this is the executor's per-node hot path.
+  if (oi_status* status = kernel.def->run(&call)) {
+    throw_if_error(status, "op '" + kernel.op + "' failed on backend '" + name() +
+                               "' (kernel from plugin '" + kernel.provider + "')");
+  }
 }
 
 }  // namespace oi
