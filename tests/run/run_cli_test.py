@@ -82,6 +82,12 @@ def case_minimal():
     got = model_vector(save, "y")
     check(np.array_equal(got, want), f"saved y {got}, want {want}")
     check(set(dump(save)) == {"y"}, "one step saves exactly y")
+    # The graph's JSON serialization runs the same.
+    gj = os.path.join(TMP, "minimal.json")
+    run("graph", "json", os.path.join(MINIMAL, "minimal.oi"), "-o", gj)
+    run("run", gj, "--model", os.path.join(MINIMAL, "model.oinf"), "--quiet",
+        "--input", "x=" + os.path.join(MINIMAL, "input.oinf"), "--save", save)
+    check(np.array_equal(model_vector(save, "y"), want), "y from the JSON graph")
 
 
 def case_example_program():
@@ -114,6 +120,13 @@ def case_steps():
     check(set(saved) == {"acc", "count"} | {f"{n}.step{k}" for n in ("acc", "count") for k in range(3)},
           f"saved names {sorted(saved)}")
     check(p.stdout.count("step ") == 3 and "count: i32 = 3" in p.stdout, p.stdout)
+    # --trace covers every step, in order.
+    trace = os.path.join(TMP, "steps.json")
+    run("run", os.path.join(DATA, "steps.oi"), "--model", model, "--steps", "2", "--quiet",
+        "--input", f"x={inp}:x.{{step}}", "--trace", trace)
+    kinds = [(e["step"], e["kind"]) for e in json.load(open(trace))]
+    check(kinds == [(k, kind) for k in (0, 1) for kind in ("CacheIncrement", "OpExecute", "Return")],
+          f"trace of two steps: {kinds}")
     # --quiet prints nothing; --fetch narrows to one name.
     q = run("run", os.path.join(DATA, "steps.oi"), "--model", model, "--steps", "2", "--quiet",
             "--input", f"x={inp}:x.{{step}}", "--fetch", "count")
@@ -226,6 +239,9 @@ def case_errors():
     run("run", graph, "--model", os.path.join(TMP, "missing.oinf"), code=1)
     run("run", graph, *mm, "--input", "x=" + os.path.join(TMP, "missing.oinf"), code=1)
     run("run", graph, *mm, "--input", "nope=" + os.path.join(MINIMAL, "input.oinf"), code=1)
+    run("run", graph, *mm, "--input", "a=" + os.path.join(MINIMAL, "model.oinf"), code=1)  # volatile
+    e = run("run", graph, *mm, "--input", "x=" + os.path.join(MINIMAL, "model.oinf"), code=1)
+    check("no tensor 'x'" in e.stderr, "NAME=FILE needs tensor NAME: " + e.stderr)
     # x is not inserted: the step fails, and an existing output file keeps its content.
     keep = os.path.join(TMP, "keep.oinf")
     open(keep, "w").write("previous")
