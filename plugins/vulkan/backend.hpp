@@ -1,0 +1,62 @@
+// The Vulkan backend's plugin-facing pieces, free of vulkan.hpp so that kernels compile fast:
+// the oi_backend_api slots, what a device can do, and the one way kernels reach the GPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "openinfer/plugin_abi.h"
+
+namespace oi::vulkan {
+
+const oi_host_api*& host();
+
+// What kernels and the kernel table need to know about a device.
+struct DeviceCaps {
+  bool f64 = false;               // shaderFloat64
+  bool i64 = false;               // shaderInt64
+  bool float_controls32 = false;  // subnormals and IEEE specials preserved in f32 shaders
+  bool float_controls64 = false;  // the same for f64
+  bool storage16 = false;         // storageBuffer16BitAccess
+  bool storage8 = false;          // storageBuffer8BitAccess
+  uint32_t subgroup_size = 0;
+  uint32_t max_storage_range = 0;  // maxStorageBufferRange: the largest buffer a shader binds
+};
+
+// The caps of device `index` of the picked list, or nullptr when there is no such device.
+const DeviceCaps* device_caps(uint32_t index);
+// A line for the plugin's description: why no device was found, or which one was picked.
+const std::string& device_summary();
+const DeviceCaps& caps_of(const oi_device* device);
+
+// One compute dispatch. Bindings: 0 = params (copied into a host-visible buffer), 1..3 = the
+// data buffers, whole (kernels pass word offsets in the params); nullptr binds the output.
+struct Dispatch {
+  std::string shader;          // a base variant name from CMakeLists.txt: "eltwise_32"
+  uint32_t float_width = 0;    // 32/64: use the "_fc" variant where the device supports it
+  std::vector<uint32_t> spec;  // specialization constants 0, 1, ...
+  std::vector<uint32_t> params;
+  std::array<oi_buffer*, 3> buffers{};
+  std::array<uint32_t, 3> groups{1, 1, 1};
+};
+
+// Records, submits and waits for one dispatch. Throws on failure (callers are inside OI_ABI_TRY).
+void run_dispatch(oi_device* device, const Dispatch& dispatch);
+
+oi_status* device_count(void* context, uint32_t* out_count);
+oi_status* device_get_info(void* context, uint32_t index, oi_device_info* out_info);
+oi_status* device_open(void* context, uint32_t index, oi_device** out_device);
+void device_close(oi_device* device);
+oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer);
+void buffer_free(oi_device* device, oi_buffer* buffer);
+oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t offset, const void* src,
+                         uint64_t bytes);
+oi_status* buffer_download(oi_device* device, oi_buffer* buffer, uint64_t offset, void* dst,
+                           uint64_t bytes);
+oi_status* synchronize(oi_device* device);
+// Drops the instance; called from the plugin's shutdown.
+void shutdown_instance();
+
+}  // namespace oi::vulkan

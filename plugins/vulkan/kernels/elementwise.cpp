@@ -1,0 +1,170 @@
+// Params for shaders/eltwise.comp: broadcast strides with unit and contiguous dims collapsed,
+// and the op's settings as bit patterns of the compute type.
+#include "elementwise.hpp"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "openinfer/plugin_abi.hpp"
+
+namespace oi::vulkan {
+namespace {
+
+constexpr uint32_t kDtF32 = 0, kDtI32 = 1, kDtW64 = 2;  // the shader's DTYPE constant
+constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4;
+constexpr uint32_t kHeaderWords = 16;
+
+[[noreturn]] void unsupported(const std::string& why) {
+  throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan: " + why);
+}
+
+uint32_t fit32(uint64_t v, const char* what) {
+  if (v > std::numeric_limits<uint32_t>::max()) unsupported(std::string(what) + " above 2^32");
+  return static_cast<uint32_t>(v);
+}
+
+// Element strides of `in` against the output's dims (numpy: right-aligned, 0 on broadcast).
+std::vector<uint64_t> strides_against(const oi_tensor_desc& in, const oi_tensor_desc& out) {
+  std::vector<uint64_t> strides(out.rank, 0);
+  uint64_t stride = 1;
+  for (uint32_t k = 0; k < in.rank; ++k) {
+    const uint32_t in_dim = in.rank - 1 - k, out_dim = out.rank - 1 - k;
+    if (in.dims[in_dim] != 1) strides[out_dim] = stride;
+    stride *= in.dims[in_dim];
+  }
+  return strides;
+}
+
+// (dim, a stride, b stride) triples, outermost first, for the shader's index walk.
+std::vector<uint32_t> broadcast_layout(const oi_tensor_desc& out, const oi_tensor_desc& a,
+                                       const oi_tensor_desc& b) {
+  const auto sa = strides_against(a, out), sb = strides_against(b, out);
+  struct Dim {
+    uint64_t size, sa, sb;
+  };
+  std::vector<Dim> dims;  // innermost first while building
+  for (uint32_t k = out.rank; k-- > 0;) {
+    if (out.dims[k] == 1) continue;
+    Dim d{out.dims[k], sa[k], sb[k]};
+    // An outer dim continues the inner one when both operands step through it contiguously.
+    if (!dims.empty() && d.sa == dims.back().sa * dims.back().size &&
+        d.sb == dims.back().sb * dims.back().size) {
+      dims.back().size *= d.size;
+      continue;
+    }
+    dims.push_back(d);
+  }
+  std::vector<uint32_t> words;
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+    words.push_back(fit32(it->size, "a dimension"));
+    words.push_back(fit32(it->sa, "a stride"));
+    words.push_back(fit32(it->sb, "a stride"));
+  }
+  return words;
+}
+
+// A setting in the dtype's own bits: two words, low first.
+void put_setting(std::vector<uint32_t>& p, uint32_t slot, uint32_t dtype, const oi_kernel_call& c,
+                 const char* name, double fallback) {
+  uint64_t bits = 0;
+  switch (dtype) {
+    case OI_DTYPE_F32:
+      bits = std::bit_cast<uint32_t>(static_cast<float>(abi::setting_float(c, name, fallback)));
+      break;
+    case OI_DTYPE_F64:
+      bits = std::bit_cast<uint64_t>(abi::setting_float(c, name, fallback));
+      break;
+    case OI_DTYPE_I32:
+      bits = static_cast<uint32_t>(static_cast<int32_t>(abi::setting_int(c, name, 0)));
+      break;
+    default:  // i64
+      bits = static_cast<uint64_t>(abi::setting_int(c, name, 0));
+  }
+  p[6 + 2 * slot] = static_cast<uint32_t>(bits);
+  p[7 + 2 * slot] = static_cast<uint32_t>(bits >> 32);
+}
+
+bool is_float(uint32_t dtype) {
+  return dtype == OI_DTYPE_F32 || dtype == OI_DTYPE_F64;
+}
+
+void put_op_settings(std::vector<uint32_t>& p, EltwiseOp op, uint32_t dtype,
+                     const oi_kernel_call& c) {
+  if (op == EltwiseOp::Fill) {
+    put_setting(p, 0, dtype, c, "value", 0.0);
+  } else if (op == EltwiseOp::Div && abi::find_setting(c, "div_by_zero_mask")) {
+    p[5] |= kHasMask;
+    put_setting(p, 0, dtype, c, "div_by_zero_mask", 0.0);
+  } else if (op == EltwiseOp::Relu) {
+    put_setting(p, 0, dtype, c, abi::find_setting(c, "alpha") ? "alpha" : "negative_slope", 0.0);
+    const double lo = abi::setting_float(c, "clamp_min", -HUGE_VAL);
+    const double hi = abi::setting_float(c, "clamp_max", HUGE_VAL);
+    // Floats clamp against +-inf harmlessly; integers clamp only at finite bounds.
+    if (is_float(dtype) || std::isfinite(lo)) put_setting(p, 1, dtype, c, "clamp_min", -HUGE_VAL);
+    if (is_float(dtype) || std::isfinite(hi)) put_setting(p, 2, dtype, c, "clamp_max", HUGE_VAL);
+    if (std::isfinite(lo)) p[5] |= kHasLo;
+    if (std::isfinite(hi)) p[5] |= kHasHi;
+  }
+}
+
+}  // namespace
+
+uint32_t word_offset(const oi_tensor_desc& t) {
+  if (t.byte_offset % 4 != 0) unsupported("tensor byte offsets must be multiples of 4");
+  return fit32(t.byte_offset / 4, "a word offset");
+}
+
+oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
+  OI_ABI_TRY
+  const oi_tensor_desc& out = call->outputs[0];
+  const uint32_t dtype = out.dtype;
+  const DeviceCaps& caps = caps_of(call->device);
+  if ((dtype == OI_DTYPE_F64 && !caps.f64) || (dtype == OI_DTYPE_I64 && !caps.i64)) {
+    unsupported("this device lacks 64-bit shader arithmetic");
+  }
+  const uint32_t count = fit32(abi::element_count(out), "an element count");
+  if (count == 0) return nullptr;
+  const bool wide = dtype == OI_DTYPE_F64 || dtype == OI_DTYPE_I64;
+
+  Dispatch job;
+  job.params.assign(kHeaderWords, 0);
+  job.params[0] = count;
+  job.params[4] = word_offset(out);
+  job.buffers[2] = out.buffer;
+  put_op_settings(job.params, op, dtype, *call);
+  if (op == EltwiseOp::Fill) {  // bits computed here: any width runs on the 32-bit shader
+    job.shader = "eltwise_32";
+    job.spec = {static_cast<uint32_t>(op), wide ? kDtW64 : kDtF32};
+  } else {
+    const oi_tensor_desc& a = call->inputs[0];
+    const oi_tensor_desc& b = call->num_inputs > 1 ? call->inputs[1] : a;
+    job.params[2] = word_offset(a);
+    job.params[3] = word_offset(b);
+    job.buffers[0] = a.buffer;
+    job.buffers[1] = b.buffer;
+    const auto layout = broadcast_layout(out, a, b);
+    job.params[1] = static_cast<uint32_t>(layout.size() / 3);
+    job.params.insert(job.params.end(), layout.begin(), layout.end());
+    job.shader = dtype == OI_DTYPE_F64   ? "eltwise_f64"
+                 : dtype == OI_DTYPE_I64 ? "eltwise_i64"
+                                         : "eltwise_32";
+    job.spec = {static_cast<uint32_t>(op), dtype == OI_DTYPE_I32 ? kDtI32 : kDtF32};
+    job.float_width = dtype == OI_DTYPE_F32 ? 32 : dtype == OI_DTYPE_F64 ? 64 : 0;
+  }
+  job.groups[0] = std::min<uint32_t>((count + 255) / 256, 65535);  // the shader strides
+  run_dispatch(call->device, job);
+  OI_ABI_CATCH(call->host)
+}
+
+void add_eltwise(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,
+                 oi_kernel_fn run) {
+  for (uint32_t t : {OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_F64, OI_DTYPE_I64}) {
+    for (oi_kernel_mode mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
+      list.push_back({op, std::vector<uint32_t>(num_inputs, t), t, mode, needs_for(t), run});
+    }
+  }
+}
+
+}  // namespace oi::vulkan

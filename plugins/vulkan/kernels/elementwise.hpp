@@ -1,0 +1,27 @@
+// The elementwise ops on shaders/eltwise.comp: one kernel function per op, specialised on the
+// GPU by (op, dtype) specialization constants.
+#pragma once
+
+#include "../kernel_registry.hpp"
+
+namespace oi::vulkan {
+
+// The shader's OP constant (shaders/eltwise.comp).
+enum class EltwiseOp : uint32_t { Add = 0, Sub = 1, Mul = 2, Div = 3, Relu = 4, Fill = 5 };
+
+oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op);
+
+template <EltwiseOp Op>
+oi_status* eltwise_kernel(const oi_kernel_call* call) {
+  return run_eltwise(call, Op);
+}
+
+// Registers `op` with `num_inputs` inputs of one dtype, normal and in place, for f32, i32,
+// f64 and i64 (the last two only on devices with shaderFloat64 / shaderInt64).
+void add_eltwise(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,
+                 oi_kernel_fn run);
+
+// The word index of a tensor's first element (shaders address buffers as uint[]).
+uint32_t word_offset(const oi_tensor_desc& t);
+
+}  // namespace oi::vulkan

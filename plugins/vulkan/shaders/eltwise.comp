@@ -1,0 +1,107 @@
+// Elementwise ops over word-addressed buffers, one element per invocation in a grid-stride loop.
+// Compiled per compute width (the 64-bit types need their own SPIR-V capabilities); the op and
+// the dtype are specialization constants. Settings arrive as bit patterns of the compute type.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#if defined(WIDTH_I64)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
+#include "float_controls.glsl"
+
+layout(local_size_x = 256) in;
+
+// Values of OP and DTYPE: kernels/elementwise.hpp.
+layout(constant_id = 0) const uint OP = 0;
+layout(constant_id = 1) const uint DTYPE = 0;
+const uint OP_ADD = 0, OP_SUB = 1, OP_MUL = 2, OP_DIV = 3, OP_RELU = 4, OP_FILL = 5;
+const uint DT_F32 = 0, DT_I32 = 1, DT_W64 = 2;  // DT_W64: fill of any 8-byte type
+const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4;
+
+// p: count, rank, a/b/y word offsets, flags, s0 (alpha, mask, fill value), s1 (clamp_min),
+// s2 (clamp_max) as two words each, then (dim, a stride, b stride) per dim from 16 on.
+layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+layout(std430, binding = 1) readonly buffer A { uint a[]; };
+layout(std430, binding = 2) readonly buffer B { uint b[]; };
+layout(std430, binding = 3) buffer Y { uint y[]; };
+
+bool flag(uint f) { return (p[5] & f) != 0u; }
+
+// Word pairs are little-endian: the low word first.
+#if defined(WIDTH_F64)
+#define T double
+#define LOAD(buf, off, i) packDouble2x32(uvec2(buf[off + 2u * (i)], buf[off + 2u * (i) + 1u]))
+#define SETTING(k) packDouble2x32(uvec2(p[6u + 2u * (k)], p[7u + 2u * (k)]))
+#define STORE(i, v) { uvec2 w_ = unpackDouble2x32(v); y[p[4] + 2u * (i)] = w_.x; y[p[4] + 2u * (i) + 1u] = w_.y; }
+#define IS_FLOAT 1
+#elif defined(WIDTH_I64)
+#define T int64_t
+#define LOAD(buf, off, i) int64_t(pack64(uvec2(buf[off + 2u * (i)], buf[off + 2u * (i) + 1u])))
+#define SETTING(k) int64_t(pack64(uvec2(p[6u + 2u * (k)], p[7u + 2u * (k)])))
+#define STORE(i, v) { uvec2 w_ = unpack32(uint64_t(v)); y[p[4] + 2u * (i)] = w_.x; y[p[4] + 2u * (i) + 1u] = w_.y; }
+#define IS_FLOAT 0
+#endif
+
+#if defined(WIDTH_32)
+#define FT float
+#define F_ZERO 0.0
+#define F_BITS(v) floatBitsToUint(v)
+#define F_FROM(w) uintBitsToFloat(w)
+#include "eltwise_float.glsl"
+#define IT int
+#define I_ZERO 0
+#include "eltwise_int.glsl"
+#elif IS_FLOAT
+#define FT double
+#define F_ZERO 0.0LF
+#include "eltwise_float.glsl"
+#else
+#define IT int64_t
+#define I_ZERO 0l
+#include "eltwise_int.glsl"
+#endif
+
+// The element indices of a and b for output element i (strides are 0 on broadcast dims).
+uvec2 locate(uint i) {
+  uvec2 ab = uvec2(0u);
+  uint rest = i;
+  for (int d = int(p[1]) - 1; d >= 0; --d) {
+    uint base = 16u + 3u * uint(d);
+    uint c = rest % p[base];
+    rest /= p[base];
+    ab += c * uvec2(p[base + 1u], p[base + 2u]);
+  }
+  return ab;
+}
+
+void compute(uint i) {
+#if defined(WIDTH_32)
+  if (OP == OP_FILL) {
+    if (DTYPE == DT_W64) {
+      y[p[4] + 2u * i] = p[6];
+      y[p[4] + 2u * i + 1u] = p[7];
+    } else {
+      y[p[4] + i] = p[6];
+    }
+    return;
+  }
+  uvec2 ab = locate(i);
+  uint x = a[p[2] + ab.x];
+  uint z = OP <= OP_DIV ? b[p[3] + ab.y] : 0u;
+  y[p[4] + i] = DTYPE == DT_F32 ? float_op(F_FROM(x), F_FROM(z)) : int_op(int(x), int(z));
+#else
+  uvec2 ab = locate(i);
+  T x = LOAD(a, p[2], ab.x);
+  T z = OP <= OP_DIV ? LOAD(b, p[3], ab.y) : T(0);
+#if IS_FLOAT
+  T r = float_op(x, z);
+#else
+  T r = int_op(x, z);
+#endif
+  STORE(i, r);
+#endif
+}
+
+void main() {
+  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < p[0]; i += stride) compute(i);
+}

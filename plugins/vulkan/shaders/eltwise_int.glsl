@@ -1,0 +1,26 @@
+// int_op for the signed integer type IT: wrapping arithmetic (SPIR-V integer ops are modular),
+// division truncating toward zero, INT_MIN / -1 wrapping and a zero divisor giving the mask or 0.
+#if defined(WIDTH_32)
+#define I_RESULT uint
+#define I_RET(v) uint(v)
+#define I_SETTING(k) int(p[6u + 2u * (k)])
+#else
+#define I_RESULT IT
+#define I_RET(v) (v)
+#define I_SETTING(k) SETTING(k)
+#endif
+
+I_RESULT int_op(IT x, IT z) {
+  if (OP == OP_ADD) return I_RET(x + z);
+  if (OP == OP_SUB) return I_RET(x - z);
+  if (OP == OP_MUL) return I_RET(x * z);
+  if (OP == OP_DIV) {
+    if (z == I_ZERO) return flag(HAS_MASK) ? I_RET(I_SETTING(0)) : I_RET(I_ZERO);
+    if (z == IT(-1)) return I_RET(I_ZERO - x);
+    return I_RET(x / z);
+  }
+  IT r = x >= I_ZERO ? x : I_SETTING(0) * x;
+  if (flag(HAS_LO) && r < I_SETTING(1)) r = I_SETTING(1);
+  if (flag(HAS_HI) && r > I_SETTING(2)) r = I_SETTING(2);
+  return I_RET(r);
+}

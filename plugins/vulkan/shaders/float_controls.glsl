@@ -1,0 +1,9 @@
+// With -DFLOAT_CONTROLS (used only on devices that support it): keep subnormals and the IEEE
+// meaning of signed zeros, infinities and NaN, so results match the CPU bit for bit.
+#if defined(FLOAT_CONTROLS)
+#extension GL_EXT_spirv_intrinsics : require
+// Capabilities DenormPreserve (4464) and SignedZeroInfNanPreserve (4466); execution modes
+// DenormPreserve (4459) and SignedZeroInfNanPreserve (4461) for the width in FC_WIDTH.
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, FC_WIDTH);
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, FC_WIDTH);
+#endif

@@ -1,0 +1,359 @@
+// The Vulkan backend through the plugin host: every registered kernel against the CPU
+// backend's numpy-computed cases (tests/plugins/cpu_kernel_cases.json) under the GPU rules of
+// ops.md, plus broadcasting, offsets, large transfers and matmul shapes against expectations
+// computed here with exact arithmetic. Exits 77 (CTest: skipped) when no Vulkan device exists.
+#define BOOST_TEST_MODULE vulkan_kernels
+#define BOOST_TEST_NO_MAIN
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "openinfer/error.hpp"
+#include "openinfer/plugin_host.hpp"
+
+namespace json = boost::json;
+using oi::DType;
+
+namespace {
+
+oi::PluginRegistry& registry() {
+  static oi::PluginRegistry r = oi::PluginRegistry::discover({PLUGIN_DIR});
+  return r;
+}
+
+std::shared_ptr<oi::Backend> gpu() {
+  static std::shared_ptr<oi::Backend> b = registry().backend("vulkan");
+  return b;
+}
+
+struct Operand {
+  DType dtype;
+  std::vector<uint64_t> dims;
+  std::vector<std::byte> bytes;
+};
+
+std::vector<std::byte> from_hex(std::string_view hex) {
+  std::vector<std::byte> out(hex.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] =
+        std::byte(static_cast<uint8_t>(std::stoi(std::string(hex.substr(2 * i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+DType dtype_named(std::string_view name) {
+  return *oi::dtype_from_name(name);
+}
+
+Operand operand(const json::value& v) {
+  const auto& o = v.as_object();
+  Operand t{dtype_named(o.at("dtype").as_string()), {}, from_hex(o.at("hex").as_string())};
+  for (const auto& d : o.at("dims").as_array()) t.dims.push_back(d.to_number<uint64_t>());
+  return t;
+}
+
+oi::KernelSetting setting(const json::value& v) {
+  const auto& o = v.as_object();
+  std::string name(o.at("name").as_string());
+  std::string_view type = o.at("type").as_string();
+  const auto& value = o.at("value");
+  if (type == "int" && value.is_uint64()) return {name, static_cast<int64_t>(value.as_uint64())};
+  if (type == "int") return {name, value.to_number<int64_t>()};
+  if (type == "float") return {name, value.to_number<double>()};
+  if (type == "bool") return {name, value.as_bool()};
+  return {name, std::string(value.as_string())};
+}
+
+oi::KernelMode mode_named(std::string_view m) {
+  if (m == "inplace") return oi::KernelMode::InPlace;
+  if (m == "accumulate") return oi::KernelMode::Accumulate;
+  return oi::KernelMode::Normal;
+}
+
+std::string kernel_key(const std::string& op, const std::vector<DType>& in, DType out,
+                       oi::KernelMode mode) {
+  std::string key = op + "(";
+  for (auto t : in) key += std::string(oi::dtype_name(t)) + ",";
+  return key + ")->" + std::string(oi::dtype_name(out)) + " " +
+         std::string(oi::kernel_mode_name(mode));
+}
+
+// Distance in units in the last place between two finite floats of one sign class.
+template <class T, class U>
+uint64_t ulps(T a, T b) {
+  auto key = [](T x) {
+    U u;
+    std::memcpy(&u, &x, sizeof(T));
+    const U sign = U{1} << (8 * sizeof(T) - 1);
+    return (u & sign) ? sign - (u & ~sign) : sign + u;  // monotonic in x
+  };
+  U ka = key(a), kb = key(b);
+  return ka > kb ? ka - kb : kb - ka;
+}
+
+// ops.md GPU rules: bit-exact, except div within 2 ulp, matmul within the case's tolerance,
+// and subnormal results flushed to zero on a device that reports it.
+template <class T, class U>
+void compare_floats(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                    const json::object& c, const std::string& op, const std::string& key) {
+  const bool tolerant = c.contains("tolerance");
+  double atol = 0, rtol = 0;
+  if (tolerant) {
+    atol = c.at("tolerance").as_array()[0].to_number<double>();
+    rtol = c.at("tolerance").as_array()[1].to_number<double>();
+  }
+  for (size_t i = 0; i < want.size() / sizeof(T); ++i) {
+    T g, w;
+    std::memcpy(&g, got.data() + i * sizeof(T), sizeof(T));
+    std::memcpy(&w, want.data() + i * sizeof(T), sizeof(T));
+    bool ok;
+    if (std::isnan(w)) {
+      ok = std::isnan(g);
+    } else if (std::memcmp(&g, &w, sizeof(T)) == 0) {
+      ok = true;
+    } else if (tolerant && std::isfinite(w)) {
+      ok = std::abs(double(g) - double(w)) <= atol + rtol * std::abs(double(w));
+    } else if (gpu()->flushes_subnormals() && std::fpclassify(w) == FP_SUBNORMAL && g == 0) {
+      ok = true;
+    } else if (op == "div" && std::isfinite(w) && std::isfinite(g)) {
+      ok = ulps<T, U>(g, w) <= 2;
+    } else {
+      ok = false;
+    }
+    BOOST_TEST(ok, key << " element " << i << ": got " << g << ", want " << w);
+  }
+}
+
+json::array load_cases() {
+  std::ifstream in(std::string(OPENINFER_SOURCE_DIR) + "/tests/plugins/cpu_kernel_cases.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return json::parse(text.str()).as_object().at("cases").as_array();
+}
+
+template <class T>
+std::shared_ptr<oi::DeviceBuffer> upload(const std::vector<T>& values, uint64_t offset = 0) {
+  auto buf = gpu()->alloc(offset + values.size() * sizeof(T));
+  gpu()->upload(*buf, offset, std::as_bytes(std::span(values)));
+  return buf;
+}
+
+template <class T>
+std::vector<T> download(const oi::DeviceBuffer& buf, uint64_t count, uint64_t offset = 0) {
+  std::vector<T> out(count);
+  gpu()->download(buf, offset, std::as_writable_bytes(std::span(out)));
+  return out;
+}
+
+const oi::Kernel& kernel(const std::string& op, std::vector<DType> in, DType out,
+                         oi::KernelMode mode = oi::KernelMode::Normal) {
+  const oi::Kernel* k = gpu()->find_kernel(op, in, out, mode);
+  BOOST_TEST_REQUIRE(k != nullptr, "no kernel " << kernel_key(op, in, out, mode));
+  return *k;
+}
+
+uint64_t numel(const std::vector<uint64_t>& dims) {
+  uint64_t n = 1;
+  for (auto d : dims) n *= d;
+  return n;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_kernel_matches_the_cpu_cases) {
+  std::set<std::string> covered;
+  size_t ran = 0;
+  for (const auto& cv : load_cases()) {
+    const auto& c = cv.as_object();
+    std::string op(c.at("op").as_string());
+    oi::KernelMode mode = mode_named(c.at("mode").as_string());
+    std::vector<Operand> inputs;
+    for (const auto& i : c.at("inputs").as_array()) inputs.push_back(operand(i));
+    Operand want = operand(c.at("output"));
+    std::vector<DType> in_types;
+    for (const auto& i : inputs) in_types.push_back(i.dtype);
+    const oi::Kernel* k = gpu()->find_kernel(op, in_types, want.dtype, mode);
+    if (k == nullptr || k->provider != "vulkan") continue;
+    std::string key = kernel_key(op, in_types, want.dtype, mode);
+    covered.insert(key);
+    ++ran;
+    std::vector<oi::KernelSetting> settings;
+    for (const auto& s : c.at("settings").as_array()) settings.push_back(setting(s));
+    std::vector<std::shared_ptr<oi::DeviceBuffer>> buffers;
+    std::vector<oi::TensorArg> in_args;
+    for (const auto& i : inputs) {
+      buffers.push_back(gpu()->alloc(i.bytes.size()));
+      gpu()->upload(*buffers.back(), 0, i.bytes);
+      in_args.push_back({i.dtype, i.dims, buffers.back().get(), 0});
+    }
+    const oi::DeviceBuffer* out_buffer = nullptr;
+    if (c.contains("inplace_input")) {
+      out_buffer = in_args.at(c.at("inplace_input").to_number<size_t>()).buffer;
+    } else {
+      buffers.push_back(gpu()->alloc(want.bytes.size()));
+      out_buffer = buffers.back().get();
+    }
+    oi::TensorArg out_args[] = {{want.dtype, want.dims, out_buffer, 0}};
+    gpu()->run(*k, in_args, out_args, settings);
+    std::vector<std::byte> got(want.bytes.size());
+    gpu()->download(*out_buffer, 0, got);
+    if (want.dtype == DType::f32) {
+      compare_floats<float, uint32_t>(got, want.bytes, c, op, key);
+    } else if (want.dtype == DType::f64) {
+      compare_floats<double, uint64_t>(got, want.bytes, c, op, key);
+    } else {
+      BOOST_TEST((got == want.bytes), key << ": bytes differ");
+    }
+  }
+  BOOST_TEST_MESSAGE("ran " << ran << " cases over " << covered.size() << " kernels");
+  for (const auto& k : gpu()->kernels()) {
+    if (k.provider != "vulkan") continue;
+    std::string key = kernel_key(k.op, k.inputs, k.output, k.mode);
+    BOOST_TEST(covered.count(key) == 1u, "no test case for " << key);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_backend_describes_its_device) {
+  BOOST_TEST_MESSAGE("device: " << gpu()->device_name() << "; flushes subnormals: "
+                                << (gpu()->flushes_subnormals() ? "yes" : "no"));
+  BOOST_TEST(gpu()->name() == "vulkan");
+  BOOST_TEST(!gpu()->device_name().empty());
+  BOOST_TEST(!gpu()->can_wrap_host_memory());
+  const auto dtypes = gpu()->device_dtypes();
+  BOOST_TEST(std::count(dtypes.begin(), dtypes.end(), DType::f32) == 1);
+  BOOST_TEST(std::count(dtypes.begin(), dtypes.end(), DType::i32) == 1);
+  const bool f64 = (gpu()->features() & OI_FEATURE_F64) != 0;
+  BOOST_TEST((gpu()->find_kernel("add", {{DType::f64, DType::f64}}, DType::f64,
+                                 oi::KernelMode::Normal) != nullptr) == f64);
+  for (const char* op : {"add", "sub", "mul", "div", "relu", "fill", "matmul"}) {
+    bool found = false;
+    for (const auto& k : gpu()->kernels()) found = found || (k.op == op && k.provider == "vulkan");
+    BOOST_TEST(found, op);
+  }
+}
+
+// i32 wraps and f32 sums of small integers are exact: the expectation is plain arithmetic
+// over an independent nested-loop walk of the broadcast shapes, at nonzero byte offsets.
+BOOST_AUTO_TEST_CASE(broadcasting_at_byte_offsets) {
+  const std::vector<uint64_t> ad{3, 1, 5, 1, 7}, bd{4, 1, 7}, yd{3, 4, 5, 1, 7};
+  std::vector<int32_t> a(numel(ad)), b(numel(bd));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int32_t>(i * 2654435761u);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int32_t>(i * 40503u + 7);
+  auto ba = upload(a, 12), bb = upload(b, 4);
+  auto by = gpu()->alloc(8 + numel(yd) * 4);
+  oi::TensorArg ins[] = {{DType::i32, ad, ba.get(), 12}, {DType::i32, bd, bb.get(), 4}};
+  oi::TensorArg outs[] = {{DType::i32, yd, by.get(), 8}};
+  gpu()->run(kernel("mul", {DType::i32, DType::i32}, DType::i32), ins, outs, {});
+  auto y = download<int32_t>(*by, numel(yd), 8);
+  size_t e = 0, bad = 0;
+  for (uint64_t i = 0; i < 3; ++i)
+    for (uint64_t j = 0; j < 4; ++j)
+      for (uint64_t k = 0; k < 5; ++k)
+        for (uint64_t l = 0; l < 7; ++l, ++e) {
+          uint32_t want =
+              static_cast<uint32_t>(a[(i * 5 + k) * 7 + l]) * static_cast<uint32_t>(b[j * 7 + l]);
+          bad += static_cast<uint32_t>(y[e]) != want;
+        }
+  BOOST_TEST(bad == 0u);
+
+  std::vector<float> fa(numel(ad)), fb(numel(bd));
+  for (size_t i = 0; i < fa.size(); ++i) fa[i] = static_cast<float>(int(i % 37) - 18);
+  for (size_t i = 0; i < fb.size(); ++i) fb[i] = static_cast<float>(int(i % 11) - 5) * 0.5f;
+  auto fba = upload(fa, 12), fbb = upload(fb, 4);
+  oi::TensorArg fins[] = {{DType::f32, ad, fba.get(), 12}, {DType::f32, bd, fbb.get(), 4}};
+  oi::TensorArg fouts[] = {{DType::f32, yd, by.get(), 8}};
+  gpu()->run(kernel("sub", {DType::f32, DType::f32}, DType::f32), fins, fouts, {});
+  auto fy = download<float>(*by, numel(yd), 8);
+  e = 0, bad = 0;
+  for (uint64_t i = 0; i < 3; ++i)
+    for (uint64_t j = 0; j < 4; ++j)
+      for (uint64_t k = 0; k < 5; ++k)
+        for (uint64_t l = 0; l < 7; ++l, ++e) {
+          bad += fy[e] != fa[(i * 5 + k) * 7 + l] - fb[j * 7 + l];
+        }
+  BOOST_TEST(bad == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(misaligned_offsets_are_refused_not_miscomputed) {
+  std::vector<uint64_t> dims{4};
+  auto buf = gpu()->alloc(64);
+  oi::TensorArg ins[] = {{DType::f32, dims, buf.get(), 2}, {DType::f32, dims, buf.get(), 0}};
+  oi::TensorArg outs[] = {{DType::f32, dims, buf.get(), 32}};
+  BOOST_CHECK_THROW(gpu()->run(kernel("add", {DType::f32, DType::f32}, DType::f32), ins, outs, {}),
+                    oi::Error);
+}
+
+// More elements than one dispatch has invocations (65535 groups of 256): the grid-stride loop.
+BOOST_AUTO_TEST_CASE(fill_and_add_beyond_one_grid) {
+  const uint64_t n = 65535ull * 256 + 1000;
+  std::vector<uint64_t> dims{n};
+  auto buf = gpu()->alloc(n * 4);
+  oi::TensorArg t[] = {{DType::i32, dims, buf.get(), 0}};
+  oi::KernelSetting value[] = {{"value", int64_t{-7}}};
+  gpu()->run(kernel("fill", {DType::i32}, DType::i32), t, t, value);
+  oi::TensorArg ins[] = {t[0], t[0]};
+  gpu()->run(kernel("add", {DType::i32, DType::i32}, DType::i32, oi::KernelMode::InPlace), ins, t,
+             {});
+  auto y = download<int32_t>(*buf, n);
+  BOOST_TEST(std::count(y.begin(), y.end(), -14) == static_cast<long>(n));
+}
+
+BOOST_AUTO_TEST_CASE(transfers_larger_than_the_staging_buffer_round_trip) {
+  const uint64_t n = (40ull << 20) / 4 + 3;  // 40 MiB, three staging pieces
+  std::vector<uint32_t> v(n);
+  for (uint64_t i = 0; i < n; ++i) v[i] = static_cast<uint32_t>(i * 2246822519u);
+  auto buf = upload(v, 4);
+  BOOST_TEST((download<uint32_t>(*buf, n, 4) == v));
+  std::byte small[8]{};
+  BOOST_CHECK_THROW(gpu()->download(*buf, buf->size() - 4, small), oi::Error);
+}
+
+// Small integers keep every f32 partial sum exact, so any summation order gives the loop's
+// result exactly; batch dims broadcast ([2,1] against [3]) and M, N, K are not tile multiples.
+BOOST_AUTO_TEST_CASE(matmul_tiles_and_batch_broadcasting) {
+  const uint64_t M = 37, K = 45, N = 29;
+  const std::vector<uint64_t> ad{2, 1, M, K}, bd{3, K, N}, yd{2, 3, M, N};
+  std::vector<float> a(numel(ad)), b(numel(bd));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(int(i * 7 % 9) - 4);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(int(i * 5 % 7) - 3);
+  auto ba = upload(a), bb = upload(b);
+  auto by = gpu()->alloc(numel(yd) * 4);
+  oi::TensorArg ins[] = {{DType::f32, ad, ba.get(), 0}, {DType::f32, bd, bb.get(), 0}};
+  oi::TensorArg outs[] = {{DType::f32, yd, by.get(), 0}};
+  gpu()->run(kernel("matmul", {DType::f32, DType::f32}, DType::f32), ins, outs, {});
+  auto y = download<float>(*by, numel(yd));
+  size_t bad = 0;
+  for (uint64_t p = 0; p < 2; ++p)
+    for (uint64_t q = 0; q < 3; ++q)
+      for (uint64_t i = 0; i < M; ++i)
+        for (uint64_t j = 0; j < N; ++j) {
+          double acc = 0;
+          for (uint64_t k = 0; k < K; ++k) acc += a[(p * M + i) * K + k] * b[(q * K + k) * N + j];
+          bad += y[((p * 3 + q) * M + i) * N + j] != static_cast<float>(acc);
+        }
+  BOOST_TEST(bad == 0u);
+}
+
+// Exits 77 before any test runs when the plugin found no device, saying why.
+int main(int argc, char* argv[]) {
+  try {
+    for (const auto& p : registry().plugins()) {
+      if (p.name != "vulkan") continue;
+      if (!p.device_name.empty()) {
+        return boost::unit_test::unit_test_main(&init_unit_test, argc, argv);
+      }
+      std::cout << "SKIPPED: no Vulkan device (" << p.description << ")\n";
+      return 77;
+    }
+    std::cerr << "the vulkan plugin did not load from " << PLUGIN_DIR << "\n";
+    for (const auto& s : registry().skipped()) std::cerr << s.path << ": " << s.detail << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+  }
+  return 1;
+}
