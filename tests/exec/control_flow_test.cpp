@@ -127,4 +127,33 @@ block maybe_reset {
   BOOST_TEST(values<float>(exec, "copy") == std::vector<float>({1, 2}), tt::per_element());
 }
 
+// acc= runs the accumulate kernel into the wider output; `>> a` of an input runs in place.
+BOOST_AUTO_TEST_CASE(accumulate_and_in_place_modes) {
+  oi::ModelWriter w;
+  w.add_tensor("a", Tensor::from<int8_t>({100, 100, -128}));
+  auto sim = simulate(w, R"(
+dynamic { b: i8[3]; }
+constant { a: i8[3]; }
+volatile {
+  wide: i32[3];
+  narrow: i8[3];
+}
+block entry {
+  op add(a, b, acc=i32) >> wide;
+  op add(a, b) >> narrow;
+  op add(narrow, b) >> narrow;
+  return;
+}
+)");
+  auto exec = sim.make_executor();
+  exec.insert("b", Tensor::from<int8_t>({100, 27, -1}));
+  exec.step();
+  BOOST_TEST(values<int32_t>(exec, "wide") == std::vector<int32_t>({200, 127, -129}),
+             tt::per_element());
+  // a + b wraps in i8: [200-256, 127, -129+256] = [-56, 127, 127];
+  // + b again: [-56+100, 154-256, 127-1] = [44, -102, 126].
+  BOOST_TEST(values<int8_t>(exec, "narrow") == std::vector<int8_t>({44, -102, 126}),
+             tt::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
