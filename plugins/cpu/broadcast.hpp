@@ -37,6 +37,8 @@ class BroadcastPlan {
   }
 
   uint64_t numel() const { return numel_; }
+  // Every input has the output's shape: element i reads element i.
+  bool same_shape() const { return same_shape_; }
 
   // Calls run(out_index, in_index[N], in_step[N], count) for contiguous output runs, in
   // parallel for large tensors. in_step is 0 (broadcast) or the input's inner stride.

@@ -59,6 +59,11 @@ oi::KernelSetting setting(const json::value& v) {
   if (type == "float") return {name, value.to_number<double>()};
   if (type == "bool") return {name, value.as_bool()};
   if (type == "dtype") return {name, dtype_named(value.as_string())};
+  if (type == "int_list") {
+    std::vector<int64_t> list;
+    for (const auto& x : value.as_array()) list.push_back(x.to_number<int64_t>());
+    return {name, list};
+  }
   return {name, std::string(value.as_string())};
 }
 
@@ -98,6 +103,25 @@ void compare_floats(const std::vector<std::byte>& got, const std::vector<std::by
       BOOST_TEST(std::memcmp(&g, &w, sizeof(T)) == 0,
                  key << " element " << i << ": got " << g << ", want " << w);
     }
+  }
+}
+
+// f16, bf16 and f8 outputs: bit-exact, except that any NaN matches any NaN (ops.md).
+bool narrow_nan(DType t, uint16_t bits) {
+  if (t == DType::f16) return (bits & 0x7c00) == 0x7c00 && (bits & 0x03ff) != 0;
+  if (t == DType::bf16) return (bits & 0x7f80) == 0x7f80 && (bits & 0x007f) != 0;
+  return (bits & 0x7c) == 0x7c && (bits & 0x03) != 0;  // f8 E5M2
+}
+
+void compare_narrow(DType t, const std::vector<std::byte>& got, const std::vector<std::byte>& want,
+                    const std::string& key) {
+  const size_t size = t == DType::f8 ? 1 : 2;
+  for (size_t i = 0; i < want.size() / size; ++i) {
+    uint16_t g = 0, w = 0;
+    std::memcpy(&g, got.data() + i * size, size);
+    std::memcpy(&w, want.data() + i * size, size);
+    bool ok = narrow_nan(t, w) ? narrow_nan(t, g) : g == w;
+    BOOST_TEST(ok, key << " element " << i << ": got bits " << g << ", want " << w);
   }
 }
 
@@ -158,6 +182,8 @@ BOOST_FIXTURE_TEST_CASE(every_case_matches_its_independent_expectation, Fixture)
       compare_floats<float>(got, want.bytes, c, key);
     } else if (want.dtype == DType::f64) {
       compare_floats<double>(got, want.bytes, c, key);
+    } else if (want.dtype == DType::f16 || want.dtype == DType::bf16 || want.dtype == DType::f8) {
+      compare_narrow(want.dtype, got, want.bytes, key);
     } else {
       BOOST_TEST((got == want.bytes), key << ": bytes differ");
     }
@@ -264,4 +290,17 @@ BOOST_FIXTURE_TEST_CASE(a_bad_setting_is_an_error_naming_it, Fixture) {
   } catch (const oi::Error& e) {
     BOOST_TEST(std::string(e.what()).find("unknown rounding_mode 'sideways'") != std::string::npos);
   }
+}
+
+// max/min/argmax/argmin over an empty axis are errors (ops.md), not a made-up value.
+BOOST_FIXTURE_TEST_CASE(an_extreme_over_an_empty_axis_is_an_error, Fixture) {
+  const DType f32 = DType::f32;
+  std::vector<uint64_t> in_dims{2, 0}, out_dims{2};
+  auto in = cpu->alloc(4), out = cpu->alloc(8);
+  oi::TensorArg ins[] = {{f32, in_dims, in.get(), 0}}, outs[] = {{f32, out_dims, out.get(), 0}};
+  std::vector<oi::KernelSetting> settings{{"axes", std::vector<int64_t>{1}}};
+  BOOST_CHECK_THROW(
+      cpu->run(*cpu->find_kernel("max_axis", std::vector{f32}, f32, oi::KernelMode::Normal), ins,
+               outs, settings),
+      oi::Error);
 }

@@ -4,6 +4,8 @@
 #include <optional>
 
 #include "../binary_elementwise.hpp"
+#include "../generic_elementwise.hpp"
+#include "../int_division.hpp"
 
 namespace oi::cpu {
 namespace {
@@ -58,7 +60,25 @@ void add_div(KernelList& list) {
   }
 }
 
+// f8/bf16/f16 (in f32), i4 and u4: the type-erased path.
+struct DivGeneric {
+  DivMask mask;
+  static DivGeneric from(const oi_kernel_call& call) {
+    return {DivMask::read(call, !elem_io(call.inputs[0].dtype).is_float)};
+  }
+  template <class F>
+  F fl(F a, F b) const {
+    if (b == F{0} && mask.given) return static_cast<F>(mask.f);
+    return a / b;
+  }
+  int64_t in(int64_t a, int64_t b, const ElemIO& t) const {
+    if (b == 0) return mask.given ? mask.i : 0;
+    return int_div(a, b, t);
+  }
+};
+
 void register_div(KernelList& list) {
+  add_each(list, "div", {kNarrowFloats, {dt::I4, dt::U4}}, 2, &generic_kernel<2, DivGeneric>, true);
   add_div<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>(
       list);
 }

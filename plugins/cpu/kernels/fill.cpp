@@ -1,5 +1,6 @@
 // fill: every element of the output becomes `value`, converted to the dtype (floats round to
 // nearest even; the host checked that an integer value fits).
+#include "../generic_elementwise.hpp"
 #include "../kernel_registry.hpp"
 #include "../unary_elementwise.hpp"
 
@@ -35,7 +36,24 @@ void add_fill(KernelList& list) {
   }
 }
 
+// Narrow floats (one rounding from the setting's double), packed integers and bitset.
+oi_status* generic_fill_kernel(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  const ElemIO& io = elem_io(call->outputs[0].dtype);
+  std::byte* out = output_data(*call, 0);
+  const uint64_t n = abi::element_count(call->outputs[0]);
+  if (io.is_float) {
+    const double value = abi::setting_float(*call, "value", 0.0);
+    for (uint64_t i = 0; i < n; ++i) io.st_f64(out, i, value);
+  } else {
+    const int64_t value = abi::setting_int(*call, "value", 0);
+    for (uint64_t i = 0; i < n; ++i) io.st_i(out, i, value);
+  }
+  OI_ABI_CATCH(call->host)
+}
+
 void register_fill(KernelList& list) {
+  add_each(list, "fill", {kNarrowFloats, kPackedInts, {dt::BITSET}}, 1, &generic_fill_kernel, true);
   add_fill<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
            bool>(list);
 }

@@ -7,6 +7,7 @@
 #include "../broadcast.hpp"
 #include "../cpu_status.hpp"
 #include "../element_types.hpp"
+#include "../generic_elementwise.hpp"
 #include "../kernel_registry.hpp"
 
 namespace oi::cpu {
@@ -91,6 +92,56 @@ oi_status* matmul_kernel(const oi_kernel_call* call) {
   OI_ABI_CATCH(call->host)
 }
 
+// f8/bf16/f16 (dot products in f32, one rounding per element), packed integers and bitset
+// (int64, wrapped at the output width, the acc= one when given). Results are staged and then
+// stored in order: packed rows share bytes, and in place the output overwrites an operand.
+template <class Acc, class Load>
+void generic_matmul(const oi_kernel_call& call, Load load) {
+  const oi_tensor_desc& a = call.inputs[0];
+  const oi_tensor_desc& b = call.inputs[1];
+  const uint64_t M = a.dims[a.rank - 2], K = a.dims[a.rank - 1], N = b.dims[b.rank - 1];
+  const BatchLayout layout(a, b, call.outputs[0]);
+  const ElemIO& ia = elem_io(a.dtype);
+  const ElemIO& ib = elem_io(b.dtype);
+  const std::byte* pa = input_data(call, 0);
+  const std::byte* pb = input_data(call, 1);
+  std::vector<Acc> staged(layout.batches * M * N);
+  parallel_ranges(layout.batches * M, K * N, [&](uint64_t row_begin, uint64_t row_end) {
+    for (uint64_t row = row_begin; row < row_end; ++row) {
+      const uint64_t batch = row / M, i = row % M;
+      const uint64_t a_row = (layout.a_matrix[batch] * M + i) * K;
+      const uint64_t b_base = layout.b_matrix[batch] * K * N;
+      Acc* acc = staged.data() + row * N;
+      for (uint64_t k = 0; k < K; ++k) {
+        const Acc av = load(ia, pa, a_row + k);
+        for (uint64_t j = 0; j < N; ++j) {
+          const Acc bv = load(ib, pb, b_base + k * N + j);
+          if constexpr (std::is_same_v<Acc, float>) {
+            acc[j] = acc[j] + av * bv;
+          } else {
+            acc[j] = wadd(acc[j], wmul(av, bv));
+          }
+        }
+      }
+    }
+  });
+  const ElemIO& out = elem_io(call.outputs[0].dtype);
+  std::byte* po = output_data(call, 0);
+  for (uint64_t e = 0; e < staged.size(); ++e) store_result(out, po, e, staged[e]);
+}
+
+oi_status* generic_matmul_kernel(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  if (elem_io(call->inputs[0].dtype).is_float) {
+    generic_matmul<float>(
+        *call, [](const ElemIO& io, const std::byte* p, uint64_t i) { return io.ld_f32(p, i); });
+  } else {
+    generic_matmul<int64_t>(
+        *call, [](const ElemIO& io, const std::byte* p, uint64_t i) { return io.ld_i(p, i); });
+  }
+  OI_ABI_CATCH(call->host)
+}
+
 template <class... T>
 void add_matmul(KernelList& list) {
   for (auto mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
@@ -106,6 +157,11 @@ void register_matmul(KernelList& list) {
   for_each_accumulate_pair([&]<class In, class Out>() {
     list.add("matmul", {dtype_tag_v<In>, dtype_tag_v<In>}, dtype_tag_v<Out>,
              OI_KERNEL_MODE_ACCUMULATE, &matmul_kernel<In, Out>);
+  });
+  add_each(list, "matmul", {kNarrowFloats, kPackedInts, {dt::BITSET}}, 2, &generic_matmul_kernel,
+           true);
+  for_each_packed_accumulate_pair([&](uint32_t in, uint32_t out) {
+    list.add("matmul", {in, in}, out, OI_KERNEL_MODE_ACCUMULATE, &generic_matmul_kernel);
   });
 }
 

@@ -1,5 +1,6 @@
 // mul: a * b; integers wrap, bool is logical and (ops.md).
 #include "../binary_elementwise.hpp"
+#include "../generic_elementwise.hpp"
 
 namespace oi::cpu {
 namespace {
@@ -18,10 +19,24 @@ struct MulOp {
   }
 };
 
+// Narrow floats, packed integers and bitset: the type-erased path.
+struct MulGeneric {
+  template <class F>
+  F fl(F a, F b) const {
+    return a * b;
+  }
+  int64_t in(int64_t a, int64_t b, const ElemIO&) const { return wmul(a, b); }
+};
+
 void register_mul(KernelList& list) {
   add_same_type_kernels<MulOp, float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
                         uint32_t, uint64_t, bool>(list, "mul");
   add_accumulate_kernels<MulOp>(list, "mul");
+  const oi_kernel_fn generic = &generic_kernel<2, MulGeneric>;
+  add_each(list, "mul", {kNarrowFloats, kPackedInts, {dt::BITSET}}, 2, generic, true);
+  for_each_packed_accumulate_pair([&](uint32_t in, uint32_t out) {
+    list.add("mul", {in, in}, out, OI_KERNEL_MODE_ACCUMULATE, generic);
+  });
 }
 
 const KernelRegistration registration(register_mul);

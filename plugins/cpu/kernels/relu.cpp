@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../generic_elementwise.hpp"
 #include "../kernel_registry.hpp"
 #include "../unary_elementwise.hpp"
 
@@ -67,6 +68,36 @@ oi_status* relu_kernel(const oi_kernel_call* call) {
   OI_ABI_CATCH(call->host)
 }
 
+// f8/bf16/f16 in f32 and i4: the type-erased path, same rules.
+struct GenericRelu {
+  double alpha, lo, hi;
+  IntRelu<int64_t> ints;
+  static GenericRelu from(const oi_kernel_call& call) {
+    GenericRelu r{alpha_setting(call),
+                  abi::setting_float(call, "clamp_min", -HUGE_VAL),
+                  abi::setting_float(call, "clamp_max", HUGE_VAL),
+                  {0, false, false, 0, 0}};
+    if (!elem_io(call.inputs[0].dtype).is_float) {
+      const char* alpha_name = abi::find_setting(call, "alpha") ? "alpha" : "negative_slope";
+      r.ints = {abi::setting_int(call, alpha_name, 0), std::isfinite(r.lo), std::isfinite(r.hi), 0,
+                0};
+      if (r.ints.has_lo) r.ints.lo = abi::setting_int(call, "clamp_min", 0);
+      if (r.ints.has_hi) r.ints.hi = abi::setting_int(call, "clamp_max", 0);
+    }
+    return r;
+  }
+  template <class F>
+  F fl(F a) const {
+    return FloatRelu<F>{static_cast<F>(alpha), static_cast<F>(lo), static_cast<F>(hi)}(a);
+  }
+  int64_t in(int64_t a, const ElemIO& t) const {
+    int64_t y = a >= 0 ? a : wrap_to(wmul(ints.alpha, a), t);  // wraps at the dtype's width
+    if (ints.has_lo && y < ints.lo) y = ints.lo;
+    if (ints.has_hi && y > ints.hi) y = ints.hi;
+    return y;
+  }
+};
+
 template <class... T>
 void add_relu(KernelList& list) {
   for (auto mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
@@ -76,6 +107,7 @@ void add_relu(KernelList& list) {
 
 void register_relu(KernelList& list) {
   add_relu<float, double, int8_t, int16_t, int32_t, int64_t>(list);
+  add_each(list, "relu", {kNarrowFloats, {dt::I4}}, 1, &generic_kernel<1, GenericRelu>, true);
 }
 
 const KernelRegistration registration(register_relu);

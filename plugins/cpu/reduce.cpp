@@ -1,0 +1,247 @@
+#include "reduce.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cpu_status.hpp"
+#include "dtype_io.hpp"
+#include "element_types.hpp"
+#include "generic_elementwise.hpp"
+#include "minmax.hpp"
+
+namespace oi::cpu {
+namespace {
+
+// Where each input element lands in the output: per input axis, the output stride (0 for a
+// reduced axis). `along` is the reduced axis of argmax/argmin.
+struct ReducePlan {
+  std::vector<uint64_t> dims, out_stride;
+  uint64_t out_numel = 1, count = 1;
+  int along = -1;
+
+  ReducePlan(const oi_tensor_desc& in, const std::vector<bool>& reduced)
+      : dims(in.dims, in.dims + in.rank), out_stride(in.rank, 0) {
+    for (size_t k = dims.size(); k-- > 0;) {
+      if (reduced[k]) {
+        count *= dims[k];
+      } else {
+        out_stride[k] = out_numel;
+        out_numel *= dims[k];
+      }
+    }
+  }
+
+  // fn(input index, output index, coordinate along `along`) in row-major input order.
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    uint64_t n = 1;
+    for (uint64_t d : dims) n *= d;
+    if (n == 0) return;
+    std::vector<uint64_t> coord(dims.size(), 0);
+    uint64_t o = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      fn(i, o, along >= 0 ? coord[along] : 0);
+      for (size_t k = dims.size(); k-- > 0;) {  // odometer step
+        o += out_stride[k];
+        if (++coord[k] < dims[k]) break;
+        o -= out_stride[k] * dims[k];
+        coord[k] = 0;
+      }
+    }
+  }
+};
+
+int normalize_axis(int64_t axis, uint32_t rank) {
+  const int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= static_cast<int64_t>(rank)) {
+    fail(OI_STATUS_INVALID_ARGUMENT, "axis " + std::to_string(axis) + " is out of range");
+  }
+  return static_cast<int>(a);
+}
+
+// axes absent: every axis; [] none (the output equals the input).
+std::vector<bool> reduced_axes(const oi_kernel_call& call, uint32_t rank) {
+  const oi_setting* s = abi::find_setting(call, "axes");
+  if (s == nullptr) return std::vector<bool>(rank, true);
+  std::vector<bool> reduced(rank, false);
+  for (uint64_t i = 0; i < s->list_length; ++i) {
+    reduced[normalize_axis(s->list_values[i], rank)] = true;
+  }
+  return reduced;
+}
+
+template <class F>
+void fold_floats(const oi_kernel_call& call, const ReducePlan& plan, ReduceKind kind,
+                 F (*load)(const ElemIO&, const std::byte*, uint64_t)) {
+  const ElemIO& in_io = elem_io(call.inputs[0].dtype);
+  const ElemIO& out_io = elem_io(call.outputs[0].dtype);
+  const std::byte* in = input_data(call, 0);
+  std::vector<F> acc(plan.out_numel, kind == ReduceKind::Prod ? F{1} : F{0});
+  std::vector<char> seen(plan.out_numel, 0);
+  plan.for_each([&](uint64_t i, uint64_t o, uint64_t) {
+    const F v = load(in_io, in, i);
+    switch (kind) {
+      case ReduceKind::Sum:
+      case ReduceKind::Mean:
+        acc[o] = acc[o] + v;
+        break;
+      case ReduceKind::Prod:
+        acc[o] = acc[o] * v;
+        break;
+      case ReduceKind::Max:
+        acc[o] = seen[o] ? float_max(acc[o], v) : v;
+        break;
+      default:
+        acc[o] = seen[o] ? float_min(acc[o], v) : v;
+        break;
+    }
+    seen[o] = 1;
+  });
+  std::byte* out = output_data(call, 0);
+  for (uint64_t o = 0; o < plan.out_numel; ++o) {
+    F r = acc[o];
+    if (kind == ReduceKind::Mean) r = r / static_cast<F>(plan.count);  // 0 / 0: NaN when empty
+    store_result(out_io, out, o, r);
+  }
+}
+
+void fold_ints(const oi_kernel_call& call, const ReducePlan& plan, ReduceKind kind) {
+  const ElemIO& in_io = elem_io(call.inputs[0].dtype);
+  const ElemIO& out_io = elem_io(call.outputs[0].dtype);  // the acc= dtype when given
+  const bool accumulate = call.kernel->mode == OI_KERNEL_MODE_ACCUMULATE;
+  const std::byte* in = input_data(call, 0);
+  std::byte* out = output_data(call, 0);
+  if (kind == ReduceKind::Mean) {
+    // Sum exactly (wide enough for any tensor), or wrapped at the acc= width; truncate.
+    std::vector<__int128> sum(plan.out_numel, 0);
+    plan.for_each([&](uint64_t i, uint64_t o, uint64_t) {
+      const int64_t v = in_io.ld_i(in, i);
+      sum[o] += in_io.is_signed ? __int128{v} : __int128{static_cast<uint64_t>(v)};
+    });
+    for (uint64_t o = 0; o < plan.out_numel; ++o) {
+      __int128 s = sum[o];
+      if (accumulate) {
+        const int64_t w = wrap_to(static_cast<int64_t>(s), out_io);
+        s = out_io.is_signed ? __int128{w} : __int128{static_cast<uint64_t>(w)};
+      }
+      out_io.st_i(out, o, plan.count == 0 ? 0 : static_cast<int64_t>(s / plan.count));
+    }
+    return;
+  }
+  std::vector<int64_t> acc(plan.out_numel, kind == ReduceKind::Prod ? 1 : 0);
+  std::vector<char> seen(plan.out_numel, 0);
+  plan.for_each([&](uint64_t i, uint64_t o, uint64_t) {
+    const int64_t v = in_io.ld_i(in, i);
+    switch (kind) {
+      case ReduceKind::Sum:
+        acc[o] = wadd(acc[o], v);
+        break;
+      case ReduceKind::Prod:
+        acc[o] = wmul(acc[o], v);
+        break;
+      case ReduceKind::Max:
+        acc[o] = seen[o] ? int_max(acc[o], v, in_io) : v;
+        break;
+      default:
+        acc[o] = seen[o] ? int_min(acc[o], v, in_io) : v;
+        break;
+    }
+    seen[o] = 1;
+  });
+  for (uint64_t o = 0; o < plan.out_numel; ++o) out_io.st_i(out, o, acc[o]);
+}
+
+// argmax/argmin: the first (or, select_first=false, last) index of the extreme value; a NaN
+// wins at its first index.
+void arg_extreme(const oi_kernel_call& call, const ReducePlan& plan, bool is_max) {
+  const ElemIO& io = elem_io(call.inputs[0].dtype);
+  const bool first = abi::setting_bool(call, "select_first", true);
+  const std::byte* in = input_data(call, 0);
+  std::vector<double> best_f(io.is_float ? plan.out_numel : 0);
+  std::vector<int64_t> best_i(io.is_float ? 0 : plan.out_numel);
+  std::vector<int64_t> index(plan.out_numel, 0);
+  std::vector<char> state(plan.out_numel, 0);  // 0 empty, 1 has a value, 2 found a NaN
+  plan.for_each([&](uint64_t i, uint64_t o, uint64_t along) {
+    if (state[o] == 2) return;
+    bool take, tie;
+    if (io.is_float) {
+      const double v = io.ld_f64(in, i);  // exact for every float dtype
+      if (std::isnan(v)) {
+        state[o] = 2;
+        index[o] = static_cast<int64_t>(along);
+        return;
+      }
+      tie = state[o] && v == best_f[o];
+      take = !state[o] || (is_max ? v > best_f[o] : v < best_f[o]);
+      if (take || (tie && !first)) best_f[o] = v;
+    } else {
+      const int64_t v = io.ld_i(in, i);
+      tie = state[o] && v == best_i[o];
+      take = !state[o] || (is_max ? int_less(best_i[o], v, io) : int_less(v, best_i[o], io));
+      if (take || (tie && !first)) best_i[o] = v;
+    }
+    if (take || (tie && !first)) {
+      index[o] = static_cast<int64_t>(along);
+      state[o] = 1;
+    }
+  });
+  const ElemIO& out_io = elem_io(call.outputs[0].dtype);
+  std::byte* out = output_data(call, 0);
+  for (uint64_t o = 0; o < plan.out_numel; ++o) out_io.st_i(out, o, index[o]);
+}
+
+}  // namespace
+
+oi_status* run_reduction(const oi_kernel_call* call, ReduceKind kind) {
+  OI_ABI_TRY
+  const oi_tensor_desc& in = call->inputs[0];
+  const bool arg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
+  std::vector<bool> reduced;
+  int along = -1;
+  if (arg) {
+    reduced.assign(in.rank, false);
+    if (in.rank > 0) {
+      along = normalize_axis(abi::setting_int(*call, "axis", 0), in.rank);
+      reduced[along] = true;
+    }
+  } else {
+    reduced = reduced_axes(*call, in.rank);
+  }
+  ReducePlan plan(in, reduced);
+  plan.along = along;
+  const bool needs_values = kind == ReduceKind::Max || kind == ReduceKind::Min || arg;
+  if (needs_values && plan.count == 0 && plan.out_numel > 0) {
+    fail(OI_STATUS_INVALID_ARGUMENT, "cpu: max/min/argmax/argmin over an empty axis");
+  }
+  const ElemIO& io = elem_io(in.dtype);
+  if (arg) {
+    arg_extreme(*call, plan, kind == ReduceKind::ArgMax);
+  } else if (io.domain() == Domain::F32) {
+    fold_floats<float>(*call, plan, kind, [](const ElemIO& t, const std::byte* p, uint64_t i) {
+      return t.ld_f32(p, i);
+    });
+  } else if (io.domain() == Domain::F64) {
+    fold_floats<double>(*call, plan, kind, [](const ElemIO& t, const std::byte* p, uint64_t i) {
+      return t.ld_f64(p, i);
+    });
+  } else {
+    fold_ints(*call, plan, kind);
+  }
+  OI_ABI_CATCH(call->host)
+}
+
+void add_reduction_kernels(KernelList& list, const char* op, oi_kernel_fn fn, bool accumulate,
+                           uint32_t out) {
+  add_each(list, op, {kFloats, kSigned, kUnsigned}, 1, fn, false, out);
+  if (!accumulate) return;
+  const uint32_t pairs[][2] = {{dt::I8, dt::I16},  {dt::I8, dt::I32},  {dt::I8, dt::I64},
+                               {dt::I16, dt::I32}, {dt::I16, dt::I64}, {dt::I32, dt::I64},
+                               {dt::U8, dt::U16},  {dt::U8, dt::U32},  {dt::U8, dt::U64},
+                               {dt::U16, dt::U32}, {dt::U16, dt::U64}, {dt::U32, dt::U64}};
+  for (const auto& p : pairs) list.add(op, {p[0]}, p[1], OI_KERNEL_MODE_ACCUMULATE, fn);
+  for_each_packed_accumulate_pair(
+      [&](uint32_t in, uint32_t acc) { list.add(op, {in}, acc, OI_KERNEL_MODE_ACCUMULATE, fn); });
+}
+
+}  // namespace oi::cpu
