@@ -17,6 +17,8 @@
 #include "openinfer/graph.hpp"
 #include "openinfer/graph_json.hpp"
 #include "openinfer/model.hpp"
+#include "openinfer/plugin_catalog.hpp"
+#include "openinfer/plugin_host.hpp"
 #include "openinfer/validate.hpp"
 
 namespace oi::cli {
@@ -36,6 +38,7 @@ constexpr const char* kCheckUsage =
     "Usage: openinfer graph check GRAPH [--model MODEL] [--strict]\n\n"
     "Parses GRAPH (a .oi DSL file or a .json serialized graph) and validates it. With --model,\n"
     "also validates it against the model package (size variables, links, dtypes, shapes).\n"
+    "Ops added by kernels plugins on the plugin search path (--plugin-dir) are accepted.\n"
     "Prints `ok: N blocks, M nodes` and any warnings, or every error (FILE:LINE:COL: error: ...).\n"
     "Exit 0 when valid, 1 when not.";
 
@@ -112,12 +115,16 @@ int run_check(const std::vector<std::string>& args, Context& ctx) {
   Parsed p = parse(args, options, kCheckUsage, ctx);
   if (p.help) return 0;
   const Graph graph = load_graph(p.vm["graph"].as<std::string>());
+  // Ops that kernels plugins on the search path ship are known ops; a bad schema is an error.
+  const PluginRegistry registry =
+      PluginRegistry::discover(plugin_search_path(ctx.plugin_dirs, OPENINFER_BUILD_PLUGIN_DIR));
+  const OpCatalog catalog = catalog_with_plugins(registry);
   Diagnostics diag;
   if (p.vm.count("model")) {
     const Model model = Model::open(p.vm["model"].as<std::string>());
-    diag = validate_against_model(graph, OpCatalog::builtin(), model);
+    diag = validate_against_model(graph, catalog, model);
   } else {
-    diag = validate_graph(graph, OpCatalog::builtin());
+    diag = validate_graph(graph, catalog);
   }
   if (p.vm.count("strict")) diag.promote_warnings();
   ctx.err << diag.format();

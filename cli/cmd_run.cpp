@@ -17,6 +17,7 @@
 #include "openinfer/graph_json.hpp"
 #include "openinfer/model.hpp"
 #include "openinfer/op_catalog.hpp"
+#include "openinfer/plugin_catalog.hpp"
 #include "openinfer/plugin_host.hpp"
 #include "openinfer/simulator.hpp"
 #include "openinfer/trace_events.hpp"
@@ -109,21 +110,6 @@ Graph load_graph(const std::string& path) {
   return graph_from_json(text.str(), path);
 }
 
-// The builtin ops plus those that kernels plugins add; a clash is reported and skipped.
-OpCatalog catalog_with_plugins(const PluginRegistry& registry, std::vector<std::string>& notes) {
-  OpCatalog catalog = OpCatalog::builtin();
-  for (const PluginOpSchemas& s : registry.op_schemas()) {
-    try {
-      const boost::json::object ops = boost::json::parse(s.json).as_object();
-      for (const auto& [name, entry] : ops)
-        catalog.add_from_json(name, boost::json::serialize(entry));
-    } catch (const std::exception& e) {
-      notes.push_back("warning: op schemas of plugin '" + s.plugin + "' skipped: " + e.what());
-    }
-  }
-  return catalog;
-}
-
 void check_fetch_names(const std::vector<std::string>& fetch, const Executor& exec) {
   const std::vector<std::string> declared = exec.declared_names();
   for (const std::string& name : fetch) {
@@ -151,8 +137,8 @@ int run_run(const std::vector<std::string>& args, Context& ctx) {
   const StepInputs inputs(o.inputs);
   const PluginRegistry registry =
       PluginRegistry::discover(plugin_search_path(ctx.plugin_dirs, OPENINFER_BUILD_PLUGIN_DIR));
-  std::vector<std::string> notes;
-  const OpCatalog catalog = catalog_with_plugins(registry, notes);
+  // Plugins' new ops validate and run like builtin ones; a bad schema stops the run (exit 1).
+  const OpCatalog catalog = catalog_with_plugins(registry);
 
   // Validate here for FILE:LINE:COL messages, one per line, like `graph check`.
   const Diagnostics diag = validate_against_model(graph, catalog, model);
@@ -171,7 +157,6 @@ int run_run(const std::vector<std::string>& args, Context& ctx) {
   }
   const Simulator sim(model, graph, backend, sim_options);
   if (!o.quiet) {
-    for (const auto& w : notes) ctx.err << w << "\n";
     for (const auto& w : sim.warnings()) ctx.err << w << "\n";
   }
 

@@ -1,6 +1,7 @@
 // Parsing op_catalog.json documents and single op entries into OpSchema values.
 #include "op_schema_json.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
 #include <limits>
@@ -173,6 +174,79 @@ OutputDtypeRule parse_output_dtype(const std::string& s, const OpSchema& op,
   return rule;
 }
 
+SettingSpec typed_setting(const std::string& name, const json::value& type,
+                          std::string_view where) {
+  if (!type.is_string()) fail(where, "'setting_types' values must be type names");
+  auto t = setting_type_from_name(std::string_view(type.get_string()));
+  if (!t) fail(where, "unknown setting type '" + std::string(type.get_string()) + "'");
+  SettingSpec spec;
+  spec.name = name;
+  spec.type = *t;
+  return spec;
+}
+
+// Plugin schemas (docs/plugin-abi.md): `setting_defaults` {name: value} set or replace the
+// defaults of the op's own copies of its settings; the shared table is left unchanged.
+void apply_setting_defaults(const json::object& o, OpSchema& op, std::string_view where) {
+  const json::value* defaults = o.if_contains("setting_defaults");
+  if (!defaults) return;
+  for (const auto& [key, value] : as_object(*defaults, where)) {
+    const std::string name(key);
+    auto it = std::find_if(op.settings.begin(), op.settings.end(),
+                           [&](const SettingSpec& s) { return s.name == name; });
+    if (it == op.settings.end())
+      fail(where, "'setting_defaults' names '" + name + "', which is not in 'settings'");
+    it->default_value = parse_default(value, it->type, where);
+  }
+}
+
+// `min_inputs` / `max_inputs`: `inputs` lists the maximum; those past min_inputs are optional.
+void apply_input_counts(const json::object& o, OpSchema& op, std::string_view where) {
+  const json::value* min = o.if_contains("min_inputs");
+  const json::value* max = o.if_contains("max_inputs");
+  if (!min && !max) return;
+  const auto count = static_cast<int64_t>(op.inputs.size());
+  for (const auto& in : op.inputs)
+    if (in.variadic) fail(where, "'min_inputs'/'max_inputs' cannot be used with variadic inputs");
+  if (max && (!max->is_int64() || max->get_int64() != count))
+    fail(where, "'max_inputs' must equal the number of 'inputs' (" + std::to_string(count) + ")");
+  if (!min) return;
+  if (!min->is_int64() || min->get_int64() < 0 || min->get_int64() > count)
+    fail(where, "'min_inputs' must be between 0 and the number of 'inputs'");
+  for (int64_t i = min->get_int64(); i < count; ++i) op.inputs[i].optional = true;
+}
+
+// `input_dtypes`: one entry per input position, a dtype list or "op" / "input0".
+void apply_input_dtypes(const json::object& o, OpSchema& op, std::string_view where) {
+  const json::value* v = o.if_contains("input_dtypes");
+  if (!v) return;
+  const auto* list = v->if_array();
+  if (!list || list->size() != op.inputs.size())
+    fail(where,
+         "'input_dtypes' must hold one entry per input (" + std::to_string(op.inputs.size()) + ")");
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json::value& d = (*list)[i];
+    InputDtypeRule& rule = op.inputs[i].dtype_rule;
+    rule.dtypes.clear();
+    if (d.is_string() && d.get_string() == "op") {
+      rule.kind = InputDtypeRule::Kind::OpDtypes;
+    } else if (d.is_string() && d.get_string() == "input0") {
+      rule.kind = InputDtypeRule::Kind::SameAsInput0;
+    } else {
+      rule.kind = InputDtypeRule::Kind::Explicit;
+      rule.dtypes = parse_dtype_list(d, std::string(where) + " input_dtypes");
+    }
+  }
+}
+
+// The short rule names plugin schemas use, mapped onto ShapeRuleRegistry's names.
+std::string shape_rule_name(std::string name) {
+  if (name == "input0") return "same_as_input0";
+  if (name == "reduce") return "reduce_axes";
+  if (name == "argreduce") return "argreduce_axis";
+  return name;
+}
+
 }  // namespace
 
 SettingSpec parse_setting(std::string name, const json::value& v, std::string_view where) {
@@ -214,13 +288,25 @@ OpSchema parse_op(std::string name, const json::value& v, const SharedSettings& 
     fail(where, "'inputs' must be a count or an array of input objects");
   }
 
+  apply_input_counts(o, op, where);
+  apply_input_dtypes(o, op, where);
+
+  const json::object* types = nullptr;
+  if (const auto* t = o.if_contains("setting_types")) types = &as_object(*t, where);
   if (const auto* settings = o.if_contains("settings")) {
     if (!settings->is_array()) fail(where, "'settings' must be an array");
     for (const auto& s : settings->get_array()) {
       if (s.is_string()) {
-        auto it = shared.find(std::string_view(s.get_string()));
+        const std::string sname(s.get_string());
+        if (const json::value* type = types ? types->if_contains(sname) : nullptr) {
+          op.settings.push_back(typed_setting(sname, *type, where));
+          continue;
+        }
+        auto it = shared.find(sname);
         if (it == shared.end())
-          fail(where, "setting '" + std::string(s.get_string()) + "' is not in the settings table");
+          fail(where, "setting '" + sname +
+                          "' is not in the settings table (give its type in "
+                          "'setting_types')");
         op.settings.push_back(it->second);
       } else {
         const auto& so = as_object(s, where);
@@ -230,8 +316,15 @@ OpSchema parse_op(std::string name, const json::value& v, const SharedSettings& 
     }
   }
 
+  if (types) {
+    for (const auto& [key, value] : *types)
+      if (!op.find_setting(std::string_view(key)))
+        fail(where, "'setting_types' names '" + std::string(key) + "', which is not in 'settings'");
+  }
+  apply_setting_defaults(o, op, where);
+
   op.output_dtype = parse_output_dtype(get_string(o, "output_dtype", where, true), op, where);
-  op.shape_rule = get_string(o, "output_shape", where, false);
+  op.shape_rule = shape_rule_name(get_string(o, "output_shape", where, false));
   op.broadcast = get_bool(o, "broadcast", false, where);
   op.inplace = get_bool(o, "inplace", false, where);
   const json::value* dtypes = o.if_contains("dtypes");
