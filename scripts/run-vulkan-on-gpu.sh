@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs the Vulkan backend's tests on a machine with an NVIDIA GPU, from a build made elsewhere.
+#
+#   here:  scripts/run-vulkan-on-gpu.sh pack [BUILD_DIR] [PACK_DIR]    (default build/vulkan .vkgpu)
+#   there: scripts/run-vulkan-on-gpu.sh run [PACK_DIR] [DEBS_DIR]      (default .vkgpu .gl)
+#
+# `pack` gathers the test binary, the plugin and every shared library they load (glibc and the
+# dynamic loader included, so the GPU machine's own library versions do not matter). `run`
+# expects Debian's libvulkan1 and glvnd .debs in DEBS_DIR and unpacks them into / first (the
+# NVIDIA driver there ships its ICD but no Vulkan loader), then runs the test with the packed
+# loader. Exit status: the test's (77: no Vulkan device found).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pack() {
+  local build=${1:-build/vulkan} out=${2:-.vkgpu}
+  rm -rf "$out"
+  mkdir -p "$out/bin" "$out/lib" "$out/plugins"
+  cp "$build/tests/vulkan/vulkan_kernels_test" "$out/bin/"
+  cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
+  strip --strip-debug "$out/bin/vulkan_kernels_test" "$out/plugins/libopeninfer_vulkan.so"
+  for f in "$out/bin/vulkan_kernels_test" "$out/plugins/libopeninfer_vulkan.so"; do
+    ldd "$f" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
+      cp -L "$lib" "$out/lib/"
+    done
+  done
+  echo "packed into $out ($(du -sh "$out" | cut -f1))"
+}
+
+run() {
+  local pack=${1:-.vkgpu} debs=${2:-.gl}
+  for f in "$debs"/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  if [[ -z "${VK_DRIVER_FILES:-}" && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+  # The packed ld.so with the packed libraries; the Vulkan loader and the driver come from the
+  # system (ld.so.cache), found by the plugin's dlopen.
+  OPENINFER_TEST_PLUGIN_DIR="$PWD/$pack/plugins" OPENINFER_TEST_SOURCE_DIR="$PWD" \
+    "$pack/lib/ld-linux-x86-64.so.2" --library-path "$PWD/$pack/lib" \
+    "$pack/bin/vulkan_kernels_test" --log_level=message --report_level=detailed
+}
+
+case "${1:-}" in
+  pack) shift; pack "$@" ;;
+  run) shift; run "$@" ;;
+  *) echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run [PACK_DIR] [DEBS_DIR]" >&2; exit 2 ;;
+esac
