@@ -4,8 +4,9 @@
 #   here:  scripts/run-vulkan-on-gpu.sh pack [BUILD_DIR] [PACK_DIR]    (default build/vulkan .vkgpu)
 #   there: scripts/run-vulkan-on-gpu.sh run [PACK_DIR] [DEBS_DIR]      (default .vkgpu .gl)
 #
-# `pack` gathers the test binary, the plugin and every shared library they load (glibc and the
-# dynamic loader included, so the GPU machine's own library versions do not matter). `run`
+# `pack` gathers the test binary, the plugin and every shared library they load; glibc and the
+# dynamic loader go to a side folder, used only when the GPU machine's glibc is older (a newer
+# one must stay: the driver's libraries need it). `run`
 # expects Debian's libvulkan1 and glvnd .debs in DEBS_DIR and unpacks them into / first (the
 # NVIDIA driver there ships its ICD but no Vulkan loader), then runs the test with the packed
 # loader. Exit status: the test's (77: no Vulkan device found).
@@ -15,15 +16,19 @@ cd "$(dirname "$0")/.."
 pack() {
   local build=${1:-build/vulkan} out=${2:-.vkgpu}
   rm -rf "$out"
-  mkdir -p "$out/bin" "$out/lib" "$out/plugins"
+  mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
   cp "$build/tests/vulkan/vulkan_kernels_test" "$out/bin/"
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
   strip --strip-debug "$out/bin/vulkan_kernels_test" "$out/plugins/libopeninfer_vulkan.so"
   for f in "$out/bin/vulkan_kernels_test" "$out/plugins/libopeninfer_vulkan.so"; do
     ldd "$f" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
-      cp -L "$lib" "$out/lib/"
+      case "$(basename "$lib")" in
+        ld-linux* | libc.so* | libm.so* | libstdc++* | libgcc_s*) cp -L "$lib" "$out/glibc/" ;;
+        *) cp -L "$lib" "$out/lib/" ;;
+      esac
     done
   done
+  ldd --version | head -1 | awk '{print $NF}' >"$out/glibc/version"
   echo "packed into $out ($(du -sh "$out" | cut -f1))"
 }
 
@@ -34,11 +39,20 @@ run() {
   local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   if [[ -z "${VK_DRIVER_FILES:-}" && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-  # The packed ld.so with the packed libraries; the Vulkan loader and the driver come from the
-  # system (ld.so.cache), found by the plugin's dlopen.
+  # The Vulkan loader and the driver come from the system (ld.so.cache and LD_LIBRARY_PATH,
+  # where the NVIDIA image keeps its driver libraries).
+  local libs="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" loader=()
+  local have want
+  have=$(ldd --version | head -1 | awk '{print $NF}')
+  want=$(cat "$pack/glibc/version")
+  if [[ "$(printf '%s\n%s\n' "$have" "$want" | sort -V | head -1)" != "$want" ]]; then
+    echo "glibc $have is older than the build's $want: using the packed one"
+    libs="$PWD/$pack/glibc:$libs"
+    loader=("$pack/glibc/ld-linux-x86-64.so.2" --library-path "$libs")
+  fi
   OPENINFER_TEST_PLUGIN_DIR="$PWD/$pack/plugins" OPENINFER_TEST_SOURCE_DIR="$PWD" \
-    "$pack/lib/ld-linux-x86-64.so.2" --library-path "$PWD/$pack/lib" \
-    "$pack/bin/vulkan_kernels_test" --log_level=message --report_level=detailed
+    LD_LIBRARY_PATH="$libs" "${loader[@]}" "$pack/bin/vulkan_kernels_test" \
+    --log_level=message --report_level=detailed
 }
 
 case "${1:-}" in
