@@ -56,6 +56,9 @@ oi::KernelSetting setting(const json::value& v) {
   // u64 values above INT64_MAX travel as their two's-complement bits (plugin_abi.h).
   if (type == "int" && value.is_uint64()) return {name, static_cast<int64_t>(value.as_uint64())};
   if (type == "int") return {name, value.to_number<int64_t>()};
+  if (type == "float" && value.is_string()) {
+    return {name, std::stod(std::string(value.as_string()))};  // "inf", "-inf"
+  }
   if (type == "float") return {name, value.to_number<double>()};
   if (type == "bool") return {name, value.as_bool()};
   if (type == "dtype") return {name, dtype_named(value.as_string())};

@@ -149,7 +149,8 @@ def add_case(op, mode, inputs, output, settings=(), inplace_input=None):
 
 
 def fsetting(name, v):
-    return {"name": name, "type": "float", "value": v}
+    # JSON has no infinity: +-inf travel as the strings "inf" and "-inf".
+    return {"name": name, "type": "float", "value": v if math.isfinite(v) else str(v)}
 
 
 def isetting(name, v):
@@ -301,7 +302,8 @@ for op in BINARY:
         o = out_dtype(op, t)
         for sa, sb in [((2, 3, 5), (5,)), ((2, 1, 5), (3, 1)), ((3, 4), (3, 4))]:
             a, b = operands(op, t, [sa, sb])
-            add_case(op, "normal", [tensor(t, a), tensor(t, b)], tensor(o, reference(op, t, o, a, b)))
+            add_case(op, "normal", [tensor(t, a), tensor(t, b)],
+                     tensor(o, reference(op, t, o, a, b)))
         if CATALOG[op]["inplace"]:
             a, b = operands(op, t, [(2, 9), (9,)])
             add_case(op, "inplace", [tensor(t, a), tensor(t, b)],
@@ -591,7 +593,7 @@ for op in ["argmax_axis", "argmin_axis"]:
             x = values(t, shape, small=True, specials=False)
             if t in FLOATS and shape == (4, 2, 3):
                 x[1, 0, 0] = x[3, 0, 0] = math.nan  # the first NaN wins
-                x[0, 1, 1] = x[2, 1, 1] = 99.0 if op == "argmax_axis" else -99.0
+                x[0, 1, 1] = x[2, 1, 1] = 96.0 if op == "argmax_axis" else -96.0
                 x[1, 1, 1] = -0.0
             st = [isetting("axis", axis), {"name": "keepdims", "type": "bool", "value": keepdims},
                   {"name": "select_first", "type": "bool", "value": first}]
@@ -608,8 +610,8 @@ def round_mode(x, mode):
 def cast_value(x, src, dst, mode="trunc", saturate=True):
     if dst == "bool":
         return bool(x != 0) or (src in FLOATS and math.isnan(x))
-    if src == "bool":
-        return 1.0 if x and dst in FLOATS else (1 if x else (0.0 if dst in FLOATS else 0))
+    if src == "bool":  # 0 or 1, then as an integer (i1 holds no 1: saturate 0, wrap -1)
+        x, src = (1 if x else 0), "i8"
     if dst in FLOATS:
         return round_to(dst, float(x) if src in FLOATS else int(x))
     if src in FLOATS:

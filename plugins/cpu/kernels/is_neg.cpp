@@ -1,4 +1,4 @@
-// is_neg: elementwise -> bool, a < 0, false for -0.0 and NaN; never for unsigned dtypes (ops.md).
+// is_neg: elementwise -> bool, a < 0: false for -0.0, NaN and unsigned values (ops.md).
 #include <cmath>
 
 #include "../generic_elementwise.hpp"
@@ -15,8 +15,8 @@ struct Op {
 };
 
 void register_is_neg(KernelList& list) {
-  add_each(list, "is_neg", {kFloats, kSigned, kUnsigned}, 1, &generic_kernel<1, Op>, false,
-           dt::BOOL);
+  add_each(list, "is_neg", {kFloats, kSigned, {dt::U8, dt::U16, dt::U32, dt::U64}}, 1,
+           &generic_kernel<1, Op>, false, dt::BOOL);
 }
 
 const KernelRegistration registration(register_is_neg);
