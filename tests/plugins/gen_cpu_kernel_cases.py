@@ -336,6 +336,31 @@ add_case("add", "normal", [tensor("u2", np.array([3, 2], dtype=object)),
                            tensor("u2", np.array([1, 1], dtype=object))],
          tensor("u2", np.array([0, 3], dtype=object)))
 
+def ints(v):
+    return np.array(v, dtype=object)
+
+
+for op, t, x, want in [("popcount", "i8", [-1, -128, 0], [8, 1, 0]),
+                       ("popcount", "i4", [-1, -8, 7], [4, 1, 3]),
+                       ("abs", "i4", [-8, -7, 7], [-8, 7, 7]), ("neg", "i8", [-128, 1], [-128, -1]),
+                       ("not", "u2", [0, 3, 1], [3, 0, 2]), ("shr", "i4", [-8, 7], [-4, 3])]:
+    o = out_dtype(op, t)
+    st = [isetting("bits", 1)] if op == "shr" else []
+    add_case(op, "normal", [tensor(t, ints(x))], tensor(o, ints(want)), st)
+add_case("rem", "normal", [tensor("i8", ints([-7, 7, -7])), tensor("i8", ints([2, -2, 0]))],
+         tensor("i8", ints([-1, 1, 0])))
+add_case("floor_div", "normal",
+         [tensor("i8", ints([-7, 7, -128])), tensor("i8", ints([2, -2, -1]))],
+         tensor("i8", ints([-4, -4, -128])))
+add_case("round", "normal", [tensor("f32", np.array([2.5, -0.5, 0.5, 3.5]))],
+         tensor("f32", np.array([2.0, -0.0, 0.0, 4.0])))
+add_case("min", "normal", [tensor("f16", np.array([-0.0, 0.0, math.nan])),
+                           tensor("f16", np.array([0.0, -0.0, 1.0]))],
+         tensor("f16", np.array([-0.0, -0.0, math.nan])))
+add_case("max", "normal", [tensor("bf16", np.array([-0.0, 0.0, 1.0])),
+                           tensor("bf16", np.array([0.0, -0.0, math.nan]))],
+         tensor("bf16", np.array([0.0, 0.0, math.nan])))
+
 # div_by_zero_mask for floats and integers, floor_div too; recip's mask.
 for op, t, mask in [("div", "f32", -1.5), ("div", "f16", 2.0), ("div", "i32", 7), ("div", "u4", 9),
                     ("floor_div", "i8", -3), ("floor_div", "i4", 5)]:
