@@ -136,21 +136,6 @@ BOOST_AUTO_TEST_CASE(bad_fetches) {
              tt::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(an_op_no_backend_provides_is_rejected) {
-  std::string msg = error_of([&] {
-    simulate(small_model(), R"(
-dynamic { x: f32[B]; }
-volatile { y: f32[B]; }
-block entry {
-  op neg(x) >> y;
-  return;
-}
-)");
-  });
-  BOOST_TEST(contains(msg, "no loaded backend provides op 'neg' (f32) -> f32"));
-  BOOST_TEST(contains(msg, "test.oi:5:"));
-}
-
 BOOST_AUTO_TEST_CASE(invalid_graphs_are_rejected_with_every_error) {
   std::string msg = error_of([&] {
     simulate(small_model(), R"(

@@ -58,6 +58,7 @@ BOOST_AUTO_TEST_CASE(an_op_only_the_missing_fallback_has_is_rejected) {
   });
   BOOST_TEST(contains(msg, "no loaded backend provides op 'mul' (f32, f32) -> f32"));
   BOOST_TEST(contains(msg, "tried 'devmem'"));
+  BOOST_TEST(contains(msg, "test.oi:10:"));
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_kernel_is_a_clear_error) {
