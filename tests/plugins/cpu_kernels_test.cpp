@@ -1,15 +1,21 @@
 #define BOOST_TEST_MODULE plugins_cpu_kernels
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "openinfer/error.hpp"
+#include "openinfer/graph.hpp"
+#include "openinfer/model.hpp"
 #include "openinfer/plugin_host.hpp"
+#include "openinfer/simulator.hpp"
 #include "plugin_test_support.hpp"
 
 // Every case of cpu_kernel_cases.json (written by gen_cpu_kernel_cases.py with numpy and exact
@@ -84,6 +90,20 @@ std::string kernel_key(const std::string& op, const std::vector<DType>& in, DTyp
          std::string(oi::kernel_mode_name(mode));
 }
 
+// A float's bit pattern as an integer that orders like the value, so that the difference of
+// two finite values counts the units in the last place between them (-0.0 and +0.0 are equal).
+int64_t ordered_bits(uint64_t bits, unsigned width) {
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  return (bits & sign) ? -static_cast<int64_t>(bits & ~sign) : static_cast<int64_t>(bits);
+}
+
+// A case's "ulp" field: the most units in the last place a finite result may be off
+// (ops-nn.md accuracy of elementwise math); absent: no ulp tolerance.
+std::optional<int64_t> ulp_tolerance(const json::object& c) {
+  if (!c.contains("ulp")) return std::nullopt;
+  return c.at("ulp").to_number<int64_t>();
+}
+
 template <class T>
 void compare_floats(const std::vector<std::byte>& got, const std::vector<std::byte>& want,
                     const json::object& c, const std::string& key) {
@@ -93,6 +113,8 @@ void compare_floats(const std::vector<std::byte>& got, const std::vector<std::by
     atol = c.at("tolerance").as_array()[0].to_number<double>();
     rtol = c.at("tolerance").as_array()[1].to_number<double>();
   }
+  const std::optional<int64_t> ulp = ulp_tolerance(c);
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   for (size_t i = 0; i < want.size() / sizeof(T); ++i) {
     T g, w;
     std::memcpy(&g, got.data() + i * sizeof(T), sizeof(T));
@@ -102,6 +124,14 @@ void compare_floats(const std::vector<std::byte>& got, const std::vector<std::by
     } else if (tolerant && std::isfinite(w)) {
       BOOST_TEST(std::abs(double(g) - double(w)) <= atol + rtol * std::abs(double(w)),
                  key << " element " << i << ": got " << g << ", want " << w);
+    } else if (ulp && std::isfinite(w)) {
+      Bits gb, wb;
+      std::memcpy(&gb, &g, sizeof(T));
+      std::memcpy(&wb, &w, sizeof(T));
+      const int64_t d = ordered_bits(gb, sizeof(T) * 8) - ordered_bits(wb, sizeof(T) * 8);
+      BOOST_TEST((std::isfinite(g) && std::abs(d) <= *ulp), key << " element " << i << ": got " << g
+                                                                << ", want " << w << " within "
+                                                                << *ulp << " ulp");
     } else {
       BOOST_TEST(std::memcmp(&g, &w, sizeof(T)) == 0,
                  key << " element " << i << ": got " << g << ", want " << w);
@@ -109,7 +139,14 @@ void compare_floats(const std::vector<std::byte>& got, const std::vector<std::by
   }
 }
 
-// f16, bf16 and f8 outputs: bit-exact, except that any NaN matches any NaN (ops.md).
+// f16, bf16 and f8 outputs: bit-exact, except that any NaN matches any NaN (ops.md), and
+// within the case's "ulp" units of the output dtype where it gives one.
+bool narrow_special(DType t, uint16_t bits) {  // inf or NaN
+  if (t == DType::f16) return (bits & 0x7c00) == 0x7c00;
+  if (t == DType::bf16) return (bits & 0x7f80) == 0x7f80;
+  return (bits & 0x7c) == 0x7c;  // f8 E5M2
+}
+
 bool narrow_nan(DType t, uint16_t bits) {
   if (t == DType::f16) return (bits & 0x7c00) == 0x7c00 && (bits & 0x03ff) != 0;
   if (t == DType::bf16) return (bits & 0x7f80) == 0x7f80 && (bits & 0x007f) != 0;
@@ -117,13 +154,18 @@ bool narrow_nan(DType t, uint16_t bits) {
 }
 
 void compare_narrow(DType t, const std::vector<std::byte>& got, const std::vector<std::byte>& want,
-                    const std::string& key) {
+                    const json::object& c, const std::string& key) {
   const size_t size = t == DType::f8 ? 1 : 2;
+  const std::optional<int64_t> ulp = ulp_tolerance(c);
   for (size_t i = 0; i < want.size() / size; ++i) {
     uint16_t g = 0, w = 0;
     std::memcpy(&g, got.data() + i * size, size);
     std::memcpy(&w, want.data() + i * size, size);
     bool ok = narrow_nan(t, w) ? narrow_nan(t, g) : g == w;
+    if (!ok && ulp && !narrow_special(t, w) && !narrow_special(t, g)) {
+      const auto width = static_cast<unsigned>(size * 8);
+      ok = std::abs(ordered_bits(g, width) - ordered_bits(w, width)) <= *ulp;
+    }
     BOOST_TEST(ok, key << " element " << i << ": got bits " << g << ", want " << w);
   }
 }
@@ -186,7 +228,7 @@ BOOST_FIXTURE_TEST_CASE(every_case_matches_its_independent_expectation, Fixture)
     } else if (want.dtype == DType::f64) {
       compare_floats<double>(got, want.bytes, c, key);
     } else if (want.dtype == DType::f16 || want.dtype == DType::bf16 || want.dtype == DType::f8) {
-      compare_narrow(want.dtype, got, want.bytes, key);
+      compare_narrow(want.dtype, got, want.bytes, c, key);
     } else {
       BOOST_TEST((got == want.bytes), key << ": bytes differ");
     }
@@ -306,4 +348,103 @@ BOOST_FIXTURE_TEST_CASE(an_extreme_over_an_empty_axis_is_an_error, Fixture) {
       cpu->run(*cpu->find_kernel("max_axis", std::vector{f32}, f32, oi::KernelMode::Normal), ins,
                outs, settings),
       oi::Error);
+}
+
+// gather: an index out of range is a run-time error naming the op, the index and the bound,
+// and nothing is read outside the data (ops-nn.md).
+BOOST_FIXTURE_TEST_CASE(a_gather_index_out_of_range_is_an_error_naming_it, Fixture) {
+  const DType f32 = DType::f32, i64 = DType::i64;
+  std::vector<uint64_t> data_dims{4, 2}, idx_dims{2}, out_dims{2, 2};
+  const float data[8] = {};
+  for (int64_t bad : {4, -5}) {
+    const int64_t indices[2] = {1, bad};
+    auto bd = cpu->alloc(sizeof data), bi = cpu->alloc(sizeof indices), bo = cpu->alloc(16);
+    cpu->upload(*bd, 0, std::as_bytes(std::span(data)));
+    cpu->upload(*bi, 0, std::as_bytes(std::span(indices)));
+    oi::TensorArg ins[] = {{f32, data_dims, bd.get(), 0}, {i64, idx_dims, bi.get(), 0}};
+    oi::TensorArg outs[] = {{f32, out_dims, bo.get(), 0}};
+    std::vector<oi::KernelSetting> settings{{"axis", int64_t{0}}};
+    try {
+      cpu->run(*cpu->find_kernel("gather", std::vector{f32, i64}, f32, oi::KernelMode::Normal), ins,
+               outs, settings);
+      BOOST_FAIL("no error");
+    } catch (const oi::Error& e) {
+      const std::string what = e.what();
+      BOOST_TEST(what.find("gather: index " + std::to_string(bad) +
+                           " is out of range for axis 0 of size 4") != std::string::npos,
+                 what);
+    }
+  }
+}
+
+// A graph of the ops-nn.md ops through the Simulator on the CPU backend: softmax over rows,
+// transpose, then gather of two rows; validation checks the new shape rules, and a bad index
+// fails at run time naming gather.
+BOOST_FIXTURE_TEST_CASE(softmax_transpose_gather_graph_runs_on_the_simulator, Fixture) {
+  const char* graph = R"(
+dynamic {
+  x: f32[2, 3];
+  idx: i64[2];
+}
+volatile {
+  s: f32[2, 3];
+  t: f32[3, 2];
+  y: f32[2, 2];
+}
+block entry {
+  op softmax(x) >> s;
+  op transpose(s, perm=[1, 0]) >> t;
+  op gather(t, idx, axis=0) >> y;
+  return y;
+}
+)";
+  auto model = [] { return oi::Model::from_bytes(oi::ModelWriter().to_bytes(), "test.oinf"); };
+  oi::Simulator sim(model(), oi::Graph::parse(graph, "nn.oi"), cpu);
+  auto exec = sim.make_executor();
+  const std::vector<float> x{1, 2, 3, -1, 0, 1000};
+  exec.insert("x", oi::Tensor::from<float>(x, {2, 3}));
+  exec.insert("idx", oi::Tensor::from<int64_t>({2, -3}, {2}));
+  exec.step();
+  auto y = exec.fetch<float>("y");
+  BOOST_TEST((y.shape == std::vector<uint64_t>{2, 2}));
+  // Row-wise softmax in double; t = s transposed; y = t[2], t[0].
+  double s[2][3];
+  for (int r = 0; r < 2; ++r) {
+    double m = std::max({x[3 * r], x[3 * r + 1], x[3 * r + 2]}), sum = 0;
+    for (int c = 0; c < 3; ++c) sum += std::exp(x[3 * r + c] - m);
+    for (int c = 0; c < 3; ++c) s[r][c] = std::exp(x[3 * r + c] - m) / sum;
+  }
+  const double want[4] = {s[0][2], s[1][2], s[0][0], s[1][0]};
+  for (int i = 0; i < 4; ++i)
+    BOOST_TEST(std::abs(y.data[i] - want[i]) <= 1e-5 + 1e-4 * want[i], i << ": " << y.data[i]);
+
+  exec.insert("idx", oi::Tensor::from<int64_t>({0, 3}, {2}));
+  try {
+    exec.step();
+    BOOST_FAIL("no error");
+  } catch (const oi::Error& e) {
+    const std::string what = std::string(e.what()) + " " + e.context();
+    BOOST_TEST(what.find("gather: index 3 is out of range for axis 0 of size 3") !=
+                   std::string::npos,
+               what);
+  }
+
+  // A reshape to a different element count is refused by validation, before anything runs.
+  const char* bad = R"(
+dynamic { x: f32[2, 3]; }
+volatile { r: f32[5]; }
+block entry {
+  op reshape(x) >> r;
+  return r;
+}
+)";
+  try {
+    oi::Simulator(model(), oi::Graph::parse(bad, "bad.oi"), cpu);
+    BOOST_FAIL("no error");
+  } catch (const oi::Error& e) {
+    const std::string what = std::string(e.what()) + " " + e.context();
+    BOOST_TEST(what.find("cannot reshape [2, 3] (6 elements) to [5] (5 elements)") !=
+                   std::string::npos,
+               what);
+  }
 }

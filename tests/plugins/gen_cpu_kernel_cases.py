@@ -701,6 +701,224 @@ for mode in ["trunc", "floor", "ceil", "nearest_even"]:
 for x in list(rng.standard_normal(2000) * 1e3) + [65519.99, 65520.0, 2.0 ** -25, 3 * 2.0 ** -26]:
     assert round_to("f16", x) == float(np.float16(x)), x
 
+
+# --- ops-nn.md: elementwise math -----------------------------------------------------------
+# References in double with Python's math (C99 special cases written out where math raises),
+# then rounded to f32 (and from there once more for f8/bf16/f16) with round_to. Tolerances per
+# ops-nn.md: f32 2 ulp, f64 4 ulp, narrow floats 1 ulp of their own dtype; sqrt exact.
+def m_exp(x):
+    if math.isnan(x):
+        return x
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def m_log(x):
+    if math.isnan(x) or x < 0:
+        return math.nan
+    return -math.inf if x == 0 else math.log(x)
+
+
+def m_sqrt(x):
+    if x == 0:
+        return x  # sqrt(-0.0) is -0.0
+    return math.nan if math.isnan(x) or x < 0 else math.sqrt(x)
+
+
+def m_rsqrt(x):
+    if x == 0:
+        return math.copysign(math.inf, x)
+    return math.nan if math.isnan(x) or x < 0 else 1.0 / math.sqrt(x)
+
+
+def m_trig(fn):
+    return lambda x: fn(x) if math.isfinite(x) else math.nan
+
+
+def m_gelu_tanh(x):
+    u = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    return x / (1.0 + m_exp(-2.0 * u))
+
+
+def m_pow(a, b):
+    try:
+        return math.pow(a, b)
+    except OverflowError:
+        odd = b == int(b) and int(b) % 2 == 1
+        return -math.inf if a < 0 and odd else math.inf
+    except ValueError:
+        if a == 0 and b < 0:
+            odd = b == int(b) and int(b) % 2 == 1
+            return math.copysign(math.inf, a) if odd else math.inf
+        return math.nan
+
+
+MATH = {
+    "exp": m_exp, "log": m_log, "sqrt": m_sqrt, "sin": m_trig(math.sin),
+    "cos": m_trig(math.cos), "tanh": math.tanh, "erf": math.erf, "rsqrt": m_rsqrt,
+    "sigmoid": lambda x: 1.0 / (1.0 + m_exp(-x)),
+    "silu": lambda x: x / (1.0 + m_exp(-x)),
+    "gelu": lambda x: x * 0.5 * math.erfc(-x * 0.7071067811865476),
+    "pow": m_pow,
+}
+ULP = {"f8": 1, "bf16": 1, "f16": 1, "f32": 2, "f64": 4}
+
+
+def math_ref(t, fn, *arrs):
+    b = np.broadcast_arrays(*[np.asarray(a, dtype=np.float64) for a in arrs])
+    out = []
+    for xs in zip(*[x.reshape(-1) for x in b]):
+        r = fn(*[float(x) for x in xs])
+        out.append(round_to(t, r if t == "f64" else round_to("f32", r)))
+    return np.array(out, dtype=np.float64).reshape(b[0].shape)
+
+
+def math_case(op, t, mode, inputs, fn, settings=()):
+    ref = math_ref(t, fn, *inputs)
+    add_case(op, mode, [tensor(t, a) for a in inputs], tensor(t, ref), settings,
+             inplace_input=0 if mode == "inplace" else None)
+    cases[-1]["ulp"] = 0 if op == "sqrt" else ULP[t]
+
+
+def math_values(op, t, shape):
+    a = values(t, shape, small=True)
+    if op in ("log", "sqrt", "rsqrt"):  # mostly in the domain; specials and a few negatives
+        flat = a.reshape(-1)
+        for i in range(3, flat.size):
+            if math.isfinite(flat[i]) and flat[i] != 0:
+                flat[i] = abs(flat[i])
+    return a
+
+
+for op in ["exp", "log", "sqrt", "sin", "cos", "tanh", "erf", "rsqrt", "sigmoid", "silu", "gelu"]:
+    for t in cat_types(op):
+        math_case(op, t, "normal", [math_values(op, t, (4, 6))], MATH[op])
+        math_case(op, t, "inplace", [math_values(op, t, (3, 5))], MATH[op])
+        if op == "gelu":
+            st = [{"name": "approximate", "type": "string", "value": "tanh"}]
+            math_case(op, t, "normal", [values(t, (4, 6), small=True)], m_gelu_tanh, st)
+            math_case(op, t, "normal", [values(t, (2, 5), small=True)], MATH[op],
+                      [{"name": "approximate", "type": "string", "value": "none"}])
+    math_case(op, "f32", "normal", [np.zeros((2, 0, 3))], MATH[op])  # zero-sized
+
+for t in cat_types("pow"):
+    for sa, sb, mode in [((2, 3, 5), (5,), "normal"), ((2, 1, 5), (3, 1), "normal"),
+                         ((2, 9), (9,), "inplace")]:
+        a, b = values(t, sa, small=True), values(t, sb, small=True)
+        fb = b.reshape(-1)
+        fb[:3] = [2.0, 3.0, -1.0]  # integer exponents of negative bases
+        math_case("pow", t, mode, [a, b], m_pow)
+math_case("pow", "f64", "normal", [np.array([-0.0, 0.0, -2.0, 1.0, math.nan, -8.0, 10.0]),
+                                   np.array([-1.0, -0.5, 0.5, math.nan, 0.0, 1 / 3, 400.0])],
+          m_pow)
+
+
+# --- ops-nn.md: softmax, log_softmax --------------------------------------------------------
+def softmax_ref(t, x, axis, log):
+    xm = np.moveaxis(np.asarray(x, dtype=np.float64), axis, -1)
+    out = np.zeros(xm.shape)
+    for idx in np.ndindex(*xm.shape[:-1]):
+        row = [float(v) for v in xm[idx]]
+        m = -math.inf
+        for v in row:
+            if math.isnan(v) or v > m:
+                m = v
+            if math.isnan(m):
+                break
+        e = [v - m for v in row]
+        total = sum(m_exp(v) for v in e)
+        for k, v in enumerate(e):
+            out[idx + (k,)] = v - m_log(total) if log else m_exp(v) / total
+    out = np.moveaxis(out, -1, axis)
+    return np.vectorize(lambda v: round_to(t, float(v)), otypes=[np.float64])(out) \
+        if out.size else out
+
+
+SOFT_TOL = {"f32": [1e-5, 1e-4], "f64": [1e-12, 1e-10]}
+for op in ["softmax", "log_softmax"]:
+    for t in cat_types(op):
+        big = values(t, (2, 5), small=True, specials=False)
+        big[0] = [round_to(t, v) for v in [1000.0, 1001.0, 999.0, -1000.0, 1000.5]]
+        for shape, axis, x in [((4, 6), None, None), ((3, 4, 5), 1, None), ((2, 0, 3), 1, None),
+                               ((3, 4), 0, None), ((2, 5), -1, big)]:
+            x = values(t, shape, small=True) if x is None else x
+            st = [] if axis is None else [isetting("axis", axis)]
+            ref = softmax_ref(t, x, -1 if axis is None else axis, op == "log_softmax")
+            add_case(op, "normal", [tensor(t, x)], tensor(t, ref), st)
+            if t in SOFT_TOL:
+                cases[-1]["tolerance"] = SOFT_TOL[t]
+            else:
+                cases[-1]["ulp"] = 2
+
+
+# --- ops-nn.md: moving data (bit-exact, every dtype but t1/t2) --------------------------------
+ALL = FLOATS + INTS + ["bool", "bitset"]
+
+
+def ilist(name, v):
+    return {"name": name, "type": "int_list", "value": v}
+
+
+for t in ALL:
+    x = values(t, (2, 3, 4))
+    add_case("reshape", "normal", [tensor(t, x)], tensor(t, x.reshape(4, 6)))
+    x = values(t, (5,))
+    add_case("reshape", "normal", [tensor(t, x)], tensor(t, x.reshape(5, 1)))
+    x = values(t, (2, 3, 4))
+    add_case("transpose", "normal", [tensor(t, x)], tensor(t, np.transpose(x, (1, 2, 0))),
+             [ilist("perm", [1, 2, 0])])
+    x = values(t, (3, 5))
+    add_case("transpose", "normal", [tensor(t, x)], tensor(t, np.transpose(x)))
+    for n in range(1, 17):
+        axis = [1, -1, 0][n % 3]
+        shapes = [[2, 3, 2] for _ in range(n)]
+        for j in range(n):
+            shapes[j][axis] = (j * 5 + n) % 4  # sizes 0..3 along the axis
+        arrs = [values(t, tuple(s)) for s in shapes]
+        add_case("concat", "normal", [tensor(t, a) for a in arrs],
+                 tensor(t, np.concatenate(arrs, axis=axis)), [isetting("axis", axis)])
+    for it in ["i32", "i64"]:
+        x = values(t, (3, 4, 2))
+        idx = ints([[3, -1], [0, -4], [2, 2]])
+        add_case("gather", "normal", [tensor(t, x), tensor(it, idx)],
+                 tensor(t, np.take(x, [[3, 3], [0, 0], [2, 2]], axis=1)), [isetting("axis", 1)])
+        x = values(t, (5, 3))
+        idx = ints([4, -5, 1, 1])
+        add_case("gather", "normal", [tensor(t, x), tensor(it, idx)],
+                 tensor(t, np.take(x, [4, 0, 1, 1], axis=0)), [isetting("axis", 0)])
+for t in ["f32", "i4", "bool"]:  # zero-sized dims and rank 0
+    add_case("reshape", "normal", [tensor(t, values(t, (2, 0, 3)))], tensor(t, values(t, (0, 5))))
+    x = values(t, ())
+    add_case("reshape", "normal", [tensor(t, x)], tensor(t, x.reshape(1, 1)))
+    x = values(t, (2, 0, 3))
+    add_case("transpose", "normal", [tensor(t, x)], tensor(t, np.transpose(x, (2, 0, 1))),
+             [ilist("perm", [-1, 0, 1])])
+    add_case("concat", "normal", [tensor(t, values(t, (0, 2))), tensor(t, values(t, (0, 3)))],
+             tensor(t, values(t, (0, 5))), [isetting("axis", 1)])
+    add_case("gather", "normal", [tensor(t, values(t, (3, 0))), tensor("i64", ints([2, -3]))],
+             tensor(t, values(t, (2, 0))), [isetting("axis", 0)])
+    add_case("gather", "normal", [tensor(t, values(t, (0, 3))), tensor("i32", ints([]))],
+             tensor(t, values(t, (0, 0))), [isetting("axis", 1)])
+    x = values(t, (4, 3))
+    add_case("gather", "normal", [tensor(t, x), tensor("i64", ints(2))], tensor(t, x[2]),
+             [isetting("axis", 0)])  # a scalar index drops the axis
+
+
+def iota_ref(t, shape, axis):
+    idx = np.indices(shape)[axis] if shape else np.zeros(())
+    if t in FLOATS:
+        return np.vectorize(lambda v: round_to(t, int(v)), otypes=[np.float64])(idx)
+    return np.vectorize(lambda v: wrap(int(v), t), otypes=[object])(idx)
+
+
+for t in cat_types("iota"):
+    for shape, axis in [((3, 6), None), ((2, 3, 4), 1), ((2, 0), 0), ((20,), 0)]:
+        st = [] if axis is None else [isetting("axis", axis)]
+        add_case("iota", "normal", [tensor(t, values(t, shape))],
+                 tensor(t, iota_ref(t, shape, -1 if axis is None else axis)), st)
+
 with open(os.path.join(here, "cpu_kernel_cases.json"), "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))

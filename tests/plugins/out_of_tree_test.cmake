@@ -1,6 +1,6 @@
 # Run by CTest: install the plugin SDK, build a kernels plugin out of tree with
 # find_package(OpenInfer), check that `openinfer plugins` loads it, then drop it alone into a
-# fresh directory and use its new op `gelu` end to end: `graph check` accepts the graph only
+# fresh directory and use its new op `gelu_erf` end to end: `graph check` accepts the graph only
 # with --plugin-dir, and `run` computes gelu(x) as Python's math.erf says it should.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run_step what)
@@ -36,10 +36,10 @@ set(graph ${SOURCE_DIR}/graph.oi)
 run_step("pack the model" ${CLI} oinf pack ${SOURCE_DIR}/model.txt -o ${WORK_DIR}/m.oinf)
 run_step("pack the input" ${CLI} oinf pack ${SOURCE_DIR}/input.txt -o ${WORK_DIR}/in.oinf)
 
-# Without the plugin `gelu` is an unknown op: exit 1 naming it.
+# Without the plugin `gelu_erf` is an unknown op: exit 1 naming it.
 execute_process(COMMAND ${CLI} graph check ${graph}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT err MATCHES "unknown op 'gelu'")
+if(NOT rc EQUAL 1 OR NOT err MATCHES "unknown op 'gelu_erf'")
   message(FATAL_ERROR "graph check without the plugin: expected exit 1 and \"unknown op\", "
     "got ${rc}:\n${out}\n${err}")
 endif()

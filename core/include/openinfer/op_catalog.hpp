@@ -112,7 +112,9 @@ class ShapeRuleError : public std::runtime_error {
 
 // Named shape rules. The builtins: "broadcast" (elementwise; equal shapes unless the op
 // broadcasts), "same_as_input0", "scalar", "reduce_axes", "argreduce_axis", "matmul",
-// "declared" (the output's declared shape: reshape-like ops). Plugins add their own.
+// "declared" (the output's declared shape), "same_as_input0_axis" (softmax, iota: `axis` in
+// range), "reshape" (declared, same element count), "transpose", "concat", "gather".
+// Plugins add their own.
 class ShapeRuleRegistry {
  public:
   static ShapeRuleRegistry& global();

@@ -134,6 +134,81 @@ Dims matmul_rule(const ShapeRuleContext& ctx) {
   return *batch;
 }
 
+// Softmax-like ops and iota: the output has input 0's shape; `axis` must name one of its axes.
+Dims same_as_input0_axis_rule(const ShapeRuleContext& ctx) {
+  const Dims& in = ctx.inputs.at(0);
+  const int64_t* axis = setting_as<int64_t>(ctx, "axis");
+  normalize_axis(axis ? *axis : -1, in.size());
+  return in;
+}
+
+uint64_t element_count(const Dims& d) {
+  uint64_t n = 1;
+  for (uint64_t x : d) n *= x;
+  return n;
+}
+
+// reshape: the declared output shape, holding as many elements as the input (rank 0: one).
+Dims reshape_rule(const ShapeRuleContext& ctx) {
+  const Dims& in = ctx.inputs.at(0);
+  if (element_count(in) != element_count(ctx.declared_output))
+    throw ShapeRuleError("cannot reshape " + format_dims(in) + " (" +
+                         std::to_string(element_count(in)) + " elements) to " +
+                         format_dims(ctx.declared_output) + " (" +
+                         std::to_string(element_count(ctx.declared_output)) + " elements)");
+  return ctx.declared_output;
+}
+
+// transpose: output axis i is input axis perm[i]; absent `perm` reverses the axes.
+Dims transpose_rule(const ShapeRuleContext& ctx) {
+  const Dims& in = ctx.inputs.at(0);
+  const auto* perm = setting_as<std::vector<int64_t>>(ctx, "perm");
+  if (!perm) return Dims(in.rbegin(), in.rend());
+  if (perm->size() != in.size())
+    throw ShapeRuleError("'perm' has " + std::to_string(perm->size()) +
+                         " entries but the input has rank " + std::to_string(in.size()));
+  std::set<size_t> seen;
+  Dims out;
+  for (int64_t p : *perm) {
+    size_t a = normalize_axis(p, in.size());
+    if (!seen.insert(a).second)
+      throw ShapeRuleError("axis " + std::to_string(p) + " is repeated in 'perm'");
+    out.push_back(in[a]);
+  }
+  return out;
+}
+
+// concat: equal ranks and equal dims except along `axis`, where the sizes add up.
+Dims concat_rule(const ShapeRuleContext& ctx) {
+  const Dims& first = ctx.inputs.at(0);
+  const int64_t* axis_setting = setting_as<int64_t>(ctx, "axis");
+  const size_t axis = normalize_axis(axis_setting ? *axis_setting : 0, first.size());
+  Dims out = first;
+  for (size_t i = 1; i < ctx.inputs.size(); ++i) {
+    const Dims& d = ctx.inputs[i];
+    bool ok = d.size() == first.size();
+    for (size_t k = 0; ok && k < d.size(); ++k) ok = k == axis || d[k] == first[k];
+    if (!ok)
+      throw ShapeRuleError("input " + std::to_string(i) + " has shape " + format_dims(d) +
+                           ", which does not match " + format_dims(first) + " outside axis " +
+                           std::to_string(axis));
+    out[axis] += d[axis];
+  }
+  return out;
+}
+
+// gather: data's dims with the `axis` dim replaced by the dims of the indices.
+Dims gather_rule(const ShapeRuleContext& ctx) {
+  const Dims& data = ctx.inputs.at(0);
+  const Dims& indices = ctx.inputs.at(1);
+  const int64_t* axis_setting = setting_as<int64_t>(ctx, "axis");
+  const size_t axis = normalize_axis(axis_setting ? *axis_setting : 0, data.size());
+  Dims out(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(axis));
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data.end());
+  return out;
+}
+
 }  // namespace
 
 ShapeRuleRegistry::ShapeRuleRegistry() {
@@ -144,6 +219,11 @@ ShapeRuleRegistry::ShapeRuleRegistry() {
   rules_.emplace("reduce_axes", reduce_axes_rule);
   rules_.emplace("argreduce_axis", argreduce_axis_rule);
   rules_.emplace("matmul", matmul_rule);
+  rules_.emplace("same_as_input0_axis", same_as_input0_axis_rule);
+  rules_.emplace("reshape", reshape_rule);
+  rules_.emplace("transpose", transpose_rule);
+  rules_.emplace("concat", concat_rule);
+  rules_.emplace("gather", gather_rule);
 }
 
 ShapeRuleRegistry& ShapeRuleRegistry::global() {

@@ -6,7 +6,7 @@
 
 namespace {
 
-constexpr const char* kSchemas = R"({"gelu": {"category": "numerical", "inputs": 1,
+constexpr const char* kSchemas = R"({"gelu_erf": {"category": "numerical", "inputs": 1,
   "settings": [], "output_dtype": "input0", "output_shape": "input0", "broadcast": false,
   "inplace": true, "dtypes": ["f32"]}})";
 
@@ -24,8 +24,8 @@ oi_status* gelu_f32(const oi_kernel_call* call) {
 }
 
 const uint32_t kF32[] = {OI_DTYPE_F32};
-const oi_kernel_def kKernels[] = {{sizeof(oi_kernel_def), OI_PLUGIN_ABI_VERSION, "gelu", kF32, 1,
-                                   OI_DTYPE_F32, OI_KERNEL_MODE_NORMAL, 0, gelu_f32, nullptr}};
+const oi_kernel_def kKernels[] = {{sizeof(oi_kernel_def), OI_PLUGIN_ABI_VERSION, "gelu_erf", kF32,
+                                   1, OI_DTYPE_F32, OI_KERNEL_MODE_NORMAL, 0, gelu_f32, nullptr}};
 const oi_kernels_api kApi{
     sizeof(oi_kernels_api), OI_PLUGIN_ABI_VERSION, "cpu", kSchemas, kKernels, 1, 0};
 

@@ -1,0 +1,20 @@
+// exp: e^a (ops-nn.md "Elementwise math"), F dtypes, normal and in place.
+#include <cmath>
+
+#include "../float_math.hpp"
+
+namespace oi::cpu {
+namespace {
+
+struct Op {
+  double operator()(double a) const { return std::exp(a); }
+};
+
+void register_exp(KernelList& list) {
+  add_float_math<1, Op>(list, "exp");
+}
+
+const KernelRegistration registration(register_exp);
+
+}  // namespace
+}  // namespace oi::cpu
