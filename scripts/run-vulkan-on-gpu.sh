@@ -3,13 +3,14 @@
 #
 #   here:  scripts/run-vulkan-on-gpu.sh pack [BUILD_DIR] [PACK_DIR]    (default build/vulkan .vkgpu)
 #   there: scripts/run-vulkan-on-gpu.sh run [PACK_DIR] [DEBS_DIR]      (default .vkgpu .gl)
+#          scripts/run-vulkan-on-gpu.sh bench [PACK_DIR] [DEBS_DIR]    (speed figures)
 #
 # `pack` gathers the test binary, the plugin and every shared library they load; glibc and the
 # dynamic loader go to a side folder, used only when the GPU machine's glibc is older (a newer
 # one must stay: the driver's libraries need it). `run`
 # expects Debian's libvulkan1 and glvnd .debs in DEBS_DIR and unpacks them into / first (the
 # NVIDIA driver there ships its ICD but no Vulkan loader), then runs the test with the packed
-# loader. Exit status: the test's (77: no Vulkan device found).
+# loader. Exit status: the last failing test's (77: no Vulkan device found).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,10 +18,12 @@ pack() {
   local build=${1:-build/vulkan} out=${2:-.vkgpu}
   rm -rf "$out"
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
-  cp "$build/tests/vulkan/vulkan_kernels_test" "$out/bin/"
+  for t in vulkan_kernels_test vulkan_cache_test vulkan_bench; do
+    cp "$build/tests/vulkan/$t" "$out/bin/"
+  done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
-  strip --strip-debug "$out/bin/vulkan_kernels_test" "$out/plugins/libopeninfer_vulkan.so"
-  for f in "$out/bin/vulkan_kernels_test" "$out/plugins/libopeninfer_vulkan.so"; do
+  strip --strip-debug "$out"/bin/* "$out/plugins/libopeninfer_vulkan.so"
+  for f in "$out"/bin/* "$out/plugins/libopeninfer_vulkan.so"; do
     ldd "$f" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
       case "$(basename "$lib")" in
         ld-linux* | libc.so* | libm.so* | libstdc++* | libgcc_s*) cp -L "$lib" "$out/glibc/" ;;
@@ -32,8 +35,10 @@ pack() {
   echo "packed into $out ($(du -sh "$out" | cut -f1))"
 }
 
-run() {
-  local pack=${1:-.vkgpu} debs=${2:-.gl}
+# launch PACK_DIR DEBS_DIR PROGRAM ARGS...: runs a packed program against the system's driver.
+launch() {
+  local pack=$1 debs=$2 program=$3
+  shift 3
   for f in "$debs"/*.deb; do dpkg -x "$f" /; done
   ldconfig
   local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -51,12 +56,24 @@ run() {
     loader=("$pack/glibc/ld-linux-x86-64.so.2" --library-path "$libs")
   fi
   OPENINFER_TEST_PLUGIN_DIR="$PWD/$pack/plugins" OPENINFER_TEST_SOURCE_DIR="$PWD" \
-    LD_LIBRARY_PATH="$libs" "${loader[@]}" "$pack/bin/vulkan_kernels_test" \
-    --log_level=message --report_level=detailed
+    LD_LIBRARY_PATH="$libs" "${loader[@]}" "$pack/bin/$program" "$@"
+}
+
+run() {
+  local rc=0
+  launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_kernels_test --log_level=message \
+    --report_level=detailed || rc=$?
+  launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_cache_test --report_level=detailed || rc=$?
+  return $rc
+}
+
+bench() {
+  launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_bench
 }
 
 case "${1:-}" in
   pack) shift; pack "$@" ;;
   run) shift; run "$@" ;;
-  *) echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run [PACK_DIR] [DEBS_DIR]" >&2; exit 2 ;;
+  bench) shift; bench "$@" ;;
+  *) echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench [PACK_DIR] [DEBS_DIR]" >&2; exit 2 ;;
 esac

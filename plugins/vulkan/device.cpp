@@ -1,11 +1,13 @@
 // Logical devices, buffers in device memory with explicit staging transfers, the pipeline
-// cache, and synchronous submission: every call records one command buffer, submits it and
-// waits, so synchronize() has nothing left to wait for.
+// cache (kept on disk by pipeline_cache.cpp), and synchronous submission: every call records one
+// command buffer, submits it and waits, so synchronize() has nothing left to wait for.
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
 #include "openinfer/plugin_abi.hpp"
+#include "pipeline_cache.hpp"
 #include "shaders.hpp"
 #include "vk_context.hpp"
 
@@ -55,6 +57,8 @@ struct oi_device {
   vk::PipelineLayout layout;
   vk::DescriptorPool descriptors;
   vk::PipelineCache cache;
+  std::filesystem::path cache_path;   // empty: not kept on disk
+  std::vector<uint8_t> cache_loaded;  // what the file held: saved again only when changed
   std::map<std::string, vk::ShaderModule> modules;
   std::map<std::pair<std::string, std::vector<uint32_t>>, vk::Pipeline> pipelines;
   oi::vulkan::Allocation staging;
@@ -164,6 +168,31 @@ vk::Pipeline pipeline_for(oi_device& d, const std::string& name,
   return result.value;
 }
 
+void open_pipeline_cache(oi_device& d) {
+  const auto props = d.phys->handle.getProperties();
+  d.cache_path = pipeline_cache_path(props);
+  d.cache_loaded = load_pipeline_cache(d.cache_path, props);
+  if (!d.cache_loaded.empty()) {
+    try {
+      d.cache = d.device.createPipelineCache(
+          vk::PipelineCacheCreateInfo({}, d.cache_loaded.size(), d.cache_loaded.data()));
+      return;
+    } catch (const vk::SystemError&) {  // the driver refused the data: start empty
+      d.cache_loaded.clear();
+    }
+  }
+  d.cache = d.device.createPipelineCache({});
+}
+
+void store_pipeline_cache(oi_device& d) {
+  if (d.cache_path.empty() || d.pipelines.empty()) return;
+  try {
+    const std::vector<uint8_t> data = d.device.getPipelineCacheData(d.cache);
+    if (data != d.cache_loaded) save_pipeline_cache(d.cache_path, data);
+  } catch (...) {  // an optimisation only: never fail a close over it
+  }
+}
+
 void create_device(oi_device& d) {
   const PhysicalDevice& p = *d.phys;
   d.memory = p.handle.getMemoryProperties();
@@ -189,7 +218,7 @@ void create_device(oi_device& d) {
   d.layout = d.device.createPipelineLayout(vk::PipelineLayoutCreateInfo({}, d.set_layout));
   vk::DescriptorPoolSize pool_size(vk::DescriptorType::eStorageBuffer, 4);
   d.descriptors = d.device.createDescriptorPool(vk::DescriptorPoolCreateInfo({}, 1, pool_size));
-  d.cache = d.device.createPipelineCache({});
+  open_pipeline_cache(d);
   d.staging = make_allocation(d, kStagingBytes, true);
   d.params = make_allocation(d, 4096, true);
 }
@@ -197,6 +226,7 @@ void create_device(oi_device& d) {
 void destroy_device(oi_device& d) {
   if (!d.device) return;
   d.device.waitIdle();
+  if (d.cache) store_pipeline_cache(d);
   for (auto& [key, pipeline] : d.pipelines) d.device.destroyPipeline(pipeline);
   for (auto& [name, module] : d.modules) d.device.destroyShaderModule(module);
   release(d, d.staging);

@@ -71,7 +71,7 @@ bool describe(vk::PhysicalDevice pd, PhysicalDevice& out) {
   out.queue_family = static_cast<uint32_t>(it - families.begin());
   out.type = props.deviceType;
   out.caps = read_caps(pd, props.apiVersion);
-  out.dtypes = {OI_DTYPE_F32, OI_DTYPE_I32};
+  out.dtypes = {OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_F16, OI_DTYPE_BF16};
   if (out.caps.f64) out.dtypes.push_back(OI_DTYPE_F64);
   if (out.caps.i64) out.dtypes.push_back(OI_DTYPE_I64);
   const auto memory = pd.getMemoryProperties();

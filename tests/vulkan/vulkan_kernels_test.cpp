@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "openinfer/error.hpp"
+#include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_host.hpp"
 
 namespace json = boost::json;
@@ -141,6 +142,27 @@ void compare_floats(const std::vector<std::byte>& got, const std::vector<std::by
   }
 }
 
+float widen(DType t, uint16_t bits) {
+  return t == DType::f16 ? oi::f16_bits_to_f32(bits) : oi::bf16_bits_to_f32(bits);
+}
+
+// f16/bf16: bit-exact, except that any NaN matches NaN (the GPU's NaN payloads are its own) and
+// div may land one unit of the narrow type away (2 f32 ulp before the one rounding, ops.md).
+void compare_narrow(const std::vector<std::byte>& got, const std::vector<std::byte>& want, DType t,
+                    const std::string& op, const std::string& key) {
+  for (size_t i = 0; i < want.size() / 2; ++i) {
+    uint16_t g, w;
+    std::memcpy(&g, got.data() + 2 * i, 2);
+    std::memcpy(&w, want.data() + 2 * i, 2);
+    const float gf = widen(t, g), wf = widen(t, w);
+    bool ok = g == w || (std::isnan(wf) && std::isnan(gf));
+    if (!ok && op == "div" && std::isfinite(wf) && std::isfinite(gf)) {
+      ok = (g & 0x8000) == (w & 0x8000) && std::abs(int(g & 0x7fff) - int(w & 0x7fff)) <= 1;
+    }
+    BOOST_TEST(ok, key << " element " << i << ": got " << gf << ", want " << wf);
+  }
+}
+
 json::array load_cases() {
   std::ifstream in(env_or("OPENINFER_TEST_SOURCE_DIR", OPENINFER_SOURCE_DIR) +
                    "/tests/plugins/cpu_kernel_cases.json");
@@ -219,6 +241,8 @@ BOOST_AUTO_TEST_CASE(every_kernel_matches_the_cpu_cases) {
       compare_floats<float, uint32_t>(got, want.bytes, c, op, key);
     } else if (want.dtype == DType::f64) {
       compare_floats<double, uint64_t>(got, want.bytes, c, op, key);
+    } else if (want.dtype == DType::f16 || want.dtype == DType::bf16) {
+      compare_narrow(got, want.bytes, want.dtype, op, key);
     } else {
       BOOST_TEST((got == want.bytes), key << ": bytes differ");
     }
@@ -350,6 +374,49 @@ BOOST_AUTO_TEST_CASE(matmul_tiles_and_batch_broadcasting) {
           bad += y[((p * 3 + q) * M + i) * N + j] != static_cast<float>(acc);
         }
   BOOST_TEST(bad == 0u);
+}
+
+// Every f16 and bf16 bit pattern plus four addends (zero, the smallest f16 subnormal, a value
+// that forces rounding, a large one), broadcast, at an odd element offset so that the output's
+// first and last words are shared with sentinels: expected values from the core's conversions
+// (one f32 sum, one rounding), the sentinels untouched.
+BOOST_AUTO_TEST_CASE(narrow_floats_round_once_at_odd_offsets) {
+  for (DType t : {DType::f16, DType::bf16}) {
+    const uint64_t n = 65536;
+    std::vector<uint16_t> a(n);
+    for (uint64_t i = 0; i < n; ++i) a[i] = static_cast<uint16_t>(i);
+    auto narrow = [t](float v) {
+      return t == DType::f16 ? oi::f32_to_f16_bits(v) : oi::f32_to_bf16_bits(v);
+    };
+    const std::vector<uint16_t> b{narrow(0.0f), narrow(5.9604645e-8f), narrow(1.0009765625f),
+                                  narrow(-3000.5f)};
+    auto ba = upload(a, 2), bb = upload(b);
+    const std::vector<uint16_t> sentinel{0xabcd};
+    auto by = gpu()->alloc(2 + 4 * n * 2 + 2);
+    gpu()->upload(*by, 0, std::as_bytes(std::span(sentinel)));
+    gpu()->upload(*by, 2 + 4 * n * 2, std::as_bytes(std::span(sentinel)));
+    const std::vector<uint64_t> ad{n}, bd{4, 1}, yd{4, n};
+    oi::TensorArg ins[] = {{t, ad, ba.get(), 2}, {t, bd, bb.get(), 0}};
+    oi::TensorArg outs[] = {{t, yd, by.get(), 2}};
+    gpu()->run(kernel("add", {t, t}, t), ins, outs, {});
+    auto y = download<uint16_t>(*by, 4 * n + 2);
+    BOOST_TEST(y.front() == 0xabcd);
+    BOOST_TEST(y.back() == 0xabcd);
+    size_t bad = 0;
+    for (uint64_t j = 0; j < 4; ++j) {
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint16_t got = y[1 + j * n + i], want = narrow(widen(t, a[i]) + widen(t, b[j]));
+        const bool nan = std::isnan(widen(t, want)) && std::isnan(widen(t, got));
+        const bool flushed = gpu()->flushes_subnormals() &&
+                             std::fpclassify(widen(t, want)) == FP_SUBNORMAL && widen(t, got) == 0;
+        if (got != want && !nan && !flushed && bad++ < 5) {
+          BOOST_TEST_MESSAGE(oi::dtype_name(t) << " " << std::hex << a[i] << " + " << b[j]
+                                               << ": got " << got << ", want " << want);
+        }
+      }
+    }
+    BOOST_TEST(bad == 0u, oi::dtype_name(t) << ": " << bad << " wrong sums");
+  }
 }
 
 // Exits 77 before any test runs when the plugin found no device, saying why.

@@ -7,12 +7,14 @@
 #include <limits>
 #include <string>
 
+#include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace oi::vulkan {
 namespace {
 
-constexpr uint32_t kDtF32 = 0, kDtI32 = 1, kDtW64 = 2;  // the shader's DTYPE constant
+// The shaders' DTYPE constant: eltwise.comp takes the first three, eltwise_narrow.comp the rest.
+constexpr uint32_t kDtF32 = 0, kDtI32 = 1, kDtW64 = 2, kDtF16 = 3, kDtBF16 = 4;
 constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4;
 constexpr uint32_t kHeaderWords = 16;
 
@@ -70,6 +72,8 @@ void put_setting(std::vector<uint32_t>& p, uint32_t slot, uint32_t dtype, const 
                  const char* name, double fallback) {
   uint64_t bits = 0;
   switch (dtype) {
+    case OI_DTYPE_F16:  // computed in f32 (ops.md), so the settings are f32 too
+    case OI_DTYPE_BF16:
     case OI_DTYPE_F32:
       bits = std::bit_cast<uint32_t>(static_cast<float>(abi::setting_float(c, name, fallback)));
       break;
@@ -87,12 +91,15 @@ void put_setting(std::vector<uint32_t>& p, uint32_t slot, uint32_t dtype, const 
 }
 
 bool is_float(uint32_t dtype) {
-  return dtype == OI_DTYPE_F32 || dtype == OI_DTYPE_F64;
+  return dtype == OI_DTYPE_F32 || dtype == OI_DTYPE_F64 || is_narrow(dtype);
 }
 
 void put_op_settings(std::vector<uint32_t>& p, EltwiseOp op, uint32_t dtype,
                      const oi_kernel_call& c) {
-  if (op == EltwiseOp::Fill) {
+  if (op == EltwiseOp::Fill && is_narrow(dtype)) {  // one rounding straight from the double
+    const double v = abi::setting_float(c, "value", 0.0);
+    p[6] = dtype == OI_DTYPE_F16 ? f64_to_f16_bits(v) : f64_to_bf16_bits(v);
+  } else if (op == EltwiseOp::Fill) {
     put_setting(p, 0, dtype, c, "value", 0.0);
   } else if (op == EltwiseOp::Div && abi::find_setting(c, "div_by_zero_mask")) {
     p[5] |= kHasMask;
@@ -109,7 +116,38 @@ void put_op_settings(std::vector<uint32_t>& p, EltwiseOp op, uint32_t dtype,
   }
 }
 
+// f16 and bf16 on shaders/eltwise_narrow.comp: offsets in elements, one invocation a word.
+void narrow_job(Dispatch& job, const oi_kernel_call& call, EltwiseOp op, uint32_t count) {
+  auto element_offset = [](const oi_tensor_desc& t) {
+    if (t.byte_offset % 2 != 0) unsupported("f16/bf16 tensor byte offsets must be even");
+    return fit32(t.byte_offset / 2, "an element offset");
+  };
+  const oi_tensor_desc& out = call.outputs[0];
+  job.params[4] = element_offset(out);
+  if (op != EltwiseOp::Fill) {
+    const oi_tensor_desc& a = call.inputs[0];
+    const oi_tensor_desc& b = call.num_inputs > 1 ? call.inputs[1] : a;
+    job.params[2] = element_offset(a);
+    job.params[3] = element_offset(b);
+    job.buffers[0] = a.buffer;
+    job.buffers[1] = b.buffer;
+    const auto layout = broadcast_layout(out, a, b);
+    job.params[1] = static_cast<uint32_t>(layout.size() / 3);
+    job.params.insert(job.params.end(), layout.begin(), layout.end());
+  }
+  fit32(uint64_t{job.params[4]} + count + 1, "an element offset");
+  job.shader = "eltwise_narrow";
+  job.spec = {static_cast<uint32_t>(op), out.dtype == OI_DTYPE_F16 ? kDtF16 : kDtBF16};
+  job.float_width = 32;
+  const uint32_t words = (job.params[4] + count + 1) / 2 - job.params[4] / 2;
+  job.groups[0] = std::min<uint32_t>((words + 255) / 256, 65535);
+}
+
 }  // namespace
+
+bool is_narrow(uint32_t dtype) {
+  return dtype == OI_DTYPE_F16 || dtype == OI_DTYPE_BF16;
+}
 
 uint32_t word_offset(const oi_tensor_desc& t) {
   if (t.byte_offset % 4 != 0) unsupported("tensor byte offsets must be multiples of 4");
@@ -131,9 +169,14 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
   Dispatch job;
   job.params.assign(kHeaderWords, 0);
   job.params[0] = count;
-  job.params[4] = word_offset(out);
   job.buffers[2] = out.buffer;
   put_op_settings(job.params, op, dtype, *call);
+  if (is_narrow(dtype)) {
+    narrow_job(job, *call, op, count);
+    run_dispatch(call->device, job);
+    return nullptr;
+  }
+  job.params[4] = word_offset(out);
   if (op == EltwiseOp::Fill) {  // bits computed here: any width runs on the 32-bit shader
     job.shader = "eltwise_32";
     job.spec = {static_cast<uint32_t>(op), wide ? kDtW64 : kDtF32};
@@ -160,7 +203,8 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
 
 void add_eltwise(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,
                  oi_kernel_fn run) {
-  for (uint32_t t : {OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_F64, OI_DTYPE_I64}) {
+  for (uint32_t t :
+       {OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_F64, OI_DTYPE_I64, OI_DTYPE_F16, OI_DTYPE_BF16}) {
     for (oi_kernel_mode mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
       list.push_back({op, std::vector<uint32_t>(num_inputs, t), t, mode, needs_for(t), run});
     }

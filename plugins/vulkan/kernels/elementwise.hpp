@@ -16,10 +16,13 @@ oi_status* eltwise_kernel(const oi_kernel_call* call) {
   return run_eltwise(call, Op);
 }
 
-// Registers `op` with `num_inputs` inputs of one dtype, normal and in place, for f32, i32,
-// f64 and i64 (the last two only on devices with shaderFloat64 / shaderInt64).
+// Registers `op` with `num_inputs` inputs of one dtype, normal and in place, for f32, i32, f16,
+// bf16, f64 and i64 (the last two only on devices with shaderFloat64 / shaderInt64).
 void add_eltwise(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,
                  oi_kernel_fn run);
+
+// f16 and bf16: stored two a word, computed in f32 (shaders/eltwise_narrow.comp).
+bool is_narrow(uint32_t dtype);
 
 // The word index of a tensor's first element (shaders address buffers as uint[]).
 uint32_t word_offset(const oi_tensor_desc& t);
