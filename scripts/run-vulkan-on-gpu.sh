@@ -31,7 +31,7 @@ pack() {
       esac
     done
   done
-  ldd --version | head -1 | awk '{print $NF}' >"$out/glibc/version"
+  ldd --version | awk 'NR == 1 {print $NF}' >"$out/glibc/version"
   echo "packed into $out ($(du -sh "$out" | cut -f1))"
 }
 
@@ -48,7 +48,7 @@ launch() {
   # where the NVIDIA image keeps its driver libraries).
   local libs="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" loader=()
   local have want
-  have=$(ldd --version | head -1 | awk '{print $NF}')
+  have=$(ldd --version | awk 'NR == 1 {print $NF}')
   want=$(cat "$pack/glibc/version")
   if [[ "$(printf '%s\n%s\n' "$have" "$want" | sort -V | head -1)" != "$want" ]]; then
     echo "glibc $have is older than the build's $want: using the packed one"

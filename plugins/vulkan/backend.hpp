@@ -19,8 +19,11 @@ struct DeviceCaps {
   bool i64 = false;               // shaderInt64
   bool float_controls32 = false;  // subnormals and IEEE specials preserved in f32 shaders
   bool float_controls64 = false;  // the same for f64
-  bool storage16 = false;         // storageBuffer16BitAccess
-  bool storage8 = false;          // storageBuffer8BitAccess
+  // Signed zeros, inf and NaN preserved (without it NVIDIA's compiler assumes no inf/NaN).
+  bool ieee_specials32 = false;
+  bool ieee_specials64 = false;
+  bool storage16 = false;  // storageBuffer16BitAccess
+  bool storage8 = false;   // storageBuffer8BitAccess
   uint32_t subgroup_size = 0;
   uint32_t max_storage_range = 0;  // maxStorageBufferRange: the largest buffer a shader binds
 };
@@ -35,7 +38,7 @@ const DeviceCaps& caps_of(const oi_device* device);
 // data buffers, whole (kernels pass word offsets in the params); nullptr binds the output.
 struct Dispatch {
   std::string shader;          // a base variant name from CMakeLists.txt: "eltwise_32"
-  uint32_t float_width = 0;    // 32/64: use the "_fc" variant where the device supports it
+  uint32_t float_width = 0;    // 32/64: use the "_fc" or "_ieee" variant where supported
   std::vector<uint32_t> spec;  // specialization constants 0, 1, ...
   std::vector<uint32_t> params;
   std::array<oi_buffer*, 3> buffers{};

@@ -250,9 +250,11 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   oi_device& d = *device;
   std::lock_guard lock(d.mutex);
   const uint32_t width = job.float_width;
-  const bool fc = (width == 32 && d.phys->caps.float_controls32) ||
-                  (width == 64 && d.phys->caps.float_controls64);
-  vk::Pipeline pipeline = pipeline_for(d, fc ? job.shader + "_fc" : job.shader, job.spec);
+  const DeviceCaps& caps = d.phys->caps;
+  const bool fc = (width == 32 && caps.float_controls32) || (width == 64 && caps.float_controls64);
+  const bool ieee = (width == 32 && caps.ieee_specials32) || (width == 64 && caps.ieee_specials64);
+  const std::string variant = job.shader + (fc ? "_fc" : ieee ? "_ieee" : "");
+  vk::Pipeline pipeline = pipeline_for(d, variant, job.spec);
 
   const vk::DeviceSize param_bytes = job.params.size() * 4;
   if (param_bytes > d.params.size) {

@@ -53,6 +53,8 @@ DeviceCaps read_caps(vk::PhysicalDevice pd, uint32_t api) {
         fc.shaderDenormPreserveFloat32 && fc.shaderSignedZeroInfNanPreserveFloat32;
     caps.float_controls64 =
         caps.f64 && fc.shaderDenormPreserveFloat64 && fc.shaderSignedZeroInfNanPreserveFloat64;
+    caps.ieee_specials32 = fc.shaderSignedZeroInfNanPreserveFloat32;
+    caps.ieee_specials64 = caps.f64 && fc.shaderSignedZeroInfNanPreserveFloat64;
   }
   return caps;
 }
