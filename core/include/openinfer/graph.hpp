@@ -177,6 +177,10 @@ enum class NodeKind {
 };
 std::string_view node_kind_name(NodeKind kind);  // "Assign", "Op", ... (JSON tags)
 std::optional<NodeKind> node_kind_from_name(std::string_view name);
+// How a node is written: the op's name for Op nodes, else the statement keyword ("assign",
+// "cache.read", "loop", ...). What traces show as op_name and what `dep` refers to.
+struct Node;
+std::string_view node_keyword(const Node& node);
 
 // One node. Fields not used by `kind` stay empty. Which fields each kind uses:
 //   Assign          var, dtype, dims                      (`assign var: dtype[dims];`)

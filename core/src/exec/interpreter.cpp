@@ -24,42 +24,6 @@ int64_t StepContext::now_ns() const {
 
 namespace {
 
-std::string_view keyword(const Node& node) {
-  switch (node.kind) {
-    case NodeKind::Assign:
-      return "assign";
-    case NodeKind::Op:
-      return node.op;
-    case NodeKind::Transfer:
-      return "transfer";
-    case NodeKind::CacheRead:
-      return "cache.read";
-    case NodeKind::CacheWrite:
-      return "cache.write";
-    case NodeKind::CacheIncrement:
-      return "cache.increment";
-    case NodeKind::CacheDecrement:
-      return "cache.decrement";
-    case NodeKind::CacheReset:
-      return "cache.reset";
-    case NodeKind::Loop:
-      return "loop";
-    case NodeKind::Branch:
-      return "branch";
-    case NodeKind::Return:
-      return "return";
-    case NodeKind::Barrier:
-      return "barrier";
-    case NodeKind::Dep:
-      return "dep";
-    case NodeKind::Yield:
-      return "yield";
-    case NodeKind::Await:
-      return "await";
-  }
-  return "";
-}
-
 void check_same_layout(const Tensor& value, DType dtype, const Shape& shape, const VarInfo& v,
                        const SourceLocation& loc) {
   if (value.dtype() != dtype || value.shape() != shape) {
@@ -117,7 +81,7 @@ bool Interpreter::step_node() {
   }
   ev.node_index = node.index;
   ev.node_uuid = node.uuid;
-  ev.op_name = keyword(node);
+  ev.op_name = node_keyword(node);
   ev.node = &node;
   ev.step = ctx_.step;
   ev.track = track_;
@@ -186,7 +150,7 @@ void Interpreter::execute(const Node& node, ExecEvent& ev) {
       const VarInfo& v = var(node.var, node.loc);
       Tensor& t = ctx_.memory.write(v, node.loc);
       if (t.numel() != 1 || is_float(t.dtype())) {
-        throw input_error(where(node.loc) + std::string(keyword(node)) + " needs an integer " +
+        throw input_error(where(node.loc) + std::string(node_keyword(node)) + " needs an integer " +
                           "scalar; '" + v.name + "' is " + std::string(dtype_name(t.dtype())) +
                           shape_to_string(t.shape()));
       }

@@ -53,6 +53,27 @@ std::optional<NodeKind> node_kind_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view node_keyword(const Node& node) {
+  static constexpr std::array<std::string_view, 15> kKeywords{"assign",
+                                                              "",
+                                                              "transfer",
+                                                              "cache.read",
+                                                              "cache.write",
+                                                              "cache.increment",
+                                                              "cache.decrement",
+                                                              "cache.reset",
+                                                              "loop",
+                                                              "branch",
+                                                              "return",
+                                                              "barrier",
+                                                              "dep",
+                                                              "yield",
+                                                              "await"};
+  static_assert(kKeywords.size() == kNodeKindNames.size());
+  if (node.kind == NodeKind::Op) return node.op;
+  return kKeywords[static_cast<size_t>(node.kind)];
+}
+
 std::string_view value_kind_name(Value::Kind kind) {
   return kValueKindNames[static_cast<size_t>(kind)];
 }

@@ -9,30 +9,13 @@ namespace {
 // The name a `dep` uses for a node: the op's name, or the statement keyword.
 std::string dep_name(const Node& n) {
   switch (n.kind) {
-    case NodeKind::Op:
-      return n.op;
-    case NodeKind::Transfer:
-      return "transfer";
-    case NodeKind::CacheRead:
-      return "cache.read";
-    case NodeKind::CacheWrite:
-      return "cache.write";
-    case NodeKind::CacheIncrement:
-      return "cache.increment";
-    case NodeKind::CacheDecrement:
-      return "cache.decrement";
-    case NodeKind::CacheReset:
-      return "cache.reset";
-    case NodeKind::Barrier:
-      return "barrier";
-    case NodeKind::Branch:
-      return "branch";
-    case NodeKind::Loop:
-      return "loop";
-    case NodeKind::Assign:
-      return "assign";
-    default:
+    case NodeKind::Return:
+    case NodeKind::Dep:
+    case NodeKind::Yield:
+    case NodeKind::Await:
       return "";
+    default:
+      return std::string(node_keyword(n));
   }
 }
 

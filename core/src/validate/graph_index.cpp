@@ -58,39 +58,9 @@ bool in_loop_scope(std::string_view name, const LoopStack& loops) {
 }
 
 std::string describe(const Node& n) {
-  switch (n.kind) {
-    case NodeKind::Assign:
-      return "assign";
-    case NodeKind::Op:
-      return "op '" + n.op + "'";
-    case NodeKind::Transfer:
-      return "transfer";
-    case NodeKind::CacheRead:
-      return "cache.read";
-    case NodeKind::CacheWrite:
-      return "cache.write";
-    case NodeKind::CacheIncrement:
-      return "cache.increment";
-    case NodeKind::CacheDecrement:
-      return "cache.decrement";
-    case NodeKind::CacheReset:
-      return "cache.reset";
-    case NodeKind::Loop:
-      return "loop '" + n.loop_name + "'";
-    case NodeKind::Branch:
-      return "branch";
-    case NodeKind::Return:
-      return "return";
-    case NodeKind::Barrier:
-      return "barrier";
-    case NodeKind::Dep:
-      return "dep";
-    case NodeKind::Yield:
-      return "yield";
-    case NodeKind::Await:
-      return "await";
-  }
-  return "node";
+  if (n.kind == NodeKind::Op) return "op '" + n.op + "'";
+  if (n.kind == NodeKind::Loop) return "loop '" + n.loop_name + "'";
+  return std::string(node_keyword(n));
 }
 
 std::string line_col(const SourceLocation& loc) {
