@@ -6,6 +6,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
+#include "div_f32.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -86,7 +87,11 @@ uint compute(uint i) {
   if (OP == OP_ADD) return narrow(x + z);
   if (OP == OP_SUB) return narrow(x - z);
   if (OP == OP_MUL) return narrow(x * z);
-  if (OP == OP_DIV) return narrow(z == 0.0 && flag(HAS_MASK) ? setting(0) : x / z);
+  if (OP == OP_DIV) {
+    const uint zb = floatBitsToUint(z);  // a subnormal bf16 divisor is not zero (div_f32.glsl)
+    if ((zb & 0x7fffffffu) == 0u && flag(HAS_MASK)) return narrow(setting(0));
+    return narrow(uintBitsToFloat(div_f32_bits(floatBitsToUint(x), zb)));
+  }
   // relu: a zero result is +0.0; the clamps keep NaN because NaN compares false.
   float r = x >= 0.0 ? x : setting(0) * x;
   uint bits = r == 0.0 ? 0u : narrow(r);
