@@ -8,7 +8,7 @@ packages=(
   clang libclang-rt-14-dev            # libFuzzer and the asan preset
   libboost1.81-dev libboost-json1.81-dev libboost-program-options1.81-dev
   libboost-test1.81-dev libboost-filesystem1.81-dev
-  libtbb-dev libxsimd-dev
+  libtbb-dev libxsimd-dev libopenblas-dev   # libopenblas-dev: f32/f64 matmul in the CPU plugin
   libvulkan-dev vulkan-tools glslc libshaderc-dev mesa-vulkan-drivers
   python3 python3-numpy
 )

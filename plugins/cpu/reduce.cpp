@@ -1,5 +1,8 @@
 #include "reduce.hpp"
 
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,6 +12,7 @@
 #include "element_types.hpp"
 #include "generic_elementwise.hpp"
 #include "minmax.hpp"
+#include "parallel.hpp"
 
 namespace oi::cpu {
 namespace {
@@ -191,6 +195,83 @@ void arg_extreme(const oi_kernel_call& call, const ReducePlan& plan, bool is_max
   for (uint64_t o = 0; o < plan.out_numel; ++o) out_io.st_i(out, o, index[o]);
 }
 
+// Sum or mean of f32 (f64) into the same dtype when the reduced axes are one contiguous block
+// (outer x len x inner): vectorised with xsimd and spread over oneTBB's workers. With inner == 1
+// each output is a contiguous row, summed in SIMD lanes (an order ops.md's sum tolerance allows);
+// otherwise whole rows of `inner` outputs are added in input order, as fold_floats does. Returns
+// false for every other case, which the generic fold handles.
+template <class F>
+bool fast_float_sum(const oi_kernel_call& call, const std::vector<bool>& reduced,
+                    const ReducePlan& plan, ReduceKind kind) {
+  const oi_tensor_desc& in_desc = call.inputs[0];
+  if ((kind != ReduceKind::Sum && kind != ReduceKind::Mean) || in_desc.dtype != dtype_tag_v<F> ||
+      call.outputs[0].dtype != dtype_tag_v<F> || plan.count == 0 || plan.out_numel == 0) {
+    return false;
+  }
+  const auto first = std::find(reduced.begin(), reduced.end(), true);
+  if (first == reduced.end()) return false;
+  const auto last = std::find(first, reduced.end(), false);
+  if (std::find(last, reduced.end(), true) != reduced.end()) return false;  // not one block
+  uint64_t outer = 1, inner = 1;
+  for (auto k = reduced.begin(); k != first; ++k) outer *= in_desc.dims[k - reduced.begin()];
+  for (auto k = last; k != reduced.end(); ++k) inner *= in_desc.dims[k - reduced.begin()];
+  const uint64_t len = plan.count;
+  const std::byte* in_bytes = input_data(call, 0);
+  std::byte* out_bytes = output_data(call, 0);
+  if (!is_aligned<F>(in_bytes) || !is_aligned<F>(out_bytes)) return false;
+  const F* in = reinterpret_cast<const F*>(in_bytes);
+  F* out = reinterpret_cast<F*>(out_bytes);
+  const F scale = kind == ReduceKind::Mean ? static_cast<F>(len) : F{1};
+  using batch = xsimd::batch<F>;
+  constexpr uint64_t lanes = batch::size;
+  if (inner == 1) {
+    parallel_ranges(outer, len, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t o = begin; o < end; ++o) {
+        const F* row = in + o * len;
+        batch s0(F{0}), s1(F{0}), s2(F{0}), s3(F{0});
+        uint64_t i = 0;
+        for (; i + 4 * lanes <= len; i += 4 * lanes) {
+          s0 += batch::load_unaligned(row + i);
+          s1 += batch::load_unaligned(row + i + lanes);
+          s2 += batch::load_unaligned(row + i + 2 * lanes);
+          s3 += batch::load_unaligned(row + i + 3 * lanes);
+        }
+        for (; i + lanes <= len; i += lanes) s0 += batch::load_unaligned(row + i);
+        F r = xsimd::hadd((s0 + s1) + (s2 + s3));
+        for (; i < len; ++i) r = r + row[i];
+        out[o] = kind == ReduceKind::Mean ? r / scale : r;
+      }
+    });
+    return true;
+  }
+  // Column tiles of `tile` outputs, each summed over the reduced rows in input order.
+  constexpr uint64_t tile = 4096;
+  const uint64_t tiles_per_outer = (inner + tile - 1) / tile;
+  parallel_ranges(outer * tiles_per_outer, len * std::min(inner, tile),
+                  [&](uint64_t begin, uint64_t end) {
+                    for (uint64_t t = begin; t < end; ++t) {
+                      const uint64_t o = t / tiles_per_outer, j0 = (t % tiles_per_outer) * tile;
+                      const uint64_t n = std::min(tile, inner - j0);
+                      F* acc = out + o * inner + j0;
+                      const F* src = in + o * len * inner + j0;
+                      std::copy(src, src + n, acc);
+                      for (uint64_t r = 1; r < len; ++r) {
+                        const F* row = src + r * inner;
+                        uint64_t j = 0;
+                        for (; j + lanes <= n; j += lanes) {
+                          (batch::load_unaligned(acc + j) + batch::load_unaligned(row + j))
+                              .store_unaligned(acc + j);
+                        }
+                        for (; j < n; ++j) acc[j] = acc[j] + row[j];
+                      }
+                      if (kind == ReduceKind::Mean) {
+                        for (uint64_t j = 0; j < n; ++j) acc[j] = acc[j] / scale;
+                      }
+                    }
+                  });
+  return true;
+}
+
 }  // namespace
 
 oi_status* run_reduction(const oi_kernel_call* call, ReduceKind kind) {
@@ -217,6 +298,9 @@ oi_status* run_reduction(const oi_kernel_call* call, ReduceKind kind) {
   const ElemIO& io = elem_io(in.dtype);
   if (arg) {
     arg_extreme(*call, plan, kind == ReduceKind::ArgMax);
+  } else if (fast_float_sum<float>(*call, reduced, plan, kind) ||
+             fast_float_sum<double>(*call, reduced, plan, kind)) {
+    // done
   } else if (io.domain() == Domain::F32) {
     fold_floats<float>(*call, plan, kind, [](const ElemIO& t, const std::byte* p, uint64_t i) {
       return t.ld_f32(p, i);

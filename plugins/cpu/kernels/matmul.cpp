@@ -1,9 +1,13 @@
 // matmul: [..., M, K] x [..., K, N] -> [..., M, N] with numpy batch broadcasting (ops.md).
 // Each output element is a sequential dot product over k in the output's type: f32 in f32,
-// f64 in f64, integers wrapping (at the acc= width when given), bool as or-of-ands.
+// f64 in f64, integers wrapping (at the acc= width when given), bool as or-of-ands. f32 and f64
+// products large enough to pay for it go to OpenBLAS's sgemm/dgemm instead (blas_matmul.hpp):
+// still f32 (f64) accumulation, in another order, within ops.md's matmul tolerance.
+#include <cstring>
 #include <vector>
 
 #include "../accumulate_pairs.hpp"
+#include "../blas_matmul.hpp"
 #include "../broadcast.hpp"
 #include "../cpu_status.hpp"
 #include "../element_types.hpp"
@@ -58,6 +62,14 @@ void matmul(const oi_kernel_call& call) {
   const bool in_place = call.kernel->mode == OI_KERNEL_MODE_INPLACE;
   std::vector<Out> staged(in_place ? layout.batches * M * N : 0);
   std::byte* po = output_data(call, 0);
+  if constexpr (std::is_same_v<In, Out> && std::is_floating_point_v<Out>) {
+    std::byte* target = in_place ? reinterpret_cast<std::byte*>(staged.data()) : po;
+    if (blas_matmul<Out>(pa, pb, target, layout.batches, layout.a_matrix.data(),
+                         layout.b_matrix.data(), M, K, N)) {
+      if (in_place) std::memcpy(po, staged.data(), staged.size() * sizeof(Out));
+      return;
+    }
+  }
 
   parallel_ranges(layout.batches * M, K * N, [&](uint64_t row_begin, uint64_t row_end) {
     std::vector<Out> acc(N);

@@ -1,0 +1,111 @@
+#include "blas_matmul.hpp"
+
+#if OPENINFER_CPU_HAVE_OPENBLAS
+#include <cblas.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <climits>
+#include <mutex>
+#endif
+
+namespace oi::cpu {
+
+#if OPENINFER_CPU_HAVE_OPENBLAS
+namespace {
+
+// Below this many multiply-adds the call and packing overhead outweighs the plain loop.
+constexpr uint64_t kMinWork = uint64_t{1} << 15;
+// Smallest tile side handed to one BLAS call: thinner tiles repack the other operand too often.
+constexpr uint64_t kMinTile = 64;
+
+void gemm(const float* a, const float* b, float* c, uint64_t m, uint64_t k, uint64_t n,
+          uint64_t lda, uint64_t ldb, uint64_t ldc) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(lda),
+              b, static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+}
+
+void gemm(const double* a, const double* b, double* c, uint64_t m, uint64_t k, uint64_t n,
+          uint64_t lda, uint64_t ldb, uint64_t ldc) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a, static_cast<blasint>(lda),
+              b, static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
+}
+
+// OpenBLAS's pthread pool would oversubscribe the cores oneTBB already uses (and its threads
+// spin after each call, slowing the next op): keep every BLAS call on the calling thread.
+void single_threaded_blas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+uint64_t ceil_div(uint64_t x, uint64_t y) {
+  return (x + y - 1) / y;
+}
+
+}  // namespace
+
+template <class T>
+bool blas_matmul(const std::byte* a, const std::byte* b, std::byte* out, uint64_t batches,
+                 const uint64_t* a_matrix, const uint64_t* b_matrix, uint64_t M, uint64_t K,
+                 uint64_t N) {
+  if (M == 0 || K == 0 || N == 0 || batches == 0) return false;
+  if (M > INT_MAX || K > INT_MAX || N > INT_MAX) return false;
+  if (M * K * N * batches < kMinWork) return false;
+  for (const void* p :
+       {static_cast<const void*>(a), static_cast<const void*>(b), static_cast<const void*>(out)}) {
+    if (reinterpret_cast<uintptr_t>(p) % alignof(T) != 0) return false;
+  }
+  single_threaded_blas();
+  const T* pa = reinterpret_cast<const T*>(a);
+  const T* pb = reinterpret_cast<const T*>(b);
+  T* po = reinterpret_cast<T*>(out);
+
+  // About two tiles per worker: split each matrix by rows first, then by columns, never below
+  // kMinTile, and not at all once there are enough batches.
+  const auto workers = static_cast<uint64_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  const uint64_t wanted = ceil_div(2 * workers, batches);
+  const uint64_t row_blocks = std::clamp<uint64_t>(wanted, 1, std::max<uint64_t>(1, M / kMinTile));
+  const uint64_t col_blocks =
+      std::clamp<uint64_t>(ceil_div(wanted, row_blocks), 1, std::max<uint64_t>(1, N / kMinTile));
+  const uint64_t rows = ceil_div(M, row_blocks), cols = ceil_div(N, col_blocks);
+  const uint64_t per_batch = row_blocks * col_blocks;
+  auto tile = [&](uint64_t t) {
+    const uint64_t batch = t / per_batch, r = (t % per_batch) / col_blocks, c = t % col_blocks;
+    const uint64_t i0 = r * rows, j0 = c * cols;
+    if (i0 >= M || j0 >= N) return;
+    const uint64_t m = std::min(rows, M - i0), n = std::min(cols, N - j0);
+    gemm(pa + a_matrix[batch] * M * K + i0 * K, pb + b_matrix[batch] * K * N + j0,
+         po + batch * M * N + i0 * N + j0, m, K, n, K, N, N);
+  };
+  const uint64_t tiles = batches * per_batch;
+  if (tiles == 1) {
+    tile(0);
+  } else {
+    tbb::parallel_for(tbb::blocked_range<uint64_t>(0, tiles, 1),
+                      [&](const tbb::blocked_range<uint64_t>& range) {
+                        for (uint64_t t = range.begin(); t < range.end(); ++t) tile(t);
+                      });
+  }
+  return true;
+}
+
+#else
+
+template <class T>
+bool blas_matmul(const std::byte*, const std::byte*, std::byte*, uint64_t, const uint64_t*,
+                 const uint64_t*, uint64_t, uint64_t, uint64_t) {
+  return false;
+}
+
+#endif
+
+template bool blas_matmul<float>(const std::byte*, const std::byte*, std::byte*, uint64_t,
+                                 const uint64_t*, const uint64_t*, uint64_t, uint64_t, uint64_t);
+template bool blas_matmul<double>(const std::byte*, const std::byte*, std::byte*, uint64_t,
+                                  const uint64_t*, const uint64_t*, uint64_t, uint64_t, uint64_t);
+
+}  // namespace oi::cpu

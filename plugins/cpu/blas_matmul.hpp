@@ -1,0 +1,23 @@
+// f32/f64 matmul through OpenBLAS's cblas_sgemm/cblas_dgemm when the plugin was built with it
+// (plugins/CMakeLists.txt finds Debian's libopenblas-dev); kernels/matmul.cpp falls back to its
+// own loop when this returns false.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace oi::cpu {
+
+// One matmul of [M, K] x [K, N] -> [M, N] per batch, every operand contiguous and row-major:
+// batch b multiplies the matrix at index a_matrix[b] of `a` with b_matrix[b] of `b` into matrix
+// b of `out`. `out` must not overlap `a` or `b`. OpenBLAS runs single-threaded; the (batch,
+// row block, column block) tiles are spread over oneTBB's workers instead, so BLAS threads
+// never compete with the plugin's own. Returns false (writing nothing) when OpenBLAS is not
+// linked in, the shapes are too small to be worth it or exceed BLAS's int range, or a pointer
+// is not aligned for T.
+template <class T>
+bool blas_matmul(const std::byte* a, const std::byte* b, std::byte* out, uint64_t batches,
+                 const uint64_t* a_matrix, const uint64_t* b_matrix, uint64_t M, uint64_t K,
+                 uint64_t N);
+
+}  // namespace oi::cpu
