@@ -919,6 +919,127 @@ for t in cat_types("iota"):
         add_case("iota", "normal", [tensor(t, values(t, shape))],
                  tensor(t, iota_ref(t, shape, -1 if axis is None else axis)), st)
 
+
+# --- ops-nn.md: layer_norm, rms_norm (over axis..rank-1; exact reference, rounded once) -------
+def norm_ref(t, x, scale, bias, axis, eps, rms):
+    x = np.asarray(x, dtype=np.float64)
+    lead = x.shape[:axis % x.ndim]
+    rows = x.reshape(int(np.prod(lead)), int(np.prod(x.shape[len(lead):])))
+    sc = np.asarray(scale, dtype=np.float64).reshape(-1)
+    bs = None if bias is None else np.asarray(bias, dtype=np.float64).reshape(-1)
+    out = np.zeros(rows.shape)
+    for r in range(rows.shape[0]):
+        row = [Fraction(float(v)) for v in rows[r]]
+        n = len(row)
+        if n == 0:
+            continue
+        mean = Fraction(0) if rms else sum(row) / n
+        var = sum((v - mean) ** 2 for v in row) / n
+        inv = 1 / math.sqrt(float(var) + eps)
+        for k, v in enumerate(row):
+            y = float(v - mean) * inv * sc[k] + (0.0 if bs is None else bs[k])
+            out[r, k] = round_to(t, y)
+    return out.reshape(x.shape)
+
+
+for op in ["rms_norm", "layer_norm"]:
+    default_eps = 1e-6 if op == "rms_norm" else 1e-5
+    for t in cat_types(op):
+        for shape, axis, eps, with_bias in [((4, 6), None, None, True), ((2, 3, 4), 1, 1e-3, False),
+                                            ((3, 5), -1, None, False), ((2, 0, 3), -1, None, True),
+                                            ((0, 4), 0, None, True), ((5,), 0, 0.25, True)]:
+            a = -1 if axis is None else axis
+            x = values(t, shape, small=True, specials=False)
+            trailing = shape[a % len(shape):]
+            scale = values(t, trailing, small=True, specials=False)
+            bias = values(t, trailing, small=True, specials=False) if with_bias else None
+            ins = [tensor(t, x), tensor(t, scale)]
+            if op == "rms_norm":
+                bias = None
+            elif bias is not None:
+                ins.append(tensor(t, bias))
+            st = [] if axis is None else [isetting("axis", axis)]
+            if eps is not None:
+                st.append(fsetting("epsilon", eps))
+            ref = norm_ref(t, x, scale, bias, a, default_eps if eps is None else eps,
+                           op == "rms_norm")
+            add_case(op, "normal", ins, tensor(t, ref), st)
+            if t in SOFT_TOL:
+                cases[-1]["tolerance"] = SOFT_TOL[t]
+            else:
+                cases[-1]["ulp"] = 2
+    if op == "layer_norm":  # both input counts for every dtype (2 and 3 inputs)
+        for t in cat_types(op):
+            x = values(t, (3, 4), small=True, specials=False)
+            scale = values(t, (4,), small=True, specials=False)
+            add_case(op, "normal", [tensor(t, x), tensor(t, scale)],
+                     tensor(t, norm_ref(t, x, scale, None, -1, 1e-5, False)))
+            if t in SOFT_TOL:
+                cases[-1]["tolerance"] = SOFT_TOL[t]
+            else:
+                cases[-1]["ulp"] = 2
+
+
+
+# --- ops-nn.md: slice (ONNX semantics, bit-exact, every dtype but t1/t2) ---------------------
+def slice_ref(x, starts, ends, axes, steps):
+    idx = [slice(None)] * x.ndim
+    for i, s in enumerate(starts):
+        a = axes[i] if axes is not None else i
+        idx[a] = slice(s, ends[i], 1 if steps is None else steps[i])
+    return x[tuple(idx)]  # Python slicing clamps as ONNX does
+
+
+SLICES = [((4, 6), [1, -4], [3, 100], None, None), ((5, 4, 3), [-1], [-6], [0], [-2]),
+          ((3, 7), [6, 0], [-100, 3], [1, 0], [-3, 1]), ((2, 3, 4), [0, 1], [2, -1], [-1, 1], None),
+          ((2, 9), [-100, 1], [100, 9], [0, -1], [1, 4]), ((3, 4), [2], [2], [1], None),
+          ((2, 0, 3), [0, 1], [5, 3], [1, 2], None), ((4, 3), [3], [-5], [0], [-1]),
+          ((13,), [1], [12], None, [3])]
+for t in ALL:
+    for shape, starts, ends, axes, steps in SLICES:
+        x = values(t, shape)
+        st = [ilist("starts", starts), ilist("ends", ends)]
+        if axes is not None:
+            st.append(ilist("axes", axes))
+        if steps is not None:
+            st.append(ilist("steps", steps))
+        add_case("slice", "normal", [tensor(t, x)],
+                 tensor(t, slice_ref(x, starts, ends, axes, steps)), st)
+
+
+# --- ops-nn.md: pad (constant / reflect / edge; bit-exact, every dtype but t1/t2) ------------
+def pad_value(t):
+    if t in FLOATS:
+        return 2.5, round_to(t, 2.5)
+    if t == "bool":
+        return 1, True
+    return -1 if t == "i1" else 1, wrap(-1 if t == "i1" else 1, t)
+
+
+PADS = [((2, 3), [1, 0, 2, 1], "constant"), ((3, 4), [2, 1, 0, 3], "reflect"),
+        ((2, 3, 2), [0, 2, 1, 1, 0, 1], "edge"), ((4,), [3, 2], "reflect"),
+        ((2, 0), [1, 0, 0, 2], "constant"), ((3, 1), [2, 0, 1, 0], "edge"),
+        ((2, 2), [0, 0, 0, 0], None)]
+for t in ALL:
+    for shape, pads, mode in PADS:
+        x = values(t, shape)
+        r = len(shape)
+        width = [(pads[k], pads[k + r]) for k in range(r)]
+        st = [ilist("pads", pads)]
+        if mode is None or mode == "constant":
+            setting, cval = pad_value(t)
+            if mode == "constant":
+                st += [{"name": "mode", "type": "string", "value": "constant"}]
+                st += [fsetting("value", setting) if t in FLOATS else isetting("value", setting)]
+            else:
+                cval = False if t == "bool" else 0.0 if t in FLOATS else 0
+            y = np.pad(x, width, mode="constant", constant_values=cval)
+        else:
+            st.append({"name": "mode", "type": "string", "value": mode})
+            y = np.pad(x, width, mode=mode)
+        add_case("pad", "normal", [tensor(t, x)], tensor(t, y), st)
+
+
 with open(os.path.join(here, "cpu_kernel_cases.json"), "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))

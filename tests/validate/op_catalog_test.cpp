@@ -22,9 +22,10 @@ BOOST_TEST_DONT_PRINT_LOG_VALUE(oi::InputDtypeRule::Kind)
 
 namespace {
 
-// ops.md's 47 ops and the 19 of ops-nn.md added for issue 9: exp log sqrt sin cos tanh erf
-// rsqrt sigmoid silu gelu pow softmax log_softmax reshape transpose concat gather iota.
-constexpr size_t kBuiltinOps = 47 + 19;
+// ops.md's 47 ops and the 23 of ops-nn.md added for issue 9: exp log sqrt sin cos tanh erf
+// rsqrt sigmoid silu gelu pow softmax log_softmax reshape transpose concat gather iota
+// layer_norm rms_norm slice pad.
+constexpr size_t kBuiltinOps = 47 + 23;
 
 json::object spec_catalog() {
   std::ifstream in(std::string(OPENINFER_SOURCE_DIR) + "/core/data/op_catalog.json");
@@ -293,4 +294,45 @@ BOOST_AUTO_TEST_CASE(nn_ops_rows_and_shape_rules) {
   BOOST_TEST(run("gather", {{5, 4, 3}, {2, 6}}, {{"axis", int64_t{1}}}) == (Dims{5, 2, 6, 3}));
   BOOST_TEST(run("gather", {{5, 4}, {}}) == (Dims{4}));
   BOOST_CHECK_THROW(run("gather", {{5}, {2}}, {{"axis", int64_t{1}}}), ShapeRuleError);
+
+  const OpSchema* layer_norm = cat.find("layer_norm");
+  BOOST_TEST(layer_norm->min_inputs() == 2u);
+  BOOST_TEST(layer_norm->max_inputs() == 3u);
+  BOOST_TEST(std::get<double>(*layer_norm->find_setting("epsilon")->default_value) == 1e-5);
+  BOOST_TEST(std::get<double>(*cat.find("rms_norm")->find_setting("epsilon")->default_value) ==
+             1e-6);
+  BOOST_TEST(run("layer_norm", {{2, 3, 4}, {4}, {4}}) == (Dims{2, 3, 4}));
+  BOOST_TEST(run("layer_norm", {{2, 3, 4}, {3, 4}}, {{"axis", int64_t{1}}}) == (Dims{2, 3, 4}));
+  BOOST_CHECK_THROW(run("layer_norm", {{2, 3, 4}, {4}, {3}}), ShapeRuleError);
+  BOOST_TEST(run("rms_norm", {{2, 8}, {8}}) == (Dims{2, 8}));
+  BOOST_CHECK_THROW(run("rms_norm", {{2, 8}, {2, 8}}), ShapeRuleError);
+  BOOST_CHECK_THROW(run("rms_norm", {{}, {}}), ShapeRuleError);
+
+  using L = std::vector<int64_t>;
+  BOOST_TEST(run("slice", {{4, 6}}, {{"starts", L{1, -4}}, {"ends", L{3, 100}}}) == (Dims{2, 4}));
+  BOOST_TEST(run("slice", {{5, 4}},
+                 {{"starts", L{-1}}, {"ends", L{-6}}, {"axes", L{0}}, {"steps", L{-2}}}) ==
+             (Dims{3, 4}));
+  BOOST_TEST(run("slice", {{3, 7}},
+                 {{"starts", L{6}}, {"ends", L{-100}}, {"axes", L{-1}}, {"steps", L{-3}}}) ==
+             (Dims{3, 3}));
+  BOOST_TEST(run("slice", {{3, 4}}, {{"starts", L{2}}, {"ends", L{2}}, {"axes", L{1}}}) ==
+             (Dims{3, 0}));
+  BOOST_CHECK_THROW(run("slice", {{3}}, {{"starts", L{0}}, {"ends", L{2}}, {"steps", L{0}}}),
+                    ShapeRuleError);
+  BOOST_CHECK_THROW(run("slice", {{3, 4}}, {{"starts", L{0, 0}}, {"ends", L{1}}}), ShapeRuleError);
+  BOOST_CHECK_THROW(
+      run("slice", {{3, 4}}, {{"starts", L{0, 0}}, {"ends", L{1, 1}}, {"axes", L{1, -1}}}),
+      ShapeRuleError);
+
+  BOOST_TEST(run("pad", {{2, 3}}, {{"pads", L{1, 0, 2, 1}}}) == (Dims{5, 4}));
+  BOOST_TEST(run("pad", {{3, 4}}, {{"pads", L{2, 3, 2, 3}}, {"mode", std::string("reflect")}}) ==
+             (Dims{7, 10}));
+  BOOST_CHECK_THROW(
+      run("pad", {{3, 4}}, {{"pads", L{3, 0, 0, 0}}, {"mode", std::string("reflect")}}),
+      ShapeRuleError);
+  BOOST_CHECK_THROW(run("pad", {{0}}, {{"pads", L{1, 0}}, {"mode", std::string("edge")}}),
+                    ShapeRuleError);
+  BOOST_CHECK_THROW(run("pad", {{2, 3}}, {{"pads", L{1, 0}}}), ShapeRuleError);
+  BOOST_CHECK_THROW(run("pad", {{2}}, {{"pads", L{-1, 0}}}), ShapeRuleError);
 }

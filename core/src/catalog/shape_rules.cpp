@@ -209,6 +209,95 @@ Dims gather_rule(const ShapeRuleContext& ctx) {
   return out;
 }
 
+// layer_norm, rms_norm: the output has x's shape; `axis` names one of its axes and every further
+// input (scale, bias) has exactly x's dims from `axis` to the last.
+Dims norm_trailing_rule(const ShapeRuleContext& ctx) {
+  const Dims& x = ctx.inputs.at(0);
+  const int64_t* axis_setting = setting_as<int64_t>(ctx, "axis");
+  const size_t axis = normalize_axis(axis_setting ? *axis_setting : -1, x.size());
+  const Dims trailing(x.begin() + static_cast<std::ptrdiff_t>(axis), x.end());
+  for (size_t i = 1; i < ctx.inputs.size(); ++i) {
+    if (ctx.inputs[i] != trailing)
+      throw ShapeRuleError("input " + std::to_string(i) + " has shape " +
+                           format_dims(ctx.inputs[i]) + " but must have " + format_dims(trailing) +
+                           ", the dims of " + format_dims(x) + " from axis " +
+                           std::to_string(axis));
+  }
+  return x;
+}
+
+// slice (ONNX Slice): per axis of `axes` (default 0, 1, ...) a start, end and step (default 1,
+// never 0); negative starts/ends count from the end and are then clamped to [0, dim] (step > 0)
+// or [-1, dim - 1] (step < 0). The output dim is the number of indices visited.
+Dims slice_rule(const ShapeRuleContext& ctx) {
+  const Dims& in = ctx.inputs.at(0);
+  const auto* starts = setting_as<std::vector<int64_t>>(ctx, "starts");
+  const auto* ends = setting_as<std::vector<int64_t>>(ctx, "ends");
+  const auto* axes = setting_as<std::vector<int64_t>>(ctx, "axes");
+  const auto* steps = setting_as<std::vector<int64_t>>(ctx, "steps");
+  if (!starts || !ends) throw ShapeRuleError("slice needs 'starts' and 'ends'");
+  const size_t n = starts->size();
+  if (ends->size() != n || (axes && axes->size() != n) || (steps && steps->size() != n))
+    throw ShapeRuleError(
+        "'starts', 'ends', 'axes' and 'steps' must have one entry per sliced axis");
+  if (!axes && n > in.size())
+    throw ShapeRuleError("'starts' has " + std::to_string(n) + " entries but the input has rank " +
+                         std::to_string(in.size()));
+  Dims out = in;
+  std::set<size_t> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t a = axes ? normalize_axis((*axes)[i], in.size()) : i;
+    if (!seen.insert(a).second)
+      throw ShapeRuleError("axis " + std::to_string(a) + " is repeated in 'axes'");
+    const int64_t step = steps ? (*steps)[i] : 1;
+    if (step == 0) throw ShapeRuleError("'steps' entry " + std::to_string(i) + " is 0");
+    const auto dim = static_cast<int64_t>(in[a]);
+    int64_t b = (*starts)[i], e = (*ends)[i];
+    if (b < 0) b = b < -dim ? -1 : b + dim;
+    if (e < 0) e = e < -dim ? -1 : e + dim;
+    uint64_t count = 0;
+    if (step > 0) {
+      b = std::clamp<int64_t>(b, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+      if (e > b) count = static_cast<uint64_t>((e - b - 1) / step + 1);
+    } else if (dim > 0) {
+      b = std::clamp<int64_t>(b, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+      if (b > e) count = static_cast<uint64_t>(b - e - 1) / (0 - static_cast<uint64_t>(step)) + 1;
+    }
+    out[a] = count;
+  }
+  return out;
+}
+
+// pad: `pads` = [begin_0, ..., end_0, ...], never negative; each output dim is begin + dim + end.
+// "reflect" needs each pad smaller than its axis; "edge" needs a non-empty axis where it pads.
+Dims pad_rule(const ShapeRuleContext& ctx) {
+  const Dims& in = ctx.inputs.at(0);
+  const auto* pads = setting_as<std::vector<int64_t>>(ctx, "pads");
+  if (!pads) throw ShapeRuleError("pad needs 'pads'");
+  if (pads->size() != 2 * in.size())
+    throw ShapeRuleError("'pads' has " + std::to_string(pads->size()) + " entries but needs " +
+                         std::to_string(2 * in.size()) + " (begin and end per axis)");
+  const std::string* mode = setting_as<std::string>(ctx, "mode");
+  const std::string m = mode ? *mode : "constant";
+  Dims out = in;
+  for (size_t a = 0; a < in.size(); ++a) {
+    const int64_t b = (*pads)[a], e = (*pads)[a + in.size()];
+    if (b < 0 || e < 0)
+      throw ShapeRuleError("'pads' of axis " + std::to_string(a) +
+                           " is negative (crop with slice)");
+    const auto dim = static_cast<int64_t>(in[a]);
+    if (m == "reflect" && (b >= dim || e >= dim) && (b > 0 || e > 0))
+      throw ShapeRuleError("reflect pads of axis " + std::to_string(a) +
+                           " must be smaller than its size " + std::to_string(dim));
+    if (m == "edge" && dim == 0 && (b > 0 || e > 0))
+      throw ShapeRuleError("edge padding of axis " + std::to_string(a) + ", which is empty");
+    out[a] = in[a] + static_cast<uint64_t>(b) + static_cast<uint64_t>(e);
+  }
+  return out;
+}
+
 }  // namespace
 
 ShapeRuleRegistry::ShapeRuleRegistry() {
@@ -224,6 +313,9 @@ ShapeRuleRegistry::ShapeRuleRegistry() {
   rules_.emplace("transpose", transpose_rule);
   rules_.emplace("concat", concat_rule);
   rules_.emplace("gather", gather_rule);
+  rules_.emplace("norm_trailing", norm_trailing_rule);
+  rules_.emplace("slice", slice_rule);
+  rules_.emplace("pad", pad_rule);
 }
 
 ShapeRuleRegistry& ShapeRuleRegistry::global() {
