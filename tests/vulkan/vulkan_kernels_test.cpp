@@ -14,12 +14,14 @@
 #include <set>
 #include <sstream>
 
+#include "../common/kernel_cases.hpp"
 #include "openinfer/error.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_host.hpp"
 
 namespace json = boost::json;
 using oi::DType;
+using namespace kernel_cases;
 
 namespace {
 
@@ -42,58 +44,6 @@ oi::PluginRegistry& registry() {
 std::shared_ptr<oi::Backend> gpu() {
   static std::shared_ptr<oi::Backend> b = registry().backend("vulkan");
   return b;
-}
-
-struct Operand {
-  DType dtype;
-  std::vector<uint64_t> dims;
-  std::vector<std::byte> bytes;
-};
-
-std::vector<std::byte> from_hex(std::string_view hex) {
-  std::vector<std::byte> out(hex.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) {
-    out[i] =
-        std::byte(static_cast<uint8_t>(std::stoi(std::string(hex.substr(2 * i, 2)), nullptr, 16)));
-  }
-  return out;
-}
-
-DType dtype_named(std::string_view name) {
-  return *oi::dtype_from_name(name);
-}
-
-Operand operand(const json::value& v) {
-  const auto& o = v.as_object();
-  Operand t{dtype_named(o.at("dtype").as_string()), {}, from_hex(o.at("hex").as_string())};
-  for (const auto& d : o.at("dims").as_array()) t.dims.push_back(d.to_number<uint64_t>());
-  return t;
-}
-
-oi::KernelSetting setting(const json::value& v) {
-  const auto& o = v.as_object();
-  std::string name(o.at("name").as_string());
-  std::string_view type = o.at("type").as_string();
-  const auto& value = o.at("value");
-  if (type == "int" && value.is_uint64()) return {name, static_cast<int64_t>(value.as_uint64())};
-  if (type == "int") return {name, value.to_number<int64_t>()};
-  if (type == "float") return {name, value.to_number<double>()};
-  if (type == "bool") return {name, value.as_bool()};
-  return {name, std::string(value.as_string())};
-}
-
-oi::KernelMode mode_named(std::string_view m) {
-  if (m == "inplace") return oi::KernelMode::InPlace;
-  if (m == "accumulate") return oi::KernelMode::Accumulate;
-  return oi::KernelMode::Normal;
-}
-
-std::string kernel_key(const std::string& op, const std::vector<DType>& in, DType out,
-                       oi::KernelMode mode) {
-  std::string key = op + "(";
-  for (auto t : in) key += std::string(oi::dtype_name(t)) + ",";
-  return key + ")->" + std::string(oi::dtype_name(out)) + " " +
-         std::string(oi::kernel_mode_name(mode));
 }
 
 // Distance in units in the last place between two finite floats of one sign class.
