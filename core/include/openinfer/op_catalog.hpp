@@ -61,9 +61,10 @@ struct InputSpec {
 };
 
 struct OutputDtypeRule {
-  enum class Kind { Input0, Fixed, Setting };
+  enum class Kind { Input0, Fixed, Setting, Input };
   Kind kind = Kind::Input0;
   DType fixed = DType::f32;  // Fixed
+  uint32_t input = 0;        // Input: the dtype of this positional input (dequantize: scale)
   std::string setting;       // Setting: the dtype setting naming it (`to`)
 };
 // Note: `acc=DTYPE` always overrides the rule above; the output must then have DTYPE.

@@ -167,8 +167,17 @@ OutputDtypeRule parse_output_dtype(const std::string& s, const OpSchema& op,
       fail(where, "output_dtype '" + s + "' does not name a dtype setting of the op");
     return rule;
   }
+  if (s.rfind("input", 0) == 0 && s.size() > 5 &&
+      s.find_first_not_of("0123456789", 5) == std::string::npos) {
+    rule.kind = OutputDtypeRule::Kind::Input;
+    rule.input = static_cast<uint32_t>(std::stoul(s.substr(5)));
+    if (rule.input >= op.max_inputs())
+      fail(where, "output_dtype '" + s + "' names an input the op does not have");
+    return rule;
+  }
   auto t = dtype_from_name(s);
-  if (!t) fail(where, "output_dtype '" + s + "' is neither input0, setting:NAME nor a dtype");
+  if (!t)
+    fail(where, "output_dtype '" + s + "' is neither input0, inputN, setting:NAME nor a dtype");
   rule.kind = OutputDtypeRule::Kind::Fixed;
   rule.fixed = *t;
   return rule;

@@ -4,6 +4,7 @@
 
 #include "openinfer/error.hpp"
 #include "openinfer/op_catalog.hpp"
+#include "shape_rules_nn.hpp"
 
 namespace oi {
 
@@ -316,6 +317,7 @@ ShapeRuleRegistry::ShapeRuleRegistry() {
   rules_.emplace("norm_trailing", norm_trailing_rule);
   rules_.emplace("slice", slice_rule);
   rules_.emplace("pad", pad_rule);
+  for (auto& [name, fn] : nn_shape_rules()) rules_.emplace(name, std::move(fn));
 }
 
 ShapeRuleRegistry& ShapeRuleRegistry::global() {

@@ -329,6 +329,10 @@ class ModelChecker {
         case OutputDtypeRule::Kind::Fixed:
           want = op->output_dtype.fixed;
           break;
+        case OutputDtypeRule::Kind::Input:
+          if (op->output_dtype.input < ins.size() && ins[op->output_dtype.input])
+            want = ins[op->output_dtype.input]->dtype;
+          break;
         case OutputDtypeRule::Kind::Setting: {
           auto it = settings.find(op->output_dtype.setting);
           if (it != settings.end())
