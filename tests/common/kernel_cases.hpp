@@ -1,11 +1,16 @@
-// Reading tests/plugins/cpu_kernel_cases.json (numpy-computed kernel cases): shared by every
+// Reading the numpy-computed kernel cases, tests/plugins/cpu_kernel_cases.json and every
+// tests/plugins/cases/*.json (one generator per op family writes each): shared by every
 // backend's conformance test, so each backend is held to the same expectations.
 #pragma once
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +81,29 @@ inline std::string kernel_key(const std::string& op, const std::vector<oi::DType
   for (auto t : in) key += std::string(oi::dtype_name(t)) + ",";
   return key + ")->" + std::string(oi::dtype_name(out)) + " " +
          std::string(oi::kernel_mode_name(mode));
+}
+
+inline boost::json::array cases_in(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  BOOST_REQUIRE_MESSAGE(in, "cannot read " << file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return boost::json::parse(text.str()).as_object().at("cases").as_array();
+}
+
+// Every case: cpu_kernel_cases.json first, then cases/*.json in name order.
+inline boost::json::array load_all_cases(const std::string& source_dir) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(source_dir) / "tests" / "plugins";
+  boost::json::array all = cases_in(dir / "cpu_kernel_cases.json");
+  std::vector<fs::path> extra;
+  if (fs::is_directory(dir / "cases"))
+    for (const auto& e : fs::directory_iterator(dir / "cases"))
+      if (e.path().extension() == ".json") extra.push_back(e.path());
+  std::sort(extra.begin(), extra.end());
+  for (const auto& f : extra)
+    for (auto& c : cases_in(f)) all.push_back(std::move(c));
+  return all;
 }
 
 }  // namespace kernel_cases

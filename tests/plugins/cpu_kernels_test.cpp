@@ -110,10 +110,7 @@ struct Fixture {
 };
 
 json::array load_cases() {
-  std::ifstream in(std::string(OPENINFER_SOURCE_DIR) + "/tests/plugins/cpu_kernel_cases.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str()).as_object().at("cases").as_array();
+  return kernel_cases::load_all_cases(OPENINFER_SOURCE_DIR);
 }
 
 }  // namespace

@@ -123,11 +123,7 @@ void compare_narrow(const std::vector<std::byte>& got, const std::vector<std::by
 }
 
 json::array load_cases() {
-  std::ifstream in(env_or("OPENINFER_TEST_SOURCE_DIR", OPENINFER_SOURCE_DIR) +
-                   "/tests/plugins/cpu_kernel_cases.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str()).as_object().at("cases").as_array();
+  return kernel_cases::load_all_cases(env_or("OPENINFER_TEST_SOURCE_DIR", OPENINFER_SOURCE_DIR));
 }
 
 template <class T>
