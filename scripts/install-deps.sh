@@ -10,8 +10,13 @@ packages=(
   libboost-test1.81-dev libboost-filesystem1.81-dev
   libtbb-dev libxsimd-dev libopenblas-dev   # libopenblas-dev: f32/f64 matmul in the CPU plugin
   libvulkan-dev vulkan-tools glslc libshaderc-dev mesa-vulkan-drivers
-  python3 python3-numpy
+  python3 python3-numpy python3-venv
+  python3-onnx espeak-ng   # examples/silero_vad: weights from ONNX, test speech
 )
+
+# examples/silero_vad's reference (onnxruntime-node) needs node and npm; a machine that has
+# them from elsewhere (nodesource) keeps them: Debian's npm would conflict with that nodejs.
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
 
 missing=()
 for p in "${packages[@]}"; do
