@@ -42,7 +42,8 @@ def to_raw(values, dtype, what="tensor"):
         if kind == "b":
             raise OinfError(f"{what}: bool values given for {dt.name}; convert them first")
         if dt.name == "f32":
-            return arr.astype("<f4")
+            with np.errstate(over="ignore"):  # beyond the largest f32: inf
+                return arr.astype("<f4")
         if dt.name == "f64":
             return arr.astype("<f8")
         if dt.name == "f16" and arr.dtype == np.float16:
