@@ -236,4 +236,61 @@ block entry {
   BOOST_TEST(contains(msg, "'layer.1.w'"));
 }
 
+// `@auto_dim` after `@table` indices: slices across the table index stack one part per matrix,
+// written and read back; matrices that grew differently stack only where the boxes agree.
+BOOST_AUTO_TEST_CASE(auto_dim_matrices_stack_across_table_indices) {
+  oi::ModelWriter w;
+  auto sim = simulate(w, R"(
+dynamic { rows: f32[2, 1, 2]; }
+persistent {
+  n: i32 @init(0);
+  C(l, i, j): f32[1, 2] @table @fixed(l=2) @auto_dim(i, j) @init(9.0);
+}
+volatile {
+  firsts: f32[2, 1, 2];
+  whole: f32[2, 2, 2];
+}
+block entry {
+  cache.increment n;
+  cache.write rows >> C[0..2, 0..1, ];
+  cache.read C[0..2, 0..1, ] >> firsts;
+  cache.read C[, 1, 0] >> whole;
+  return;
+}
+)");
+  auto exec = sim.make_executor();
+  exec.insert("rows", Tensor::from<float>({1, 2, 3, 4}, {2, 1, 2}));
+  exec.step();
+  // Row 0 of each matrix was written; C[, 1, 0] grew both to [2, 2] with @init rows below.
+  BOOST_TEST(values<float>(exec, "firsts") == std::vector<float>({1, 2, 3, 4}), tt::per_element());
+  BOOST_TEST(values<float>(exec, "whole") == std::vector<float>({1, 2, 9, 9, 3, 4, 9, 9}),
+             tt::per_element());
+  Tensor c0 = exec.fetch("C");
+  BOOST_TEST(c0.shape() == oi::Shape({2, 2, 2}), tt::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(auto_dim_stacking_unequal_matrices_names_both_shapes) {
+  oi::ModelWriter w;
+  auto sim = simulate(w, R"(
+persistent {
+  C(l, i, j): f32[1, 2] @table @auto_dim(i, j);
+}
+volatile {
+  grown: f32[3, 2];
+  out: f32[2, 1, 2];
+}
+block entry {
+  cache.read C[1, 2, 0] >> grown;
+  cache.read C[0..2, , ] >> out;
+  return;
+}
+)");
+  auto exec = sim.make_executor();
+  std::string msg = error_of([&] { exec.step(); });
+  BOOST_TEST(contains(msg, "auto_dim table 'C'"), msg);
+  BOOST_TEST(contains(msg, "cannot be stacked"), msg);
+  BOOST_TEST(contains(msg, "[3, 2]"), msg);
+  BOOST_TEST(contains(msg, "[1, 2]"), msg);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

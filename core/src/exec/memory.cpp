@@ -221,25 +221,151 @@ Shape Memory::matrix_shape(const VarInfo& v, const std::vector<uint64_t>& counts
   return shape;
 }
 
-TableEntry& Memory::auto_entry(const VarInfo& v, VarState& s, const std::vector<SlotValue>& slots,
-                               const SourceLocation& loc) {
-  std::vector<int64_t> key;
-  auto ranges = table_ranges(v, s, slots, loc);
-  for (const Range& r : ranges) {
-    if (!r.single) {
-      throw input_error(where(loc) + "auto_dim table '" + v.name +
-                        "' needs a single index for each table index (its matrices differ in "
-                        "shape, so they cannot be stacked)");
+namespace {
+
+// Every key a table access visits, row-major over its sliced table indices.
+std::vector<std::vector<int64_t>> keys_of(const std::vector<int64_t>& starts,
+                                          const std::vector<int64_t>& lengths) {
+  std::vector<std::vector<int64_t>> keys;
+  uint64_t total = 1;
+  for (int64_t n : lengths) total *= static_cast<uint64_t>(n);
+  for (uint64_t n = 0; n < total; ++n) {
+    std::vector<int64_t> key(starts.size());
+    uint64_t rest = n;
+    for (size_t k = starts.size(); k-- > 0;) {
+      const auto len = static_cast<uint64_t>(lengths[k]);
+      key[k] = starts[k] + static_cast<int64_t>(rest % len);
+      rest /= len;
     }
-    key.push_back(r.start);
+    keys.push_back(std::move(key));
   }
-  for (size_t k = 0; k < ranges.size(); ++k) s.sizes[k] = std::max(s.sizes[k], key[k] + 1);
+  return keys;
+}
+
+std::string key_text(const std::vector<int64_t>& key) {
+  std::string s = "[";
+  for (size_t i = 0; i < key.size(); ++i) s += (i ? ", " : "") + std::to_string(key[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+TableEntry& Memory::auto_entry_at(const VarInfo& v, VarState& s, const std::vector<int64_t>& key) {
+  for (size_t k = 0; k < key.size(); ++k) s.sizes[k] = std::max(s.sizes[k], key[k] + 1);
   auto [it, fresh] = s.entries.try_emplace(key);
   if (fresh) {
     it->second.counts.assign(v.auto_axes.size(), 0);
     it->second.value = filled_tensor(v.dtype, v.shape, v.decl->init);
   }
   return it->second;
+}
+
+Tensor Memory::auto_part(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>& slots,
+                         const SourceLocation& loc) {
+  auto box = auto_box(v, e, slots, loc);
+  if (!box) {
+    grow(v, e, slots, loc);
+    return e.value;
+  }
+  Tensor out(v.dtype, box->second);
+  copy_region(e.value, box->first, out, Shape(out.rank(), 0), box->second);
+  return out;
+}
+
+// An auto_dim table read: one matrix (or its part) per visited table key, stacked along the
+// sliced table indices. The parts must agree in shape: matrices that grew differently stack only
+// where the access selects equal boxes.
+Tensor Memory::read_auto_dim(const VarInfo& v, VarState& s, const std::vector<SlotValue>& slots,
+                             const SourceLocation& loc) {
+  auto ranges = table_ranges(v, s, slots, loc);
+  std::vector<int64_t> starts, lengths;
+  Shape lead;
+  for (const Range& r : ranges) {
+    starts.push_back(r.start);
+    lengths.push_back(r.single ? 1 : r.end - r.start);
+    if (!r.single) lead.push_back(static_cast<uint64_t>(r.end - r.start));
+  }
+  const bool stacked = lead.size() > 0;
+  if (!stacked) return auto_part(v, auto_entry_at(v, s, starts), slots, loc);
+  bool grows = true;
+  for (size_t pos : v.auto_axes)
+    grows = grows && pos < slots.size() && slots[pos].kind == Slot::Kind::Index;
+  std::optional<Shape> part_shape;
+  std::vector<Tensor> parts;
+  std::vector<int64_t> first_key;
+  for (const auto& key : keys_of(starts, lengths)) {
+    auto it = s.entries.find(key);
+    TableEntry fresh;  // slices never grow: an unwritten entry reads as a fresh matrix
+    TableEntry* e = it != s.entries.end() ? &it->second : nullptr;
+    if (!e && grows) e = &auto_entry_at(v, s, key);  // scalar auto indices grow what they visit
+    if (!e) {
+      fresh = {filled_tensor(v.dtype, v.shape, v.decl->init),
+               std::vector<uint64_t>(v.auto_axes.size(), 0), 0};
+      e = &fresh;
+    }
+    Tensor part = auto_part(v, *e, slots, loc);
+    if (part_shape && part.shape() != *part_shape) {
+      throw input_error(where(loc) + "auto_dim table '" + v.name + "': entry " + key_text(key) +
+                        " gives shape " + shape_to_string(part.shape()) + " but entry " +
+                        key_text(first_key) + " gives " + shape_to_string(*part_shape) +
+                        ", so they cannot be stacked (slice the matrices to equal parts)");
+    }
+    if (!part_shape) {
+      part_shape = part.shape();
+      first_key = key;
+    }
+    parts.push_back(std::move(part));
+  }
+  Shape shape = lead;
+  const Shape& inner = part_shape ? *part_shape : v.shape;
+  shape.insert(shape.end(), inner.begin(), inner.end());
+  Tensor out(v.dtype, shape);
+  const uint64_t numel = product(inner);
+  for (size_t n = 0; n < parts.size(); ++n) copy_elements(parts[n], 0, out, n * numel, numel);
+  return out;
+}
+
+// The inverse of read_auto_dim: entry n of the stacked value goes to the n-th visited matrix.
+void Memory::write_auto_dim(const VarInfo& v, VarState& s, const std::vector<SlotValue>& slots,
+                            const Tensor& value, const SourceLocation& loc) {
+  auto ranges = table_ranges(v, s, slots, loc);
+  std::vector<int64_t> starts, lengths;
+  Shape lead;
+  for (const Range& r : ranges) {
+    starts.push_back(r.start);
+    lengths.push_back(r.single ? 1 : r.end - r.start);
+    if (!r.single) lead.push_back(static_cast<uint64_t>(r.end - r.start));
+  }
+  const size_t lead_rank = lead.size();
+  const auto keys = keys_of(starts, lengths);
+  if (value.rank() < lead_rank || !std::equal(lead.begin(), lead.end(), value.shape().begin())) {
+    throw input_error(where(loc) + "cannot store a value of shape " +
+                      shape_to_string(value.shape()) + " into " + std::to_string(keys.size()) +
+                      " entries of auto_dim table '" + v.name + "'");
+  }
+  const Shape inner(value.shape().begin() + static_cast<std::ptrdiff_t>(lead_rank),
+                    value.shape().end());
+  const uint64_t numel = product(inner);
+  for (size_t n = 0; n < keys.size(); ++n) {
+    TableEntry& e = auto_entry_at(v, s, keys[n]);
+    auto box = auto_box(v, e, slots, loc);
+    if (!box) grow(v, e, slots, loc);
+    const Shape target = box ? box->second : e.value.shape();
+    if (inner != target) {
+      const std::string entry = lead_rank > 0 ? " entry " + key_text(keys[n]) : "";
+      throw input_error(where(loc) + "cannot store a value of shape " +
+                        shape_to_string(value.shape()) +
+                        (box ? " into a part of '" + v.name + "'" + entry + " of shape "
+                             : " as auto_dim '" + v.name + "'" + entry + " of current shape ") +
+                        shape_to_string(target));
+    }
+    Tensor part(v.dtype, inner);
+    copy_elements(value, n * numel, part, 0, numel);
+    if (box)
+      copy_region(part, Shape(part.rank(), 0), e.value, box->first, box->second);
+    else
+      e.value = std::move(part);
+  }
 }
 
 void Memory::grow(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>& slots,
@@ -302,17 +428,7 @@ Tensor Memory::read_table(const VarInfo& v, const std::vector<SlotValue>& slots,
                           const SourceLocation& loc) {
   VarState& s = state(v);
   std::lock_guard lock(mutex_);
-  if (v.auto_dim) {
-    TableEntry& e = auto_entry(v, s, slots, loc);
-    auto box = auto_box(v, e, slots, loc);
-    if (!box) {
-      grow(v, e, slots, loc);
-      return e.value;
-    }
-    Tensor out(v.dtype, box->second);
-    copy_region(e.value, box->first, out, Shape(out.rank(), 0), box->second);
-    return out;
-  }
+  if (v.auto_dim) return read_auto_dim(v, s, slots, loc);
   auto ranges = table_ranges(v, s, slots, loc);
   Shape shape;
   for (const Range& r : ranges)
@@ -356,24 +472,7 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots, 
                       " into '" + v.name + "' of " + std::string(dtype_name(v.dtype)));
   }
   if (v.auto_dim) {
-    TableEntry& e = auto_entry(v, s, slots, loc);
-    auto box = auto_box(v, e, slots, loc);
-    if (!box) {
-      grow(v, e, slots, loc);
-      if (value.shape() != e.value.shape()) {
-        throw input_error(where(loc) + "cannot store a value of shape " +
-                          shape_to_string(value.shape()) + " as auto_dim '" + v.name +
-                          "' of current shape " + shape_to_string(e.value.shape()));
-      }
-      e.value = value;
-      return;
-    }
-    if (value.shape() != box->second) {
-      throw input_error(where(loc) + "cannot store a value of shape " +
-                        shape_to_string(value.shape()) + " into a part of '" + v.name +
-                        "' of shape " + shape_to_string(box->second));
-    }
-    copy_region(value, Shape(value.rank(), 0), e.value, box->first, box->second);
+    write_auto_dim(v, s, slots, value, loc);
     return;
   }
   auto ranges = table_ranges(v, s, slots, loc);

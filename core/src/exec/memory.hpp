@@ -89,8 +89,16 @@ class Memory {
                                   const std::vector<SlotValue>& slots,
                                   const SourceLocation& loc) const;
   Shape matrix_shape(const VarInfo& v, const std::vector<uint64_t>& counts) const;
-  TableEntry& auto_entry(const VarInfo& v, VarState& s, const std::vector<SlotValue>& slots,
-                         const SourceLocation& loc);
+  // The auto_dim matrix at table key `key`, created (counts 0, @init cells) when new.
+  TableEntry& auto_entry_at(const VarInfo& v, VarState& s, const std::vector<int64_t>& key);
+  // What an access reads of one auto_dim matrix: the box of its slices, or (scalar auto
+  // indices) the whole matrix after growing it.
+  Tensor auto_part(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>& slots,
+                   const SourceLocation& loc);
+  Tensor read_auto_dim(const VarInfo& v, VarState& s, const std::vector<SlotValue>& slots,
+                       const SourceLocation& loc);
+  void write_auto_dim(const VarInfo& v, VarState& s, const std::vector<SlotValue>& slots,
+                      const Tensor& value, const SourceLocation& loc);
   void grow(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>& slots,
             const SourceLocation& loc);
   // The box an auto_dim slice covers in matrix coordinates; nullopt for scalar indices.
