@@ -7,6 +7,7 @@
 //               [--reference REF.oinf] [--trace-events FILE.json] [--quiet]
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -110,13 +111,16 @@ int main(int argc, char** argv) {
 
     std::vector<int64_t> generated;
     std::vector<oi::ExecEvent> events;
-    double prefill_s = 0, decode_s = 0;
+    double prefill_s = 0, decode_s = 0, decode_cpu_s = 0;
     for (uint64_t s = 0; s < opt.steps; ++s) {
       const auto t0 = std::chrono::steady_clock::now();
+      const std::clock_t c0 = std::clock();
       exec.step();
       (s == 0 ? prefill_s : decode_s) += seconds_since(t0);
+      if (s > 0) decode_cpu_s += double(std::clock() - c0) / CLOCKS_PER_SEC;
       generated.push_back(exec.fetch<int64_t>("next")[0]);
-      if (!opt.trace_events.empty()) events.insert(events.end(), exec.events().begin(), exec.events().end());
+      if (!opt.trace_events.empty())
+        events.insert(events.end(), exec.events().begin(), exec.events().end());
     }
 
     if (!opt.quiet) {
@@ -128,10 +132,12 @@ int main(int argc, char** argv) {
       std::cout << "\n";
     }
     // Step 0 runs P positions and picks one token; each later step runs one position.
-    std::cout << "backend " << opt.backend << ": step 0 (prompt of " << prompt_len
-              << ") " << prefill_s * 1e3 << " ms, " << prompt_len / prefill_s
-              << " positions/s; decode " << opt.steps - 1 << " tokens " << decode_s * 1e3
-              << " ms, " << (opt.steps > 1 ? (opt.steps - 1) / decode_s : 0.0) << " tokens/s\n";
+    std::cout << "backend " << opt.backend << ": step 0 (prompt of " << prompt_len << ") "
+              << prefill_s * 1e3 << " ms, " << prompt_len / prefill_s << " positions/s; decode "
+              << opt.steps - 1 << " tokens " << decode_s * 1e3 << " ms, "
+              << (opt.steps > 1 ? (opt.steps - 1) / decode_s : 0.0) << " tokens/s, "
+              << (opt.steps > 1 ? decode_cpu_s * 1e3 / (opt.steps - 1) : 0.0)
+              << " CPU ms/token (all threads)\n";
 
     if (!opt.trace_events.empty()) {
       std::ofstream f(opt.trace_events);

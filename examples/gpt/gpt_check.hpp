@@ -66,8 +66,9 @@ inline CheckResult check_against_reference(const oi::Tensor& logits_at, const oi
       const double want = want_logits.get_float(pos * vocab + j);
       const double diff = std::abs(logits_at.get_float(pos * vocab + j) - want);
       if (!(diff <= r.tolerance)) {  // NaN fails too
-        if (r.ok) out << "position " << pos << " logit " << j << ": got "
-                      << logits_at.get_float(pos * vocab + j) << ", want " << want << "\n";
+        if (r.ok)
+          out << "position " << pos << " logit " << j << ": got "
+              << logits_at.get_float(pos * vocab + j) << ", want " << want << "\n";
         r.ok = false;
       }
       r.max_diff = std::max(r.max_diff, std::isnan(diff) ? INFINITY : diff);
@@ -91,8 +92,8 @@ inline CheckResult check_against_reference(const oi::Tensor& logits_at, const oi
            "): got " + std::to_string(generated[g]) + ", PyTorch picked " + std::to_string(want) +
            " by a margin of " + std::to_string(best - second));
     } else {
-      out << "generated token " << g << ": a near tie (margin " << best - second
-          << "), picked " << generated[g] << " where PyTorch picked " << want
+      out << "generated token " << g << ": a near tie (margin " << best - second << "), picked "
+          << generated[g] << " where PyTorch picked " << want
           << "; later positions are not compared\n";
     }
     break;

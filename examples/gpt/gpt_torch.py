@@ -105,23 +105,27 @@ class GPT(torch.nn.Module):
             raise ValueError(f"token {token} is outside the vocabulary of {cfg.vocab}")
         H, Dh, D = cfg.heads, cfg.head_dim, cfg.dim
         F = torch.nn.functional
+
+        def linear(t: torch.Tensor, name: str) -> torch.Tensor:  # GPT-2's Conv1D: [in, out]
+            return torch.addmm(w[name + ".bias"], t, w[name + ".weight"])
+
         x = (w["wte_t"][:, token] + w["wpe"][pos]).reshape(1, D)
         for l in range(cfg.layers):
             p = f"h.{l}."
             a = F.layer_norm(x, (D,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], 1e-5)
-            q = a @ w[p + "attn.q.weight"] + w[p + "attn.q.bias"]
-            k = a @ w[p + "attn.k.weight"] + w[p + "attn.k.bias"]
-            v = a @ w[p + "attn.v.weight"] + w[p + "attn.v.bias"]
+            q = linear(a, p + "attn.q")
+            k = linear(a, p + "attn.k")
+            v = linear(a, p + "attn.v")
             cache.k[l, :, pos] = k.reshape(H, Dh).half()
             cache.v[l, :, pos] = v.reshape(H, Dh).half()
             keys = cache.k[l, :, : pos + 1].float()  # [H, pos+1, Dh]
             values = cache.v[l, :, : pos + 1].float()
             scores = (q.reshape(H, 1, Dh) @ keys.transpose(1, 2)) / math.sqrt(Dh)
             att = torch.softmax(scores, dim=-1) @ values  # [H, 1, Dh]
-            x = x + att.reshape(1, D) @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
+            x = x + linear(att.reshape(1, D), p + "attn.c_proj")
             m = F.layer_norm(x, (D,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], 1e-5)
-            m = F.gelu(m @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"], approximate="tanh")
-            x = x + m @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
+            m = F.gelu(linear(m, p + "mlp.c_fc"), approximate="tanh")
+            x = x + linear(m, p + "mlp.c_proj")
         x = F.layer_norm(x, (D,), w["ln_f.weight"], w["ln_f.bias"], 1e-5)
         return (x @ w["wte_t"]).reshape(cfg.vocab)
 
