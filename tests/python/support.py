@@ -1,4 +1,6 @@
 """Shared helpers: the repository root, the C++ CLI (OPENINFER_CLI, set by CTest), runners."""
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -32,3 +34,12 @@ def run_python_tool(*args):
     r = subprocess.run([sys.executable, "-m", "openinfer.oinf", *args], capture_output=True,
                        text=True, env=env)
     return r.returncode, r.stdout, r.stderr
+
+
+def run_python_inprocess(*args):
+    """The same as run_python_tool, in this process (fast for hundreds of files)."""
+    from openinfer.oinf.__main__ import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()

@@ -14,7 +14,7 @@ from .errors import OinfError
 from .values import Bitset, Declaration, NdArray, Package, Scalar, Tensor
 
 HEADER_PADDED = 72
-MIN_SIZEVAR, MIN_METADATA, MIN_TENSOR = 16, 32, 40
+MIN_SIZEVAR, MIN_METADATA, MIN_TENSOR = 16, 32, 36
 _U64 = 1 << 64
 _ALLOWED = re.compile(rb"[A-Za-z0-9._-]")
 

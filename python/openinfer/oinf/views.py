@@ -35,6 +35,9 @@ def _bits_text(b, shorten):
 
 
 def _g7(v):
+    """printf's %.7g, which prints a NaN's sign ("-nan" from inf - inf on x86)."""
+    if np.isnan(v):
+        return "-nan" if np.signbit(v) else "nan"
     return "%.7g" % v
 
 
