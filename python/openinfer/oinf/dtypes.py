@@ -3,6 +3,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import OinfError
+
 TAG_STRING = 14   # metadata only
 TAG_NDARRAY = 15  # metadata only
 
@@ -71,11 +73,11 @@ def get(dtype):
     if isinstance(dtype, str):
         if dtype in BY_NAME:
             return BY_NAME[dtype]
-        raise ValueError(f"unknown dtype '{dtype}' (known: {' '.join(BY_NAME)})")
+        raise OinfError(f"unknown dtype '{dtype}' (known: {' '.join(BY_NAME)})")
     if isinstance(dtype, int) and not isinstance(dtype, bool):
         if dtype in BY_TAG:
             return BY_TAG[dtype]
-        raise ValueError(f"unknown dtype tag {dtype}")
+        raise OinfError(f"unknown dtype tag {dtype}")
     raise TypeError(f"a dtype is a name like 'f32', got {dtype!r}")
 
 
