@@ -1,0 +1,270 @@
+// Pass 2: fusion and the schedule. Nodes keep their source order: a kernel is a run of
+// consecutive op nodes, so a barrier, dep, cache operation, transfer, loop, branch, yield,
+// await or return between two ops always ends the group.
+#include <algorithm>
+#include <set>
+
+#include "plan_internal.hpp"
+
+namespace oi::synth {
+namespace {
+
+enum class OpClass { Elementwise, Matmul, Reduction, Other };
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+void add_unique(std::vector<std::string>& v, const std::string& s) {
+  if (!contains(v, s)) v.push_back(s);
+}
+
+class Scheduler {
+ public:
+  explicit Scheduler(Context& c) : c_(c) {}
+
+  void run() {
+    collect_accessors();
+    const Block* entry = c_.graph.find_block("entry");
+    std::vector<const Block*> order;
+    if (entry) order.push_back(entry);
+    for (const Block& b : c_.graph.blocks)
+      if (&b != entry) order.push_back(&b);
+    for (const Block* b : order) {
+      BlockPlan bp;
+      bp.name = b->name;
+      bp.role = b == entry                                                        ? "entry"
+                : (!b->nodes.empty() && b->nodes.front().kind == NodeKind::Await) ? "consumer"
+                                                                                  : "branch";
+      bp.steps = schedule(b->nodes);
+      c_.plan.blocks.push_back(std::move(bp));
+    }
+    for (Kernel& k : c_.plan.kernels) finish_kernel(k);
+  }
+
+ private:
+  Context& c_;
+  uint32_t next_step_ = 0;
+  std::map<std::string, std::set<const Node*>> accessors_;  // value -> nodes touching it
+  std::map<const Node*, uint32_t> node_step_;               // node -> its step (or kernel step)
+
+  void collect_accessors() {
+    for (const Block& b : c_.graph.blocks)
+      for_each_node(b.nodes, [&](const Node& n, size_t) {
+        std::vector<std::string> reads, writes;
+        node_names(n, reads, writes);
+        for (const auto* list : {&reads, &writes})
+          for (const std::string& name : *list) accessors_[name].insert(&n);
+      });
+  }
+
+  OpClass classify(const Node& n) const {
+    const OpSchema* op = c_.catalog.find(n.op);
+    if (!op) return OpClass::Other;
+    if (op->name == "matmul") return OpClass::Matmul;
+    if (op->category == "reduction") return OpClass::Reduction;
+    if (op->shape_rule == "broadcast") return OpClass::Elementwise;
+    return OpClass::Other;
+  }
+
+  // Whole, fixed-size variables only: what a fused loop can index with one counter.
+  bool plain_operands(const Node& n) {
+    auto plain = [&](const std::string& name) {
+      const PlanValue* v = c_.value(name);
+      return v && v->indices.empty() && v->auto_dim.empty() && v->storage != Storage::Runtime;
+    };
+    if (n.output.has_brackets || !plain(n.output.name)) return false;
+    for (const Ref& r : n.inputs)
+      if (!r.indices.empty() || !plain(r.name)) return false;
+    return true;
+  }
+
+  bool allows_fusion() const {
+    return c_.arch.preferences.prefer_fusion && c_.arch.preferences.max_kernel_ops > 1;
+  }
+
+  // Whether `n` may join kernel `k` as its next op (an elementwise op over the same
+  // iteration shape that breaks no ordering inside the fused loop).
+  bool can_join(const Kernel& k, const Node& n) {
+    if (k.ops.size() >= c_.arch.preferences.max_kernel_ops) return false;
+    if (classify(n) != OpClass::Elementwise || !plain_operands(n)) return false;
+    const PlanValue* out = c_.value(n.output.name);
+    if (out->shape != k.shape) return false;
+    for (const Ref& r : n.inputs) {
+      auto b = broadcast_shapes(c_.value(r.name)->shape, k.shape);
+      if (!b || *b != k.shape) return false;
+    }
+    std::vector<std::string> written;
+    for (const Node* op : k.ops) written.push_back(op->output.name);
+    for (const Setting& s : n.settings)  // a setting read from a value the group writes
+      if (s.value.kind == Value::Kind::Ident && contains(written, s.value.text)) return false;
+    if (k.kind != "elementwise") {
+      // An epilogue runs per output element while the head still reads its inputs.
+      for (const Ref& r : k.ops.front()->inputs)
+        if (r.name == n.output.name) return false;
+    }
+    return true;
+  }
+
+  uint32_t open_kernel(const Node& n, OpClass cls) {
+    Kernel k;
+    k.id = static_cast<uint32_t>(c_.plan.kernels.size());
+    k.kind = cls == OpClass::Elementwise ? "elementwise"
+             : cls == OpClass::Matmul    ? "matmul"
+             : cls == OpClass::Reduction ? "reduction"
+                                         : "op";
+    if (const PlanValue* out = c_.value(n.output.name)) k.shape = out->shape;
+    k.ops.push_back(&n);
+    c_.plan.kernels.push_back(std::move(k));
+    return c_.plan.kernels.back().id;
+  }
+
+  static Step::Kind step_kind(NodeKind k) {
+    switch (k) {
+      case NodeKind::Transfer:
+        return Step::Kind::Transfer;
+      case NodeKind::CacheRead:
+        return Step::Kind::CacheRead;
+      case NodeKind::CacheWrite:
+        return Step::Kind::CacheWrite;
+      case NodeKind::CacheIncrement:
+        return Step::Kind::CacheIncrement;
+      case NodeKind::CacheDecrement:
+        return Step::Kind::CacheDecrement;
+      case NodeKind::CacheReset:
+        return Step::Kind::CacheReset;
+      case NodeKind::Loop:
+        return Step::Kind::Loop;
+      case NodeKind::Branch:
+        return Step::Kind::Branch;
+      case NodeKind::Return:
+        return Step::Kind::Return;
+      case NodeKind::Barrier:
+        return Step::Kind::Barrier;
+      case NodeKind::Dep:
+        return Step::Kind::Dep;
+      case NodeKind::Yield:
+        return Step::Kind::Yield;
+      case NodeKind::Await:
+        return Step::Kind::Await;
+      default:
+        return Step::Kind::Barrier;
+    }
+  }
+
+  std::vector<Step> schedule(const std::vector<Node>& nodes) {
+    std::vector<Step> out;
+    std::optional<uint32_t> open;  // the kernel still accepting ops
+    for (const Node& n : nodes) {
+      if (n.kind == NodeKind::Assign) continue;  // a declaration: zero-filled by the plan
+      if (n.kind == NodeKind::Op) {
+        if (open && can_join(c_.plan.kernels[*open], n)) {
+          c_.plan.kernels[*open].ops.push_back(&n);
+          node_step_[&n] = out.back().id;
+          continue;
+        }
+        const OpClass cls = classify(n);
+        Step s;
+        s.kind = Step::Kind::Kernel;
+        s.id = next_step_++;
+        s.kernel = open_kernel(n, cls);
+        node_step_[&n] = s.id;
+        out.push_back(std::move(s));
+        const bool head = cls != OpClass::Other && plain_operands(n);
+        open = head && allows_fusion() ? std::optional<uint32_t>(out.back().kernel) : std::nullopt;
+        continue;
+      }
+      open.reset();
+      Step s;
+      s.kind = step_kind(n.kind);
+      s.id = next_step_++;
+      s.node = &n;
+      node_step_[&n] = s.id;
+      if (n.kind == NodeKind::Loop) s.body = schedule(n.body);
+      if (n.kind == NodeKind::Yield) s.tasks = consumers_of(n);
+      out.push_back(std::move(s));
+    }
+    add_dep_constraints(nodes);
+    return out;
+  }
+
+  // dsl.md: every block whose first node awaits a non-empty subset of the yielded names.
+  std::vector<std::string> consumers_of(const Node& yield) const {
+    std::vector<std::string> tasks;
+    for (const Block& b : c_.graph.blocks) {
+      if (b.name == "entry" || b.nodes.empty() || b.nodes.front().kind != NodeKind::Await) continue;
+      const auto& want = b.nodes.front().names;
+      if (want.empty()) continue;
+      if (std::all_of(want.begin(), want.end(),
+                      [&](const std::string& w) { return contains(yield.names, w); }))
+        tasks.push_back(b.name);
+    }
+    return tasks;
+  }
+
+  void add_dep_constraints(const std::vector<Node>& nodes) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node& d = nodes[i];
+      if (d.kind != NodeKind::Dep) continue;
+      const Node* after = nullptr;
+      const Node* before = nullptr;
+      for (size_t j = i; j-- > 0;)
+        if (node_keyword(nodes[j]) == d.dep_after) {
+          after = &nodes[j];
+          break;
+        }
+      for (size_t j = i + 1; j < nodes.size(); ++j)
+        if (node_keyword(nodes[j]) == d.dep_before) {
+          before = &nodes[j];
+          break;
+        }
+      if (!after || !before) continue;  // the validator reports these
+      c_.plan.constraints.push_back(
+          {node_step_.at(after), node_step_.at(before),
+           "dep after(" + d.dep_after + ") before(" + d.dep_before + ")"});
+    }
+  }
+
+  // Reads, writes, and the temporaries nothing outside the kernel touches.
+  void finish_kernel(Kernel& k) {
+    std::vector<std::string> written;
+    auto read = [&](const std::string& name) {
+      if (c_.value(name) && !contains(written, name)) add_unique(k.reads, name);
+    };
+    bool inplace = k.kind == "elementwise";
+    for (const Node* n : k.ops) {
+      std::vector<std::string> reads, writes;
+      node_names(*n, reads, writes);
+      for (const std::string& r : reads) read(r);
+      for (const std::string& w : writes)
+        if (c_.value(w)) add_unique(written, w);
+      const OpSchema* op = c_.catalog.find(n->op);
+      const bool acc = std::any_of(n->settings.begin(), n->settings.end(),
+                                   [](const Setting& s) { return s.name == "acc"; });
+      inplace = inplace && op && op->inplace && !acc;
+    }
+    k.inplace_ok = inplace;
+    const std::set<const Node*> mine(k.ops.begin(), k.ops.end());
+    for (const std::string& w : written) {
+      PlanValue* v = c_.value(w);
+      const auto& who = accessors_[w];
+      const bool only_here =
+          std::all_of(who.begin(), who.end(), [&](const Node* n) { return mine.count(n) > 0; });
+      if (k.ops.size() > 1 && v->storage == Storage::Arena && !contains(k.reads, w) && only_here) {
+        v->storage = Storage::Internal;
+        v->bytes = 0;
+        k.internal.push_back(w);
+      } else {
+        k.writes.push_back(w);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void build_schedule(Context& c) {
+  Scheduler(c).run();
+}
+
+}  // namespace oi::synth

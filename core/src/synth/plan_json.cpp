@@ -1,0 +1,330 @@
+// The plan's versioned JSON form (docs/synth.md) and its human report.
+#include <boost/json.hpp>
+#include <cmath>
+#include <sstream>
+
+#include "../graph/json_pretty.hpp"
+#include "plan_internal.hpp"
+
+namespace oi {
+
+namespace json = boost::json;
+
+std::string_view storage_name(Storage s) {
+  switch (s) {
+    case Storage::Dynamic:
+      return "dynamic";
+    case Storage::Constant:
+      return "constant";
+    case Storage::Persistent:
+      return "persistent";
+    case Storage::Step:
+      return "step";
+    case Storage::Arena:
+      return "arena";
+    case Storage::Internal:
+      return "internal";
+    case Storage::Runtime:
+      return "runtime";
+  }
+  return "?";
+}
+
+std::string_view step_kind_name(Step::Kind k) {
+  switch (k) {
+    case Step::Kind::Kernel:
+      return "kernel";
+    case Step::Kind::Transfer:
+      return "transfer";
+    case Step::Kind::CacheRead:
+      return "cache.read";
+    case Step::Kind::CacheWrite:
+      return "cache.write";
+    case Step::Kind::CacheIncrement:
+      return "cache.increment";
+    case Step::Kind::CacheDecrement:
+      return "cache.decrement";
+    case Step::Kind::CacheReset:
+      return "cache.reset";
+    case Step::Kind::Loop:
+      return "loop";
+    case Step::Kind::Branch:
+      return "branch";
+    case Step::Kind::Return:
+      return "return";
+    case Step::Kind::Barrier:
+      return "barrier";
+    case Step::Kind::Dep:
+      return "dep";
+    case Step::Kind::Yield:
+      return "yield";
+    case Step::Kind::Await:
+      return "await";
+  }
+  return "?";
+}
+
+const PlanValue* Plan::find_value(std::string_view name) const {
+  for (const PlanValue& v : values)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+const BlockPlan* Plan::find_block(std::string_view name) const {
+  for (const BlockPlan& b : blocks)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+namespace {
+
+json::array strings(const std::vector<std::string>& v) {
+  return json::array(v.begin(), v.end());
+}
+
+json::array dims(const Dims& d) {
+  return json::array(d.begin(), d.end());
+}
+
+json::value setting_json(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Int:
+      return v.int_value;
+    case Value::Kind::Float:
+      if (std::isinf(v.float_value)) return v.float_value > 0 ? "inf" : "-inf";
+      return v.float_value;
+    case Value::Kind::Bool:
+      return v.bool_value;
+    case Value::Kind::String:
+      return json::value(v.text);
+    case Value::Kind::DType:
+      return json::value(std::string(dtype_name(v.dtype)));
+    case Value::Kind::Ident:
+      return json::object{{"name", v.text}};
+    case Value::Kind::IntList:
+      return json::array(v.ints.begin(), v.ints.end());
+  }
+  return nullptr;
+}
+
+json::object op_json(const Node& n) {
+  json::object o;
+  o["node"] = n.uuid;
+  o["line"] = n.loc.line;
+  o["op"] = n.op;
+  json::array ins;
+  for (const Ref& r : n.inputs) ins.emplace_back(synth::ref_text(r));
+  o["inputs"] = std::move(ins);
+  json::object settings;
+  for (const Setting& s : n.settings) settings[s.name] = setting_json(s.value);
+  o["settings"] = std::move(settings);
+  o["output"] = synth::access_text(n.output);
+  return o;
+}
+
+json::object step_json(const Step& s) {
+  json::object o;
+  o["id"] = s.id;
+  o["kind"] = std::string(step_kind_name(s.kind));
+  if (s.kind == Step::Kind::Kernel) {
+    o["kernel"] = s.kernel;
+    return o;
+  }
+  const Node& n = *s.node;
+  o["node"] = n.uuid;
+  o["line"] = n.loc.line;
+  switch (s.kind) {
+    case Step::Kind::Transfer:
+      o["from"] = synth::ref_text(n.inputs.at(0));
+      o["to"] = synth::access_text(n.output);
+      break;
+    case Step::Kind::CacheRead:
+      o["from"] = synth::access_text(n.target);
+      o["to"] = synth::access_text(n.output);
+      break;
+    case Step::Kind::CacheWrite:
+      o["from"] = synth::ref_text(n.inputs.at(0));
+      o["to"] = synth::access_text(n.target);
+      break;
+    case Step::Kind::CacheIncrement:
+    case Step::Kind::CacheDecrement:
+      o["var"] = n.var;
+      o["amount"] = n.amount;
+      break;
+    case Step::Kind::CacheReset:
+      o["target"] = synth::access_text(n.target);
+      break;
+    case Step::Kind::Loop: {
+      o["name"] = n.loop_name;
+      o["index"] = n.var;
+      o["start"] = synth::bound_text(n.start);
+      o["end"] = synth::bound_text(n.end);
+      json::array body;
+      for (const Step& b : s.body) body.push_back(step_json(b));
+      o["body"] = std::move(body);
+      break;
+    }
+    case Step::Kind::Branch:
+      o["cond"] = n.cond;
+      o["then"] = n.then_block;
+      o["else"] = n.else_block;
+      break;
+    case Step::Kind::Dep:
+      o["after"] = n.dep_after;
+      o["before"] = n.dep_before;
+      break;
+    case Step::Kind::Yield:
+      o["names"] = strings(n.names);
+      o["tasks"] = strings(s.tasks);
+      break;
+    case Step::Kind::Return:
+    case Step::Kind::Await:
+      o["names"] = strings(n.names);
+      break;
+    default:
+      break;
+  }
+  return o;
+}
+
+json::object value_json(const PlanValue& v) {
+  json::object o;
+  o["name"] = v.name;
+  o["memory"] = v.memory;
+  o["dtype"] = std::string(dtype_name(v.dtype));
+  o["shape"] = dims(v.shape);
+  o["storage"] = std::string(storage_name(v.storage));
+  o["bytes"] = v.bytes;
+  if (!v.indices.empty()) {
+    o["indices"] = strings(v.indices);
+    o["entries"] = v.storage == Storage::Runtime ? json::value(nullptr) : json::value(v.entries);
+  }
+  if (!v.bound.empty()) {
+    json::array b;
+    for (const auto& x : v.bound) b.push_back(x ? json::value(*x) : json::value(nullptr));
+    o["bound"] = std::move(b);
+  }
+  if (!v.auto_dim.empty()) o["auto_dim"] = strings(v.auto_dim);
+  if (!v.link.empty()) o["link"] = v.link;
+  if (v.storage == Storage::Arena) {
+    o["offset"] = v.offset;
+    o["live"] = json::array{v.live_first, v.live_last};
+    o["zero_fill"] = v.zero_fill;
+    if (v.shares) o["shares"] = *v.shares;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string Plan::to_json() const {
+  json::object root;
+  root["format"] = "openinfer-synth-plan";
+  root["version"] = kSynthPlanVersion;
+  root["graph"] = graph ? graph->origin : "";
+  root["model"] = model.origin();
+  json::object dev;
+  dev["name"] = device.device.name;
+  dev["type"] = device.device.type;
+  dev["origin"] = device.origin;
+  dev["prefer_fusion"] = device.preferences.prefer_fusion;
+  dev["max_kernel_ops"] = device.preferences.max_kernel_ops;
+  root["device"] = std::move(dev);
+  json::array vals;
+  for (const PlanValue& v : values) vals.push_back(value_json(v));
+  root["values"] = std::move(vals);
+  json::array ks;
+  for (const Kernel& k : kernels) {
+    json::object o;
+    o["id"] = k.id;
+    o["kind"] = k.kind;
+    o["shape"] = dims(k.shape);
+    json::array ops;
+    for (const Node* n : k.ops) ops.push_back(op_json(*n));
+    o["ops"] = std::move(ops);
+    o["reads"] = strings(k.reads);
+    o["writes"] = strings(k.writes);
+    o["internal"] = strings(k.internal);
+    o["inplace_ok"] = k.inplace_ok;
+    ks.push_back(std::move(o));
+  }
+  root["kernels"] = std::move(ks);
+  json::array bs;
+  for (const BlockPlan& b : blocks) {
+    json::object o;
+    o["name"] = b.name;
+    o["role"] = b.role;
+    json::array steps;
+    for (const Step& s : b.steps) steps.push_back(step_json(s));
+    o["steps"] = std::move(steps);
+    bs.push_back(std::move(o));
+  }
+  root["blocks"] = std::move(bs);
+  json::array cs;
+  for (const Constraint& c : constraints)
+    cs.push_back(json::object{{"after", c.after}, {"before", c.before}, {"reason", c.reason}});
+  root["constraints"] = std::move(cs);
+  json::object m;
+  m["alignment"] = memory.alignment;
+  m["arena_bytes"] = memory.arena_bytes;
+  m["temporary_bytes"] = memory.temporary_bytes;
+  m["dynamic_bytes"] = memory.dynamic_bytes;
+  m["constant_bytes"] = memory.constant_bytes;
+  m["persistent_bytes"] = memory.persistent_bytes;
+  m["step_bytes"] = memory.step_bytes;
+  m["peak_bytes"] = memory.peak_bytes;
+  m["unplanned_bytes"] = memory.unplanned_bytes;
+  m["runtime_sized"] = strings(memory.runtime_sized);
+  root["memory"] = std::move(m);
+  std::string out;
+  detail::append_pretty_json(out, root);
+  out += '\n';
+  return out;
+}
+
+std::string Plan::report() const {
+  std::ostringstream o;
+  size_t fused = 0, fused_ops = 0;
+  for (const Kernel& k : kernels)
+    if (k.ops.size() > 1) {
+      ++fused;
+      fused_ops += k.ops.size();
+    }
+  o << "plan for " << (graph ? graph->origin : "?") << " on " << device.device.name << " ("
+    << device.device.type << ", max_kernel_ops " << device.preferences.max_kernel_ops
+    << (device.preferences.prefer_fusion ? "" : ", fusion off") << ")\n";
+  o << "kernels: " << kernels.size() << " (" << fused << " fused groups holding " << fused_ops
+    << " ops)\n";
+  for (const Kernel& k : kernels) {
+    o << "  k" << k.id << " " << k.kind << " " << format_dims(k.shape) << ":";
+    for (const Node* n : k.ops) o << " " << n->op;
+    if (!k.internal.empty()) {
+      o << "  internal:";
+      for (const auto& i : k.internal) o << " " << i;
+    }
+    o << "\n";
+  }
+  o << "buffers:\n";
+  for (const PlanValue& v : values) {
+    o << "  " << v.name << " " << dtype_name(v.dtype) << format_dims(v.shape) << " "
+      << storage_name(v.storage) << " " << v.bytes << " B";
+    if (v.storage == Storage::Arena)
+      o << " @" << v.offset << " live " << v.live_first << ".." << v.live_last
+        << (v.shares ? " in place of " + *v.shares : "");
+    if (v.storage == Storage::Runtime) o << " per entry";
+    o << "\n";
+  }
+  o << "memory: peak " << memory.peak_bytes << " B (unplanned " << memory.unplanned_bytes
+    << " B); arena " << memory.arena_bytes << " B for " << memory.temporary_bytes
+    << " B of temporaries; dynamic " << memory.dynamic_bytes << " B, constant "
+    << memory.constant_bytes << " B, persistent " << memory.persistent_bytes << " B, volatile "
+    << memory.step_bytes << " B";
+  if (!memory.runtime_sized.empty()) {
+    o << "; run-time sized:";
+    for (const auto& n : memory.runtime_sized) o << " " << n;
+  }
+  o << "\n";
+  return o.str();
+}
+
+}  // namespace oi

@@ -1,0 +1,138 @@
+// Pass 1: dtypes, shapes and storage classes resolved against the model. Growable tables and
+// @auto_dim matrices keep a run-time size; fixed-size tables and prefix tables are counted.
+#include <regex>
+
+#include "openinfer/error.hpp"
+#include "plan_internal.hpp"
+
+namespace oi::synth {
+namespace {
+
+Dims resolve_dims(const std::vector<Dim>& dims, const Model& model) {
+  Dims out;
+  for (const Dim& d : dims) {
+    uint64_t product = 1;
+    for (const DimFactor& f : d.factors)
+      product *= f.is_sizevar() ? model.size_of(f.sizevar) : static_cast<uint64_t>(f.value);
+    out.push_back(product);
+  }
+  return out;
+}
+
+uint64_t bytes_of(DType t, const Dims& shape, const std::string& name) {
+  auto numel = checked_numel(shape);
+  auto bytes = numel ? storage_bytes(t, *numel) : std::nullopt;
+  if (!bytes) throw input_error("the size of '" + name + "' overflows 64 bits");
+  return *bytes;
+}
+
+std::string regex_escape(const std::string& s) {
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex_replace(s, special, R"(\$&)");
+}
+
+// Model tensors that are entries of a prefix table (`W(l) @pattern("W.{l}")`, or `W.0`...).
+uint64_t count_prefix_entries(const VarDecl& d, const Model& model) {
+  std::string pattern;
+  if (d.pattern) {
+    pattern = regex_escape(*d.pattern);
+    for (const std::string& idx : d.indices) {
+      const std::string key = regex_escape("{" + idx + "}");
+      for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at)) {
+        pattern.replace(at, key.size(), "[0-9]+");
+        at += 6;
+      }
+    }
+  } else {
+    pattern = regex_escape(d.name);
+    for (size_t k = 0; k < d.indices.size(); ++k) pattern += R"(\.[0-9]+)";
+  }
+  const std::regex re(pattern);
+  uint64_t n = 0;
+  for (const TensorEntry& t : model.tensors())
+    if (std::regex_match(t.name, re)) ++n;
+  return n;
+}
+
+std::optional<uint64_t> fixed_bound(const VarDecl& d, const std::string& index,
+                                    const Model& model) {
+  for (const FixedBound& f : d.fixed)
+    if (f.index == index)
+      return f.bound.is_name() ? model.size_of(f.bound.name) : static_cast<uint64_t>(f.bound.value);
+  return std::nullopt;
+}
+
+PlanValue declared_value(const VarDecl& d, const Model& model) {
+  PlanValue v;
+  v.name = d.name;
+  v.memory = std::string(memory_kind_name(d.memory));
+  v.dtype = d.dtype;
+  v.shape = resolve_dims(d.dims, model);
+  v.decl = &d;
+  v.indices = d.indices;
+  v.auto_dim = d.auto_dim;
+  if (d.memory != MemoryKind::Dynamic) v.link = d.ref.value_or(d.name);
+  const uint64_t entry_bytes = bytes_of(d.dtype, v.shape, d.name);
+  switch (d.memory) {
+    case MemoryKind::Dynamic:
+      v.storage = Storage::Dynamic;
+      break;
+    case MemoryKind::Constant:
+      v.storage = Storage::Constant;
+      break;
+    case MemoryKind::Volatile:
+      v.storage = Storage::Step;
+      break;
+    case MemoryKind::Persistent:
+      v.storage = Storage::Persistent;
+      break;
+  }
+  if (!d.indices.empty() && d.memory != MemoryKind::Persistent) {
+    v.entries = count_prefix_entries(d, model);  // prefix table: its entries are the model's
+  } else if (!d.indices.empty() || !d.auto_dim.empty()) {
+    bool all_fixed = d.auto_dim.empty();
+    for (const std::string& idx : d.indices) {
+      v.bound.push_back(fixed_bound(d, idx, model));
+      if (v.bound.back())
+        v.entries *= *v.bound.back();
+      else
+        all_fixed = false;
+    }
+    if (!all_fixed) v.storage = Storage::Runtime;
+  }
+  if (v.storage == Storage::Runtime) {
+    v.bytes = entry_bytes;  // one entry; the count is known at run time
+  } else {
+    if (v.entries != 0 && entry_bytes > UINT64_MAX / v.entries)
+      throw input_error("the size of '" + d.name + "' overflows 64 bits");
+    v.bytes = entry_bytes * v.entries;
+  }
+  v.unfused_bytes = v.bytes;
+  return v;
+}
+
+}  // namespace
+
+void resolve_values(Context& c) {
+  const Model& model = c.plan.model;
+  for (const VarDecl& d : c.graph.decls) {
+    c.value_index[d.name] = c.plan.values.size();
+    c.plan.values.push_back(declared_value(d, model));
+  }
+  const Block* entry = c.graph.find_block("entry");
+  if (!entry) return;
+  for (const Node& n : entry->nodes) {
+    if (n.kind != NodeKind::Assign) continue;
+    PlanValue v;
+    v.name = n.var;
+    v.memory = "temporary";
+    v.dtype = n.dtype;
+    v.shape = resolve_dims(n.dims, model);
+    v.storage = Storage::Arena;
+    v.bytes = v.unfused_bytes = bytes_of(n.dtype, v.shape, n.var);
+    c.value_index[n.var] = c.plan.values.size();
+    c.plan.values.push_back(std::move(v));
+  }
+}
+
+}  // namespace oi::synth
