@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 _U = np.uint64
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -80,12 +81,17 @@ def encode(values, dtype):
     """Bits of `values` (float32 or float64 array; anything else goes through float64) in
     dtype f8/bf16/f16: uint8 for f8, uint16 otherwise."""
     values = np.asarray(values)
-    if values.dtype == np.float32:
-        bits, src = values.astype("<f4").view("<u4").astype(_U), F32
-    else:
-        bits, src = values.astype("<f8").view("<u8").astype(_U), F64
-    out = _narrow(bits, src, FORMATS[dtype])
-    return out.astype(np.uint8 if dtype == "f8" else np.uint16)
+    out = np.empty(values.shape, np.uint8 if dtype == "f8" else np.uint16)
+    flat_in, flat_out = values.reshape(-1), out.reshape(-1)
+    # In chunks: the integer arithmetic needs several uint64 temporaries per element.
+    for start in range(0, flat_in.size, _CHUNK):
+        chunk = flat_in[start:start + _CHUNK]
+        if chunk.dtype == np.float32:
+            bits, src = chunk.astype("<f4").view("<u4").astype(_U), F32
+        else:
+            bits, src = chunk.astype("<f8").view("<u8").astype(_U), F64
+        flat_out[start:start + _CHUNK] = _narrow(bits, src, FORMATS[dtype])
+    return out
 
 
 def decode(bits, dtype):

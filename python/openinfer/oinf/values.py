@@ -43,9 +43,9 @@ def to_raw(values, dtype, what="tensor"):
             raise OinfError(f"{what}: bool values given for {dt.name}; convert them first")
         if dt.name == "f32":
             with np.errstate(over="ignore"):  # beyond the largest f32: inf
-                return arr.astype("<f4")
+                return arr.astype("<f4", copy=False)
         if dt.name == "f64":
-            return arr.astype("<f8")
+            return arr.astype("<f8", copy=False)
         if dt.name == "f16" and arr.dtype == np.float16:
             return arr.astype("<f2").view("<u2")
         if arr.dtype == np.float16:
@@ -55,7 +55,7 @@ def to_raw(values, dtype, what="tensor"):
         raise OinfError(f"{what}: float values given for {dt.name}; round and convert them "
                         f"to integers first (e.g. np.rint(x).astype(np.int64))")
     _check_range(arr.astype(np.int64) if kind == "b" else arr, dt, what)
-    return arr.astype(dtypes.raw_numpy(dt))
+    return arr.astype(dtypes.raw_numpy(dt), copy=False)
 
 
 class Tensor:
@@ -98,8 +98,11 @@ class Tensor:
     def nbytes(self):
         return dtypes.storage_bytes(self.dtype, self.numel)
 
-    def numpy(self):
-        """The values: f8/bf16 as float32, f16 as float16, bool as bool, packed as ints."""
+    def numpy(self, raw=False):
+        """The values: f8/bf16 as float32, f16 as float16, bool as bool, packed as ints.
+        raw=True gives the stored bits instead (`raw`: uint16 for f16/bf16, uint8 for f8)."""
+        if raw:
+            return self.raw
         if self.dtype in ("f8", "bf16"):
             return floats.decode(self.raw, self.dtype).reshape(self.shape)
         if self.dtype == "f16":
@@ -110,9 +113,13 @@ class Tensor:
 
     def payload(self):
         """The element bytes as stored in the file (exact size, no padding)."""
+        return bytes(self.payload_view())
+
+    def payload_view(self):
+        """The same bytes without a copy where possible (a memoryview of the array)."""
         if dtypes.get(self.dtype).packed:
             return packing.pack(self.raw, self.dtype)
-        return np.ascontiguousarray(self.raw).tobytes()
+        return memoryview(np.ascontiguousarray(self.raw).reshape(-1)).cast("B")
 
     def __eq__(self, other):
         return (isinstance(other, Tensor) and type(self) is type(other)

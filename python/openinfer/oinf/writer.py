@@ -66,14 +66,15 @@ def _metadata_payload(key, value):
 
 
 def serialize(pkg):
-    """The canonical bytes of a normalized Package."""
+    """The canonical bytes of a normalized Package, as a list of pieces (tensor data is not
+    copied: pieces may be memoryviews of the arrays)."""
     sizevars = _sorted_unique(pkg.sizevars, "sizevar")
     metadata = _sorted_unique(pkg.metadata, "metadata")
     tensors = _sorted_unique(pkg.tensors, "tensor")
 
     sv_table = _pad8(b"".join(_string(n) + struct.pack("<Q", v) for n, v in sizevars))
     meta = [(k, *_metadata_payload(k, v)) for k, v in metadata]
-    tensor_data = [None if isinstance(t, Declaration) else t.payload() for _, t in tensors]
+    tensor_data = [None if isinstance(t, Declaration) else t.payload_view() for _, t in tensors]
 
     # Table sizes do not depend on the payload offsets, so the data section start is known.
     off_sizevars = HEADER_PADDED
@@ -98,33 +99,38 @@ def serialize(pkg):
             entry += struct.pack("<QQ", 0, 0)
         else:
             entry += struct.pack("<QQ", len(blob), cursor)
-            data.append(_pad8(blob))
-            cursor += len(data[-1])
+            data += [blob, b"\0" * (-len(blob) % 8)]
+            cursor += len(blob) + len(data[-1])
         tensor_table += entry
 
     header = MAGIC + struct.pack("<IIIIIIQQQQQ", VERSION, 0, len(sizevars), len(metadata),
                                  len(tensors), 0, off_sizevars, off_metadata, off_tensors,
                                  off_data, cursor)
-    out = b"".join([_pad8(header), sv_table, _pad8(meta_table), _pad8(tensor_table)] + data)
-    assert len(out) == cursor
-    return out
+    pieces = [_pad8(header), sv_table, _pad8(meta_table), _pad8(tensor_table)] + data
+    assert sum(len(p) for p in pieces) == cursor
+    return pieces
 
 
 def to_bytes(content=None, *, sizevars=None, metadata=None, tensors=None):
     """The canonical .oinf bytes of a Package, a dataclass instance, or the three dicts:
     sizevars name -> int, metadata key -> value, tensors name -> array/Tensor/Declaration."""
-    return serialize(to_package(content, sizevars=sizevars, metadata=metadata, tensors=tensors))
+    return b"".join(serialize(to_package(content, sizevars=sizevars, metadata=metadata,
+                                         tensors=tensors)))
 
 
 def write(path, content=None, *, sizevars=None, metadata=None, tensors=None):
     """Writes the canonical .oinf file atomically (a temporary file, then a rename): on any
     error nothing is written and an existing file is left as it was."""
-    data = to_bytes(content, sizevars=sizevars, metadata=metadata, tensors=tensors)
+    pieces = serialize(to_package(content, sizevars=sizevars, metadata=metadata, tensors=tensors))
     path = os.fspath(path)
     fd, tmp = tempfile.mkstemp(prefix=".oinf-", dir=os.path.dirname(os.path.abspath(path)))
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would create it, not mkstemp's 0600
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for piece in pieces:
+                f.write(piece)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
