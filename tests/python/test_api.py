@@ -98,6 +98,15 @@ class Writing(unittest.TestCase):
         self.assertEqual(oinf.Tensor([-1, 0, 1], "t2").payload(), bytes([0b010011]))
         self.assertEqual(oinf.Tensor([1] * 9, "u1").payload(), bytes([0xFF, 0x01]))
 
+    def test_any_memory_layout_is_written_row_major_little_endian(self):
+        x = np.arange(12, dtype=np.float32).reshape(3, 4)
+        want = oinf.to_bytes(tensors={"w": np.ascontiguousarray(x.T)})
+        self.assertEqual(oinf.to_bytes(tensors={"w": x.T}), want)
+        self.assertEqual(oinf.to_bytes(tensors={"w": np.asfortranarray(x.T)}), want)
+        self.assertEqual(oinf.to_bytes(tensors={"w": x.T.astype(">f4")}), want)
+        self.assertEqual(oinf.Tensor(np.array([1, -2], ">i2"), "i16").payload(),
+                         bytes([1, 0, 0xFE, 0xFF]))
+
     def test_raw_bits(self):
         t = oinf.Tensor.from_raw(np.array([0x3C00, 0x7E01], np.uint16), "f16")
         self.assertEqual(t.payload(), bytes([0x00, 0x3C, 0x01, 0x7E]))
@@ -138,6 +147,7 @@ class Errors(unittest.TestCase):
                    sizevars={"B": -1})
         self.check("sizevar 'B': value 1.5 is not an integer", oinf.to_bytes,
                    sizevars={"B": 1.5})
+        self.check("tensor name 3 is not a str", oinf.to_bytes, tensors={3: np.zeros(1)})
         self.check("metadata 'k': list has no OINF form", oinf.to_bytes, metadata={"k": [1, 2]})
         self.check("tensor 'w': list is not a numpy array", oinf.to_bytes, tensors={"w": [1]})
         self.check("a metadata scalar must have rank 0", oinf.Scalar, [1, 2], "i8")

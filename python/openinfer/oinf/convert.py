@@ -99,7 +99,11 @@ def to_package(content=None, *, sizevars=None, metadata=None, tensors=None):
                                 f"instance")
             content = from_dataclass(content)
         sizevars, metadata, tensors = content.sizevars, content.metadata, content.tensors
+    for what, table in (("sizevar", sizevars), ("metadata", metadata), ("tensor", tensors)):
+        for k in table or {}:
+            if not isinstance(k, str):
+                raise OinfError(f"{what} name {k!r} is not a str")
     return Package(
-        {str(k): sizevar_value(k, v) for k, v in (sizevars or {}).items()},
-        {str(k): metadata_value(k, v) for k, v in (metadata or {}).items()},
-        {str(k): tensor_value(k, v) for k, v in (tensors or {}).items()})
+        {k: sizevar_value(k, v) for k, v in (sizevars or {}).items()},
+        {k: metadata_value(k, v) for k, v in (metadata or {}).items()},
+        {k: tensor_value(k, v) for k, v in (tensors or {}).items()})
