@@ -65,10 +65,13 @@ class PythonWritesWhatCppWrites(unittest.TestCase):
                                                        if n else 0, dt.name)
                 metadata[f"n.{dt.name}"] = oinf.NdArray(np.reshape(values, shape), dt.name)
             tensors[f"d.{dt.name}"] = oinf.Declaration(dt.name, shape)
+        tensors["long.f32"] = (rng.standard_normal(1000) * 100).astype(np.float32)
+        tensors["long.i64"] = rng.integers(-2 ** 62, 2 ** 62, 50)
+        tensors["long.bf16"] = oinf.Tensor(rng.standard_normal((20, 3)), "bf16")
         metadata["bits"] = oinf.Bitset(rng.integers(0, 2, 77))
         metadata["text"] = "a-b_c.9"
         pkg = oinf.Package({"N": 3, "M": 0}, metadata, tensors)
-        from openinfer.oinf.views import dump_text
+        from openinfer.oinf.views import dump_text, inspect_text
         with tempfile.TemporaryDirectory() as tmp:
             text = os.path.join(tmp, "random.txt")
             with open(text, "w") as f:
@@ -80,6 +83,9 @@ class PythonWritesWhatCppWrites(unittest.TestCase):
             code, cpp_dump, err = run_cli("oinf", "dump", out)
             self.assertEqual(code, 0, err)
             self.assertEqual(cpp_dump, dump_text(pkg))
+            code, cpp_inspect, err = run_cli("oinf", "inspect", out)
+            self.assertEqual(code, 0, err)
+            self.assertEqual(cpp_inspect, inspect_text(pkg))
 
     def test_insertion_order_does_not_matter(self):
         a = oinf.to_bytes(sizevars={"b": 1, "a": 2}, metadata={"z": 1, "y": "v"},

@@ -3,6 +3,7 @@
 import numpy as np
 
 from . import dtypes
+from .convert import to_package
 from .text import format_element
 from .values import Bitset, Declaration, NdArray, Scalar
 
@@ -41,6 +42,16 @@ def _g7(v):
     return "%.7g" % v
 
 
+def _sequential_sum(values, term, chunk=1 << 20):
+    """sum(term(v)) left to right in long double, as the C++ loop adds (cumsum is sequential,
+    unlike np.sum), in chunks to bound the memory."""
+    total = np.longdouble(0)
+    for start in range(0, len(values), chunk):
+        wide = values[start:start + chunk].astype(np.float64).astype(np.longdouble)
+        total = np.cumsum(np.concatenate(([total], term(wide))))[-1]
+    return total
+
+
 def _stats_line(t):
     """"- [nbytes: N, min: .., max: .., mean: .., std: ..]": population std, sums in long
     double as the C++ does, NaNs left out and counted."""
@@ -57,10 +68,9 @@ def _stats_line(t):
         kept = values[idx]
         min_i, max_i = idx[np.argmin(kept)], idx[np.argmax(kept)]
         with np.errstate(all="ignore"):  # inf - inf is nan, as in C++
-            wide = kept.astype(np.float64).astype(np.longdouble)
-            mean = np.cumsum(wide)[-1] / np.longdouble(len(idx))
-            std = np.sqrt(np.cumsum((wide - mean) * (wide - mean))[-1]
-                          / np.longdouble(len(idx)))
+            n = np.longdouble(len(idx))
+            mean = _sequential_sum(kept, lambda w: w) / n
+            std = np.sqrt(_sequential_sum(kept, lambda w: (w - mean) * (w - mean)) / n)
         line += (f", min: {format_element(t.dtype, raw[min_i])}"
                  f", max: {format_element(t.dtype, raw[max_i])}"
                  f", mean: {_g7(float(mean))}, std: {_g7(float(std))}")
@@ -71,6 +81,7 @@ def _stats_line(t):
 
 def inspect_text(pkg):
     """The `inspect` view: long lists shortened, a statistics line per tensor with data."""
+    pkg = to_package(pkg)
     uses = {}
     for v in pkg.sizevars.values():
         uses[v] = uses.get(v, 0) + 1
@@ -102,6 +113,7 @@ def inspect_text(pkg):
 
 def dump_text(pkg):
     """The complete text form (`openinfer oinf dump`): every value, numbers for dims."""
+    pkg = to_package(pkg)
     def dims(shape):
         return "[" + ", ".join(str(d) for d in shape) + "]"
 
