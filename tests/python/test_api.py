@@ -152,6 +152,11 @@ class Errors(unittest.TestCase):
         self.check("tensor 'w': list is not a numpy array", oinf.to_bytes, tensors={"w": [1]})
         self.check("a metadata scalar must have rank 0", oinf.Scalar, [1, 2], "i8")
         self.check("cannot store numpy <U1 values as f32", oinf.Tensor, ["a"], "f32")
+        self.check("raw values of f32 must be float32, got uint32", oinf.Tensor.from_raw,
+                   np.zeros(2, np.uint32), "f32")
+        self.check("raw values of f16 must be uint16, got float16", oinf.Tensor.from_raw,
+                   np.zeros(2, np.float16), "f16")
+        self.check("value 4 does not fit u2", oinf.Tensor.from_raw, [4], "u2")
         self.check("bitset of 10 bits needs 2 bytes, got 1", oinf.Bitset.from_bytes, 10, b"\0")
         self.check("unknown dtype 'f12'", oinf.Tensor, [1], "f12")
         with self.assertRaises(TypeError):

@@ -16,4 +16,5 @@ from .values import Bitset, Declaration, NdArray, Package, Scalar, Tensor
 from .writer import is_valid_name, to_bytes, write
 
 __all__ = ["Bitset", "DTYPES", "Declaration", "NdArray", "OinfError", "Package", "Scalar",
-           "Tensor", "dump_text", "from_dataclass", "inspect_text", "is_valid_name", "parse", "read", "to_bytes", "to_package", "write"]
+           "Tensor", "dump_text", "from_dataclass", "inspect_text", "is_valid_name", "parse",
+           "read", "to_bytes", "to_package", "write"]

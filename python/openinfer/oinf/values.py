@@ -72,16 +72,19 @@ class Tensor:
 
     @classmethod
     def from_raw(cls, raw, dtype, shape=None):
-        """A tensor of already-stored bits (see the module doc), taken as they are except for
-        a range check of packed, bool and ternary codes."""
+        """A tensor of already-stored elements (see the module doc: bits for f8/bf16/f16,
+        float32/float64 values for f32/f64), taken as they are; packed codes are range-checked.
+        """
         dt = dtypes.get(dtype)
         t = cls.__new__(cls)
         arr = np.asarray(raw)
         want = dtypes.raw_numpy(dt)
         if dt.packed:
             _check_range(arr.astype(np.int64), dt, "raw values")
-        elif arr.dtype.kind not in "iub" or arr.dtype.itemsize != want.itemsize:
-            if not (dt.kind == "float" and arr.dtype == want):
+        else:
+            # Same-size integers keep their bits under astype; floats must stay floats.
+            kinds = "f" if want.kind == "f" else "iub"
+            if arr.dtype.kind not in kinds or arr.dtype.itemsize != want.itemsize:
                 raise OinfError(f"raw values of {dt.name} must be {want}, got {arr.dtype}")
         t.dtype = dt.name
         t.raw = arr.astype(want, copy=False)
