@@ -138,6 +138,12 @@ class Errors(unittest.TestCase):
         self.check("metadata 'm': string value must use only", oinf.to_bytes,
                    metadata={"m": "has space"})
 
+    def test_safe_name(self):
+        self.assertEqual(oinf.safe_name("onnx::Conv_7"), "onnx__Conv_7")
+        self.assertEqual(oinf.safe_name("/layer1/0/conv.weight"), "_layer1_0_conv.weight")
+        self.assertTrue(oinf.is_valid_name(oinf.safe_name("a b\u00e9")))
+        self.check("an empty name has no safe form", oinf.safe_name, "")
+
     def test_values(self):
         self.check("value 8 does not fit i4 (-8..7)", oinf.Tensor, [1, 8], "i4")
         self.check("value 0 does not fit t1 (-1 or 1)", oinf.Tensor, [1, 0], "t1")

@@ -13,8 +13,8 @@ from .errors import OinfError
 from .reader import parse, read
 from .views import dump_text, inspect_text
 from .values import Bitset, Declaration, NdArray, Package, Scalar, Tensor
-from .writer import is_valid_name, to_bytes, write
+from .writer import is_valid_name, safe_name, to_bytes, write
 
 __all__ = ["Bitset", "DTYPES", "Declaration", "NdArray", "OinfError", "Package", "Scalar",
            "Tensor", "dump_text", "from_dataclass", "inspect_text", "is_valid_name", "parse",
-           "read", "to_bytes", "to_package", "write"]
+           "read", "safe_name", "to_bytes", "to_package", "write"]

@@ -24,6 +24,16 @@ def is_valid_name(s):
     return isinstance(s, str) and _NAME.match(s) is not None
 
 
+def safe_name(s):
+    """`s` with every character outside [A-Za-z0-9._-] replaced by '_' ("onnx::Conv_7" ->
+    "onnx__Conv_7"), e.g. for names taken from another format. Distinct names may map to the
+    same result: the writer then reports a duplicate only if both end up in one dict."""
+    out = re.sub(r"[^A-Za-z0-9._-]", "_", str(s))
+    if not out:
+        raise OinfError("an empty name has no safe form")
+    return out
+
+
 def _pad8(b):
     return b + b"\0" * (-len(b) % 8)
 
