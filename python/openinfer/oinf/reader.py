@@ -17,6 +17,7 @@ HEADER_PADDED = 72
 MIN_SIZEVAR, MIN_METADATA, MIN_TENSOR = 16, 32, 36
 _U64 = 1 << 64
 _ALLOWED = re.compile(rb"[A-Za-z0-9._-]")
+_ALLOWED_ALL = re.compile(rb"[A-Za-z0-9._-]*")
 
 
 def _range(begin, end):
@@ -42,6 +43,8 @@ def _tag_text(tag):
 
 def _bad_char(raw):
     """Describes the first disallowed byte of `raw`, or None."""
+    if _ALLOWED_ALL.fullmatch(raw):
+        return None
     for i, c in enumerate(raw):
         if _ALLOWED.match(bytes([c])):
             continue
@@ -56,8 +59,9 @@ def _storage(dt, dims):
     """(numel, byte size) as the C++ checked math: (None, None) when the product of the
     nonzero dims overflows 64 bits (even with a zero dim), byte size None past 2^64."""
     nonzero = 1
-    for d in dims:
-        nonzero *= d or 1
+    for d in dims:  # stops multiplying once past 2^64: a corrupt file may hold many dims
+        if d and nonzero < _U64:
+            nonzero *= d
     if nonzero >= _U64:
         return None, None
     numel = 0 if 0 in dims else nonzero
