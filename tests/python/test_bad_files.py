@@ -5,9 +5,12 @@ import os
 import tempfile
 import unittest
 
+import numpy as np
+
 from bad_files import accepted_variants, cases, example, u8
 from openinfer import oinf
-from support import needs_cli, run_cli, run_python_inprocess, run_python_tool
+from support import (TEXT_FIXTURES, needs_cli, read_bytes, run_cli, run_python_inprocess,
+                     run_python_tool)
 
 
 class LibraryRejects(unittest.TestCase):
@@ -73,6 +76,23 @@ class ToolsAgree(unittest.TestCase):
                 py = run_python_inprocess("verify", path)
                 cpp = run_cli("oinf", "verify", path)
                 self.assertEqual(py, cpp)
+
+    @needs_cli
+    def test_same_verdict_on_random_corruptions(self):
+        # Fixed-seed random byte changes (1 to 4 per file) of the every-dtype fixture.
+        good = read_bytes(os.path.join(TEXT_FIXTURES, "all_dtypes.oinf"))
+        rng = np.random.default_rng(2026)
+        items = []
+        for k in range(150):
+            data = bytearray(good)
+            # Most changes in the header and tables, where the checks are.
+            for at in rng.integers(0, 1200 if k % 3 else len(good), rng.integers(1, 5)):
+                data[at] = rng.integers(0, 256)
+            items.append((f"random{k}", bytes(data)))
+        for name, path, _ in self.files(items):
+            with self.subTest(case=name):
+                self.assertEqual(run_python_inprocess("verify", path),
+                                 run_cli("oinf", "verify", path))
 
 
 if __name__ == "__main__":
