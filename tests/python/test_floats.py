@@ -160,8 +160,8 @@ class AgainstExactReference(unittest.TestCase):
             # exact midpoints between neighbours (ties) from random patterns
             inf = ((1 << e_bits) - 1) << m_bits
             pats = rng.integers(0, inf - 1, 100)
-            mids = np.array([float((exact_value(int(p), dtype) + exact_value(int(p) + 1, dtype)) / 2)
-                             for p in pats])
+            mids = np.array([float((exact_value(int(p), dtype)
+                                    + exact_value(int(p) + 1, dtype)) / 2) for p in pats])
             self.check(dtype, mids)
 
     def test_float16_agrees_with_numpy(self):

@@ -32,7 +32,8 @@ class _Format:
         return self.max_exp << self.man_bits
 
 
-F64, F32, F16, BF16, F8 = _Format(11, 52), _Format(8, 23), _Format(5, 10), _Format(8, 7), _Format(5, 2)
+F64, F32, F16 = _Format(11, 52), _Format(8, 23), _Format(5, 10)
+BF16, F8 = _Format(8, 7), _Format(5, 2)
 FORMATS = {"f8": F8, "bf16": BF16, "f16": F16, "f32": F32, "f64": F64}
 
 
