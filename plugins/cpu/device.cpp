@@ -61,7 +61,7 @@ oi_status* device_get_info(void*, uint32_t index, oi_device_info* out_info) {
   oi_device_info info{};
   info.name = device_name().c_str();
   info.features = OI_FEATURE_F64 | OI_FEATURE_I64 | OI_FEATURE_HOST_MEMORY |
-                  OI_FEATURE_WRAP_HOST_MEMORY |
+                  OI_FEATURE_WRAP_HOST_MEMORY | OI_FEATURE_CONCURRENT_KERNELS |
                   (flushes_subnormals() ? OI_FEATURE_FLUSHES_SUBNORMALS : 0);
   info.dtypes = kDeviceDtypes;
   info.num_dtypes = sizeof(kDeviceDtypes) / sizeof(kDeviceDtypes[0]);

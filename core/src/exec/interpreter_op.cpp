@@ -154,8 +154,13 @@ void Interpreter::run_op(const Node& node) {
     // Isolated: a kernel that waits on its own oneTBB work must not pick up a consumer task
     // here, which would then wait for the lock this thread holds.
     tbb::this_task_arena::isolate([&] {
-      std::lock_guard lock(plan.backend->run_mutex);
-      backend.run(*plan.kernel, in_args, std::span<const TensorArg>(&out_arg, 1), settings);
+      const auto outs = std::span<const TensorArg>(&out_arg, 1);
+      if (plan.backend->concurrent) {
+        backend.run(*plan.kernel, in_args, outs, settings);
+      } else {
+        std::lock_guard lock(plan.backend->run_mutex);
+        backend.run(*plan.kernel, in_args, outs, settings);
+      }
     });
     buffers.finish(out_buffer, *out);
   }

@@ -96,9 +96,11 @@ Program::Program(const Model& m, const Graph& g, std::shared_ptr<Backend> backen
   if (entry == nullptr) throw input_error("graph '" + graph.origin + "' has no block 'entry'");
   primary = std::make_unique<BackendSlot>();
   primary->backend = std::move(backend);
+  primary->concurrent = (primary->backend->features() & OI_FEATURE_CONCURRENT_KERNELS) != 0;
   if (fallback_backend && fallback_backend != primary->backend) {
     fallback = std::make_unique<BackendSlot>();
     fallback->backend = std::move(fallback_backend);
+    fallback->concurrent = (fallback->backend->features() & OI_FEATURE_CONCURRENT_KERNELS) != 0;
   }
   add_variables();
   plan_ops(catalog);

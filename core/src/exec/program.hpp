@@ -60,10 +60,12 @@ class TicketMutex {
   std::atomic<uint64_t> serving_{0};
 };
 
-// One backend with the lock that serialises its kernel calls (plugin_abi.h).
+// One backend with the lock that serialises its kernel calls (plugin_abi.h), taken only when
+// the device does not report OI_FEATURE_CONCURRENT_KERNELS.
 struct BackendSlot {
   std::shared_ptr<Backend> backend;
   TicketMutex run_mutex;
+  bool concurrent = false;
 };
 
 struct PlannedSetting {

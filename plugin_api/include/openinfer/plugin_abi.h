@@ -96,6 +96,10 @@ typedef enum oi_kernel_mode {
 #define OI_FEATURE_HOST_MEMORY (1ull << 3)        /* buffers are host memory */
 #define OI_FEATURE_WRAP_HOST_MEMORY (1ull << 4)   /* buffer_wrap_host works: zero-copy views */
 #define OI_FEATURE_FLUSHES_SUBNORMALS (1ull << 5) /* subnormal float results become zero */
+/* Kernel calls may run at the same time from several threads (each on its own buffers): the
+ * host then lets concurrent consumer blocks (yield/await) call kernels in parallel. Without it
+ * the host serialises kernel calls on the device. */
+#define OI_FEATURE_CONCURRENT_KERNELS (1ull << 6)
 
 /*===------------------------------------------------------------------------------------===*/
 /* Host API: what the host offers a plugin. Valid for as long as the plugin is loaded.      */
@@ -216,7 +220,7 @@ typedef struct oi_device_info {
 
 /* Owned by the plugin; `context` is oi_plugin_info.context. Thread-safety: buffer and device
  * calls may come from several threads for different buffers; kernel calls on one device are
- * serialised by the host. */
+ * serialised by the host unless the device reports OI_FEATURE_CONCURRENT_KERNELS. */
 typedef struct oi_backend_api {
   uint32_t struct_size;
   uint32_t abi_version;
