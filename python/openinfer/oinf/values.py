@@ -31,7 +31,7 @@ def _check_range(arr, dt, what):
         raise OinfError(f"{what}: value {value} does not fit {dt.name} ({dt.lo}..{dt.hi})")
 
 
-def to_raw(values, dtype, what="tensor"):
+def to_raw(values, dtype, what="tensor values"):
     """The `raw` array of `values` stored as `dtype` (rounding floats, checking int ranges)."""
     dt = dtypes.get(dtype)
     arr = np.asarray(values)
@@ -63,7 +63,7 @@ class Tensor:
     (int8..uint64, float16/32/64, bool). With dtype, floats are rounded to nearest even
     (f8/bf16/f16) and integers range-checked (packed types take their unpacked values)."""
 
-    def __init__(self, values, dtype=None, *, what="tensor"):
+    def __init__(self, values, dtype=None, *, what="tensor values"):
         arr = np.asarray(values)
         dt = dtypes.from_numpy(arr.dtype) if dtype is None else dtypes.get(dtype)
         self.dtype = dt.name
