@@ -1,0 +1,149 @@
+// Float convolution in a compute type C (f32 for f8/bf16/f16/f32, f64 for f64) over contiguous
+// C arrays: im2col + matmul (OpenBLAS sgemm/dgemm through blas_matmul, else a plain loop),
+// the pointwise 1x1 case without the im2col copy, and a direct loop when each output channel
+// reads one input channel (depthwise). Dot products accumulate in C, as matmul's do.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "blas_matmul.hpp"
+#include "conv_geometry.hpp"
+#include "parallel.hpp"
+
+namespace oi::cpu {
+
+struct ConvShape {
+  WindowGeometry g;
+  uint64_t out_channels = 0, group = 1;
+  uint64_t in_per_group() const { return g.channels / group; }
+  uint64_t out_per_group() const { return out_channels / group; }
+  uint64_t inner() const { return in_per_group() * g.taps(); }  // K of each group's matmul
+};
+
+// Rows (image, channel, kh, kw) of the column matrix of `images` images, each of P outputs.
+template <class C>
+void im2col(const C* x, C* col, const WindowGeometry& g, uint64_t images) {
+  const uint64_t P = g.out_plane();
+  parallel_ranges(images * g.channels * g.taps(), P, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t row = begin; row < end; ++row) {
+      const uint64_t tap = row % g.taps(), plane = row / g.taps();
+      const uint64_t kh = tap / g.k_w, kw = tap % g.k_w;
+      const C* in = x + plane * g.in_plane();
+      C* out = col + row * P;
+      const ValidRange h = valid_outputs(g.out_h, g.in_h, g.stride_h, g.dil_h, g.pad_top, kh);
+      const ValidRange w = valid_outputs(g.out_w, g.in_w, g.stride_w, g.dil_w, g.pad_left, kw);
+      std::fill(out, out + h.lo * g.out_w, C(0));
+      for (uint64_t oh = h.lo; oh < h.hi; ++oh) {
+        C* o = out + oh * g.out_w;
+        const C* r = in + (oh * g.stride_h + kh * g.dil_h - g.pad_top) * g.in_w;
+        const uint64_t shift = kw * g.dil_w - g.pad_left;  // wraps; only used with ow >= w.lo
+        std::fill(o, o + w.lo, C(0));
+        for (uint64_t ow = w.lo; ow < w.hi; ++ow) o[ow] = r[ow * g.stride_w + shift];
+        std::fill(o + w.hi, o + g.out_w, C(0));
+      }
+      std::fill(out + h.hi * g.out_w, out + P, C(0));
+    }
+  });
+}
+
+// out[b] = a[a_index(b)] x col[b] for b < batches, [Mg, K] x [K, P] -> [Mg, P].
+template <class C>
+void grouped_matmul(const C* a, const C* col, C* out, uint64_t batches, uint64_t group, uint64_t Mg,
+                    uint64_t K, uint64_t P) {
+  std::vector<uint64_t> a_index(batches), b_index(batches);
+  for (uint64_t b = 0; b < batches; ++b) {
+    a_index[b] = b % group;
+    b_index[b] = b;
+  }
+  if (blas_matmul<C>(reinterpret_cast<const std::byte*>(a), reinterpret_cast<const std::byte*>(col),
+                     reinterpret_cast<std::byte*>(out), batches, a_index.data(), b_index.data(), Mg,
+                     K, P))
+    return;
+  parallel_ranges(batches * Mg, K * P, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t row = begin; row < end; ++row) {
+      const uint64_t b = row / Mg, i = row % Mg;
+      const C* ar = a + (a_index[b] * Mg + i) * K;
+      const C* bm = col + b * K * P;
+      C* o = out + row * P;
+      std::fill(o, o + P, C(0));
+      for (uint64_t k = 0; k < K; ++k) {
+        const C av = ar[k];
+        const C* br = bm + k * P;
+        for (uint64_t j = 0; j < P; ++j) o[j] += av * br[j];
+      }
+    }
+  });
+}
+
+// One input channel per output channel: a sliding window straight from x.
+template <class C>
+void depthwise(const C* x, const C* w, C* out, const ConvShape& s) {
+  const WindowGeometry& g = s.g;
+  const uint64_t M = s.out_channels, Mg = s.out_per_group(), P = g.out_plane();
+  parallel_ranges(g.batch * M, g.taps() * P, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t plane = begin; plane < end; ++plane) {
+      const uint64_t n = plane / M, m = plane % M;
+      const C* in = x + (n * g.channels + m / Mg) * g.in_plane();
+      const C* wm = w + m * g.taps();
+      C* o = out + plane * P;
+      std::fill(o, o + P, C(0));
+      for (uint64_t kh = 0; kh < g.k_h; ++kh) {
+        const ValidRange h = valid_outputs(g.out_h, g.in_h, g.stride_h, g.dil_h, g.pad_top, kh);
+        for (uint64_t kw = 0; kw < g.k_w; ++kw) {
+          const ValidRange wr = valid_outputs(g.out_w, g.in_w, g.stride_w, g.dil_w, g.pad_left, kw);
+          const C wv = wm[kh * g.k_w + kw];
+          const uint64_t shift = kw * g.dil_w - g.pad_left;  // wraps; used with ow >= wr.lo
+          for (uint64_t oh = h.lo; oh < h.hi; ++oh) {
+            const C* r = in + (oh * g.stride_h + kh * g.dil_h - g.pad_top) * g.in_w;
+            C* orow = o + oh * g.out_w;
+            if (g.stride_w == 1) {
+              const C* rs = r + shift;
+              for (uint64_t ow = wr.lo; ow < wr.hi; ++ow) orow[ow] += wv * rs[ow];
+            } else {
+              for (uint64_t ow = wr.lo; ow < wr.hi; ++ow)
+                orow[ow] += wv * r[ow * g.stride_w + shift];
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// y [N, M, P] = conv(x [N, C, in...], w [M, C/group, taps]) + bias (nullptr: none).
+template <class C>
+void conv_compute(const C* x, const C* w, const C* bias, C* y, const ConvShape& s) {
+  const WindowGeometry& g = s.g;
+  const uint64_t M = s.out_channels, G = s.group, P = g.out_plane();
+  const uint64_t Mg = s.out_per_group(), K = s.inner();
+  if (g.batch * M * P == 0) return;
+  if (s.in_per_group() == 1 && g.taps() > 1) {
+    depthwise(x, w, y, s);
+  } else if (g.taps() == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
+             g.pad_left == 0 && P == g.in_plane()) {
+    grouped_matmul(w, x, y, g.batch * G, G, Mg, K, P);  // x is already the column matrix
+  } else {
+    // Images in chunks, so the column matrix stays within about 32 MiB.
+    const uint64_t per_image = std::max<uint64_t>(1, g.channels * g.taps() * P);
+    const uint64_t chunk = std::max<uint64_t>(1, (uint64_t{32} << 20) / sizeof(C) / per_image);
+    std::vector<C> col(std::min(chunk, g.batch) * per_image);
+    for (uint64_t n0 = 0; n0 < g.batch; n0 += chunk) {
+      const uint64_t nb = std::min(chunk, g.batch - n0);
+      im2col(x + n0 * g.channels * g.in_plane(), col.data(), g, nb);
+      grouped_matmul(w, col.data(), y + n0 * M * P, nb * G, G, Mg, K, P);
+    }
+  }
+  if (bias != nullptr) {
+    parallel_ranges(g.batch * M, P, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t plane = begin; plane < end; ++plane) {
+        const C b = bias[plane % M];
+        C* o = y + plane * P;
+        for (uint64_t j = 0; j < P; ++j) o[j] += b;
+      }
+    });
+  }
+}
+
+}  // namespace oi::cpu
