@@ -12,6 +12,7 @@ packages=(
   libvulkan-dev vulkan-tools glslc libshaderc-dev mesa-vulkan-drivers
   python3 python3-numpy python3-venv
   python3-onnx espeak-ng   # examples/silero_vad: weights from ONNX, test speech
+  python3-setuptools python3-wheel   # python/: the offline `pip install --no-build-isolation`
 )
 
 # examples/silero_vad's reference (onnxruntime-node) needs node and npm; a machine that has
