@@ -34,14 +34,18 @@ const DeviceCaps* device_caps(uint32_t index);
 const std::string& device_summary();
 const DeviceCaps& caps_of(const oi_device* device);
 
-// One compute dispatch. Bindings: 0 = params (copied into a host-visible buffer), 1..3 = the
-// data buffers, whole (kernels pass word offsets in the params); nullptr binds the output.
+constexpr uint32_t kDataBindings = 6;
+
+// One compute dispatch. Bindings: 0 = params (copied into a host-visible buffer), 1..6 = the
+// data buffers, whole (kernels pass word offsets in the params); nullptr binds buffers[output].
 struct Dispatch {
   std::string shader;          // a base variant name from CMakeLists.txt: "eltwise_32"
   uint32_t float_width = 0;    // 32/64: use the "_fc" or "_ieee" variant where supported
+  bool also_f64 = false;       // with float_width 32: the variant also needs the f64 controls
   std::vector<uint32_t> spec;  // specialization constants 0, 1, ...
   std::vector<uint32_t> params;
-  std::array<oi_buffer*, 3> buffers{};
+  std::array<oi_buffer*, kDataBindings> buffers{};
+  uint32_t output = 2;  // the slot of the output buffer
   std::array<uint32_t, 3> groups{1, 1, 1};
 };
 

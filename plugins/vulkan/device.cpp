@@ -209,14 +209,14 @@ void create_device(oi_device& d) {
       vk::CommandBufferAllocateInfo(d.command_pool, vk::CommandBufferLevel::ePrimary, 1))[0];
   d.fence = d.device.createFence({});
   std::vector<vk::DescriptorSetLayoutBinding> bindings;
-  for (uint32_t b = 0; b < 4; ++b) {
+  for (uint32_t b = 0; b < kDataBindings + 1; ++b) {
     bindings.emplace_back(b, vk::DescriptorType::eStorageBuffer, 1,
                           vk::ShaderStageFlagBits::eCompute);
   }
   d.set_layout =
       d.device.createDescriptorSetLayout(vk::DescriptorSetLayoutCreateInfo({}, bindings));
   d.layout = d.device.createPipelineLayout(vk::PipelineLayoutCreateInfo({}, d.set_layout));
-  vk::DescriptorPoolSize pool_size(vk::DescriptorType::eStorageBuffer, 4);
+  vk::DescriptorPoolSize pool_size(vk::DescriptorType::eStorageBuffer, kDataBindings + 1);
   d.descriptors = d.device.createDescriptorPool(vk::DescriptorPoolCreateInfo({}, 1, pool_size));
   open_pipeline_cache(d);
   d.staging = make_allocation(d, kStagingBytes, true);
@@ -251,8 +251,12 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   std::lock_guard lock(d.mutex);
   const uint32_t width = job.float_width;
   const DeviceCaps& caps = d.phys->caps;
-  const bool fc = (width == 32 && caps.float_controls32) || (width == 64 && caps.float_controls64);
-  const bool ieee = (width == 32 && caps.ieee_specials32) || (width == 64 && caps.ieee_specials64);
+  const bool fc =
+      ((width == 32 && caps.float_controls32) || (width == 64 && caps.float_controls64)) &&
+      (!job.also_f64 || caps.float_controls64);
+  const bool ieee =
+      ((width == 32 && caps.ieee_specials32) || (width == 64 && caps.ieee_specials64)) &&
+      (!job.also_f64 || caps.ieee_specials64);
   const std::string variant = job.shader + (fc ? "_fc" : ieee ? "_ieee" : "");
   vk::Pipeline pipeline = pipeline_for(d, variant, job.spec);
 
@@ -263,10 +267,10 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   }
   std::memcpy(d.params.mapped, job.params.data(), param_bytes);
 
-  std::array<vk::DescriptorBufferInfo, 4> infos;
+  std::array<vk::DescriptorBufferInfo, kDataBindings + 1> infos;
   infos[0] = vk::DescriptorBufferInfo(d.params.buffer, 0, VK_WHOLE_SIZE);
-  for (size_t i = 0; i < 3; ++i) {
-    const oi_buffer* b = job.buffers[i] ? job.buffers[i] : job.buffers[2];
+  for (size_t i = 0; i < kDataBindings; ++i) {
+    const oi_buffer* b = job.buffers[i] ? job.buffers[i] : job.buffers[job.output];
     if (b->alloc.size > d.phys->caps.max_storage_range) {
       throw abi::StatusError(OI_STATUS_UNIMPLEMENTED,
                              "buffer larger than the device's maxStorageBufferRange (" +
@@ -277,8 +281,8 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   d.device.resetDescriptorPool(d.descriptors);
   vk::DescriptorSet set = d.device.allocateDescriptorSets(
       vk::DescriptorSetAllocateInfo(d.descriptors, d.set_layout))[0];
-  std::array<vk::WriteDescriptorSet, 4> writes;
-  for (uint32_t i = 0; i < 4; ++i) {
+  std::array<vk::WriteDescriptorSet, kDataBindings + 1> writes;
+  for (uint32_t i = 0; i < kDataBindings + 1; ++i) {
     writes[i] = vk::WriteDescriptorSet(set, i, 0, 1, vk::DescriptorType::eStorageBuffer, nullptr,
                                        &infos[i]);
   }

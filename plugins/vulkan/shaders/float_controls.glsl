@@ -13,3 +13,10 @@ spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [44
 #if defined(FLOAT_CONTROLS) || defined(IEEE_SPECIALS)
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, FC_WIDTH);
 #endif
+// -DFC_ALSO_64: the same modes for f64 as well (shaders that compute f32 results in f64).
+#if defined(FLOAT_CONTROLS) && defined(FC_ALSO_64)
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 64);
+#endif
+#if (defined(FLOAT_CONTROLS) || defined(IEEE_SPECIALS)) && defined(FC_ALSO_64)
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 64);
+#endif

@@ -1,0 +1,31 @@
+// Two-input elementwise ops of ops.md on shaders/ew.comp (numpy broadcasting): min/max,
+// floor_div/rem, bitwise and/or/xor, and the comparisons to bool.
+#include "ew_ops.hpp"
+
+namespace oi::vulkan {
+namespace {
+
+void register_binary(std::vector<VulkanKernel>& list) {
+  const auto ints = dtype_union({kEwSigned, kEwUnsigned});
+  const auto numbers = dtype_union({kEwFloats, ints});
+  const auto with_bool = dtype_union({ints, {OI_DTYPE_BOOL}});
+  add_ew(list, "min", &ew_kernel<EwOp::Min>, 2, numbers, true);
+  add_ew(list, "max", &ew_kernel<EwOp::Max>, 2, numbers, true);
+  add_ew(list, "floor_div", &ew_kernel<EwOp::FloorDiv>, 2, ints, true);
+  add_ew(list, "rem", &ew_kernel<EwOp::Rem>, 2, ints, true);
+  add_ew(list, "and", &ew_kernel<EwOp::And>, 2, with_bool, true);
+  add_ew(list, "or", &ew_kernel<EwOp::Or>, 2, with_bool, true);
+  add_ew(list, "xor", &ew_kernel<EwOp::Xor>, 2, with_bool, true);
+  const auto all = dtype_union({numbers, {OI_DTYPE_BOOL}});
+  add_ew(list, "eq", &ew_kernel<EwOp::Eq>, 2, all, false, OI_DTYPE_BOOL);
+  add_ew(list, "ne", &ew_kernel<EwOp::Ne>, 2, all, false, OI_DTYPE_BOOL);
+  add_ew(list, "lt", &ew_kernel<EwOp::Lt>, 2, numbers, false, OI_DTYPE_BOOL);
+  add_ew(list, "le", &ew_kernel<EwOp::Le>, 2, numbers, false, OI_DTYPE_BOOL);
+  add_ew(list, "gt", &ew_kernel<EwOp::Gt>, 2, numbers, false, OI_DTYPE_BOOL);
+  add_ew(list, "ge", &ew_kernel<EwOp::Ge>, 2, numbers, false, OI_DTYPE_BOOL);
+}
+
+const KernelRegistration registration(register_binary);
+
+}  // namespace
+}  // namespace oi::vulkan

@@ -1,0 +1,277 @@
+// Params for shaders/ew.comp: element offsets, broadcast strides of up to three inputs with unit
+// and contiguous dims collapsed, and each op's settings as bits of its compute type.
+#include "ew_ops.hpp"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "elementwise.hpp"
+#include "openinfer/plugin_abi.hpp"
+
+namespace oi::vulkan {
+namespace {
+
+constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4;
+constexpr uint32_t kHeaderWords = 16;
+
+[[noreturn]] void unsupported(const std::string& why) {
+  throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan: " + why);
+}
+
+uint32_t fit32(uint64_t v, const char* what) {
+  if (v > std::numeric_limits<uint32_t>::max()) unsupported(std::string(what) + " above 2^32");
+  return static_cast<uint32_t>(v);
+}
+
+// Element strides of `in` against the output's dims (numpy: right-aligned, 0 on broadcast).
+std::vector<uint64_t> strides_against(const oi_tensor_desc& in, const oi_tensor_desc& out) {
+  std::vector<uint64_t> strides(out.rank, 0);
+  uint64_t stride = 1;
+  for (uint32_t k = 0; k < in.rank; ++k) {
+    const uint32_t in_dim = in.rank - 1 - k, out_dim = out.rank - 1 - k;
+    if (in.dims[in_dim] != 1) strides[out_dim] = stride;
+    stride *= in.dims[in_dim];
+  }
+  return strides;
+}
+
+// (dim, stride of each of three inputs) per dim, outermost first; contiguous dims merged.
+std::vector<uint32_t> broadcast_layout(const oi_tensor_desc& out,
+                                       const std::vector<const oi_tensor_desc*>& ins) {
+  std::vector<std::vector<uint64_t>> s;
+  for (const oi_tensor_desc* in : ins) s.push_back(strides_against(*in, out));
+  struct Dim {
+    uint64_t size;
+    uint64_t st[3];
+  };
+  std::vector<Dim> dims;  // innermost first while building
+  for (uint32_t k = out.rank; k-- > 0;) {
+    if (out.dims[k] == 1) continue;
+    Dim d{out.dims[k], {0, 0, 0}};
+    for (size_t i = 0; i < s.size(); ++i) d.st[i] = s[i][k];
+    bool merges = !dims.empty();
+    for (size_t i = 0; merges && i < 3; ++i) {
+      merges = d.st[i] == dims.back().st[i] * dims.back().size;
+    }
+    if (merges) {
+      dims.back().size *= d.size;
+      continue;
+    }
+    dims.push_back(d);
+  }
+  std::vector<uint32_t> words;
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+    words.push_back(fit32(it->size, "a dimension"));
+    for (uint64_t st : it->st) words.push_back(fit32(st, "a stride"));
+  }
+  return words;
+}
+
+uint32_t element_offset(const oi_tensor_desc& t) {
+  const uint32_t size = dtype_bytes(t.dtype);
+  if (t.byte_offset % size != 0)
+    unsupported("tensor byte offsets must be multiples of the element size");
+  return fit32(t.byte_offset / size, "an element offset");
+}
+
+bool is_float_dtype(uint32_t t) {
+  return t == OI_DTYPE_F32 || t == OI_DTYPE_F16 || t == OI_DTYPE_BF16;
+}
+
+uint32_t f32_bits(double v) {
+  return std::bit_cast<uint32_t>(static_cast<float>(v));
+}
+
+// Settings into p[8 + 2k] (low words; the shader computes in 32 bits) and flags into p[6].
+void put_settings(std::vector<uint32_t>& p, EwOp op, const oi_kernel_call& c) {
+  const uint32_t in = c.num_inputs > 0 ? c.inputs[0].dtype : c.outputs[0].dtype;
+  const bool flt = is_float_dtype(in);
+  auto set = [&p](uint32_t k, uint32_t v) { p[8 + 2 * k] = v; };
+  switch (op) {
+    case EwOp::Recip:
+    case EwOp::FloorDiv:
+      if (abi::find_setting(c, "div_by_zero_mask")) {
+        p[6] |= kHasMask;
+        set(0, flt ? f32_bits(abi::setting_float(c, "div_by_zero_mask", 0))
+                   : static_cast<uint32_t>(abi::setting_int(c, "div_by_zero_mask", 0)));
+      }
+      break;
+    case EwOp::Shl:
+    case EwOp::Shr:
+      set(0, static_cast<uint32_t>(abi::setting_int(c, "bits", 0)));
+      break;
+    case EwOp::Clamp: {
+      const double lo = abi::setting_float(c, "min", -HUGE_VAL);
+      const double hi = abi::setting_float(c, "max", HUGE_VAL);
+      if (flt) {
+        set(0, f32_bits(lo));
+        set(1, f32_bits(hi));
+      } else {
+        if (std::isfinite(lo)) {
+          p[6] |= kHasLo;
+          set(0, static_cast<uint32_t>(abi::setting_int(c, "min", 0)));
+        }
+        if (std::isfinite(hi)) {
+          p[6] |= kHasHi;
+          set(1, static_cast<uint32_t>(abi::setting_int(c, "max", 0)));
+        }
+      }
+      break;
+    }
+    case EwOp::Cast: {
+      const std::string_view mode = abi::setting_string(c, "rounding_mode", "trunc");
+      const uint32_t code = mode == "trunc" ? 0 : mode == "floor" ? 1 : mode == "ceil" ? 2 : 3;
+      if (code == 3 && mode != "nearest_even") {
+        throw abi::StatusError(OI_STATUS_INVALID_ARGUMENT,
+                               "cast: unknown rounding_mode '" + std::string(mode) + "'");
+      }
+      set(0, code);
+      set(1, abi::setting_bool(c, "saturate", true) ? 1 : 0);
+      break;
+    }
+    case EwOp::Iota: {
+      const oi_tensor_desc& out = c.outputs[0];
+      if (out.rank == 0) {
+        set(0, 1);
+        set(1, 1);
+        break;
+      }
+      int64_t axis = abi::setting_int(c, "axis", -1);
+      if (axis < 0) axis += out.rank;
+      if (axis < 0 || axis >= static_cast<int64_t>(out.rank)) {
+        throw abi::StatusError(OI_STATUS_INVALID_ARGUMENT, "iota: axis out of range");
+      }
+      uint64_t inner = 1;
+      for (uint32_t d = static_cast<uint32_t>(axis) + 1; d < out.rank; ++d) inner *= out.dims[d];
+      set(0, fit32(out.dims[axis], "a dimension"));
+      set(1, fit32(inner, "a stride"));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+uint32_t num_data_inputs(EwOp op) {
+  const auto v = static_cast<uint32_t>(op);
+  if (op == EwOp::Iota) return 0;
+  if ((v >= 20 && v <= 32) || op == EwOp::Pow) return 2;
+  return op == EwOp::Fma ? 3 : 1;
+}
+
+}  // namespace
+
+int ew_dtype_code(uint32_t dtype) {
+  switch (dtype) {
+    case OI_DTYPE_F32:
+      return 0;
+    case OI_DTYPE_I32:
+      return 1;
+    case OI_DTYPE_U32:
+      return 2;
+    case OI_DTYPE_F16:
+      return 3;
+    case OI_DTYPE_BF16:
+      return 4;
+    case OI_DTYPE_I16:
+      return 5;
+    case OI_DTYPE_U16:
+      return 6;
+    case OI_DTYPE_I8:
+      return 7;
+    case OI_DTYPE_U8:
+      return 8;
+    case OI_DTYPE_BOOL:
+      return 9;
+    default:
+      return -1;
+  }
+}
+
+uint32_t dtype_bytes(uint32_t dtype) {
+  switch (dtype) {
+    case OI_DTYPE_F64:
+    case OI_DTYPE_I64:
+    case OI_DTYPE_U64:
+      return 8;
+    case OI_DTYPE_F32:
+    case OI_DTYPE_I32:
+    case OI_DTYPE_U32:
+      return 4;
+    case OI_DTYPE_F16:
+    case OI_DTYPE_BF16:
+    case OI_DTYPE_I16:
+    case OI_DTYPE_U16:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+std::vector<uint32_t> dtype_union(std::initializer_list<std::vector<uint32_t>> sets) {
+  std::vector<uint32_t> out;
+  for (const auto& s : sets) out.insert(out.end(), s.begin(), s.end());
+  return out;
+}
+
+oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
+  OI_ABI_TRY
+  if (op == EwOp::Gelu && abi::setting_string(*call, "approximate", "none") == "tanh") {
+    op = EwOp::GeluTanh;
+  }
+  const oi_tensor_desc& out = call->outputs[0];
+  const uint32_t count = fit32(abi::element_count(out), "an element count");
+  if (count == 0) return nullptr;
+  const uint32_t in_dtype = call->num_inputs > 0 ? call->inputs[0].dtype : out.dtype;
+  const int in_code = ew_dtype_code(in_dtype), out_code = ew_dtype_code(out.dtype);
+  if (in_code < 0 || out_code < 0) unsupported("dtype not addressable by ew.comp");
+  const bool math = needs_f64_math(op);
+  if (math && !caps_of(call->device).f64) unsupported("this device lacks shaderFloat64");
+
+  Dispatch job;
+  job.params.assign(kHeaderWords, 0);
+  job.params[0] = count;
+  job.params[5] = element_offset(out);
+  fit32(uint64_t{job.params[5]} + count + 4, "an element offset");
+  put_settings(job.params, op, *call);
+  const uint32_t n = num_data_inputs(op);
+  std::vector<const oi_tensor_desc*> ins;
+  for (uint32_t i = 0; i < n; ++i) {
+    const oi_tensor_desc& t = call->inputs[i];
+    ins.push_back(&t);
+    job.params[2 + i] = element_offset(t);
+    job.buffers[i] = t.buffer;
+  }
+  const auto layout = broadcast_layout(out, ins);
+  job.params[1] = static_cast<uint32_t>(layout.size() / 4);
+  job.params.insert(job.params.end(), layout.begin(), layout.end());
+  job.buffers[3] = out.buffer;
+  job.output = 3;
+  job.shader = math ? "ew_math" : "ew";
+  job.float_width = 32;
+  job.also_f64 = math;
+  job.spec = {static_cast<uint32_t>(op), static_cast<uint32_t>(in_code),
+              static_cast<uint32_t>(out_code)};
+  const uint32_t per = 4 / dtype_bytes(out.dtype);
+  const uint32_t words = (job.params[5] + count + per - 1) / per - job.params[5] / per;
+  job.groups[0] = std::min<uint32_t>((words + 255) / 256, 65535);  // the shader strides
+  run_dispatch(call->device, job);
+  OI_ABI_CATCH(call->host)
+}
+
+void add_ew(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run, uint32_t num_inputs,
+            const std::vector<uint32_t>& dtypes, bool inplace, uint32_t output, Needs needs) {
+  for (uint32_t t : dtypes) {
+    const uint32_t out = output != 0 ? output : t;
+    list.push_back(
+        {op, std::vector<uint32_t>(num_inputs, t), out, OI_KERNEL_MODE_NORMAL, needs, run});
+    if (inplace) {
+      list.push_back(
+          {op, std::vector<uint32_t>(num_inputs, t), out, OI_KERNEL_MODE_INPLACE, needs, run});
+    }
+  }
+}
+
+}  // namespace oi::vulkan

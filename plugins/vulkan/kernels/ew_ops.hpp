@@ -1,0 +1,86 @@
+// The elementwise ops on shaders/ew.comp: every op that is not add/sub/mul/div/relu/fill, for
+// the dtypes of 8, 16 and 32 bits, with numpy broadcasting over up to three inputs.
+#pragma once
+
+#include "../kernel_registry.hpp"
+
+namespace oi::vulkan {
+
+// The shader's OP constant (shaders/ew.comp).
+enum class EwOp : uint32_t {
+  Neg = 0,
+  Abs = 1,
+  Sign = 2,
+  Recip = 3,
+  Floor = 4,
+  Ceil = 5,
+  Round = 6,
+  Trunc = 7,
+  Not = 8,
+  Popcount = 9,
+  IsNan = 10,
+  IsInf = 11,
+  IsNeg = 12,
+  Shl = 13,
+  Shr = 14,
+  Clamp = 15,
+  Cast = 16,
+  Iota = 17,
+  Min = 20,
+  Max = 21,
+  FloorDiv = 22,
+  Rem = 23,
+  And = 24,
+  Or = 25,
+  Xor = 26,
+  Eq = 27,
+  Ne = 28,
+  Lt = 29,
+  Le = 30,
+  Gt = 31,
+  Ge = 32,
+  Exp = 40,
+  Log = 41,
+  Sqrt = 42,
+  Sin = 43,
+  Cos = 44,
+  Tanh = 45,
+  Erf = 46,
+  Rsqrt = 47,
+  Sigmoid = 48,
+  Silu = 49,
+  Gelu = 50,
+  GeluTanh = 51,
+  Pow = 52,
+  Fma = 53,
+};
+
+// The transcendental ops compute in f64 (shaders/math_f64.glsl): they need shaderFloat64.
+constexpr bool needs_f64_math(EwOp op) {
+  return static_cast<uint32_t>(op) >= 40;
+}
+
+oi_status* run_ew(const oi_kernel_call* call, EwOp op);
+
+template <EwOp Op>
+oi_status* ew_kernel(const oi_kernel_call* call) {
+  return run_ew(call, Op);
+}
+
+// Registers `op` for each dtype: `num_inputs` inputs of that dtype, the output of that dtype or
+// of `output` when it is not 0; in place too when `inplace`.
+void add_ew(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run, uint32_t num_inputs,
+            const std::vector<uint32_t>& dtypes, bool inplace, uint32_t output = 0,
+            Needs needs = Needs::Nothing);
+
+// The dtype sets the shader addresses.
+inline const std::vector<uint32_t> kEwFloats = {OI_DTYPE_F32, OI_DTYPE_F16, OI_DTYPE_BF16};
+inline const std::vector<uint32_t> kEwSigned = {OI_DTYPE_I32, OI_DTYPE_I16, OI_DTYPE_I8};
+inline const std::vector<uint32_t> kEwUnsigned = {OI_DTYPE_U32, OI_DTYPE_U16, OI_DTYPE_U8};
+
+std::vector<uint32_t> dtype_union(std::initializer_list<std::vector<uint32_t>> sets);
+
+// The shader's dtype code of an oi dtype, or -1 where ew.comp cannot address it.
+int ew_dtype_code(uint32_t dtype);
+uint32_t dtype_bytes(uint32_t dtype);
+}  // namespace oi::vulkan

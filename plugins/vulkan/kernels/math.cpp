@@ -1,0 +1,33 @@
+// The elementwise math of ops-nn.md (exp ... gelu, pow) and fma on shaders/ew.comp, for f32,
+// f16 and bf16: computed in f64 and rounded once to f32 (then once more to f16/bf16), so they
+// need shaderFloat64.
+#include "ew_ops.hpp"
+
+namespace oi::vulkan {
+namespace {
+
+template <EwOp Op>
+void unary(std::vector<VulkanKernel>& list, const char* op) {
+  add_ew(list, op, &ew_kernel<Op>, 1, kEwFloats, true, 0, Needs::F64);
+}
+
+void register_math(std::vector<VulkanKernel>& list) {
+  unary<EwOp::Exp>(list, "exp");
+  unary<EwOp::Log>(list, "log");
+  unary<EwOp::Sqrt>(list, "sqrt");
+  unary<EwOp::Sin>(list, "sin");
+  unary<EwOp::Cos>(list, "cos");
+  unary<EwOp::Tanh>(list, "tanh");
+  unary<EwOp::Erf>(list, "erf");
+  unary<EwOp::Rsqrt>(list, "rsqrt");
+  unary<EwOp::Sigmoid>(list, "sigmoid");
+  unary<EwOp::Silu>(list, "silu");
+  unary<EwOp::Gelu>(list, "gelu");  // run_ew switches to the tanh form by `approximate`
+  add_ew(list, "pow", &ew_kernel<EwOp::Pow>, 2, kEwFloats, true, 0, Needs::F64);
+  add_ew(list, "fma", &ew_kernel<EwOp::Fma>, 3, kEwFloats, true, 0, Needs::F64);
+}
+
+const KernelRegistration registration(register_math);
+
+}  // namespace
+}  // namespace oi::vulkan

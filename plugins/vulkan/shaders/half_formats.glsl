@@ -1,0 +1,39 @@
+// f16 and bf16 bit patterns to and from f32 with integer code: exact widening, and one rounding
+// to nearest even (overflow to inf; NaN stays NaN, quiet, keeping the payload's high bits), the
+// same as core/src/dtype/float_formats.cpp and on every driver (no shaderFloat16 needed).
+#ifndef OPENINFER_HALF_FORMATS_GLSL
+#define OPENINFER_HALF_FORMATS_GLSL
+
+float widen_half(uint h, bool bf16) {
+  if (bf16) return uintBitsToFloat(h << 16);
+  uint s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 31u) return uintBitsToFloat(s | 0x7f800000u | (m << 13));
+  if (e == 0u) return uintBitsToFloat(s | floatBitsToUint(float(m) * 5.9604644775390625e-8));
+  return uintBitsToFloat(s | ((e + 112u) << 23) | (m << 13));
+}
+
+// From f32 bits (not a float: a flushing device would lose subnormal inputs on the way).
+uint narrow_half_bits(uint x, bool bf16) {
+  uint ax = x & 0x7fffffffu;
+  if (bf16) {
+    if (ax > 0x7f800000u) return (x >> 16) | 0x40u;
+    return (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+  }
+  uint s = (x >> 16) & 0x8000u;
+  if (ax > 0x7f800000u) return s | 0x7e00u | ((ax >> 13) & 0x3ffu);
+  if (ax >= 0x477ff000u) return s | 0x7c00u;  // 65520 and up round to inf
+  if (ax >= 0x38800000u) {                     // a normal f16: rebias, round off 13 bits
+    uint r = ax - 0x38000000u;
+    return s | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13);
+  }
+  uint e = ax >> 23;
+  if (e < 102u) return s;  // below 2^-25 (or exactly it: a tie to 0)
+  uint m = (ax & 0x7fffffu) | 0x800000u, shift = 126u - e;  // units of 2^-24
+  uint q = m >> shift, rest = m & ((1u << shift) - 1u), tie = 1u << (shift - 1u);
+  if (rest > tie || (rest == tie && (q & 1u) != 0u)) ++q;
+  return s | q;
+}
+
+uint narrow_half(float v, bool bf16) { return narrow_half_bits(floatBitsToUint(v), bf16); }
+
+#endif
