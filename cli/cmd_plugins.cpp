@@ -20,6 +20,9 @@ void print_plugin(std::ostream& out, const PluginDescription& p) {
   } else if (p.kind == PluginKind::Kernels) {
     out << "  extends backend: " << p.target_backend << "\n  kernels: " << p.kernel_count
         << " (op, dtype, mode)\n  adds op schemas: " << (p.op_schema_count ? "yes" : "no") << "\n";
+  } else if (p.kind == PluginKind::Emitter) {
+    out << "  target: " << p.target_backend << " (openinfer synth --target " << p.target_backend
+        << ")\n";
   }
   if (!p.description.empty()) out << "  " << p.description << "\n";
 }

@@ -46,7 +46,7 @@ Plan plan_of(const std::string& source, const DeviceArch& arch = cpu()) {
 // "add mul | sub relu": each kernel's ops, kernels separated by " | ".
 std::string groups(const Plan& p) {
   std::string s;
-  for (const Kernel& k : p.kernels) {
+  for (const PlanKernel& k : p.kernels) {
     if (!s.empty()) s += " | ";
     for (size_t i = 0; i < k.ops.size(); ++i) s += (i ? " " : "") + k.ops[i]->op;
   }

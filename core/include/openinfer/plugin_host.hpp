@@ -50,7 +50,8 @@ struct PluginDescription {
   uint32_t abi_version;
   uint32_t score;
   std::filesystem::path path;
-  // Backends: the device 0 summary. Kernels plugins: the backend they extend.
+  // Backends: the device 0 summary. Kernels plugins: the backend they extend. Emitters: their
+  // target ("c") in target_backend.
   std::string device_name;
   std::string target_backend;
   uint64_t features = 0;  // OI_FEATURE_* of device 0
@@ -150,6 +151,34 @@ struct PluginOpSchemas {
   std::string json;
 };
 
+// An emitter plugin (plugin_abi.h oi_emitter_api): a synthesizer plan in, source files out.
+struct EmitRequest {
+  std::string plan_json;
+  std::string device_json;
+  std::string name;
+  std::string model_path;
+  std::vector<std::string> options;  // "key=value"
+};
+struct EmittedFile {
+  std::string path;  // relative, checked by the host
+  std::string data;
+};
+class Emitter {
+ public:
+  struct State;
+  explicit Emitter(std::shared_ptr<State> state);
+  const std::string& target() const;
+  const PluginDescription& plugin() const;
+  // Calls the plugin; a failure status becomes oi::Error with the plugin's message. File
+  // names that are absolute, empty, contain "." or ".." parts or repeat are an error.
+  std::vector<EmittedFile> emit(const EmitRequest& request) const;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+// Writes every file under `dir` (created if missing), each atomically.
+void write_emitted_files(const std::filesystem::path& dir, const std::vector<EmittedFile>& files);
+
 class PluginRegistry {
  public:
   // Loads every file of every directory, in order. A file is either loaded or listed in
@@ -168,6 +197,10 @@ class PluginRegistry {
   // error (exit 3) naming the backend, what was found, and why same-named files were skipped.
   std::shared_ptr<Backend> backend(std::string_view name) const;
   std::vector<PluginOpSchemas> op_schemas() const;
+  // Targets of the loaded emitters ("c", "glsl"), and the emitter of one: throws an environment
+  // error (exit 3) listing the targets found and why same-named files were skipped.
+  std::vector<std::string> emitter_targets() const;
+  std::shared_ptr<Emitter> emitter(std::string_view target) const;
 
   struct Impl;
 

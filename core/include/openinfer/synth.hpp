@@ -68,7 +68,7 @@ struct PlanValue {
   std::optional<std::string> shares;  // in-place: takes this value's offset
 };
 
-struct Kernel {
+struct PlanKernel {
   uint32_t id = 0;
   std::string kind;                   // "elementwise", "matmul", "reduction", "op"
   Dims shape;                         // iteration shape: the output shape of every op of the group
@@ -137,7 +137,7 @@ class Plan {
   std::shared_ptr<const Graph> graph;  // the graph the node pointers point into
   Model model;
   std::vector<PlanValue> values;  // declarations in order, then temporaries
-  std::vector<Kernel> kernels;
+  std::vector<PlanKernel> kernels;
   std::vector<BlockPlan> blocks;  // entry first, then source order
   std::vector<Constraint> constraints;
   MemoryPlan memory;

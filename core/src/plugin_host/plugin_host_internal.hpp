@@ -54,6 +54,9 @@ struct LoadedPlugin {
   ~LoadedPlugin();
 };
 
+// The C++ face of a loaded emitter plugin (emitter.cpp).
+std::shared_ptr<Emitter> make_emitter(std::shared_ptr<LoadedPlugin> plugin);
+
 // Calls the entry point and checks what the plugin reported.
 std::variant<std::shared_ptr<LoadedPlugin>, SkippedPlugin> init_plugin(
     std::shared_ptr<PluginLibrary> library);

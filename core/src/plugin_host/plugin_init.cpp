@@ -97,6 +97,13 @@ void describe_kernels(LoadedPlugin& p) {
   p.description.op_schema_count = api->op_schemas_json ? 1 : 0;
 }
 
+void describe_emitter(LoadedPlugin& p) {
+  const oi_emitter_api* api = p.info.emitter;
+  check_table_header(api, OI_EMITTER_API_MIN_SIZE, "emitter");
+  p.description.target_backend = c_string(api->target, "emitter target");
+  if (!api->emit || !api->release) throw BadPluginInfo{"emitter table lacks emit or release"};
+}
+
 }  // namespace
 
 LoadedPlugin::~LoadedPlugin() {
@@ -157,6 +164,7 @@ std::variant<std::shared_ptr<LoadedPlugin>, SkippedPlugin> init_plugin(
         break;
       case OI_PLUGIN_KIND_EMITTER:
         d.kind = PluginKind::Emitter;
+        describe_emitter(*plugin);
         break;
       default:
         throw BadPluginInfo{"reports unknown plugin kind " + std::to_string(info.kind)};

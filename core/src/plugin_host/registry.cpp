@@ -171,4 +171,27 @@ std::shared_ptr<Backend> PluginRegistry::backend(std::string_view name) const {
       .with_context(context);
 }
 
+std::vector<std::string> PluginRegistry::emitter_targets() const {
+  std::vector<std::string> targets;
+  for (const auto& p : impl_->loaded)
+    if (p->description.kind == PluginKind::Emitter)
+      targets.push_back(p->description.target_backend);
+  return targets;
+}
+
+std::shared_ptr<Emitter> PluginRegistry::emitter(std::string_view target) const {
+  for (const auto& p : impl_->loaded)
+    if (p->description.kind == PluginKind::Emitter && p->description.target_backend == target)
+      return plugin_host::make_emitter(p);
+  auto targets = emitter_targets();
+  std::string context = "  emitter targets found: " + std::string(targets.empty() ? "none" : "");
+  for (size_t i = 0; i < targets.size(); ++i) context += (i ? ", " : "") + targets[i];
+  context += "\n";
+  for (const auto& s : impl_->skipped)
+    context += "  skipped " + s.path.string() + ": " + std::string(skip_reason_name(s.reason)) +
+               " (" + s.detail + ")\n";
+  throw Error(ErrorKind::Environment, "no emitter for target '" + std::string(target) + "'")
+      .with_context(context);
+}
+
 }  // namespace oi

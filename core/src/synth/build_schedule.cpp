@@ -39,7 +39,7 @@ class Scheduler {
       bp.steps = schedule(b->nodes);
       c_.plan.blocks.push_back(std::move(bp));
     }
-    for (Kernel& k : c_.plan.kernels) finish_kernel(k);
+    for (PlanKernel& k : c_.plan.kernels) finish_kernel(k);
   }
 
  private:
@@ -85,7 +85,7 @@ class Scheduler {
 
   // Whether `n` may join kernel `k` as its next op (an elementwise op over the same
   // iteration shape that breaks no ordering inside the fused loop).
-  bool can_join(const Kernel& k, const Node& n) {
+  bool can_join(const PlanKernel& k, const Node& n) {
     if (k.ops.size() >= c_.arch.preferences.max_kernel_ops) return false;
     if (classify(n) != OpClass::Elementwise || !plain_operands(n)) return false;
     const PlanValue* out = c_.value(n.output.name);
@@ -107,7 +107,7 @@ class Scheduler {
   }
 
   uint32_t open_kernel(const Node& n, OpClass cls) {
-    Kernel k;
+    PlanKernel k;
     k.id = static_cast<uint32_t>(c_.plan.kernels.size());
     k.kind = cls == OpClass::Elementwise ? "elementwise"
              : cls == OpClass::Matmul    ? "matmul"
@@ -226,7 +226,7 @@ class Scheduler {
   }
 
   // Reads, writes, and the temporaries nothing outside the kernel touches.
-  void finish_kernel(Kernel& k) {
+  void finish_kernel(PlanKernel& k) {
     std::vector<std::string> written;
     auto read = [&](const std::string& name) {
       if (c_.value(name) && !contains(written, name)) add_unique(k.reads, name);

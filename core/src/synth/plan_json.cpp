@@ -234,7 +234,7 @@ std::string Plan::to_json() const {
   for (const PlanValue& v : values) vals.push_back(value_json(v));
   root["values"] = std::move(vals);
   json::array ks;
-  for (const Kernel& k : kernels) {
+  for (const PlanKernel& k : kernels) {
     json::object o;
     o["id"] = k.id;
     o["kind"] = k.kind;
@@ -285,7 +285,7 @@ std::string Plan::to_json() const {
 std::string Plan::report() const {
   std::ostringstream o;
   size_t fused = 0, fused_ops = 0;
-  for (const Kernel& k : kernels)
+  for (const PlanKernel& k : kernels)
     if (k.ops.size() > 1) {
       ++fused;
       fused_ops += k.ops.size();
@@ -295,7 +295,7 @@ std::string Plan::report() const {
     << (device.preferences.prefer_fusion ? "" : ", fusion off") << ")\n";
   o << "kernels: " << kernels.size() << " (" << fused << " fused groups holding " << fused_ops
     << " ops)\n";
-  for (const Kernel& k : kernels) {
+  for (const PlanKernel& k : kernels) {
     o << "  k" << k.id << " " << k.kind << " " << format_dims(k.shape) << ":";
     for (const Node* n : k.ops) o << " " << n->op;
     if (!k.internal.empty()) {

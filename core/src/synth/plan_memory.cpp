@@ -40,7 +40,7 @@ class MemoryPlanner {
 
   void step_names(const Step& s, std::set<std::string>& out, std::set<std::string>& seen_blocks) {
     if (s.kind == Step::Kind::Kernel) {
-      const Kernel& k = c_.plan.kernels[s.kernel];
+      const PlanKernel& k = c_.plan.kernels[s.kernel];
       out.insert(k.reads.begin(), k.reads.end());
       out.insert(k.writes.begin(), k.writes.end());
       return;
@@ -106,7 +106,7 @@ class MemoryPlanner {
   // the step-start zero fill of `assign` cannot be observed and is skipped.
   bool fully_written_first(const Step& s, const std::string& name) const {
     if (s.kind == Step::Kind::Kernel) {
-      const Kernel& k = c_.plan.kernels[s.kernel];
+      const PlanKernel& k = c_.plan.kernels[s.kernel];
       return std::find(k.reads.begin(), k.reads.end(), name) == k.reads.end() &&
              std::find(k.writes.begin(), k.writes.end(), name) != k.writes.end() &&
              std::all_of(k.ops.begin(), k.ops.end(), [&](const Node* n) {
@@ -129,7 +129,7 @@ class MemoryPlanner {
     for (size_t p = 0; p < entry.steps.size(); ++p) {
       const Step& s = entry.steps[p];
       if (s.kind != Step::Kind::Kernel) continue;
-      const Kernel& k = c_.plan.kernels[s.kernel];
+      const PlanKernel& k = c_.plan.kernels[s.kernel];
       if (!k.inplace_ok) continue;
       const int64_t pos = static_cast<int64_t>(p);
       for (const std::string& w : k.writes) {

@@ -80,7 +80,7 @@ typedef enum oi_dtype {
 typedef enum oi_plugin_kind {
   OI_PLUGIN_KIND_BACKEND = 1, /* devices, buffers, kernels */
   OI_PLUGIN_KIND_KERNELS = 2, /* op schemas and kernels for an existing backend */
-  OI_PLUGIN_KIND_EMITTER = 3  /* reserved: source emitters, table defined by a later ABI */
+  OI_PLUGIN_KIND_EMITTER = 3  /* source emitters: a synthesizer plan to source files */
 } oi_plugin_kind;
 
 typedef enum oi_kernel_mode {
@@ -270,12 +270,59 @@ typedef struct oi_kernels_api {
   /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
 } oi_kernels_api;
 
-/* Emitter plugins: reserved. A later ABI version appends the table's functions. */
+/* Emitter plugins turn a synthesizer plan into source files (docs/synth.md, docs/plugin-abi.md).
+ * The plan crosses the boundary in its versioned JSON form; the files come back to the host,
+ * which checks their names and writes them atomically. */
+
+/* What the host asks for. Strings are NUL-terminated UTF-8 and live for the call. */
+typedef struct oi_emit_request {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* plan_json;   /* the plan (format "openinfer-synth-plan") */
+  const char* device_json; /* the device description (docs/devices.md), canonical form */
+  const char* name;        /* base name of the generated files: "model" -> model.c, model.h */
+  const char* model_path;  /* the .oinf the plan was made for ("" when unknown) */
+  const char* const* options; /* "key=value" strings (--embed-weights -> "embed_weights=1") */
+  uint32_t num_options;
+  uint32_t reserved;
+} oi_emit_request;
+
+/* One generated file: `path` is relative, '/'-separated, without "." or ".." parts. */
+typedef struct oi_emitted_file {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* path;
+  const char* data; /* `size` bytes, not necessarily NUL-terminated */
+  uint64_t size;
+} oi_emitted_file;
+
+/* Filled by emit; owned by the plugin until the host passes it to release. */
+typedef struct oi_emit_output {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const oi_emitted_file* files;
+  uint32_t num_files;
+  uint32_t reserved;
+  void* handle; /* the plugin's own bookkeeping for release */
+} oi_emit_output;
+
 typedef struct oi_emitter_api {
   uint32_t struct_size;
   uint32_t abi_version;
   /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+  /* The emitter's target: what `openinfer synth --target` names ("c", "glsl"). */
+  const char* target;
+  /* Generates the files for one plan. The host zeroes `out` and sets its struct_size; on
+   * success the plugin fills it. A plan the emitter cannot express is an error
+   * (UNIMPLEMENTED naming the op, dtype or construct), never partial or wrong code. */
+  oi_status* (*emit)(void* context, const oi_emit_request* request, oi_emit_output* out);
+  /* Frees what emit returned (called once per successful emit). */
+  void (*release)(void* context, oi_emit_output* out);
+  /* ---- End of the emitter functions: a host needs struct_size >= OI_EMITTER_API_MIN_SIZE ---- */
 } oi_emitter_api;
+
+/* The size an emitter table must have for the host to use it. */
+#define OI_EMITTER_API_MIN_SIZE (offsetof(oi_emitter_api, release) + sizeof(void (*)(void)))
 
 /*===------------------------------------------------------------------------------------===*/
 /* Plugin entry point                                                                       */

@@ -1,0 +1,85 @@
+// The emitter side of the plugin host: discovery by target, the plan crossing the ABI as JSON,
+// plugin errors as oi::Error, refused file names, atomic writes under the output directory.
+#define BOOST_TEST_MODULE emitter_host
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "openinfer/error.hpp"
+#include "openinfer/plugin_host.hpp"
+
+using namespace oi;
+
+namespace {
+
+PluginRegistry registry() {
+  return PluginRegistry::discover({FIXTURE_EMITTER_DIR});
+}
+
+EmitRequest request(std::vector<std::string> options = {}) {
+  return {"{\"format\": \"openinfer-synth-plan\"}", "{\"device\": {}}", "model", "m.oinf",
+          std::move(options)};
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(emitter_is_found_by_target_and_listed) {
+  auto r = registry();
+  BOOST_TEST(r.emitter_targets() == std::vector<std::string>{"echo"});
+  bool listed = false;
+  for (const auto& p : r.plugins())
+    if (p.kind == PluginKind::Emitter && p.name == "echo_emitter" && p.target_backend == "echo")
+      listed = true;
+  BOOST_TEST(listed);
+  try {
+    r.emitter("fortran");
+    BOOST_FAIL("no error");
+  } catch (const Error& e) {
+    BOOST_TEST((e.kind() == ErrorKind::Environment));
+    BOOST_TEST(std::string(e.what()) == "no emitter for target 'fortran'");
+    BOOST_TEST(e.context().find("emitter targets found: echo") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(plan_crosses_and_files_come_back) {
+  auto r = registry();
+  auto files = r.emitter("echo")->emit(request());
+  BOOST_REQUIRE(files.size() == 2u);
+  BOOST_TEST(files[0].path == "model.plan.json");
+  BOOST_TEST(files[0].data == request().plan_json);
+  BOOST_TEST(files[1].path == "sub/model.device.json");
+  BOOST_TEST(files[1].data == request().device_json);
+
+  const std::filesystem::path dir = std::filesystem::path(TEST_WORK_DIR) / "emitted";
+  std::filesystem::remove_all(dir);
+  write_emitted_files(dir, files);
+  BOOST_TEST(read(dir / "model.plan.json") == files[0].data);
+  BOOST_TEST(read(dir / "sub" / "model.device.json") == files[1].data);
+}
+
+BOOST_AUTO_TEST_CASE(plugin_errors_and_bad_names_are_errors) {
+  auto emitter = registry().emitter("echo");
+  try {
+    emitter->emit(request({"fail=1"}));
+    BOOST_FAIL("no error");
+  } catch (const Error& e) {
+    BOOST_TEST(std::string(e.what()).find("op 'frobnicate' cannot be expressed") !=
+               std::string::npos);
+  }
+  for (const char* bad :
+       {"../escape.c", "/abs.c", "a//b.c", "sub/./x.c", "sp ace.c", "model.plan.json"}) {
+    BOOST_TEST_CONTEXT(bad) {
+      BOOST_CHECK_THROW(emitter->emit(request({std::string("path=") + bad})), Error);
+    }
+  }
+  BOOST_CHECK_THROW(
+      write_emitted_files(std::filesystem::path(TEST_WORK_DIR) / "x", {{"../up.c", "int x;"}}),
+      Error);
+}
