@@ -323,8 +323,30 @@ block entry {
   BOOST_TEST(p.find_value("M")->storage == Storage::Runtime);
   BOOST_TEST(p.memory.persistent_bytes == 4u + 96u);
   BOOST_TEST(p.memory.runtime_sized == (std::vector<std::string>{"K", "M"}));
-  // A table entry operand is not a plain array: that op stays alone.
   BOOST_TEST(p.kernels.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(prefix_table_entries_fuse_growable_table_entries_do_not) {
+  const std::string src = R"(
+constant { W(l): f32[D, D]; }
+persistent { K(t): f32[D, D] @table; }
+volatile { h: f32[D, D]; g: f32[D, D]; }
+block entry {
+  loop l (i in 0..2) {
+    op matmul(h, W[i]) >> g;
+    op add(g, W[i]) >> g;
+    op relu(g) >> g;
+    cache.write g >> K[i];
+    op add(h, K[i]) >> h;
+    op relu(h) >> h;
+  }
+  return h;
+}
+)";
+  Plan p = plan_of(src);
+  // W[i] is one fixed array; K[i] lives in a table sized at run time, so its op stays alone.
+  BOOST_TEST(groups(p) == "matmul add relu | add | relu");
+  BOOST_TEST(p.kernels[0].reads == (std::vector<std::string>{"h", "W"}));
 }
 
 BOOST_AUTO_TEST_CASE(invalid_graphs_are_refused_with_the_validator_messages) {
@@ -355,4 +377,30 @@ BOOST_AUTO_TEST_CASE(json_form_is_versioned_and_deterministic) {
   BOOST_TEST(root.at("blocks").as_array()[0].as_object().at("steps").as_array().size() == 3u);
   BOOST_TEST(root.at("memory").as_object().at("peak_bytes").as_int64() == 48);
   BOOST_TEST(p.report().find("k0 elementwise [4]: add mul") != std::string::npos);
+}
+
+// The repository's example graphs plan, and the arena is sound: two temporaries live at the
+// same position never share a byte unless they are an in-place pair at one offset.
+BOOST_AUTO_TEST_CASE(example_graphs_plan_with_a_sound_arena) {
+  const std::string root = OPENINFER_SOURCE_DIR;
+  const std::pair<std::string, std::string> cases[] = {
+      {"/examples/minimal/minimal.oi", "/examples/minimal/model.oinf"},
+      {"/examples/gpt/gpt.oi", "/tests/gpt/fixtures/tiny_model.oinf"},
+  };
+  for (const auto& [graph, model] : cases) {
+    BOOST_TEST_CONTEXT(graph) {
+      Plan p = Synthesizer::for_target("c").synthesize(Model::open(root + model),
+                                                       Graph::load(root + graph));
+      BOOST_TEST(p.memory.arena_bytes <= p.memory.temporary_bytes);
+      BOOST_TEST(p.memory.peak_bytes <= p.memory.unplanned_bytes);
+      for (const PlanValue& a : p.values)
+        for (const PlanValue& b : p.values) {
+          if (&a == &b || a.storage != Storage::Arena || b.storage != Storage::Arena) continue;
+          const bool live = a.live_first <= b.live_last && b.live_first <= a.live_last;
+          const bool bytes = a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+          const bool pair = (a.shares == b.name || b.shares == a.name) && a.offset == b.offset;
+          BOOST_TEST(!(live && bytes && !pair), a.name << " and " << b.name << " collide");
+        }
+    }
+  }
 }

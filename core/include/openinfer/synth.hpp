@@ -121,7 +121,7 @@ struct Constraint {
 struct MemoryPlan {
   uint32_t alignment = 64;
   uint64_t arena_bytes = 0;      // the planned arena (temporaries)
-  uint64_t temporary_bytes = 0;  // every temporary at its own address, none fused away
+  uint64_t temporary_bytes = 0;  // every temporary at its own aligned address, none fused
   uint64_t dynamic_bytes = 0;
   uint64_t constant_bytes = 0;
   uint64_t persistent_bytes = 0;           // fixed-size persistent values

@@ -67,15 +67,19 @@ class Scheduler {
     return OpClass::Other;
   }
 
-  // Whole, fixed-size variables only: what a fused loop can index with one counter.
+  // What a fused loop can index with one counter: a whole fixed-size output, and inputs that
+  // are whole fixed-size variables or one entry of a fixed-size table (a prefix table's weight
+  // `W[l]`): one array each. Growable tables, slices and @auto_dim parts are not.
   bool plain_operands(const Node& n) {
-    auto plain = [&](const std::string& name) {
-      const PlanValue* v = c_.value(name);
-      return v && v->indices.empty() && v->auto_dim.empty() && v->storage != Storage::Runtime;
+    auto fixed = [&](const PlanValue* v) {
+      return v && v->auto_dim.empty() && v->storage != Storage::Runtime;
     };
-    if (n.output.has_brackets || !plain(n.output.name)) return false;
-    for (const Ref& r : n.inputs)
-      if (!r.indices.empty() || !plain(r.name)) return false;
+    const PlanValue* out = c_.value(n.output.name);
+    if (n.output.has_brackets || !fixed(out) || !out->indices.empty()) return false;
+    for (const Ref& r : n.inputs) {
+      const PlanValue* v = c_.value(r.name);
+      if (!fixed(v) || r.indices.size() != v->indices.size()) return false;
+    }
     return true;
   }
 

@@ -229,7 +229,9 @@ class MemoryPlanner {
         case Storage::Internal:
           break;
       }
-      if (v.memory == "temporary") m.temporary_bytes += v.unfused_bytes;
+      // Each temporary at its own aligned address: what an allocator without a plan uses.
+      if (v.memory == "temporary")
+        m.temporary_bytes += align_up(v.unfused_bytes, c_.arch.preferences.arena_alignment);
     }
     const uint64_t fixed = m.dynamic_bytes + m.constant_bytes + m.persistent_bytes + m.step_bytes;
     m.peak_bytes = fixed + m.arena_bytes;
