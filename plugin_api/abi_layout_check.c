@@ -78,7 +78,7 @@ OI_CHECK(oi_kernels_api, kernels, 24);
 OI_CHECK(oi_kernels_api, num_kernels, 32);
 _Static_assert(sizeof(oi_kernels_api) == 40, "oi_kernels_api v1 size");
 
-_Static_assert(sizeof(oi_emitter_api) == 8, "oi_emitter_api v1 size");
+/* oi_emitter_api was 8 bytes (header only) while reserved; its functions follow below. */
 
 OI_CHECK(oi_plugin_info, kind, 8);
 OI_CHECK(oi_plugin_info, score, 12);
@@ -91,6 +91,31 @@ OI_CHECK(oi_plugin_info, backend, 56);
 OI_CHECK(oi_plugin_info, kernels, 64);
 OI_CHECK(oi_plugin_info, emitter, 72);
 _Static_assert(sizeof(oi_plugin_info) == 80, "oi_plugin_info v1 size");
+
+/* ABI version 1, emitter functions (the emitter table was reserved until these were appended) */
+OI_CHECK(oi_emitter_api, target, 8);
+OI_CHECK(oi_emitter_api, emit, 16);
+OI_CHECK(oi_emitter_api, release, 24);
+_Static_assert(sizeof(oi_emitter_api) == 32, "oi_emitter_api size");
+_Static_assert(OI_EMITTER_API_MIN_SIZE == 32, "oi_emitter_api minimum size");
+
+OI_CHECK(oi_emit_request, plan_json, 8);
+OI_CHECK(oi_emit_request, device_json, 16);
+OI_CHECK(oi_emit_request, name, 24);
+OI_CHECK(oi_emit_request, model_path, 32);
+OI_CHECK(oi_emit_request, options, 40);
+OI_CHECK(oi_emit_request, num_options, 48);
+_Static_assert(sizeof(oi_emit_request) == 56, "oi_emit_request size");
+
+OI_CHECK(oi_emitted_file, path, 8);
+OI_CHECK(oi_emitted_file, data, 16);
+OI_CHECK(oi_emitted_file, size, 24);
+_Static_assert(sizeof(oi_emitted_file) == 32, "oi_emitted_file size");
+
+OI_CHECK(oi_emit_output, files, 8);
+OI_CHECK(oi_emit_output, num_files, 16);
+OI_CHECK(oi_emit_output, handle, 24);
+_Static_assert(sizeof(oi_emit_output) == 32, "oi_emit_output size");
 
 /* The file must define something to be a valid translation unit. */
 int oi_abi_layout_checked(void) { return 1; }
