@@ -1,0 +1,145 @@
+// sum/prod/mean/max/min_axis over `axes` and argmax/argmin_axis over `axis` (ops.md) on
+// shaders/reduce.comp, for the 8/16/32-bit dtypes (mean: floats only; integer means need the
+// exact wide sum, which stays on the CPU).
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "ew_ops.hpp"
+#include "openinfer/plugin_abi.hpp"
+
+namespace oi::vulkan {
+namespace {
+
+enum class ReduceOp : uint32_t {
+  Sum = 0,
+  Prod = 1,
+  Mean = 2,
+  Max = 3,
+  Min = 4,
+  ArgMax = 5,
+  ArgMin = 6
+};
+constexpr uint32_t kMaxRank = 8;
+
+[[noreturn]] void fail(oi_status_code code, const std::string& why) {
+  throw abi::StatusError(code, why);
+}
+
+uint32_t fit32(uint64_t v) {
+  if (v > std::numeric_limits<uint32_t>::max())
+    fail(OI_STATUS_UNIMPLEMENTED, "vulkan: sizes above 2^32");
+  return static_cast<uint32_t>(v);
+}
+
+uint32_t element_index(const oi_tensor_desc& t) {
+  const uint32_t size = dtype_bytes(t.dtype);
+  if (t.byte_offset % size != 0) {
+    fail(OI_STATUS_UNIMPLEMENTED,
+         "vulkan: tensor byte offsets must be multiples of the element size");
+  }
+  return fit32(t.byte_offset / size);
+}
+
+// Which input axes are reduced: `axes` (absent: all; empty: none) or argmax's one `axis`.
+std::vector<bool> reduced_axes(const oi_kernel_call& c, const char* op, bool single) {
+  const uint32_t rank = c.inputs[0].rank;
+  std::vector<bool> r(rank, false);
+  std::vector<int64_t> axes;
+  if (single) {
+    axes.push_back(abi::setting_int(c, "axis", 0));
+  } else if (const oi_setting* s = abi::find_setting(c, "axes")) {
+    axes.assign(s->list_values, s->list_values + s->list_length);
+  } else {
+    std::fill(r.begin(), r.end(), true);
+  }
+  for (int64_t a : axes) {
+    const int64_t k = a < 0 ? a + rank : a;
+    if (k < 0 || k >= static_cast<int64_t>(rank) || r[k]) {
+      fail(OI_STATUS_INVALID_ARGUMENT,
+           std::string(op) + ": axis " + std::to_string(a) + " is out of range or repeated");
+    }
+    r[k] = true;
+  }
+  return r;
+}
+
+template <ReduceOp Op>
+oi_status* reduce_kernel(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  constexpr bool arg = Op == ReduceOp::ArgMax || Op == ReduceOp::ArgMin;
+  const char* name = Op == ReduceOp::Sum             ? "sum_axis"
+                     : Op == ReduceOp::Prod          ? "prod_axis"
+                     : Op == ReduceOp::Mean          ? "mean_axis"
+                     : Op == ReduceOp::Max           ? "max_axis"
+                     : Op == ReduceOp::Min           ? "min_axis"
+                     : arg && Op == ReduceOp::ArgMax ? "argmax_axis"
+                                                     : "argmin_axis";
+  const oi_tensor_desc& in = call->inputs[0];
+  const oi_tensor_desc& out = call->outputs[0];
+  if (in.rank > kMaxRank) fail(OI_STATUS_UNIMPLEMENTED, "vulkan: tensors of rank above 8");
+  const std::vector<bool> red = reduced_axes(*call, name, arg);
+  std::vector<uint64_t> stride(in.rank, 1);
+  for (uint32_t k = in.rank; k-- > 1;) stride[k - 1] = stride[k] * in.dims[k];
+  std::vector<uint32_t> kept, reduced;
+  uint64_t outputs = 1, count = 1;
+  for (uint32_t k = 0; k < in.rank; ++k) {
+    auto& list = red[k] ? reduced : kept;
+    list.push_back(fit32(in.dims[k]));
+    list.push_back(fit32(stride[k]));
+    (red[k] ? count : outputs) *= in.dims[k];
+  }
+  if (outputs == 0) return nullptr;
+  if (count == 0 && (Op == ReduceOp::Max || Op == ReduceOp::Min || arg)) {
+    fail(OI_STATUS_INVALID_ARGUMENT, std::string(name) + " over an empty axis");
+  }
+  Dispatch job;
+  job.shader = "reduce";
+  job.float_width = 32;
+  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(ew_dtype_code(in.dtype))};
+  job.params.assign(24 + 2 * kMaxRank, 0);
+  job.params[0] = fit32(outputs);
+  job.params[1] = static_cast<uint32_t>(kept.size() / 2);
+  job.params[2] = static_cast<uint32_t>(reduced.size() / 2);
+  job.params[3] = fit32(count);
+  job.params[4] = element_index(in);
+  job.params[5] = element_index(out);
+  fit32(uint64_t{job.params[5]} + outputs + 4);
+  job.params[6] = abi::setting_bool(*call, "select_first", true) ? 1 : 0;
+  std::copy(kept.begin(), kept.end(), job.params.begin() + 8);
+  std::copy(reduced.begin(), reduced.end(), job.params.begin() + 24);
+  job.buffers[0] = in.buffer;
+  job.buffers[3] = out.buffer;
+  job.output = 3;
+  job.groups[0] = std::min<uint32_t>(fit32((outputs + 255) / 256 + 1), 65535);
+  run_dispatch(call->device, job);
+  OI_ABI_CATCH(call->host)
+}
+
+void register_reduce(std::vector<VulkanKernel>& list) {
+  const auto all = dtype_union({kEwFloats, kEwSigned, kEwUnsigned});
+  for (uint32_t t : all) {
+    auto add = [&](const char* op, uint32_t out, oi_kernel_fn fn) {
+      list.push_back({op, {t}, out, OI_KERNEL_MODE_NORMAL, Needs::Nothing, fn});
+    };
+    add("sum_axis", t, &reduce_kernel<ReduceOp::Sum>);
+    add("prod_axis", t, &reduce_kernel<ReduceOp::Prod>);
+    add("max_axis", t, &reduce_kernel<ReduceOp::Max>);
+    add("min_axis", t, &reduce_kernel<ReduceOp::Min>);
+    add("argmax_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMax>);
+    add("argmin_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMin>);
+  }
+  for (uint32_t t : kEwFloats) {
+    list.push_back({"mean_axis",
+                    {t},
+                    t,
+                    OI_KERNEL_MODE_NORMAL,
+                    Needs::Nothing,
+                    &reduce_kernel<ReduceOp::Mean>});
+  }
+}
+
+const KernelRegistration registration(register_reduce);
+
+}  // namespace
+}  // namespace oi::vulkan

@@ -1,0 +1,142 @@
+// Reductions of ops.md over any set of axes, one invocation per output element walking its
+// reduced elements in row-major order: sum, prod, mean (floats), max, min, and argmax/argmin
+// (one axis, to i64) for the 8/16/32-bit dtypes of ew.comp. Floats sum in f32; max/min compare
+// the bits (exact, -0 below +0, NaN wins); integers wrap at their width.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "float_controls.glsl"
+#include "half_formats.glsl"
+
+layout(local_size_x = 256) in;
+
+layout(constant_id = 0) const uint OP = 0;  // values: kernels/reduce_ops.cpp
+layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes
+const uint OP_SUM = 0, OP_PROD = 1, OP_MEAN = 2, OP_MAX = 3, OP_MIN = 4, OP_ARGMAX = 5,
+           OP_ARGMIN = 6;
+const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
+           DT_I8 = 7, DT_U8 = 8;
+const uint BYTES = DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
+const uint OUT_BYTES = OP >= OP_ARGMAX ? 8u : BYTES;
+const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16;
+const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8;
+const uint MAX_RANK = 8;
+
+// p: outputs, kept rank, reduced rank, reduced count, x / y element offsets, select_first, -;
+// kept (dim, stride) pairs from 8, reduced (dim, stride) pairs from 24.
+layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+layout(std430, binding = 1) readonly buffer X { uint x[]; };
+layout(std430, binding = 4) buffer Y { uint y[]; };
+
+uint load_raw(uint k) {
+  if (BYTES == 4u) return x[k];
+  if (BYTES == 2u) return (x[k >> 1] >> ((k & 1u) * 16u)) & 0xffffu;
+  return (x[k >> 2] >> ((k & 3u) * 8u)) & 0xffu;
+}
+uint f32_bits(uint raw) {
+  return DT == DT_F32 ? raw : floatBitsToUint(widen_half(raw, DT == DT_BF16));
+}
+int sext(uint v) { return BYTES == 4u ? int(v) : int(v << (32u - 8u * BYTES)) >> (32u - 8u * BYTES); }
+bool is_nan(uint b) { return (b & 0x7fffffffu) > 0x7f800000u; }
+int order_key(uint b) { return (b & 0x80000000u) != 0u ? -int(b & 0x7fffffffu) - 1 : int(b); }
+int compare_key(uint b) { return (b & 0x80000000u) != 0u ? -int(b & 0x7fffffffu) : int(b); }
+// Integers and float bits as one ordered key: is a below b?
+bool less(uint a, uint b, bool signed_zero_order) {
+  if (FLOAT) return signed_zero_order ? order_key(a) < order_key(b) : compare_key(a) < compare_key(b);
+  return SIGNED ? sext(a) < sext(b) : a < b;
+}
+
+uint mask_out(uint v) { return OUT_BYTES >= 4u ? v : v & ((1u << (8u * OUT_BYTES)) - 1u); }
+uint encode_float(uint bits) { return DT == DT_F32 ? bits : narrow_half_bits(bits, DT == DT_BF16); }
+
+// The result's bits for output o (argmax/argmin: the index, below 2^32).
+uint reduce_one(uint o) {
+  uint base = p[4], rest = o;
+  for (int d = int(p[1]) - 1; d >= 0; --d) {
+    const uint dim = p[8u + 2u * uint(d)];
+    base += (rest % dim) * p[9u + 2u * uint(d)];
+    rest /= dim;
+  }
+  const uint count = p[3], rrank = p[2];
+  float fsum = OP == OP_PROD ? 1.0 : 0.0;
+  uint isum = OP == OP_PROD ? 1u : 0u;
+  uint best = 0u, best_at = 0u;
+  uint c[MAX_RANK];
+  for (uint d = 0u; d < rrank; ++d) c[d] = 0u;
+  uint k = base;
+  for (uint r = 0u; r < count; ++r) {
+    uint v = load_raw(k);
+    if (FLOAT) v = f32_bits(v);
+    if (OP == OP_SUM || OP == OP_MEAN) {
+      if (FLOAT) fsum += uintBitsToFloat(v); else isum += v;
+    } else if (OP == OP_PROD) {
+      if (FLOAT) fsum *= uintBitsToFloat(v); else isum *= v;  // modular: raw bits suffice
+    } else if (OP == OP_MAX || OP == OP_MIN) {
+      if (r == 0u || (FLOAT && is_nan(v))) {
+        best = v;
+        if (FLOAT && is_nan(v)) break;
+      } else if (OP == OP_MAX ? less(best, v, true) : less(v, best, true)) {
+        best = v;
+      }
+    } else {  // argmax, argmin along the one reduced axis: r is the coordinate
+      if (FLOAT && is_nan(v)) {
+        best_at = r;
+        break;
+      }
+      const bool take = r == 0u || (OP == OP_ARGMAX ? less(best, v, false) : less(v, best, false));
+      const bool tie = r != 0u && !less(best, v, false) && !less(v, best, false);
+      if (take || (tie && p[6] == 0u)) {
+        best = v;
+        best_at = r;
+      }
+    }
+    // odometer step over the reduced axes (last fastest)
+    for (int d = int(rrank) - 1; d >= 0; --d) {
+      const uint dim = p[24u + 2u * uint(d)], st = p[25u + 2u * uint(d)];
+      k += st;
+      if (++c[d] < dim) break;
+      k -= st * dim;
+      c[d] = 0u;
+    }
+  }
+  if (OP >= OP_ARGMAX) return best_at;
+  if (OP == OP_MAX || OP == OP_MIN) return FLOAT ? encode_float(best) : mask_out(best);
+  if (!FLOAT) return mask_out(isum);
+  if (OP == OP_MEAN) {
+    if (count == 0u) return encode_float(0x7fc00000u);
+    fsum = fsum / float(count);
+  }
+  return encode_float(floatBitsToUint(fsum));
+}
+
+void main() {
+  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  const uint first = p[5], end = p[5] + p[0];
+  if (OUT_BYTES == 8u) {
+    for (uint o = gl_GlobalInvocationID.x; o < p[0]; o += stride) {
+      y[2u * (first + o)] = reduce_one(o);
+      y[2u * (first + o) + 1u] = 0u;
+    }
+    return;
+  }
+  const uint per = 4u / OUT_BYTES, bits_per = 8u * OUT_BYTES;
+  const uint w0 = first / per, words = (end + per - 1u) / per - w0;
+  for (uint j = gl_GlobalInvocationID.x; j < words; j += stride) {
+    const uint w = w0 + j;
+    uint bits = 0u, keep = 0u;
+    for (uint q = 0u; q < per; ++q) {
+      const uint g = w * per + q, shift = q * bits_per;
+      const uint m = per == 1u ? 0xffffffffu : ((1u << bits_per) - 1u) << shift;
+      if (g >= first && g < end) {
+        bits |= (reduce_one(g - first) << shift) & m;
+      } else {
+        keep |= m;
+      }
+    }
+    if (keep == 0u) {
+      y[w] = bits;
+    } else {
+      atomicAnd(y[w], keep);
+      atomicOr(y[w], bits);
+    }
+  }
+}
