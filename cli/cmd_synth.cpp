@@ -104,11 +104,10 @@ int run_synth(const std::vector<std::string>& args, Context& ctx) {
     return 0;
   }
   if (vm.count("report")) ctx.out << plan.report();
-  EmitRequest request{plan.to_json(), arch.to_json(), vm["name"].as<std::string>(), model_path, {}};
-  if (vm.count("embed-weights")) request.options.push_back("embed_weights=1");
-  const auto files = registry.emitter(target)->emit(request);
+  EmitOptions emit{target, vm["name"].as<std::string>(), {}};
+  if (vm.count("embed-weights")) emit.options.push_back("embed_weights=1");
   const fs::path dir = vm["output"].as<std::string>();
-  write_emitted_files(dir, files);
+  const auto files = plan.emit(registry, dir, emit);
   ctx.out << "wrote " << files.size() << " files to " << dir.string() << "\n";
   return 0;
 }

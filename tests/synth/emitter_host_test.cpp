@@ -6,7 +6,9 @@
 #include <sstream>
 
 #include "openinfer/error.hpp"
+#include "openinfer/model.hpp"
 #include "openinfer/plugin_host.hpp"
+#include "openinfer/synth.hpp"
 
 using namespace oi;
 
@@ -82,4 +84,25 @@ BOOST_AUTO_TEST_CASE(plugin_errors_and_bad_names_are_errors) {
   BOOST_CHECK_THROW(
       write_emitted_files(std::filesystem::path(TEST_WORK_DIR) / "x", {{"../up.c", "int x;"}}),
       Error);
+}
+
+BOOST_AUTO_TEST_CASE(plan_emit_writes_what_the_emitter_returns) {
+  const std::string root = OPENINFER_SOURCE_DIR;
+  const Plan plan = Synthesizer(DeviceArch::load(root + "/devices/x86_64_avx2.json"))
+                        .synthesize(Model::open(root + "/examples/minimal/model.oinf"),
+                                    Graph::load(root + "/examples/minimal/minimal.oi"));
+  const std::filesystem::path dir = std::filesystem::path(TEST_WORK_DIR) / "plan_emit";
+  std::filesystem::remove_all(dir);
+  auto paths = plan.emit(registry(), dir, {"echo", "mini", {}});
+  BOOST_REQUIRE(paths.size() == 2u);
+  BOOST_TEST(paths[0] == dir / "mini.plan.json");
+  BOOST_TEST(read(paths[0]) == plan.to_json());
+  BOOST_TEST(read(paths[1]) == plan.device.to_json());
+  // The default target of a CPU device is "c", which this registry lacks.
+  try {
+    plan.emit(registry(), dir);
+    BOOST_FAIL("no error");
+  } catch (const Error& e) {
+    BOOST_TEST(std::string(e.what()) == "no emitter for target 'c'");
+  }
 }

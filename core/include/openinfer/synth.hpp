@@ -131,6 +131,14 @@ struct MemoryPlan {
   std::vector<std::string> runtime_sized;  // values whose size is known only at run time
 };
 
+class PluginRegistry;
+
+struct EmitOptions {
+  std::string target;          // emitter target; empty: "c" for a CPU device, "glsl" for a GPU
+  std::string name = "model";  // base name of the generated files
+  std::vector<std::string> options;  // "key=value" for the emitter ("embed_weights=1")
+};
+
 class Plan {
  public:
   DeviceArch device;
@@ -148,6 +156,13 @@ class Plan {
   std::string to_json() const;
   // Human summary for `openinfer synth --report`: fused groups, kernels, buffers, peak.
   std::string report() const;
+  // The seeds' plan.emit(dir): hands the plan to the registry's emitter for the target and
+  // writes the files it returns under `dir`, each atomically. Returns their paths. Throws
+  // oi::Error: environment (no emitter for the target), input (the emitter's own error, such
+  // as an op it cannot express, or a bad file name).
+  std::vector<std::filesystem::path> emit(const PluginRegistry& registry,
+                                          const std::filesystem::path& dir,
+                                          const EmitOptions& options = {}) const;
 
   explicit Plan(Model m) : model(std::move(m)) {}
 };
