@@ -1,0 +1,458 @@
+// Plan JSON -> C11 source. This first slice covers `entry` made of elementwise kernels (add,
+// sub, mul, div, neg; f32, f64 and i32; numpy broadcasting), return, barrier and dep, over
+// whole fixed-size values of every memory kind. Anything else is refused by name.
+#include "c_generator.hpp"
+
+#include <boost/json.hpp>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace oi::c_emitter {
+namespace {
+
+namespace json = boost::json;
+
+struct Value {
+  std::string name, memory, storage, dtype;
+  std::vector<uint64_t> shape;
+  uint64_t bytes = 0, offset = 0;
+  int64_t live_first = -1;
+  bool zero_fill = false;
+  std::string link;
+  const json::value* init = nullptr;
+  uint64_t numel() const {
+    uint64_t n = 1;
+    for (uint64_t d : shape) n *= d;
+    return n;
+  }
+};
+
+std::string str(const json::value& v) {
+  return std::string(v.as_string());
+}
+
+std::string replace_name(std::string text, const std::string& name) {
+  const std::string key = "@NAME@";
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
+    text.replace(at, key.size(), name);
+    at += name.size();
+  }
+  return text;
+}
+
+const char* c_type(const std::string& dtype) {
+  if (dtype == "f32") return "float";
+  if (dtype == "f64") return "double";
+  if (dtype == "i32") return "int32_t";
+  return nullptr;
+}
+
+uint32_t dtype_tag(const std::string& dtype) {
+  return dtype == "f32" ? 10 : dtype == "f64" ? 11 : 3;
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".einn") == std::string::npos) s += ".0";
+  return s;
+}
+
+// The C literal of an @init or setting value for `dtype`.
+std::string literal(const json::value& v, const std::string& dtype, const std::string& what) {
+  const bool flt = dtype != "i32";
+  if (v.is_int64())
+    return flt ? "(" + std::string(c_type(dtype)) + ")" + number(double(v.as_int64()))
+               : "(int32_t)" + std::to_string(v.as_int64());
+  if (v.is_double() && flt) return "(" + std::string(c_type(dtype)) + ")" + number(v.as_double());
+  if (v.is_bool()) return std::string("(") + c_type(dtype) + ")" + (v.as_bool() ? "1" : "0");
+  if (v.is_string() && flt && (v.as_string() == "inf" || v.as_string() == "-inf"))
+    return std::string(v.as_string() == "inf" ? "" : "-") + "(" + c_type(dtype) + ")INFINITY";
+  throw CUnsupported("c emitter: " + what + " value " + json::serialize(v) +
+                     " is not supported yet for " + dtype);
+}
+
+class Generator {
+ public:
+  Generator(const std::string& plan_text, std::string name) : name_(std::move(name)) {
+    boost::system::error_code ec;
+    root_ = json::parse(plan_text, ec);
+    if (ec || !root_.is_object()) throw std::runtime_error("the plan is not a JSON object");
+    const auto& o = root_.as_object();
+    if (!o.contains("format") || o.at("format") != "openinfer-synth-plan" ||
+        o.at("version").as_int64() != 1)
+      throw std::runtime_error("not an openinfer-synth-plan version 1 document");
+    read_values();
+  }
+
+  std::vector<GeneratedFile> run() {
+    const auto& blocks = root_.at("blocks").as_array();
+    for (const auto& b : blocks)
+      if (str(b.at("name")) != "entry")
+        throw CUnsupported("c emitter: block '" + str(b.at("name")) + "' (" + str(b.at("role")) +
+                           ") is not supported yet: this emitter handles entry alone");
+    std::ostringstream kernels, step_body;
+    const auto& steps = blocks.at(0).at("steps").as_array();
+    int64_t position = 0;
+    for (const auto& st : steps) {
+      const std::string kind = str(st.at("kind"));
+      for (const Value& v : values_)
+        if (v.storage == "arena" && v.zero_fill && v.live_first == position)
+          step_body << "  memset(s->v_" << v.name << ", 0, " << v.bytes << ");\n";
+      if (kind == "kernel") {
+        const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
+        kernels << kernel(k.as_object());
+        step_body << "  kernel_" << k.at("id").as_int64() << "(s);\n";
+      } else if (kind == "return") {
+        for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
+      } else if (kind != "barrier" && kind != "dep") {
+        throw CUnsupported("c emitter: '" + kind + "' steps (line " +
+                           json::serialize(st.at("line")) + ") are not supported yet");
+      }
+      ++position;
+    }
+    return {{name_ + ".h", header()},
+            {name_ + ".c", source(kernels.str(), step_body.str())},
+            {name_ + "_main.c", replace_name(kMainC, name_)}};
+  }
+
+ private:
+  json::value root_;
+  std::string name_;
+  std::vector<Value> values_;
+  std::map<std::string, size_t> index_;
+  std::vector<std::string> outputs_;
+  uint64_t arena_bytes_ = 0;
+
+  void read_values() {
+    for (const auto& jv : root_.at("values").as_array()) {
+      const auto& o = jv.as_object();
+      Value v;
+      v.name = str(o.at("name"));
+      v.memory = str(o.at("memory"));
+      v.storage = str(o.at("storage"));
+      v.dtype = str(o.at("dtype"));
+      for (const auto& d : o.at("shape").as_array()) v.shape.push_back(d.to_number<uint64_t>());
+      v.bytes = o.at("bytes").to_number<uint64_t>();
+      if (o.contains("indices") || v.storage == "runtime")
+        throw CUnsupported("c emitter: table '" + v.name + "' is not supported yet");
+      if (v.storage != "internal" && !c_type(v.dtype))
+        throw CUnsupported("c emitter: dtype " + v.dtype + " of '" + v.name +
+                           "' is not supported yet (f32, f64, i32)");
+      if (o.contains("link")) v.link = str(o.at("link"));
+      if (o.contains("init")) v.init = &o.at("init");
+      if (v.storage == "arena") {
+        v.offset = o.at("offset").to_number<uint64_t>();
+        v.live_first = o.at("live").as_array().at(0).to_number<int64_t>();
+        v.zero_fill = o.at("zero_fill").as_bool();
+      }
+      index_[v.name] = values_.size();
+      values_.push_back(std::move(v));
+    }
+    arena_bytes_ = root_.at("memory").at("arena_bytes").to_number<uint64_t>();
+  }
+
+  const Value& value(const std::string& name) const {
+    auto it = index_.find(name);
+    if (it == index_.end())
+      throw std::runtime_error("the plan names an unknown value '" + name + "'");
+    return values_[it->second];
+  }
+
+  // Element index of `in` inside the iteration space `shape` (numpy broadcasting).
+  static std::string index_expr(const std::vector<uint64_t>& in,
+                                const std::vector<uint64_t>& shape) {
+    if (in == shape) return "i";
+    uint64_t numel = 1;
+    for (uint64_t d : in) numel *= d;
+    if (numel == 1) return "0";
+    std::string expr;
+    uint64_t out_stride = 1, in_stride = 1;
+    for (size_t k = shape.size(); k-- > 0;) {
+      const size_t off = shape.size() - in.size();
+      const uint64_t in_dim = k >= off ? in[k - off] : 1;
+      if (in_dim != 1) {
+        if (!expr.empty()) expr += " + ";
+        expr += "(i / " + std::to_string(out_stride) + "u % " + std::to_string(shape[k]) + "u) * " +
+                std::to_string(in_stride) + "u";
+        in_stride *= in_dim;
+      }
+      out_stride *= shape[k];
+    }
+    return "(" + expr + ")";
+  }
+
+  std::string op_expr(const std::string& op, const std::string& dtype,
+                      const std::vector<std::string>& a, const json::object& settings, int line) {
+    const bool flt = dtype != "i32";
+    const std::string where = "op '" + op + "' (line " + std::to_string(line) + ")";
+    for (const auto& kv : settings)
+      if (!(op == "div" && kv.key() == "div_by_zero_mask"))
+        throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
+                           "' is not supported yet");
+    auto wrap = [&](const char* sym) {
+      return "(int32_t)((uint32_t)" + a[0] + " " + sym + " (uint32_t)" + a[1] + ")";
+    };
+    if (op == "add") return flt ? "(" + a[0] + " + " + a[1] + ")" : wrap("+");
+    if (op == "sub") return flt ? "(" + a[0] + " - " + a[1] + ")" : wrap("-");
+    if (op == "mul") return flt ? "(" + a[0] + " * " + a[1] + ")" : wrap("*");
+    if (op == "neg") return flt ? "(-" + a[0] + ")" : "(int32_t)(0u - (uint32_t)" + a[0] + ")";
+    if (op == "div" && flt) {
+      if (settings.contains("div_by_zero_mask"))
+        return "(" + a[1] + " == 0 ? " +
+               literal(settings.at("div_by_zero_mask"), dtype, "div_by_zero_mask") + " : " + a[0] +
+               " / " + a[1] + ")";
+      return "(" + a[0] + " / " + a[1] + ")";
+    }
+    throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
+  }
+
+  std::string kernel(const json::object& k) {
+    const int64_t id = k.at("id").as_int64();
+    if (str(k.at("kind")) != "elementwise")
+      throw CUnsupported("c emitter: " + str(k.at("kind")) + " kernel (op '" +
+                         str(k.at("ops").as_array().at(0).at("op")) + "') is not supported yet");
+    std::vector<uint64_t> shape;
+    for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
+    uint64_t n = 1;
+    for (uint64_t d : shape) n *= d;
+    std::set<std::string> reads, writes;
+    for (const auto& r : k.at("reads").as_array()) reads.insert(str(r));
+    for (const auto& w : k.at("writes").as_array()) writes.insert(str(w));
+    // restrict only when no two distinct pointers of the kernel share arena bytes.
+    std::set<std::string> all = reads;
+    all.insert(writes.begin(), writes.end());
+    bool alias = false;
+    for (const auto& a : all)
+      for (const auto& b : all) {
+        const Value &va = value(a), &vb = value(b);
+        if (a < b && va.storage == "arena" && vb.storage == "arena" &&
+            va.offset < vb.offset + vb.bytes && vb.offset < va.offset + va.bytes)
+          alias = true;
+      }
+    const std::string restrict_kw = alias ? "" : " restrict";
+    std::ostringstream c;
+    c << "/* kernel " << id << ": " << k.at("ops").as_array().size() << " fused ops over " << n
+      << " elements */\nstatic void kernel_" << id << "(" << name_ << "_state* s) {\n";
+    for (const auto& name : all) {
+      const Value& v = value(name);
+      const bool w = writes.count(name) > 0;
+      c << "  " << (w ? "" : "const ") << c_type(v.dtype) << "*" << restrict_kw << " p_" << name
+        << " = (" << (w ? "" : "const ") << c_type(v.dtype) << "*)s->v_" << name << ";\n";
+    }
+    c << "  for (size_t i = 0; i < " << n << "u; ++i) {\n";
+    std::map<std::string, std::string> local;  // value -> the local holding element i
+    int t = 0;
+    for (const auto& jop : k.at("ops").as_array()) {
+      const auto& op = jop.as_object();
+      const std::string out = str(op.at("output"));
+      const Value& vo = value(out);
+      std::vector<std::string> args;
+      for (const auto& in : op.at("inputs").as_array()) {
+        const std::string name = str(in);
+        if (name.find('[') != std::string::npos)
+          throw CUnsupported("c emitter: indexed input '" + name + "' is not supported yet");
+        const Value& vi = value(name);
+        if (vi.dtype != vo.dtype)
+          throw CUnsupported("c emitter: op '" + str(op.at("op")) + "' mixes " + vi.dtype +
+                             " and " + vo.dtype + ": not supported yet");
+        args.push_back(local.count(name) ? local[name]
+                                         : "p_" + name + "[" + index_expr(vi.shape, shape) + "]");
+      }
+      const std::string tmp = "t" + std::to_string(t++);
+      c << "    const " << c_type(vo.dtype) << " " << tmp << " = "
+        << op_expr(str(op.at("op")), vo.dtype, args, op.at("settings").as_object(),
+                   static_cast<int>(op.at("line").to_number<int64_t>()))
+        << ";\n";
+      local[out] = tmp;
+      if (writes.count(out)) c << "    p_" << out << "[i] = " << tmp << ";\n";
+    }
+    c << "  }\n}\n\n";
+    return c.str();
+  }
+
+  std::string header() const {
+    std::ostringstream h;
+    h << "/* Generated by OpenInfer's C emitter from " << str(root_.at("graph"))
+      << ". C11, libc and libm only. */\n#ifndef " << name_ << "_H\n#define " << name_
+      << "_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" "
+         "{\n#endif\n"
+      << replace_name(kRuntimeH, name_) << "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
+    return h.str();
+  }
+
+  std::string source(const std::string& kernels, const std::string& step_body) const {
+    const std::string& N = name_;
+    std::ostringstream c;
+    c << "/* Generated by OpenInfer's C emitter from " << str(root_.at("graph"))
+      << ". C11, libc and libm only. */\n#include <math.h>\n#include <stdarg.h>\n#include "
+         "<stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n#include \""
+      << N << ".h\"\n"
+      << replace_name(kRuntimeC, N) << "\n";
+    // Variables: dims and the table fetch and insert use.
+    std::vector<const Value*> declared;
+    for (const Value& v : values_)
+      if (v.memory != "temporary") declared.push_back(&v);
+    for (const Value* v : declared) {
+      c << "static const uint64_t dims_" << v->name << "[] = {";
+      for (size_t i = 0; i < v->shape.size(); ++i) c << (i ? ", " : "") << v->shape[i] << "u";
+      c << (v->shape.empty() ? "0" : "") << "};\n";
+    }
+    c << "static const " << N << "_var_info vars[] = {\n";
+    for (const Value* v : declared)
+      c << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, " << v->shape.size()
+        << "u, dims_" << v->name << ", " << v->bytes << "u},\n";
+    c << "  {NULL, 0u, 0u, NULL, 0u}};\n";
+    c << "static const char* const outputs[] = {";
+    for (const auto& o : outputs_) c << "\"" << o << "\", ";
+    c << "NULL};\n\n";
+    c << "struct " << N << "_state {\n  " << N
+      << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n";
+    for (const Value& v : values_) {
+      if (v.storage == "internal") continue;
+      c << "  void* v_" << v.name << ";\n";
+      if (v.storage == "step") c << "  const unsigned char* from_" << v.name << ";\n";
+      if (v.storage == "dynamic") c << "  int have_" << v.name << ";\n";
+    }
+    c << "};\n\n";
+    c << "static int fail(" << N
+      << "_state* s, int code, const char* fmt, ...) {\n"
+         "  va_list args;\n  va_start(args, fmt);\n  vsnprintf(s->error, sizeof s->error, fmt, "
+         "args);\n"
+         "  va_end(args);\n  return code;\n}\n\n";
+    // Model entries: checked against the declaration; NULL source = zeros (no data).
+    c << "static int link(" << N
+      << "_state* s, const char* name, const char* entry, uint32_t dtype,\n"
+         "                uint32_t rank, const uint64_t* dims, size_t bytes, const unsigned char** "
+         "from,\n"
+         "                int* found) {\n"
+         "  uint32_t t = 0, r = 0;\n  uint64_t d[8], nbytes = 0;\n  const unsigned char* data = "
+         "NULL;\n"
+         "  int rc = "
+      << N
+      << "_oinf_tensor(&s->model, entry, &t, &r, d, &data, &nbytes, s->error, sizeof s->error);\n"
+         "  if (rc < 0) return "
+      << N << "_ERR_FORMAT;\n  *found = rc;\n  *from = NULL;\n  if (rc == 0) return " << N
+      << "_OK;\n"
+         "  int same = t == dtype && r == rank;\n"
+         "  for (uint32_t k = 0; same && k < rank; ++k) same = d[k] == dims[k];\n"
+         "  if (!same || (data && nbytes != bytes))\n"
+         "    return fail(s, "
+      << N
+      << "_ERR_MODEL, \"'%s': model tensor '%s' has another dtype or shape\", name, entry);\n"
+         "  *from = data;\n  return "
+      << N << "_OK;\n}\n\n";
+    // Fill from @init.
+    auto fill = [&](const Value& v, const std::string& ptr) {
+      std::ostringstream f;
+      if (v.init)
+        f << "for (size_t i = 0; i < " << v.numel() << "u; ++i) ((" << c_type(v.dtype) << "*)"
+          << ptr << ")[i] = " << literal(*v.init, v.dtype, "@init of '" + v.name + "'") << ";";
+      else
+        f << "memset(" << ptr << ", 0, " << v.bytes << ");";
+      return f.str();
+    };
+    c << "int " << N << "_create(const char* model_path, " << N
+      << "_state** out, char* err, size_t err_size) {\n"
+         "  *out = NULL;\n  const uint16_t one = 1;\n  unsigned char first;\n  memcpy(&first, "
+         "&one, 1);\n"
+         "  if (first != 1) {\n    snprintf(err, err_size, \"big-endian hosts are not "
+         "supported\");\n    return "
+      << N << "_ERR_IO;\n  }\n  " << N << "_state* s = (" << N << "_state*)calloc(1, sizeof *s);\n"
+      << "  if (!s) {\n    snprintf(err, err_size, \"out of memory\");\n    return " << N
+      << "_ERR_MEMORY;\n  }\n"
+      << "  int rc = " << N << "_oinf_read(model_path, &s->model, err, err_size);\n"
+      << "  if (rc != " << N << "_OK) {\n    free(s);\n    return rc;\n  }\n"
+      << "  s->arena = (unsigned char*)malloc(" << arena_bytes_
+      << "u + 1u);\n  int ok = s->arena != NULL;\n";
+    for (const Value& v : values_) {
+      if (v.storage == "internal") continue;
+      if (v.storage == "arena")
+        c << "  s->v_" << v.name << " = s->arena + " << v.offset << "u;\n";
+      else
+        c << "  s->v_" << v.name << " = calloc(1, " << v.bytes << "u + 1u);\n  ok = ok && s->v_"
+          << v.name << ";\n";
+    }
+    c << "  if (!ok) {\n    " << N
+      << "_destroy(s);\n    snprintf(err, err_size, \"out of memory\");\n    return " << N
+      << "_ERR_MEMORY;\n  }\n";
+    for (const Value& v : values_) {
+      if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
+      c << "  {\n    const unsigned char* from = NULL;\n    int found = 0;\n    rc = link(s, \""
+        << v.name << "\", \"" << v.link << "\", " << dtype_tag(v.dtype) << "u, " << v.shape.size()
+        << "u, dims_" << v.name << ", " << v.bytes << "u, &from, &found);\n"
+        << "    if (rc != " << N
+        << "_OK) {\n      snprintf(err, err_size, \"%s: %s\", model_path, s->error);\n      " << N
+        << "_destroy(s);\n      return rc;\n    }\n";
+      if (v.storage == "step") {
+        // A model declaration without data starts from @init, like an absent entry.
+        c << "    s->from_" << v.name << " = found ? from : NULL;\n";
+      } else {
+        c << "    if (found && from) memcpy(s->v_" << v.name << ", from, " << v.bytes << "u);\n"
+          << "    else if (!found) { " << fill(v, "s->v_" + v.name) << " }\n";
+      }
+      c << "  }\n";
+    }
+    c << "  *out = s;\n  return " << N << "_OK;\n}\n\n";
+    c << "void " << N << "_destroy(" << N << "_state* s) {\n  if (!s) return;\n";
+    for (const Value& v : values_)
+      if (v.storage != "internal" && v.storage != "arena") c << "  free(s->v_" << v.name << ");\n";
+    c << "  free(s->arena);\n  " << N << "_oinf_free(&s->model);\n  free(s);\n}\n\n";
+    c << "const " << N << "_var_info* " << N
+      << "_var(const char* name) {\n"
+         "  for (const "
+      << N
+      << "_var_info* v = vars; v->name; ++v)\n    if (strcmp(v->name, name) == 0) return v;\n"
+         "  return NULL;\n}\n\n";
+    c << "const char* const* " << N << "_outputs(size_t* count) {\n  *count = " << outputs_.size()
+      << "u;\n  return outputs;\n}\n\n";
+    c << "const char* " << N << "_error(const " << N << "_state* s) { return s->error; }\n\n";
+    c << "int " << N << "_insert(" << N
+      << "_state* s, const char* name, const void* data, size_t bytes) {\n";
+    for (const Value& v : values_)
+      if (v.storage == "dynamic")
+        c << "  if (strcmp(name, \"" << v.name << "\") == 0) {\n    if (bytes != " << v.bytes
+          << "u) return fail(s, " << N << "_ERR_INPUT, \"insert '%s': %zu bytes, expected "
+          << v.bytes << "\", name, bytes);\n    memcpy(s->v_" << v.name
+          << ", data, bytes);\n    s->have_" << v.name << " = 1;\n    return " << N
+          << "_OK;\n  }\n";
+    c << "  return fail(s, " << N
+      << "_ERR_NAME, \"insert '%s': no dynamic variable of that name\", name);\n}\n\n";
+    c << "int " << N << "_fetch(const " << N
+      << "_state* s, const char* name, const void** data, size_t* bytes) {\n";
+    for (const Value* v : declared)
+      c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    *data = s->v_" << v->name
+        << ";\n    *bytes = " << v->bytes << "u;\n    return " << N << "_OK;\n  }\n";
+    c << "  snprintf(((" << N
+      << "_state*)s)->error, sizeof s->error, \"fetch '%s': no declared variable of that name\", "
+         "name);\n"
+         "  return "
+      << N << "_ERR_NAME;\n}\n\n";
+    c << kernels;
+    c << "int " << N << "_step(" << N << "_state* s) {\n";
+    for (const Value& v : values_)
+      if (v.storage == "dynamic")
+        c << "  if (!s->have_" << v.name << ") return fail(s, " << N
+          << "_ERR_INPUT, \"dynamic input '" << v.name << "' was not inserted for this step\");\n";
+    for (const Value& v : values_)
+      if (v.storage == "step")
+        c << "  if (s->from_" << v.name << ") memcpy(s->v_" << v.name << ", s->from_" << v.name
+          << ", " << v.bytes << "u);\n  else { " << fill(v, "s->v_" + v.name) << " }\n";
+    c << step_body;
+    for (const Value& v : values_)
+      if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
+    c << "  return " << N << "_OK;\n}\n";
+    return c.str();
+  }
+};
+
+}  // namespace
+
+std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name) {
+  return Generator(plan_json, name).run();
+}
+
+}  // namespace oi::c_emitter
