@@ -1,0 +1,49 @@
+// rope(x, pos) of ops-nn.md for f32, f16 and bf16: one invocation per rotated pair, reading the
+// pair's cos and sin from a table the host computed in f64 for this call's positions (rounded to
+// f32), rotating in f32 and rounding once to x's dtype. 16-bit results are written with atomics
+// (the other half-word belongs to another pair). In place is safe: a pair is read, then written.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "float_controls.glsl"
+#include "half_formats.glsl"
+
+layout(local_size_x = 256) in;
+
+layout(constant_id = 0) const uint DT = 0;  // 0 f32, 3 f16, 4 bf16
+const uint DT_F32 = 0, DT_BF16 = 4;
+
+// p: pairs, T, D/2, interleaved, x / y element offsets; table: (cos, sin) per (t, i).
+layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+layout(std430, binding = 1) readonly buffer X { uint x[]; };
+layout(std430, binding = 2) readonly buffer Table { float table[]; };
+layout(std430, binding = 3) buffer Y { uint y[]; };
+
+float load(uint e) {
+  if (DT == DT_F32) return uintBitsToFloat(x[e]);
+  return widen_half((x[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, DT == DT_BF16);
+}
+
+void store(uint e, float v) {
+  if (DT == DT_F32) {
+    y[e] = floatBitsToUint(v);
+    return;
+  }
+  const uint shift = (e & 1u) * 16u;
+  atomicAnd(y[e >> 1], ~(0xffffu << shift));
+  atomicOr(y[e >> 1], narrow_half(v, DT == DT_BF16) << shift);
+}
+
+void main() {
+  const uint half_d = p[2], stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint j = gl_GlobalInvocationID.x; j < p[0]; j += stride) {
+    const uint i = j % half_d, row = j / half_d, t = row % p[1];
+    const uint base = row * 2u * half_d;
+    const uint ia = base + (p[3] != 0u ? 2u * i : i), ib = ia + (p[3] != 0u ? 1u : half_d);
+    const float a = load(p[4] + ia), b = load(p[4] + ib);
+    const float c = table[2u * (t * half_d + i)], s = table[2u * (t * half_d + i) + 1u];
+    precise float ya = a * c - b * s;
+    precise float yb = a * s + b * c;
+    store(p[5] + ia, ya);
+    store(p[5] + ib, yb);
+  }
+}
