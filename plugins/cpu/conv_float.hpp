@@ -99,8 +99,9 @@ void depthwise(const C* x, const C* w, C* out, const ConvShape& s) {
             const C* r = in + (oh * g.stride_h + kh * g.dil_h - g.pad_top) * g.in_w;
             C* orow = o + oh * g.out_w;
             if (g.stride_w == 1) {
-              const C* rs = r + shift;
-              for (uint64_t ow = wr.lo; ow < wr.hi; ++ow) orow[ow] += wv * rs[ow];
+              const C* rs = r + (wr.lo + shift);  // the input cell of output wr.lo
+              C* os = orow + wr.lo;
+              for (uint64_t k = 0; k < wr.hi - wr.lo; ++k) os[k] += wv * rs[k];
             } else {
               for (uint64_t ow = wr.lo; ow < wr.hi; ++ow)
                 orow[ow] += wv * r[ow * g.stride_w + shift];

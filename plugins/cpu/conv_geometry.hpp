@@ -68,13 +68,15 @@ inline WindowGeometry window_geometry(const oi_kernel_call& call, const char* op
     const auto s = static_cast<uint64_t>(strides[i]), d = static_cast<uint64_t>(dilations[i]);
     const auto pb = static_cast<uint64_t>(pads[i]), pe = static_cast<uint64_t>(pads[n + i]);
     const uint64_t padded = in + pb + pe, span = d * (k - 1) + 1;
+    // An empty axis gives an empty result (ops-nn.md), whatever the window.
+    const bool too_small = padded < span && in != 0;
     const uint64_t want = padded < span ? 0 : (padded - span) / s + 1;
-    if (padded < span || out != want)
+    if (too_small || out != want)
       fail(OI_STATUS_INVALID_ARGUMENT,
            std::string(op) + ": spatial axis " + std::to_string(i) + " of y has " +
                std::to_string(out) + " cells, the window geometry gives " +
-               (padded < span ? std::string("none (window larger than the padded input)")
-                              : std::to_string(want)));
+               (too_small ? std::string("none (window larger than the padded input)")
+                          : std::to_string(want)));
     (is_w ? g.in_w : g.in_h) = in;
     (is_w ? g.out_w : g.out_h) = out;
     (is_w ? g.k_w : g.k_h) = k;

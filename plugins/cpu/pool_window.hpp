@@ -23,10 +23,11 @@ inline WindowGeometry pool_geometry(const oi_kernel_call& call, const char* op,
   if (abi::find_setting(call, "kernel") == nullptr)
     fail(OI_STATUS_INVALID_ARGUMENT, std::string(op) + ": the 'kernel' setting is required");
   const auto kernel = spatial_setting(call, op, "kernel", x.rank - 2, 1, 1);
+  const WindowGeometry g = window_geometry(call, op, kernel, has_dilations);  // y's rank too
   const oi_tensor_desc& y = call.outputs[0];
   if (y.dims[0] != x.dims[0] || y.dims[1] != x.dims[1])
     fail(OI_STATUS_INVALID_ARGUMENT, std::string(op) + ": y must be [N, C, ...] like x");
-  return window_geometry(call, op, kernel, has_dilations);
+  return g;
 }
 
 // The valid taps of one window: kernel rows [kh_lo, kh_hi) and columns [kw_lo, kw_hi).

@@ -36,15 +36,15 @@ ConvShape conv_shape(const oi_kernel_call& call) {
   s.group = static_cast<uint64_t>(group);
   if (call.num_inputs == 3 && (call.inputs[2].rank != 1 || call.inputs[2].dims[0] != w.dims[0]))
     fail(OI_STATUS_INVALID_ARGUMENT, "conv: the bias must be [M], one value per output channel");
-  const oi_tensor_desc& y = call.outputs[0];
-  if (y.dims[0] != x.dims[0] || y.dims[1] != w.dims[0])
-    fail(OI_STATUS_INVALID_ARGUMENT, "conv: y must be [N, M, ...]");
   std::vector<int64_t> kernel;
   for (uint32_t i = 2; i < w.rank; ++i) {
     if (w.dims[i] == 0) fail(OI_STATUS_INVALID_ARGUMENT, "conv: w has an empty kernel");
     kernel.push_back(static_cast<int64_t>(w.dims[i]));
   }
-  s.g = window_geometry(call, "conv", kernel, true);
+  s.g = window_geometry(call, "conv", kernel, true);  // checks y's rank first
+  const oi_tensor_desc& y = call.outputs[0];
+  if (y.dims[0] != x.dims[0] || y.dims[1] != w.dims[0])
+    fail(OI_STATUS_INVALID_ARGUMENT, "conv: y must be [N, M, ...]");
   return s;
 }
 
