@@ -8,8 +8,13 @@ is the 16 kHz branch written by hand, so before writing anything this script che
 branch is the network vad.oi assumes (op sequence, conv strides and pads, the reflect pad of
 64 samples, tensor shapes) and stops with a message naming the difference otherwise.
 
-The tensors keep their ONNX names (`model.encoder.0.reparam_conv.weight`, ...), unchanged in
-value and layout, written by the project's Python writer (python/openinfer).
+The tensors keep their ONNX names (`model.encoder.0.reparam_conv.weight`, ...) and values,
+written by the project's Python writer (python/openinfer). One is rearranged: the STFT basis
+[258, 1, 256] (a 256-tap convolution over samples with hop 128) is stored as
+`model.stft.forward_basis_buffer.blocks` [258, 128, 2], the same convolution over 128-sample
+blocks: 128 input channels, 2 taps, stride 1 (blocks[m, c, k] = basis[m, 0, 128 k + c]). The
+result is identical; the conv then runs as one matrix product instead of 258 one-channel
+filters.
 """
 import argparse
 import hashlib
@@ -112,6 +117,9 @@ def extract(onnx_path):
         if value.dtype != np.float32 or value.shape != shape:
             raise ModelMismatch(f"{name}: {value.dtype}{list(value.shape)}, expected float32{list(shape)}")
         tensors[name] = value
+    basis = tensors.pop("model.stft.forward_basis_buffer")
+    tensors["model.stft.forward_basis_buffer.blocks"] = np.ascontiguousarray(
+        basis.reshape(258, 2, 128).transpose(0, 2, 1))
     return tensors
 
 
