@@ -75,6 +75,35 @@ std::string literal(const json::value& v, const std::string& dtype, const std::s
                      " is not supported yet for " + dtype);
 }
 
+// ops.md's min/max (NaN first operand wins, then the second; -0.0 below +0.0) and relu (a zero
+// result is +0.0, then the clamp), written as the CPU backend computes them.
+const char* const kHelpersC = R"C(#define OI_MINMAX(T, S)                                          \
+  static inline T oi_min_##S(T a, T b) {                          \
+    if (isnan(a)) return a;                                       \
+    if (isnan(b)) return b;                                       \
+    if (a == b) return signbit(a) ? a : b;                        \
+    return a < b ? a : b;                                         \
+  }                                                               \
+  static inline T oi_max_##S(T a, T b) {                          \
+    if (isnan(a)) return a;                                       \
+    if (isnan(b)) return b;                                       \
+    if (a == b) return signbit(a) ? b : a;                        \
+    return a > b ? a : b;                                         \
+  }                                                               \
+  static inline T oi_relu_##S(T a, T alpha, T lo, T hi) {         \
+    T y = a >= 0 ? a : alpha * a;                                 \
+    if (y == 0) y = 0;                                            \
+    if (y < lo) y = lo;                                           \
+    if (y > hi) y = hi;                                           \
+    return y;                                                     \
+  }
+OI_MINMAX(float, f)
+OI_MINMAX(double, d)
+static inline int32_t oi_min_i(int32_t a, int32_t b) { return b < a ? b : a; }
+static inline int32_t oi_max_i(int32_t a, int32_t b) { return b > a ? b : a; }
+
+)C";
+
 class Generator {
  public:
   Generator(const std::string& plan_text, std::string name) : name_(std::move(name)) {
@@ -189,10 +218,18 @@ class Generator {
                       const std::vector<std::string>& a, const json::object& settings, int line) {
     const bool flt = dtype != "i32";
     const std::string where = "op '" + op + "' (line " + std::to_string(line) + ")";
+    const std::set<std::string> allowed =
+        op == "div"    ? std::set<std::string>{"div_by_zero_mask"}
+        : op == "relu" ? std::set<std::string>{"alpha", "negative_slope", "clamp_min", "clamp_max"}
+                       : std::set<std::string>{};
     for (const auto& kv : settings)
-      if (!(op == "div" && kv.key() == "div_by_zero_mask"))
+      if (!allowed.count(std::string(kv.key())))
         throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
                            "' is not supported yet");
+    auto setting = [&](const char* key, const char* fallback) {
+      return settings.contains(key) ? literal(settings.at(key), dtype, key)
+                                    : std::string("(") + c_type(dtype) + ")" + fallback;
+    };
     auto wrap = [&](const char* sym) {
       return "(int32_t)((uint32_t)" + a[0] + " " + sym + " (uint32_t)" + a[1] + ")";
     };
@@ -200,6 +237,17 @@ class Generator {
     if (op == "sub") return flt ? "(" + a[0] + " - " + a[1] + ")" : wrap("-");
     if (op == "mul") return flt ? "(" + a[0] + " * " + a[1] + ")" : wrap("*");
     if (op == "neg") return flt ? "(-" + a[0] + ")" : "(int32_t)(0u - (uint32_t)" + a[0] + ")";
+    const std::string sfx = dtype == "f32" ? "f" : dtype == "f64" ? "d" : "i";
+    if (op == "abs")
+      return flt ? (dtype == "f32" ? "fabsf(" : "fabs(") + a[0] + ")"
+                 : "(" + a[0] + " < 0 ? (int32_t)(0u - (uint32_t)" + a[0] + ") : " + a[0] + ")";
+    if (op == "min" || op == "max") return "oi_" + op + "_" + sfx + "(" + a[0] + ", " + a[1] + ")";
+    if (op == "relu" && flt) {
+      const std::string alpha =
+          settings.contains("alpha") ? setting("alpha", "0") : setting("negative_slope", "0");
+      return "oi_relu_" + sfx + "(" + a[0] + ", " + alpha + ", " +
+             setting("clamp_min", "-INFINITY") + ", " + setting("clamp_max", "INFINITY") + ")";
+    }
     if (op == "div" && flt) {
       if (settings.contains("div_by_zero_mask"))
         return "(" + a[1] + " == 0 ? " +
@@ -306,7 +354,8 @@ class Generator {
          "#if defined(__GNUC__) && !defined(__clang__)\n"
          "#define OI_KERNEL __attribute__((optimize(\"tree-vectorize\", "
          "\"vect-cost-model=dynamic\")))\n"
-         "#else\n#define OI_KERNEL\n#endif\n\n";
+         "#else\n#define OI_KERNEL\n#endif\n\n"
+      << kHelpersC;
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     for (const Value& v : values_)
