@@ -149,7 +149,7 @@ class Bench {
 
   bool wanted(const std::string& name) const { return opt_.only.empty() || opt_.only == name; }
 
-  // Values in [-1, 1) (f32/f16) or [-64, 64) (i8), so that nothing overflows or turns special.
+  // Values in [-1, 1) (f32/f16/bf16) or [-64, 64) (i8): nothing overflows or turns special.
   Operand make(DType dtype, std::vector<uint64_t> dims, uint32_t seed) {
     const uint64_t n = numel(dims);
     const uint64_t bytes = n * oi::dtype_info(dtype).bits / 8;
@@ -163,6 +163,9 @@ class Bench {
         std::memcpy(host.data() + 4 * i, &v, 4);
       } else if (dtype == DType::f16) {
         uint16_t v = oi::f32_to_f16_bits(uni(rng));
+        std::memcpy(host.data() + 2 * i, &v, 2);
+      } else if (dtype == DType::bf16) {
+        uint16_t v = oi::f32_to_bf16_bits(uni(rng));
         std::memcpy(host.data() + 2 * i, &v, 2);
       } else if (dtype == DType::i8) {
         host[i] = static_cast<std::byte>(static_cast<int8_t>(rng() % 128) - 64);
@@ -300,6 +303,7 @@ int main(int argc, char** argv) {
     attempt("relu_f32_16M", [&] { bench.relu("relu_f32_16M", n16m); });
     attempt("add_i8_16M", [&] { bench.binary("add_i8_16M", "add", DType::i8, n16m); });
     attempt("add_f16_16M", [&] { bench.binary("add_f16_16M", "add", DType::f16, n16m); });
+    attempt("add_bf16_16M", [&] { bench.binary("add_bf16_16M", "add", DType::bf16, n16m); });
     attempt("sum_axis0_f32_4096x4096",
             [&] { bench.sum_axis("sum_axis0_f32_4096x4096", 4096, 4096, 0); });
     attempt("sum_axis1_f32_4096x4096",

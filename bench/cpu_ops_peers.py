@@ -162,6 +162,11 @@ def cases_torch(args):
         ch = torch.empty(N16M, dtype=torch.float16)
         emit("torch", "add_f16_16M", run(lambda: torch.add(ah, bh, out=ch)), 6 * N16M, N16M)
         del ah, bh, ch
+        # numpy has no bfloat16: this case is OpenInfer against torch only.
+        ab, bb = f32(N16M).bfloat16(), f32(N16M).bfloat16()
+        cb = torch.empty(N16M, dtype=torch.bfloat16)
+        emit("torch", "add_bf16_16M", run(lambda: torch.add(ab, bb, out=cb)), 6 * N16M, N16M)
+        del ab, bb, cb
         m = f32(4096, 4096)
         o = torch.empty(4096)
         n = 4096 * 4096

@@ -1,5 +1,6 @@
 #include "reduce.hpp"
 
+#include <tbb/task_arena.h>
 #include <xsimd/xsimd.hpp>
 
 #include <algorithm>
@@ -195,6 +196,40 @@ void arg_extreme(const oi_kernel_call& call, const ReducePlan& plan, bool is_max
   for (uint64_t o = 0; o < plan.out_numel; ++o) out_io.st_i(out, o, index[o]);
 }
 
+// acc[j] = src[j] + src[stride + j] + ... over `rows` rows, added in row order for each j.
+// Four rows per pass keep the running sum in a register for four additions.
+template <class F>
+void sum_rows_into(const F* src, uint64_t stride, uint64_t rows, uint64_t n, F* acc) {
+  using batch = xsimd::batch<F>;
+  constexpr uint64_t lanes = batch::size;
+  std::copy(src, src + n, acc);
+  uint64_t r = 1;
+  for (; r + 4 <= rows; r += 4) {
+    const F* r0 = src + r * stride;
+    const F* r1 = r0 + stride;
+    const F* r2 = r1 + stride;
+    const F* r3 = r2 + stride;
+    uint64_t j = 0;
+    for (; j + lanes <= n; j += lanes) {
+      batch v = batch::load_unaligned(acc + j);
+      v = v + batch::load_unaligned(r0 + j);
+      v = v + batch::load_unaligned(r1 + j);
+      v = v + batch::load_unaligned(r2 + j);
+      v = v + batch::load_unaligned(r3 + j);
+      v.store_unaligned(acc + j);
+    }
+    for (; j < n; ++j) acc[j] = ((acc[j] + r0[j]) + r1[j] + r2[j]) + r3[j];
+  }
+  for (; r < rows; ++r) {
+    const F* row = src + r * stride;
+    uint64_t j = 0;
+    for (; j + lanes <= n; j += lanes) {
+      (batch::load_unaligned(acc + j) + batch::load_unaligned(row + j)).store_unaligned(acc + j);
+    }
+    for (; j < n; ++j) acc[j] = acc[j] + row[j];
+  }
+}
+
 // Sum or mean of f32 (f64) into the same dtype when the reduced axes are one contiguous block
 // (outer x len x inner): vectorised with xsimd and spread over oneTBB's workers. With inner == 1
 // each output is a contiguous row, summed in SIMD lanes (an order ops.md's sum tolerance allows);
@@ -244,27 +279,21 @@ bool fast_float_sum(const oi_kernel_call& call, const std::vector<bool>& reduced
     });
     return true;
   }
-  // Column tiles of `tile` outputs, each summed over the reduced rows in input order.
-  constexpr uint64_t tile = 4096;
+  // Column tiles of `tile` outputs, each summed over the reduced rows in input order. A tile's
+  // accumulators stay in L1 while the rows stream past; tiles are small enough that every
+  // thread gets a few (axis 0 of one matrix is a single `outer`), and at least a page wide so
+  // that each row's read is a long sequential run.
+  const uint64_t threads = std::max(1, tbb::this_task_arena::max_concurrency());
+  const uint64_t tile = std::clamp<uint64_t>((inner / (2 * threads) + 63) / 64 * 64, 1024, 4096);
   const uint64_t tiles_per_outer = (inner + tile - 1) / tile;
   parallel_ranges(outer * tiles_per_outer, len * std::min(inner, tile),
                   [&](uint64_t begin, uint64_t end) {
                     for (uint64_t t = begin; t < end; ++t) {
                       const uint64_t o = t / tiles_per_outer, j0 = (t % tiles_per_outer) * tile;
                       const uint64_t n = std::min(tile, inner - j0);
-                      F* acc = out + o * inner + j0;
-                      const F* src = in + o * len * inner + j0;
-                      std::copy(src, src + n, acc);
-                      for (uint64_t r = 1; r < len; ++r) {
-                        const F* row = src + r * inner;
-                        uint64_t j = 0;
-                        for (; j + lanes <= n; j += lanes) {
-                          (batch::load_unaligned(acc + j) + batch::load_unaligned(row + j))
-                              .store_unaligned(acc + j);
-                        }
-                        for (; j < n; ++j) acc[j] = acc[j] + row[j];
-                      }
+                      sum_rows_into(in + o * len * inner + j0, inner, len, n, out + o * inner + j0);
                       if (kind == ReduceKind::Mean) {
+                        F* acc = out + o * inner + j0;
                         for (uint64_t j = 0; j < n; ++j) acc[j] = acc[j] / scale;
                       }
                     }

@@ -7,6 +7,7 @@ namespace {
 
 struct AddOp {
   static constexpr bool simd = true;
+  static constexpr WrapOp wrap = WrapOp::Add;
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (std::is_same_v<T, bool>) {
@@ -19,7 +20,7 @@ struct AddOp {
   }
 };
 
-// Narrow floats, packed integers and bitset: the type-erased path.
+// f8, packed integers and bitset: the type-erased path.
 struct AddGeneric {
   template <class F>
   F fl(F a, F b) const {
@@ -33,7 +34,8 @@ void register_add(KernelList& list) {
                         uint32_t, uint64_t, bool>(list, "add");
   add_accumulate_kernels<AddOp>(list, "add");
   const oi_kernel_fn generic = &generic_kernel<2, AddGeneric>;
-  add_each(list, "add", {kNarrowFloats, kPackedInts, {dt::BITSET}}, 2, generic, true);
+  add_half_kernels(list, "add", &half_binary_kernel<half::Arith::Add>);
+  add_each(list, "add", {{dt::F8}, kPackedInts, {dt::BITSET}}, 2, generic, true);
   for_each_packed_accumulate_pair([&](uint32_t in, uint32_t out) {
     list.add("add", {in, in}, out, OI_KERNEL_MODE_ACCUMULATE, generic);
   });

@@ -60,7 +60,15 @@ void add_div(KernelList& list) {
   }
 }
 
-// f8/bf16/f16 (in f32), i4 and u4: the type-erased path.
+// f16/bf16: computed in f32 in registers (half_simd.hpp), the mask as f32, as DivGeneric does.
+oi_status* half_div_kernel(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  const DivMask mask = DivMask::read(*call, false);
+  half_binary_elementwise(*call, half::Arith::Div, mask.given, static_cast<float>(mask.f));
+  OI_ABI_CATCH(call->host)
+}
+
+// f8 (in f32), i4 and u4: the type-erased path.
 struct DivGeneric {
   DivMask mask;
   static DivGeneric from(const oi_kernel_call& call) {
@@ -78,7 +86,8 @@ struct DivGeneric {
 };
 
 void register_div(KernelList& list) {
-  add_each(list, "div", {kNarrowFloats, {dt::I4, dt::U4}}, 2, &generic_kernel<2, DivGeneric>, true);
+  add_half_kernels(list, "div", &half_div_kernel);
+  add_each(list, "div", {{dt::F8}, {dt::I4, dt::U4}}, 2, &generic_kernel<2, DivGeneric>, true);
   add_div<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>(
       list);
 }

@@ -7,6 +7,7 @@ namespace {
 
 struct MulOp {
   static constexpr bool simd = true;
+  static constexpr WrapOp wrap = WrapOp::Mul;
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (std::is_same_v<T, bool>) {
@@ -19,7 +20,7 @@ struct MulOp {
   }
 };
 
-// Narrow floats, packed integers and bitset: the type-erased path.
+// f8, packed integers and bitset: the type-erased path.
 struct MulGeneric {
   template <class F>
   F fl(F a, F b) const {
@@ -33,7 +34,8 @@ void register_mul(KernelList& list) {
                         uint32_t, uint64_t, bool>(list, "mul");
   add_accumulate_kernels<MulOp>(list, "mul");
   const oi_kernel_fn generic = &generic_kernel<2, MulGeneric>;
-  add_each(list, "mul", {kNarrowFloats, kPackedInts, {dt::BITSET}}, 2, generic, true);
+  add_half_kernels(list, "mul", &half_binary_kernel<half::Arith::Mul>);
+  add_each(list, "mul", {{dt::F8}, kPackedInts, {dt::BITSET}}, 2, generic, true);
   for_each_packed_accumulate_pair([&](uint32_t in, uint32_t out) {
     list.add("mul", {in, in}, out, OI_KERNEL_MODE_ACCUMULATE, generic);
   });

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "../generic_elementwise.hpp"
+#include "../half_simd.hpp"
 #include "../kernel_registry.hpp"
 #include "../unary_elementwise.hpp"
 
@@ -27,6 +28,18 @@ struct FloatRelu {
     y = xsimd::select(y == zero, zero, y);
     y = xsimd::select(y < batch(lo), batch(lo), y);
     return xsimd::select(y > batch(hi), batch(hi), y);
+  }
+};
+
+// alpha 0, no upper bound and a lower bound <= 0 (the default relu): positive and NaN inputs
+// pass, the rest give 0 * a + 0, which is +0 except that -inf gives NaN (0 * -inf), exactly as
+// FloatRelu does; one compare, multiply, add and select per batch.
+template <class T>
+struct PlainRelu {
+  T operator()(T a) const { return a <= T{0} ? a * T{0} + T{0} : a; }
+  xsimd::batch<T> operator()(xsimd::batch<T> a) const {
+    const xsimd::batch<T> zero(T{0});
+    return xsimd::select(a <= zero, a * zero + zero, a);
   }
 };
 
@@ -55,7 +68,11 @@ oi_status* relu_kernel(const oi_kernel_call* call) {
   const double hi = abi::setting_float(*call, "clamp_max", HUGE_VAL);
   if constexpr (std::is_floating_point_v<T>) {
     FloatRelu<T> f{static_cast<T>(alpha_setting(*call)), static_cast<T>(lo), static_cast<T>(hi)};
-    unary_elementwise<T, T>(*call, f);
+    if (f.alpha == T{0} && f.lo <= T{0} && f.hi == std::numeric_limits<T>::infinity()) {
+      unary_elementwise<T, T>(*call, PlainRelu<T>{});
+    } else {
+      unary_elementwise<T, T>(*call, f);
+    }
   } else {
     // The host checked that alpha and the finite bounds are integers that fit T.
     const char* alpha_name = abi::find_setting(*call, "alpha") ? "alpha" : "negative_slope";
@@ -68,7 +85,26 @@ oi_status* relu_kernel(const oi_kernel_call* call) {
   OI_ABI_CATCH(call->host)
 }
 
-// f8/bf16/f16 in f32 and i4: the type-erased path, same rules.
+// f16/bf16: in f32 in registers (half_simd.hpp), rounded once, the settings as f32 like
+// GenericRelu; large outputs not in place are streamed.
+oi_status* half_relu_kernel(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  const half::Format format =
+      call->outputs[0].dtype == OI_DTYPE_F16 ? half::Format::F16 : half::Format::BF16;
+  const std::byte* in = input_data(*call, 0);
+  std::byte* out = output_data(*call, 0);
+  const uint64_t count = abi::element_count(call->outputs[0]);
+  const half::ReluParams p{static_cast<float>(alpha_setting(*call)),
+                           static_cast<float>(abi::setting_float(*call, "clamp_min", -HUGE_VAL)),
+                           static_cast<float>(abi::setting_float(*call, "clamp_max", HUGE_VAL)),
+                           count * 2 >= kStreamOutputBytes && in != out};
+  parallel_ranges(count, 1, [&](uint64_t begin, uint64_t end) {
+    half::relu(format, in + 2 * begin, out + 2 * begin, end - begin, p);
+  });
+  OI_ABI_CATCH(call->host)
+}
+
+// f8 in f32 and i4: the type-erased path, same rules.
 struct GenericRelu {
   double alpha, lo, hi;
   IntRelu<int64_t> ints;
@@ -107,7 +143,8 @@ void add_relu(KernelList& list) {
 
 void register_relu(KernelList& list) {
   add_relu<float, double, int8_t, int16_t, int32_t, int64_t>(list);
-  add_each(list, "relu", {kNarrowFloats, {dt::I4}}, 1, &generic_kernel<1, GenericRelu>, true);
+  add_each(list, "relu", {{dt::F16, dt::BF16}}, 1, &half_relu_kernel, true);
+  add_each(list, "relu", {{dt::F8}, {dt::I4}}, 1, &generic_kernel<1, GenericRelu>, true);
 }
 
 const KernelRegistration registration(register_relu);

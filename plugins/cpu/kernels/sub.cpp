@@ -7,6 +7,7 @@ namespace {
 
 struct SubOp {
   static constexpr bool simd = true;
+  static constexpr WrapOp wrap = WrapOp::Sub;
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (is_wrapping_int_v<T>) {
@@ -17,7 +18,7 @@ struct SubOp {
   }
 };
 
-// Narrow floats, packed integers: the type-erased path.
+// f8, packed integers: the type-erased path.
 struct SubGeneric {
   template <class F>
   F fl(F a, F b) const {
@@ -31,7 +32,8 @@ void register_sub(KernelList& list) {
                         uint32_t, uint64_t>(list, "sub");
   add_accumulate_kernels<SubOp>(list, "sub");
   const oi_kernel_fn generic = &generic_kernel<2, SubGeneric>;
-  add_each(list, "sub", {kNarrowFloats, kPackedInts}, 2, generic, true);
+  add_half_kernels(list, "sub", &half_binary_kernel<half::Arith::Sub>);
+  add_each(list, "sub", {{dt::F8}, kPackedInts}, 2, generic, true);
   for_each_packed_accumulate_pair([&](uint32_t in, uint32_t out) {
     list.add("sub", {in, in}, out, OI_KERNEL_MODE_ACCUMULATE, generic);
   });
