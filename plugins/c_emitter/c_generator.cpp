@@ -127,20 +127,10 @@ class Generator {
     const auto& steps = blocks.at(0).at("steps").as_array();
     int64_t position = 0;
     for (const auto& st : steps) {
-      const std::string kind = str(st.at("kind"));
       for (const Value& v : values_)
         if (v.storage == "arena" && v.zero_fill && v.live_first == position)
           step_body << "  memset(s->v_" << v.name << ", 0, " << v.bytes << ");\n";
-      if (kind == "kernel") {
-        const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
-        kernels << kernel(k.as_object());
-        step_body << "  kernel_" << k.at("id").as_int64() << "(s);\n";
-      } else if (kind == "return") {
-        for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
-      } else if (kind != "barrier" && kind != "dep") {
-        throw CUnsupported("c emitter: '" + kind + "' steps (line " +
-                           json::serialize(st.at("line")) + ") are not supported yet");
-      }
+      emit_step(st.as_object(), kernels, step_body, "  ");
       ++position;
     }
     return {{name_ + ".h", header()},
@@ -149,6 +139,46 @@ class Generator {
   }
 
  private:
+  // One step of a block, `indent` deep; loops recurse into their bodies.
+  void emit_step(const json::object& st, std::ostringstream& kernels, std::ostringstream& body,
+                 const std::string& indent) {
+    const std::string kind = str(st.at("kind"));
+    if (kind == "kernel") {
+      const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
+      kernels << kernel(k.as_object());
+      body << indent << "kernel_" << k.at("id").as_int64() << "(s);\n";
+    } else if (kind == "return") {
+      for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
+    } else if (kind == "loop") {
+      // dsl.md: the bounds are read once when the loop starts; start >= end runs nothing.
+      const std::string index = "i_" + str(st.at("index"));
+      body << indent << "for (int64_t " << index << " = " << bound(st.at("start"), st) << ", "
+           << index << "_end = " << bound(st.at("end"), st) << "; " << index << " < " << index
+           << "_end; ++" << index << ") {\n";
+      for (const auto& b : st.at("body").as_array())
+        emit_step(b.as_object(), kernels, body, indent + "  ");
+      body << indent << "}\n";
+    } else if (kind != "barrier" && kind != "dep") {
+      throw CUnsupported("c emitter: '" + kind + "' steps (line " + json::serialize(st.at("line")) +
+                         ") are not supported yet");
+    }
+  }
+
+  // A loop bound: an integer literal, a size variable, or an i32 scalar variable.
+  std::string bound(const json::value& b, const json::object& st) const {
+    const std::string text = str(b);
+    if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos)
+      return "(int64_t)" + text;
+    const auto& sizes = root_.at("sizevars").as_object();
+    if (sizes.contains(text)) return "(int64_t)" + json::serialize(sizes.at(text));
+    auto it = index_.find(text);
+    if (it != index_.end() && values_[it->second].dtype == "i32" &&
+        values_[it->second].numel() == 1)
+      return "(int64_t)*(const int32_t*)s->v_" + text;
+    throw CUnsupported("c emitter: loop bound '" + text + "' (line " +
+                       json::serialize(st.at("line")) + ") is not supported yet");
+  }
+
   json::value root_;
   std::string name_;
   std::vector<Value> values_;

@@ -231,6 +231,9 @@ std::string Plan::to_json() const {
   dev["prefer_fusion"] = device.preferences.prefer_fusion;
   dev["max_kernel_ops"] = device.preferences.max_kernel_ops;
   root["device"] = std::move(dev);
+  json::object sizes;  // loop bounds and dims may name them
+  for (const SizeVarEntry& sv : model.sizevars()) sizes[sv.name] = sv.value;
+  root["sizevars"] = std::move(sizes);
   json::array vals;
   for (const PlanValue& v : values) vals.push_back(value_json(v));
   root["values"] = std::move(vals);
