@@ -10,6 +10,7 @@
 
 #include "blas_matmul.hpp"
 #include "conv_geometry.hpp"
+#include "conv_simd.hpp"
 #include "parallel.hpp"
 
 namespace oi::cpu {
@@ -40,7 +41,11 @@ void im2col(const C* x, C* col, const WindowGeometry& g, uint64_t images) {
         const C* r = in + (oh * g.stride_h + kh * g.dil_h - g.pad_top) * g.in_w;
         const uint64_t shift = kw * g.dil_w - g.pad_left;  // wraps; only used with ow >= w.lo
         std::fill(o, o + w.lo, C(0));
-        for (uint64_t ow = w.lo; ow < w.hi; ++ow) o[ow] = r[ow * g.stride_w + shift];
+        if (g.stride_w == 1) {
+          std::copy(r + (w.lo + shift), r + (w.hi + shift), o + w.lo);
+        } else {
+          for (uint64_t ow = w.lo; ow < w.hi; ++ow) o[ow] = r[ow * g.stride_w + shift];
+        }
         std::fill(o + w.hi, o + g.out_w, C(0));
       }
       std::fill(out + h.hi * g.out_w, out + P, C(0));
@@ -68,11 +73,7 @@ void grouped_matmul(const C* a, const C* col, C* out, uint64_t batches, uint64_t
       const C* bm = col + b * K * P;
       C* o = out + row * P;
       std::fill(o, o + P, C(0));
-      for (uint64_t k = 0; k < K; ++k) {
-        const C av = ar[k];
-        const C* br = bm + k * P;
-        for (uint64_t j = 0; j < P; ++j) o[j] += av * br[j];
-      }
+      for (uint64_t k = 0; k < K; ++k) axpy<C>(P, ar[k], bm + k * P, o);
     }
   });
 }
@@ -99,9 +100,8 @@ void depthwise(const C* x, const C* w, C* out, const ConvShape& s) {
             const C* r = in + (oh * g.stride_h + kh * g.dil_h - g.pad_top) * g.in_w;
             C* orow = o + oh * g.out_w;
             if (g.stride_w == 1) {
-              const C* rs = r + (wr.lo + shift);  // the input cell of output wr.lo
-              C* os = orow + wr.lo;
-              for (uint64_t k = 0; k < wr.hi - wr.lo; ++k) os[k] += wv * rs[k];
+              // r + (wr.lo + shift) is the input cell of output wr.lo
+              axpy<C>(wr.hi - wr.lo, wv, r + (wr.lo + shift), orow + wr.lo);
             } else {
               for (uint64_t ow = wr.lo; ow < wr.hi; ++ow)
                 orow[ow] += wv * r[ow * g.stride_w + shift];
@@ -139,9 +139,7 @@ void conv_compute(const C* x, const C* w, const C* bias, C* y, const ConvShape& 
   if (bias != nullptr) {
     parallel_ranges(g.batch * M, P, [&](uint64_t begin, uint64_t end) {
       for (uint64_t plane = begin; plane < end; ++plane) {
-        const C b = bias[plane % M];
-        C* o = y + plane * P;
-        for (uint64_t j = 0; j < P; ++j) o[j] += b;
+        add_scalar<C>(P, bias[plane % M], y + plane * P);
       }
     });
   }

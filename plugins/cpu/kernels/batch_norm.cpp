@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "../conv_simd.hpp"
 #include "../dtype_io.hpp"
 #include "../element_types.hpp"
 #include "../generic_elementwise.hpp"
@@ -39,11 +40,16 @@ void batch_norm(const oi_kernel_call& call, C eps) {
   const std::byte* px = input_data(call, 0);
   std::byte* py = output_data(call, 0);
   const bool own_type = x.dtype == dtype_tag_v<C>;
+  const bool aligned = reinterpret_cast<uintptr_t>(px) % alignof(C) == 0 &&
+                       reinterpret_cast<uintptr_t>(py) % alignof(C) == 0;
   parallel_ranges(N * channels, inner, [&](uint64_t begin, uint64_t end) {
     for (uint64_t plane = begin; plane < end; ++plane) {
       const uint64_t c = plane % channels, base = plane * inner;
       const C m = mul[c], mu = mean[c], b = bias[c];
-      if (own_type) {
+      if (own_type && aligned) {
+        shift_scale_add<C>(inner, reinterpret_cast<const C*>(px) + base, mu, m, b,
+                           reinterpret_cast<C*>(py) + base);
+      } else if (own_type) {
         for (uint64_t i = base; i < base + inner; ++i)
           store<C>(py, i, (load<C>(px, i) - mu) * m + b);
       } else if constexpr (std::is_same_v<C, float>) {
