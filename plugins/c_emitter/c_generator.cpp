@@ -158,10 +158,47 @@ class Generator {
       for (const auto& b : st.at("body").as_array())
         emit_step(b.as_object(), kernels, body, indent + "  ");
       body << indent << "}\n";
+    } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
+      const Value &from = whole(st, "from"), &to = whole(st, "to");
+      body << indent << "memcpy(s->v_" << to.name << ", s->v_" << from.name << ", " << to.bytes
+           << "u);\n";
+    } else if (kind == "cache.increment" || kind == "cache.decrement") {
+      const Value& v = value(str(st.at("var")));
+      if (v.dtype != "i32" || v.numel() != 1)
+        throw CUnsupported("c emitter: " + kind + " of " + v.dtype + " '" + v.name +
+                           "' is not supported yet (i32 scalars)");
+      const std::string p = "*(int32_t*)s->v_" + v.name;
+      // Integer arithmetic wraps (ops.md): through uint32_t, never signed overflow.
+      body << indent << p << " = (int32_t)((uint32_t)" << p
+           << (kind == "cache.increment" ? " + " : " - ") << "(uint32_t)"
+           << st.at("amount").to_number<int64_t>() << "ll);\n";
+    } else if (kind == "cache.reset") {
+      const Value& v = whole(st, "target");
+      body << indent << fill_code(v, "s->v_" + v.name) << "\n";
     } else if (kind != "barrier" && kind != "dep") {
       throw CUnsupported("c emitter: '" + kind + "' steps (line " + json::serialize(st.at("line")) +
                          ") are not supported yet");
     }
+  }
+
+  // dsl.md's start-of-life value: @init, else zeros.
+  static std::string fill_code(const Value& v, const std::string& ptr) {
+    std::ostringstream f;
+    if (v.init)
+      f << "for (size_t i = 0; i < " << v.numel() << "u; ++i) ((" << c_type(v.dtype) << "*)" << ptr
+        << ")[i] = " << literal(*v.init, v.dtype, "@init of '" + v.name + "'") << ";";
+    else
+      f << "memset(" << ptr << ", 0, " << v.bytes << ");";
+    return f.str();
+  }
+
+  // A whole variable named in a copy step; table entries, slices and parts are refused.
+  const Value& whole(const json::object& st, const char* key) const {
+    const std::string text = str(st.at(key));
+    if (text.find('[') != std::string::npos)
+      throw CUnsupported("c emitter: '" + text + "' in a " + str(st.at("kind")) + " step (line " +
+                         json::serialize(st.at("line")) + ") is not supported yet");
+    return value(text);
   }
 
   // A loop bound: an integer literal, a size variable, or an i32 scalar variable.
@@ -440,15 +477,7 @@ class Generator {
          "  *from = data;\n  return "
       << N << "_OK;\n}\n\n";
     // Fill from @init.
-    auto fill = [&](const Value& v, const std::string& ptr) {
-      std::ostringstream f;
-      if (v.init)
-        f << "for (size_t i = 0; i < " << v.numel() << "u; ++i) ((" << c_type(v.dtype) << "*)"
-          << ptr << ")[i] = " << literal(*v.init, v.dtype, "@init of '" + v.name + "'") << ";";
-      else
-        f << "memset(" << ptr << ", 0, " << v.bytes << ");";
-      return f.str();
-    };
+    auto fill = [&](const Value& v, const std::string& ptr) { return fill_code(v, ptr); };
     c << "int " << N << "_create(const char* model_path, " << N
       << "_state** out, char* err, size_t err_size) {\n"
          "  *out = NULL;\n  const uint16_t one = 1;\n  unsigned char first;\n  memcpy(&first, "
