@@ -305,6 +305,30 @@ BOOST_AUTO_TEST_CASE(misaligned_offsets_are_refused_not_miscomputed) {
                     oi::Error);
 }
 
+// ops-nn.md: an index out of range is a run-time error naming the op, the index and the bound,
+// never a read outside the tensor; the output is left alone.
+BOOST_AUTO_TEST_CASE(gather_out_of_range_is_an_error_naming_index_and_bound) {
+  const std::vector<float> data{1, 2, 3, 4, 5, 6};
+  const std::vector<int32_t> idx{1, -3, 3};
+  auto bd = upload(data), bi = upload(idx);
+  const std::vector<float> sentinel(6, -9.0f);
+  auto by = upload(sentinel);
+  const std::vector<uint64_t> dd{3, 2}, di{3};
+  oi::TensorArg ins[] = {{DType::f32, dd, bd.get(), 0}, {DType::i32, di, bi.get(), 0}};
+  oi::TensorArg outs[] = {{DType::f32, dd, by.get(), 0}};
+  oi::KernelSetting axis[] = {{"axis", int64_t{0}}};
+  try {
+    gpu()->run(kernel("gather", {DType::f32, DType::i32}, DType::f32), ins, outs, axis);
+    BOOST_ERROR("gather with index 3 of 3 did not fail");
+  } catch (const oi::Error& e) {
+    const std::string what = e.what();
+    BOOST_TEST(what.find("gather") != std::string::npos, what);
+    BOOST_TEST(what.find("index 3") != std::string::npos, what);
+    BOOST_TEST(what.find("size 3") != std::string::npos, what);
+  }
+  BOOST_TEST((download<float>(*by, 6) == sentinel));
+}
+
 // More elements than one dispatch has invocations (65535 groups of 256): the grid-stride loop.
 BOOST_AUTO_TEST_CASE(fill_and_add_beyond_one_grid) {
   const uint64_t n = 65535ull * 256 + 1000;

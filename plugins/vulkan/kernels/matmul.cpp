@@ -1,5 +1,5 @@
 // matmul f32: [..., M, K] x [..., K, N] -> [..., M, N] with numpy batch broadcasting (ops.md),
-// on shaders/matmul.comp. Dot products accumulate in f32 in tile order (within the matmul
+// on shaders/matmul_tiled.comp. Dot products accumulate in f32 in tile order (within the matmul
 // tolerance of ops.md). Not registered in place: tiles would overwrite operands still read.
 #include <limits>
 
@@ -9,7 +9,7 @@
 namespace oi::vulkan {
 namespace {
 
-constexpr uint32_t kTile = 16;  // local_size of shaders/matmul.comp
+constexpr uint32_t kTile = 64;  // the output tile of shaders/matmul_tiled.comp
 
 uint32_t fit32(uint64_t v) {
   if (v > std::numeric_limits<uint32_t>::max()) {
@@ -62,7 +62,7 @@ oi_status* matmul_f32(const oi_kernel_call* call) {
   fit32(M * K * batches);
   const uint64_t gx = (N + kTile - 1) / kTile, gy = (M + kTile - 1) / kTile;
   if (gx > 65535 || gy > 65535) {
-    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan matmul: M or N above 1048560");
+    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan matmul: M or N above 4194240");
   }
   Dispatch job;
   job.shader = "matmul_f32";
