@@ -46,11 +46,12 @@ const char* c_type(const std::string& dtype) {
   if (dtype == "f32") return "float";
   if (dtype == "f64") return "double";
   if (dtype == "i32") return "int32_t";
+  if (dtype == "bool") return "uint8_t";  // storage only: no kernel computes on it yet
   return nullptr;
 }
 
 uint32_t dtype_tag(const std::string& dtype) {
-  return dtype == "f32" ? 10 : dtype == "f64" ? 11 : 3;
+  return dtype == "f32" ? 10 : dtype == "f64" ? 11 : dtype == "bool" ? 12 : 3;
 }
 
 std::string number(double v) {
@@ -119,36 +120,60 @@ class Generator {
 
   std::vector<GeneratedFile> run() {
     const auto& blocks = root_.at("blocks").as_array();
-    for (const auto& b : blocks)
-      if (str(b.at("name")) != "entry")
-        throw CUnsupported("c emitter: block '" + str(b.at("name")) + "' (" + str(b.at("role")) +
-                           ") is not supported yet: this emitter handles entry alone");
-    std::ostringstream kernels, step_body;
+    std::ostringstream kernels, block_protos, block_defs, step_body;
+    // Branch targets become functions (a call: execution continues after the branch).
+    for (const auto& b : blocks) {
+      const std::string name = str(b.at("name")), role = str(b.at("role"));
+      if (role == "entry") continue;
+      if (role != "branch")
+        throw CUnsupported("c emitter: block '" + name + "' (" + role +
+                           ", yield/await) is not supported yet");
+      block_protos << "static void block_" << name << "(" << name_ << "_state* s);\n";
+      std::ostringstream body;
+      for (const auto& st : b.at("steps").as_array())
+        emit_step(st.as_object(), kernels, body, "  ", false);
+      block_defs << "static void block_" << name << "(" << name_ << "_state* s) {\n"
+                 << body.str() << "}\n\n";
+    }
     const auto& steps = blocks.at(0).at("steps").as_array();
     int64_t position = 0;
     for (const auto& st : steps) {
       for (const Value& v : values_)
         if (v.storage == "arena" && v.zero_fill && v.live_first == position)
           step_body << "  memset(s->v_" << v.name << ", 0, " << v.bytes << ");\n";
-      emit_step(st.as_object(), kernels, step_body, "  ");
+      emit_step(st.as_object(), kernels, step_body, "  ", true);
       ++position;
     }
     return {{name_ + ".h", header()},
-            {name_ + ".c", source(kernels.str(), step_body.str())},
+            {name_ + ".c",
+             source(kernels.str() + block_protos.str() + "\n" + block_defs.str(), step_body.str())},
             {name_ + "_main.c", replace_name(kMainC, name_)}};
   }
 
  private:
   // One step of a block, `indent` deep; loops recurse into their bodies.
   void emit_step(const json::object& st, std::ostringstream& kernels, std::ostringstream& body,
-                 const std::string& indent) {
+                 const std::string& indent, bool entry) {
     const std::string kind = str(st.at("kind"));
     if (kind == "kernel") {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
       kernels << kernel(k.as_object());
       body << indent << "kernel_" << k.at("id").as_int64() << "(s);\n";
     } else if (kind == "return") {
-      for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
+      if (entry)
+        for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
+    } else if (kind == "branch") {
+      const std::string cond = str(st.at("cond"));
+      if (cond.empty()) {
+        body << indent << "block_" << str(st.at("then")) << "(s);\n";
+      } else {
+        const Value& c = value(cond);
+        if (c.dtype != "bool" || c.numel() != 1)
+          throw std::runtime_error("branch condition '" + cond + "' is not a bool scalar");
+        body << indent << "if (*(const uint8_t*)s->v_" << cond << ") block_" << str(st.at("then"))
+             << "(s);\n"
+             << indent << "else block_" << str(st.at("else")) << "(s);\n";
+      }
     } else if (kind == "loop") {
       // dsl.md: the bounds are read once when the loop starts; start >= end runs nothing.
       const std::string index = "i_" + str(st.at("index"));
@@ -156,7 +181,7 @@ class Generator {
            << index << "_end = " << bound(st.at("end"), st) << "; " << index << " < " << index
            << "_end; ++" << index << ") {\n";
       for (const auto& b : st.at("body").as_array())
-        emit_step(b.as_object(), kernels, body, indent + "  ");
+        emit_step(b.as_object(), kernels, body, indent + "  ", entry);
       body << indent << "}\n";
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
       const Value &from = whole(st, "from"), &to = whole(st, "to");
@@ -285,6 +310,8 @@ class Generator {
                       const std::vector<std::string>& a, const json::object& settings, int line) {
     const bool flt = dtype != "i32";
     const std::string where = "op '" + op + "' (line " + std::to_string(line) + ")";
+    if (dtype != "f32" && dtype != "f64" && dtype != "i32")
+      throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
     const std::set<std::string> allowed =
         op == "div"    ? std::set<std::string>{"div_by_zero_mask"}
         : op == "relu" ? std::set<std::string>{"alpha", "negative_slope", "clamp_min", "clamp_max"}
