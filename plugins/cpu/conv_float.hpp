@@ -9,19 +9,12 @@
 #include <vector>
 
 #include "blas_matmul.hpp"
+#include "conv_gemm.hpp"
 #include "conv_geometry.hpp"
 #include "conv_simd.hpp"
 #include "parallel.hpp"
 
 namespace oi::cpu {
-
-struct ConvShape {
-  WindowGeometry g;
-  uint64_t out_channels = 0, group = 1;
-  uint64_t in_per_group() const { return g.channels / group; }
-  uint64_t out_per_group() const { return out_channels / group; }
-  uint64_t inner() const { return in_per_group() * g.taps(); }  // K of each group's matmul
-};
 
 // Rows (image, channel, kh, kw) of the column matrix of `images` images, each of P outputs.
 template <class C>
@@ -122,6 +115,8 @@ void conv_compute(const C* x, const C* w, const C* bias, C* y, const ConvShape& 
   if (g.batch * M * P == 0) return;
   if (s.in_per_group() == 1 && g.taps() > 1) {
     depthwise(x, w, y, s);
+  } else if (stride1_conv_gemm<C>(x, w, y, s)) {
+    // done without a column matrix
   } else if (g.taps() == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
              g.pad_left == 0 && P == g.in_plane()) {
     grouped_matmul(w, x, y, g.batch * G, G, Mg, K, P);  // x is already the column matrix

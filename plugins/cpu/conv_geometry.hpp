@@ -26,6 +26,15 @@ struct WindowGeometry {
   uint64_t taps() const { return k_h * k_w; }
 };
 
+// conv's shape: the window geometry of x plus the output channels and the group count.
+struct ConvShape {
+  WindowGeometry g;
+  uint64_t out_channels = 0, group = 1;
+  uint64_t in_per_group() const { return g.channels / group; }
+  uint64_t out_per_group() const { return out_channels / group; }
+  uint64_t inner() const { return in_per_group() * g.taps(); }  // K of each group's matmul
+};
+
 // A per-spatial-axis list setting, or `fallback` on every axis when absent.
 inline std::vector<int64_t> spatial_setting(const oi_kernel_call& call, const char* op,
                                             const char* name, uint32_t count, int64_t fallback,
