@@ -476,13 +476,13 @@ class Generator {
       if (v.storage == "dynamic") c << "  int have_" << v.name << ";\n";
     }
     c << "};\n\n";
-    c << "static int fail(" << N
+    c << "static inline int fail(" << N
       << "_state* s, int code, const char* fmt, ...) {\n"
          "  va_list args;\n  va_start(args, fmt);\n  vsnprintf(s->error, sizeof s->error, fmt, "
          "args);\n"
          "  va_end(args);\n  return code;\n}\n\n";
     // Model entries: checked against the declaration; NULL source = zeros (no data).
-    c << "static int link(" << N
+    c << "static inline int link(" << N
       << "_state* s, const char* name, const char* entry, uint32_t dtype,\n"
          "                uint32_t rank, const uint64_t* dims, size_t bytes, const unsigned char** "
          "from,\n"
