@@ -210,8 +210,14 @@ double exp_shift_sum(double* s, uint64_t n, double m) {
 template <class T>
 T row_update(T* s, uint64_t n, T& m, T& l) {
   const T m_new = std::max(m, row_max(s, n));
-  if (m_new == -std::numeric_limits<T>::infinity()) {  // every key masked so far
-    std::fill(s, s + n, T{0});
+  if (m_new == -std::numeric_limits<T>::infinity()) {
+    // Every score so far is -inf (masked) or NaN: masked keys weigh 0, a NaN makes the row NaN.
+    bool nan = false;
+    for (uint64_t j = 0; j < n; ++j) {
+      nan = nan || std::isnan(s[j]);
+      s[j] = std::isnan(s[j]) ? s[j] : T{0};
+    }
+    if (nan) l = std::numeric_limits<T>::quiet_NaN();
     return T{1};
   }
   const T alpha = std::exp(m - m_new);  // 0 when m was -inf

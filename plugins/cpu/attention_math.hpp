@@ -24,7 +24,8 @@ void attention_accumulate(const T* a, uint64_t lda, const T* b, uint64_t ldb, T*
 // scores (-inf where masked). Updates the running max `m` and sum `l`, overwrites s[0, n)
 // with e^(s - m_new) (0 where masked), and returns e^(m_old - m_new), the factor by which the
 // row's output accumulated so far must be multiplied. A row with every score -inf so far keeps
-// m = -inf, l = 0 and gets s all 0 (so its output stays 0, not NaN). NaN scores propagate.
+// m = -inf, l = 0 and gets s all 0 (so its output stays 0, not NaN). A NaN score makes the
+// row's sum, and so its output, NaN.
 float attention_row_update(float* s, uint64_t n, float& m, float& l);
 double attention_row_update(double* s, uint64_t n, double& m, double& l);
 

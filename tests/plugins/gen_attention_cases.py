@@ -229,6 +229,17 @@ for t in ["f32", "f16"]:
     attention_case(t, *qkv(t, (0, 3, 4), (1, 3, 4), (1, 3, 5)))
     attention_case(t, *qkv(t, (2, 3, 0), (2, 3, 0), (2, 3, 5)))
 
+# NaN in q makes its row NaN (as softmax does), unless a bool mask drops every key of the row.
+for t in ["f32", "f64", "f16"]:
+    q, k, v = qkv(t, (2, 3, 4), (2, 5, 4), (2, 5, 3))
+    q[0, 1, 2] = math.nan
+    q[1, 0, 0] = math.nan
+    attention_case(t, q, k, v)
+    bm = np.ones((2, 3, 5), dtype=bool)
+    bm[0, 1, :] = False
+    bm[1, 2, 1] = False
+    attention_case(t, q, k, v, bm, "bool")
+
 
 # --- rope -----------------------------------------------------------------------------------
 def rope_ref(x, pos, theta=10000.0, interleaved=False):

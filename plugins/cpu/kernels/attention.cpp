@@ -46,13 +46,15 @@ struct Operand {
   }
 };
 
+// A bool mask drops a key outright (even where its score is NaN); a float mask is added.
 template <class C>
-C mask_value(const ElemIO& io, const std::byte* data, uint64_t i) {
-  if (io.is_bool) return io.ld_i(data, i) != 0 ? C{0} : -std::numeric_limits<C>::infinity();
-  if constexpr (std::is_same_v<C, float>) {
-    return io.ld_f32(data, i);
+void apply_mask(const ElemIO& io, const std::byte* data, uint64_t i, C& score) {
+  if (io.is_bool) {
+    if (io.ld_i(data, i) == 0) score = -std::numeric_limits<C>::infinity();
+  } else if constexpr (std::is_same_v<C, float>) {
+    score += io.ld_f32(data, i);
   } else {
-    return io.ld_f64(data, i);
+    score += io.ld_f64(data, i);
   }
 }
 
@@ -106,7 +108,7 @@ void run_attention(const oi_kernel_call& call) {
           if (has_mask) {
             const uint64_t base = lay.mask_base[b] + (i0 + r) * lay.mask_row_stride;
             for (uint64_t j = 0; j < seen; ++j)
-              s[j] += mask_value<C>(*mask_io, mask, base + (j0 + j) * lay.mask_col_stride);
+              apply_mask<C>(*mask_io, mask, base + (j0 + j) * lay.mask_col_stride, s[j]);
           }
           std::fill(s + seen, s + n, -std::numeric_limits<C>::infinity());
           const C alpha = attention_row_update(s, n, row_max[r], row_sum[r]);
