@@ -125,9 +125,9 @@ class Generator {
     for (const auto& b : blocks) {
       const std::string name = str(b.at("name")), role = str(b.at("role"));
       if (role == "entry") continue;
-      if (role != "branch")
-        throw CUnsupported("c emitter: block '" + name + "' (" + role +
-                           ", yield/await) is not supported yet");
+      if (role != "branch" && role != "consumer")
+        throw CUnsupported("c emitter: block '" + name + "' (" + role + ") is not supported yet");
+      if (role == "consumer") consumer_writes_[name] = block_writes(b.at("steps").as_array());
       block_protos << "static void block_" << name << "(" << name_ << "_state* s);\n";
       std::ostringstream body;
       for (const auto& st : b.at("steps").as_array())
@@ -200,6 +200,37 @@ class Generator {
     } else if (kind == "cache.reset") {
       const Value& v = whole(st, "target");
       body << indent << fill_code(v, "s->v_" + v.name) << "\n";
+    } else if (kind == "yield" && entry) {
+      // dsl.md's deterministic result: the consumers one after another in source order, each
+      // from the yielded snapshot. A value a consumer writes is kept aside and the snapshot put
+      // back for the next consumers; the results land here (entry does not touch the yielded
+      // values before its await).
+      std::vector<std::string> names;
+      for (const auto& n : st.at("names").as_array()) names.push_back(str(n));
+      body << indent << "/* yield: consumers run here, in source order, from the snapshot */\n";
+      for (const auto& n : names) {
+        yielded_.insert(n);
+        body << indent << "memcpy(s->snap_" << n << ", s->v_" << n << ", " << value(n).bytes
+             << "u);\n";
+      }
+      std::set<std::string> written;
+      for (const auto& t : st.at("tasks").as_array()) {
+        const std::string task = str(t);
+        body << indent << "block_" << task << "(s);\n";
+        for (const auto& n : names)
+          if (consumer_writes_[task].count(n)) {
+            written.insert(n);
+            body << indent << "memcpy(s->res_" << n << ", s->v_" << n << ", " << value(n).bytes
+                 << "u);\n"
+                 << indent << "memcpy(s->v_" << n << ", s->snap_" << n << ", " << value(n).bytes
+                 << "u);\n";
+          }
+      }
+      for (const auto& n : written)
+        body << indent << "memcpy(s->v_" << n << ", s->res_" << n << ", " << value(n).bytes
+             << "u);\n";
+    } else if (kind == "yield" || kind == "await") {
+      // a consumer's own await/yield, and entry's await: nothing left to wait for.
     } else if (kind != "barrier" && kind != "dep") {
       throw CUnsupported("c emitter: '" + kind + "' steps (line " + json::serialize(st.at("line")) +
                          ") are not supported yet");
@@ -241,6 +272,30 @@ class Generator {
                        json::serialize(st.at("line")) + ") is not supported yet");
   }
 
+  // The values a block's steps write (loops included).
+  std::set<std::string> block_writes(const json::array& steps) const {
+    std::set<std::string> out;
+    for (const auto& jst : steps) {
+      const auto& st = jst.as_object();
+      const std::string kind = str(st.at("kind"));
+      if (kind == "kernel")
+        for (const auto& w :
+             root_.at("kernels").as_array().at(st.at("kernel").as_int64()).at("writes").as_array())
+          out.insert(str(w));
+      if (kind == "transfer" || kind == "cache.read" || kind == "cache.write")
+        out.insert(str(st.at("to")));
+      if (kind == "cache.increment" || kind == "cache.decrement") out.insert(str(st.at("var")));
+      if (kind == "cache.reset") out.insert(str(st.at("target")));
+      if (kind == "loop") {
+        auto inner = block_writes(st.at("body").as_array());
+        out.insert(inner.begin(), inner.end());
+      }
+    }
+    return out;
+  }
+
+  std::map<std::string, std::set<std::string>> consumer_writes_;
+  std::set<std::string> yielded_;
   json::value root_;
   std::string name_;
   std::vector<Value> values_;
@@ -474,6 +529,8 @@ class Generator {
       c << "  void* v_" << v.name << ";\n";
       if (v.storage == "step") c << "  const unsigned char* from_" << v.name << ";\n";
       if (v.storage == "dynamic") c << "  int have_" << v.name << ";\n";
+      if (yielded_.count(v.name))
+        c << "  void* snap_" << v.name << ";\n  void* res_" << v.name << ";\n";
     }
     c << "};\n\n";
     c << "static inline int fail(" << N
@@ -526,6 +583,10 @@ class Generator {
         c << "  s->v_" << v.name << " = calloc(1, " << v.bytes << "u + 1u);\n  ok = ok && s->v_"
           << v.name << ";\n";
     }
+    for (const auto& y : yielded_)
+      c << "  s->snap_" << y << " = malloc(" << value(y).bytes << "u + 1u);\n  s->res_" << y
+        << " = malloc(" << value(y).bytes << "u + 1u);\n  ok = ok && s->snap_" << y << " && s->res_"
+        << y << ";\n";
     c << "  if (!ok) {\n    " << N
       << "_destroy(s);\n    snprintf(err, err_size, \"out of memory\");\n    return " << N
       << "_ERR_MEMORY;\n  }\n";
@@ -542,7 +603,7 @@ class Generator {
         c << "    s->from_" << v.name << " = found ? from : NULL;\n";
       } else {
         c << "    if (found && from) memcpy(s->v_" << v.name << ", from, " << v.bytes << "u);\n"
-          << "    else if (!found) { " << fill(v, "s->v_" + v.name) << " }\n";
+          << "    else { " << fill(v, "s->v_" + v.name) << " }\n";
       }
       c << "  }\n";
     }
@@ -550,6 +611,8 @@ class Generator {
     c << "void " << N << "_destroy(" << N << "_state* s) {\n  if (!s) return;\n";
     for (const Value& v : values_)
       if (v.storage != "internal" && v.storage != "arena") c << "  free(s->v_" << v.name << ");\n";
+    for (const auto& y : yielded_)
+      c << "  free(s->snap_" << y << ");\n  free(s->res_" << y << ");\n";
     c << "  free(s->arena);\n  " << N << "_oinf_free(&s->model);\n  free(s);\n}\n\n";
     c << "const " << N << "_var_info* " << N
       << "_var(const char* name) {\n"
