@@ -5,8 +5,9 @@
 //   nn_attention_bench [--runs N] [--budget-s S] [--only CASE]
 //
 // Cases: one decode step (32 heads, Dh 128, a 2,048-token cache, Tq 1, causal) and a 512-token
-// causal prefill (32 heads, Dh 128), both f32; rope over [32, 512, 128] f32 at position 4096;
-// dequantize of a 4096 x 4096 i8 matrix with a per-row scale and zero point to f32.
+// causal prefill (32 heads, Dh 128), in f32 and f16 (f16 has no torch peer); rope over [32, 512,
+// 128] f32 at position 4096; dequantize of a 4096 x 4096 i8 matrix with a per-row scale and zero
+// point to f32.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "openinfer/dtype.hpp"
+#include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_host.hpp"
 
 namespace {
@@ -96,6 +98,9 @@ class Bench {
       if (dtype == DType::f32) {
         const float v = uni(rng);
         std::memcpy(host.data() + 4 * i, &v, 4);
+      } else if (dtype == DType::f16) {
+        const uint16_t v = oi::f32_to_f16_bits(uni(rng));
+        std::memcpy(host.data() + 2 * i, &v, 2);
       } else if (dtype == DType::i8) {
         host[i] = static_cast<std::byte>(rng() & 0xff);
       } else if (dtype == DType::i32) {
@@ -114,9 +119,9 @@ class Bench {
     return *k;
   }
 
-  void attention(const std::string& name, uint64_t heads, uint64_t tq, uint64_t tk, uint64_t d) {
+  void attention(const std::string& name, uint64_t heads, uint64_t tq, uint64_t tk, uint64_t d,
+                 DType f32 = DType::f32) {
     if (!wanted(name)) return;
-    const DType f32 = DType::f32;
     Operand q = make(f32, {heads, tq, d}, 1), k = make(f32, {heads, tk, d}, 2),
             v = make(f32, {heads, tk, d}, 3), y = make(f32, {heads, tq, d}, 4);
     const oi::Kernel& kern = kernel("attention", {f32, f32, f32}, f32);
@@ -181,6 +186,9 @@ int main(int argc, char** argv) {
     Bench bench(cpu, opt);
     bench.attention("attention_decode_f32_h32_d128_kv2048", 32, 1, 2048, 128);
     bench.attention("attention_prefill_causal_f32_h32_d128_t512", 32, 512, 512, 128);
+    // f16 operands (converted to f32 tile by tile): no torch peer, for scale against f32.
+    bench.attention("attention_decode_f16_h32_d128_kv2048", 32, 1, 2048, 128, DType::f16);
+    bench.attention("attention_prefill_causal_f16_h32_d128_t512", 32, 512, 512, 128, DType::f16);
     bench.rope("rope_f32_h32_t512_d128");
     bench.dequantize("dequantize_i8_f32_4096x4096");
   } catch (const std::exception& e) {

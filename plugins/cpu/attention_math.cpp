@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 
 #if OPENINFER_CPU_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
+#include "openinfer/plugin_abi.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define OI_ATTENTION_X86 1
@@ -227,6 +229,43 @@ T row_update(T* s, uint64_t n, T& m, T& l) {
 }
 
 }  // namespace
+
+#if OI_ATTENTION_X86
+__attribute__((target("avx2,f16c"))) void widen_f16_f16c(const std::byte* src, uint64_t count,
+                                                         float* out) {
+  uint64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < count; ++i) {
+    uint16_t h;
+    std::memcpy(&h, src + 2 * i, 2);
+    out[i] = _cvtsh_ss(h);
+  }
+}
+#endif
+
+bool attention_widen(const std::byte* data, uint32_t dtype, uint64_t first, uint64_t count,
+                     float* out) {
+  if (dtype == OI_DTYPE_BF16) {
+    for (uint64_t i = 0; i < count; ++i) {
+      uint16_t b;
+      std::memcpy(&b, data + 2 * (first + i), 2);
+      const uint32_t bits = uint32_t{b} << 16;
+      std::memcpy(out + i, &bits, 4);
+    }
+    return true;
+  }
+#if OI_ATTENTION_X86
+  static const bool f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  if (dtype == OI_DTYPE_F16 && f16c) {
+    widen_f16_f16c(data + 2 * first, count, out);
+    return true;
+  }
+#endif
+  return false;
+}
 
 template <class T>
 void attention_scores(const T* a, uint64_t lda, const T* b, uint64_t ldb, T* c, uint64_t ldc,

@@ -29,4 +29,10 @@ void attention_accumulate(const T* a, uint64_t lda, const T* b, uint64_t ldb, T*
 float attention_row_update(float* s, uint64_t n, float& m, float& l);
 double attention_row_update(double* s, uint64_t n, double& m, double& l);
 
+// Elements [first, first + count) of an f16 or bf16 tensor widened (exactly) to f32 in `out`:
+// F16C for f16 where the CPU has it, a shift for bf16. Returns false, writing nothing, for
+// other dtypes (and for f16 without F16C), which the caller converts element by element.
+bool attention_widen(const std::byte* data, uint32_t dtype, uint64_t first, uint64_t count,
+                     float* out);
+
 }  // namespace oi::cpu

@@ -35,6 +35,9 @@ struct Operand {
   const C* view(uint64_t first, uint64_t count, std::vector<C>& buf) const {
     if (direct) return reinterpret_cast<const C*>(data) + first;
     buf.resize(std::max<uint64_t>(buf.size(), count));
+    if constexpr (std::is_same_v<C, float>) {
+      if (attention_widen(data, io.tag, first, count, buf.data())) return buf.data();
+    }
     for (uint64_t i = 0; i < count; ++i) {
       if constexpr (std::is_same_v<C, float>) {
         buf[i] = io.ld_f32(data, first + i);
