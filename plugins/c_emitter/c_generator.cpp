@@ -294,6 +294,7 @@ class Generator {
     return out;
   }
 
+  std::vector<std::pair<std::string, uint64_t>> scratch_;  // per-kernel accumulators
   std::map<std::string, std::set<std::string>> consumer_writes_;
   std::set<std::string> yielded_;
   json::value root_;
@@ -409,8 +410,9 @@ class Generator {
 
   std::string kernel(const json::object& k) {
     const int64_t id = k.at("id").as_int64();
-    if (str(k.at("kind")) != "elementwise")
-      throw CUnsupported("c emitter: " + str(k.at("kind")) + " kernel (op '" +
+    const std::string kind = str(k.at("kind"));
+    if (kind != "elementwise" && kind != "matmul")
+      throw CUnsupported("c emitter: " + kind + " kernel (op '" +
                          str(k.at("ops").as_array().at(0).at("op")) + "') is not supported yet");
     std::vector<uint64_t> shape;
     for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
@@ -450,10 +452,20 @@ class Generator {
         local[name] = "s_" + name;
       }
     }
+    std::string head_out;
+    if (kind == "matmul") head_out = matmul(k, shape, c);
     c << "  for (size_t i = 0; i < " << n << "u; ++i) {\n";
     int t = 0;
     for (const auto& jop : k.at("ops").as_array()) {
       const auto& op = jop.as_object();
+      if (!head_out.empty() && &jop == &k.at("ops").as_array().front()) {
+        // The head's result for element i is the accumulator; the rest is its epilogue.
+        const std::string tmp = "t" + std::to_string(t++);
+        c << "    const " << c_type(value(head_out).dtype) << " " << tmp << " = acc[i];\n";
+        local[head_out] = tmp;
+        if (writes.count(head_out)) c << "    p_" << head_out << "[i] = " << tmp << ";\n";
+        continue;
+      }
       const std::string out = str(op.at("output"));
       const Value& vo = value(out);
       std::vector<std::string> args;
@@ -478,6 +490,49 @@ class Generator {
     }
     c << "  }\n}\n\n";
     return c.str();
+  }
+
+  // matmul [M, K] x [K, N] into a scratch accumulator (the output may be an input or live in
+  // registers), cache-blocked over rows, depth and columns, with the innermost loop contiguous.
+  // Each element sums in k order in its dtype (ops.md: f32 for f32, f64 for f64).
+  std::string matmul(const json::object& k, const std::vector<uint64_t>& shape,
+                     std::ostringstream& c) {
+    const auto& head = k.at("ops").as_array().at(0).as_object();
+    const int line = static_cast<int>(head.at("line").to_number<int64_t>());
+    const std::string where = "matmul (line " + std::to_string(line) + ")";
+    if (!head.at("settings").as_object().empty())
+      throw CUnsupported("c emitter: " + where + " with settings is not supported yet");
+    const auto& ins = head.at("inputs").as_array();
+    const std::string an = str(ins.at(0)), bn = str(ins.at(1)), out = str(head.at("output"));
+    if (an.find('[') != std::string::npos || bn.find('[') != std::string::npos)
+      throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
+    const Value &a = value(an), &b = value(bn), &o = value(out);
+    if (a.shape.size() != 2 || b.shape.size() != 2 || shape.size() != 2)
+      throw CUnsupported("c emitter: " + where + " of rank other than 2 is not supported yet");
+    if ((o.dtype != "f32" && o.dtype != "f64") || a.dtype != o.dtype || b.dtype != o.dtype)
+      throw CUnsupported("c emitter: " + where + " on " + a.dtype + " is not supported yet");
+    const uint64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
+    const std::string T = c_type(o.dtype), id = std::to_string(k.at("id").as_int64());
+    scratch_.push_back({"kacc_" + id, M * N * (o.dtype == "f32" ? 4 : 8)});
+    const std::string m = std::to_string(M) + "u", kk = std::to_string(K) + "u",
+                      nn = std::to_string(N) + "u";
+    c << "  " << T << "* restrict acc = (" << T << "*)s->kacc_" << id << ";\n"
+      << "  memset(acc, 0, " << scratch_.back().second << "u);\n"
+      << "  for (size_t i0 = 0; i0 < " << m << "; i0 += 32u)\n"
+      << "    for (size_t k0 = 0; k0 < " << kk << "; k0 += 128u)\n"
+      << "      for (size_t j0 = 0; j0 < " << nn << "; j0 += 512u) {\n"
+      << "        const size_t i1 = i0 + 32u < " << m << " ? i0 + 32u : " << m << ";\n"
+      << "        const size_t k1 = k0 + 128u < " << kk << " ? k0 + 128u : " << kk << ";\n"
+      << "        const size_t j1 = j0 + 512u < " << nn << " ? j0 + 512u : " << nn << ";\n"
+      << "        for (size_t r = i0; r < i1; ++r)\n"
+      << "          for (size_t d = k0; d < k1; ++d) {\n"
+      << "            const " << T << " av = p_" << an << "[r * " << kk << " + d];\n"
+      << "            " << T << "* restrict crow = acc + r * " << nn << ";\n"
+      << "            const " << T << "* brow = p_" << bn << " + d * " << nn << ";\n"
+      << "            for (size_t j = j0; j < j1; ++j) crow[j] += av * brow[j];\n"
+      << "          }\n"
+      << "      }\n";
+    return out;
   }
 
   std::string header() const {
@@ -532,6 +587,7 @@ class Generator {
       if (yielded_.count(v.name))
         c << "  void* snap_" << v.name << ";\n  void* res_" << v.name << ";\n";
     }
+    for (const auto& sc : scratch_) c << "  void* " << sc.first << ";\n";
     c << "};\n\n";
     c << "static inline int fail(" << N
       << "_state* s, int code, const char* fmt, ...) {\n"
@@ -583,6 +639,9 @@ class Generator {
         c << "  s->v_" << v.name << " = calloc(1, " << v.bytes << "u + 1u);\n  ok = ok && s->v_"
           << v.name << ";\n";
     }
+    for (const auto& [field, bytes] : scratch_)
+      c << "  s->" << field << " = malloc(" << bytes << "u + 1u);\n  ok = ok && s->" << field
+        << ";\n";
     for (const auto& y : yielded_)
       c << "  s->snap_" << y << " = malloc(" << value(y).bytes << "u + 1u);\n  s->res_" << y
         << " = malloc(" << value(y).bytes << "u + 1u);\n  ok = ok && s->snap_" << y << " && s->res_"
@@ -611,6 +670,7 @@ class Generator {
     c << "void " << N << "_destroy(" << N << "_state* s) {\n  if (!s) return;\n";
     for (const Value& v : values_)
       if (v.storage != "internal" && v.storage != "arena") c << "  free(s->v_" << v.name << ");\n";
+    for (const auto& sc : scratch_) c << "  free(s->" << sc.first << ");\n";
     for (const auto& y : yielded_)
       c << "  free(s->snap_" << y << ");\n  free(s->res_" << y << ");\n";
     c << "  free(s->arena);\n  " << N << "_oinf_free(&s->model);\n  free(s);\n}\n\n";
