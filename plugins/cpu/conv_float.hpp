@@ -71,6 +71,34 @@ void grouped_matmul(const C* a, const C* col, C* out, uint64_t batches, uint64_t
   });
 }
 
+// Stride 1: each plane is copied once into a zero-padded buffer, and each tap is then one
+// long axpy over a "wide" output whose rows have the padded width (extra columns dropped).
+template <class C>
+void depthwise_stride1(const C* x, const C* w, C* out, const ConvShape& s) {
+  const WindowGeometry& g = s.g;
+  const uint64_t M = s.out_channels, Mg = s.out_per_group(), P = g.out_plane();
+  const uint64_t Hp = g.out_h + g.dil_h * (g.k_h - 1), Wp = g.out_w + g.dil_w * (g.k_w - 1);
+  const uint64_t wide = g.out_h * Wp, slack = g.dil_w * (g.k_w - 1);
+  parallel_ranges(g.batch * M, g.taps() * wide, [&](uint64_t begin, uint64_t end) {
+    std::vector<C> pad(Hp * Wp + slack, C(0)), acc(wide);
+    for (uint64_t plane = begin; plane < end; ++plane) {
+      const uint64_t n = plane / M, m = plane % M;
+      const C* in = x + (n * g.channels + m / Mg) * g.in_plane();
+      for (uint64_t ih = 0; ih < g.in_h; ++ih)
+        std::copy(in + ih * g.in_w, in + (ih + 1) * g.in_w,
+                  pad.data() + (ih + g.pad_top) * Wp + g.pad_left);
+      std::fill(acc.begin(), acc.end(), C(0));
+      for (uint64_t kh = 0; kh < g.k_h; ++kh)
+        for (uint64_t kw = 0; kw < g.k_w; ++kw)
+          axpy<C>(wide, w[m * g.taps() + kh * g.k_w + kw],
+                  pad.data() + kh * g.dil_h * Wp + kw * g.dil_w, acc.data());
+      C* o = out + plane * P;
+      for (uint64_t oh = 0; oh < g.out_h; ++oh)
+        std::copy(acc.data() + oh * Wp, acc.data() + oh * Wp + g.out_w, o + oh * g.out_w);
+    }
+  });
+}
+
 // One input channel per output channel: a sliding window straight from x.
 template <class C>
 void depthwise(const C* x, const C* w, C* out, const ConvShape& s) {
@@ -113,7 +141,9 @@ void conv_compute(const C* x, const C* w, const C* bias, C* y, const ConvShape& 
   const uint64_t M = s.out_channels, G = s.group, P = g.out_plane();
   const uint64_t Mg = s.out_per_group(), K = s.inner();
   if (g.batch * M * P == 0) return;
-  if (s.in_per_group() == 1 && g.taps() > 1) {
+  if (s.in_per_group() == 1 && g.taps() > 1 && g.stride_h == 1 && g.stride_w == 1) {
+    depthwise_stride1(x, w, y, s);
+  } else if (s.in_per_group() == 1 && g.taps() > 1) {
     depthwise(x, w, y, s);
   } else if (stride1_conv_gemm<C>(x, w, y, s)) {
     // done without a column matrix
