@@ -1,0 +1,166 @@
+// conv, max_pool, avg_pool (1-D as 2-D with H = 1) and batch_norm of ops-nn.md on
+// shaders/spatial.comp: one invocation per output element (direct loops, no im2col).
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <string>
+
+#include "ew_ops.hpp"
+#include "openinfer/plugin_abi.hpp"
+
+namespace oi::vulkan {
+namespace {
+
+enum class SpatialOp : uint32_t { Conv = 0, MaxPool = 1, AvgPool = 2, BatchNorm = 3 };
+
+[[noreturn]] void fail(const char* op, oi_status_code code, const std::string& why) {
+  throw abi::StatusError(code, std::string(op) + ": " + why);
+}
+
+uint32_t fit32(uint64_t v) {
+  if (v > std::numeric_limits<uint32_t>::max() / 2) {
+    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan: sizes above 2^31");
+  }
+  return static_cast<uint32_t>(v);
+}
+
+uint32_t element_index(const oi_tensor_desc& t) {
+  const uint32_t size = dtype_bytes(t.dtype);
+  if (t.byte_offset % size != 0) {
+    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED,
+                           "vulkan: tensor byte offsets must be multiples of the element size");
+  }
+  return fit32(t.byte_offset / size);
+}
+
+// A spatial setting: one value per spatial axis, or the default.
+std::vector<int64_t> per_axis(const oi_kernel_call& c, const char* name, size_t n, int64_t dflt) {
+  const oi_setting* s = abi::find_setting(c, name);
+  if (s == nullptr) return std::vector<int64_t>(n, dflt);
+  return {s->list_values, s->list_values + s->list_length};
+}
+
+template <SpatialOp Op>
+oi_status* spatial_kernel(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  const char* name = Op == SpatialOp::Conv      ? "conv"
+                     : Op == SpatialOp::MaxPool ? "max_pool"
+                     : Op == SpatialOp::AvgPool ? "avg_pool"
+                                                : "batch_norm";
+  const oi_tensor_desc& x = call->inputs[0];
+  const oi_tensor_desc& out = call->outputs[0];
+  const uint64_t count = abi::element_count(out);
+  if (count == 0) return nullptr;
+  Dispatch job;
+  job.shader = "spatial";
+  job.float_width = 32;
+  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(ew_dtype_code(x.dtype))};
+  std::vector<uint32_t>& p = job.params;
+  p.assign(32, 0);
+  p[0] = fit32(count);
+  job.buffers[0] = x.buffer;
+  p[18] = element_index(x);
+  p[21] = element_index(out);
+  fit32(p[21] + count + 4);
+  job.buffers[5] = out.buffer;
+  job.output = 5;
+  if constexpr (Op == SpatialOp::BatchNorm) {
+    if (x.rank < 2) fail(name, OI_STATUS_INVALID_ARGUMENT, "x needs rank >= 2");
+    uint64_t rest = 1;
+    for (uint32_t d = 2; d < x.rank; ++d) rest *= x.dims[d];
+    p[2] = fit32(x.dims[1]);
+    p[3] = fit32(rest);
+    p[4] = 1;
+    p[19] = element_index(call->inputs[1]);
+    p[20] = element_index(call->inputs[2]);
+    p[24] = element_index(call->inputs[3]);
+    p[23] = element_index(call->inputs[4]);
+    p[22] = std::bit_cast<uint32_t>(static_cast<float>(abi::setting_float(*call, "epsilon", 1e-5)));
+    for (uint32_t i = 1; i < 5; ++i) job.buffers[i] = call->inputs[i].buffer;
+  } else {
+    if (x.rank != 3 && x.rank != 4) {
+      fail(name, OI_STATUS_INVALID_ARGUMENT, "x must be (N, C, W) or (N, C, H, W)");
+    }
+    const size_t sp = x.rank - 2;
+    const bool two = sp == 2;
+    const auto strides = per_axis(*call, "strides", sp, 1);
+    const auto dil = per_axis(*call, "dilations", sp, 1);
+    const auto pads = per_axis(*call, "pads", 2 * sp, 0);
+    std::vector<int64_t> kernel;
+    if constexpr (Op == SpatialOp::Conv) {
+      const oi_tensor_desc& w = call->inputs[1];
+      kernel.assign(w.dims + 2, w.dims + w.rank);
+    } else {
+      kernel = per_axis(*call, "kernel", sp, 1);
+    }
+    if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp || kernel.size() != sp) {
+      fail(name, OI_STATUS_INVALID_ARGUMENT,
+           "one strides/dilations/kernel entry per spatial axis, pads twice");
+    }
+    p[1] = fit32(x.dims[0]);
+    p[2] = fit32(x.dims[1]);
+    p[3] = two ? fit32(x.dims[2]) : 1;
+    p[4] = fit32(x.dims[x.rank - 1]);
+    p[5] = fit32(out.dims[1]);
+    p[6] = two ? fit32(out.dims[2]) : 1;
+    p[7] = fit32(out.dims[out.rank - 1]);
+    p[8] = two ? fit32(kernel[0]) : 1;
+    p[9] = fit32(kernel[sp - 1]);
+    p[10] = two ? fit32(strides[0]) : 1;
+    p[11] = fit32(strides[sp - 1]);
+    p[12] = two ? fit32(pads[0]) : 0;
+    p[13] = fit32(pads[sp - 1]);
+    p[25] = two ? fit32(pads[sp]) : 0;
+    p[26] = fit32(pads[2 * sp - 1]);
+    p[14] = two ? fit32(dil[0]) : 1;
+    p[15] = fit32(dil[sp - 1]);
+    p[16] = 1;
+    if constexpr (Op == SpatialOp::Conv) {
+      const int64_t group = abi::setting_int(*call, "group", 1);
+      if (group < 1 || x.dims[1] % group != 0 || out.dims[1] % group != 0) {
+        fail(name, OI_STATUS_INVALID_ARGUMENT, "group must divide the input and output channels");
+      }
+      p[16] = fit32(group);
+      p[19] = element_index(call->inputs[1]);
+      job.buffers[1] = call->inputs[1].buffer;
+      if (call->num_inputs > 2) {
+        p[17] |= 1;
+        p[20] = element_index(call->inputs[2]);
+        job.buffers[2] = call->inputs[2].buffer;
+      }
+    }
+    if (Op == SpatialOp::AvgPool && abi::setting_bool(*call, "count_include_pad", false))
+      p[17] |= 2;
+  }
+  job.groups[0] = std::min<uint32_t>((p[0] + 255) / 256, 65535);
+  run_dispatch(call->device, job);
+  OI_ABI_CATCH(call->host)
+}
+
+void register_spatial(std::vector<VulkanKernel>& list) {
+  for (uint32_t t : kEwFloats) {
+    auto add = [&](const char* op, std::vector<uint32_t> ins, oi_kernel_mode mode,
+                   oi_kernel_fn fn) {
+      list.push_back({op, std::move(ins), t, mode, Needs::Nothing, fn});
+    };
+    add("conv", {t, t}, OI_KERNEL_MODE_NORMAL, &spatial_kernel<SpatialOp::Conv>);
+    add("conv", {t, t, t}, OI_KERNEL_MODE_NORMAL, &spatial_kernel<SpatialOp::Conv>);
+    add("avg_pool", {t}, OI_KERNEL_MODE_NORMAL, &spatial_kernel<SpatialOp::AvgPool>);
+    for (oi_kernel_mode m : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
+      add("batch_norm", {t, t, t, t, t}, m, &spatial_kernel<SpatialOp::BatchNorm>);
+    }
+  }
+  for (uint32_t t : dtype_union({kEwFloats, kEwSigned, kEwUnsigned})) {
+    list.push_back({"max_pool",
+                    {t},
+                    t,
+                    OI_KERNEL_MODE_NORMAL,
+                    Needs::Nothing,
+                    &spatial_kernel<SpatialOp::MaxPool>});
+  }
+}
+
+const KernelRegistration registration(register_spatial);
+
+}  // namespace
+}  // namespace oi::vulkan

@@ -1,0 +1,135 @@
+// The layers of ops-nn.md on (N, C, H, W) tensors, 1-D ones as H = 1: conv (strides, pads,
+// dilations, groups, optional bias), max_pool, avg_pool and batch_norm, for f32, f16 and bf16
+// (max_pool also for the 8/16/32-bit integers). One invocation per output element, computing in
+// f32 (max_pool compares bits: exact). 16-bit and 8-bit results are written with atomics.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "float_controls.glsl"
+#include "half_formats.glsl"
+
+layout(local_size_x = 256) in;
+
+layout(constant_id = 0) const uint OP = 0;  // 0 conv, 1 max_pool, 2 avg_pool, 3 batch_norm
+layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes
+const uint OP_CONV = 0, OP_MAX_POOL = 1, OP_AVG_POOL = 2, OP_BATCH_NORM = 3;
+const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
+           DT_I8 = 7;
+const uint BYTES = DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
+const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16;
+const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8;
+
+// p: count, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, group, flags (1 bias,
+// 2 count_include_pad), x / w / b / y element offsets, epsilon (f32 bits), pad end H, pad end W.
+layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+layout(std430, binding = 1) readonly buffer X { uint x[]; };
+layout(std430, binding = 2) readonly buffer W { uint w[]; };      // batch_norm: scale
+layout(std430, binding = 3) readonly buffer Bias { uint bs[]; };  // batch_norm: bias
+layout(std430, binding = 4) readonly buffer Mean { uint mn[]; };
+layout(std430, binding = 5) readonly buffer Var { uint vr[]; };
+layout(std430, binding = 6) buffer Y { uint y[]; };
+
+#define RAW(buf, k)                                                   \
+  (BYTES == 4u   ? buf[k]                                             \
+   : BYTES == 2u ? (buf[(k) >> 1] >> (((k) & 1u) * 16u)) & 0xffffu   \
+                 : (buf[(k) >> 2] >> (((k) & 3u) * 8u)) & 0xffu)
+#define LOADF(buf, k) \
+  (DT == DT_F32 ? uintBitsToFloat(buf[k]) : widen_half(RAW(buf, k), DT == DT_BF16))
+
+void store_raw(uint k, uint bits) {
+  if (BYTES == 4u) {
+    y[k] = bits;
+    return;
+  }
+  const uint per = 4u / BYTES, shift = (k % per) * 8u * BYTES;
+  const uint m = ((1u << (8u * BYTES)) - 1u) << shift;
+  atomicAnd(y[k / per], ~m);
+  atomicOr(y[k / per], (bits << shift) & m);
+}
+void store(uint k, float v) {
+  store_raw(k, DT == DT_F32 ? floatBitsToUint(v) : narrow_half(v, DT == DT_BF16));
+}
+
+int order_key(uint b) {  // floats: -0 below +0; integers: their value
+  if (FLOAT) {
+    const uint f = DT == DT_F32 ? b : floatBitsToUint(widen_half(b, DT == DT_BF16));
+    return (f & 0x80000000u) != 0u ? -int(f & 0x7fffffffu) - 1 : int(f);
+  }
+  return SIGNED ? int(b << (32u - 8u * BYTES)) >> (32u - 8u * BYTES) : int(b ^ 0x80000000u);
+}
+bool is_nan(uint b) {
+  if (!FLOAT) return false;
+  const uint f = DT == DT_F32 ? b : floatBitsToUint(widen_half(b, DT == DT_BF16));
+  return (f & 0x7fffffffu) > 0x7f800000u;
+}
+
+void main() {
+  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  const uint C = p[2], H = p[3], W = p[4], OC = p[5], OH = p[6], OW = p[7];
+  const uint x0 = p[18], w0 = p[19], b0 = p[20], y0 = p[21];
+  for (uint i = gl_GlobalInvocationID.x; i < p[0]; i += stride) {
+    if (OP == OP_BATCH_NORM) {  // x is (N, C, rest): H * W = rest
+      const uint c = (i / (H * W)) % C;
+      const float inv = 1.0 / sqrt(LOADF(vr, p[23] + c) + uintBitsToFloat(p[22]));
+      store(y0 + i, (LOADF(x, x0 + i) - LOADF(mn, p[24] + c)) * inv * LOADF(w, w0 + c) +
+                        LOADF(bs, b0 + c));
+      continue;
+    }
+    const uint ow = i % OW, oh = (i / OW) % OH, oc = (i / (OW * OH)) % OC, n = i / (OW * OH * OC);
+    const int ih0 = int(oh * p[10]) - int(p[12]), iw0 = int(ow * p[11]) - int(p[13]);
+    if (OP == OP_CONV) {
+      const uint cg = C / p[16], ocg = OC / p[16], g = oc / ocg;
+      float acc = (p[17] & 1u) != 0u ? LOADF(bs, b0 + oc) : 0.0;
+      for (uint ic = 0u; ic < cg; ++ic) {
+        const uint xc = x0 + (n * C + g * cg + ic) * H * W;
+        const uint wc = w0 + (oc * cg + ic) * p[8] * p[9];
+        for (uint kh = 0u; kh < p[8]; ++kh) {
+          const int ih = ih0 + int(kh * p[14]);
+          if (ih < 0 || ih >= int(H)) continue;
+          for (uint kw = 0u; kw < p[9]; ++kw) {
+            const int iw = iw0 + int(kw * p[15]);
+            if (iw < 0 || iw >= int(W)) continue;
+            acc += LOADF(x, xc + uint(ih) * W + uint(iw)) * LOADF(w, wc + kh * p[9] + kw);
+          }
+        }
+      }
+      store(y0 + i, acc);
+      continue;
+    }
+    const uint xc = x0 + (n * C + oc) * H * W;  // pools: OC = C
+    if (OP == OP_MAX_POOL) {
+      uint best = 0u;
+      bool any = false;
+      for (uint kh = 0u; kh < p[8]; ++kh) {
+        const int ih = ih0 + int(kh * p[14]);
+        if (ih < 0 || ih >= int(H)) continue;
+        for (uint kw = 0u; kw < p[9]; ++kw) {
+          const int iw = iw0 + int(kw * p[15]);
+          if (iw < 0 || iw >= int(W)) continue;
+          const uint v = RAW(x, xc + uint(ih) * W + uint(iw));
+          if (!any || (!is_nan(best) && (is_nan(v) || order_key(v) > order_key(best)))) best = v;
+          any = true;
+        }
+      }
+      store_raw(y0 + i, best);
+      continue;
+    }
+    float sum = 0.0;  // avg_pool
+    uint cells = 0u;
+    for (uint kh = 0u; kh < p[8]; ++kh) {
+      const int ih = ih0 + int(kh);
+      if (ih < 0 || ih >= int(H)) continue;
+      for (uint kw = 0u; kw < p[9]; ++kw) {
+        const int iw = iw0 + int(kw);
+        if (iw < 0 || iw >= int(W)) continue;
+        sum += LOADF(x, xc + uint(ih) * W + uint(iw));
+        ++cells;
+      }
+    }
+    if ((p[17] & 2u) != 0u) {  // padded cells count, cells beyond the pads do not
+      const int h_lo = max(ih0, -int(p[12])), h_hi = min(ih0 + int(p[8]), int(H + p[25]));
+      const int w_lo = max(iw0, -int(p[13])), w_hi = min(iw0 + int(p[9]), int(W + p[26]));
+      cells = uint(max(h_hi - h_lo, 0) * max(w_hi - w_lo, 0));
+    }
+    store(y0 + i, sum / float(cells));
+  }
+}
