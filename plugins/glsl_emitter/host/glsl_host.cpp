@@ -1,0 +1,803 @@
+// The host program of the GLSL output (docs/synth-glsl.md): runs any manifest.json the glsl
+// emitter writes, on a Vulkan device, with the driver options of `openinfer run`:
+//
+//   HOST [--manifest DIR] [--model M.oinf] [--steps N] [--input NAME=FILE[:TENSOR]]...
+//        [--fetch NAME]... [--save OUT.oinf] [--quiet] [--bench N]
+//
+// The same source is emitted next to the shaders of every plan and built once by the tests as
+// the manifest runner. It depends on Vulkan-Hpp (libvulkan is opened at run time) and
+// header-only Boost.JSON, no OpenInfer library. Exit codes as `openinfer run`: 1 a bad input,
+// 2 a usage error, 3 no Vulkan device or a device failure.
+#define VULKAN_HPP_DISPATCH_LOADER_DYNAMIC 1
+#include <boost/json/src.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+#include <vulkan/vulkan.hpp>
+
+#include "oinf_io.hpp"
+
+VULKAN_HPP_DEFAULT_DISPATCH_LOADER_DYNAMIC_STORAGE
+
+namespace {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+struct Failure : std::runtime_error {
+  int code;
+  Failure(int c, const std::string& m) : std::runtime_error(m), code(c) {}
+};
+[[noreturn]] void input_error(const std::string& m) {
+  throw Failure(1, m);
+}
+[[noreturn]] void usage_error(const std::string& m) {
+  throw Failure(2, m);
+}
+[[noreturn]] void device_error(const std::string& m) {
+  throw Failure(3, m);
+}
+
+struct Value {
+  std::string name, dtype, storage, link;
+  std::vector<uint64_t> shape;
+  uint64_t elements = 1, bytes = 0, offset = 0;  // offset: in the arena
+  bool zero_fill = false;
+  std::optional<json::value> init;
+  int buffer = -1;                  // index into Runner::buffers_ (the arena for arena values)
+  std::vector<uint8_t> init_image;  // the @init value repeated, when there is one
+};
+
+struct Kernel {
+  std::string spirv;
+  std::array<uint64_t, 3> groups{0, 0, 0};
+  std::vector<std::pair<uint32_t, std::string>> bindings;
+  vk::UniqueDescriptorSetLayout set_layout;
+  vk::UniquePipelineLayout layout;
+  vk::UniquePipeline pipeline;
+  vk::DescriptorSet set;
+  uint64_t bytes_moved = 0;
+};
+
+struct Buffer {
+  vk::UniqueBuffer buffer;
+  vk::UniqueDeviceMemory memory;
+  uint64_t size = 0;
+};
+
+struct Options {
+  fs::path manifest_dir;
+  std::string model;
+  uint64_t steps = 1;
+  std::vector<std::pair<std::string, std::string>> inputs;  // NAME, FILE[:TENSOR]
+  std::vector<std::string> fetch;
+  std::string save;
+  bool quiet = false;
+  uint64_t bench = 0;
+};
+
+uint32_t elem_bytes(const std::string& dtype) {
+  const uint32_t bits = oinf_io::dtype_bits(oinf_io::dtype_tag(dtype));
+  return bits >= 8 ? bits / 8 : 0;
+}
+
+std::string shape_text(const std::vector<uint64_t>& s) {
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+// The @init literal as the bytes of one element of `dtype`.
+std::vector<uint8_t> init_element(const Value& v) {
+  const json::value& j = *v.init;
+  double d = 0;
+  if (j.is_int64())
+    d = static_cast<double>(j.as_int64());
+  else if (j.is_uint64())
+    d = static_cast<double>(j.as_uint64());
+  else if (j.is_double())
+    d = j.as_double();
+  else if (j.is_bool())
+    d = j.as_bool();
+  else if (j.is_string() && j.as_string() == "inf")
+    d = INFINITY;
+  else if (j.is_string() && j.as_string() == "-inf")
+    d = -INFINITY;
+  else
+    input_error("value '" + v.name + "': @init " + json::serialize(j) + " is not a number");
+  std::vector<uint8_t> e(elem_bytes(v.dtype));
+  auto put = [&](auto x) { std::memcpy(e.data(), &x, sizeof(x)); };
+  if (v.dtype == "f32")
+    put(static_cast<float>(d));
+  else if (v.dtype == "f64")
+    put(d);
+  else if (v.dtype == "i32")
+    put(static_cast<int32_t>(j.is_int64() ? j.as_int64() : static_cast<int64_t>(d)));
+  else if (v.dtype == "u32")
+    put(static_cast<uint32_t>(d));
+  else if (v.dtype == "i64")
+    put(static_cast<int64_t>(j.is_int64() ? j.as_int64() : static_cast<int64_t>(d)));
+  else if (v.dtype == "u64")
+    put(static_cast<uint64_t>(d));
+  else if (v.dtype == "bool" || v.dtype == "u8")
+    put(static_cast<uint8_t>(d != 0));
+  else if (v.dtype == "i8")
+    put(static_cast<int8_t>(d));
+  else
+    input_error("value '" + v.name + "': @init of dtype " + v.dtype + " is not supported");
+  return e;
+}
+
+std::string element_text(const std::string& dtype, const uint8_t* p) {
+  std::ostringstream s;
+  auto get = [&](auto x) {
+    std::memcpy(&x, p, sizeof(x));
+    return x;
+  };
+  if (dtype == "f32")
+    s << get(float{});
+  else if (dtype == "f64")
+    s << get(double{});
+  else if (dtype == "i32")
+    s << get(int32_t{});
+  else if (dtype == "u32")
+    s << get(uint32_t{});
+  else if (dtype == "i64")
+    s << get(int64_t{});
+  else if (dtype == "u64")
+    s << get(uint64_t{});
+  else if (dtype == "bool")
+    s << (p[0] ? "true" : "false");
+  else if (dtype == "i8")
+    s << int(get(int8_t{}));
+  else if (dtype == "u8")
+    s << int(p[0]);
+  else
+    s << "?";
+  return s.str();
+}
+
+class Runner {
+ public:
+  explicit Runner(Options o) : opt_(std::move(o)) {
+    read_manifest();
+    if (!opt_.model.empty()) model_ = oinf_io::read(opt_.model);
+    open_device();
+    create_buffers();
+    create_pipelines();
+    upload_create_time_values();
+  }
+
+  // Vulkan objects go before the device that made them.
+  ~Runner() {
+    if (device_) device_->waitIdle();
+    kernels_.clear();
+    buffers_.clear();
+    staging_ = Buffer{};
+    dpool_.reset();
+    fence_.reset();
+    cmd_.reset();
+    pool_.reset();
+  }
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  int run() {
+    load_inputs();
+    std::vector<oinf_io::Tensor> saved;
+    std::vector<std::string> fetch = opt_.fetch.empty() ? outputs_ : opt_.fetch;
+    for (const std::string& f : fetch) {
+      const Value& v = value(f);
+      if (v.storage == "arena" || v.storage == "internal")
+        input_error("'" + f + "' is a temporary: generated code fetches declared variables only");
+    }
+    for (uint64_t step = 0; step < opt_.steps; ++step) {
+      run_step(step);
+      for (const std::string& f : fetch) {
+        const Value& v = value(f);
+        std::vector<uint8_t> bytes = download(v);
+        if (!opt_.quiet) print(step, v, bytes);
+        oinf_io::Tensor t{f, oinf_io::dtype_tag(v.dtype), v.shape, true, bytes};
+        if (opt_.steps > 1) {
+          oinf_io::Tensor s = t;
+          s.name = f + ".step" + std::to_string(step);
+          saved.push_back(std::move(s));
+        }
+        if (step + 1 == opt_.steps) saved.push_back(std::move(t));
+      }
+    }
+    if (!opt_.save.empty()) oinf_io::write(opt_.save, saved);
+    if (opt_.bench > 0) bench();
+    return 0;
+  }
+
+ private:
+  // ---- manifest -------------------------------------------------------------------------
+  void read_manifest() {
+    const fs::path path = opt_.manifest_dir / "manifest.json";
+    std::ifstream in(path);
+    if (!in) input_error("cannot read " + path.string());
+    std::stringstream text;
+    text << in.rdbuf();
+    boost::system::error_code ec;
+    json::value root = json::parse(text.str(), ec);
+    if (ec || !root.is_object()) input_error(path.string() + ": not a JSON object");
+    try {
+      const json::object& m = root.as_object();
+      if (m.at("format").as_string() != "openinfer-glsl-manifest" ||
+          m.at("version").as_int64() != 1)
+        input_error(path.string() + ": not an openinfer-glsl-manifest version 1");
+      arena_bytes_ = m.at("arena_bytes").to_number<uint64_t>();
+      for (const json::value& jv : m.at("values").as_array()) {
+        const json::object& o = jv.as_object();
+        Value v;
+        v.name = std::string(o.at("name").as_string());
+        v.dtype = std::string(o.at("dtype").as_string());
+        v.storage = std::string(o.at("storage").as_string());
+        for (const json::value& d : o.at("shape").as_array())
+          v.shape.push_back(d.to_number<uint64_t>());
+        for (uint64_t d : v.shape) v.elements *= d;
+        v.bytes = o.at("bytes").to_number<uint64_t>();
+        if (auto* l = o.if_contains("link")) v.link = std::string(l->as_string());
+        if (auto* i = o.if_contains("init")) v.init = *i;
+        if (auto* off = o.if_contains("offset")) v.offset = off->to_number<uint64_t>();
+        if (auto* z = o.if_contains("zero_fill")) v.zero_fill = z->as_bool();
+        if (v.init) {
+          std::vector<uint8_t> e = init_element(v);
+          for (uint64_t i = 0; i < v.elements; ++i)
+            v.init_image.insert(v.init_image.end(), e.begin(), e.end());
+        }
+        index_[v.name] = values_.size();
+        values_.push_back(std::move(v));
+      }
+      for (const json::value& jk : m.at("kernels").as_array()) {
+        const json::object& o = jk.as_object();
+        Kernel k;
+        k.spirv = std::string(o.at("spirv").as_string());
+        for (int i = 0; i < 3; ++i)
+          k.groups[i] = o.at("workgroups").as_array().at(i).to_number<uint64_t>();
+        for (const json::value& b : o.at("bindings").as_array())
+          k.bindings.emplace_back(static_cast<uint32_t>(b.at("binding").to_number<uint64_t>()),
+                                  std::string(b.at("value").as_string()));
+        kernels_.push_back(std::move(k));
+      }
+      for (const json::value& jb : m.at("blocks").as_array())
+        blocks_[std::string(jb.at("name").as_string())] = jb.at("steps").as_array();
+      for (const json::value& n : m.at("outputs").as_array()) outputs_.emplace_back(n.as_string());
+    } catch (const Failure&) {
+      throw;
+    } catch (const std::exception& e) {
+      input_error(path.string() + ": malformed manifest (" + e.what() + ")");
+    }
+    if (!blocks_.count("entry")) input_error(path.string() + ": no 'entry' block");
+  }
+
+  const Value& value(const std::string& name) const {
+    auto it = index_.find(name);
+    if (it == index_.end()) {
+      std::string known;
+      for (const Value& v : values_)
+        if (v.storage != "arena" && v.storage != "internal") known += " " + v.name;
+      input_error("no variable '" + name + "' (declared:" + known + ")");
+    }
+    return values_[it->second];
+  }
+
+  // ---- device ---------------------------------------------------------------------------
+  void open_device() {
+    try {
+      static vk::DynamicLoader loader;
+      VULKAN_HPP_DEFAULT_DISPATCHER.init(
+          loader.getProcAddress<PFN_vkGetInstanceProcAddr>("vkGetInstanceProcAddr"));
+    } catch (const std::exception& e) {
+      device_error(std::string("no Vulkan loader: ") + e.what());
+    }
+    vk::ApplicationInfo app("openinfer-glsl-host", 1, "openinfer", 1, VK_API_VERSION_1_1);
+    vk::InstanceCreateInfo ici({}, &app);
+    instance_ = vk::createInstanceUnique(ici);
+    VULKAN_HPP_DEFAULT_DISPATCHER.init(*instance_);
+    std::vector<vk::PhysicalDevice> devices = instance_->enumeratePhysicalDevices();
+    const char* want = std::getenv("OPENINFER_VULKAN_DEVICE");
+    int best = -1, best_rank = 99;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const auto props = devices[i].getProperties();
+      std::string name = props.deviceName.data();
+      if (want && *want) {
+        const bool numeric = std::all_of(want, want + std::strlen(want), ::isdigit);
+        std::string lw = want, ln = name;
+        for (auto& c : lw) c = static_cast<char>(std::tolower(c));
+        for (auto& c : ln) c = static_cast<char>(std::tolower(c));
+        if (numeric ? std::to_string(i) != want : ln.find(lw) == std::string::npos) continue;
+      }
+      const int rank = props.deviceType == vk::PhysicalDeviceType::eDiscreteGpu     ? 0
+                       : props.deviceType == vk::PhysicalDeviceType::eIntegratedGpu ? 1
+                       : props.deviceType == vk::PhysicalDeviceType::eCpu           ? 3
+                                                                                    : 2;
+      if (rank < best_rank) best = static_cast<int>(i), best_rank = rank;
+    }
+    if (best < 0)
+      device_error("no Vulkan device" +
+                   std::string(want ? " matches OPENINFER_VULKAN_DEVICE" : ""));
+    phys_ = devices[static_cast<size_t>(best)];
+    props_ = phys_.getProperties();
+    const auto families = phys_.getQueueFamilyProperties();
+    for (uint32_t i = 0; i < families.size(); ++i)
+      if (families[i].queueFlags & vk::QueueFlagBits::eCompute) {
+        family_ = i;
+        break;
+      }
+    if (family_ == UINT32_MAX) device_error("device has no compute queue");
+    const float priority = 1.0f;
+    vk::DeviceQueueCreateInfo qci({}, family_, 1, &priority);
+    device_ = phys_.createDeviceUnique(vk::DeviceCreateInfo({}, 1, &qci));
+    VULKAN_HPP_DEFAULT_DISPATCHER.init(*device_);
+    queue_ = device_->getQueue(family_, 0);
+    pool_ = device_->createCommandPoolUnique(
+        {vk::CommandPoolCreateFlagBits::eResetCommandBuffer, family_});
+    cmd_ = std::move(
+        device_->allocateCommandBuffersUnique({*pool_, vk::CommandBufferLevel::ePrimary, 1})[0]);
+    fence_ = device_->createFenceUnique({});
+    cmd_->begin(vk::CommandBufferBeginInfo(vk::CommandBufferUsageFlagBits::eOneTimeSubmit));
+  }
+
+  uint32_t memory_type(uint32_t bits, vk::MemoryPropertyFlags want) {
+    const auto mem = phys_.getMemoryProperties();
+    for (uint32_t i = 0; i < mem.memoryTypeCount; ++i)
+      if ((bits & (1u << i)) && (mem.memoryTypes[i].propertyFlags & want) == want) return i;
+    device_error("no suitable memory type");
+  }
+
+  Buffer make_buffer(uint64_t size, vk::BufferUsageFlags usage, vk::MemoryPropertyFlags flags) {
+    Buffer b;
+    b.size = std::max<uint64_t>((size + 3) / 4 * 4, 4);
+    b.buffer = device_->createBufferUnique({{}, b.size, usage, vk::SharingMode::eExclusive});
+    const auto req = device_->getBufferMemoryRequirements(*b.buffer);
+    b.memory = device_->allocateMemoryUnique({req.size, memory_type(req.memoryTypeBits, flags)});
+    device_->bindBufferMemory(*b.buffer, *b.memory, 0);
+    return b;
+  }
+
+  void create_buffers() {
+    const auto usage = vk::BufferUsageFlagBits::eStorageBuffer |
+                       vk::BufferUsageFlagBits::eTransferSrc |
+                       vk::BufferUsageFlagBits::eTransferDst;
+    uint64_t staging = 4;
+    const uint64_t align = props_.limits.minStorageBufferOffsetAlignment;
+    arena_ = static_cast<int>(buffers_.size());
+    buffers_.push_back(make_buffer(arena_bytes_, usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
+    for (Value& v : values_) {
+      if (v.storage == "internal") continue;
+      if (v.storage == "arena") {
+        if (v.offset % align != 0 || v.offset + v.bytes > arena_bytes_)
+          input_error("arena value '" + v.name + "' at offset " + std::to_string(v.offset) +
+                      " is not a multiple of the device's minStorageBufferOffsetAlignment (" +
+                      std::to_string(align) + ") or lies outside the arena");
+        v.buffer = arena_;
+        continue;
+      }
+      if (v.bytes > props_.limits.maxStorageBufferRange)
+        device_error("value '" + v.name + "' is larger than the device's maxStorageBufferRange");
+      v.buffer = static_cast<int>(buffers_.size());
+      buffers_.push_back(make_buffer(v.bytes, usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
+      staging += (v.bytes + 15) / 16 * 16;
+    }
+    staging_ = make_buffer(
+        staging, vk::BufferUsageFlagBits::eTransferSrc | vk::BufferUsageFlagBits::eTransferDst,
+        vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent);
+    staging_map_ = static_cast<uint8_t*>(device_->mapMemory(*staging_.memory, 0, VK_WHOLE_SIZE));
+  }
+
+  void create_pipelines() {
+    uint32_t sets = 0, descriptors = 0;
+    for (const Kernel& k : kernels_)
+      sets++, descriptors += static_cast<uint32_t>(k.bindings.size());
+    vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer, std::max(descriptors, 1u));
+    dpool_ = device_->createDescriptorPoolUnique({{}, std::max(sets, 1u), 1, &size});
+    for (Kernel& k : kernels_) {
+      const fs::path spv = opt_.manifest_dir / k.spirv;
+      std::ifstream in(spv, std::ios::binary);
+      if (!in)
+        input_error("cannot read " + spv.string() + " (compile the shaders with glslc first)");
+      std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+      if (bytes.empty() || bytes.size() % 4) input_error(spv.string() + ": not SPIR-V");
+      std::vector<uint32_t> words(bytes.size() / 4);
+      std::memcpy(words.data(), bytes.data(), bytes.size());
+      auto module = device_->createShaderModuleUnique({{}, bytes.size(), words.data()});
+      std::vector<vk::DescriptorSetLayoutBinding> lb;
+      for (const auto& [b, name] : k.bindings)
+        lb.push_back({b, vk::DescriptorType::eStorageBuffer, 1, vk::ShaderStageFlagBits::eCompute});
+      k.set_layout = device_->createDescriptorSetLayoutUnique(
+          {{}, static_cast<uint32_t>(lb.size()), lb.data()});
+      k.layout = device_->createPipelineLayoutUnique({{}, 1, &*k.set_layout});
+      vk::ComputePipelineCreateInfo pci(
+          {}, {{}, vk::ShaderStageFlagBits::eCompute, *module, "main"}, *k.layout);
+      auto result = device_->createComputePipelineUnique(nullptr, pci);
+      if (result.result != vk::Result::eSuccess)
+        device_error("cannot create the pipeline of " + k.spirv);
+      k.pipeline = std::move(result.value);
+      k.set = device_->allocateDescriptorSets({*dpool_, 1, &*k.set_layout})[0];
+      std::vector<vk::DescriptorBufferInfo> infos;
+      for (const auto& [b, name] : k.bindings) {
+        const Value& v = value(name);
+        if (v.buffer < 0) input_error("kernel binds '" + name + "', which has no memory");
+        infos.push_back({*buffers_[static_cast<size_t>(v.buffer)].buffer,
+                         v.storage == "arena" ? v.offset : 0, std::max<uint64_t>(v.bytes, 4)});
+        k.bytes_moved += v.bytes;
+      }
+      std::vector<vk::WriteDescriptorSet> writes;
+      for (size_t i = 0; i < infos.size(); ++i)
+        writes.push_back({k.set, k.bindings[i].first, 0, 1, vk::DescriptorType::eStorageBuffer,
+                          nullptr, &infos[i]});
+      device_->updateDescriptorSets(writes, {});
+    }
+  }
+
+  // ---- transfers ------------------------------------------------------------------------
+  vk::Buffer buffer_of(const Value& v) const {
+    return *buffers_[static_cast<size_t>(v.buffer)].buffer;
+  }
+  uint64_t offset_of(const Value& v) const { return v.storage == "arena" ? v.offset : 0; }
+
+  void upload(const Value& v, const uint8_t* data, uint64_t bytes) {
+    if (bytes == 0) return;
+    if (staging_used_ + bytes > staging_.size) submit_and_wait();
+    std::memcpy(staging_map_ + staging_used_, data, bytes);
+    cmd_->copyBuffer(*staging_.buffer, buffer_of(v),
+                     vk::BufferCopy(staging_used_, offset_of(v), bytes));
+    staging_used_ += (bytes + 15) / 16 * 16;
+  }
+
+  void zero(const Value& v) {
+    if (v.bytes == 0) return;
+    cmd_->fillBuffer(buffer_of(v), offset_of(v), (v.bytes + 3) / 4 * 4, 0);
+  }
+
+  std::vector<uint8_t> download(const Value& v) {
+    barrier();
+    submit_and_wait();
+    cmd_->copyBuffer(buffer_of(v), *staging_.buffer,
+                     vk::BufferCopy(offset_of(v), 0, std::max<uint64_t>(v.bytes, 4)));
+    submit_and_wait();
+    return std::vector<uint8_t>(staging_map_, staging_map_ + v.bytes);
+  }
+
+  void barrier() {
+    const vk::MemoryBarrier mb(
+        vk::AccessFlagBits::eShaderWrite | vk::AccessFlagBits::eTransferWrite,
+        vk::AccessFlagBits::eShaderRead | vk::AccessFlagBits::eShaderWrite |
+            vk::AccessFlagBits::eTransferRead | vk::AccessFlagBits::eTransferWrite);
+    const auto stages =
+        vk::PipelineStageFlagBits::eComputeShader | vk::PipelineStageFlagBits::eTransfer;
+    cmd_->pipelineBarrier(stages, stages, {}, mb, {}, {});
+  }
+
+  void submit_and_wait() {
+    cmd_->end();
+    vk::SubmitInfo si({}, {}, *cmd_);
+    queue_.submit(si, *fence_);
+    if (device_->waitForFences(*fence_, VK_TRUE, UINT64_MAX) != vk::Result::eSuccess)
+      device_error("waiting for the device failed");
+    device_->resetFences(*fence_);
+    cmd_->reset();
+    cmd_->begin(vk::CommandBufferBeginInfo(vk::CommandBufferUsageFlagBits::eOneTimeSubmit));
+    staging_used_ = 0;
+  }
+
+  // The model tensor a value links to, checked against its dtype and shape; null when the
+  // model has no such tensor (the value then starts from @init, else zeros).
+  const oinf_io::Tensor* linked(const Value& v) {
+    if (v.link.empty()) return nullptr;
+    auto it = model_.tensors.find(v.link);
+    if (it == model_.tensors.end()) return nullptr;
+    if (!it->second.has_data)
+      input_error(opt_.model + ": tensor '" + v.link + "' has no data (for '" + v.name + "')");
+    if (it->second.dtype != oinf_io::dtype_tag(v.dtype) || it->second.dims != v.shape)
+      input_error(opt_.model + ": tensor '" + v.link + "' is not " + v.dtype + shape_text(v.shape));
+    return &it->second;
+  }
+
+  void set_initial(const Value& v) {
+    if (const oinf_io::Tensor* t = linked(v)) {
+      upload(v, t->data.data(), t->data.size());
+    } else if (v.init) {
+      upload(v, v.init_image.data(), v.init_image.size());
+    } else {
+      zero(v);
+    }
+  }
+
+  void upload_create_time_values() {
+    for (const Value& v : values_)
+      if (v.storage == "constant" || v.storage == "persistent") set_initial(v);
+    barrier();
+    submit_and_wait();
+  }
+
+  void load_inputs() {
+    for (const auto& [name, spec] : opt_.inputs) {
+      const Value& v = value(name);
+      if (v.storage != "dynamic") input_error("'" + name + "' is not a dynamic variable");
+      const size_t colon = spec.find(':');
+      const std::string file = spec.substr(0, colon);
+      if (!input_files_.count(file)) input_files_[file] = oinf_io::read(file);
+    }
+  }
+
+  void insert_inputs(uint64_t step) {
+    for (const auto& [name, spec] : opt_.inputs) {
+      const Value& v = value(name);
+      const size_t colon = spec.find(':');
+      const std::string file = spec.substr(0, colon);
+      std::string tensor = colon == std::string::npos ? name : spec.substr(colon + 1);
+      if (size_t at = tensor.find("{step}"); at != std::string::npos)
+        tensor.replace(at, 6, std::to_string(step));
+      const auto& pkg = input_files_.at(file);
+      auto it = pkg.tensors.find(tensor);
+      if (it == pkg.tensors.end()) {
+        if (colon == std::string::npos) input_error(file + ": no tensor '" + tensor + "'");
+        continue;  // this step inserts nothing
+      }
+      if (it->second.dtype != oinf_io::dtype_tag(v.dtype) || it->second.dims != v.shape ||
+          !it->second.has_data)
+        input_error(file + ": tensor '" + tensor + "' is not " + v.dtype + shape_text(v.shape) +
+                    " with data");
+      upload(v, it->second.data.data(), it->second.data.size());
+    }
+  }
+
+  // ---- the program ----------------------------------------------------------------------
+  void run_step(uint64_t step) {
+    for (const Value& v : values_) {
+      if (v.storage == "step") set_initial(v);
+      if (v.storage == "arena" && v.zero_fill) zero(v);
+    }
+    insert_inputs(step);
+    barrier();
+    std::map<std::string, int64_t> indices;
+    run_block("entry", indices);
+    barrier();
+  }
+
+  int64_t bound(const json::value& b, const std::map<std::string, int64_t>& indices) {
+    if (b.is_int64()) return b.as_int64();
+    const std::string t(b.as_string());
+    if (!t.empty() && (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-'))
+      return std::stoll(t);
+    if (auto it = indices.find(t); it != indices.end()) return it->second;
+    if (auto it = model_.sizevars.find(t); it != model_.sizevars.end())
+      return static_cast<int64_t>(it->second);
+    const Value& v = value(t);  // an integer scalar of constant or persistent memory
+    const std::vector<uint8_t> bytes = download(v);
+    if (v.dtype == "i32" || v.dtype == "u32") {
+      int32_t x;
+      std::memcpy(&x, bytes.data(), 4);
+      return v.dtype == "i32" ? x : static_cast<int64_t>(static_cast<uint32_t>(x));
+    }
+    if (v.dtype == "i64" || v.dtype == "u64") {
+      int64_t x;
+      std::memcpy(&x, bytes.data(), 8);
+      return x;
+    }
+    input_error("loop bound '" + t + "' is not an integer scalar, size variable or loop index");
+  }
+
+  void run_block(const std::string& name, std::map<std::string, int64_t>& indices) {
+    auto it = blocks_.find(name);
+    if (it == blocks_.end()) input_error("manifest: no block '" + name + "'");
+    run_steps(it->second, indices);
+  }
+
+  // Returns false when a `return` ended the block.
+  bool run_steps(const json::array& steps, std::map<std::string, int64_t>& indices) {
+    for (const json::value& s : steps) {
+      const std::string op(s.at("op").as_string());
+      if (op == "dispatch") {
+        Kernel& k = kernels_.at(s.at("kernel").to_number<size_t>());
+        if (k.groups[0] == 0 || k.groups[1] == 0 || k.groups[2] == 0) continue;
+        cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, *k.pipeline);
+        cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, *k.layout, 0, k.set, {});
+        cmd_->dispatch(static_cast<uint32_t>(k.groups[0]), static_cast<uint32_t>(k.groups[1]),
+                       static_cast<uint32_t>(k.groups[2]));
+      } else if (op == "barrier") {
+        barrier();
+      } else if (op == "copy") {
+        const Value& from = value(std::string(s.at("from").as_string()));
+        const Value& to = value(std::string(s.at("to").as_string()));
+        if (from.bytes)
+          cmd_->copyBuffer(buffer_of(from), buffer_of(to),
+                           vk::BufferCopy(offset_of(from), offset_of(to), from.bytes));
+      } else if (op == "loop") {
+        const std::string index(s.at("index").as_string());
+        const int64_t start = bound(s.at("start"), indices), end = bound(s.at("end"), indices);
+        for (int64_t i = start; i < end; ++i) {
+          indices[index] = i;
+          barrier();
+          if (!run_steps(s.at("body").as_array(), indices)) return false;
+        }
+        indices.erase(index);
+        barrier();
+      } else if (op == "branch") {
+        const std::string cond(s.at("cond").as_string());
+        bool yes = true;
+        if (!cond.empty()) {
+          const std::vector<uint8_t> bytes = download(value(cond));
+          yes = std::any_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b != 0; });
+        }
+        const std::string target(s.at(yes ? "then" : "else").as_string());
+        std::map<std::string, int64_t> none;  // loop indices are not visible in branched blocks
+        if (!target.empty()) run_block(target, none);
+        barrier();
+      } else if (op == "return") {
+        return false;
+      } else {
+        input_error("manifest: unknown step '" + op + "'");
+      }
+    }
+    return true;
+  }
+
+  void print(uint64_t step, const Value& v, const std::vector<uint8_t>& bytes) {
+    std::cout << "step " << step << ": " << v.name << ": " << v.dtype << shape_text(v.shape)
+              << " =";
+    const uint32_t eb = elem_bytes(v.dtype);
+    const uint64_t n = eb ? std::min<uint64_t>(v.elements, 8) : 0;
+    for (uint64_t i = 0; i < n; ++i)
+      std::cout << " " << element_text(v.dtype, bytes.data() + i * eb);
+    if (v.elements > n) std::cout << " ...";
+    std::cout << "\n";
+  }
+
+  // Dispatches of the entry block only (no uploads), against a device-to-device copy of the
+  // same number of bytes, both as the median of `bench` timed submissions.
+  void bench() {
+    uint64_t moved = 0;
+    for (const json::value& s : blocks_.at("entry"))
+      if (s.at("op").as_string() == "dispatch")
+        moved += kernels_.at(s.at("kernel").to_number<size_t>()).bytes_moved;
+    auto time = [&](auto record) {
+      std::vector<double> ms;
+      for (uint64_t r = 0; r < opt_.bench + 1; ++r) {
+        submit_and_wait();
+        record();
+        const auto t0 = std::chrono::steady_clock::now();
+        submit_and_wait();
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
+      }
+      ms.erase(ms.begin());  // warm-up
+      std::sort(ms.begin(), ms.end());
+      return ms[ms.size() / 2];
+    };
+    std::map<std::string, int64_t> indices;
+    const int reps = 20;
+    const double kernel_ms = time([&] {
+                               for (int i = 0; i < reps; ++i) {
+                                 run_steps(blocks_.at("entry"), indices);
+                                 barrier();
+                               }
+                             }) /
+                             reps;
+    const uint64_t half = std::max<uint64_t>(moved / 2, 4) / 4 * 4;
+    Buffer a = make_buffer(half, vk::BufferUsageFlagBits::eTransferSrc,
+                           vk::MemoryPropertyFlagBits::eDeviceLocal);
+    Buffer b = make_buffer(half, vk::BufferUsageFlagBits::eTransferDst,
+                           vk::MemoryPropertyFlagBits::eDeviceLocal);
+    const double copy_ms = time([&] {
+                             for (int i = 0; i < reps; ++i) {
+                               cmd_->copyBuffer(*a.buffer, *b.buffer, vk::BufferCopy(0, 0, half));
+                               barrier();
+                             }
+                           }) /
+                           reps;
+    const double kernel_gbs = moved / kernel_ms / 1e6, copy_gbs = 2.0 * half / copy_ms / 1e6;
+    std::cout << "bench: device " << props_.deviceName.data() << "\n"
+              << "bench: entry kernels " << kernel_ms << " ms, " << moved << " bytes, "
+              << kernel_gbs << " GB/s\n"
+              << "bench: copy " << copy_ms << " ms, " << 2 * half << " bytes, " << copy_gbs
+              << " GB/s\n"
+              << "bench: ratio " << kernel_gbs / copy_gbs << "\n";
+  }
+
+  Options opt_;
+  oinf_io::Package model_;
+  std::map<std::string, oinf_io::Package> input_files_;
+  std::vector<Value> values_;
+  std::map<std::string, size_t> index_;
+  std::vector<Kernel> kernels_;
+  std::map<std::string, json::array> blocks_;
+  std::vector<std::string> outputs_;
+  uint64_t arena_bytes_ = 0;
+
+  vk::UniqueInstance instance_;
+  vk::PhysicalDevice phys_;
+  vk::PhysicalDeviceProperties props_;
+  uint32_t family_ = UINT32_MAX;
+  vk::UniqueDevice device_;
+  vk::Queue queue_;
+  vk::UniqueCommandPool pool_;
+  vk::UniqueCommandBuffer cmd_;
+  vk::UniqueFence fence_;
+  vk::UniqueDescriptorPool dpool_;
+  std::vector<Buffer> buffers_;
+  int arena_ = -1;
+  Buffer staging_;
+  uint8_t* staging_map_ = nullptr;
+  uint64_t staging_used_ = 0;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  o.manifest_dir = fs::path(argv[0]).parent_path();
+#ifdef OPENINFER_GLSL_MANIFEST_DIR
+  o.manifest_dir = OPENINFER_GLSL_MANIFEST_DIR;
+#endif
+  auto need = [&](int& i) -> std::string {
+    if (i + 1 >= argc) usage_error(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--manifest")
+      o.manifest_dir = need(i);
+    else if (a == "--model" || a == "-m")
+      o.model = need(i);
+    else if (a == "--steps") {
+      const std::string n = need(i);
+      if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoull(n) == 0)
+        usage_error("--steps needs a positive integer, got '" + n + "'");
+      o.steps = std::stoull(n);
+    } else if (a == "--input") {
+      const std::string spec = need(i);
+      const size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0)
+        usage_error("--input needs NAME=FILE[:TENSOR], got '" + spec + "'");
+      o.inputs.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (a == "--fetch")
+      o.fetch.push_back(need(i));
+    else if (a == "--save")
+      o.save = need(i);
+    else if (a == "--quiet" || a == "-q")
+      o.quiet = true;
+    else if (a == "--bench")
+      o.bench = std::stoull(need(i));
+    else if (a == "--help" || a == "-h") {
+      std::cout
+          << "Usage: " << argv[0]
+          << " [--manifest DIR] [--model M.oinf] [--steps N] [--input NAME=FILE[:TENSOR]]...\n"
+             "       [--fetch NAME]... [--save OUT.oinf] [--quiet] [--bench N]\n";
+      std::exit(0);
+    } else
+      usage_error("unknown option '" + a + "' (see --help)");
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Runner runner(parse_options(argc, argv));
+    return runner.run();
+  } catch (const Failure& f) {
+    std::cerr << "error: " << f.what() << "\n";
+    return f.code;
+  } catch (const vk::SystemError& e) {
+    std::cerr << "error: Vulkan: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,260 @@
+// The manifest: values with their memory, kernels with bindings and workgroup counts, and the
+// blocks as host steps. Barriers come from the kernels' reads and writes: a dispatch waits for
+// earlier work only when it reads what that work wrote or writes what it touched (arena values
+// count as one resource, since planned offsets are shared).
+#include "output_writer.hpp"
+
+#include <set>
+
+#include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
+#include "plan_input.hpp"
+#include "shader_writer.hpp"
+
+namespace oi::glsl {
+
+namespace json = boost::json;
+
+namespace {
+
+class ManifestWriter {
+ public:
+  ManifestWriter(const PlanIn& plan, const std::vector<KernelShader>& shaders)
+      : plan_(plan), shaders_(shaders) {}
+
+  json::array block(const json::array& steps) {
+    reads_.clear();
+    writes_.clear();
+    json::array out;
+    for (const json::value& sv : steps) add_step(sv, out);
+    return out;
+  }
+
+ private:
+  std::string resource(const std::string& name) {
+    return plan_.value(name).storage == "arena" ? "@arena" : name;
+  }
+
+  void access(json::array& out, const std::vector<std::string>& reads,
+              const std::vector<std::string>& writes) {
+    bool conflict = false;
+    for (const std::string& r : reads) conflict = conflict || writes_.count(resource(r));
+    for (const std::string& w : writes)
+      conflict = conflict || writes_.count(resource(w)) || reads_.count(resource(w));
+    if (conflict) full_barrier(out);
+    for (const std::string& r : reads) reads_.insert(resource(r));
+    for (const std::string& w : writes) writes_.insert(resource(w));
+  }
+
+  void full_barrier(json::array& out) {
+    out.push_back(json::object{{"op", "barrier"}});
+    reads_.clear();
+    writes_.clear();
+  }
+
+  static std::string str(const json::object& o, const char* key) {
+    const json::value* v = o.if_contains(key);
+    if (v == nullptr || !v->is_string())
+      invalid(std::string("a plan step has no string '") + key + "'");
+    return std::string(v->as_string());
+  }
+
+  void add_step(const json::value& sv, json::array& out) {
+    if (!sv.is_object()) invalid("a plan step is not an object");
+    const json::object& s = sv.as_object();
+    const std::string kind = str(s, "kind");
+    const std::string line =
+        s.contains("line") ? " (line " + json::serialize(s.at("line")) + ")" : std::string();
+    if (kind == "kernel") {
+      const json::value* k = s.if_contains("kernel");
+      if (!k || !k->is_int64() || k->as_int64() < 0 ||
+          static_cast<size_t>(k->as_int64()) >= plan_.kernels.size())
+        invalid("a kernel step names no kernel of the plan");
+      const KernelIn& kernel = plan_.kernels[static_cast<size_t>(k->as_int64())];
+      access(out, kernel.reads, kernel.writes);
+      out.push_back(json::object{{"op", "dispatch"}, {"kernel", kernel.id}, {"step", s.at("id")}});
+    } else if (kind == "barrier") {
+      full_barrier(out);
+    } else if (kind == "dep") {
+      // Steps run in plan order with barriers between dependent work: the constraint holds.
+    } else if (kind == "return") {
+      out.push_back(json::object{{"op", "return"}});
+    } else if (kind == "transfer") {
+      const std::string from = str(s, "from"), to = str(s, "to");
+      const ValueIn& f = plan_.value(from);
+      const ValueIn& t = plan_.value(to);
+      if (f.dtype != t.dtype || f.bytes != t.bytes || f.storage == "internal" ||
+          t.storage == "internal")
+        unsupported("transfer" + line + " from '" + from + "' to '" + to +
+                    "': only whole values of one dtype and size are supported");
+      access(out, {from}, {to});
+      out.push_back(json::object{{"op", "copy"}, {"from", from}, {"to", to}});
+    } else if (kind == "loop") {
+      full_barrier(out);
+      const json::value* body = s.if_contains("body");
+      if (!body || !body->is_array()) invalid("a loop step has no body");
+      json::object loop{{"op", "loop"},
+                        {"index", str(s, "index")},
+                        {"start", str(s, "start")},
+                        {"end", str(s, "end")}};
+      json::array inner = block(body->as_array());
+      loop["body"] = std::move(inner);
+      out.push_back(std::move(loop));
+      reads_.clear();
+      writes_.clear();
+    } else if (kind == "branch") {
+      const std::string cond = str(s, "cond");
+      if (!cond.empty()) {
+        const ValueIn& c = plan_.value(cond);
+        if (c.storage == "internal" || c.storage == "arena")
+          unsupported("branch" + line + ": condition '" + cond + "' must be a declared variable");
+      }
+      full_barrier(out);
+      out.push_back(
+          json::object{{"op", "branch"},
+                       {"cond", cond},
+                       {"then", str(s, "then")},
+                       {"else", s.contains("else") && s.at("else").is_string() ? str(s, "else")
+                                                                               : std::string()}});
+      reads_.clear();
+      writes_.clear();
+    } else {
+      unsupported("step '" + kind + "'" + line +
+                  " cannot be expressed by the glsl target yet (caches, yield and await are "
+                  "not supported)");
+    }
+  }
+
+  const PlanIn& plan_;
+  const std::vector<KernelShader>& shaders_;
+  std::set<std::string> reads_, writes_;
+};
+
+json::object value_json(const ValueIn& v) {
+  json::object o{{"name", v.name}, {"dtype", v.dtype}, {"storage", v.storage}, {"bytes", v.bytes}};
+  o["shape"] = json::array(v.shape.begin(), v.shape.end());
+  if (!v.link.empty()) o["link"] = v.link;
+  if (v.init) o["init"] = *v.init;
+  if (v.storage == "arena") {
+    o["offset"] = v.offset;
+    o["zero_fill"] = v.zero_fill;
+  }
+  return o;
+}
+
+bool valid_name(const std::string& n) {
+  if (n.empty() || n.size() > 64) return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  return true;
+}
+
+std::string cmake_lists(const std::string& name, size_t kernels) {
+  std::string s =
+      "# Generated by the OpenInfer glsl emitter: compiles the shaders with glslc and builds the\n"
+      "# host program that runs manifest.json (Vulkan-Hpp, header-only Boost.JSON).\n"
+      "cmake_minimum_required(VERSION 3.20)\nproject(" +
+      name +
+      "_glsl CXX)\n"
+      "set(CMAKE_CXX_STANDARD 20)\nset(CMAKE_CXX_STANDARD_REQUIRED ON)\n"
+      "find_package(Vulkan REQUIRED)\nfind_package(Boost 1.75 REQUIRED)\n"
+      "find_program(GLSLC glslc REQUIRED)\nset(spirv \"\")\n"
+      "foreach(k RANGE 0 " +
+      std::to_string(kernels) +
+      ")\n"
+      "  set(src ${CMAKE_CURRENT_SOURCE_DIR}/shaders/kernel_${k}.comp)\n"
+      "  if(NOT EXISTS ${src})\n    continue()\n  endif()\n"
+      "  set(out ${CMAKE_CURRENT_BINARY_DIR}/shaders/kernel_${k}.spv)\n"
+      "  add_custom_command(OUTPUT ${out} COMMAND ${CMAKE_COMMAND} -E make_directory\n"
+      "    ${CMAKE_CURRENT_BINARY_DIR}/shaders COMMAND ${GLSLC} --target-env=vulkan1.1 -O ${src}\n"
+      "    -o ${out} DEPENDS ${src} VERBATIM)\n  list(APPEND spirv ${out})\nendforeach()\n"
+      "configure_file(manifest.json ${CMAKE_CURRENT_BINARY_DIR}/manifest.json COPYONLY)\n"
+      "add_custom_target(" +
+      name +
+      "_shaders ALL DEPENDS ${spirv})\n"
+      "add_executable(" +
+      name +
+      " host/glsl_host.cpp)\n"
+      "target_include_directories(" +
+      name +
+      " PRIVATE host)\n"
+      "target_link_libraries(" +
+      name +
+      " PRIVATE Vulkan::Headers ${CMAKE_DL_LIBS})\n"
+      "target_include_directories(" +
+      name +
+      " SYSTEM PRIVATE ${Boost_INCLUDE_DIRS})\n"
+      "add_dependencies(" +
+      name + " " + name + "_shaders)\n";
+  return s;
+}
+
+}  // namespace
+
+std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
+                                     const std::string& name) {
+  if (!valid_name(name))
+    invalid("--name '" + name +
+            "' must be 1-64 characters of [A-Za-z0-9_-] (it names the program)");
+  const DeviceIn device = read_device(device_json);
+  const PlanIn plan = read_plan(plan_json);
+  std::vector<KernelShader> shaders;
+  for (const KernelIn& k : plan.kernels) shaders.push_back(write_kernel_shader(plan, device, k));
+
+  json::object manifest;
+  manifest["format"] = "openinfer-glsl-manifest";
+  manifest["version"] = 1;
+  manifest["name"] = name;
+  manifest["graph"] = plan.graph;
+  manifest["device"] = device.name;
+  manifest["arena_bytes"] = plan.arena_bytes;
+  json::array values;
+  for (const ValueIn& v : plan.values)
+    if (v.storage != "internal") values.push_back(value_json(v));
+  manifest["values"] = std::move(values);
+  json::array kernels;
+  std::vector<OutputFile> files;
+  for (size_t i = 0; i < shaders.size(); ++i) {
+    const KernelShader& ks = shaders[i];
+    const std::string base = "shaders/kernel_" + std::to_string(i);
+    json::array bindings;
+    for (const Binding& b : ks.bindings)
+      bindings.push_back(json::object{{"binding", b.binding},
+                                      {"value", b.value},
+                                      {"access", b.read && b.write ? "read_write"
+                                                 : b.read          ? "read"
+                                                                   : "write"}});
+    kernels.push_back(
+        json::object{{"id", i},
+                     {"kind", plan.kernels[i].kind},
+                     {"shader", base + ".comp"},
+                     {"spirv", base + ".spv"},
+                     {"local_size", json::array(ks.local_size.begin(), ks.local_size.end())},
+                     {"workgroups", json::array(ks.workgroups.begin(), ks.workgroups.end())},
+                     {"bindings", std::move(bindings)}});
+    files.push_back({base + ".comp", ks.glsl});
+  }
+  manifest["kernels"] = std::move(kernels);
+  ManifestWriter writer(plan, shaders);
+  json::array blocks, outputs;
+  for (const json::value& b : plan.blocks) {
+    if (!b.is_object() || !b.as_object().contains("steps") || !b.at("steps").is_array() ||
+        !b.at("name").is_string())
+      invalid("a plan block has no name or steps");
+    const std::string block_name(b.at("name").as_string());
+    json::array steps = writer.block(b.at("steps").as_array());
+    blocks.push_back(json::object{{"name", block_name}, {"steps", std::move(steps)}});
+    if (block_name == "entry")
+      for (const json::value& s : b.at("steps").as_array())
+        if (s.at("kind") == "return" && s.as_object().contains("names"))
+          for (const json::value& n : s.at("names").as_array()) outputs.push_back(n);
+  }
+  manifest["blocks"] = std::move(blocks);
+  manifest["outputs"] = std::move(outputs);
+  files.push_back({"manifest.json", json::serialize(manifest) + "\n"});
+  files.push_back({"host/glsl_host.cpp", kHostCpp});
+  files.push_back({"host/oinf_io.hpp", kOinfIoHpp});
+  files.push_back({"CMakeLists.txt", cmake_lists(name, plan.kernels.size())});
+  return files;
+}
+
+}  // namespace oi::glsl

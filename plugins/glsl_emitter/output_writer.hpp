@@ -1,0 +1,21 @@
+// Everything the glsl target writes for one plan: the shaders, manifest.json (buffers,
+// bindings, dispatch order with workgroup counts, barriers, host-side loops and branches), the
+// host program and a CMakeLists.txt that compiles the shaders with glslc and builds it.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace oi::glsl {
+
+struct OutputFile {
+  std::string path;
+  std::string data;
+};
+
+// Throws oi::abi::StatusError (UNIMPLEMENTED / INVALID_ARGUMENT) for what it cannot express.
+std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
+                                     const std::string& name);
+
+}  // namespace oi::glsl

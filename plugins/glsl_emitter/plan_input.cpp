@@ -1,0 +1,215 @@
+// Reading the plan and the device description, with errors that name the key.
+#include "plan_input.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "openinfer/plugin_abi.hpp"
+
+namespace oi::glsl {
+
+namespace json = boost::json;
+
+void unsupported(const std::string& what) {
+  throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, "glsl emitter: " + what);
+}
+
+void invalid(const std::string& what) {
+  throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT, "glsl emitter: " + what);
+}
+
+std::string op_where(const OpIn& op) {
+  return "op '" + op.op + "' (line " + std::to_string(op.line) + ")";
+}
+
+const ValueIn& PlanIn::value(const std::string& name) const {
+  if (name.find_first_of("[]") != std::string::npos)
+    unsupported("'" + name + "': table entries and slices are not supported yet");
+  auto it = value_index.find(name);
+  if (it == value_index.end()) invalid("the plan names value '" + name + "' but does not list it");
+  return values[it->second];
+}
+
+namespace {
+
+json::value parse(const std::string& text, const char* what) {
+  boost::system::error_code ec;
+  json::value v = json::parse(text, ec);
+  if (ec) invalid(std::string("the ") + what + " is not valid JSON: " + ec.message());
+  return v;
+}
+
+const json::value& key(const json::object& o, const char* name, const std::string& where) {
+  const json::value* v = o.if_contains(name);
+  if (v == nullptr) invalid(where + " has no key '" + name + "'");
+  return *v;
+}
+
+uint64_t to_u64(const json::value& v, const std::string& where) {
+  if (v.is_uint64()) return v.as_uint64();
+  if (v.is_int64() && v.as_int64() >= 0) return static_cast<uint64_t>(v.as_int64());
+  invalid(where + ": expected a non-negative integer");
+}
+
+std::vector<std::string> strings(const json::value& v, const std::string& where) {
+  if (!v.is_array()) invalid(where + ": expected an array of strings");
+  std::vector<std::string> out;
+  for (const json::value& s : v.as_array()) {
+    if (!s.is_string()) invalid(where + ": expected an array of strings");
+    out.emplace_back(s.as_string());
+  }
+  return out;
+}
+
+std::vector<uint64_t> dims(const json::value& v, const std::string& where) {
+  if (!v.is_array()) invalid(where + ": expected an array of dims");
+  std::vector<uint64_t> out;
+  for (const json::value& d : v.as_array()) out.push_back(to_u64(d, where));
+  return out;
+}
+
+std::string text(const json::value& v, const std::string& where) {
+  if (!v.is_string()) invalid(where + ": expected a string");
+  return std::string(v.as_string());
+}
+
+ValueIn read_value(const json::object& o) {
+  ValueIn v;
+  v.name = text(key(o, "name", "a plan value"), "value name");
+  const std::string where = "plan value '" + v.name + "'";
+  v.storage = text(key(o, "storage", where), where + " storage");
+  v.dtype = text(key(o, "dtype", where), where + " dtype");
+  v.shape = dims(key(o, "shape", where), where + " shape");
+  v.bytes = to_u64(key(o, "bytes", where), where + " bytes");
+  for (uint64_t d : v.shape) v.elements *= d;
+  if (const json::value* l = o.if_contains("link")) v.link = text(*l, where + " link");
+  if (const json::value* i = o.if_contains("init"); i && !i->is_null()) {
+    const bool number = i->is_number() || i->is_bool() ||
+                        (i->is_string() && (i->as_string() == "inf" || i->as_string() == "-inf"));
+    if (!number) unsupported(where + ": @init " + json::serialize(*i) + " is not a number");
+    static const char* kInitDtypes[] = {"f32", "f64", "i8",  "u8",  "i32",
+                                        "u32", "i64", "u64", "bool"};
+    if (std::find(std::begin(kInitDtypes), std::end(kInitDtypes), v.dtype) == std::end(kInitDtypes))
+      unsupported(where + ": @init of dtype " + v.dtype + " is not supported");
+    v.init = *i;
+  }
+  if (v.storage == "arena") {
+    v.offset = to_u64(key(o, "offset", where), where + " offset");
+    if (const json::value* z = o.if_contains("zero_fill"))
+      v.zero_fill = z->is_bool() && z->as_bool();
+  }
+  if (o.contains("indices") && v.storage != "internal")
+    unsupported(where + ": tables are not supported yet");
+  if (v.storage == "runtime")
+    unsupported(where +
+                ": values sized at run time (growable tables, @auto_dim) are not supported");
+  return v;
+}
+
+OpIn read_op(const json::object& o, const std::string& where) {
+  OpIn op;
+  op.op = text(key(o, "op", where), where + " op");
+  if (const json::value* l = o.if_contains("line"); l && l->is_int64()) op.line = l->as_int64();
+  op.inputs = strings(key(o, "inputs", where), where + " inputs");
+  const json::value& s = key(o, "settings", where);
+  if (!s.is_object()) invalid(where + ": settings must be an object");
+  op.settings = s.as_object();
+  op.output = text(key(o, "output", where), where + " output");
+  return op;
+}
+
+}  // namespace
+
+PlanIn read_plan(const std::string& json_text) {
+  const json::value root = parse(json_text, "plan");
+  if (!root.is_object()) invalid("the plan is not a JSON object");
+  const json::object& o = root.as_object();
+  if (const json::value* f = o.if_contains("format");
+      f == nullptr || !f->is_string() || f->as_string() != "openinfer-synth-plan")
+    invalid("the plan's format is not \"openinfer-synth-plan\"");
+  const json::value& version = key(o, "version", "the plan");
+  if (!version.is_int64() || version.as_int64() != 1)
+    unsupported("plan JSON version " + json::serialize(version) +
+                " (this emitter reads version 1)");
+  PlanIn plan;
+  if (const json::value* g = o.if_contains("graph"); g && g->is_string())
+    plan.graph = std::string(g->as_string());
+  const json::value& values = key(o, "values", "the plan");
+  if (!values.is_array()) invalid("the plan's values must be an array");
+  for (const json::value& v : values.as_array()) {
+    if (!v.is_object()) invalid("a plan value is not an object");
+    plan.value_index[std::string(v.as_object().at("name").as_string())] = plan.values.size();
+    plan.values.push_back(read_value(v.as_object()));
+  }
+  const json::value& kernels = key(o, "kernels", "the plan");
+  if (!kernels.is_array()) invalid("the plan's kernels must be an array");
+  for (const json::value& kv : kernels.as_array()) {
+    if (!kv.is_object()) invalid("a plan kernel is not an object");
+    const json::object& k = kv.as_object();
+    KernelIn kernel;
+    kernel.id = static_cast<uint32_t>(to_u64(key(k, "id", "a kernel"), "kernel id"));
+    const std::string where = "kernel " + std::to_string(kernel.id);
+    kernel.kind = text(key(k, "kind", where), where + " kind");
+    kernel.shape = dims(key(k, "shape", where), where + " shape");
+    const json::value& ops = key(k, "ops", where);
+    if (!ops.is_array() || ops.as_array().empty())
+      invalid(where + ": ops must be a non-empty array");
+    for (const json::value& op : ops.as_array()) {
+      if (!op.is_object()) invalid(where + ": an op is not an object");
+      kernel.ops.push_back(read_op(op.as_object(), where));
+    }
+    kernel.reads = strings(key(k, "reads", where), where + " reads");
+    kernel.writes = strings(key(k, "writes", where), where + " writes");
+    kernel.internal = strings(key(k, "internal", where), where + " internal");
+    if (kernel.id != plan.kernels.size()) invalid(where + ": kernel ids must be 0, 1, 2, ...");
+    plan.kernels.push_back(std::move(kernel));
+  }
+  const json::value& blocks = key(o, "blocks", "the plan");
+  if (!blocks.is_array()) invalid("the plan's blocks must be an array");
+  plan.blocks = blocks.as_array();
+  const json::value& memory = key(o, "memory", "the plan");
+  if (!memory.is_object()) invalid("the plan's memory must be an object");
+  plan.arena_bytes = to_u64(key(memory.as_object(), "arena_bytes", "memory"), "arena_bytes");
+  plan.alignment = static_cast<uint32_t>(
+      to_u64(key(memory.as_object(), "alignment", "memory"), "memory alignment"));
+  return plan;
+}
+
+DeviceIn read_device(const std::string& json_text) {
+  const json::value root = parse(json_text, "device description");
+  if (!root.is_object()) invalid("the device description is not a JSON object");
+  const json::object& o = root.as_object();
+  DeviceIn d;
+  const json::value& device = key(o, "device", "the device description");
+  if (!device.is_object()) invalid("device description: 'device' must be an object");
+  d.type = text(key(device.as_object(), "type", "device"), "device.type");
+  if (const json::value* n = device.as_object().if_contains("name"); n && n->is_string())
+    d.name = std::string(n->as_string());
+  if (d.type != "gpu")
+    unsupported("the glsl target needs a GPU device description (device.type \"gpu\"), got \"" +
+                d.type + "\" for '" + d.name + "'");
+  const json::value& limits = key(o, "limits", "the device description");
+  if (!limits.is_object()) invalid("device description: 'limits' must be an object");
+  const json::object& l = limits.as_object();
+  const json::value& wg = key(l, "max_workgroup_size", "limits");
+  if (!wg.is_array() || wg.as_array().size() != 3)
+    invalid("device key 'limits.max_workgroup_size': expected 3 positive integers");
+  for (int i = 0; i < 3; ++i) {
+    d.wg_size[i] = to_u64(wg.as_array()[i], "limits.max_workgroup_size");
+    if (d.wg_size[i] == 0)
+      invalid("device key 'limits.max_workgroup_size': expected 3 positive integers");
+  }
+  if (const json::value* v = l.if_contains("max_workgroup_invocations"))
+    d.wg_invocations = to_u64(*v, "limits.max_workgroup_invocations");
+  if (d.wg_invocations == 0) d.wg_invocations = d.wg_size[0];
+  d.shared_bytes =
+      to_u64(key(l, "max_shared_memory_bytes", "limits"), "limits.max_shared_memory_bytes");
+  d.max_buffer_range = to_u64(key(l, "max_storage_buffer_range_bytes", "limits"),
+                              "limits.max_storage_buffer_range_bytes");
+  if (const json::value* f = o.if_contains("features"); f && f->is_object())
+    if (const json::value* h = f->as_object().if_contains("fp16"); h && h->is_bool())
+      d.fp16 = h->as_bool();
+  return d;
+}
+
+}  // namespace oi::glsl

@@ -1,0 +1,77 @@
+// The parts of a synthesizer plan (docs/synth.md, JSON version 1) and of a device description
+// (docs/devices.md) the GLSL emitter uses, read from the JSON the host sends. Everything the
+// emitter cannot express is refused here or in the writers with an UNIMPLEMENTED status that
+// names the value, op or construct, so no partial or wrong code is ever returned.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace oi::glsl {
+
+struct ValueIn {
+  std::string name;
+  std::string storage;  // dynamic, constant, persistent, step, arena, internal
+  std::string dtype;    // f32, i32, u32, bool
+  std::vector<uint64_t> shape;
+  uint64_t elements = 1;
+  uint64_t bytes = 0;
+  uint64_t offset = 0;  // arena values
+  bool zero_fill = false;
+  std::string link;                        // model tensor
+  std::optional<boost::json::value> init;  // @init literal (number, bool, "inf", "-inf")
+};
+
+struct OpIn {
+  std::string op;
+  int64_t line = 0;
+  std::vector<std::string> inputs;
+  boost::json::object settings;
+  std::string output;
+};
+
+struct KernelIn {
+  uint32_t id = 0;
+  std::string kind;  // elementwise, matmul, reduction, op
+  std::vector<uint64_t> shape;
+  std::vector<OpIn> ops;
+  std::vector<std::string> reads, writes, internal;
+};
+
+struct PlanIn {
+  std::string graph;
+  std::vector<ValueIn> values;
+  std::map<std::string, size_t> value_index;
+  std::vector<KernelIn> kernels;
+  boost::json::array blocks;  // kept as JSON: the manifest writer walks the steps
+  uint64_t arena_bytes = 0;
+  uint32_t alignment = 64;
+
+  const ValueIn& value(const std::string& name) const;  // throws UNIMPLEMENTED/INVALID
+};
+
+struct DeviceIn {
+  std::string name;
+  std::string type;
+  uint64_t wg_size[3] = {0, 0, 0};
+  uint64_t wg_invocations = 0;
+  uint64_t shared_bytes = 0;
+  uint64_t max_buffer_range = 0;
+  bool fp16 = false;
+};
+
+PlanIn read_plan(const std::string& json_text);
+DeviceIn read_device(const std::string& json_text);
+
+// Throws oi::abi::StatusError(UNIMPLEMENTED, "glsl emitter: " + what).
+[[noreturn]] void unsupported(const std::string& what);
+// Throws oi::abi::StatusError(INVALID_ARGUMENT, "glsl emitter: " + what).
+[[noreturn]] void invalid(const std::string& what);
+
+std::string op_where(const OpIn& op);  // "op 'add' (line 13)"
+
+}  // namespace oi::glsl

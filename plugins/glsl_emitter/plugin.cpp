@@ -1,0 +1,65 @@
+// The glsl emitter plugin (docs/synth-glsl.md): target "glsl" of `openinfer synth`. The plan
+// and the device description arrive as JSON; the files go back through oi_emit_output.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "openinfer/plugin_abi.hpp"
+#include "output_writer.hpp"
+
+namespace {
+
+const oi_host_api* g_host = nullptr;
+
+struct Output {
+  std::vector<oi::glsl::OutputFile> files;
+  std::vector<oi_emitted_file> table;
+};
+
+oi_status* emit(void*, const oi_emit_request* req, oi_emit_output* out) {
+  OI_ABI_TRY
+  if (req == nullptr || out == nullptr || req->plan_json == nullptr || req->device_json == nullptr)
+    throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT, "glsl emitter: no plan or device");
+  for (uint32_t i = 0; i < req->num_options; ++i) {
+    const std::string opt = req->options[i] ? req->options[i] : "";
+    if (opt == "embed_weights=1")
+      throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED,
+                                 "glsl emitter: --embed-weights is not supported (the host "
+                                 "program reads the weights from --model)");
+    throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT,
+                               "glsl emitter: unknown option '" + opt + "'");
+  }
+  auto o = std::make_unique<Output>();
+  o->files =
+      oi::glsl::write_output(req->plan_json, req->device_json, req->name ? req->name : "model");
+  for (const auto& f : o->files)
+    o->table.push_back({sizeof(oi_emitted_file), OI_PLUGIN_ABI_VERSION, f.path.c_str(),
+                        f.data.data(), f.data.size()});
+  out->files = o->table.data();
+  out->num_files = static_cast<uint32_t>(o->table.size());
+  out->handle = o.release();
+  return nullptr;
+  OI_ABI_CATCH(g_host)
+}
+
+void release(void*, oi_emit_output* out) {
+  if (out != nullptr) delete static_cast<Output*>(out->handle);
+}
+
+const oi_emitter_api kApi = {sizeof(oi_emitter_api), OI_PLUGIN_ABI_VERSION, "glsl", emit, release};
+
+}  // namespace
+
+extern "C" OI_PLUGIN_EXPORT oi_status* openinfer_plugin_init(uint32_t, const oi_host_api* host,
+                                                             oi_plugin_info* out) {
+  g_host = host;
+  oi_plugin_info info{};
+  info.kind = OI_PLUGIN_KIND_EMITTER;
+  info.score = 1;
+  info.name = "glsl_emitter";
+  info.version = "0.1.0";
+  info.description = "GLSL compute shaders, a plan manifest and a Vulkan host program";
+  info.emitter = &kApi;
+  oi::abi::write_versioned(out, info);
+  return nullptr;
+}

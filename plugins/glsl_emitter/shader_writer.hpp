@@ -1,0 +1,36 @@
+// One `#version 450` compute shader per plan kernel: fused elementwise chains (numpy
+// broadcasting), matmul through shared-memory tiles, reductions over axes, each with its
+// elementwise epilogue. Sizes are baked in as constants: the plan's shapes are static.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan_input.hpp"
+
+namespace oi::glsl {
+
+struct Binding {
+  uint32_t binding = 0;
+  std::string value;
+  bool read = false;
+  bool write = false;
+};
+
+struct KernelShader {
+  std::string glsl;
+  std::array<uint32_t, 3> local_size{1, 1, 1};
+  std::array<uint64_t, 3> workgroups{0, 0, 0};  // 0 in any: nothing to dispatch
+  std::vector<Binding> bindings;
+};
+
+// Throws UNIMPLEMENTED naming the op, dtype or setting it cannot express.
+KernelShader write_kernel_shader(const PlanIn& plan, const DeviceIn& device,
+                                 const KernelIn& kernel);
+
+// The GLSL type of a dtype the emitter supports in kernels ("float", "int", "uint"), else throws.
+std::string glsl_type(const std::string& dtype, const std::string& where);
+
+}  // namespace oi::glsl

@@ -1,0 +1,419 @@
+// The glsl target end to end: plans (devices/lavapipe.json) go through the glsl emitter plugin,
+// glslc compiles the shaders, the manifest runner (the generated host program's source, built
+// once) runs N steps on a Vulkan device, and every fetched value is compared with the simulator
+// on the CPU backend: ints and elementwise f32 bit for bit (ops.md: `div` within 2 ulp),
+// matmul and sum/prod/mean within (1e-6, 1e-5). Graphs the emitter cannot express must give
+// an error naming what is missing. No Vulkan device: the test prints SKIPPED and exits 77.
+#define BOOST_TEST_MODULE glsl_emitter
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "openinfer/error.hpp"
+#include "openinfer/graph.hpp"
+#include "openinfer/model.hpp"
+#include "openinfer/plugin_host.hpp"
+#include "openinfer/simulator.hpp"
+#include "openinfer/synth.hpp"
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace oi;
+
+namespace {
+
+const PluginRegistry& registry() {
+  static PluginRegistry r = PluginRegistry::discover({PLUGIN_DIR});
+  return r;
+}
+
+// The CPU backend of the reference: the build's, or OPENINFER_TEST_CPU_PLUGIN_DIR's.
+std::shared_ptr<Backend> cpu_backend() {
+  const char* dir = std::getenv("OPENINFER_TEST_CPU_PLUGIN_DIR");
+  static PluginRegistry r = PluginRegistry::discover({dir && *dir ? dir : PLUGIN_DIR});
+  return r.backend("cpu");
+}
+
+DeviceArch lavapipe() {
+  return DeviceArch::load(fs::path(OPENINFER_SOURCE_DIR) / "devices" / "lavapipe.json");
+}
+
+std::vector<EmittedFile> emit(const Plan& plan, const std::string& plan_json,
+                              const std::string& name = "model") {
+  return registry().emitter("glsl")->emit(
+      {plan_json, plan.device.to_json(), name, plan.model.origin(), {}});
+}
+
+int shell(const std::string& cmd, std::string* output = nullptr) {
+  const std::string full = cmd + " > " + (output ? "glsl_cmd_out.txt" : "/dev/null") + " 2>&1";
+  const int status = std::system(full.c_str());
+  if (output) {
+    std::ifstream in("glsl_cmd_out.txt");
+    std::stringstream s;
+    s << in.rdbuf();
+    *output = s.str();
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct Case {
+  std::string name;
+  std::string source;
+  std::function<void(ModelWriter&)> model;
+  std::map<std::string, Tensor> inputs;  // inserted before every step
+  int steps = 1;
+  std::vector<std::string> fetch;
+  bool tolerance = false;  // (1e-6, 1e-5) instead of bit-exact
+  bool div_ulps = false;   // f32 within 2 ulp (div)
+};
+
+int64_t ulp_distance(float a, float b) {
+  int32_t ia, ib;
+  std::memcpy(&ia, &a, 4);
+  std::memcpy(&ib, &b, 4);
+  if (ia < 0) ia = INT32_MIN - ia;
+  if (ib < 0) ib = INT32_MIN - ib;
+  return std::llabs(static_cast<int64_t>(ia) - ib);
+}
+
+void compare(const Case& c, const std::string& name, const Tensor& want, const Tensor& got) {
+  BOOST_TEST_CONTEXT(c.name << ": " << name) {
+    BOOST_REQUIRE(want.dtype() == got.dtype());
+    BOOST_REQUIRE(want.shape() == got.shape());
+    if (want.dtype() != DType::f32) {
+      BOOST_TEST(std::memcmp(want.bytes().data(), got.bytes().data(), want.nbytes()) == 0);
+      return;
+    }
+    auto w = want.as<float>(), g = got.as<float>();
+    int bad = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      bool ok;
+      if (std::isnan(w[i]))
+        ok = std::isnan(g[i]);
+      else if (c.tolerance)
+        ok = std::fabs(g[i] - w[i]) <= 1e-6 + 1e-5 * std::fabs(w[i]);
+      else if (c.div_ulps)
+        ok = ulp_distance(w[i], g[i]) <= 2;
+      else
+        ok = std::memcmp(&w[i], &g[i], 4) == 0;
+      if (!ok && ++bad <= 5) BOOST_ERROR("element " << i << ": want " << w[i] << ", got " << g[i]);
+    }
+    BOOST_TEST(bad == 0);
+  }
+}
+
+// Synthesizes, emits, compiles the shaders, runs the manifest and compares with the simulator.
+void run_case(const Case& c) {
+  const fs::path dir = fs::path(TEST_WORK_DIR) / c.name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ModelWriter mw;
+  c.model(mw);
+  mw.write(dir / "model.oinf");
+  const Model model = Model::open(dir / "model.oinf");
+  const Graph graph = Graph::parse(c.source, c.name + ".oi");
+  const Plan plan = Synthesizer(lavapipe()).synthesize(model, graph);
+  const auto files = emit(plan, plan.to_json());
+  write_emitted_files(dir / "out", files);
+  for (const auto& f : files) {
+    if (fs::path(f.path).extension() != ".comp") continue;
+    const fs::path src = dir / "out" / f.path;
+    std::string log;
+    BOOST_REQUIRE_MESSAGE(shell(std::string(GLSLC) + " --target-env=vulkan1.1 -O " + src.string() +
+                                    " -o " + fs::path(src).replace_extension(".spv").string(),
+                                &log) == 0,
+                          f.path << ": " << log);
+  }
+  std::string cmd = std::string(RUNNER) + " --manifest " + (dir / "out").string() + " --model " +
+                    (dir / "model.oinf").string() + " --steps " + std::to_string(c.steps) +
+                    " --save " + (dir / "got.oinf").string() + " --quiet";
+  if (!c.inputs.empty()) {
+    ModelWriter in;
+    for (const auto& [n, t] : c.inputs) in.add_tensor(n, t);
+    in.write(dir / "inputs.oinf");
+    for (const auto& [n, t] : c.inputs)
+      cmd += " --input " + n + "=" + (dir / "inputs.oinf").string();
+  }
+  for (const std::string& f : c.fetch) cmd += " --fetch " + f;
+  std::string log;
+  const int rc = shell(cmd, &log);
+  if (rc == 3 && log.find("no Vulkan") != std::string::npos) {
+    std::cout << "SKIPPED: " << log;
+    std::exit(77);
+  }
+  BOOST_REQUIRE_MESSAGE(rc == 0, c.name << ": runner exit " << rc << ": " << log);
+
+  Simulator sim(model, graph, cpu_backend());
+  Executor exec = sim.make_executor();
+  for (int s = 0; s < c.steps; ++s) {
+    for (const auto& [n, t] : c.inputs) exec.insert(n, t);
+    exec.step();
+  }
+  const Model got = Model::open(dir / "got.oinf");
+  for (const std::string& f : c.fetch) compare(c, f, exec.fetch(f), got.tensor(f));
+}
+
+std::vector<float> ramp(size_t n, float start, float step) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
+  return v;
+}
+
+std::string emit_error(const std::string& source, const std::function<void(ModelWriter&)>& model,
+                       const DeviceArch& arch = lavapipe(), const std::string& name = "model") {
+  ModelWriter mw;
+  model(mw);
+  const Model m = Model::from_bytes(mw.to_bytes(), "m.oinf");
+  const Plan plan = Synthesizer(arch).synthesize(m, Graph::parse(source, "bad.oi"));
+  try {
+    emit(plan, plan.to_json(), name);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(minimal_example) {
+  const fs::path ex = fs::path(OPENINFER_SOURCE_DIR) / "examples" / "minimal";
+  const Model input = Model::open(ex / "input.oinf");
+  Case c{"minimal", "", nullptr, {{"x", input.tensor("x")}}, 3, {"y"}};
+  std::ifstream src(ex / "minimal.oi");
+  std::stringstream s;
+  s << src.rdbuf();
+  c.source = s.str();
+  const Model m = Model::open(ex / "model.oinf");
+  c.model = [&](ModelWriter& w) {
+    for (const auto& sv : m.sizevars()) w.add_sizevar(std::string(sv.name), sv.value);
+    for (const auto& t : m.tensors()) w.add_tensor(std::string(t.name), m.tensor(t));
+  };
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(f32_chain_with_broadcast_and_persistent_state) {
+  Case c;
+  c.name = "f32_chain";
+  c.source = R"(
+dynamic { x: f32[R, C]; }
+constant { b: f32[C]; s: f32 @init(0.5); }
+persistent { acc: f32[R, C]; }
+volatile { y: f32[R, C]; z: f32[R, C]; }
+block entry {
+  assign t0: f32[R, C];
+  assign t1: f32[R, C];
+  op add(x, b) >> t0;
+  op mul(t0, s) >> t1;
+  op sub(t1, b) >> t1;
+  op max(t1, x) >> t0;
+  op neg(t0) >> t0;
+  op abs(t0) >> t1;
+  op relu(t1, alpha=0.25, clamp_max=3.0) >> y;
+  op min(y, b) >> z;
+  op add(acc, z) >> acc;
+  return y, z, acc;
+}
+)";
+  c.model = [](ModelWriter& w) {
+    w.add_sizevar("R", 37);
+    w.add_sizevar("C", 29);
+    w.add_tensor("b", Tensor::from(ramp(29, -2.0f, 0.15f), {29}));
+  };
+  c.inputs = {{"x", Tensor::from(ramp(37 * 29, -5.0f, 0.01f), {37, 29})}};
+  c.steps = 3;
+  c.fetch = {"y", "z", "acc"};
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(f32_div_and_fill) {
+  Case c;
+  c.name = "f32_div";
+  c.source = R"(
+dynamic { x: f32[N]; d: f32[N]; }
+volatile { y: f32[N]; m: f32[N]; f: f32[N]; }
+block entry {
+  op div(x, d) >> y;
+  op div(x, d, div_by_zero_mask=-1.0) >> m;
+  op fill(f, value=2.5) >> f;
+  return y, m, f;
+}
+)";
+  c.model = [](ModelWriter& w) { w.add_sizevar("N", 300); };
+  std::vector<float> d = ramp(300, -3.0f, 0.02f);
+  d[150] = 0.0f;
+  d[10] = 1e-40f;
+  c.inputs = {{"x", Tensor::from(ramp(300, 7.0f, -0.05f), {300})}, {"d", Tensor::from(d, {300})}};
+  c.fetch = {"y", "m", "f"};
+  c.div_ulps = true;
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(i32_chain) {
+  Case c;
+  c.name = "i32_chain";
+  c.source = R"(
+dynamic { a: i32[N]; b: i32[N]; }
+volatile { y: i32[N]; q: i32[N]; }
+block entry {
+  op mul(a, b) >> y;
+  op sub(y, a) >> y;
+  op neg(y) >> y;
+  op abs(y) >> y;
+  op clamp(y, min=-5, max=100000) >> y;
+  op div(a, b, div_by_zero_mask=7) >> q;
+  return y, q;
+}
+)";
+  c.model = [](ModelWriter& w) { w.add_sizevar("N", 1000); };
+  std::vector<int32_t> a(1000), b(1000);
+  for (int i = 0; i < 1000; ++i) a[i] = i * 7919 - 3000000, b[i] = (i % 13) - 6;
+  a[0] = INT32_MIN, b[0] = -1;
+  c.inputs = {{"a", Tensor::from(a, {1000})}, {"b", Tensor::from(b, {1000})}};
+  c.fetch = {"y", "q"};
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(matmul_with_epilogue_and_batches) {
+  Case c;
+  c.name = "matmul";
+  c.source = R"(
+dynamic { x: f32[B, M, K]; }
+constant { w: f32[K, N]; bias: f32[N]; }
+volatile { y: f32[B, M, N]; }
+block entry {
+  assign h: f32[B, M, N];
+  op matmul(x, w) >> h;
+  op add(h, bias) >> h;
+  op relu(h) >> y;
+  return y;
+}
+)";
+  c.model = [](ModelWriter& w) {
+    w.add_sizevar("B", 3);
+    w.add_sizevar("M", 21);
+    w.add_sizevar("K", 37);
+    w.add_sizevar("N", 18);
+    w.add_tensor("w", Tensor::from(ramp(37 * 18, -1.0f, 0.003f), {37, 18}));
+    w.add_tensor("bias", Tensor::from(ramp(18, -0.5f, 0.06f), {18}));
+  };
+  c.inputs = {{"x", Tensor::from(ramp(3 * 21 * 37, 1.0f, -0.001f), {3, 21, 37})}};
+  c.fetch = {"y"};
+  c.tolerance = true;
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(reductions) {
+  Case c;
+  c.name = "reductions";
+  c.source = R"(
+dynamic { x: f32[A, B, C]; }
+volatile { s: f32[A, C]; m: f32[A, 1, C]; mean: f32[B]; all: f32; }
+block entry {
+  op sum_axis(x, axes=[1]) >> s;
+  op max_axis(x, axes=[1], keepdims=true) >> m;
+  op mean_axis(x, axes=[0, -1]) >> mean;
+  op sum_axis(x) >> all;
+  return s, m, mean, all;
+}
+)";
+  c.model = [](ModelWriter& w) {
+    w.add_sizevar("A", 5);
+    w.add_sizevar("B", 7);
+    w.add_sizevar("C", 9);
+  };
+  c.inputs = {{"x", Tensor::from(ramp(5 * 7 * 9, -3.0f, 0.0213f), {5, 7, 9})}};
+  c.fetch = {"s", "m", "mean", "all"};
+  c.tolerance = true;
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(loops_and_branches_run_on_the_host) {
+  Case c;
+  c.name = "control_flow";
+  c.source = R"(
+dynamic { x: f32[N]; }
+constant { on: bool @init(true); off: bool @init(false); reps: i32 @init(3); }
+persistent { acc: f32[N]; }
+volatile { y: f32[N]; }
+block entry {
+  loop l (i in 0..reps) {
+    op add(acc, x) >> acc;
+  }
+  branch on twice never;
+  branch off never half;
+  return acc, y;
+}
+block twice {
+  op add(y, acc) >> y;
+  op add(y, acc) >> y;
+  return;
+}
+block half {
+  op mul(y, x) >> y;
+  return;
+}
+block never {
+  op fill(y, value=-100.0) >> y;
+  return;
+}
+)";
+  c.model = [](ModelWriter& w) { w.add_sizevar("N", 50); };
+  c.inputs = {{"x", Tensor::from(ramp(50, 0.5f, 0.25f), {50})}};
+  c.steps = 2;
+  c.fetch = {"acc", "y"};
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
+  auto sizes = [](ModelWriter& w) { w.add_sizevar("N", 8); };
+  std::string e = emit_error(
+      "dynamic { x: f32[N]; }\nvolatile { y: f32[N]; }\nblock entry {\n  op floor(x) >> y;\n"
+      "  return y;\n}\n",
+      sizes);
+  BOOST_TEST(e.find("op 'floor' (line 4) cannot be expressed") != std::string::npos, e);
+  e = emit_error(
+      "dynamic { x: f64[N]; }\nvolatile { y: f64[N]; }\nblock entry {\n  op add(x, x) >> y;\n"
+      "  return y;\n}\n",
+      sizes);
+  BOOST_TEST(e.find("dtype f64 is not supported") != std::string::npos, e);
+  const std::string ok_graph =
+      "dynamic { x: f32[N]; }\nvolatile { y: f32[N]; }\nblock entry {\n  op add(x, x) >> y;\n"
+      "  return y;\n}\n";
+  e = emit_error(ok_graph, sizes, DeviceArch::for_target("c"));
+  BOOST_TEST(e.find("needs a GPU device description") != std::string::npos, e);
+  e = emit_error(ok_graph, sizes, lavapipe(), "../evil");
+  BOOST_TEST(e.find("must be 1-64 characters") != std::string::npos, e);
+}
+
+BOOST_AUTO_TEST_CASE(output_files) {
+  ModelWriter mw;
+  mw.add_sizevar("N", 8);
+  const Model m = Model::from_bytes(mw.to_bytes(), "m.oinf");
+  const Plan plan =
+      Synthesizer(lavapipe())
+          .synthesize(
+              m, Graph::parse("dynamic { x: f32[N]; }\nvolatile { y: f32[N]; }\nblock entry {\n"
+                              "  op add(x, x) >> y;\n  op mul(y, x) >> y;\n  return y;\n}\n",
+                              "two.oi"));
+  std::set<std::string> paths;
+  std::string shader;
+  for (const auto& f : emit(plan, plan.to_json())) {
+    paths.insert(f.path);
+    if (f.path == "shaders/kernel_0.comp") shader = f.data;
+  }
+  BOOST_TEST(
+      (paths == std::set<std::string>{"CMakeLists.txt", "host/glsl_host.cpp", "host/oinf_io.hpp",
+                                      "manifest.json", "shaders/kernel_0.comp"}));
+  BOOST_TEST(shader.rfind("#version 450\n", 0) == 0);
+  BOOST_TEST(shader.find("local_size_x = 256") != std::string::npos, shader);
+  BOOST_TEST(shader.find("precise float") != std::string::npos);
+}
