@@ -411,7 +411,7 @@ class Generator {
   std::string kernel(const json::object& k) {
     const int64_t id = k.at("id").as_int64();
     const std::string kind = str(k.at("kind"));
-    if (kind != "elementwise" && kind != "matmul")
+    if (kind != "elementwise" && kind != "matmul" && kind != "reduction")
       throw CUnsupported("c emitter: " + kind + " kernel (op '" +
                          str(k.at("ops").as_array().at(0).at("op")) + "') is not supported yet");
     std::vector<uint64_t> shape;
@@ -448,12 +448,15 @@ class Generator {
     for (const auto& name : reads) {
       const Value& v = value(name);
       if (v.numel() == 1 && n > 1 && !writes.count(name)) {
-        c << "  const " << c_type(v.dtype) << " s_" << name << " = p_" << name << "[0];\n";
+        c << "  const " << c_type(v.dtype) << " s_" << name << " = p_" << name << "[0];\n  (void)s_"
+          << name << ";\n";
         local[name] = "s_" + name;
       }
     }
     std::string head_out;
+    std::string head_value = "acc[i]";
     if (kind == "matmul") head_out = matmul(k, shape, c);
+    if (kind == "reduction") head_out = reduction(k, c, head_value);
     c << "  for (size_t i = 0; i < " << n << "u; ++i) {\n";
     int t = 0;
     for (const auto& jop : k.at("ops").as_array()) {
@@ -461,7 +464,8 @@ class Generator {
       if (!head_out.empty() && &jop == &k.at("ops").as_array().front()) {
         // The head's result for element i is the accumulator; the rest is its epilogue.
         const std::string tmp = "t" + std::to_string(t++);
-        c << "    const " << c_type(value(head_out).dtype) << " " << tmp << " = acc[i];\n";
+        c << "    const " << c_type(value(head_out).dtype) << " " << tmp << " = " << head_value
+          << ";\n";
         local[head_out] = tmp;
         if (writes.count(head_out)) c << "    p_" << head_out << "[i] = " << tmp << ";\n";
         continue;
@@ -532,6 +536,71 @@ class Generator {
       << "            for (size_t j = j0; j < j1; ++j) crow[j] += av * brow[j];\n"
       << "          }\n"
       << "      }\n";
+    return out;
+  }
+
+  // sum_axis, mean_axis, max_axis, min_axis (f32, f64) over `axes` into a scratch accumulator,
+  // each output element taking its inputs in row-major order; `head_value` is the result's
+  // expression for element i (mean divides there).
+  std::string reduction(const json::object& k, std::ostringstream& c, std::string& head_value) {
+    const auto& head = k.at("ops").as_array().at(0).as_object();
+    const std::string op = str(head.at("op"));
+    const int line = static_cast<int>(head.at("line").to_number<int64_t>());
+    const std::string where = op + " (line " + std::to_string(line) + ")";
+    if (op != "sum_axis" && op != "mean_axis" && op != "max_axis" && op != "min_axis")
+      throw CUnsupported("c emitter: " + where + " is not supported yet");
+    const std::string xn = str(head.at("inputs").as_array().at(0)), out = str(head.at("output"));
+    if (xn.find('[') != std::string::npos)
+      throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
+    const Value &x = value(xn), &o = value(out);
+    if ((o.dtype != "f32" && o.dtype != "f64") || x.dtype != o.dtype)
+      throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+    const auto& settings = head.at("settings").as_object();
+    std::vector<bool> reduced(x.shape.size(), !settings.contains("axes"));
+    for (const auto& kv : settings) {
+      if (kv.key() == "keepdims") continue;  // the output's shape already says it
+      if (kv.key() != "axes" || !kv.value().is_array())
+        throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
+                           "' is not supported yet");
+      for (const auto& a : kv.value().as_array()) {
+        int64_t axis = a.to_number<int64_t>();
+        if (axis < 0) axis += static_cast<int64_t>(x.shape.size());
+        reduced.at(static_cast<size_t>(axis)) = true;
+      }
+    }
+    uint64_t count = 1, in_n = x.numel(), out_n = o.numel();
+    for (size_t d = 0; d < x.shape.size(); ++d)
+      if (reduced[d]) count *= x.shape[d];
+    if (count == 0 && (op == "max_axis" || op == "min_axis"))
+      throw CUnsupported("c emitter: " + where + " over an empty axis");
+    // Output index of input element i: the kept axes of i's multi-index, row-major.
+    std::string index;
+    uint64_t in_stride = 1, out_stride = 1;
+    for (size_t d = x.shape.size(); d-- > 0;) {
+      if (!reduced[d] && x.shape[d] != 1) {
+        if (!index.empty()) index += " + ";
+        index += "(i / " + std::to_string(in_stride) + "u % " + std::to_string(x.shape[d]) +
+                 "u) * " + std::to_string(out_stride) + "u";
+      }
+      if (!reduced[d]) out_stride *= x.shape[d];
+      in_stride *= x.shape[d];
+    }
+    if (index.empty()) index = "0";
+    const std::string T = c_type(o.dtype), sfx = o.dtype == "f32" ? "f" : "d",
+                      id = std::to_string(k.at("id").as_int64());
+    scratch_.push_back({"kacc_" + id, out_n * (o.dtype == "f32" ? 4 : 8) + 8});
+    const std::string init = op == "max_axis" ? "-INFINITY" : op == "min_axis" ? "INFINITY" : "0";
+    const std::string step = op == "max_axis"   ? "oi_max_" + sfx + "(acc[o], v)"
+                             : op == "min_axis" ? "oi_min_" + sfx + "(acc[o], v)"
+                                                : "acc[o] + v";
+    c << "  " << T << "* restrict acc = (" << T << "*)s->kacc_" << id << ";\n"
+      << "  for (size_t o = 0; o < " << out_n << "u; ++o) acc[o] = (" << T << ")" << init << ";\n"
+      << "  for (size_t i = 0; i < " << in_n << "u; ++i) {\n"
+      << "    const size_t o = " << index << ";\n"
+      << "    const " << T << " v = p_" << xn << "[i];\n"
+      << "    acc[o] = " << step << ";\n  }\n";
+    head_value =
+        op == "mean_axis" ? "(acc[i] / (" + T + ")" + std::to_string(count) + ")" : "acc[i]";
     return out;
   }
 
