@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "blas_matmul.hpp"
-#include "conv_gemm.hpp"
 #include "conv_geometry.hpp"
 #include "conv_simd.hpp"
 #include "parallel.hpp"
@@ -145,8 +144,6 @@ void conv_compute(const C* x, const C* w, const C* bias, C* y, const ConvShape& 
     depthwise_stride1(x, w, y, s);
   } else if (s.in_per_group() == 1 && g.taps() > 1) {
     depthwise(x, w, y, s);
-  } else if (stride1_conv_gemm<C>(x, w, y, s)) {
-    // done without a column matrix
   } else if (g.taps() == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
              g.pad_left == 0 && P == g.in_plane()) {
     grouped_matmul(w, x, y, g.batch * G, G, Mg, K, P);  // x is already the column matrix

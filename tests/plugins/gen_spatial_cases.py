@@ -261,7 +261,7 @@ CONV_LARGE = [
     ((1, 16, 12, 12), (32, 16, 3, 3), True, None, [1, 1, 1, 1], None, 1),
     ((2, 64, 10, 10), (64, 1, 3, 3), True, [1, 1], [1, 1, 1, 1], None, 64),
     ((2, 32, 8, 8), (48, 32, 1, 1), False, None, None, None, 1),
-    # stride 1 with enough work for the tap-by-tap gemm path (conv_gemm.cpp)
+    # stride 1, dilated and asymmetric; grouped with 8 channels per group (OpenBLAS path)
     ((2, 16, 14, 14), (24, 16, 3, 3), True, None, [1, 2, 0, 1], [1, 2], 1),
     ((2, 32, 16, 16), (32, 8, 3, 3), False, None, [1, 1, 1, 1], None, 4),
 ]
