@@ -72,7 +72,7 @@ void binary_elementwise(const oi_kernel_call& call, const Op& op) {
         if constexpr (std::is_same_v<In, Out> && is_wrapping_int_v<Out> && requires { Op::wrap; }) {
           if (step[0] <= 1 && step[1] <= 1) {
             i = wrap_run<Op::wrap, Out>(a + in[0] * sizeof(Out), step[0], b + in[1] * sizeof(Out),
-                                        step[1], out + o * sizeof(Out), count);
+                                        step[1], out + o * sizeof(Out), count, stream);
           }
         }
         for (; i < count; ++i) {
