@@ -101,6 +101,14 @@ const char* const kHelpersC = R"C(#define OI_MINMAX(T, S)                       
 OI_MINMAX(float, f)
 OI_MINMAX(double, d)
 static inline int32_t oi_min_i(int32_t a, int32_t b) { return b < a ? b : a; }
+/* An already rounded float to i32, saturating; NaN gives 0 (ops.md cast). */
+static inline int32_t oi_to_i32_d(double r) {
+  if (isnan(r)) return 0;
+  if (r >= 2147483647.0) return INT32_MAX;
+  if (r <= -2147483648.0) return INT32_MIN;
+  return (int32_t)r;
+}
+static inline int32_t oi_to_i32_f(float r) { return oi_to_i32_d((double)r); }
 static inline int32_t oi_max_i(int32_t a, int32_t b) { return b > a ? b : a; }
 
 )C";
@@ -237,6 +245,28 @@ class Generator {
     }
   }
 
+  // ops.md's cast between f32, f64 and i32: float -> float and int -> float round to nearest
+  // (C's conversions); float -> i32 rounds with rounding_mode, then saturates (NaN -> 0).
+  static std::string cast_expr(const std::string& x, const std::string& from, const std::string& to,
+                               const json::object& settings, const std::string& where) {
+    const std::string T = c_type(to);
+    if (from == to) return x;
+    if (to != "i32") return "(" + T + ")" + x;
+    if (from == "i32") return x;
+    if (settings.contains("saturate") && !settings.at("saturate").as_bool())
+      throw CUnsupported("c emitter: " + where + " with saturate=false is not supported yet");
+    const std::string mode =
+        settings.contains("rounding_mode") ? str(settings.at("rounding_mode")) : "trunc";
+    const std::string f = from == "f32" ? "f" : "";
+    const std::string r = mode == "trunc"          ? "trunc" + f + "(" + x + ")"
+                          : mode == "floor"        ? "floor" + f + "(" + x + ")"
+                          : mode == "ceil"         ? "ceil" + f + "(" + x + ")"
+                          : mode == "nearest_even" ? "nearbyint" + f + "(" + x + ")"
+                                                   : "";
+    if (r.empty()) throw CUnsupported("c emitter: " + where + ": rounding_mode " + mode);
+    return "oi_to_i32_" + std::string(from == "f32" ? "f" : "d") + "(" + r + ")";
+  }
+
   // dsl.md's start-of-life value: @init, else zeros.
   static std::string fill_code(const Value& v, const std::string& ptr) {
     std::ostringstream f;
@@ -297,6 +327,7 @@ class Generator {
   std::vector<std::pair<std::string, uint64_t>> scratch_;  // per-kernel accumulators
   std::map<std::string, std::set<std::string>> consumer_writes_;
   std::set<std::string> yielded_;
+  std::string cast_from_;  // the input dtype of the op being written (cast)
   json::value root_;
   std::string name_;
   std::vector<Value> values_;
@@ -370,6 +401,8 @@ class Generator {
       throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
     const std::set<std::string> allowed =
         op == "div"    ? std::set<std::string>{"div_by_zero_mask"}
+        : op == "fill" ? std::set<std::string>{"value"}
+        : op == "cast" ? std::set<std::string>{"to", "rounding_mode", "saturate"}
         : op == "relu" ? std::set<std::string>{"alpha", "negative_slope", "clamp_min", "clamp_max"}
                        : std::set<std::string>{};
     for (const auto& kv : settings)
@@ -398,6 +431,10 @@ class Generator {
       return "oi_relu_" + sfx + "(" + a[0] + ", " + alpha + ", " +
              setting("clamp_min", "-INFINITY") + ", " + setting("clamp_max", "INFINITY") + ")";
     }
+    if (op == "fill")
+      return settings.contains("value") ? literal(settings.at("value"), dtype, "fill value")
+                                        : std::string("(") + c_type(dtype) + ")0";
+    if (op == "cast") return cast_expr(a[0], cast_from_, dtype, settings, where);
     if (op == "div" && flt) {
       if (settings.contains("div_by_zero_mask"))
         return "(" + a[1] + " == 0 ? " +
@@ -440,7 +477,8 @@ class Generator {
       const Value& v = value(name);
       const bool w = writes.count(name) > 0;
       c << "  " << (w ? "" : "const ") << c_type(v.dtype) << "*" << restrict_kw << " p_" << name
-        << " = (" << (w ? "" : "const ") << c_type(v.dtype) << "*)s->v_" << name << ";\n";
+        << " = (" << (w ? "" : "const ") << c_type(v.dtype) << "*)s->v_" << name << ";\n  (void)p_"
+        << name << ";\n";
     }
     // One-element inputs the kernel does not write are read once, before the loop (a load
     // inside it keeps GCC -O2 from vectorizing).
@@ -478,12 +516,13 @@ class Generator {
         if (name.find('[') != std::string::npos)
           throw CUnsupported("c emitter: indexed input '" + name + "' is not supported yet");
         const Value& vi = value(name);
-        if (vi.dtype != vo.dtype)
+        if (vi.dtype != vo.dtype && str(op.at("op")) != "cast")
           throw CUnsupported("c emitter: op '" + str(op.at("op")) + "' mixes " + vi.dtype +
                              " and " + vo.dtype + ": not supported yet");
         args.push_back(local.count(name) ? local[name]
                                          : "p_" + name + "[" + index_expr(vi.shape, shape) + "]");
       }
+      cast_from_ = value(str(op.at("inputs").as_array().at(0))).dtype;
       const std::string tmp = "t" + std::to_string(t++);
       c << "    const " << c_type(vo.dtype) << " " << tmp << " = "
         << op_expr(str(op.at("op")), vo.dtype, args, op.at("settings").as_object(),
