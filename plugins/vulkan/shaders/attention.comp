@@ -1,8 +1,8 @@
 // attention(q, k, v[, mask]) of ops-nn.md for f32, f16 and bf16: one workgroup per (query row,
 // batch); keys in tiles of TILE scores in shared memory with an online softmax (the running sum
 // and each thread's output columns are rescaled when the max grows), so Tk is unbounded.
-// Dot products, scores and sums in f32. Masked keys (causal, a false bool, a -inf float) are
-// left out; a row with no key left gives 0.
+// Dot products, scores and sums in f32. Keys hidden by `causal` or a false bool are left out; a
+// row with no key left (or only -inf scores) gives 0, a row with a NaN score NaN.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
@@ -27,6 +27,7 @@ layout(std430, binding = 5) buffer Y { uint y[]; };
 shared float qs[MAX_D];
 shared float scores[TILE];
 shared float red[THREADS];
+shared uint nan_seen;
 
 #define LOAD16(buf, e, bf) widen_half((buf[(e) >> 1] >> (((e) & 1u) * 16u)) & 0xffffu, bf)
 #define LOAD(buf, e) (DT == DT_F32 ? uintBitsToFloat(buf[e]) : LOAD16(buf, e, DT == DT_BF16))
@@ -39,9 +40,8 @@ float mask_at(uint e, out bool keep) {
     keep = ((mk[e >> 2] >> ((e & 3u) * 8u)) & 0xffu) != 0u;
     return 0.0;
   }
-  const float m = MDT == DT_F32 ? uintBitsToFloat(mk[e]) : LOAD16(mk, e, MDT == DT_BF16);
-  keep = floatBitsToUint(m) != 0xff800000u;  // -inf
-  return m;
+  // A float mask is added (a -inf score weighs 0, a NaN one makes the row NaN).
+  return MDT == DT_F32 ? uintBitsToFloat(mk[e]) : LOAD16(mk, e, MDT == DT_BF16);
 }
 
 void store(uint e, float val) {
@@ -76,6 +76,7 @@ void main() {
     const uint mb = p[19u + 4u * b];
     for (uint i = gl_WorkGroupID.x; i < Tq; i += gl_NumWorkGroups.x) {
       for (uint d = t; d < D; d += THREADS) qs[d] = LOAD(q, qb + i * D + d);
+      if (t == 0u) nan_seen = 0u;
       barrier();
       // Keys j <= last are visible (causal); all of them otherwise.
       const int last = p[5] != 0u ? int(i) + int(Tk) - int(Tq) : int(Tk) - 1;
@@ -94,6 +95,10 @@ void main() {
             float dot = 0.0;
             for (uint d = 0u; d < D; ++d) dot += qs[d] * LOAD(k, kb + j * D + d);
             if (keep) s = dot * scale + add;
+            if (keep && (floatBitsToUint(s) & 0x7fffffffu) > 0x7f800000u) {
+              nan_seen = 1u;
+              s = NEG_INF;  // the row ends up NaN; keep the softmax arithmetic finite
+            }
           }
           scores[jj] = s;
           tile_max = max(tile_max, s);
@@ -124,7 +129,8 @@ void main() {
       for (uint c = 0u; c < COLS; ++c) {
         const uint col = t + c * THREADS;
         if (col >= Dv) break;
-        store(p[9] + (b * Tq + i) * Dv + col, total > 0.0 ? acc[c] / total : 0.0);
+        const float r = nan_seen != 0u ? uintBitsToFloat(0x7fc00000u) : total > 0.0 ? acc[c] / total : 0.0;
+        store(p[9] + (b * Tq + i) * Dv + col, r);
       }
       barrier();  // qs[] is rewritten for the next row
     }
