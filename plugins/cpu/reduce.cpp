@@ -233,7 +233,8 @@ void sum_rows_into(const F* src, uint64_t stride, uint64_t rows, uint64_t n, F* 
 // Sum or mean of f32 (f64) into the same dtype when the reduced axes are one contiguous block
 // (outer x len x inner): vectorised with xsimd and spread over oneTBB's workers. With inner == 1
 // each output is a contiguous row, summed in SIMD lanes (an order ops.md's sum tolerance allows);
-// otherwise whole rows of `inner` outputs are added in input order, as fold_floats does. Returns
+// otherwise whole rows of `inner` outputs are added in input order, as fold_floats does, or in
+// fixed blocks of rows for long reductions. Returns
 // false for every other case, which the generic fold handles.
 template <class F>
 bool fast_float_sum(const oi_kernel_call& call, const std::vector<bool>& reduced,
@@ -275,6 +276,35 @@ bool fast_float_sum(const oi_kernel_call& call, const std::vector<bool>& reduced
         F r = xsimd::hadd((s0 + s1) + (s2 + s3));
         for (; i < len; ++i) r = r + row[i];
         out[o] = kind == ReduceKind::Mean ? r / scale : r;
+      }
+    });
+    return true;
+  }
+  // Long reductions: fixed blocks of kRowBlock rows each give a partial sum, reading whole rows
+  // contiguously, the blocks spread over the threads; the partials are then added in block
+  // order. The blocking does not depend on the thread count, so neither do the results; the
+  // order differs from input order, which ops.md's sum tolerance allows.
+  constexpr uint64_t kRowBlock = 256;
+  if (len >= 2 * kRowBlock && inner <= 16384) {
+    const uint64_t blocks = (len + kRowBlock - 1) / kRowBlock;
+    std::vector<F> partial(outer * blocks * inner);
+    parallel_ranges(outer * blocks, kRowBlock * inner, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t t = begin; t < end; ++t) {
+        const uint64_t o = t / blocks, r0 = (t % blocks) * kRowBlock;
+        sum_rows_into(in + (o * len + r0) * inner, inner, std::min(kRowBlock, len - r0), inner,
+                      partial.data() + t * inner);
+      }
+    });
+    constexpr uint64_t cols = 1024;
+    const uint64_t chunks = (inner + cols - 1) / cols;
+    parallel_ranges(outer * chunks, blocks * cols, [&](uint64_t begin, uint64_t end) {
+      for (uint64_t t = begin; t < end; ++t) {
+        const uint64_t o = t / chunks, j0 = (t % chunks) * cols, n = std::min(cols, inner - j0);
+        F* acc = out + o * inner + j0;
+        sum_rows_into(partial.data() + o * blocks * inner + j0, inner, blocks, n, acc);
+        if (kind == ReduceKind::Mean) {
+          for (uint64_t j = 0; j < n; ++j) acc[j] = acc[j] / scale;
+        }
       }
     });
     return true;

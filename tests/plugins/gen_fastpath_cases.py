@@ -238,6 +238,21 @@ for t, np_t in [("f32", np.float32), ("f64", np.float64)]:
         add_case("mean_axis", "normal", [tensor_np(t, x)], tensor_np(t, mean.reshape(out_shape)),
                  setting)
 
+# Long reductions (512 rows or more) are summed in fixed blocks of rows: the order differs from
+# input order, so these compare with a tolerance (ops.md) against an f64 sum.
+for t, np_t in [("f32", np.float32), ("f64", np.float64)]:
+    for shape, axes in [((600, 37), [0]), ((2, 520, 3), [1]), ((3, 300, 5), [0, 1])]:
+        x = (rng.standard_normal(shape) * 4).astype(np_t)
+        total = x.astype(np.float64).sum(axis=tuple(axes))
+        n = int(np.prod([shape[k] for k in axes]))
+        setting = [{"name": "axes", "type": "int_list", "value": axes}]
+        tol = [1e-4, 1e-5] if t == "f32" else [1e-12, 1e-13]
+        for op, want in [("sum_axis", total), ("mean_axis", total / n)]:
+            case = {"op": op, "mode": "normal", "inputs": [tensor_np(t, x)],
+                    "output": tensor_np(t, want.astype(np_t)), "settings": setting,
+                    "tolerance": tol}
+            cases.append(case)
+
 with open(os.path.join(here, "cases", "fastpath.json"), "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
