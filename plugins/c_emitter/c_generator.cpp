@@ -115,7 +115,9 @@ static inline int32_t oi_max_i(int32_t a, int32_t b) { return b > a ? b : a; }
 
 class Generator {
  public:
-  Generator(const std::string& plan_text, std::string name) : name_(std::move(name)) {
+  Generator(const std::string& plan_text, std::string name, const WeightLookup* embed)
+      : name_(std::move(name)) {
+    embed_ = embed;
     boost::system::error_code ec;
     root_ = json::parse(plan_text, ec);
     if (ec || !root_.is_object()) throw std::runtime_error("the plan is not a JSON object");
@@ -327,6 +329,28 @@ class Generator {
   std::vector<std::pair<std::string, uint64_t>> scratch_;  // per-kernel accumulators
   std::map<std::string, std::set<std::string>> consumer_writes_;
   std::set<std::string> yielded_;
+  const WeightLookup* embed_ = nullptr;
+  mutable std::set<std::string> embedded_;  // values whose model bytes are arrays of model.c
+
+  // The arrays of --embed-weights, checked against the declarations like the loader does.
+  std::string embedded_arrays() const {
+    std::ostringstream c;
+    for (const Value& v : values_) {
+      if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
+      auto t = (*embed_)(v.link);
+      if (!t) continue;  // absent, or a declaration without data: @init or zeros
+      if (t->dtype != dtype_tag(v.dtype) || t->dims != v.shape || t->bytes.size() != v.bytes)
+        throw std::runtime_error("'" + v.name + "': model tensor '" + v.link +
+                                 "' has another dtype or shape");
+      embedded_.insert(v.name);
+      c << "static const unsigned char emb_" << v.name << "[" << v.bytes + 1 << "] = {";
+      for (size_t i = 0; i < t->bytes.size(); ++i)
+        c << (i % 16 ? " " : "\n  ")
+          << static_cast<unsigned>(static_cast<unsigned char>(t->bytes[i])) << ",";
+      c << "\n  0};\n";
+    }
+    return c.str();
+  }
   std::string cast_from_;  // the input dtype of the op being written (cast)
   json::value root_;
   std::string name_;
@@ -726,6 +750,7 @@ class Generator {
       << N << "_OK;\n}\n\n";
     // Fill from @init.
     auto fill = [&](const Value& v, const std::string& ptr) { return fill_code(v, ptr); };
+    if (embed_) c << embedded_arrays() << "\n";
     c << "int " << N << "_create(const char* model_path, " << N
       << "_state** out, char* err, size_t err_size) {\n"
          "  *out = NULL;\n  const uint16_t one = 1;\n  unsigned char first;\n  memcpy(&first, "
@@ -735,8 +760,9 @@ class Generator {
       << N << "_ERR_IO;\n  }\n  " << N << "_state* s = (" << N << "_state*)calloc(1, sizeof *s);\n"
       << "  if (!s) {\n    snprintf(err, err_size, \"out of memory\");\n    return " << N
       << "_ERR_MEMORY;\n  }\n"
-      << "  int rc = " << N << "_oinf_read(model_path, &s->model, err, err_size);\n"
-      << "  if (rc != " << N << "_OK) {\n    free(s);\n    return rc;\n  }\n"
+      << (embed_ ? "  int rc = " + N + "_OK;\n  (void)rc;\n  (void)model_path;\n"
+                 : "  int rc = " + N + "_oinf_read(model_path, &s->model, err, err_size);\n" +
+                       "  if (rc != " + N + "_OK) {\n    free(s);\n    return rc;\n  }\n")
       << "  s->arena = (unsigned char*)malloc(" << arena_bytes_
       << "u + 1u);\n  int ok = s->arena != NULL;\n";
     for (const Value& v : values_) {
@@ -759,12 +785,19 @@ class Generator {
       << "_ERR_MEMORY;\n  }\n";
     for (const Value& v : values_) {
       if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
-      c << "  {\n    const unsigned char* from = NULL;\n    int found = 0;\n    rc = link(s, \""
-        << v.name << "\", \"" << v.link << "\", " << dtype_tag(v.dtype) << "u, " << v.shape.size()
-        << "u, dims_" << v.name << ", " << v.bytes << "u, &from, &found);\n"
-        << "    if (rc != " << N
-        << "_OK) {\n      snprintf(err, err_size, \"%s: %s\", model_path, s->error);\n      " << N
-        << "_destroy(s);\n      return rc;\n    }\n";
+      if (embed_) {
+        // --embed-weights: the model's bytes are arrays of this file; nothing is read.
+        const bool has = embedded_.count(v.name) > 0;
+        c << "  {\n    const unsigned char* from = " << (has ? "emb_" + v.name : "NULL")
+          << ";\n    int found = " << (has ? 1 : 0) << ";\n";
+      } else
+        c << "  {\n    const unsigned char* from = NULL;\n    int found = 0;\n    rc = link(s, \""
+          << v.name << "\", \"" << v.link << "\", " << dtype_tag(v.dtype) << "u, " << v.shape.size()
+          << "u, dims_" << v.name << ", " << v.bytes << "u, &from, &found);\n"
+          << "    if (rc != " << N
+          << "_OK) {\n      snprintf(err, err_size, \"%s: %s\", model_path, s->error);\n      " << N
+          << "_destroy(s);\n      return rc;\n    }\n";
+      if (embed_) c << "    (void)found;\n";
       if (v.storage == "step") {
         // A model declaration without data starts from @init, like an absent entry.
         c << "    s->from_" << v.name << " = found ? from : NULL;\n";
@@ -832,8 +865,9 @@ class Generator {
 
 }  // namespace
 
-std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name) {
-  return Generator(plan_json, name).run();
+std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name,
+                                      const WeightLookup* embed) {
+  return Generator(plan_json, name, embed).run();
 }
 
 }  // namespace oi::c_emitter

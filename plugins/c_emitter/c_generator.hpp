@@ -3,6 +3,9 @@
 // partial or wrong code.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -20,9 +23,19 @@ struct GeneratedFile {
   std::string text;
 };
 
+// A model tensor's dtype tag, dims and bytes; nullopt when absent or declared without data.
+struct ModelTensor {
+  uint32_t dtype = 0;
+  std::vector<uint64_t> dims;
+  std::string bytes;
+};
+using WeightLookup = std::function<std::optional<ModelTensor>(const std::string& name)>;
+
 // Throws CUnsupported for constructs outside this emitter's coverage, std::runtime_error for
-// a malformed plan.
-std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name);
+// a malformed plan. With `embed` (--embed-weights) the model's tensors become arrays of the
+// generated source and create() reads no file.
+std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name,
+                                      const WeightLookup* embed = nullptr);
 
 // The fixed C support code (OINF reader and writer, the driver's option parsing), with NAME_
 // spelled as "@NAME@".

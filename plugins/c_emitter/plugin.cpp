@@ -1,10 +1,12 @@
 // The C emitter plugin (target "c"): the plan's JSON in, NAME.h, NAME.c and NAME_main.c out.
 // No exception crosses the C ABI: every failure becomes a status with a message.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "c_generator.hpp"
+#include "openinfer/model.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace {
@@ -20,13 +22,32 @@ oi_status* emit(void*, const oi_emit_request* request, oi_emit_output* out) {
   OI_ABI_TRY
   if (request == nullptr || request->plan_json == nullptr || request->name == nullptr)
     throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT, "c emitter: no plan or name");
-  for (uint32_t i = 0; i < request->num_options; ++i)
-    throw oi::abi::StatusError(
-        OI_STATUS_UNIMPLEMENTED,
-        std::string("c emitter: option '") + request->options[i] + "' is not supported yet");
+  bool embed = false;
+  for (uint32_t i = 0; i < request->num_options; ++i) {
+    const std::string option = request->options[i];
+    if (option == "embed_weights=1")
+      embed = true;
+    else
+      throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED,
+                                 "c emitter: option '" + option + "' is not supported yet");
+  }
   auto o = std::make_unique<Output>();
   try {
-    o->generated = oi::c_emitter::generate_c(request->plan_json, request->name);
+    // --embed-weights: the model's tensors, read here through the core's validating reader.
+    std::optional<oi::Model> model;
+    oi::c_emitter::WeightLookup lookup =
+        [&](const std::string& name) -> std::optional<oi::c_emitter::ModelTensor> {
+      const oi::TensorEntry* t = model->find_tensor(name);
+      if (!t || !t->has_data) return std::nullopt;
+      const oi::Tensor tensor = model->tensor(*t);
+      const auto bytes = tensor.bytes();
+      return oi::c_emitter::ModelTensor{
+          static_cast<uint32_t>(t->dtype), t->dims,
+          std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())};
+    };
+    if (embed) model = oi::Model::open(request->model_path ? request->model_path : "");
+    o->generated =
+        oi::c_emitter::generate_c(request->plan_json, request->name, embed ? &lookup : nullptr);
   } catch (const oi::c_emitter::CUnsupported& e) {
     throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, e.what());
   } catch (const std::exception& e) {

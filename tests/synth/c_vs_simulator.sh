@@ -15,7 +15,11 @@ inputs=""
 for spec in "$@"; do
   inputs="$inputs --input $(printf '%s' "$spec" | sed "s|@IN@|$work/input.oinf|")"
 done
-"$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen" --report
+# SYNTH_EMBED=1: --embed-weights (the model's tensors become arrays of model.c).
+embed=""
+if [ "${SYNTH_EMBED:-0}" = 1 ]; then embed=--embed-weights; fi
+# shellcheck disable=SC2086
+"$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen" --report $embed
 "$cc" -std=c11 -Wall -Wextra -Werror -O2 "$work"/gen/*.c -lm -o "$work/prog"
 # shellcheck disable=SC2086
 "$work/prog" --model "$work/model.oinf" --steps "$steps" $inputs --save "$work/gen.oinf" -q
