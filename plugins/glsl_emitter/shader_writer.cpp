@@ -125,7 +125,7 @@ bool is_reduction_op(const std::string& op) {
 
 const char* kSupported =
     "supported: add, sub, mul, div, neg, abs, min, max, clamp, relu, fill, matmul, sum_axis, "
-    "prod_axis, mean_axis, max_axis, min_axis";
+    "prod_axis, mean_axis, max_axis, min_axis, softmax";
 
 class KernelWriter {
  public:
@@ -140,6 +140,7 @@ class KernelWriter {
     const OpIn& head = kernel_.ops.front();
     if (head.op == "matmul") return write_matmul();
     if (is_reduction_op(head.op)) return write_reduction();
+    if (head.op == "softmax") return write_softmax();
     if (!is_elementwise_op(head.op))
       unsupported(op_where(head) + " cannot be expressed in GLSL yet (" + kSupported + ")");
     return write_elementwise();
@@ -539,6 +540,47 @@ class KernelWriter {
     emit_ops(1, "i");
     emit_stores("i");
     return finish_grid("reduction");
+  }
+
+  // softmax over `axis` (ops-nn.md: max-subtracted): one invocation per row, three passes
+  // (max, sum of exponentials, normalized outputs). GLSL's exp and division are not correctly
+  // rounded; ops-nn.md's softmax tolerance (1e-5, 1e-4) covers them.
+  KernelShader write_softmax() {
+    const OpIn& op = kernel_.ops.front();
+    check_settings(op, {"axis"});
+    if (kernel_.ops.size() != 1) unsupported(op_where(op) + ": softmax with an epilogue");
+    if (op.inputs.size() != 1) invalid(op_where(op) + ": softmax takes one input");
+    const ValueIn& in = plan_.value(op.inputs[0]);
+    const ValueIn& out = plan_.value(op.output);
+    if (type_of(in.name) != "float" || type_of(out.name) != "float")
+      unsupported(op_where(op) + ": softmax supports f32 only");
+    if (in.shape != out.shape || in.shape.empty())
+      invalid(op_where(op) +
+              ": softmax needs an input of rank 1 or more and an output of its shape");
+    int64_t axis = -1;
+    if (const json::value* a = setting(op, "axis")) {
+      if (!a->is_int64()) invalid(op_where(op) + ": axis must be an integer");
+      axis = a->as_int64();
+    }
+    const int64_t rank = static_cast<int64_t>(in.shape.size());
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) invalid(op_where(op) + ": axis out of range");
+    const uint64_t L = in.shape[static_cast<size_t>(axis)];
+    const uint64_t inner = product(in.shape, static_cast<size_t>(axis) + 1);
+    check_count(product(in.shape), "element count");
+    const std::string X = buffer(in.name), Y = buffer(out.name);
+    out_elements_ = product(in.shape) / std::max<uint64_t>(L, 1);  // rows
+    body_ << "    const uint base = (i / " << u(inner) << ") * " << u(L * inner) << " + i % "
+          << u(inner) << ";\n"
+          << "    float m = uintBitsToFloat(0xff800000u);\n"
+          << "    for (uint k = 0u; k < " << u(L) << "; ++k) m = oi_max(m, " << X << "[base + k * "
+          << u(inner) << "]);\n"
+          << "    float s = 0.0;\n"
+          << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += exp(" << X << "[base + k * "
+          << u(inner) << "] - m);\n"
+          << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << "[base + k * " << u(inner)
+          << "] = exp(" << X << "[base + k * " << u(inner) << "] - m) / s;\n";
+    return finish_grid("softmax");
   }
 
   const PlanIn& plan_;

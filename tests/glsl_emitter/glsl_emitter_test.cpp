@@ -72,8 +72,9 @@ struct Case {
   std::map<std::string, Tensor> inputs;  // inserted before every step
   int steps = 1;
   std::vector<std::string> fetch;
-  bool tolerance = false;  // (1e-6, 1e-5) instead of bit-exact
-  bool div_ulps = false;   // f32 within 2 ulp (div)
+  bool tolerance = false;  // |got - want| <= atol + rtol |want| instead of bit-exact
+  double atol = 1e-6, rtol = 1e-5;
+  bool div_ulps = false;  // f32 within 2 ulp (div)
 };
 
 int64_t ulp_distance(float a, float b) {
@@ -100,7 +101,7 @@ void compare(const Case& c, const std::string& name, const Tensor& want, const T
       if (std::isnan(w[i]))
         ok = std::isnan(g[i]);
       else if (c.tolerance)
-        ok = std::fabs(g[i] - w[i]) <= 1e-6 + 1e-5 * std::fabs(w[i]);
+        ok = std::fabs(g[i] - w[i]) <= c.atol + c.rtol * std::fabs(w[i]);
       else if (c.div_ulps)
         ok = ulp_distance(w[i], g[i]) <= 2;
       else
@@ -333,6 +334,31 @@ block entry {
   c.inputs = {{"x", Tensor::from(ramp(5 * 7 * 9, -3.0f, 0.0213f), {5, 7, 9})}};
   c.fetch = {"s", "m", "mean", "all"};
   c.tolerance = true;
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(softmax_over_an_axis) {
+  Case c;
+  c.name = "softmax";
+  c.source = R"(
+dynamic { x: f32[A, B, C]; }
+volatile { last: f32[A, B, C]; mid: f32[A, B, C]; }
+block entry {
+  op softmax(x) >> last;
+  op softmax(x, axis=1) >> mid;
+  return last, mid;
+}
+)";
+  c.model = [](ModelWriter& w) {
+    w.add_sizevar("A", 3);
+    w.add_sizevar("B", 11);
+    w.add_sizevar("C", 17);
+  };
+  c.inputs = {{"x", Tensor::from(ramp(3 * 11 * 17, -20.0f, 0.09f), {3, 11, 17})}};
+  c.fetch = {"last", "mid"};
+  c.tolerance = true;
+  c.atol = 1e-5;
+  c.rtol = 1e-4;
   run_case(c);
 }
 

@@ -390,7 +390,8 @@ class Runner {
       buffers_.push_back(make_buffer(v.bytes, usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
       staging += (v.bytes + 15) / 16 * 16;
     }
-    for (const Buffer& b : buffers_) cmd_->fillBuffer(*b.buffer, 0, VK_WHOLE_SIZE, 0);  // defined start
+    for (const Buffer& b : buffers_)
+      cmd_->fillBuffer(*b.buffer, 0, VK_WHOLE_SIZE, 0);  // defined start
     staging_ = make_buffer(
         staging, vk::BufferUsageFlagBits::eTransferSrc | vk::BufferUsageFlagBits::eTransferDst,
         vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent);
