@@ -28,7 +28,7 @@ const std::string kDecls = R"(volatile {
   x4: f32[N, 4, 8, 8]; wd: f32[4, 1, 3, 3]; w2: f32[4, 2, 3, 3]; wb: f32[4, 3, 3];
   x1: f32[N, 3, 10]; w1: f32[5, 3, 3]; y1: f32[N, 5, 5];
   x3: f32[3, 8, 8]; xp: f32[N, 3, 4, 4]; p: f32[N, 3, 2, 2]; p8: f32[N, 3, 8, 8];
-  xi: i8[N, 3, 8, 8]; wi: i8[4, 3, 3, 3]; yi: i32[N, 4, 8, 8];
+  xi: i8[N, 3, 8, 8]; wi: i8[4, 3, 3, 3]; yi: i32[N, 4, 8, 8]; bi: i32[4]; b8: i8[4];
   s: f32[3]; s4: f32[4]; bn: f32[N, 3, 8, 8];
 }
 )";
@@ -57,6 +57,8 @@ BOOST_AUTO_TEST_CASE(well_formed_uses_are_valid) {
   expect_valid("  op conv(x4, w2, group=2, pads=[2, 1, 2, 1], dilations=[2, 1]) >> y;\n");
   expect_valid("  op conv(x1, w1, strides=[2], pads=[1, 1]) >> y1;\n");
   expect_valid("  op conv(xi, wi, pads=[1, 1, 1, 1], acc=i32) >> yi;\n");
+  expect_valid("  op conv(xi, wi, bi, pads=[1, 1, 1, 1], acc=i32) >> yi;\n");
+  expect_valid("  op conv(xi, wi, b8, pads=[1, 1, 1, 1], acc=i32) >> yi;\n");
   expect_valid("  op max_pool(x, kernel=[3, 3], strides=[2, 2], pads=[0, 0, 1, 1]) >> xp;\n");
   expect_valid("  op avg_pool(x, kernel=[4, 4], strides=[4, 4], count_include_pad=true) >> p;\n");
   expect_valid("  op batch_norm(x, s, s, s, s, epsilon=0.001) >> bn;\n");
@@ -131,4 +133,11 @@ BOOST_AUTO_TEST_CASE(batch_norm_parameters_are_per_channel) {
   expect_error("  op batch_norm(x, s, s, s, s4) >> bn;\n",
                "batch_norm var [4] must be [3], one value per channel");
   expect_error("  op batch_norm(s, s, s, s, s) >> s;\n", "batch_norm needs x of rank >= 2");
+}
+
+// The bias has x's dtype, or the acc= dtype when one is given: an f32 conv with an i32 bias
+// is refused at validation, not at run time.
+BOOST_AUTO_TEST_CASE(conv_bias_dtype_is_x_or_acc) {
+  expect_error("  op conv(x, w, bi, pads=[1, 1, 1, 1]) >> y;\n",
+               "input 'bi' is i32 but must have input 0's dtype f32 or the acc= dtype");
 }

@@ -40,9 +40,10 @@ struct SettingSpec {
 // Which dtypes an input accepts.
 struct InputDtypeRule {
   enum class Kind {
-    OpDtypes,      // any dtype of the op's `dtypes` list
-    SameAsInput0,  // input 0's dtype, or one of `also`
-    Explicit,      // exactly one of `dtypes` (gather's indices: i32, i64)
+    OpDtypes,           // any dtype of the op's `dtypes` list
+    SameAsInput0,       // input 0's dtype, or one of `also`
+    Explicit,           // exactly one of `dtypes` (gather's indices: i32, i64)
+    SameAsInput0OrAcc,  // input 0's dtype, or the acc= dtype when given (conv's bias)
   };
   Kind kind = Kind::OpDtypes;
   std::vector<DType> dtypes;  // Explicit: the set; SameAsInput0: extra alternatives (`also`)

@@ -141,6 +141,8 @@ InputSpec parse_input(const json::value& v, std::string_view where) {
       in.dtype_rule.kind = InputDtypeRule::Kind::OpDtypes;
     } else if (d->is_string() && d->get_string() == "input0") {
       in.dtype_rule.kind = InputDtypeRule::Kind::SameAsInput0;
+    } else if (d->is_string() && d->get_string() == "input0_or_acc") {
+      in.dtype_rule.kind = InputDtypeRule::Kind::SameAsInput0OrAcc;
     } else {
       in.dtype_rule.kind = InputDtypeRule::Kind::Explicit;
       in.dtype_rule.dtypes = parse_dtype_list(*d, where);

@@ -281,6 +281,11 @@ class ModelChecker {
     const auto out = typed(n.output);
     if (!ins[0]) return;
     const DType in0 = ins[0]->dtype;
+    std::optional<DType> acc_dtype;  // acc=DTYPE widens the output (and conv's bias may have it)
+    for (const auto& s : n.settings)
+      if (s.name == "acc")
+        if (auto v = setting_value(s.value))
+          if (auto* t = std::get_if<DType>(&*v)) acc_dtype = *t;
     if (!op->supports(in0))
       diag_.error(n.loc, "op '" + n.op + "' does not support " + std::string(dtype_name(in0)) +
                              " (input '" + n.inputs[0].name + "')");
@@ -291,14 +296,19 @@ class ModelChecker {
       const auto& rule = spec->dtype_rule;
       const bool in_set = std::find(rule.dtypes.begin(), rule.dtypes.end(), t) != rule.dtypes.end();
       bool ok = rule.kind == InputDtypeRule::Kind::SameAsInput0 ? (t == in0 || in_set)
-                : rule.kind == InputDtypeRule::Kind::Explicit   ? in_set
-                                                                : op->supports(t);
+                : rule.kind == InputDtypeRule::Kind::SameAsInput0OrAcc
+                    ? (t == in0 || (acc_dtype && t == *acc_dtype))
+                : rule.kind == InputDtypeRule::Kind::Explicit ? in_set
+                                                              : op->supports(t);
       if (!ok)
         diag_.error(n.loc,
                     "op '" + n.op + "' input '" + n.inputs[i].name + "' is " +
                         std::string(dtype_name(t)) +
                         (rule.kind == InputDtypeRule::Kind::SameAsInput0
                              ? " but must have input 0's dtype " + std::string(dtype_name(in0))
+                         : rule.kind == InputDtypeRule::Kind::SameAsInput0OrAcc
+                             ? " but must have input 0's dtype " + std::string(dtype_name(in0)) +
+                                   " or the acc= dtype"
                              : " which the op does not take there"));
     }
     std::map<std::string, CatalogValue> settings;
