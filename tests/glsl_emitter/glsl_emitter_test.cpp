@@ -420,6 +420,39 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
   BOOST_TEST(e.find("must be 1-64 characters") != std::string::npos, e);
 }
 
+BOOST_AUTO_TEST_CASE(bad_plans_and_device_descriptions_are_errors) {
+  ModelWriter mw;
+  mw.add_sizevar("N", 8);
+  const Model m = Model::from_bytes(mw.to_bytes(), "m.oinf");
+  const Plan plan =
+      Synthesizer(lavapipe())
+          .synthesize(
+              m,
+              Graph::parse(
+                  "dynamic { x: f32[N]; }\nblock entry {\n  op add(x, x) >> x;\n  return x;\n}\n",
+                  "ok.oi"));
+  auto error_of = [&](const std::string& plan_json, const std::string& device_json) {
+    try {
+      registry().emitter("glsl")->emit({plan_json, device_json, "model", "", {}});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string device = plan.device.to_json();
+  std::string e = error_of("{not json", device);
+  BOOST_TEST(e.find("the plan is not valid JSON") != std::string::npos, e);
+  e = error_of(R"({"format": "openinfer-synth-plan", "version": 2})", device);
+  BOOST_TEST(e.find("plan JSON version 2") != std::string::npos, e);
+  e = error_of(plan.to_json(), R"({"device": {"type": "gpu", "name": "g"}})");
+  BOOST_TEST(e.find("has no key 'limits'") != std::string::npos, e);
+  e = error_of(
+      plan.to_json(),
+      R"({"device": {"type": "gpu", "name": "g"}, "limits": {"max_workgroup_size": [0, 1, 1]}})");
+  BOOST_TEST(e.find("limits.max_workgroup_size") != std::string::npos, e);
+  BOOST_TEST(error_of(plan.to_json(), device).empty());
+}
+
 BOOST_AUTO_TEST_CASE(output_files) {
   ModelWriter mw;
   mw.add_sizevar("N", 8);
