@@ -295,17 +295,28 @@ class KernelWriter {
       }
       const json::value* lo = setting(op, relu ? "clamp_min" : "min");
       const json::value* hi = setting(op, relu ? "clamp_max" : "max");
+      if (relu && f) {
+        // As the CPU backend: a zero result becomes +0.0 first, then plain comparisons clamp
+        // (NaN stays NaN; a bound equal to the value up to its zero sign leaves the value).
+        const std::string t = "r" + std::to_string(relu_count_++);
+        body_ << "    precise float " << t << " = " << r << ";\n    " << t << " = " << t
+              << " == 0.0 ? 0.0 : " << t << ";\n";
+        if (lo) {
+          const std::string l = literal(*lo, out_t, op_where(op));
+          body_ << "    " << t << " = " << t << " < " << l << " ? " << l << " : " << t << ";\n";
+        }
+        if (hi) {
+          const std::string h = literal(*hi, out_t, op_where(op));
+          body_ << "    " << t << " = " << t << " > " << h << " ? " << h << " : " << t << ";\n";
+        }
+        return t;
+      }
       if (lo && !(is_infinite_setting(*lo) && !f))
         r = std::string(f ? "oi_max(" : "max(") + r + ", " + literal(*lo, out_t, op_where(op)) +
             ")";
       if (hi && !(is_infinite_setting(*hi) && !f))
         r = std::string(f ? "oi_min(" : "min(") + r + ", " + literal(*hi, out_t, op_where(op)) +
             ")";
-      if (relu && f) {  // ops.md: a zero result is always +0.0
-        const std::string t = "r" + std::to_string(relu_count_++);
-        body_ << "    precise float " << t << " = " << r << ";\n";
-        return "(" + t + " == 0.0 ? 0.0 : " + t + ")";
-      }
       return r;
     }
     unsupported(op_where(op) + " cannot be expressed in GLSL yet (" + kSupported + ")");

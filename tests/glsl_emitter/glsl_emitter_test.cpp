@@ -219,7 +219,9 @@ block entry {
   op neg(t0) >> t0;
   op abs(t0) >> t1;
   op relu(t1, alpha=0.25, clamp_max=3.0) >> y;
-  op min(y, b) >> z;
+  op relu(t0, alpha=0.1, clamp_min=-0.3, clamp_max=0.0) >> t1;
+  op min(y, t1) >> z;
+  op min(z, b) >> z;
   op add(acc, z) >> acc;
   return y, z, acc;
 }
