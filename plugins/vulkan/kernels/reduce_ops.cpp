@@ -18,7 +18,8 @@ enum class ReduceOp : uint32_t {
   Max = 3,
   Min = 4,
   ArgMax = 5,
-  ArgMin = 6
+  ArgMin = 6,
+  AllFinite = 7
 };
 constexpr uint32_t kMaxRank = 8;
 
@@ -68,13 +69,14 @@ template <ReduceOp Op>
 oi_status* reduce_kernel(const oi_kernel_call* call) {
   OI_ABI_TRY
   constexpr bool arg = Op == ReduceOp::ArgMax || Op == ReduceOp::ArgMin;
-  const char* name = Op == ReduceOp::Sum             ? "sum_axis"
-                     : Op == ReduceOp::Prod          ? "prod_axis"
-                     : Op == ReduceOp::Mean          ? "mean_axis"
-                     : Op == ReduceOp::Max           ? "max_axis"
-                     : Op == ReduceOp::Min           ? "min_axis"
-                     : arg && Op == ReduceOp::ArgMax ? "argmax_axis"
-                                                     : "argmin_axis";
+  const char* name = Op == ReduceOp::Sum      ? "sum_axis"
+                     : Op == ReduceOp::Prod   ? "prod_axis"
+                     : Op == ReduceOp::Mean   ? "mean_axis"
+                     : Op == ReduceOp::Max    ? "max_axis"
+                     : Op == ReduceOp::Min    ? "min_axis"
+                     : Op == ReduceOp::ArgMax ? "argmax_axis"
+                     : Op == ReduceOp::ArgMin ? "argmin_axis"
+                                              : "is_finite";
   const oi_tensor_desc& in = call->inputs[0];
   const oi_tensor_desc& out = call->outputs[0];
   if (in.rank > kMaxRank) fail(OI_STATUS_UNIMPLEMENTED, "vulkan: tensors of rank above 8");
@@ -130,6 +132,12 @@ void register_reduce(std::vector<VulkanKernel>& list) {
     add("argmin_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMin>);
   }
   for (uint32_t t : kEwFloats) {
+    list.push_back({"is_finite",
+                    {t},
+                    OI_DTYPE_BOOL,
+                    OI_KERNEL_MODE_NORMAL,
+                    Needs::Nothing,
+                    &reduce_kernel<ReduceOp::AllFinite>});
     list.push_back({"mean_axis",
                     {t},
                     t,

@@ -1,6 +1,6 @@
 // Reductions of ops.md over any set of axes, one invocation per output element walking its
 // reduced elements in row-major order: sum, prod, mean (floats), max, min, and argmax/argmin
-// (one axis, to i64) for the 8/16/32-bit dtypes of ew.comp. Floats sum in f32; max/min compare
+// (one axis, to i64) for the 8/16/32-bit dtypes of ew.comp, and is_finite (all axes, to bool). Floats sum in f32; max/min compare
 // the bits (exact, -0 below +0, NaN wins); integers wrap at their width.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -12,11 +12,11 @@ layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;  // values: kernels/reduce_ops.cpp
 layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes
 const uint OP_SUM = 0, OP_PROD = 1, OP_MEAN = 2, OP_MAX = 3, OP_MIN = 4, OP_ARGMAX = 5,
-           OP_ARGMIN = 6;
+           OP_ARGMIN = 6, OP_ALL_FINITE = 7;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
            DT_I8 = 7, DT_U8 = 8;
 const uint BYTES = DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
-const uint OUT_BYTES = OP >= OP_ARGMAX ? 8u : BYTES;
+const uint OUT_BYTES = OP == OP_ALL_FINITE ? 1u : OP >= OP_ARGMAX ? 8u : BYTES;
 const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16;
 const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8;
 const uint MAX_RANK = 8;
@@ -66,7 +66,9 @@ uint reduce_one(uint o) {
   for (uint r = 0u; r < count; ++r) {
     uint v = load_raw(k);
     if (FLOAT) v = f32_bits(v);
-    if (OP == OP_SUM || OP == OP_MEAN) {
+    if (OP == OP_ALL_FINITE) {  // is_finite: one bool for the whole tensor
+      if ((v & 0x7f800000u) == 0x7f800000u) return 0u;
+    } else if (OP == OP_SUM || OP == OP_MEAN) {
       if (FLOAT) fsum += uintBitsToFloat(v); else isum += v;
     } else if (OP == OP_PROD) {
       if (FLOAT) fsum *= uintBitsToFloat(v); else isum *= v;  // modular: raw bits suffice
@@ -98,6 +100,7 @@ uint reduce_one(uint o) {
       c[d] = 0u;
     }
   }
+  if (OP == OP_ALL_FINITE) return 1u;
   if (OP >= OP_ARGMAX) return best_at;
   if (OP == OP_MAX || OP == OP_MIN) return FLOAT ? encode_float(best) : mask_out(best);
   if (!FLOAT) return mask_out(isum);
