@@ -222,6 +222,7 @@ block entry {
   op relu(t0, alpha=0.1, clamp_min=-0.3, clamp_max=0.0) >> t1;
   op min(y, t1) >> z;
   op min(z, b) >> z;
+  op clamp(z, min=-1.0, max=-0.0) >> z;
   op add(acc, z) >> acc;
   return y, z, acc;
 }
