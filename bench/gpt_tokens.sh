@@ -4,6 +4,7 @@
 # eager running the same decoder (bench/gpt_torch_peer.py), alternating, RUNS times each.
 #
 #   sh bench/gpt_tokens.sh [BUILD_DIR=build/dev] [RUNS=3] [BACKEND=cpu]
+#   PEER_DEVICE=cuda sh bench/gpt_tokens.sh BUILD 3 vulkan     (on a GPU: PyTorch CUDA eager)
 #
 # The model package (~495 MB) is written once to $GPT_BENCH_DIR (default
 # /tmp/openinfer_gpt_bench). The figure is decode tokens/s (steps 1..32, one position each);
@@ -18,7 +19,7 @@ model=$dir/gpt2_small.oinf
 steps=33
 mkdir -p "$dir"
 if [ ! -f "$model" ]; then
-  /usr/bin/python3 "$root/examples/gpt/export_gpt.py" --layers 12 --dim 768 --heads 12 \
+  ${PYTHON:-/usr/bin/python3} "$root/examples/gpt/export_gpt.py" --layers 12 --dim 768 --heads 12 \
     --vocab 50257 --ctx 128 --prompt-len 8 --seed 0 -o "$model"
 fi
 
@@ -29,7 +30,8 @@ while [ "$i" -lt "$runs" ]; do
   line=$("$root/$build/bin/gpt_example" --model "$model" --steps $steps --backend "$backend" -q)
   echo "openinfer $line"
   ours="$ours $(echo "$line" | sed -n 's/.* \([0-9.e+-]*\) tokens\/s.*/\1/p')"
-  line=$(/usr/bin/python3 "$root/bench/gpt_torch_peer.py" --steps $steps --threads 2 | tail -1)
+  line=$(${PYTHON:-/usr/bin/python3} "$root/bench/gpt_torch_peer.py" --steps $steps --threads 2 \
+    --device "${PEER_DEVICE:-cpu}" | tail -1)
   echo "$line"
   peer="$peer $(echo "$line" | sed -n 's/.* \([0-9.e+-]*\) tokens\/s.*/\1/p')"
   i=$((i + 1))

@@ -29,17 +29,20 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=33)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=1, help="decode runs; the best is printed")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (the GPU peer of --backend vulkan)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
 
     cfg = Config(args.layers, args.dim, args.heads, args.vocab, args.ctx, args.seed)
-    model = GPT(cfg, random_weights(cfg))
+    dev = torch.device(args.device)
+    model = GPT(cfg, {k: v.to(dev) for k, v in random_weights(cfg).items()})
     gen = torch.Generator().manual_seed(cfg.seed + 1)  # export_gpt.py's random prompt
     prompt = torch.randint(0, cfg.vocab, (args.prompt_len,), generator=gen).tolist()
 
     best = None
     for _ in range(args.runs):
         cache = KVCache(cfg)
+        cache.k, cache.v = cache.k.to(dev), cache.v.to(dev)
         t0 = time.perf_counter()
         for pos, tok in enumerate(prompt):
             logits = model.step(tok, pos, cache)
@@ -56,7 +59,8 @@ def main() -> None:
     prefill, decode, decode_cpu, tokens = best
     print("generated:", " ".join(map(str, tokens)))
     n = args.steps - 1
-    print(f"torch eager ({args.threads} threads): step 0 (prompt of {len(prompt)}) "
+    where = f"{args.threads} threads" if dev.type == "cpu" else torch.cuda.get_device_name(dev)
+    print(f"torch eager ({where}): step 0 (prompt of {len(prompt)}) "
           f"{prefill * 1e3:.6g} ms, {len(prompt) / prefill:.6g} positions/s; decode {n} tokens "
           f"{decode * 1e3:.6g} ms, {n / decode if n else 0:.6g} tokens/s, "
           f"{decode_cpu * 1e3 / n if n else 0:.6g} CPU ms/token (all threads)")
