@@ -4,6 +4,8 @@
 #   here:  scripts/run-vulkan-on-gpu.sh pack [BUILD_DIR] [PACK_DIR]    (default build/vulkan .vkgpu)
 #   there: scripts/run-vulkan-on-gpu.sh run [PACK_DIR] [DEBS_DIR]      (default .vkgpu .gl)
 #          scripts/run-vulkan-on-gpu.sh bench [PACK_DIR] [DEBS_DIR]    (speed figures)
+#          scripts/run-vulkan-on-gpu.sh gpt [PACK_DIR] [DEBS_DIR]      (GPT-2-small decode vs
+#                                                                       PyTorch CUDA eager)
 #
 # `pack` gathers the test binary, the plugin and every shared library they load; glibc and the
 # dynamic loader go to a side folder, used only when the GPU machine's glibc is older (a newer
@@ -22,8 +24,12 @@ pack() {
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
-  strip --strip-debug "$out"/bin/* "$out/plugins/libopeninfer_vulkan.so"
-  for f in "$out"/bin/* "$out/plugins/libopeninfer_vulkan.so"; do
+  # The CPU plugin (per-node fallback) and the GPT example, when built.
+  for f in openinfer gpt_example; do [[ -f $build/bin/$f ]] && cp "$build/bin/$f" "$out/bin/"; done
+  [[ -f $build/lib/openinfer/plugins/libopeninfer_cpu.so ]] &&
+    cp "$build/lib/openinfer/plugins/libopeninfer_cpu.so" "$out/plugins/"
+  strip --strip-debug "$out"/bin/* "$out"/plugins/*.so
+  for f in "$out"/bin/* "$out"/plugins/*.so; do
     ldd "$f" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
       case "$(basename "$lib")" in
         ld-linux* | libc.so* | libm.so* | libstdc++* | libgcc_s*) cp -L "$lib" "$out/glibc/" ;;
@@ -56,6 +62,7 @@ launch() {
     loader=("$pack/glibc/ld-linux-x86-64.so.2" --library-path "$libs")
   fi
   OPENINFER_TEST_PLUGIN_DIR="$PWD/$pack/plugins" OPENINFER_TEST_SOURCE_DIR="$PWD" \
+    OPENINFER_PLUGIN_PATH="$PWD/$pack/plugins" \
     LD_LIBRARY_PATH="$libs" "${loader[@]}" "$pack/bin/$program" "$@"
 }
 
@@ -71,9 +78,23 @@ bench() {
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_bench
 }
 
+# GPT-2-small shape (bench/gpt_tokens.sh's model), greedy decode on the Vulkan backend next to
+# PyTorch CUDA eager running the same decoder. The machine's own python3 (with torch) exports it.
+gpt() {
+  local model=${GPT_BENCH_DIR:-/tmp/openinfer_gpt_bench}/gpt2_small.oinf
+  mkdir -p "$(dirname "$model")"
+  [[ -f $model ]] || python3 examples/gpt/export_gpt.py --layers 12 --dim 768 --heads 12 \
+    --vocab 50257 --ctx 128 --prompt-len 8 --seed 0 -o "$model"
+  for _ in 1 2 3; do
+    launch "${1:-.vkgpu}" "${2:-.gl}" gpt_example --model "$model" --steps 33 --backend vulkan -q
+    python3 bench/gpt_torch_peer.py --steps 33 --device cuda | tail -1
+  done
+}
+
 case "${1:-}" in
   pack) shift; pack "$@" ;;
   run) shift; run "$@" ;;
   bench) shift; bench "$@" ;;
+  gpt) shift; gpt "$@" ;;
   *) echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench [PACK_DIR] [DEBS_DIR]" >&2; exit 2 ;;
 esac
