@@ -1,5 +1,5 @@
 // Two-input elementwise ops of ops.md on shaders/ew.comp (numpy broadcasting): min/max,
-// floor_div/rem, bitwise and/or/xor, and the comparisons to bool.
+// floor_div/rem, bitwise and/or/xor, the comparisons to bool, and filter (a three-input select).
 #include "ew_ops.hpp"
 
 namespace oi::vulkan {
@@ -23,6 +23,19 @@ void register_binary(std::vector<VulkanKernel>& list) {
   add_ew(list, "le", &ew_kernel<EwOp::Le>, 2, numbers, false, OI_DTYPE_BOOL);
   add_ew(list, "gt", &ew_kernel<EwOp::Gt>, 2, numbers, false, OI_DTYPE_BOOL);
   add_ew(list, "ge", &ew_kernel<EwOp::Ge>, 2, numbers, false, OI_DTYPE_BOOL);
+  // filter(a, b, c) = c != 0 ? a : b, c of a's dtype or bool.
+  for (uint32_t t : all) {
+    list.push_back(
+        {"filter", {t, t, t}, t, OI_KERNEL_MODE_NORMAL, Needs::Nothing, &ew_kernel<EwOp::Filter>});
+    if (t != OI_DTYPE_BOOL) {
+      list.push_back({"filter",
+                      {t, t, OI_DTYPE_BOOL},
+                      t,
+                      OI_KERNEL_MODE_NORMAL,
+                      Needs::Nothing,
+                      &ew_kernel<EwOp::Filter>});
+    }
+  }
 }
 
 const KernelRegistration registration(register_binary);

@@ -158,7 +158,7 @@ uint32_t num_data_inputs(EwOp op) {
   const auto v = static_cast<uint32_t>(op);
   if (op == EwOp::Iota) return 0;
   if ((v >= 20 && v <= 32) || op == EwOp::Pow) return 2;
-  return op == EwOp::Fma ? 3 : 1;
+  return op == EwOp::Fma || op == EwOp::Filter ? 3 : 1;
 }
 
 }  // namespace
@@ -252,8 +252,10 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   job.shader = math ? "ew_math" : "ew";
   job.float_width = 32;
   job.also_f64 = math;
+  const int c_code = op == EwOp::Filter ? ew_dtype_code(call->inputs[2].dtype) : 0;
+  if (c_code < 0) unsupported("dtype not addressable by ew.comp");
   job.spec = {static_cast<uint32_t>(op), static_cast<uint32_t>(in_code),
-              static_cast<uint32_t>(out_code)};
+              static_cast<uint32_t>(out_code), static_cast<uint32_t>(c_code)};
   const uint32_t per = 4 / dtype_bytes(out.dtype);
   const uint32_t words = (job.params[5] + count + per - 1) / per - job.params[5] / per;
   job.groups[0] = std::min<uint32_t>((words + 255) / 256, 65535);  // the shader strides

@@ -26,6 +26,7 @@ enum class EwOp : uint32_t {
   Clamp = 15,
   Cast = 16,
   Iota = 17,
+  Filter = 18,
   Min = 20,
   Max = 21,
   FloorDiv = 22,

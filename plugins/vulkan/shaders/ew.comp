@@ -20,13 +20,14 @@ layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint OP = 0;
 layout(constant_id = 1) const uint DT_IN = 0;
 layout(constant_id = 2) const uint DT_OUT = 0;
+layout(constant_id = 3) const uint DT_C = 0;  // filter's third input (a's dtype or bool)
 
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
            DT_I8 = 7, DT_U8 = 8, DT_BOOL = 9;
 const uint OP_NEG = 0, OP_ABS = 1, OP_SIGN = 2, OP_RECIP = 3, OP_FLOOR = 4, OP_CEIL = 5,
            OP_ROUND = 6, OP_TRUNC = 7, OP_NOT = 8, OP_POPCOUNT = 9, OP_IS_NAN = 10,
            OP_IS_INF = 11, OP_IS_NEG = 12, OP_SHL = 13, OP_SHR = 14, OP_CLAMP = 15,
-           OP_CAST = 16, OP_IOTA = 17;
+           OP_CAST = 16, OP_IOTA = 17, OP_FILTER = 18;
 const uint OP_MIN = 20, OP_MAX = 21, OP_FLOOR_DIV = 22, OP_REM = 23, OP_AND = 24, OP_OR = 25,
            OP_XOR = 26, OP_EQ = 27, OP_NE = 28, OP_LT = 29, OP_LE = 30, OP_GT = 31, OP_GE = 32;
 const uint OP_EXP = 40, OP_LOG = 41, OP_SQRT = 42, OP_SIN = 43, OP_COS = 44, OP_TANH = 45,
@@ -44,7 +45,7 @@ layout(std430, binding = 4) buffer Y { uint y[]; };
 
 const uint NUM_INPUTS = OP == OP_IOTA ? 0u
                         : (OP >= OP_MIN && OP <= OP_GE) || OP == OP_POW ? 2u
-                        : OP == OP_FMA ? 3u : 1u;
+                        : OP == OP_FMA || OP == OP_FILTER ? 3u : 1u;
 
 uint dt_bytes(uint dt) { return dt <= DT_U32 ? 4u : dt <= DT_U16 ? 2u : 1u; }
 uint dt_width(uint dt) { return dt == DT_BOOL ? 1u : 8u * dt_bytes(dt); }
@@ -54,6 +55,7 @@ uint dt_mask(uint dt) { return dt_bytes(dt) == 4u ? 0xffffffffu : (1u << (8u * d
 
 const uint IN_BYTES = DT_IN <= DT_U32 ? 4u : DT_IN <= DT_U16 ? 2u : 1u;
 const uint OUT_BYTES = DT_OUT <= DT_U32 ? 4u : DT_OUT <= DT_U16 ? 2u : 1u;
+const uint C_BYTES = OP != OP_FILTER ? IN_BYTES : DT_C <= DT_U32 ? 4u : DT_C <= DT_U16 ? 2u : 1u;
 
 bool flag(uint f) { return (p[6] & f) != 0u; }
 uint setting(uint k) { return p[8u + 2u * k]; }
@@ -359,7 +361,15 @@ uint compute(uint i) {
   const uvec3 e = locate(i);
   const uint x = LOAD(a, p[2] + e.x);
   const uint z = NUM_INPUTS >= 2u ? LOAD(b, p[3] + e.y) : 0u;
-  const uint w = NUM_INPUTS >= 3u ? LOAD(c, p[4] + e.z) : 0u;
+  const uint kc = p[4] + e.z;
+  const uint w = NUM_INPUTS < 3u ? 0u
+                 : C_BYTES == 4u ? c[kc]
+                 : C_BYTES == 2u ? (c[kc >> 1] >> ((kc & 1u) * 16u)) & 0xffffu
+                                 : (c[kc >> 2] >> ((kc & 3u) * 8u)) & 0xffu;
+  if (OP == OP_FILTER) {  // c != 0 ? a : b; a float c compares as a number (-0 is 0, NaN is not)
+    const uint mag = DT_C == DT_F32 ? w & 0x7fffffffu : (DT_C == DT_F16 || DT_C == DT_BF16) ? w & 0x7fffu : w;
+    return mag != 0u ? x : z;
+  }
   if (OP == OP_CAST) return cast_bits(x);
   if (dt_float(DT_IN)) {
     return float_op(f32_bits_of(x, DT_IN), f32_bits_of(z, DT_IN), f32_bits_of(w, DT_IN));
