@@ -163,10 +163,14 @@ std::string cmake_lists(const std::string& name, size_t kernels) {
       ")\n"
       "  set(src ${CMAKE_CURRENT_SOURCE_DIR}/shaders/kernel_${k}.comp)\n"
       "  if(NOT EXISTS ${src})\n    continue()\n  endif()\n"
-      "  set(out ${CMAKE_CURRENT_BINARY_DIR}/shaders/kernel_${k}.spv)\n"
-      "  add_custom_command(OUTPUT ${out} COMMAND ${CMAKE_COMMAND} -E make_directory\n"
-      "    ${CMAKE_CURRENT_BINARY_DIR}/shaders COMMAND ${GLSLC} --target-env=vulkan1.1 -O ${src}\n"
-      "    -o ${out} DEPENDS ${src} VERBATIM)\n  list(APPEND spirv ${out})\nendforeach()\n"
+      "  set(out ${CMAKE_CURRENT_BINARY_DIR}/shaders/kernel_${k})\n"
+      "  add_custom_command(OUTPUT ${out}.spv ${out}_ieee.spv COMMAND ${CMAKE_COMMAND} -E\n"
+      "    make_directory ${CMAKE_CURRENT_BINARY_DIR}/shaders\n"
+      "    COMMAND ${GLSLC} --target-env=vulkan1.1 -O ${src} -o ${out}.spv\n"
+      "    COMMAND ${GLSLC} --target-env=vulkan1.1 -O -DOI_IEEE_SPECIALS ${src} -o "
+      "${out}_ieee.spv\n"
+      "    DEPENDS ${src} VERBATIM)\n  list(APPEND spirv ${out}.spv "
+      "${out}_ieee.spv)\nendforeach()\n"
       "configure_file(manifest.json ${CMAKE_CURRENT_BINARY_DIR}/manifest.json COPYONLY)\n"
       "add_custom_target(" +
       name +
@@ -228,6 +232,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                      {"kind", plan.kernels[i].kind},
                      {"shader", base + ".comp"},
                      {"spirv", base + ".spv"},
+                     {"spirv_ieee", base + "_ieee.spv"},
                      {"local_size", json::array(ks.local_size.begin(), ks.local_size.end())},
                      {"workgroups", json::array(ks.workgroups.begin(), ks.workgroups.end())},
                      {"bindings", std::move(bindings)}});

@@ -58,7 +58,7 @@ struct Value {
 };
 
 struct Kernel {
-  std::string spirv;
+  std::string spirv, spirv_ieee;  // the second keeps signed zeros, inf and NaN (float controls)
   std::array<uint64_t, 3> groups{0, 0, 0};
   std::vector<std::pair<uint32_t, std::string>> bindings;
   vk::UniqueDescriptorSetLayout set_layout;
@@ -263,6 +263,7 @@ class Runner {
         const json::object& o = jk.as_object();
         Kernel k;
         k.spirv = std::string(o.at("spirv").as_string());
+        if (auto* ieee = o.if_contains("spirv_ieee")) k.spirv_ieee = std::string(ieee->as_string());
         for (int i = 0; i < 3; ++i)
           k.groups[i] = o.at("workgroups").as_array().at(i).to_number<uint64_t>();
         for (const json::value& b : o.at("bindings").as_array())
@@ -301,7 +302,7 @@ class Runner {
     } catch (const std::exception& e) {
       device_error(std::string("no Vulkan loader: ") + e.what());
     }
-    vk::ApplicationInfo app("openinfer-glsl-host", 1, "openinfer", 1, VK_API_VERSION_1_1);
+    vk::ApplicationInfo app("openinfer-glsl-host", 1, "openinfer", 1, VK_API_VERSION_1_2);
     vk::InstanceCreateInfo ici({}, &app);
     instance_ = vk::createInstanceUnique(ici);
     VULKAN_HPP_DEFAULT_DISPATCHER.init(*instance_);
@@ -329,6 +330,12 @@ class Runner {
                    std::string(want ? " matches OPENINFER_VULKAN_DEVICE" : ""));
     phys_ = devices[static_cast<size_t>(best)];
     props_ = phys_.getProperties();
+    if (props_.apiVersion >= VK_API_VERSION_1_2) {
+      auto p2 = phys_.getProperties2<vk::PhysicalDeviceProperties2,
+                                     vk::PhysicalDeviceFloatControlsProperties>();
+      ieee_specials_ =
+          p2.get<vk::PhysicalDeviceFloatControlsProperties>().shaderSignedZeroInfNanPreserveFloat32;
+    }
     const auto families = phys_.getQueueFamilyProperties();
     for (uint32_t i = 0; i < families.size(); ++i)
       if (families[i].queueFlags & vk::QueueFlagBits::eCompute) {
@@ -405,7 +412,9 @@ class Runner {
     vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer, std::max(descriptors, 1u));
     dpool_ = device_->createDescriptorPoolUnique({{}, std::max(sets, 1u), 1, &size});
     for (Kernel& k : kernels_) {
-      const fs::path spv = opt_.manifest_dir / k.spirv;
+      const bool ieee =
+          ieee_specials_ && !k.spirv_ieee.empty() && fs::exists(opt_.manifest_dir / k.spirv_ieee);
+      const fs::path spv = opt_.manifest_dir / (ieee ? k.spirv_ieee : k.spirv);
       std::ifstream in(spv, std::ios::binary);
       if (!in)
         input_error("cannot read " + spv.string() + " (compile the shaders with glslc first)");
@@ -496,13 +505,12 @@ class Runner {
   }
 
   // The model tensor a value links to, checked against its dtype and shape; null when the
-  // model has no such tensor (the value then starts from @init, else zeros).
+  // model has no such tensor or only declares it (the value then starts from @init, else zeros).
   const oinf_io::Tensor* linked(const Value& v) {
     if (v.link.empty()) return nullptr;
     auto it = model_.tensors.find(v.link);
     if (it == model_.tensors.end()) return nullptr;
-    if (!it->second.has_data)
-      input_error(opt_.model + ": tensor '" + v.link + "' has no data (for '" + v.name + "')");
+    if (!it->second.has_data) return nullptr;  // a declaration: @init, else zeros
     if (it->second.dtype != oinf_io::dtype_tag(v.dtype) || it->second.dims != v.shape)
       input_error(opt_.model + ": tensor '" + v.link + "' is not " + v.dtype + shape_text(v.shape));
     return &it->second;
@@ -724,6 +732,7 @@ class Runner {
   vk::UniqueInstance instance_;
   vk::PhysicalDevice phys_;
   vk::PhysicalDeviceProperties props_;
+  bool ieee_specials_ = false;
   uint32_t family_ = UINT32_MAX;
   vk::UniqueDevice device_;
   vk::Queue queue_;
