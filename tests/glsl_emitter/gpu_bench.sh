@@ -36,7 +36,10 @@ OI
   PYTHONPATH=python /usr/bin/python3 -c "from openinfer import oinf; oinf.write('$out/model.oinf', sizevars={'N': 64 * 1024 * 1024})"
   "$build/bin/openinfer" --plugin-dir "$build/lib/openinfer/plugins" synth "$out/bench_chain.oi" \
     --model "$out/model.oinf" --target glsl --device devices/nvidia_h100.json --name chain -o "$out/gen"
-  for s in "$out"/gen/shaders/*.comp; do glslc --target-env=vulkan1.1 -O "$s" -o "${s%.comp}.spv"; done
+  for s in "$out"/gen/shaders/*.comp; do
+    glslc --target-env=vulkan1.1 -O "$s" -o "${s%.comp}.spv"
+    glslc --target-env=vulkan1.1 -O -DOI_IEEE_SPECIALS "$s" -o "${s%.comp}_ieee.spv"
+  done
   # The copy baselines: hand-written manifests of one kernel that copies x to y, as floats and
   # as vec4s (the best a shader does), run by the same runner.
   for width in float vec4; do
