@@ -63,6 +63,10 @@ struct oi_device {
   std::map<std::pair<std::string, std::vector<uint32_t>>, vk::Pipeline> pipelines;
   oi::vulkan::Allocation staging;
   oi::vulkan::Allocation params;
+  // Freed device buffers by size, reused by later allocations of the same size: the executor
+  // allocates per node, and vkAllocateMemory costs far more than a kernel on small tensors.
+  std::multimap<vk::DeviceSize, oi::vulkan::Allocation> free_pool;
+  vk::DeviceSize free_pool_bytes = 0;
   std::mutex mutex;  // one queue, one command buffer: calls take turns
 };
 
@@ -231,6 +235,8 @@ void destroy_device(oi_device& d) {
   for (auto& [name, module] : d.modules) d.device.destroyShaderModule(module);
   release(d, d.staging);
   release(d, d.params);
+  for (auto& [size, alloc] : d.free_pool) release(d, alloc);
+  d.free_pool.clear();
   if (d.cache) d.device.destroyPipelineCache(d.cache);
   if (d.descriptors) d.device.destroyDescriptorPool(d.descriptors);
   if (d.layout) d.device.destroyPipelineLayout(d.layout);
@@ -324,10 +330,20 @@ void device_close(oi_device* device) {
 oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer) {
   OI_ABI_TRY
   // Rounded up to whole words: shaders address buffers as uint[].
-  Allocation a = make_allocation(*device, (bytes + 3) & ~uint64_t{3}, false);
+  const vk::DeviceSize size = std::max<vk::DeviceSize>((bytes + 3) & ~uint64_t{3}, 4);
+  std::unique_lock lock(device->mutex);
+  Allocation a;
+  if (auto it = device->free_pool.find(size); it != device->free_pool.end()) {
+    a = it->second;
+    device->free_pool.erase(it);
+    device->free_pool_bytes -= size;
+  } else {
+    lock.unlock();
+    a = make_allocation(*device, size, false);
+    lock.lock();
+  }
   *out_buffer = new oi_buffer{a, bytes};
-  // New buffers read as zero, as the CPU backend's do.
-  std::lock_guard lock(device->mutex);
+  // New (and reused) buffers read as zero, as the CPU backend's do.
   submit_and_wait(*device,
                   [&](vk::CommandBuffer cmd) { cmd.fillBuffer(a.buffer, 0, VK_WHOLE_SIZE, 0); });
   OI_ABI_CATCH(host())
@@ -335,6 +351,20 @@ oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffe
 
 void buffer_free(oi_device* device, oi_buffer* buffer) {
   if (buffer == nullptr) return;
+  // Kept for reuse up to a bound, so that a model's worth of per-node temporaries stays
+  // allocated but a burst of large buffers does not pin device memory for good.
+  constexpr vk::DeviceSize kPoolBytes = vk::DeviceSize{1} << 30;
+  {
+    std::lock_guard lock(device->mutex);
+    const vk::DeviceSize size = buffer->alloc.size;
+    if (buffer->alloc.buffer && device->free_pool_bytes + size <= kPoolBytes &&
+        device->free_pool.size() < 4096) {
+      device->free_pool.emplace(size, buffer->alloc);
+      device->free_pool_bytes += size;
+      delete buffer;
+      return;
+    }
+  }
   release(*device, buffer->alloc);
   delete buffer;
 }

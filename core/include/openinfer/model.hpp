@@ -24,10 +24,10 @@ inline constexpr uint32_t kOinfTagNdarray = 15;
 struct MetaValue {
   enum class Kind { Scalar, String, Bitset, NdArray };
   Kind kind = Kind::Scalar;
-  Tensor tensor;                 // Scalar: rank 0; NdArray: the array
-  std::string text;              // String
-  uint32_t bit_count = 0;        // Bitset
-  std::vector<uint8_t> bits;     // Bitset: ceil(bit_count / 8) bytes, LSB first
+  Tensor tensor;              // Scalar: rank 0; NdArray: the array
+  std::string text;           // String
+  uint32_t bit_count = 0;     // Bitset
+  std::vector<uint8_t> bits;  // Bitset: ceil(bit_count / 8) bytes, LSB first
 
   static MetaValue scalar(Tensor t);
   static MetaValue string(std::string s);
@@ -87,6 +87,9 @@ class Model {
   // without data gives a zero-filled owned tensor of its dtype and dims.
   Tensor tensor(std::string_view name) const;
   Tensor tensor(const TensorEntry& entry) const;
+  // Whether [data, data + bytes) lies in the model's (immutable) file bytes: such views never
+  // change, so a device backend may keep its copy of them for the model's lifetime.
+  bool holds(const std::byte* data, uint64_t bytes) const;
 
   struct Impl;
 

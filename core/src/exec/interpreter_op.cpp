@@ -15,9 +15,11 @@ namespace {
 class OperandBuffers {
  public:
   using List = std::vector<std::pair<const std::byte*, std::shared_ptr<DeviceBuffer>>>;
-  OperandBuffers(Backend& backend, bool cache_allowed, List& local)
-      : backend_(backend),
-        wrap_(backend.can_wrap_host_memory()),
+  OperandBuffers(BackendSlot& slot, const Model& model, bool cache_allowed, List& local)
+      : slot_(slot),
+        model_(model),
+        backend_(*slot.backend),
+        wrap_(backend_.can_wrap_host_memory()),
         cache_(cache_allowed),
         local_(local) {
     local_.clear();
@@ -41,6 +43,15 @@ class OperandBuffers {
         state->buffer_bytes = t.nbytes();
         state->buffer_backend = &backend_;
       }
+    } else if (t.is_view() && t.nbytes() > 0 && model_.holds(data, t.nbytes())) {
+      std::lock_guard lock(slot_.resident_mutex);
+      auto& [bytes, resident] = slot_.resident[data];
+      if (!resident || bytes != t.nbytes()) {
+        resident = backend_.alloc(t.nbytes());
+        backend_.upload(*resident, 0, t.bytes());
+        bytes = t.nbytes();
+      }
+      buf = resident;
     } else {
       buf = backend_.alloc(t.nbytes());
       backend_.upload(*buf, 0, t.bytes());
@@ -55,6 +66,8 @@ class OperandBuffers {
   }
 
  private:
+  BackendSlot& slot_;
+  const Model& model_;
   Backend& backend_;
   bool wrap_;
   bool cache_;
@@ -142,7 +155,7 @@ void Interpreter::run_op(const Node& node) {
 
   if (out->nbytes() > 0) {
     Backend& backend = *plan.backend->backend;
-    OperandBuffers buffers(backend, track_ == 0, op_buffers_);
+    OperandBuffers buffers(*plan.backend, ctx_.program.model, track_ == 0, op_buffers_);
     const DeviceBuffer* out_buffer = buffers.get(*out, out_state);
     auto& in_args = op_args_;
     in_args.clear();

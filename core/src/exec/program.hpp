@@ -66,6 +66,10 @@ struct BackendSlot {
   std::shared_ptr<Backend> backend;
   TicketMutex run_mutex;
   bool concurrent = false;
+  // A device backend's copies of model bytes (weights of constant and volatile memory, prefix
+  // entries), uploaded once per program instead of once per node: the file never changes.
+  std::mutex resident_mutex;
+  std::unordered_map<const std::byte*, std::pair<uint64_t, std::shared_ptr<DeviceBuffer>>> resident;
 };
 
 struct PlannedSetting {

@@ -143,4 +143,10 @@ Tensor Model::tensor(const TensorEntry& entry) const {
   return Tensor::view(e->dtype, e->dims, impl_->bytes.data() + e->data_offset, impl_->owner);
 }
 
+bool Model::holds(const std::byte* data, uint64_t bytes) const {
+  const auto begin = reinterpret_cast<uintptr_t>(impl_->bytes.data());
+  const auto p = reinterpret_cast<uintptr_t>(data);
+  return p >= begin && bytes <= impl_->bytes.size() && p - begin <= impl_->bytes.size() - bytes;
+}
+
 }  // namespace oi
