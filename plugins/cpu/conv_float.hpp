@@ -80,17 +80,18 @@ void depthwise_stride1(const C* x, const C* w, C* out, const ConvShape& s) {
   const uint64_t wide = g.out_h * Wp, slack = g.dil_w * (g.k_w - 1);
   parallel_ranges(g.batch * M, g.taps() * wide, [&](uint64_t begin, uint64_t end) {
     std::vector<C> pad(Hp * Wp + slack, C(0)), acc(wide);
+    std::vector<uint64_t> tap_offsets;
     for (uint64_t plane = begin; plane < end; ++plane) {
       const uint64_t n = plane / M, m = plane % M;
       const C* in = x + (n * g.channels + m / Mg) * g.in_plane();
       for (uint64_t ih = 0; ih < g.in_h; ++ih)
         std::copy(in + ih * g.in_w, in + (ih + 1) * g.in_w,
                   pad.data() + (ih + g.pad_top) * Wp + g.pad_left);
-      std::fill(acc.begin(), acc.end(), C(0));
+      std::vector<uint64_t>& offsets = tap_offsets;
+      offsets.clear();
       for (uint64_t kh = 0; kh < g.k_h; ++kh)
-        for (uint64_t kw = 0; kw < g.k_w; ++kw)
-          axpy<C>(wide, w[m * g.taps() + kh * g.k_w + kw],
-                  pad.data() + kh * g.dil_h * Wp + kw * g.dil_w, acc.data());
+        for (uint64_t kw = 0; kw < g.k_w; ++kw) offsets.push_back(kh * g.dil_h * Wp + kw * g.dil_w);
+      all_taps<C>(wide, w + m * g.taps(), pad.data(), offsets.data(), offsets.size(), acc.data());
       C* o = out + plane * P;
       for (uint64_t oh = 0; oh < g.out_h; ++oh)
         std::copy(acc.data() + oh * Wp, acc.data() + oh * Wp + g.out_w, o + oh * g.out_w);

@@ -20,6 +20,35 @@ inline void axpy(uint64_t n, F a, const F* x, F* y) {
   for (; j < n; ++j) y[j] += a * x[j];
 }
 
+// y[j] = 0 + w[0] * x[j + off[0]] + w[1] * x[j + off[1]] + ... in tap order, summed in
+// registers: the same result as one axpy per tap into zeros, with one store instead of `taps`.
+template <class F>
+inline void all_taps(uint64_t n, const F* w, const F* x, const uint64_t* off, uint64_t taps, F* y) {
+  using batch = xsimd::batch<F>;
+  constexpr uint64_t lanes = batch::size;
+  uint64_t j = 0;
+  for (; j + 4 * lanes <= n; j += 4 * lanes) {  // four vectors in flight hide the add latency
+    batch s0(F(0)), s1(F(0)), s2(F(0)), s3(F(0));
+    for (uint64_t t = 0; t < taps; ++t) {
+      const batch wv(w[t]);
+      const F* xt = x + off[t] + j;
+      s0 = s0 + wv * batch::load_unaligned(xt);
+      s1 = s1 + wv * batch::load_unaligned(xt + lanes);
+      s2 = s2 + wv * batch::load_unaligned(xt + 2 * lanes);
+      s3 = s3 + wv * batch::load_unaligned(xt + 3 * lanes);
+    }
+    s0.store_unaligned(y + j);
+    s1.store_unaligned(y + j + lanes);
+    s2.store_unaligned(y + j + 2 * lanes);
+    s3.store_unaligned(y + j + 3 * lanes);
+  }
+  for (; j < n; ++j) {
+    F s(0);
+    for (uint64_t t = 0; t < taps; ++t) s += w[t] * x[off[t] + j];
+    y[j] = s;
+  }
+}
+
 // y[j] += b
 template <class F>
 inline void add_scalar(uint64_t n, F b, F* y) {
