@@ -115,7 +115,7 @@ class Bench {
   const oi::Kernel& kernel(const std::string& op, std::vector<DType> ins, DType out,
                            oi::KernelMode mode = oi::KernelMode::Normal) {
     const oi::Kernel* k = cpu_->find_kernel(op, ins, out, mode);
-    if (k == nullptr) throw std::runtime_error("cpu backend has no kernel for " + op);
+    if (k == nullptr) throw std::runtime_error("the backend has no kernel for " + op);
     return *k;
   }
 
@@ -164,6 +164,7 @@ class Bench {
 
 int main(int argc, char** argv) {
   Options opt;
+  std::string backend_name = "cpu";  // vulkan: the same cases on the GPU (calls submit and wait)
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--runs" && i + 1 < argc) {
@@ -172,17 +173,22 @@ int main(int argc, char** argv) {
       opt.budget_s = std::stod(argv[++i]);
     } else if (arg == "--only" && i + 1 < argc) {
       opt.only = argv[++i];
+    } else if (arg == "--backend" && i + 1 < argc) {
+      backend_name = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--budget-s S] [--only CASE]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--runs N] [--budget-s S] [--only CASE] [--backend cpu|vulkan]\n",
+                   argv[0]);
       return 2;
     }
   }
   try {
-    auto registry = oi::PluginRegistry::discover({OPENINFER_BENCH_PLUGIN_DIR});
-    auto cpu = registry.backend("cpu");
+    auto registry =
+        oi::PluginRegistry::discover(oi::plugin_search_path({}, OPENINFER_BENCH_PLUGIN_DIR));
+    auto cpu = registry.backend(backend_name);
     std::printf(
-        "{\"impl\":\"openinfer\",\"info\":\"cpu backend device: %s, hardware threads %u\"}\n",
-        cpu->device_name().c_str(), std::thread::hardware_concurrency());
+        "{\"impl\":\"openinfer\",\"info\":\"%s backend device: %s, hardware threads %u\"}\n",
+        backend_name.c_str(), cpu->device_name().c_str(), std::thread::hardware_concurrency());
     Bench bench(cpu, opt);
     bench.attention("attention_decode_f32_h32_d128_kv2048", 32, 1, 2048, 128);
     bench.attention("attention_prefill_causal_f32_h32_d128_t512", 32, 512, 512, 128);

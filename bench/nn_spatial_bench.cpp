@@ -101,7 +101,7 @@ class Bench {
 
   const oi::Kernel& kernel(const std::string& op, std::vector<DType> ins) {
     const oi::Kernel* k = cpu_->find_kernel(op, ins, DType::f32, oi::KernelMode::Normal);
-    if (k == nullptr) throw std::runtime_error("cpu backend has no kernel for " + op);
+    if (k == nullptr) throw std::runtime_error("the backend has no kernel for " + op);
     return *k;
   }
 
@@ -163,6 +163,7 @@ class Bench {
 
 int main(int argc, char** argv) {
   Options opt;
+  std::string backend_name = "cpu";  // vulkan: the same cases on the GPU (calls submit and wait)
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--runs" && i + 1 < argc) {
@@ -171,17 +172,22 @@ int main(int argc, char** argv) {
       opt.budget_s = std::stod(argv[++i]);
     } else if (arg == "--only" && i + 1 < argc) {
       opt.only = argv[++i];
+    } else if (arg == "--backend" && i + 1 < argc) {
+      backend_name = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--runs N] [--budget-s S] [--only CASE]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--runs N] [--budget-s S] [--only CASE] [--backend cpu|vulkan]\n",
+                   argv[0]);
       return 2;
     }
   }
   try {
-    auto registry = oi::PluginRegistry::discover({OPENINFER_BENCH_PLUGIN_DIR});
-    auto cpu = registry.backend("cpu");
+    auto registry =
+        oi::PluginRegistry::discover(oi::plugin_search_path({}, OPENINFER_BENCH_PLUGIN_DIR));
+    auto cpu = registry.backend(backend_name);
     std::printf(
-        "{\"impl\":\"openinfer\",\"info\":\"cpu backend device: %s, hardware threads %u\"}\n",
-        cpu->device_name().c_str(), std::thread::hardware_concurrency());
+        "{\"impl\":\"openinfer\",\"info\":\"%s backend device: %s, hardware threads %u\"}\n",
+        backend_name.c_str(), cpu->device_name().c_str(), std::thread::hardware_concurrency());
     Bench bench(cpu, opt);
     bench.conv("conv3x3_f32_1x64x56x56_to64", {1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1);
     bench.conv("conv_depthwise3x3_f32_1x256x28x28", {1, 256, 28, 28}, {256, 1, 3, 3}, 1, 1, 256);

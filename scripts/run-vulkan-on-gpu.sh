@@ -4,6 +4,8 @@
 #   here:  scripts/run-vulkan-on-gpu.sh pack [BUILD_DIR] [PACK_DIR]    (default build/vulkan .vkgpu)
 #   there: scripts/run-vulkan-on-gpu.sh run [PACK_DIR] [DEBS_DIR]      (default .vkgpu .gl)
 #          scripts/run-vulkan-on-gpu.sh bench [PACK_DIR] [DEBS_DIR]    (speed figures)
+#          scripts/run-vulkan-on-gpu.sh nn [PACK_DIR] [DEBS_DIR]       (attention and conv vs
+#                                                                       PyTorch CUDA)
 #          scripts/run-vulkan-on-gpu.sh gpt [PACK_DIR] [DEBS_DIR]      (GPT-2-small decode vs
 #                                                                       PyTorch CUDA eager)
 #
@@ -26,6 +28,9 @@ pack() {
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
   # The CPU plugin (per-node fallback) and the GPT example, when built.
   for f in openinfer gpt_example; do [[ -f $build/bin/$f ]] && cp "$build/bin/$f" "$out/bin/"; done
+  for f in nn_attention_bench nn_spatial_bench; do
+    [[ -f $build/bench/$f ]] && cp "$build/bench/$f" "$out/bin/"
+  done
   [[ -f $build/lib/openinfer/plugins/libopeninfer_cpu.so ]] &&
     cp "$build/lib/openinfer/plugins/libopeninfer_cpu.so" "$out/plugins/"
   strip --strip-debug "$out"/bin/* "$out"/plugins/*.so
@@ -91,10 +96,24 @@ gpt() {
   done
 }
 
+# The attention and conv cases of bench/nn_*_bench on the Vulkan backend, then PyTorch CUDA.
+nn() {
+  launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 21 \
+    --only attention_decode_f32_h32_d128_kv2048
+  launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 11 \
+    --only attention_prefill_causal_f32_h32_d128_t512
+  launch "${1:-.vkgpu}" "${2:-.gl}" nn_spatial_bench --backend vulkan --runs 21 \
+    --only conv3x3_f32_1x64x56x56_to64
+  launch "${1:-.vkgpu}" "${2:-.gl}" nn_spatial_bench --backend vulkan --runs 21 \
+    --only conv_depthwise3x3_f32_1x256x28x28
+  python3 bench/nn_gpu_peers.py
+}
+
 case "${1:-}" in
   pack) shift; pack "$@" ;;
   run) shift; run "$@" ;;
   bench) shift; bench "$@" ;;
   gpt) shift; gpt "$@" ;;
+  nn) shift; nn "$@" ;;
   *) echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench [PACK_DIR] [DEBS_DIR]" >&2; exit 2 ;;
 esac
