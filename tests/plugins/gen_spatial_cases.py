@@ -13,13 +13,12 @@ import os
 from fractions import Fraction
 
 import numpy as np
+
+from exact_floats import FLOATS, FMT, NARROW, float_bits, floor_log2, round_to  # noqa: E402,F401
 import torch
 import torch.nn.functional as F
 
 rng = np.random.default_rng(20261123)
-FMT = {"f8": (5, 2), "bf16": (8, 7), "f16": (5, 10), "f32": (8, 23), "f64": (11, 52)}
-NARROW = ["f8", "bf16", "f16"]
-FLOATS = NARROW + ["f32", "f64"]
 BITS = {"i1": 1, "i2": 2, "i4": 4, "u1": 1, "u2": 2, "u4": 4, "i8": 8, "u8": 8, "i16": 16,
         "u16": 16, "i32": 32, "u32": 32, "i64": 64, "u64": 64, "bitset": 8, "bool": 8}
 SIGNED = ["i1", "i2", "i4", "i8", "i16", "i32", "i64"]
@@ -30,54 +29,7 @@ TOL = {"f32": [1e-5, 1e-4], "f64": [1e-12, 1e-10]}
 cases = []
 
 
-# --- exact float formats (as gen_cpu_kernel_cases.py) ---------------------------------------
-def floor_log2(a):
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    while Fraction(2) ** e > a:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    return e
-
-
-def round_to(t, x):
-    """x rounded once to float dtype t (nearest, ties to even, overflow to inf)."""
-    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
-        return x
-    E, M = FMT[t]
-    a = Fraction(x)
-    negative = a < 0 or (a == 0 and isinstance(x, float) and math.copysign(1, x) < 0)
-    a = abs(a)
-    if a == 0:
-        return -0.0 if negative else 0.0
-    bias = (1 << (E - 1)) - 1
-    exp = max(floor_log2(a), 1 - bias)
-    quantum = Fraction(2) ** (exp - M)
-    r = round(a / quantum) * quantum
-    if r > (2 - Fraction(2) ** -M) * Fraction(2) ** bias:
-        r = math.inf
-    r = float(r)
-    return -r if negative else r
-
-
-def float_bits(t, x):
-    E, M = FMT[t]
-    sign = 1 if math.copysign(1.0, x) < 0 else 0
-    if math.isnan(x):
-        return ((1 << E) - 1) << M | 1 << (M - 1)
-    top = sign << (E + M)
-    if math.isinf(x):
-        return top | ((1 << E) - 1) << M
-    a = Fraction(abs(x))
-    if a == 0:
-        return top
-    bias = (1 << (E - 1)) - 1
-    exp = floor_log2(a)
-    if exp < 1 - bias:
-        return top | int(a / Fraction(2) ** (1 - bias - M))
-    return top | (exp + bias) << M | int(a / Fraction(2) ** (exp - M)) - (1 << M)
-
-
+# --- integer ranges and wrapping --------------------------------------------------------
 def imin(t):
     return -(1 << (BITS[t] - 1)) if t in SIGNED else 0
 
