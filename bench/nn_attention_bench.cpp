@@ -22,60 +22,15 @@
 #include <thread>
 #include <vector>
 
+#include "kernel_bench.hpp"
 #include "openinfer/dtype.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_host.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using namespace kernel_bench;
 using oi::DType;
-
-struct Options {
-  int runs = 11;
-  double budget_s = 3.0;
-  std::string only;
-};
-
-struct Timing {
-  double median_ms = 0, min_ms = 0;
-  int runs = 0;
-};
-
-Timing time_median(const Options& opt, const std::function<void()>& fn) {
-  fn();
-  std::vector<double> ms;
-  const auto begin = Clock::now();
-  while (static_cast<int>(ms.size()) < opt.runs) {
-    const auto t0 = Clock::now();
-    fn();
-    const auto t1 = Clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    if (ms.size() >= 3 && std::chrono::duration<double>(t1 - begin).count() > opt.budget_s) break;
-  }
-  std::sort(ms.begin(), ms.end());
-  Timing t;
-  t.runs = static_cast<int>(ms.size());
-  t.min_ms = ms.front();
-  t.median_ms =
-      ms.size() % 2 == 1 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
-  return t;
-}
-
-void print_case(const std::string& name, const Timing& t, double flops) {
-  std::printf(
-      "{\"impl\":\"openinfer\",\"case\":\"%s\",\"median_ms\":%.4f,\"min_ms\":%.4f,\"runs\":%d,"
-      "\"flops\":%.0f}\n",
-      name.c_str(), t.median_ms, t.min_ms, t.runs, flops);
-  std::fflush(stdout);
-}
-
-struct Operand {
-  DType dtype;
-  std::vector<uint64_t> dims;
-  std::shared_ptr<oi::DeviceBuffer> buffer;
-  oi::TensorArg arg() const { return oi::TensorArg{dtype, dims, buffer.get(), 0}; }
-};
 
 class Bench {
  public:
