@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "elementwise.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
 
@@ -19,11 +20,6 @@ constexpr uint32_t kNoMask = 99;
 
 [[noreturn]] void fail(oi_status_code code, const std::string& why) {
   throw abi::StatusError(code, "attention: " + why);
-}
-
-uint32_t fit32(uint64_t v) {
-  if (v > std::numeric_limits<uint32_t>::max()) fail(OI_STATUS_UNIMPLEMENTED, "sizes above 2^32");
-  return static_cast<uint32_t>(v);
 }
 
 uint32_t element_index(const oi_tensor_desc& t) {

@@ -11,14 +11,8 @@
 #include "openinfer/plugin_abi.hpp"
 
 namespace oi::vulkan {
-namespace {
 
-// The shaders' DTYPE constant: eltwise.comp takes the first three, eltwise_narrow.comp the rest.
-constexpr uint32_t kDtF32 = 0, kDtI32 = 1, kDtW64 = 2, kDtF16 = 3, kDtBF16 = 4;
-constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4;
-constexpr uint32_t kHeaderWords = 16;
-
-[[noreturn]] void unsupported(const std::string& why) {
+void unsupported(const std::string& why) {
   throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan: " + why);
 }
 
@@ -27,7 +21,6 @@ uint32_t fit32(uint64_t v, const char* what) {
   return static_cast<uint32_t>(v);
 }
 
-// Element strides of `in` against the output's dims (numpy: right-aligned, 0 on broadcast).
 std::vector<uint64_t> strides_against(const oi_tensor_desc& in, const oi_tensor_desc& out) {
   std::vector<uint64_t> strides(out.rank, 0);
   uint64_t stride = 1;
@@ -38,6 +31,13 @@ std::vector<uint64_t> strides_against(const oi_tensor_desc& in, const oi_tensor_
   }
   return strides;
 }
+
+namespace {
+
+// The shaders' DTYPE constant: eltwise.comp takes the first three, eltwise_narrow.comp the rest.
+constexpr uint32_t kDtF32 = 0, kDtI32 = 1, kDtW64 = 2, kDtF16 = 3, kDtBF16 = 4;
+constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4;
+constexpr uint32_t kHeaderWords = 16;
 
 // (dim, a stride, b stride) triples, outermost first, for the shader's index walk.
 std::vector<uint32_t> broadcast_layout(const oi_tensor_desc& out, const oi_tensor_desc& a,

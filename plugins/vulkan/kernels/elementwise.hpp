@@ -2,6 +2,9 @@
 // GPU by (op, dtype) specialization constants.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "../kernel_registry.hpp"
 
 namespace oi::vulkan {
@@ -23,6 +26,13 @@ void add_eltwise(std::vector<VulkanKernel>& list, const char* op, uint32_t num_i
 
 // f16 and bf16: stored two a word, computed in f32 (shaders/eltwise_narrow.comp).
 bool is_narrow(uint32_t dtype);
+
+// Shared by the kernels: an unsupported case as OI_STATUS_UNIMPLEMENTED "vulkan: WHY"; a size
+// as a shader word ("vulkan: WHAT above 2^32" past it); element strides of `in` against `out`'s
+// dims (numpy: right-aligned, 0 on broadcast).
+[[noreturn]] void unsupported(const std::string& why);
+uint32_t fit32(uint64_t v, const char* what = "sizes");
+std::vector<uint64_t> strides_against(const oi_tensor_desc& in, const oi_tensor_desc& out);
 
 // The word index of a tensor's first element (shaders address buffers as uint[]).
 uint32_t word_offset(const oi_tensor_desc& t);

@@ -16,27 +16,6 @@ namespace {
 constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4;
 constexpr uint32_t kHeaderWords = 16;
 
-[[noreturn]] void unsupported(const std::string& why) {
-  throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan: " + why);
-}
-
-uint32_t fit32(uint64_t v, const char* what) {
-  if (v > std::numeric_limits<uint32_t>::max()) unsupported(std::string(what) + " above 2^32");
-  return static_cast<uint32_t>(v);
-}
-
-// Element strides of `in` against the output's dims (numpy: right-aligned, 0 on broadcast).
-std::vector<uint64_t> strides_against(const oi_tensor_desc& in, const oi_tensor_desc& out) {
-  std::vector<uint64_t> strides(out.rank, 0);
-  uint64_t stride = 1;
-  for (uint32_t k = 0; k < in.rank; ++k) {
-    const uint32_t in_dim = in.rank - 1 - k, out_dim = out.rank - 1 - k;
-    if (in.dims[in_dim] != 1) strides[out_dim] = stride;
-    stride *= in.dims[in_dim];
-  }
-  return strides;
-}
-
 // (dim, stride of each of three inputs) per dim, outermost first; contiguous dims merged.
 std::vector<uint32_t> broadcast_layout(const oi_tensor_desc& out,
                                        const std::vector<const oi_tensor_desc*>& ins) {

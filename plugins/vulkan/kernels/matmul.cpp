@@ -11,13 +11,6 @@ namespace {
 
 constexpr uint32_t kTile = 64;  // the output tile of shaders/matmul_tiled.comp
 
-uint32_t fit32(uint64_t v) {
-  if (v > std::numeric_limits<uint32_t>::max()) {
-    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan matmul: sizes above 2^32 elements");
-  }
-  return static_cast<uint32_t>(v);
-}
-
 // For each output batch, the matrix index of a and of b (0 strides on broadcast batch dims).
 std::vector<uint32_t> batch_table(const oi_tensor_desc& a, const oi_tensor_desc& b,
                                   const oi_tensor_desc& out, uint64_t batches) {

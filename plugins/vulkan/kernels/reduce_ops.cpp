@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "elementwise.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
 
@@ -25,12 +26,6 @@ constexpr uint32_t kMaxRank = 8;
 
 [[noreturn]] void fail(oi_status_code code, const std::string& why) {
   throw abi::StatusError(code, why);
-}
-
-uint32_t fit32(uint64_t v) {
-  if (v > std::numeric_limits<uint32_t>::max())
-    fail(OI_STATUS_UNIMPLEMENTED, "vulkan: sizes above 2^32");
-  return static_cast<uint32_t>(v);
 }
 
 uint32_t element_index(const oi_tensor_desc& t) {

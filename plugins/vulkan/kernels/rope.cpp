@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "elementwise.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
 
@@ -14,11 +15,6 @@ namespace {
 
 [[noreturn]] void fail(oi_status_code code, const std::string& why) {
   throw abi::StatusError(code, "rope: " + why);
-}
-
-uint32_t fit32(uint64_t v) {
-  if (v > std::numeric_limits<uint32_t>::max()) fail(OI_STATUS_UNIMPLEMENTED, "sizes above 2^32");
-  return static_cast<uint32_t>(v);
 }
 
 void check(oi_status* status) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "elementwise.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
 
@@ -12,13 +13,6 @@ namespace oi::vulkan {
 namespace {
 
 enum class RowOp : uint32_t { Softmax = 0, LogSoftmax = 1, LayerNorm = 2, RmsNorm = 3 };
-
-uint32_t fit32(uint64_t v) {
-  if (v > std::numeric_limits<uint32_t>::max()) {
-    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan: sizes above 2^32 elements");
-  }
-  return static_cast<uint32_t>(v);
-}
 
 uint32_t element_index(const oi_tensor_desc& t) {
   const uint32_t size = dtype_bytes(t.dtype);
