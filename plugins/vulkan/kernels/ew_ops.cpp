@@ -169,6 +169,25 @@ int ew_dtype_code(uint32_t dtype) {
   }
 }
 
+int wide_dtype_code(uint32_t dtype) {
+  switch (dtype) {
+    case OI_DTYPE_F64:
+      return 10;
+    case OI_DTYPE_I64:
+      return 11;
+    case OI_DTYPE_U64:
+      return 12;
+    default:
+      return ew_dtype_code(dtype);
+  }
+}
+
+void put_f64(std::vector<uint32_t>& params, size_t at, double v) {
+  const auto bits = std::bit_cast<uint64_t>(v);
+  params.at(at) = static_cast<uint32_t>(bits);
+  params.at(at + 1) = static_cast<uint32_t>(bits >> 32);
+}
+
 uint32_t dtype_bytes(uint32_t dtype) {
   switch (dtype) {
     case OI_DTYPE_F64:

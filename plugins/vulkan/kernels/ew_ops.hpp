@@ -83,5 +83,10 @@ std::vector<uint32_t> dtype_union(std::initializer_list<std::vector<uint32_t>> s
 
 // The shader's dtype code of an oi dtype, or -1 where ew.comp cannot address it.
 int ew_dtype_code(uint32_t dtype);
+// ew.comp's codes plus the 8-byte types (10 f64, 11 i64, 12 u64) of the shaders that address
+// them (spatial.comp, reduce.comp); -1 for the rest.
+int wide_dtype_code(uint32_t dtype);
+// Where a double goes into two params words, low first (the f64 shader variants' settings).
+void put_f64(std::vector<uint32_t>& params, size_t at, double v);
 uint32_t dtype_bytes(uint32_t dtype);
 }  // namespace oi::vulkan

@@ -1,5 +1,6 @@
 // softmax, log_softmax (over `axis`), layer_norm and rms_norm (over the axes from `axis` on) of
-// ops-nn.md on shaders/rows.comp, for f32, f16 and bf16; statistics in f32.
+// ops-nn.md on shaders/rows.comp, for f32, f16 and bf16 with statistics in f32, and for f64 in
+// f64 (the rows_f64 variant, on devices with shaderFloat64).
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -49,10 +50,11 @@ oi_status* row_kernel(const oi_kernel_call* call) {
   const uint64_t rows = outer * inner;
   if (rows == 0 || n == 0) return nullptr;
   fit32(rows * n);
+  const bool f64 = x.dtype == OI_DTYPE_F64;
   Dispatch job;
-  job.shader = "rows";
-  job.float_width = 32;
-  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(ew_dtype_code(x.dtype))};
+  job.shader = f64 ? "rows_f64" : "rows";
+  job.float_width = f64 ? 64 : 32;
+  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(f64 ? 0 : ew_dtype_code(x.dtype))};
   job.params.assign(16, 0);
   job.params[0] = fit32(rows);
   job.params[1] = fit32(n);
@@ -68,9 +70,12 @@ oi_status* row_kernel(const oi_kernel_call* call) {
       job.params[7] = 1;
       job.buffers[2] = call->inputs[2].buffer;
     }
-    const float eps = static_cast<float>(
-        abi::setting_float(*call, "epsilon", Op == RowOp::RmsNorm ? 1e-6 : 1e-5));
-    job.params[8] = std::bit_cast<uint32_t>(eps);
+    const double eps = abi::setting_float(*call, "epsilon", Op == RowOp::RmsNorm ? 1e-6 : 1e-5);
+    if (f64) {
+      put_f64(job.params, 8, eps);
+    } else {
+      job.params[8] = std::bit_cast<uint32_t>(static_cast<float>(eps));
+    }
   }
   job.buffers[3] = out.buffer;
   job.output = 3;
@@ -80,10 +85,10 @@ oi_status* row_kernel(const oi_kernel_call* call) {
 }
 
 void register_rows(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : kEwFloats) {
+  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
     auto add = [&](const char* op, uint32_t inputs, oi_kernel_fn fn) {
       list.push_back(
-          {op, std::vector<uint32_t>(inputs, t), t, OI_KERNEL_MODE_NORMAL, Needs::Nothing, fn});
+          {op, std::vector<uint32_t>(inputs, t), t, OI_KERNEL_MODE_NORMAL, needs_for(t), fn});
     };
     add("softmax", 1, &row_kernel<RowOp::Softmax>);
     add("log_softmax", 1, &row_kernel<RowOp::LogSoftmax>);

@@ -1,5 +1,6 @@
 // conv, max_pool, avg_pool (1-D as 2-D with H = 1) and batch_norm of ops-nn.md on
-// shaders/spatial.comp: one invocation per output element (direct loops, no im2col).
+// shaders/spatial.comp: one invocation per output element (direct loops, no im2col). f64 conv,
+// avg_pool and batch_norm run on the spatial_f64 variant (devices with shaderFloat64).
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -51,10 +52,12 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
   const oi_tensor_desc& out = call->outputs[0];
   const uint64_t count = abi::element_count(out);
   if (count == 0) return nullptr;
+  // f64 arithmetic on the f64 variant; max_pool compares bits, any dtype on the plain one.
+  const bool f64 = x.dtype == OI_DTYPE_F64 && Op != SpatialOp::MaxPool;
   Dispatch job;
-  job.shader = "spatial";
-  job.float_width = 32;
-  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(ew_dtype_code(x.dtype))};
+  job.shader = f64 ? "spatial_f64" : "spatial";
+  job.float_width = f64 ? 64 : 32;
+  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(wide_dtype_code(x.dtype))};
   std::vector<uint32_t>& p = job.params;
   p.assign(32, 0);
   p[0] = fit32(count);
@@ -75,7 +78,14 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
     p[20] = element_index(call->inputs[2]);
     p[24] = element_index(call->inputs[3]);
     p[23] = element_index(call->inputs[4]);
-    p[22] = std::bit_cast<uint32_t>(static_cast<float>(abi::setting_float(*call, "epsilon", 1e-5)));
+    const double eps = abi::setting_float(*call, "epsilon", 1e-5);
+    if (f64) {  // low word in 22, high word in 27 (23 is var's offset)
+      const auto bits = std::bit_cast<uint64_t>(eps);
+      p[22] = static_cast<uint32_t>(bits);
+      p[27] = static_cast<uint32_t>(bits >> 32);
+    } else {
+      p[22] = std::bit_cast<uint32_t>(static_cast<float>(eps));
+    }
     for (uint32_t i = 1; i < 5; ++i) job.buffers[i] = call->inputs[i].buffer;
   } else {
     if (x.rank != 3 && x.rank != 4) {
@@ -138,10 +148,10 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
 }
 
 void register_spatial(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : kEwFloats) {
+  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
     auto add = [&](const char* op, std::vector<uint32_t> ins, oi_kernel_mode mode,
                    oi_kernel_fn fn) {
-      list.push_back({op, std::move(ins), t, mode, Needs::Nothing, fn});
+      list.push_back({op, std::move(ins), t, mode, needs_for(t), fn});
     };
     add("conv", {t, t}, OI_KERNEL_MODE_NORMAL, &spatial_kernel<SpatialOp::Conv>);
     add("conv", {t, t, t}, OI_KERNEL_MODE_NORMAL, &spatial_kernel<SpatialOp::Conv>);
@@ -150,7 +160,9 @@ void register_spatial(std::vector<VulkanKernel>& list) {
       add("batch_norm", {t, t, t, t, t}, m, &spatial_kernel<SpatialOp::BatchNorm>);
     }
   }
-  for (uint32_t t : dtype_union({kEwFloats, kEwSigned, kEwUnsigned})) {
+  // max_pool moves bits: the 8-byte types need no 64-bit shader arithmetic.
+  const std::vector<uint32_t> wide = {OI_DTYPE_F64, OI_DTYPE_I64, OI_DTYPE_U64, OI_DTYPE_BOOL};
+  for (uint32_t t : dtype_union({kEwFloats, kEwSigned, kEwUnsigned, wide})) {
     list.push_back({"max_pool",
                     {t},
                     t,

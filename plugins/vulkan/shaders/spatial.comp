@@ -1,11 +1,15 @@
 // The layers of ops-nn.md on (N, C, H, W) tensors, 1-D ones as H = 1: conv (strides, pads,
 // dilations, groups, optional bias), max_pool, avg_pool and batch_norm, for f32, f16 and bf16
-// (max_pool also for the 8/16/32-bit integers). One invocation per output element, computing in
-// f32 (max_pool compares bits: exact). 16-bit and 8-bit results are written with atomics.
+// computing in f32, and with -DF64 for f64 computing in f64 (max_pool also for the integers and
+// bool, and for every 8-byte type in either build: it compares bits, exactly, as word pairs). One
+// invocation per output element; 16-bit and 8-bit results are written with atomics.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
 #include "half_formats.glsl"
+#if defined(F64)
+#include "wide_floats.glsl"
+#endif
 
 layout(local_size_x = 256) in;
 
@@ -13,13 +17,14 @@ layout(constant_id = 0) const uint OP = 0;  // 0 conv, 1 max_pool, 2 avg_pool, 3
 layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes
 const uint OP_CONV = 0, OP_MAX_POOL = 1, OP_AVG_POOL = 2, OP_BATCH_NORM = 3;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
-           DT_I8 = 7;
-const uint BYTES = DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
-const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16;
-const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8;
+           DT_I8 = 7, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12;
+const uint BYTES = DT >= DT_F64 ? 8u : DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
+const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16 || DT == DT_F64;
+const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8 || DT == DT_I64;
 
 // p: count, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, group, flags (1 bias,
-// 2 count_include_pad), x / w / b / y element offsets, epsilon (f32 bits), pad end H, pad end W.
+// 2 count_include_pad), x / w / b / y element offsets, epsilon (f32 bits), var / mean element
+// offsets, pad end H, pad end W, epsilon's high word (f64: 22 and 27 hold its bits).
 layout(std430, binding = 0) readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, binding = 2) readonly buffer W { uint w[]; };      // batch_norm: scale
@@ -32,8 +37,32 @@ layout(std430, binding = 6) buffer Y { uint y[]; };
   (BYTES == 4u   ? buf[k]                                             \
    : BYTES == 2u ? (buf[(k) >> 1] >> (((k) & 1u) * 16u)) & 0xffffu   \
                  : (buf[(k) >> 2] >> (((k) & 3u) * 8u)) & 0xffu)
+#if defined(F64)
+#define real double
+#define LOADF(buf, k) LOAD_F64(buf, k)
+void store(uint k, double v) STORE_F64(y, k, v)
+double inv_sqrt_r(double v) { return 1.0LF / sqrt_any_f64(v); }
+double epsilon() { return packDouble2x32(uvec2(p[22], p[27])); }
+#else
+#define real float
 #define LOADF(buf, k) \
   (DT == DT_F32 ? uintBitsToFloat(buf[k]) : widen_half(RAW(buf, k), DT == DT_BF16))
+float inv_sqrt_r(float v) { return 1.0 / sqrt(v); }
+float epsilon() { return uintBitsToFloat(p[22]); }
+#endif
+
+// An 8-byte element as an unsigned key in the element's order (hi, lo): floats with -0 below +0.
+uvec2 key64(uint k) {
+  uvec2 v = uvec2(x[2u * k + 1u], x[2u * k]);
+  if (DT == DT_I64) v.x ^= 0x80000000u;
+  if (DT == DT_F64) v = (v.x & 0x80000000u) != 0u ? ~v : uvec2(v.x | 0x80000000u, v.y);
+  return v;
+}
+bool is_nan64(uint k) {
+  const uint hi = x[2u * k + 1u] & 0x7fffffffu;
+  return DT == DT_F64 && (hi > 0x7ff00000u || (hi == 0x7ff00000u && x[2u * k] != 0u));
+}
+bool above(uvec2 a, uvec2 b) { return a.x > b.x || (a.x == b.x && a.y > b.y); }
 
 void store_raw(uint k, uint bits) {
   if (BYTES == 4u) {
@@ -45,9 +74,11 @@ void store_raw(uint k, uint bits) {
   atomicAnd(y[k / per], ~m);
   atomicOr(y[k / per], (bits << shift) & m);
 }
+#if !defined(F64)
 void store(uint k, float v) {
   store_raw(k, DT == DT_F32 ? floatBitsToUint(v) : narrow_half(v, DT == DT_BF16));
 }
+#endif
 
 int order_key(uint b) {  // floats: -0 below +0; integers: their value
   if (FLOAT) {
@@ -69,7 +100,7 @@ void main() {
   for (uint i = gl_GlobalInvocationID.x; i < p[0]; i += stride) {
     if (OP == OP_BATCH_NORM) {  // x is (N, C, rest): H * W = rest
       const uint c = (i / (H * W)) % C;
-      const float inv = 1.0 / sqrt(LOADF(vr, p[23] + c) + uintBitsToFloat(p[22]));
+      const real inv = inv_sqrt_r(LOADF(vr, p[23] + c) + epsilon());
       store(y0 + i, (LOADF(x, x0 + i) - LOADF(mn, p[24] + c)) * inv * LOADF(w, w0 + c) +
                         LOADF(bs, b0 + c));
       continue;
@@ -78,7 +109,7 @@ void main() {
     const int ih0 = int(oh * p[10]) - int(p[12]), iw0 = int(ow * p[11]) - int(p[13]);
     if (OP == OP_CONV) {
       const uint cg = C / p[16], ocg = OC / p[16], g = oc / ocg;
-      float acc = (p[17] & 1u) != 0u ? LOADF(bs, b0 + oc) : 0.0;
+      real acc = (p[17] & 1u) != 0u ? LOADF(bs, b0 + oc) : real(0.0);
       for (uint ic = 0u; ic < cg; ++ic) {
         const uint xc = x0 + (n * C + g * cg + ic) * H * W;
         const uint wc = w0 + (oc * cg + ic) * p[8] * p[9];
@@ -96,6 +127,26 @@ void main() {
       continue;
     }
     const uint xc = x0 + (n * C + oc) * H * W;  // pools: OC = C
+    if (OP == OP_MAX_POOL && BYTES == 8u) {
+      uint best = 0u;
+      bool any = false;
+      for (uint kh = 0u; kh < p[8]; ++kh) {
+        const int ih = ih0 + int(kh * p[14]);
+        if (ih < 0 || ih >= int(H)) continue;
+        for (uint kw = 0u; kw < p[9]; ++kw) {
+          const int iw = iw0 + int(kw * p[15]);
+          if (iw < 0 || iw >= int(W)) continue;
+          const uint at = xc + uint(ih) * W + uint(iw);
+          if (!any || (!is_nan64(best) && (is_nan64(at) || above(key64(at), key64(best))))) {
+            best = at;
+          }
+          any = true;
+        }
+      }
+      y[2u * (y0 + i)] = x[2u * best];
+      y[2u * (y0 + i) + 1u] = x[2u * best + 1u];
+      continue;
+    }
     if (OP == OP_MAX_POOL) {
       uint best = 0u;
       bool any = false;
@@ -113,7 +164,7 @@ void main() {
       store_raw(y0 + i, best);
       continue;
     }
-    float sum = 0.0;  // avg_pool
+    real sum = 0.0;  // avg_pool
     uint cells = 0u;
     for (uint kh = 0u; kh < p[8]; ++kh) {
       const int ih = ih0 + int(kh);
@@ -130,6 +181,6 @@ void main() {
       const int w_lo = max(iw0, -int(p[13])), w_hi = min(iw0 + int(p[9]), int(W + p[26]));
       cells = uint(max(h_hi - h_lo, 0) * max(w_hi - w_lo, 0));
     }
-    store(y0 + i, sum / float(cells));
+    store(y0 + i, sum / real(cells));
   }
 }
