@@ -1,6 +1,6 @@
-// Plan JSON -> C11 source. This first slice covers `entry` made of elementwise kernels (add,
-// sub, mul, div, neg; f32, f64 and i32; numpy broadcasting), return, barrier and dep, over
-// whole fixed-size values of every memory kind. Anything else is refused by name.
+// Plan JSON -> C11 source: the state, its create/destroy/insert/fetch/step functions, the
+// schedule's steps (loops, branches, consumers, cache operations) and the kernels. The ops
+// themselves come from the families of c_ops.hpp (ops_*.cpp); anything else is refused by name.
 #include "c_generator.hpp"
 
 #include <boost/json.hpp>
@@ -9,29 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include "c_ops.hpp"
+
 namespace oi::c_emitter {
 namespace {
-
-namespace json = boost::json;
-
-struct Value {
-  std::string name, memory, storage, dtype;
-  std::vector<uint64_t> shape;
-  uint64_t bytes = 0, offset = 0;
-  int64_t live_first = -1;
-  bool zero_fill = false;
-  std::string link;
-  const json::value* init = nullptr;
-  uint64_t numel() const {
-    uint64_t n = 1;
-    for (uint64_t d : shape) n *= d;
-    return n;
-  }
-};
-
-std::string str(const json::value& v) {
-  return std::string(v.as_string());
-}
 
 std::string replace_name(std::string text, const std::string& name) {
   const std::string key = "@NAME@";
@@ -42,78 +23,7 @@ std::string replace_name(std::string text, const std::string& name) {
   return text;
 }
 
-const char* c_type(const std::string& dtype) {
-  if (dtype == "f32") return "float";
-  if (dtype == "f64") return "double";
-  if (dtype == "i32") return "int32_t";
-  if (dtype == "bool") return "uint8_t";  // storage only: no kernel computes on it yet
-  return nullptr;
-}
-
-uint32_t dtype_tag(const std::string& dtype) {
-  return dtype == "f32" ? 10 : dtype == "f64" ? 11 : dtype == "bool" ? 12 : 3;
-}
-
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".einn") == std::string::npos) s += ".0";
-  return s;
-}
-
-// The C literal of an @init or setting value for `dtype`.
-std::string literal(const json::value& v, const std::string& dtype, const std::string& what) {
-  const bool flt = dtype != "i32";
-  if (v.is_int64())
-    return flt ? "(" + std::string(c_type(dtype)) + ")" + number(double(v.as_int64()))
-               : "(int32_t)" + std::to_string(v.as_int64());
-  if (v.is_double() && flt) return "(" + std::string(c_type(dtype)) + ")" + number(v.as_double());
-  if (v.is_bool()) return std::string("(") + c_type(dtype) + ")" + (v.as_bool() ? "1" : "0");
-  if (v.is_string() && flt && (v.as_string() == "inf" || v.as_string() == "-inf"))
-    return std::string(v.as_string() == "inf" ? "" : "-") + "(" + c_type(dtype) + ")INFINITY";
-  throw CUnsupported("c emitter: " + what + " value " + json::serialize(v) +
-                     " is not supported yet for " + dtype);
-}
-
-// ops.md's min/max (NaN first operand wins, then the second; -0.0 below +0.0) and relu (a zero
-// result is +0.0, then the clamp), written as the CPU backend computes them.
-const char* const kHelpersC = R"C(#define OI_MINMAX(T, S)                                          \
-  static inline T oi_min_##S(T a, T b) {                          \
-    if (isnan(a)) return a;                                       \
-    if (isnan(b)) return b;                                       \
-    if (a == b) return signbit(a) ? a : b;                        \
-    return a < b ? a : b;                                         \
-  }                                                               \
-  static inline T oi_max_##S(T a, T b) {                          \
-    if (isnan(a)) return a;                                       \
-    if (isnan(b)) return b;                                       \
-    if (a == b) return signbit(a) ? b : a;                        \
-    return a > b ? a : b;                                         \
-  }                                                               \
-  static inline T oi_relu_##S(T a, T alpha, T lo, T hi) {         \
-    T y = a >= 0 ? a : alpha * a;                                 \
-    if (y == 0) y = 0;                                            \
-    if (y < lo) y = lo;                                           \
-    if (y > hi) y = hi;                                           \
-    return y;                                                     \
-  }
-OI_MINMAX(float, f)
-OI_MINMAX(double, d)
-static inline int32_t oi_min_i(int32_t a, int32_t b) { return b < a ? b : a; }
-/* An already rounded float to i32, saturating; NaN gives 0 (ops.md cast). */
-static inline int32_t oi_to_i32_d(double r) {
-  if (isnan(r)) return 0;
-  if (r >= 2147483647.0) return INT32_MAX;
-  if (r <= -2147483648.0) return INT32_MIN;
-  return (int32_t)r;
-}
-static inline int32_t oi_to_i32_f(float r) { return oi_to_i32_d((double)r); }
-static inline int32_t oi_max_i(int32_t a, int32_t b) { return b > a ? b : a; }
-
-)C";
-
-class Generator {
+class Generator : public KernelEnv {
  public:
   Generator(const std::string& plan_text, std::string name, const WeightLookup* embed)
       : name_(std::move(name)) {
@@ -247,28 +157,6 @@ class Generator {
     }
   }
 
-  // ops.md's cast between f32, f64 and i32: float -> float and int -> float round to nearest
-  // (C's conversions); float -> i32 rounds with rounding_mode, then saturates (NaN -> 0).
-  static std::string cast_expr(const std::string& x, const std::string& from, const std::string& to,
-                               const json::object& settings, const std::string& where) {
-    const std::string T = c_type(to);
-    if (from == to) return x;
-    if (to != "i32") return "(" + T + ")" + x;
-    if (from == "i32") return x;
-    if (settings.contains("saturate") && !settings.at("saturate").as_bool())
-      throw CUnsupported("c emitter: " + where + " with saturate=false is not supported yet");
-    const std::string mode =
-        settings.contains("rounding_mode") ? str(settings.at("rounding_mode")) : "trunc";
-    const std::string f = from == "f32" ? "f" : "";
-    const std::string r = mode == "trunc"          ? "trunc" + f + "(" + x + ")"
-                          : mode == "floor"        ? "floor" + f + "(" + x + ")"
-                          : mode == "ceil"         ? "ceil" + f + "(" + x + ")"
-                          : mode == "nearest_even" ? "nearbyint" + f + "(" + x + ")"
-                                                   : "";
-    if (r.empty()) throw CUnsupported("c emitter: " + where + ": rounding_mode " + mode);
-    return "oi_to_i32_" + std::string(from == "f32" ? "f" : "d") + "(" + r + ")";
-  }
-
   // dsl.md's start-of-life value: @init, else zeros.
   static std::string fill_code(const Value& v, const std::string& ptr) {
     std::ostringstream f;
@@ -351,7 +239,6 @@ class Generator {
     }
     return c.str();
   }
-  std::string cast_from_;  // the input dtype of the op being written (cast)
   json::value root_;
   std::string name_;
   std::vector<Value> values_;
@@ -387,91 +274,56 @@ class Generator {
     arena_bytes_ = root_.at("memory").at("arena_bytes").to_number<uint64_t>();
   }
 
-  const Value& value(const std::string& name) const {
+  int64_t kernel_id_ = 0;
+
+  int64_t kernel_id() const override { return kernel_id_; }
+
+  std::string scratch(uint64_t bytes) override {
+    const std::string field = "kacc_" + std::to_string(kernel_id_);
+    scratch_.push_back({field, bytes});
+    return field;
+  }
+
+ public:
+  const Value& value(const std::string& name) const override {
     auto it = index_.find(name);
     if (it == index_.end())
       throw std::runtime_error("the plan names an unknown value '" + name + "'");
     return values_[it->second];
   }
 
-  // Element index of `in` inside the iteration space `shape` (numpy broadcasting).
-  static std::string index_expr(const std::vector<uint64_t>& in,
-                                const std::vector<uint64_t>& shape) {
-    if (in == shape) return "i";
-    uint64_t numel = 1;
-    for (uint64_t d : in) numel *= d;
-    if (numel == 1) return "0";
-    std::string expr;
-    uint64_t out_stride = 1, in_stride = 1;
-    for (size_t k = shape.size(); k-- > 0;) {
-      const size_t off = shape.size() - in.size();
-      const uint64_t in_dim = k >= off ? in[k - off] : 1;
-      if (in_dim != 1) {
-        if (!expr.empty()) expr += " + ";
-        expr += "(i / " + std::to_string(out_stride) + "u % " + std::to_string(shape[k]) + "u) * " +
-                std::to_string(in_stride) + "u";
-        in_stride *= in_dim;
-      }
-      out_stride *= shape[k];
+ private:
+  // Declares p_NAME for every value a kernel touches; `restrict` only when no two distinct
+  // pointers share arena bytes.
+  void declare_pointers(const json::object& k, std::ostringstream& c, std::set<std::string>& reads,
+                        std::set<std::string>& writes) const {
+    for (const auto& r : k.at("reads").as_array()) reads.insert(str(r));
+    for (const auto& w : k.at("writes").as_array()) writes.insert(str(w));
+    std::set<std::string> all = reads;
+    all.insert(writes.begin(), writes.end());
+    bool alias = false;
+    for (const auto& a : all)
+      for (const auto& b : all)
+        if (a < b && overlap(value(a), value(b))) alias = true;
+    const std::string restrict_kw = alias ? "" : " restrict";
+    for (const auto& name : all) {
+      const Value& v = value(name);
+      const bool w = writes.count(name) > 0;
+      c << "  " << (w ? "" : "const ") << c_type(v.dtype) << "*" << restrict_kw << " p_" << name
+        << " = (" << (w ? "" : "const ") << c_type(v.dtype) << "*)s->v_" << name << ";\n  (void)p_"
+        << name << ";\n";
     }
-    return "(" + expr + ")";
   }
 
-  std::string op_expr(const std::string& op, const std::string& dtype,
-                      const std::vector<std::string>& a, const json::object& settings, int line) {
-    const bool flt = dtype != "i32";
-    const std::string where = "op '" + op + "' (line " + std::to_string(line) + ")";
-    if (dtype != "f32" && dtype != "f64" && dtype != "i32")
-      throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
-    const std::set<std::string> allowed =
-        op == "div"    ? std::set<std::string>{"div_by_zero_mask"}
-        : op == "fill" ? std::set<std::string>{"value"}
-        : op == "cast" ? std::set<std::string>{"to", "rounding_mode", "saturate"}
-        : op == "relu" ? std::set<std::string>{"alpha", "negative_slope", "clamp_min", "clamp_max"}
-                       : std::set<std::string>{};
-    for (const auto& kv : settings)
-      if (!allowed.count(std::string(kv.key())))
-        throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
-                           "' is not supported yet");
-    auto setting = [&](const char* key, const char* fallback) {
-      return settings.contains(key) ? literal(settings.at(key), dtype, key)
-                                    : std::string("(") + c_type(dtype) + ")" + fallback;
-    };
-    auto wrap = [&](const char* sym) {
-      return "(int32_t)((uint32_t)" + a[0] + " " + sym + " (uint32_t)" + a[1] + ")";
-    };
-    if (op == "add") return flt ? "(" + a[0] + " + " + a[1] + ")" : wrap("+");
-    if (op == "sub") return flt ? "(" + a[0] + " - " + a[1] + ")" : wrap("-");
-    if (op == "mul") return flt ? "(" + a[0] + " * " + a[1] + ")" : wrap("*");
-    if (op == "neg") return flt ? "(-" + a[0] + ")" : "(int32_t)(0u - (uint32_t)" + a[0] + ")";
-    const std::string sfx = dtype == "f32" ? "f" : dtype == "f64" ? "d" : "i";
-    if (op == "abs")
-      return flt ? (dtype == "f32" ? "fabsf(" : "fabs(") + a[0] + ")"
-                 : "(" + a[0] + " < 0 ? (int32_t)(0u - (uint32_t)" + a[0] + ") : " + a[0] + ")";
-    if (op == "min" || op == "max") return "oi_" + op + "_" + sfx + "(" + a[0] + ", " + a[1] + ")";
-    if (op == "relu" && flt) {
-      const std::string alpha =
-          settings.contains("alpha") ? setting("alpha", "0") : setting("negative_slope", "0");
-      return "oi_relu_" + sfx + "(" + a[0] + ", " + alpha + ", " +
-             setting("clamp_min", "-INFINITY") + ", " + setting("clamp_max", "INFINITY") + ")";
-    }
-    if (op == "fill")
-      return settings.contains("value") ? literal(settings.at("value"), dtype, "fill value")
-                                        : std::string("(") + c_type(dtype) + ")0";
-    if (op == "cast") return cast_expr(a[0], cast_from_, dtype, settings, where);
-    if (op == "div" && flt) {
-      if (settings.contains("div_by_zero_mask"))
-        return "(" + a[1] + " == 0 ? " +
-               literal(settings.at("div_by_zero_mask"), dtype, "div_by_zero_mask") + " : " + a[0] +
-               " / " + a[1] + ")";
-      return "(" + a[0] + " / " + a[1] + ")";
-    }
-    throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
+  static bool overlap(const Value& a, const Value& b) {
+    return a.storage == "arena" && b.storage == "arena" && a.offset < b.offset + b.bytes &&
+           b.offset < a.offset + a.bytes;
   }
 
   std::string kernel(const json::object& k) {
-    const int64_t id = k.at("id").as_int64();
+    kernel_id_ = k.at("id").as_int64();
     const std::string kind = str(k.at("kind"));
+    if (kind == "op") return single_op_kernel(k);
     if (kind != "elementwise" && kind != "matmul" && kind != "reduction")
       throw CUnsupported("c emitter: " + kind + " kernel (op '" +
                          str(k.at("ops").as_array().at(0).at("op")) + "') is not supported yet");
@@ -480,30 +332,11 @@ class Generator {
     uint64_t n = 1;
     for (uint64_t d : shape) n *= d;
     std::set<std::string> reads, writes;
-    for (const auto& r : k.at("reads").as_array()) reads.insert(str(r));
-    for (const auto& w : k.at("writes").as_array()) writes.insert(str(w));
-    // restrict only when no two distinct pointers of the kernel share arena bytes.
-    std::set<std::string> all = reads;
-    all.insert(writes.begin(), writes.end());
-    bool alias = false;
-    for (const auto& a : all)
-      for (const auto& b : all) {
-        const Value &va = value(a), &vb = value(b);
-        if (a < b && va.storage == "arena" && vb.storage == "arena" &&
-            va.offset < vb.offset + vb.bytes && vb.offset < va.offset + va.bytes)
-          alias = true;
-      }
-    const std::string restrict_kw = alias ? "" : " restrict";
     std::ostringstream c;
-    c << "/* kernel " << id << ": " << k.at("ops").as_array().size() << " fused ops over " << n
-      << " elements */\nOI_KERNEL static void kernel_" << id << "(" << name_ << "_state* s) {\n";
-    for (const auto& name : all) {
-      const Value& v = value(name);
-      const bool w = writes.count(name) > 0;
-      c << "  " << (w ? "" : "const ") << c_type(v.dtype) << "*" << restrict_kw << " p_" << name
-        << " = (" << (w ? "" : "const ") << c_type(v.dtype) << "*)s->v_" << name << ";\n  (void)p_"
-        << name << ";\n";
-    }
+    c << "/* kernel " << kernel_id_ << ": " << k.at("ops").as_array().size() << " fused ops over "
+      << n << " elements */\nOI_KERNEL static void kernel_" << kernel_id_ << "(" << name_
+      << "_state* s) {\n";
+    declare_pointers(k, c, reads, writes);
     // One-element inputs the kernel does not write are read once, before the loop (a load
     // inside it keeps GCC -O2 from vectorizing).
     std::map<std::string, std::string> local;  // value -> the local holding element i
@@ -516,9 +349,16 @@ class Generator {
       }
     }
     std::string head_out;
-    std::string head_value = "acc[i]";
-    if (kind == "matmul") head_out = matmul(k, shape, c);
-    if (kind == "reduction") head_out = reduction(k, c, head_value);
+    std::string head_value;
+    if (kind != "elementwise") {
+      const auto& head = k.at("ops").as_array().at(0).as_object();
+      const std::string op = str(head.at("op"));
+      auto it = op_table().heads.find(op);
+      if (it == op_table().heads.end())
+        throw CUnsupported("c emitter: " + op + " (line " + json::serialize(head.at("line")) +
+                           ") is not supported yet");
+      head_out = it->second(*this, k, c, head_value);
+    }
     c << "  for (size_t i = 0; i < " << n << "u; ++i) {\n";
     int t = 0;
     for (const auto& jop : k.at("ops").as_array()) {
@@ -532,7 +372,7 @@ class Generator {
         if (writes.count(head_out)) c << "    p_" << head_out << "[i] = " << tmp << ";\n";
         continue;
       }
-      const std::string out = str(op.at("output"));
+      const std::string out = str(op.at("output")), op_name = str(op.at("op"));
       const Value& vo = value(out);
       std::vector<std::string> args;
       for (const auto& in : op.at("inputs").as_array()) {
@@ -540,17 +380,20 @@ class Generator {
         if (name.find('[') != std::string::npos)
           throw CUnsupported("c emitter: indexed input '" + name + "' is not supported yet");
         const Value& vi = value(name);
-        if (vi.dtype != vo.dtype && str(op.at("op")) != "cast")
-          throw CUnsupported("c emitter: op '" + str(op.at("op")) + "' mixes " + vi.dtype +
-                             " and " + vo.dtype + ": not supported yet");
+        if (vi.dtype != vo.dtype && op_name != "cast")
+          throw CUnsupported("c emitter: op '" + op_name + "' mixes " + vi.dtype + " and " +
+                             vo.dtype + ": not supported yet");
         args.push_back(local.count(name) ? local[name]
                                          : "p_" + name + "[" + index_expr(vi.shape, shape) + "]");
       }
-      cast_from_ = value(str(op.at("inputs").as_array().at(0))).dtype;
+      const std::string from = value(str(op.at("inputs").as_array().at(0))).dtype;
+      const std::string where = op_where(op);
+      auto it = op_table().elementwise.find(op_name);
+      if (it == op_table().elementwise.end())
+        throw CUnsupported("c emitter: " + where + " on " + vo.dtype + " is not supported yet");
       const std::string tmp = "t" + std::to_string(t++);
       c << "    const " << c_type(vo.dtype) << " " << tmp << " = "
-        << op_expr(str(op.at("op")), vo.dtype, args, op.at("settings").as_object(),
-                   static_cast<int>(op.at("line").to_number<int64_t>()))
+        << it->second({op_name, vo.dtype, from, args, op.at("settings").as_object(), where})
         << ";\n";
       local[out] = tmp;
       if (writes.count(out)) c << "    p_" << out << "[i] = " << tmp << ";\n";
@@ -559,112 +402,37 @@ class Generator {
     return c.str();
   }
 
-  // matmul [M, K] x [K, N] into a scratch accumulator (the output may be an input or live in
-  // registers), cache-blocked over rows, depth and columns, with the innermost loop contiguous.
-  // Each element sums in k order in its dtype (ops.md: f32 for f32, f64 for f64).
-  std::string matmul(const json::object& k, const std::vector<uint64_t>& shape,
-                     std::ostringstream& c) {
-    const auto& head = k.at("ops").as_array().at(0).as_object();
-    const int line = static_cast<int>(head.at("line").to_number<int64_t>());
-    const std::string where = "matmul (line " + std::to_string(line) + ")";
-    if (!head.at("settings").as_object().empty())
-      throw CUnsupported("c emitter: " + where + " with settings is not supported yet");
-    const auto& ins = head.at("inputs").as_array();
-    const std::string an = str(ins.at(0)), bn = str(ins.at(1)), out = str(head.at("output"));
-    if (an.find('[') != std::string::npos || bn.find('[') != std::string::npos)
-      throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
-    const Value &a = value(an), &b = value(bn), &o = value(out);
-    if (a.shape.size() != 2 || b.shape.size() != 2 || shape.size() != 2)
-      throw CUnsupported("c emitter: " + where + " of rank other than 2 is not supported yet");
-    if ((o.dtype != "f32" && o.dtype != "f64") || a.dtype != o.dtype || b.dtype != o.dtype)
-      throw CUnsupported("c emitter: " + where + " on " + a.dtype + " is not supported yet");
-    const uint64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
-    const std::string T = c_type(o.dtype), id = std::to_string(k.at("id").as_int64());
-    scratch_.push_back({"kacc_" + id, M * N * (o.dtype == "f32" ? 4 : 8)});
-    const std::string m = std::to_string(M) + "u", kk = std::to_string(K) + "u",
-                      nn = std::to_string(N) + "u";
-    c << "  " << T << "* restrict acc = (" << T << "*)s->kacc_" << id << ";\n"
-      << "  memset(acc, 0, " << scratch_.back().second << "u);\n"
-      << "  for (size_t i0 = 0; i0 < " << m << "; i0 += 32u)\n"
-      << "    for (size_t k0 = 0; k0 < " << kk << "; k0 += 128u)\n"
-      << "      for (size_t j0 = 0; j0 < " << nn << "; j0 += 512u) {\n"
-      << "        const size_t i1 = i0 + 32u < " << m << " ? i0 + 32u : " << m << ";\n"
-      << "        const size_t k1 = k0 + 128u < " << kk << " ? k0 + 128u : " << kk << ";\n"
-      << "        const size_t j1 = j0 + 512u < " << nn << " ? j0 + 512u : " << nn << ";\n"
-      << "        for (size_t r = i0; r < i1; ++r)\n"
-      << "          for (size_t d = k0; d < k1; ++d) {\n"
-      << "            const " << T << " av = p_" << an << "[r * " << kk << " + d];\n"
-      << "            " << T << "* restrict crow = acc + r * " << nn << ";\n"
-      << "            const " << T << "* brow = p_" << bn << " + d * " << nn << ";\n"
-      << "            for (size_t j = j0; j < j1; ++j) crow[j] += av * brow[j];\n"
-      << "          }\n"
-      << "      }\n";
-    return out;
-  }
-
-  // sum_axis, mean_axis, max_axis, min_axis (f32, f64) over `axes` into a scratch accumulator,
-  // each output element taking its inputs in row-major order; `head_value` is the result's
-  // expression for element i (mean divides there).
-  std::string reduction(const json::object& k, std::ostringstream& c, std::string& head_value) {
-    const auto& head = k.at("ops").as_array().at(0).as_object();
-    const std::string op = str(head.at("op"));
-    const int line = static_cast<int>(head.at("line").to_number<int64_t>());
-    const std::string where = op + " (line " + std::to_string(line) + ")";
-    if (op != "sum_axis" && op != "mean_axis" && op != "max_axis" && op != "min_axis")
-      throw CUnsupported("c emitter: " + where + " is not supported yet");
-    const std::string xn = str(head.at("inputs").as_array().at(0)), out = str(head.at("output"));
-    if (xn.find('[') != std::string::npos)
-      throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
-    const Value &x = value(xn), &o = value(out);
-    if ((o.dtype != "f32" && o.dtype != "f64") || x.dtype != o.dtype)
-      throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
-    const auto& settings = head.at("settings").as_object();
-    std::vector<bool> reduced(x.shape.size(), !settings.contains("axes"));
-    for (const auto& kv : settings) {
-      if (kv.key() == "keepdims") continue;  // the output's shape already says it
-      if (kv.key() != "axes" || !kv.value().is_array())
-        throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
-                           "' is not supported yet");
-      for (const auto& a : kv.value().as_array()) {
-        int64_t axis = a.to_number<int64_t>();
-        if (axis < 0) axis += static_cast<int64_t>(x.shape.size());
-        reduced.at(static_cast<size_t>(axis)) = true;
-      }
-    }
-    uint64_t count = 1, in_n = x.numel(), out_n = o.numel();
-    for (size_t d = 0; d < x.shape.size(); ++d)
-      if (reduced[d]) count *= x.shape[d];
-    if (count == 0 && (op == "max_axis" || op == "min_axis"))
-      throw CUnsupported("c emitter: " + where + " over an empty axis");
-    // Output index of input element i: the kept axes of i's multi-index, row-major.
-    std::string index;
-    uint64_t in_stride = 1, out_stride = 1;
-    for (size_t d = x.shape.size(); d-- > 0;) {
-      if (!reduced[d] && x.shape[d] != 1) {
-        if (!index.empty()) index += " + ";
-        index += "(i / " + std::to_string(in_stride) + "u % " + std::to_string(x.shape[d]) +
-                 "u) * " + std::to_string(out_stride) + "u";
-      }
-      if (!reduced[d]) out_stride *= x.shape[d];
-      in_stride *= x.shape[d];
-    }
-    if (index.empty()) index = "0";
-    const std::string T = c_type(o.dtype), sfx = o.dtype == "f32" ? "f" : "d",
-                      id = std::to_string(k.at("id").as_int64());
-    scratch_.push_back({"kacc_" + id, out_n * (o.dtype == "f32" ? 4 : 8) + 8});
-    const std::string init = op == "max_axis" ? "-INFINITY" : op == "min_axis" ? "INFINITY" : "0";
-    const std::string step = op == "max_axis"   ? "oi_max_" + sfx + "(acc[o], v)"
-                             : op == "min_axis" ? "oi_min_" + sfx + "(acc[o], v)"
-                                                : "acc[o] + v";
-    c << "  " << T << "* restrict acc = (" << T << "*)s->kacc_" << id << ";\n"
-      << "  for (size_t o = 0; o < " << out_n << "u; ++o) acc[o] = (" << T << ")" << init << ";\n"
-      << "  for (size_t i = 0; i < " << in_n << "u; ++i) {\n"
-      << "    const size_t o = " << index << ";\n"
-      << "    const " << T << " v = p_" << xn << "[i];\n"
-      << "    acc[o] = " << step << ";\n  }\n";
-    head_value =
-        op == "mean_axis" ? "(acc[i] / (" + T + ")" + std::to_string(count) + ")" : "acc[i]";
-    return out;
+  // A kernel of kind `op`: one op that is neither elementwise nor a head (movement, conv,
+  // pools, norms), written whole by its family. Its result goes to `o`: the output itself, or
+  // a scratch buffer copied back when the output shares bytes with an input.
+  std::string single_op_kernel(const json::object& k) {
+    const auto& op = k.at("ops").as_array().at(0).as_object();
+    const std::string op_name = str(op.at("op"));
+    auto it = op_table().ops.find(op_name);
+    if (it == op_table().ops.end())
+      throw CUnsupported("c emitter: " + op_where(op) + " is not supported yet");
+    const Value& out = whole_operand(*this, op.at("output"), op);
+    if (!c_type(out.dtype) || out.dtype == "bool")
+      throw CUnsupported("c emitter: " + op_where(op) + " on " + out.dtype +
+                         " is not supported yet");
+    std::set<std::string> reads, writes;
+    std::ostringstream c, body;
+    c << "/* kernel " << kernel_id_ << ": " << op_name << " (line "
+      << json::serialize(op.at("line")) << ") */\nOI_KERNEL static void kernel_" << kernel_id_
+      << "(" << name_ << "_state* s) {\n";
+    declare_pointers(k, c, reads, writes);
+    bool alias = false;
+    for (const auto& r : reads) alias = alias || r == out.name || overlap(value(r), out);
+    const std::string T = c_type(out.dtype);
+    if (alias)
+      c << "  " << T << "* const o = (" << T << "*)s->" << scratch(out.bytes) << ";\n";
+    else
+      c << "  " << T << "* const o = p_" << out.name << ";\n";
+    it->second(*this, op, body);
+    c << "  {\n" << body.str() << "  }\n";
+    if (alias) c << "  memcpy(p_" << out.name << ", o, " << out.bytes << "u);\n";
+    c << "}\n\n";
+    return c.str();
   }
 
   std::string header() const {

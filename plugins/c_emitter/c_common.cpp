@@ -1,0 +1,122 @@
+// The C emitter's shared helpers (c_common.hpp).
+#include "c_common.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace oi::c_emitter {
+
+std::string str(const json::value& v) {
+  return std::string(v.as_string());
+}
+
+const char* c_type(const std::string& dtype) {
+  if (dtype == "f32") return "float";
+  if (dtype == "f64") return "double";
+  if (dtype == "i32") return "int32_t";
+  if (dtype == "bool") return "uint8_t";  // storage only: no kernel computes on it yet
+  return nullptr;
+}
+
+uint32_t dtype_tag(const std::string& dtype) {
+  return dtype == "f32" ? 10 : dtype == "f64" ? 11 : dtype == "bool" ? 12 : 3;
+}
+
+uint64_t dtype_size(const std::string& dtype) {
+  return dtype == "f64" ? 8 : dtype == "bool" ? 1 : 4;
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".einn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string literal(const json::value& v, const std::string& dtype, const std::string& what) {
+  const bool flt = dtype != "i32";
+  if (v.is_int64())
+    return flt ? "(" + std::string(c_type(dtype)) + ")" + number(double(v.as_int64()))
+               : "(int32_t)" + std::to_string(v.as_int64());
+  if (v.is_double() && flt) return "(" + std::string(c_type(dtype)) + ")" + number(v.as_double());
+  if (v.is_bool()) return std::string("(") + c_type(dtype) + ")" + (v.as_bool() ? "1" : "0");
+  if (v.is_string() && flt && (v.as_string() == "inf" || v.as_string() == "-inf"))
+    return std::string(v.as_string() == "inf" ? "" : "-") + "(" + c_type(dtype) + ")INFINITY";
+  throw CUnsupported("c emitter: " + what + " value " + json::serialize(v) +
+                     " is not supported yet for " + dtype);
+}
+
+std::string index_expr(const std::vector<uint64_t>& in, const std::vector<uint64_t>& shape) {
+  if (in == shape) return "i";
+  uint64_t numel = 1;
+  for (uint64_t d : in) numel *= d;
+  if (numel == 1) return "0";
+  std::string expr;
+  uint64_t out_stride = 1, in_stride = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    const size_t off = shape.size() - in.size();
+    const uint64_t in_dim = k >= off ? in[k - off] : 1;
+    if (in_dim != 1) {
+      if (!expr.empty()) expr += " + ";
+      expr += "(i / " + std::to_string(out_stride) + "u % " + std::to_string(shape[k]) + "u) * " +
+              std::to_string(in_stride) + "u";
+      in_stride *= in_dim;
+    }
+    out_stride *= shape[k];
+  }
+  return "(" + expr + ")";
+}
+
+std::string u(uint64_t v) {
+  return std::to_string(v) + "u";
+}
+
+void check_settings(const json::object& settings, const std::vector<std::string>& allowed,
+                    const std::string& where) {
+  for (const auto& kv : settings) {
+    if (std::find(allowed.begin(), allowed.end(), std::string(kv.key())) == allowed.end())
+      throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
+                         "' is not supported yet");
+    if (kv.value().is_object())  // {"name": N}: a setting read from a variable at run time
+      throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
+                         "' naming a variable is not supported yet");
+  }
+}
+
+int64_t int_setting(const json::object& settings, const char* key, int64_t fallback,
+                    const std::string& where) {
+  if (!settings.contains(key)) return fallback;
+  const auto& v = settings.at(key);
+  if (v.is_int64()) return v.as_int64();
+  if (v.is_uint64()) return static_cast<int64_t>(v.as_uint64());
+  throw std::runtime_error(where + ": setting '" + key + "' is not an integer");
+}
+
+std::vector<int64_t> int_list_setting(const json::object& settings, const char* key,
+                                      const std::string& where) {
+  std::vector<int64_t> out;
+  if (!settings.contains(key)) return out;
+  const auto& v = settings.at(key);
+  if (!v.is_array()) throw std::runtime_error(where + ": setting '" + key + "' is not a list");
+  for (const auto& e : v.as_array()) {
+    if (!e.is_int64() && !e.is_uint64())
+      throw std::runtime_error(where + ": setting '" + key + "' holds a non-integer");
+    out.push_back(e.to_number<int64_t>());
+  }
+  return out;
+}
+
+std::string op_where(const json::object& op) {
+  return "op '" + str(op.at("op")) + "' (line " + json::serialize(op.at("line")) + ")";
+}
+
+const Value& whole_operand(const KernelEnv& env, const json::value& name, const json::object& op) {
+  const std::string text = str(name);
+  if (text.find('[') != std::string::npos)
+    throw CUnsupported("c emitter: " + op_where(op) + " on table entry '" + text +
+                       "' is not supported yet");
+  return env.value(text);
+}
+
+}  // namespace oi::c_emitter

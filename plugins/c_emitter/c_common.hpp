@@ -1,0 +1,72 @@
+// What the C emitter's parts share: the plan's values, C spellings of dtypes and literals, and
+// the interface op generators (ops_*.cpp) see of the kernel being written.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "c_generator.hpp"
+
+namespace oi::c_emitter {
+
+namespace json = boost::json;
+
+// One entry of the plan's `values`.
+struct Value {
+  std::string name, memory, storage, dtype;
+  std::vector<uint64_t> shape;
+  uint64_t bytes = 0, offset = 0;
+  int64_t live_first = -1;
+  bool zero_fill = false;
+  std::string link;
+  const json::value* init = nullptr;
+  uint64_t numel() const {
+    uint64_t n = 1;
+    for (uint64_t d : shape) n *= d;
+    return n;
+  }
+};
+
+std::string str(const json::value& v);
+// The C type of a dtype the emitter stores; nullptr for others.
+const char* c_type(const std::string& dtype);
+// The OINF dtype tag (oinf.md).
+uint32_t dtype_tag(const std::string& dtype);
+uint64_t dtype_size(const std::string& dtype);
+// A double as a C literal that reads back the same ("1.0", "0.10000000000000001").
+std::string number(double v);
+// The C literal of an @init or setting value for `dtype`.
+std::string literal(const json::value& v, const std::string& dtype, const std::string& what);
+// Element index of `in` inside the iteration space `shape` (numpy broadcasting), with the
+// output element in `i`.
+std::string index_expr(const std::vector<uint64_t>& in, const std::vector<uint64_t>& shape);
+// "3u" for size_t arithmetic in generated code.
+std::string u(uint64_t v);
+
+// Settings: refuses any key outside `allowed`; reads integers and integer lists.
+void check_settings(const json::object& settings, const std::vector<std::string>& allowed,
+                    const std::string& where);
+int64_t int_setting(const json::object& settings, const char* key, int64_t fallback,
+                    const std::string& where);
+std::vector<int64_t> int_list_setting(const json::object& settings, const char* key,
+                                      const std::string& where);
+
+// The kernel an op generator is writing, as the generator sees it.
+class KernelEnv {
+ public:
+  virtual ~KernelEnv() = default;
+  virtual const Value& value(const std::string& name) const = 0;
+  // A buffer of `bytes` per state, s->kacc_ID (per kernel, allocated by create).
+  virtual std::string scratch(uint64_t bytes) = 0;
+  virtual int64_t kernel_id() const = 0;
+};
+
+// "op 'name' (line N)" of one of a kernel's ops, for messages.
+std::string op_where(const json::object& op);
+// An input or output of a single-op kernel, as a whole value (table entries are refused).
+const Value& whole_operand(const KernelEnv& env, const json::value& name, const json::object& op);
+
+}  // namespace oi::c_emitter

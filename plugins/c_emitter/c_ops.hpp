@@ -1,0 +1,52 @@
+// The C emitter's op generators, one family per ops_*.cpp, looked up by op name:
+//   - elementwise: the C expression of one element (fused kernels and epilogues);
+//   - heads: matmul and reductions, which accumulate before an elementwise epilogue;
+//   - single ops: the whole body of a kernel of kind `op` (movement, conv, pools, norms).
+#pragma once
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "c_common.hpp"
+
+namespace oi::c_emitter {
+
+struct ElementwiseCall {
+  const std::string& op;
+  const std::string& dtype;       // the output's
+  const std::string& from_dtype;  // input 0's (cast)
+  const std::vector<std::string>& args;
+  const json::object& settings;
+  const std::string& where;  // "op 'add' (line 3)"
+};
+using ElementwiseFn = std::string (*)(const ElementwiseCall&);
+
+// Writes the accumulation of a matmul or reduction kernel's head into `c` and returns the
+// head's output name; `value` is set to the C expression of output element i.
+using HeadFn = std::string (*)(KernelEnv& env, const json::object& kernel, std::ostringstream& c,
+                               std::string& value);
+
+// Writes a whole single-op kernel: inputs are `p_NAME` (const pointers of their C type), the
+// result goes to `o` (never aliasing an input: the caller provides scratch when needed).
+using OpFn = void (*)(KernelEnv& env, const json::object& op, std::ostringstream& c);
+
+struct OpTable {
+  std::map<std::string, ElementwiseFn> elementwise;
+  std::map<std::string, HeadFn> heads;
+  std::map<std::string, OpFn> ops;
+};
+
+const OpTable& op_table();
+
+// The families (each in its ops_*.cpp).
+void register_arith_ops(OpTable& t);
+void register_matmul_ops(OpTable& t);
+void register_reduce_ops(OpTable& t);
+
+// C helper functions the families' code calls (oi_min_f, oi_relu_f, ...), written once into
+// each generated NAME.c.
+extern const char* const kHelpersC;
+
+}  // namespace oi::c_emitter
