@@ -1,6 +1,7 @@
 // sum/prod/mean/max/min_axis over `axes` and argmax/argmin_axis over `axis` (ops.md) on
-// shaders/reduce.comp, for the 8/16/32-bit dtypes (mean: floats only; integer means need the
-// exact wide sum, which stays on the CPU).
+// shaders/reduce.comp, for the 8/16/32-bit dtypes and i64/u64 (as word pairs, no shaderInt64
+// needed), and f64 on the reduce_f64 variant (shaderFloat64). mean: floats only (integer means
+// need the exact wide sum, which stays on the CPU).
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -90,10 +91,11 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
   if (count == 0 && (Op == ReduceOp::Max || Op == ReduceOp::Min || arg)) {
     fail(OI_STATUS_INVALID_ARGUMENT, std::string(name) + " over an empty axis");
   }
+  const bool f64 = in.dtype == OI_DTYPE_F64;
   Dispatch job;
-  job.shader = "reduce";
-  job.float_width = 32;
-  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(ew_dtype_code(in.dtype))};
+  job.shader = f64 ? "reduce_f64" : "reduce";
+  job.float_width = f64 ? 64 : 32;
+  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(wide_dtype_code(in.dtype))};
   job.params.assign(24 + 2 * kMaxRank, 0);
   job.params[0] = fit32(outputs);
   job.params[1] = static_cast<uint32_t>(kept.size() / 2);
@@ -114,10 +116,13 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
 }
 
 void register_reduce(std::vector<VulkanKernel>& list) {
-  const auto all = dtype_union({kEwFloats, kEwSigned, kEwUnsigned});
+  const auto all = dtype_union(
+      {kEwFloats, kEwSigned, kEwUnsigned, {OI_DTYPE_I64, OI_DTYPE_U64, OI_DTYPE_F64}});
   for (uint32_t t : all) {
+    // Only f64 computes in 64-bit shader arithmetic; i64/u64 are word pairs.
+    const Needs needs = t == OI_DTYPE_F64 ? Needs::F64 : Needs::Nothing;
     auto add = [&](const char* op, uint32_t out, oi_kernel_fn fn) {
-      list.push_back({op, {t}, out, OI_KERNEL_MODE_NORMAL, Needs::Nothing, fn});
+      list.push_back({op, {t}, out, OI_KERNEL_MODE_NORMAL, needs, fn});
     };
     add("sum_axis", t, &reduce_kernel<ReduceOp::Sum>);
     add("prod_axis", t, &reduce_kernel<ReduceOp::Prod>);
@@ -126,18 +131,18 @@ void register_reduce(std::vector<VulkanKernel>& list) {
     add("argmax_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMax>);
     add("argmin_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMin>);
   }
-  for (uint32_t t : kEwFloats) {
+  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
     list.push_back({"is_finite",
                     {t},
                     OI_DTYPE_BOOL,
                     OI_KERNEL_MODE_NORMAL,
-                    Needs::Nothing,
+                    needs_for(t),
                     &reduce_kernel<ReduceOp::AllFinite>});
     list.push_back({"mean_axis",
                     {t},
                     t,
                     OI_KERNEL_MODE_NORMAL,
-                    Needs::Nothing,
+                    needs_for(t),
                     &reduce_kernel<ReduceOp::Mean>});
   }
 }

@@ -1,21 +1,26 @@
 // Reductions of ops.md over any set of axes, one invocation per output element walking its
 // reduced elements in row-major order: sum, prod, mean (floats), max, min, and argmax/argmin
-// (one axis, to i64) for the 8/16/32-bit dtypes of ew.comp, and is_finite (all axes, to bool). Floats sum in f32; max/min compare
-// the bits (exact, -0 below +0, NaN wins); integers wrap at their width.
+// (one axis, to i64) for the 8/16/32-bit dtypes of ew.comp and i64/u64, and is_finite (all
+// axes, to bool). Floats sum in f32; max/min compare the bits (exact, -0 below +0, NaN wins);
+// integers wrap at their width (i64/u64 as word pairs: no shaderInt64 needed). Built with -DF64
+// the same for f64, summing in f64.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
 #include "half_formats.glsl"
+#if defined(F64)
+#include "wide_floats.glsl"
+#endif
 
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint OP = 0;  // values: kernels/reduce_ops.cpp
-layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes
+layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes; 10 f64, 11 i64, 12 u64
 const uint OP_SUM = 0, OP_PROD = 1, OP_MEAN = 2, OP_MAX = 3, OP_MIN = 4, OP_ARGMAX = 5,
            OP_ARGMIN = 6, OP_ALL_FINITE = 7;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
-           DT_I8 = 7, DT_U8 = 8;
-const uint BYTES = DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
+           DT_I8 = 7, DT_U8 = 8, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12;
+const uint BYTES = DT >= DT_F64 ? 8u : DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
 const uint OUT_BYTES = OP == OP_ALL_FINITE ? 1u : OP >= OP_ARGMAX ? 8u : BYTES;
 const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16;
 const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8;
@@ -48,20 +53,122 @@ bool less(uint a, uint b, bool signed_zero_order) {
 uint mask_out(uint v) { return OUT_BYTES >= 4u ? v : v & ((1u << (8u * OUT_BYTES)) - 1u); }
 uint encode_float(uint bits) { return DT == DT_F32 ? bits : narrow_half_bits(bits, DT == DT_BF16); }
 
-// The result's bits for output o (argmax/argmin: the index, below 2^32).
-uint reduce_one(uint o) {
+// The element index of output o's first reduced element.
+uint first_of(uint o) {
   uint base = p[4], rest = o;
   for (int d = int(p[1]) - 1; d >= 0; --d) {
     const uint dim = p[8u + 2u * uint(d)];
     base += (rest % dim) * p[9u + 2u * uint(d)];
     rest /= dim;
   }
-  const uint count = p[3], rrank = p[2];
+  return base;
+}
+
+// One odometer step over the reduced axes (last fastest): k moves to the next element.
+void step(inout uint k, inout uint c[MAX_RANK]) {
+  for (int d = int(p[2]) - 1; d >= 0; --d) {
+    const uint dim = p[24u + 2u * uint(d)], st = p[25u + 2u * uint(d)];
+    k += st;
+    if (++c[d] < dim) break;
+    k -= st * dim;
+    c[d] = 0u;
+  }
+}
+
+// ---- 8-byte elements as (low, high) word pairs ----
+uvec2 load64(uint k) { return uvec2(x[2u * k], x[2u * k + 1u]); }
+bool nan64(uvec2 v) {
+  const uint hi = v.y & 0x7fffffffu;
+  return DT == DT_F64 && (hi > 0x7ff00000u || (hi == 0x7ff00000u && v.x != 0u));
+}
+bool ult64(uvec2 a, uvec2 b) { return a.y < b.y || (a.y == b.y && a.x < b.x); }
+// Is a below b: floats with -0 below +0 when signed_zero_order (else equal), integers by value.
+bool less64(uvec2 a, uvec2 b, bool signed_zero_order) {
+  if (DT == DT_F64) {
+    const bool zeros = ((a.y & 0x7fffffffu) | a.x) == 0u && ((b.y & 0x7fffffffu) | b.x) == 0u;
+    if (zeros && !signed_zero_order) return false;
+    a = (a.y & 0x80000000u) != 0u ? ~a : uvec2(a.x, a.y | 0x80000000u);
+    b = (b.y & 0x80000000u) != 0u ? ~b : uvec2(b.x, b.y | 0x80000000u);
+  } else if (DT == DT_I64) {
+    a.y ^= 0x80000000u;
+    b.y ^= 0x80000000u;
+  }
+  return ult64(a, b);
+}
+uvec2 add64(uvec2 a, uvec2 b) {
+  uint carry;
+  const uint lo = uaddCarry(a.x, b.x, carry);
+  return uvec2(lo, a.y + b.y + carry);
+}
+uvec2 mul64(uvec2 a, uvec2 b) {  // modulo 2^64
+  uint hi, lo;
+  umulExtended(a.x, b.x, hi, lo);
+  return uvec2(lo, hi + a.x * b.y + a.y * b.x);
+}
+
+// The result of output o over 8-byte elements (argmax/argmin: the index; is_finite: 0 or 1).
+uvec2 reduce_wide(uint o) {
+  const uint count = p[3];
+  uvec2 acc = OP == OP_PROD ? uvec2(1u, 0u) : uvec2(0u), best = uvec2(0u);
+  uint best_at = 0u;
+#if defined(F64)
+  double fsum = OP == OP_PROD ? 1.0LF : 0.0LF;
+#endif
+  uint c[MAX_RANK];
+  for (uint d = 0u; d < MAX_RANK; ++d) c[d] = 0u;
+  uint k = first_of(o);
+  for (uint r = 0u; r < count; ++r) {
+    const uvec2 v = load64(k);
+    if (OP == OP_ALL_FINITE) {
+      if ((v.y & 0x7ff00000u) == 0x7ff00000u) return uvec2(0u);
+    } else if (OP == OP_SUM || OP == OP_MEAN || OP == OP_PROD) {
+#if defined(F64)
+      if (OP == OP_PROD) fsum *= packDouble2x32(v); else fsum += packDouble2x32(v);
+#else
+      acc = OP == OP_PROD ? mul64(acc, v) : add64(acc, v);
+#endif
+    } else if (OP == OP_MAX || OP == OP_MIN) {
+      if (r == 0u || nan64(v)) {
+        best = v;
+        if (nan64(v)) break;
+      } else if (OP == OP_MAX ? less64(best, v, true) : less64(v, best, true)) {
+        best = v;
+      }
+    } else {  // argmax, argmin
+      if (nan64(v)) {
+        best_at = r;
+        break;
+      }
+      const bool take = r == 0u || (OP == OP_ARGMAX ? less64(best, v, false) : less64(v, best, false));
+      const bool tie = r != 0u && !less64(best, v, false) && !less64(v, best, false);
+      if (take || (tie && p[6] == 0u)) {
+        best = v;
+        best_at = r;
+      }
+    }
+    step(k, c);
+  }
+  if (OP == OP_ALL_FINITE) return uvec2(1u, 0u);
+  if (OP >= OP_ARGMAX) return uvec2(best_at, 0u);
+  if (OP == OP_MAX || OP == OP_MIN) return best;
+#if defined(F64)
+  if (OP == OP_MEAN) fsum = count == 0u ? nan_f64() : fsum / double(count);
+  return unpackDouble2x32(fsum);
+#else
+  return acc;
+#endif
+}
+
+// The result's bits for output o (argmax/argmin: the index, below 2^32).
+uint reduce_one(uint o) {
+  if (BYTES == 8u) return reduce_wide(o).x;  // argmax, argmin, is_finite
+  const uint base = first_of(o);
+  const uint count = p[3];
   float fsum = OP == OP_PROD ? 1.0 : 0.0;
   uint isum = OP == OP_PROD ? 1u : 0u;
   uint best = 0u, best_at = 0u;
   uint c[MAX_RANK];
-  for (uint d = 0u; d < rrank; ++d) c[d] = 0u;
+  for (uint d = 0u; d < MAX_RANK; ++d) c[d] = 0u;
   uint k = base;
   for (uint r = 0u; r < count; ++r) {
     uint v = load_raw(k);
@@ -91,14 +198,7 @@ uint reduce_one(uint o) {
         best_at = r;
       }
     }
-    // odometer step over the reduced axes (last fastest)
-    for (int d = int(rrank) - 1; d >= 0; --d) {
-      const uint dim = p[24u + 2u * uint(d)], st = p[25u + 2u * uint(d)];
-      k += st;
-      if (++c[d] < dim) break;
-      k -= st * dim;
-      c[d] = 0u;
-    }
+    step(k, c);
   }
   if (OP == OP_ALL_FINITE) return 1u;
   if (OP >= OP_ARGMAX) return best_at;
@@ -116,8 +216,9 @@ void main() {
   const uint first = p[5], end = p[5] + p[0];
   if (OUT_BYTES == 8u) {
     for (uint o = gl_GlobalInvocationID.x; o < p[0]; o += stride) {
-      y[2u * (first + o)] = reduce_one(o);
-      y[2u * (first + o) + 1u] = 0u;
+      const uvec2 r = BYTES == 8u ? reduce_wide(o) : uvec2(reduce_one(o), 0u);
+      y[2u * (first + o)] = r.x;
+      y[2u * (first + o) + 1u] = r.y;
     }
     return;
   }
