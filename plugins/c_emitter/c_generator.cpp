@@ -458,8 +458,8 @@ class Generator : public KernelEnv {
          "#if defined(__GNUC__) && !defined(__clang__)\n"
          "#define OI_KERNEL __attribute__((optimize(\"tree-vectorize\", "
          "\"vect-cost-model=dynamic\")))\n"
-         "#else\n#define OI_KERNEL\n#endif\n\n"
-      << kHelpersC;
+         "#else\n#define OI_KERNEL\n#endif\n\n";
+    for (const char* h : op_table().helpers) c << h;
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     for (const Value& v : values_)

@@ -9,6 +9,7 @@ const OpTable& op_table() {
     register_arith_ops(t);
     register_matmul_ops(t);
     register_reduce_ops(t);
+    register_math_ops(t);
     return t;
   }();
   return table;

@@ -36,6 +36,8 @@ struct OpTable {
   std::map<std::string, ElementwiseFn> elementwise;
   std::map<std::string, HeadFn> heads;
   std::map<std::string, OpFn> ops;
+  // C helper functions a family's code calls (static inline), written once into each NAME.c.
+  std::vector<const char*> helpers;
 };
 
 const OpTable& op_table();
@@ -44,9 +46,6 @@ const OpTable& op_table();
 void register_arith_ops(OpTable& t);
 void register_matmul_ops(OpTable& t);
 void register_reduce_ops(OpTable& t);
-
-// C helper functions the families' code calls (oi_min_f, oi_relu_f, ...), written once into
-// each generated NAME.c.
-extern const char* const kHelpersC;
+void register_math_ops(OpTable& t);
 
 }  // namespace oi::c_emitter

@@ -1,0 +1,54 @@
+// The elementwise math of ops-nn.md in generated C (f32, f64): exp, log, sqrt, rsqrt, sin, cos,
+// tanh, erf, sigmoid, silu, gelu (exact and tanh). As the CPU backend does (float_math.hpp),
+// each op is computed in double with libm and an f32 result is rounded once to f32, so results
+// agree bit for bit with the simulator on the same libm (ops-nn.md allows 2 ulp in f32).
+
+#include "c_ops.hpp"
+
+namespace oi::c_emitter {
+namespace {
+
+// The double forms. sigmoid and silu as 1/(1+e^-a) and a/(1+e^-a); gelu "none" as
+// a/2 * erfc(-a/sqrt(2)) (large negative a keeps its relative accuracy), "tanh" as
+// a / (1 + e^(-2u)), u = sqrt(2/pi) (a + 0.044715 a^3): the CPU backend's formulas.
+const char* const kMathHelpersC =
+    R"C(static inline double oi_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
+static inline double oi_silu(double a) { return a / (1.0 + exp(-a)); }
+static inline double oi_rsqrt(double a) { return 1.0 / sqrt(a); }
+static inline double oi_gelu(double a) { return a * 0.5 * erfc(-a * 0.7071067811865476); }
+static inline double oi_gelu_tanh(double a) {
+  const double u = 0.7978845608028654 * (a + 0.044715 * a * a * a);
+  return a / (1.0 + exp(-2.0 * u));
+}
+
+)C";
+
+std::string math(const ElementwiseCall& e) {
+  if (e.dtype != "f32" && e.dtype != "f64")
+    throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
+  std::string fn = e.op;
+  if (e.op == "sigmoid" || e.op == "silu" || e.op == "rsqrt") fn = "oi_" + e.op;
+  if (e.op == "gelu") {
+    check_settings(e.settings, {"approximate"}, e.where);
+    const std::string mode =
+        e.settings.contains("approximate") ? str(e.settings.at("approximate")) : "none";
+    if (mode != "none" && mode != "tanh")
+      throw CUnsupported("c emitter: " + e.where + ": approximate '" + mode + "'");
+    fn = mode == "tanh" ? "oi_gelu_tanh" : "oi_gelu";
+  } else {
+    check_settings(e.settings, {}, e.where);
+  }
+  if (e.dtype == "f64") return fn + "(" + e.args[0] + ")";
+  return "(float)" + fn + "((double)" + e.args[0] + ")";
+}
+
+}  // namespace
+
+void register_math_ops(OpTable& t) {
+  for (const char* op :
+       {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "sigmoid", "silu", "gelu"})
+    t.elementwise[op] = math;
+  t.helpers.push_back(kMathHelpersC);
+}
+
+}  // namespace oi::c_emitter
