@@ -36,8 +36,9 @@ const DeviceCaps& caps_of(const oi_device* device);
 
 constexpr uint32_t kDataBindings = 6;
 
-// One compute dispatch. Bindings: 0 = params (copied into a host-visible buffer), 1..6 = the
-// data buffers, whole (kernels pass word offsets in the params); nullptr binds buffers[output].
+// One compute dispatch. Bindings: 0 = params (copied into the batch's host-visible arena, bound
+// at their offset), 1..6 = the data buffers, whole (kernels pass word offsets in the params);
+// nullptr binds buffers[output].
 struct Dispatch {
   std::string shader;          // a base variant name from CMakeLists.txt: "eltwise_32"
   uint32_t float_width = 0;    // 32/64: use the "_fc" or "_ieee" variant where supported
@@ -49,7 +50,9 @@ struct Dispatch {
   std::array<uint32_t, 3> groups{1, 1, 1};
 };
 
-// Records, submits and waits for one dispatch. Throws on failure (callers are inside OI_ABI_TRY).
+// Records one dispatch into the device's open batch (command_stream.hpp): it runs after every
+// command recorded before it and before every later one; nothing waits for it here. Throws on
+// failure (callers are inside OI_ABI_TRY).
 void run_dispatch(oi_device* device, const Dispatch& dispatch);
 
 oi_status* device_count(void* context, uint32_t* out_count);

@@ -1,44 +1,19 @@
-// Logical devices, buffers in device memory with explicit staging transfers, the pipeline
-// cache (kept on disk by pipeline_cache.cpp), and synchronous submission: every call records one
-// command buffer, submits it and waits, so synchronize() has nothing left to wait for.
+// Logical devices, buffers in device memory, the pipeline cache (kept on disk by
+// pipeline_cache.cpp) and the kernels' way to the GPU. Work is not submitted call by call: every
+// dispatch, zero fill, upload and download is recorded into the device's CommandStream
+// (command_stream.hpp), which batches consecutive commands into one submission and waits only
+// where the host needs data back (buffer_download) or asks for it (synchronize). One mutex per
+// device: calls from several threads take turns.
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
 
+#include "command_stream.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "pipeline_cache.hpp"
 #include "shaders.hpp"
 #include "vk_context.hpp"
-
-namespace oi::vulkan {
-namespace {
-
-constexpr vk::DeviceSize kStagingBytes = 16u << 20;  // transfers go through in 16 MiB pieces
-
-uint32_t find_memory_type(const vk::PhysicalDeviceMemoryProperties& props, uint32_t allowed,
-                          vk::MemoryPropertyFlags want, vk::MemoryPropertyFlags prefer) {
-  int best = -1;
-  for (uint32_t i = 0; i < props.memoryTypeCount; ++i) {
-    const auto flags = props.memoryTypes[i].propertyFlags;
-    if (!(allowed & (1u << i)) || (flags & want) != want) continue;
-    if ((flags & prefer) == prefer) return i;
-    if (best < 0) best = static_cast<int>(i);
-  }
-  if (best < 0) throw abi::StatusError(OI_STATUS_UNAVAILABLE, "no suitable Vulkan memory type");
-  return static_cast<uint32_t>(best);
-}
-
-// A buffer and its own allocation; host-visible ones stay mapped.
-struct Allocation {
-  vk::Buffer buffer;
-  vk::DeviceMemory memory;
-  vk::DeviceSize size = 0;
-  void* mapped = nullptr;
-};
-
-}  // namespace
-}  // namespace oi::vulkan
 
 struct oi_buffer {
   oi::vulkan::Allocation alloc;
@@ -50,87 +25,24 @@ struct oi_device {
   vk::PhysicalDeviceMemoryProperties memory;
   vk::Device device;
   vk::Queue queue;
-  vk::CommandPool command_pool;
-  vk::CommandBuffer cmd;
-  vk::Fence fence;
   vk::DescriptorSetLayout set_layout;
   vk::PipelineLayout layout;
-  vk::DescriptorPool descriptors;
   vk::PipelineCache cache;
   std::filesystem::path cache_path;   // empty: not kept on disk
   std::vector<uint8_t> cache_loaded;  // what the file held: saved again only when changed
   std::map<std::string, vk::ShaderModule> modules;
   std::map<std::pair<std::string, std::vector<uint32_t>>, vk::Pipeline> pipelines;
-  oi::vulkan::Allocation staging;
-  oi::vulkan::Allocation params;
+  oi::vulkan::CommandStream stream;
   // Freed device buffers by size, reused by later allocations of the same size: the executor
   // allocates per node, and vkAllocateMemory costs far more than a kernel on small tensors.
+  // Reuse needs no wait: the reusing commands are recorded after the earlier ones, in order.
   std::multimap<vk::DeviceSize, oi::vulkan::Allocation> free_pool;
   vk::DeviceSize free_pool_bytes = 0;
-  std::mutex mutex;  // one queue, one command buffer: calls take turns
+  std::mutex mutex;  // one queue, one command stream: calls take turns
 };
 
 namespace oi::vulkan {
 namespace {
-
-Allocation make_allocation(oi_device& d, vk::DeviceSize size, bool host_visible) {
-  Allocation a;
-  a.size = std::max<vk::DeviceSize>(size, 4);  // Vulkan has no empty buffers
-  a.buffer = d.device.createBuffer(vk::BufferCreateInfo({}, a.size,
-                                                        vk::BufferUsageFlagBits::eStorageBuffer |
-                                                            vk::BufferUsageFlagBits::eTransferSrc |
-                                                            vk::BufferUsageFlagBits::eTransferDst));
-  const auto req = d.device.getBufferMemoryRequirements(a.buffer);
-  using M = vk::MemoryPropertyFlagBits;
-  const uint32_t type = host_visible
-                            ? find_memory_type(d.memory, req.memoryTypeBits,
-                                               M::eHostVisible | M::eHostCoherent, M::eHostCached)
-                            : find_memory_type(d.memory, req.memoryTypeBits, M::eDeviceLocal, {});
-  try {
-    a.memory = d.device.allocateMemory(vk::MemoryAllocateInfo(req.size, type));
-  } catch (const vk::SystemError&) {
-    d.device.destroyBuffer(a.buffer);
-    throw abi::StatusError(OI_STATUS_OUT_OF_MEMORY,
-                           "Vulkan allocation of " + std::to_string(size) + " bytes failed");
-  }
-  d.device.bindBufferMemory(a.buffer, a.memory, 0);
-  if (host_visible) a.mapped = d.device.mapMemory(a.memory, 0, VK_WHOLE_SIZE);
-  return a;
-}
-
-void release(oi_device& d, Allocation& a) {
-  if (a.buffer) d.device.destroyBuffer(a.buffer);
-  if (a.memory) d.device.freeMemory(a.memory);  // also unmaps
-  a = {};
-}
-
-// Everything before the command buffer is visible to everything in it (earlier submissions
-// wrote through other command buffers; a fence wait alone does not make them visible).
-void full_barrier(vk::CommandBuffer cmd) {
-  using A = vk::AccessFlagBits;
-  vk::MemoryBarrier barrier(A::eMemoryWrite, A::eMemoryRead | A::eMemoryWrite);
-  cmd.pipelineBarrier(vk::PipelineStageFlagBits::eAllCommands,
-                      vk::PipelineStageFlagBits::eAllCommands, {}, barrier, {}, {});
-}
-
-template <class Record>
-void submit_and_wait(oi_device& d, Record record) {
-  d.cmd.reset();
-  d.cmd.begin(vk::CommandBufferBeginInfo(vk::CommandBufferUsageFlagBits::eOneTimeSubmit));
-  full_barrier(d.cmd);
-  record(d.cmd);
-  // Make the results visible to the host (downloads map the staging buffer).
-  vk::MemoryBarrier to_host(vk::AccessFlagBits::eMemoryWrite, vk::AccessFlagBits::eHostRead);
-  d.cmd.pipelineBarrier(vk::PipelineStageFlagBits::eAllCommands, vk::PipelineStageFlagBits::eHost,
-                        {}, to_host, {}, {});
-  d.cmd.end();
-  d.queue.submit(vk::SubmitInfo({}, {}, d.cmd), d.fence);
-  const vk::Result waited = d.device.waitForFences(d.fence, VK_TRUE, UINT64_MAX);
-  d.device.resetFences(d.fence);
-  if (waited != vk::Result::eSuccess) {
-    throw abi::StatusError(OI_STATUS_INTERNAL, "Vulkan fence wait: " + vk::to_string(waited));
-  }
-}
 
 void check_range(const oi_buffer* buffer, uint64_t offset, uint64_t bytes, const char* what) {
   if (offset > buffer->bytes || bytes > buffer->bytes - offset) {
@@ -207,11 +119,6 @@ void create_device(oi_device& d) {
   features.shaderInt64 = p.caps.i64;
   d.device = p.handle.createDevice(vk::DeviceCreateInfo({}, queue_info, {}, {}, &features));
   d.queue = d.device.getQueue(p.queue_family, 0);
-  d.command_pool = d.device.createCommandPool(vk::CommandPoolCreateInfo(
-      vk::CommandPoolCreateFlagBits::eResetCommandBuffer, p.queue_family));
-  d.cmd = d.device.allocateCommandBuffers(
-      vk::CommandBufferAllocateInfo(d.command_pool, vk::CommandBufferLevel::ePrimary, 1))[0];
-  d.fence = d.device.createFence({});
   std::vector<vk::DescriptorSetLayoutBinding> bindings;
   for (uint32_t b = 0; b < kDataBindings + 1; ++b) {
     bindings.emplace_back(b, vk::DescriptorType::eStorageBuffer, 1,
@@ -220,29 +127,30 @@ void create_device(oi_device& d) {
   d.set_layout =
       d.device.createDescriptorSetLayout(vk::DescriptorSetLayoutCreateInfo({}, bindings));
   d.layout = d.device.createPipelineLayout(vk::PipelineLayoutCreateInfo({}, d.set_layout));
-  vk::DescriptorPoolSize pool_size(vk::DescriptorType::eStorageBuffer, kDataBindings + 1);
-  d.descriptors = d.device.createDescriptorPool(vk::DescriptorPoolCreateInfo({}, 1, pool_size));
   open_pipeline_cache(d);
-  d.staging = make_allocation(d, kStagingBytes, true);
-  d.params = make_allocation(d, 4096, true);
+  StreamSetup setup;
+  setup.device = d.device;
+  setup.queue = d.queue;
+  setup.queue_family = p.queue_family;
+  setup.memory = d.memory;
+  setup.set_layout = d.set_layout;
+  setup.bindings = kDataBindings + 1;
+  setup.params_alignment = std::max<vk::DeviceSize>(
+      p.handle.getProperties().limits.minStorageBufferOffsetAlignment, 4);
+  d.stream.open(setup);
 }
 
 void destroy_device(oi_device& d) {
   if (!d.device) return;
-  d.device.waitIdle();
+  d.stream.close();  // waits for everything, then frees what was kept for running batches
   if (d.cache) store_pipeline_cache(d);
   for (auto& [key, pipeline] : d.pipelines) d.device.destroyPipeline(pipeline);
   for (auto& [name, module] : d.modules) d.device.destroyShaderModule(module);
-  release(d, d.staging);
-  release(d, d.params);
-  for (auto& [size, alloc] : d.free_pool) release(d, alloc);
+  for (auto& [size, alloc] : d.free_pool) release(d.device, alloc);
   d.free_pool.clear();
   if (d.cache) d.device.destroyPipelineCache(d.cache);
-  if (d.descriptors) d.device.destroyDescriptorPool(d.descriptors);
   if (d.layout) d.device.destroyPipelineLayout(d.layout);
   if (d.set_layout) d.device.destroyDescriptorSetLayout(d.set_layout);
-  if (d.fence) d.device.destroyFence(d.fence);
-  if (d.command_pool) d.device.destroyCommandPool(d.command_pool);
   d.device.destroy();
 }
 
@@ -266,15 +174,7 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   const std::string variant = job.shader + (fc ? "_fc" : ieee ? "_ieee" : "");
   vk::Pipeline pipeline = pipeline_for(d, variant, job.spec);
 
-  const vk::DeviceSize param_bytes = job.params.size() * 4;
-  if (param_bytes > d.params.size) {
-    release(d, d.params);
-    d.params = make_allocation(d, param_bytes, true);
-  }
-  std::memcpy(d.params.mapped, job.params.data(), param_bytes);
-
   std::array<vk::DescriptorBufferInfo, kDataBindings + 1> infos;
-  infos[0] = vk::DescriptorBufferInfo(d.params.buffer, 0, VK_WHOLE_SIZE);
   for (size_t i = 0; i < kDataBindings; ++i) {
     const oi_buffer* b = job.buffers[i] ? job.buffers[i] : job.buffers[job.output];
     if (b->alloc.size > d.phys->caps.max_storage_range) {
@@ -284,20 +184,19 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
     }
     infos[i + 1] = vk::DescriptorBufferInfo(b->alloc.buffer, 0, VK_WHOLE_SIZE);
   }
-  d.device.resetDescriptorPool(d.descriptors);
-  vk::DescriptorSet set = d.device.allocateDescriptorSets(
-      vk::DescriptorSetAllocateInfo(d.descriptors, d.set_layout))[0];
+  // Nothing below throws once the slot is taken, so the batch never holds half a dispatch.
+  const DispatchSlot slot = d.stream.begin_dispatch(job.params);
+  infos[0] = slot.params;
   std::array<vk::WriteDescriptorSet, kDataBindings + 1> writes;
   for (uint32_t i = 0; i < kDataBindings + 1; ++i) {
-    writes[i] = vk::WriteDescriptorSet(set, i, 0, 1, vk::DescriptorType::eStorageBuffer, nullptr,
-                                       &infos[i]);
+    writes[i] = vk::WriteDescriptorSet(slot.set, i, 0, 1, vk::DescriptorType::eStorageBuffer,
+                                       nullptr, &infos[i]);
   }
   d.device.updateDescriptorSets(writes, {});
-  submit_and_wait(d, [&](vk::CommandBuffer cmd) {
-    cmd.bindPipeline(vk::PipelineBindPoint::eCompute, pipeline);
-    cmd.bindDescriptorSets(vk::PipelineBindPoint::eCompute, d.layout, 0, set, {});
-    cmd.dispatch(job.groups[0], job.groups[1], job.groups[2]);
-  });
+  slot.cmd.bindPipeline(vk::PipelineBindPoint::eCompute, pipeline);
+  slot.cmd.bindDescriptorSets(vk::PipelineBindPoint::eCompute, d.layout, 0, slot.set, {});
+  slot.cmd.dispatch(job.groups[0], job.groups[1], job.groups[2]);
+  d.stream.end_command();
 }
 
 oi_status* device_open(void*, uint32_t index, oi_device** out_device) {
@@ -321,6 +220,7 @@ oi_status* device_open(void*, uint32_t index, oi_device** out_device) {
 void device_close(oi_device* device) {
   if (device == nullptr) return;
   try {
+    std::lock_guard lock(device->mutex);
     destroy_device(*device);
   } catch (...) {  // nothing to report to: the device goes away regardless
   }
@@ -339,13 +239,18 @@ oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffe
     device->free_pool_bytes -= size;
   } else {
     lock.unlock();
-    a = make_allocation(*device, size, false);
+    a = make_allocation(device->device, device->memory, size, false);
     lock.lock();
   }
+  // New (and reused) buffers read as zero, as the CPU backend's do: a fill recorded after
+  // every earlier use of a reused buffer.
+  try {
+    device->stream.fill_zero(a.buffer);
+  } catch (...) {
+    device->stream.release_later(a);
+    throw;
+  }
   *out_buffer = new oi_buffer{a, bytes};
-  // New (and reused) buffers read as zero, as the CPU backend's do.
-  submit_and_wait(*device,
-                  [&](vk::CommandBuffer cmd) { cmd.fillBuffer(a.buffer, 0, VK_WHOLE_SIZE, 0); });
   OI_ABI_CATCH(host())
 }
 
@@ -354,18 +259,17 @@ void buffer_free(oi_device* device, oi_buffer* buffer) {
   // Kept for reuse up to a bound, so that a model's worth of per-node temporaries stays
   // allocated but a burst of large buffers does not pin device memory for good.
   constexpr vk::DeviceSize kPoolBytes = vk::DeviceSize{1} << 30;
-  {
-    std::lock_guard lock(device->mutex);
-    const vk::DeviceSize size = buffer->alloc.size;
-    if (buffer->alloc.buffer && device->free_pool_bytes + size <= kPoolBytes &&
-        device->free_pool.size() < 4096) {
+  std::lock_guard lock(device->mutex);
+  const vk::DeviceSize size = buffer->alloc.size;
+  try {
+    if (device->free_pool_bytes + size <= kPoolBytes && device->free_pool.size() < 4096) {
       device->free_pool.emplace(size, buffer->alloc);
       device->free_pool_bytes += size;
-      delete buffer;
-      return;
+    } else {
+      device->stream.release_later(buffer->alloc);  // recorded commands may still use it
     }
+  } catch (...) {  // out of host memory: leak the buffer rather than destroy it in use
   }
-  release(*device, buffer->alloc);
   delete buffer;
 }
 
@@ -373,15 +277,9 @@ oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t offset, 
                          uint64_t bytes) {
   OI_ABI_TRY
   check_range(buffer, offset, bytes, "upload");
-  oi_device& d = *device;
-  std::lock_guard lock(d.mutex);
-  for (uint64_t done = 0; done < bytes; done += kStagingBytes) {
-    const uint64_t n = std::min<uint64_t>(kStagingBytes, bytes - done);
-    std::memcpy(d.staging.mapped, static_cast<const std::byte*>(src) + done, n);
-    submit_and_wait(d, [&](vk::CommandBuffer cmd) {
-      cmd.copyBuffer(d.staging.buffer, buffer->alloc.buffer, vk::BufferCopy(0, offset + done, n));
-    });
-  }
+  if (bytes == 0) return nullptr;
+  std::lock_guard lock(device->mutex);
+  device->stream.upload(buffer->alloc.buffer, offset, src, bytes);
   OI_ABI_CATCH(host())
 }
 
@@ -389,20 +287,17 @@ oi_status* buffer_download(oi_device* device, oi_buffer* buffer, uint64_t offset
                            uint64_t bytes) {
   OI_ABI_TRY
   check_range(buffer, offset, bytes, "download");
-  oi_device& d = *device;
-  std::lock_guard lock(d.mutex);
-  for (uint64_t done = 0; done < bytes; done += kStagingBytes) {
-    const uint64_t n = std::min<uint64_t>(kStagingBytes, bytes - done);
-    submit_and_wait(d, [&](vk::CommandBuffer cmd) {
-      cmd.copyBuffer(buffer->alloc.buffer, d.staging.buffer, vk::BufferCopy(offset + done, 0, n));
-    });
-    std::memcpy(static_cast<std::byte*>(dst) + done, d.staging.mapped, n);
-  }
+  if (bytes == 0) return nullptr;
+  std::lock_guard lock(device->mutex);
+  device->stream.download(buffer->alloc.buffer, offset, dst, bytes);
   OI_ABI_CATCH(host())
 }
 
-oi_status* synchronize(oi_device*) {
-  return nullptr;
-}  // every call already waited
+oi_status* synchronize(oi_device* device) {
+  OI_ABI_TRY
+  std::lock_guard lock(device->mutex);
+  device->stream.synchronize();
+  OI_ABI_CATCH(host())
+}
 
 }  // namespace oi::vulkan

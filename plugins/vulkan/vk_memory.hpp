@@ -1,0 +1,24 @@
+// Buffers with their own memory allocation: device-local ones for tensors, host-visible ones
+// (mapped for good) for dispatch parameters and transfer staging.
+#pragma once
+
+#include "vk_context.hpp"
+
+namespace oi::vulkan {
+
+struct Allocation {
+  vk::Buffer buffer;
+  vk::DeviceMemory memory;
+  vk::DeviceSize size = 0;
+  void* mapped = nullptr;  // host-visible ones only
+};
+
+// A storage and transfer buffer of at least `size` bytes (Vulkan has no empty buffers). Throws
+// abi::StatusError (OI_STATUS_OUT_OF_MEMORY) when the driver refuses the memory.
+Allocation make_allocation(vk::Device device, const vk::PhysicalDeviceMemoryProperties& memory,
+                           vk::DeviceSize size, bool host_visible);
+
+// Destroys the buffer and frees (and so unmaps) its memory; `a` is empty afterwards.
+void release(vk::Device device, Allocation& a);
+
+}  // namespace oi::vulkan
