@@ -1,5 +1,7 @@
-// attention(q, k, v[, mask]) of ops-nn.md on shaders/attention.comp for f32, f16 and bf16, the
-// mask f32/f16/bf16 (added) or bool (false = masked); `scale` (default 1/sqrt(D)) and `causal`.
+// attention(q, k, v[, mask]) of ops-nn.md on shaders/attention.comp for f32, f16, bf16 and f64
+// (the attention_f64 variant), the mask f32/f16/bf16/f64 (added; an f64 mask to f32/f16/bf16
+// rounds to f32 on the attention_m64 variant) or bool (false = masked); `scale` (default
+// 1/sqrt(D)) and `causal`. The f64 cases need shaderFloat64.
 // Leading dims broadcast (one k/v head serving many q heads): the host lists each output
 // batch's element offsets into q, k, v and the mask.
 #include <algorithm>
@@ -79,12 +81,14 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
     std::copy(s.begin(), s.end() - 2, sm.begin());
     mask_row = s[s.size() - 2];
     mask_col = s[s.size() - 1];
-    mask_code = static_cast<uint32_t>(ew_dtype_code(m.dtype));
+    mask_code = static_cast<uint32_t>(wide_dtype_code(m.dtype));
   }
+  const bool f64 = q.dtype == OI_DTYPE_F64;
   Dispatch job;
-  job.shader = "attention";
-  job.float_width = 32;
-  job.spec = {static_cast<uint32_t>(ew_dtype_code(q.dtype)), mask_code};
+  job.shader = f64 ? "attention_f64" : mask_code == 10 ? "attention_m64" : "attention";
+  job.float_width = f64 ? 64 : 32;
+  job.also_f64 = !f64 && mask_code == 10;
+  job.spec = {static_cast<uint32_t>(f64 ? 0 : ew_dtype_code(q.dtype)), mask_code};
   const double scale = abi::setting_float(*call, "scale", D > 0 ? 1.0 / std::sqrt(double(D)) : 1.0);
   job.params.assign(16, 0);
   job.params[0] = fit32(Tq);
@@ -93,7 +97,13 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
   job.params[3] = fit32(Dv);
   job.params[4] = fit32(batches);
   job.params[5] = abi::setting_bool(*call, "causal", false) ? 1 : 0;
-  job.params[6] = std::bit_cast<uint32_t>(static_cast<float>(scale));
+  if (f64) {  // low word in 6, high word in 10
+    const auto bits = std::bit_cast<uint64_t>(scale);
+    job.params[6] = static_cast<uint32_t>(bits);
+    job.params[10] = static_cast<uint32_t>(bits >> 32);
+  } else {
+    job.params[6] = std::bit_cast<uint32_t>(static_cast<float>(scale));
+  }
   job.params[7] = fit32(mask_row);
   job.params[8] = fit32(mask_col);
   job.params[9] = element_index(out);
@@ -121,12 +131,13 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
 }
 
 void register_attention(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : kEwFloats) {
+  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
     list.push_back(
-        {"attention", {t, t, t}, t, OI_KERNEL_MODE_NORMAL, Needs::Nothing, &attention_kernel});
-    for (uint32_t m : {OI_DTYPE_F32, OI_DTYPE_F16, OI_DTYPE_BF16, OI_DTYPE_BOOL}) {
-      list.push_back(
-          {"attention", {t, t, t, m}, t, OI_KERNEL_MODE_NORMAL, Needs::Nothing, &attention_kernel});
+        {"attention", {t, t, t}, t, OI_KERNEL_MODE_NORMAL, needs_for(t), &attention_kernel});
+    for (uint32_t m :
+         {OI_DTYPE_F32, OI_DTYPE_F16, OI_DTYPE_BF16, OI_DTYPE_BOOL, OI_DTYPE_F64}) {
+      const Needs needs = t == OI_DTYPE_F64 || m == OI_DTYPE_F64 ? Needs::F64 : Needs::Nothing;
+      list.push_back({"attention", {t, t, t, m}, t, OI_KERNEL_MODE_NORMAL, needs, &attention_kernel});
     }
   }
 }

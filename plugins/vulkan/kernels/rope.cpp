@@ -1,6 +1,7 @@
-// rope(x, pos) of ops-nn.md on shaders/rope.comp for f32, f16 and bf16 (pos i32 or i64): the
-// host reads pos back, computes the call's T x D/2 angles and their cos/sin in f64 (an f32 angle
-// is ~1e-3 rad off beyond a few thousand positions) and uploads them as f32 pairs.
+// rope(x, pos) of ops-nn.md on shaders/rope.comp for f32, f16, bf16 and f64 (the rope_f64
+// variant, shaderFloat64; pos i32 or i64): the host reads pos back, computes the call's T x D/2
+// angles and their cos/sin in f64 (an f32 angle is ~1e-3 rad off beyond a few thousand
+// positions) and uploads them as f32 pairs (f64 pairs for f64).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -48,27 +49,32 @@ oi_status* rope_kernel(const oi_kernel_call* call) {
     check(buffer_download(call->device, pos_t.buffer, pos_t.byte_offset, &pos, 8));
   }
   const double theta = abi::setting_float(*call, "theta", 10000.0);
-  std::vector<float> table(2 * T * half);
+  std::vector<double> table(2 * T * half);
   for (uint64_t i = 0; i < half; ++i) {
     const double freq = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
     for (uint64_t t = 0; t < T; ++t) {
       const double angle = (static_cast<double>(pos) + static_cast<double>(t)) * freq;
-      table[2 * (t * half + i)] = static_cast<float>(std::cos(angle));
-      table[2 * (t * half + i) + 1] = static_cast<float>(std::sin(angle));
+      table[2 * (t * half + i)] = std::cos(angle);
+      table[2 * (t * half + i) + 1] = std::sin(angle);
     }
   }
+  const bool f64 = x.dtype == OI_DTYPE_F64;
+  std::vector<float> table32;
+  if (!f64) table32.assign(table.begin(), table.end());
+  const void* table_data = f64 ? static_cast<const void*>(table.data()) : table32.data();
+  const uint64_t table_bytes = table.size() * (f64 ? 8 : 4);
   oi_buffer* tb = nullptr;
-  check(buffer_alloc(call->device, table.size() * 4, &tb));
+  check(buffer_alloc(call->device, table_bytes, &tb));
   struct Free {  // the table goes when the call ends, thrown or not
     oi_device* d;
     oi_buffer* b;
     ~Free() { buffer_free(d, b); }
   } release{call->device, tb};
-  check(buffer_upload(call->device, tb, 0, table.data(), table.size() * 4));
+  check(buffer_upload(call->device, tb, 0, table_data, table_bytes));
   Dispatch job;
-  job.shader = "rope";
-  job.float_width = 32;
-  job.spec = {static_cast<uint32_t>(ew_dtype_code(x.dtype))};
+  job.shader = f64 ? "rope_f64" : "rope";
+  job.float_width = f64 ? 64 : 32;
+  job.spec = {static_cast<uint32_t>(f64 ? 0 : ew_dtype_code(x.dtype))};
   job.params = {fit32(count / 2),
                 fit32(T),
                 fit32(half),
@@ -85,10 +91,10 @@ oi_status* rope_kernel(const oi_kernel_call* call) {
 }
 
 void register_rope(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : kEwFloats) {
+  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
     for (uint32_t p : {OI_DTYPE_I32, OI_DTYPE_I64}) {
       for (oi_kernel_mode mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
-        list.push_back({"rope", {t, p}, t, mode, Needs::Nothing, &rope_kernel});
+        list.push_back({"rope", {t, p}, t, mode, needs_for(t), &rope_kernel});
       }
     }
   }

@@ -1,11 +1,15 @@
-// rope(x, pos) of ops-nn.md for f32, f16 and bf16: one invocation per rotated pair, reading the
-// pair's cos and sin from a table the host computed in f64 for this call's positions (rounded to
-// f32), rotating in f32 and rounding once to x's dtype. 16-bit results are written with atomics
+// rope(x, pos) of ops-nn.md for f32, f16 and bf16, and with -DF64 for f64: one invocation per
+// rotated pair, reading the pair's cos and sin from a table the host computed in f64 for this
+// call's positions (rounded to f32; kept f64 for f64), rotating in f32 (f64) and rounding once
+// to x's dtype. 16-bit results are written with atomics
 // (the other half-word belongs to another pair). In place is safe: a pair is read, then written.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
 #include "half_formats.glsl"
+#if defined(F64)
+#include "wide_floats.glsl"
+#endif
 
 layout(local_size_x = 256) in;
 
@@ -15,9 +19,16 @@ const uint DT_F32 = 0, DT_BF16 = 4;
 // p: pairs, T, D/2, interleaved, x / y element offsets; table: (cos, sin) per (t, i).
 layout(std430, binding = 0) readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer X { uint x[]; };
-layout(std430, binding = 2) readonly buffer Table { float table[]; };
+layout(std430, binding = 2) readonly buffer Table { uint table[]; };
 layout(std430, binding = 3) buffer Y { uint y[]; };
 
+#if defined(F64)
+#define real double
+double load(uint e) { return LOAD_F64(x, e); }
+void store(uint e, double v) STORE_F64(y, e, v)
+double entry(uint k) { return LOAD_F64(table, k); }
+#else
+#define real float
 float load(uint e) {
   if (DT == DT_F32) return uintBitsToFloat(x[e]);
   return widen_half((x[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, DT == DT_BF16);
@@ -32,6 +43,8 @@ void store(uint e, float v) {
   atomicAnd(y[e >> 1], ~(0xffffu << shift));
   atomicOr(y[e >> 1], narrow_half(v, DT == DT_BF16) << shift);
 }
+float entry(uint k) { return uintBitsToFloat(table[k]); }
+#endif
 
 void main() {
   const uint half_d = p[2], stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -39,10 +52,10 @@ void main() {
     const uint i = j % half_d, row = j / half_d, t = row % p[1];
     const uint base = row * 2u * half_d;
     const uint ia = base + (p[3] != 0u ? 2u * i : i), ib = ia + (p[3] != 0u ? 1u : half_d);
-    const float a = load(p[4] + ia), b = load(p[4] + ib);
-    const float c = table[2u * (t * half_d + i)], s = table[2u * (t * half_d + i) + 1u];
-    precise float ya = a * c - b * s;
-    precise float yb = a * s + b * c;
+    const real a = load(p[4] + ia), b = load(p[4] + ib);
+    const real c = entry(2u * (t * half_d + i)), s = entry(2u * (t * half_d + i) + 1u);
+    precise real ya = a * c - b * s;
+    precise real yb = a * s + b * c;
     store(p[5] + ia, ya);
     store(p[5] + ib, yb);
   }
