@@ -72,6 +72,12 @@ std::string u(uint64_t v) {
   return std::to_string(v) + "u";
 }
 
+std::vector<uint64_t> strides_of(const std::vector<uint64_t>& shape) {
+  std::vector<uint64_t> st(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;) st[k - 1] = st[k] * shape[k];
+  return st;
+}
+
 void check_settings(const json::object& settings, const std::vector<std::string>& allowed,
                     const std::string& where) {
   for (const auto& kv : settings) {

@@ -45,6 +45,8 @@ std::string literal(const json::value& v, const std::string& dtype, const std::s
 std::string index_expr(const std::vector<uint64_t>& in, const std::vector<uint64_t>& shape);
 // "3u" for size_t arithmetic in generated code.
 std::string u(uint64_t v);
+// Row-major strides of `shape`, in elements.
+std::vector<uint64_t> strides_of(const std::vector<uint64_t>& shape);
 
 // Settings: refuses any key outside `allowed`; reads integers and integer lists.
 void check_settings(const json::object& settings, const std::vector<std::string>& allowed,
@@ -62,6 +64,8 @@ class KernelEnv {
   // A buffer of `bytes` per state, s->kacc_ID (per kernel, allocated by create).
   virtual std::string scratch(uint64_t bytes) = 0;
   virtual int64_t kernel_id() const = 0;
+  // The generated code's prefix (NAME of NAME_step, NAME_ERR_RUN).
+  virtual const std::string& prefix() const = 0;
 };
 
 // "op 'name' (line N)" of one of a kernel's ops, for messages.

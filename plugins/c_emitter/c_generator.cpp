@@ -40,6 +40,10 @@ class Generator : public KernelEnv {
 
   std::vector<GeneratedFile> run() {
     const auto& blocks = root_.at("blocks").as_array();
+    // Single ops that may fail at run time (gather): the step checks s->failed after them.
+    for (const auto& k : root_.at("kernels").as_array())
+      if (k.at("kind") == "op" && op_table().fallible.count(str(k.at("ops").at(0).at("op"))))
+        fallible_.insert(k.at("id").as_int64());
     std::ostringstream kernels, block_protos, block_defs, step_body;
     // Branch targets become functions (a call: execution continues after the branch).
     for (const auto& b : blocks) {
@@ -79,6 +83,7 @@ class Generator : public KernelEnv {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
       kernels << kernel(k.as_object());
       body << indent << "kernel_" << k.at("id").as_int64() << "(s);\n";
+      if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
     } else if (kind == "return") {
       if (entry)
         for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
@@ -86,6 +91,7 @@ class Generator : public KernelEnv {
       const std::string cond = str(st.at("cond"));
       if (cond.empty()) {
         body << indent << "block_" << str(st.at("then")) << "(s);\n";
+        if (!fallible_.empty()) body << indent << stop_if_failed(entry);
       } else {
         const Value& c = value(cond);
         if (c.dtype != "bool" || c.numel() != 1)
@@ -93,6 +99,7 @@ class Generator : public KernelEnv {
         body << indent << "if (*(const uint8_t*)s->v_" << cond << ") block_" << str(st.at("then"))
              << "(s);\n"
              << indent << "else block_" << str(st.at("else")) << "(s);\n";
+        if (!fallible_.empty()) body << indent << stop_if_failed(entry);
       }
     } else if (kind == "loop") {
       // dsl.md: the bounds are read once when the loop starts; start >= end runs nothing.
@@ -137,6 +144,7 @@ class Generator : public KernelEnv {
       for (const auto& t : st.at("tasks").as_array()) {
         const std::string task = str(t);
         body << indent << "block_" << task << "(s);\n";
+        if (!fallible_.empty()) body << indent << stop_if_failed(entry);
         for (const auto& n : names)
           if (consumer_writes_[task].count(n)) {
             written.insert(n);
@@ -214,6 +222,12 @@ class Generator : public KernelEnv {
     return out;
   }
 
+  // After a kernel that may fail: the step ends there (its dynamic inputs are used up).
+  static std::string stop_if_failed(bool entry) {
+    return entry ? "if (s->failed) goto done;\n" : "if (s->failed) return;\n";
+  }
+
+  std::set<int64_t> fallible_;                             // kernels that may set s->failed
   std::vector<std::pair<std::string, uint64_t>> scratch_;  // per-kernel accumulators
   std::map<std::string, std::set<std::string>> consumer_writes_;
   std::set<std::string> yielded_;
@@ -277,6 +291,7 @@ class Generator : public KernelEnv {
   int64_t kernel_id_ = 0;
 
   int64_t kernel_id() const override { return kernel_id_; }
+  const std::string& prefix() const override { return name_; }
 
   std::string scratch(uint64_t bytes) override {
     const std::string field = "kacc_" + std::to_string(kernel_id_);
@@ -478,7 +493,7 @@ class Generator : public KernelEnv {
     for (const auto& o : outputs_) c << "\"" << o << "\", ";
     c << "NULL};\n\n";
     c << "struct " << N << "_state {\n  " << N
-      << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n";
+      << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n  int failed;\n";
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       c << "  void* v_" << v.name << ";\n";
@@ -623,10 +638,11 @@ class Generator : public KernelEnv {
       if (v.storage == "step")
         c << "  if (s->from_" << v.name << ") memcpy(s->v_" << v.name << ", s->from_" << v.name
           << ", " << v.bytes << "u);\n  else { " << fill(v, "s->v_" + v.name) << " }\n";
-    c << step_body;
+    c << "  s->failed = " << N << "_OK;\n" << step_body;
+    if (!fallible_.empty()) c << "done:\n";
     for (const Value& v : values_)
       if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
-    c << "  return " << N << "_OK;\n}\n";
+    c << "  return s->failed;\n}\n";
     return c.str();
   }
 };

@@ -10,6 +10,7 @@ const OpTable& op_table() {
     register_matmul_ops(t);
     register_reduce_ops(t);
     register_math_ops(t);
+    register_movement_ops(t);
     return t;
   }();
   return table;

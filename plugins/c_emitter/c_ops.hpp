@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct OpTable {
   std::map<std::string, OpFn> ops;
   // C helper functions a family's code calls (static inline), written once into each NAME.c.
   std::vector<const char*> helpers;
+  // Single ops that may fail at run time: they set s->failed (an error code, the message in
+  // s->error) and return; the step stops there.
+  std::set<std::string> fallible;
 };
 
 const OpTable& op_table();
@@ -47,5 +51,6 @@ void register_arith_ops(OpTable& t);
 void register_matmul_ops(OpTable& t);
 void register_reduce_ops(OpTable& t);
 void register_math_ops(OpTable& t);
+void register_movement_ops(OpTable& t);
 
 }  // namespace oi::c_emitter

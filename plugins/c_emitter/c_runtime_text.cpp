@@ -13,7 +13,8 @@ enum {
   @NAME@_ERR_MODEL = 3,  /* a model entry of another dtype or shape than declared */
   @NAME@_ERR_NAME = 4,   /* no variable of that name */
   @NAME@_ERR_INPUT = 5,  /* a dynamic input missing, or of the wrong size */
-  @NAME@_ERR_MEMORY = 6  /* an allocation failed */
+  @NAME@_ERR_MEMORY = 6, /* an allocation failed */
+  @NAME@_ERR_RUN = 7     /* an op failed during a step (a gather index out of range) */
 };
 
 typedef struct @NAME@_state @NAME@_state;
