@@ -208,6 +208,22 @@ uint32_t dtype_bytes(uint32_t dtype) {
   }
 }
 
+uint32_t dtype_bits(uint32_t dtype) {
+  switch (dtype) {
+    case OI_DTYPE_I1:
+    case OI_DTYPE_U1:
+      return 1;
+    case OI_DTYPE_I2:
+    case OI_DTYPE_U2:
+      return 2;
+    case OI_DTYPE_I4:
+    case OI_DTYPE_U4:
+      return 4;
+    default:
+      return 8 * dtype_bytes(dtype);
+  }
+}
+
 std::vector<uint32_t> dtype_union(std::initializer_list<std::vector<uint32_t>> sets) {
   std::vector<uint32_t> out;
   for (const auto& s : sets) out.insert(out.end(), s.begin(), s.end());

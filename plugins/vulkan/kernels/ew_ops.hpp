@@ -89,4 +89,6 @@ int wide_dtype_code(uint32_t dtype);
 // Where a double goes into two params words, low first (the f64 shader variants' settings).
 void put_f64(std::vector<uint32_t>& params, size_t at, double v);
 uint32_t dtype_bytes(uint32_t dtype);
+// Bits per element: 1, 2 or 4 for the packed integers (i1 ... u4), else 8 * dtype_bytes.
+uint32_t dtype_bits(uint32_t dtype);
 }  // namespace oi::vulkan

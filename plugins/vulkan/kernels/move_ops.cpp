@@ -1,5 +1,6 @@
-// Moving data (ops-nn.md, bit-exact) on shaders/move.comp for every dtype of 1, 2, 4 or 8 bytes:
-// reshape (a copy), transpose, slice, concat, gather and pad. Each output element reads its
+// Moving data (ops-nn.md, bit-exact) on shaders/move.comp for every dtype of 1, 2, 4 or 8 bytes
+// and the packed integers (1, 2 or 4 bits, LSB-first): reshape (a copy), transpose, slice,
+// concat, gather and pad. Each output element reads its
 // source through per-source strides over the output's coordinates.
 #include <algorithm>
 #include <bit>
@@ -35,8 +36,11 @@ std::vector<int64_t> row_major_strides(const oi_tensor_desc& t) {
   return s;
 }
 
+// A packed tensor starts at bit 0 of its first byte: 8 / bits elements a byte.
 uint32_t element_index(const oi_tensor_desc& t) {
-  const uint32_t size = dtype_bytes(t.dtype);
+  const uint32_t bits = dtype_bits(t.dtype);
+  if (bits < 8) return static_cast<uint32_t>(fit_i32(static_cast<int64_t>(t.byte_offset * 8 / bits)));
+  const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0) {
     fail(OI_STATUS_UNIMPLEMENTED,
          "vulkan: tensor byte offsets must be multiples of the element size");
@@ -72,7 +76,7 @@ MoveJob start_job(const oi_kernel_call& c, uint32_t mode, const std::vector<uint
   m.count = static_cast<uint32_t>(fit_i32(static_cast<int64_t>(abi::element_count(out))));
   Dispatch& j = m.job;
   j.shader = "move";
-  j.spec = {mode, dtype_bytes(out.dtype)};
+  j.spec = {mode, dtype_bits(out.dtype)};
   j.params.assign(kPads + 2 * kMaxRank, 0);
   j.params[0] = m.count;
   j.params[1] = static_cast<uint32_t>(dims.size());
@@ -100,9 +104,9 @@ void set_source(Dispatch& j, uint32_t slot, const oi_tensor_desc& t, int64_t off
 
 void run(oi_device* device, MoveJob& m) {
   if (m.count == 0) return;
-  const uint32_t esize = m.job.spec[1];
-  const uint32_t per = esize >= 4 ? 1 : 4 / esize;
-  const uint32_t items = esize == 8 ? m.count : m.count / per + 2;
+  const uint32_t bits = m.job.spec[1];
+  const uint32_t per = bits >= 32 ? 1 : 32 / bits;
+  const uint32_t items = bits == 64 ? m.count : m.count / per + 2;
   m.job.groups[0] = std::min<uint32_t>((items + 255) / 256, 65535);
   run_dispatch(device, m.job);
 }
@@ -261,8 +265,8 @@ std::pair<uint32_t, uint32_t> pad_value_bits(const oi_kernel_call& c, uint32_t d
     default:
       bits = static_cast<uint64_t>(abi::setting_int(c, "value", 0));
   }
-  const uint32_t size = dtype_bytes(dtype);
-  if (size < 8) bits &= (uint64_t{1} << (8 * size)) - 1;
+  const uint32_t width = dtype_bits(dtype);
+  if (width < 64) bits &= (uint64_t{1} << width) - 1;
   return {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)};
 }
 
@@ -294,14 +298,15 @@ oi_status* pad_kernel(const oi_kernel_call* call) {
   OI_ABI_CATCH(call->host)
 }
 
-// Every dtype of whole bytes (packed dtypes and t1/t2 stay on the CPU).
-const std::vector<uint32_t> kByteDtypes = {
-    OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_U32, OI_DTYPE_F16, OI_DTYPE_BF16,
-    OI_DTYPE_I16, OI_DTYPE_U16, OI_DTYPE_I8,  OI_DTYPE_U8,  OI_DTYPE_BOOL,
-    OI_DTYPE_F64, OI_DTYPE_I64, OI_DTYPE_U64, OI_DTYPE_F8,  OI_DTYPE_BITSET};
+// Every dtype of whole bytes and the packed integers (t1/t2 stay on the CPU).
+const std::vector<uint32_t> kMoveDtypes = {
+    OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_U32,  OI_DTYPE_F16, OI_DTYPE_BF16, OI_DTYPE_I16,
+    OI_DTYPE_U16, OI_DTYPE_I8,  OI_DTYPE_U8,   OI_DTYPE_BOOL, OI_DTYPE_F64, OI_DTYPE_I64,
+    OI_DTYPE_U64, OI_DTYPE_F8,  OI_DTYPE_BITSET, OI_DTYPE_I1, OI_DTYPE_I2,  OI_DTYPE_I4,
+    OI_DTYPE_U1,  OI_DTYPE_U2,  OI_DTYPE_U4};
 
 void register_move(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : kByteDtypes) {
+  for (uint32_t t : kMoveDtypes) {
     auto add = [&](const char* op, std::vector<uint32_t> ins, oi_kernel_fn fn) {
       list.push_back({op, std::move(ins), t, OI_KERNEL_MODE_NORMAL, Needs::Nothing, fn});
     };

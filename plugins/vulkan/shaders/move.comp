@@ -1,15 +1,16 @@
-// Moving data, bit-exact, for elements of 1, 2, 4 or 8 bytes (ESIZE): strided copies (reshape,
-// transpose, slice with any steps, concat of up to four sources a dispatch), gather and pad.
-// Each output element finds its source element through per-source strides over the output's
-// coordinates. One invocation writes one output word (an 8-byte element: two words); a word
-// shared with a neighbouring tensor, or holding elements another concat dispatch writes, is
-// updated with atomics, leaving the other bytes alone.
+// Moving data, bit-exact, for elements of 1, 2, 4, 8, 16, 32 or 64 bits (EBITS; the packed
+// dtypes LSB-first, as the host stores them): strided copies (reshape, transpose, slice with any
+// steps, concat of up to four sources a dispatch), gather and pad. Each output element finds its
+// source element through per-source strides over the output's coordinates. One invocation
+// writes one output word (a 64-bit element: two words); a word shared with a neighbouring
+// tensor, or holding elements another concat dispatch writes, is updated with atomics, leaving
+// the other bits alone.
 #version 450
 
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint MODE = 0;   // 0 strided copy / concat, 1 gather, 2 pad
-layout(constant_id = 1) const uint ESIZE = 4;  // bytes per element
+layout(constant_id = 1) const uint EBITS = 32;  // bits per element
 const uint MODE_COPY = 0, MODE_GATHER = 1, MODE_PAD = 2;
 const uint MAX_RANK = 8;
 
@@ -31,12 +32,14 @@ uint word_of(uint j, uint k) {
   return s3[k];
 }
 
-// Element k of source j: its bits, the high word second for 8-byte elements.
+const uint PER = EBITS >= 32u ? 1u : 32u / EBITS;  // elements a word
+const uint EMASK = EBITS >= 32u ? 0xffffffffu : (1u << EBITS) - 1u;
+
+// Element k of source j: its bits, the high word second for 64-bit elements.
 uvec2 load(uint j, uint k) {
-  if (ESIZE == 8u) return uvec2(word_of(j, 2u * k), word_of(j, 2u * k + 1u));
-  if (ESIZE == 4u) return uvec2(word_of(j, k), 0u);
-  if (ESIZE == 2u) return uvec2((word_of(j, k >> 1) >> ((k & 1u) * 16u)) & 0xffffu, 0u);
-  return uvec2((word_of(j, k >> 2) >> ((k & 3u) * 8u)) & 0xffu, 0u);
+  if (EBITS == 64u) return uvec2(word_of(j, 2u * k), word_of(j, 2u * k + 1u));
+  if (EBITS == 32u) return uvec2(word_of(j, k), 0u);
+  return uvec2((word_of(j, k / PER) >> ((k % PER) * EBITS)) & EMASK, 0u);
 }
 
 uint block(uint j) { return 24u + 11u * j; }
@@ -88,7 +91,7 @@ uvec2 element(uint i, out bool ours) {
 void main() {
   const uint first = p[2], end = p[2] + p[0];
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (ESIZE == 8u) {
+  if (EBITS == 64u) {
     for (uint i = gl_GlobalInvocationID.x; i < p[0]; i += stride) {
       bool ours;
       const uvec2 v = element(i, ours);
@@ -99,7 +102,7 @@ void main() {
     }
     return;
   }
-  const uint per = 4u / ESIZE, bits_per = 8u * ESIZE;
+  const uint per = PER, bits_per = EBITS;
   const uint w0 = first / per, words = (end + per - 1u) / per - w0;
   for (uint j = gl_GlobalInvocationID.x; j < words; j += stride) {
     const uint w = w0 + j;
