@@ -8,6 +8,8 @@
 #                                                                       PyTorch CUDA)
 #          scripts/run-vulkan-on-gpu.sh gpt [PACK_DIR] [DEBS_DIR]      (GPT-2-small decode vs
 #                                                                       PyTorch CUDA eager)
+#          scripts/run-vulkan-on-gpu.sh chain [PACK_DIR] [DEBS_DIR] [NODES] [STEPS]
+#                                  (bench/vulkan_chain.sh: per-node cost of a chain of tiny ops)
 #
 # `pack` gathers the test binary, the plugin and every shared library they load; glibc and the
 # dynamic loader go to a side folder, used only when the GPU machine's glibc is older (a newer
@@ -22,7 +24,7 @@ pack() {
   local build=${1:-build/vulkan} out=${2:-.vkgpu}
   rm -rf "$out"
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
-  for t in vulkan_kernels_test vulkan_cache_test vulkan_bench; do
+  for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_bench; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
@@ -46,29 +48,41 @@ pack() {
   echo "packed into $out ($(du -sh "$out" | cut -f1))"
 }
 
-# launch PACK_DIR DEBS_DIR PROGRAM ARGS...: runs a packed program against the system's driver.
-launch() {
-  local pack=$1 debs=$2 program=$3
-  shift 3
-  for f in "$debs"/*.deb; do dpkg -x "$f" /; done
+# setup PACK_DIR DEBS_DIR: installs the loader .debs and sets PACK (absolute), LIBS and LOADER,
+# what a packed program needs to run against the system's driver.
+setup() {
+  local pack debs=$2
+  pack=$(cd "$1" && pwd)
+  PACK=$pack
+  for f in "$debs"/*.deb; do  # none: the loader is installed already
+    if [[ -e $f ]]; then dpkg -x "$f" /; fi
+  done
   ldconfig
   local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   if [[ -z "${VK_DRIVER_FILES:-}" && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
   # The Vulkan loader and the driver come from the system (ld.so.cache and LD_LIBRARY_PATH,
   # where the NVIDIA image keeps its driver libraries).
-  local libs="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" loader=()
+  LIBS="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  LOADER=()
   local have want
   have=$(ldd --version | awk 'NR == 1 {print $NF}')
   want=$(cat "$pack/glibc/version")
   if [[ "$(printf '%s\n%s\n' "$have" "$want" | sort -V | head -1)" != "$want" ]]; then
     echo "glibc $have is older than the build's $want: using the packed one"
-    libs="$PWD/$pack/glibc:$libs"
-    loader=("$pack/glibc/ld-linux-x86-64.so.2" --library-path "$libs")
+    LIBS="$pack/glibc:$LIBS"
+    LOADER=("$pack/glibc/ld-linux-x86-64.so.2" --library-path "$LIBS")
   fi
-  OPENINFER_TEST_PLUGIN_DIR="$PWD/$pack/plugins" OPENINFER_TEST_SOURCE_DIR="$PWD" \
-    OPENINFER_PLUGIN_PATH="$PWD/$pack/plugins" \
-    LD_LIBRARY_PATH="$libs" "${loader[@]}" "$pack/bin/$program" "$@"
+}
+
+# launch PACK_DIR DEBS_DIR PROGRAM ARGS...: runs a packed program against the system's driver.
+launch() {
+  local program=$3
+  setup "$1" "$2"
+  shift 3
+  OPENINFER_TEST_PLUGIN_DIR="$PACK/plugins" OPENINFER_TEST_SOURCE_DIR="$PWD" \
+    OPENINFER_PLUGIN_PATH="$PACK/plugins" \
+    LD_LIBRARY_PATH="$LIBS" "${LOADER[@]}" "$PACK/bin/$program" "$@"
 }
 
 run() {
@@ -76,11 +90,21 @@ run() {
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_kernels_test --log_level=message \
     --report_level=detailed || rc=$?
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_cache_test --report_level=detailed || rc=$?
+  launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_batching_test --report_level=detailed || rc=$?
   return $rc
 }
 
 bench() {
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_bench
+}
+
+# bench/vulkan_chain.sh with the packed openinfer: the per-node cost of a chain of NODES (1000)
+# tiny dependent adds, Vulkan next to the CPU backend, over STEPS (10; more until they take a
+# second) steps.
+chain() {
+  setup "${1:-.vkgpu}" "${2:-.gl}"
+  OPENINFER="env LD_LIBRARY_PATH=$LIBS ${LOADER[*]} $PACK/bin/openinfer --plugin-dir $PACK/plugins" \
+    bench/vulkan_chain.sh "" "${3:-1000}" "${4:-10}"
 }
 
 # GPT-2-small shape (bench/gpt_tokens.sh's model), greedy decode on the Vulkan backend next to
@@ -115,5 +139,10 @@ case "${1:-}" in
   bench) shift; bench "$@" ;;
   gpt) shift; gpt "$@" ;;
   nn) shift; nn "$@" ;;
-  *) echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench [PACK_DIR] [DEBS_DIR]" >&2; exit 2 ;;
+  chain) shift; chain "$@" ;;
+  *)
+    echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench|nn|gpt [PACK_DIR] [DEBS_DIR]" \
+      "| chain [PACK_DIR] [DEBS_DIR] [NODES] [STEPS]" >&2
+    exit 2
+    ;;
 esac
