@@ -1,14 +1,17 @@
 // Float convolution in a compute type C (f32 for f8/bf16/f16/f32, f64 for f64) over contiguous
 // C arrays: im2col + matmul (OpenBLAS sgemm/dgemm through blas_matmul, else a plain loop),
 // the pointwise 1x1 case without the im2col copy, and a direct loop when each output channel
-// reads one input channel (depthwise). Dot products accumulate in C, as matmul's do.
+// reads one input channel (depthwise; f32 through conv_depthwise_f32's AVX2 path where the CPU
+// has it). Dot products accumulate in C, as matmul's do.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "blas_matmul.hpp"
+#include "conv_depthwise_f32.hpp"
 #include "conv_geometry.hpp"
 #include "conv_simd.hpp"
 #include "parallel.hpp"
@@ -141,6 +144,9 @@ void conv_compute(const C* x, const C* w, const C* bias, C* y, const ConvShape& 
   const uint64_t M = s.out_channels, G = s.group, P = g.out_plane();
   const uint64_t Mg = s.out_per_group(), K = s.inner();
   if (g.batch * M * P == 0) return;
+  if constexpr (std::is_same_v<C, float>) {
+    if (s.in_per_group() == 1 && g.taps() > 1 && depthwise_f32_avx2(x, w, bias, y, s)) return;
+  }
   if (s.in_per_group() == 1 && g.taps() > 1 && g.stride_h == 1 && g.stride_w == 1) {
     depthwise_stride1(x, w, y, s);
   } else if (s.in_per_group() == 1 && g.taps() > 1) {

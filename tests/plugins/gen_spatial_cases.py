@@ -390,6 +390,34 @@ for t in FLOATS:
                      tensor(t, ref), st, tol_type=t,
                      inplace_input=0 if mode == "inplace" else None)
 
+
+# --- depthwise edges (the f32 vector path: 8 output columns per vector, two rows at a time) --
+# Appended last so the cases above keep their random draws. (x shape, w shape, bias?, strides,
+# pads, dilations, group)
+DEPTHWISE_EDGES = [
+    ((1, 4, 9, 13), (4, 1, 3, 3), True, None, [1, 1, 1, 1], None, 4),          # width 13, odd H
+    ((1, 3, 5, 7), (3, 1, 3, 3), True, None, [1, 1, 1, 1], None, 3),           # width < 8
+    ((1, 2, 6, 16), (2, 1, 3, 3), False, None, [1, 1, 1, 1], None, 2),         # width 16
+    ((1, 2, 4, 8), (2, 1, 3, 3), True, None, [1, 1, 1, 1], None, 2),           # width 8
+    ((1, 3, 15, 17), (3, 1, 3, 3), True, [2, 2], [1, 1, 1, 1], None, 3),       # stride 2
+    ((1, 2, 11, 21), (2, 1, 3, 3), False, [1, 2], [1, 1, 1, 1], None, 2),      # stride 2 on W
+    ((1, 2, 13, 10), (2, 1, 3, 3), True, [2, 1], [1, 0, 1, 2], None, 2),       # stride 2 on H
+    ((1, 3, 12, 19), (3, 1, 3, 3), True, None, [2, 2, 2, 2], [2, 2], 3),       # dilation 2
+    ((1, 2, 10, 23), (2, 1, 3, 3), False, None, [1, 2, 1, 2], [1, 2], 2),      # dilation 2 on W
+    ((1, 2, 9, 14), (2, 1, 3, 3), True, None, [0, 2, 1, 0], None, 2),          # asymmetric pads
+    ((1, 2, 8, 12), (2, 1, 3, 3), True, None, None, None, 2),                  # no pads
+    ((1, 2, 11, 11), (2, 1, 5, 5), True, None, [2, 2, 2, 2], None, 2),         # 5x5
+    ((1, 2, 7, 18), (2, 1, 2, 3), False, [1, 3], [0, 1, 1, 1], [2, 1], 2),     # 2x3, stride 3
+    ((1, 2, 9, 12), (6, 1, 3, 3), True, None, [1, 1, 1, 1], None, 2),          # 3 per channel
+    ((2, 3, 37), (3, 1, 3), True, None, [1, 1], None, 3),                      # 1-D
+    ((1, 3, 6, 9), (3, 1, 3, 3), True, None, [3, 3, 3, 3], None, 3),           # pads > kernel
+    ((1, 48, 20, 20), (48, 1, 3, 3), True, None, [1, 1, 1, 1], None, 48),      # threads
+]
+for t in ["f32", "f64", "f16"]:
+    for shape in DEPTHWISE_EDGES:
+        if t == "f32" or shape[0][1] < 48:
+            conv_case(t, shape)
+
 here = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(os.path.join(here, "cases"), exist_ok=True)
 with open(os.path.join(here, "cases", "spatial.json"), "w") as f:
