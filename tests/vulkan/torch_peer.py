@@ -1,6 +1,8 @@
 """PyTorch CUDA figures to set beside tests/vulkan/vulkan_bench on the same GPU.
 
-f32 add and relu over 64M elements, an f32 matmul 4096^3 with TF32 off, device-to-device and
+f32 add and relu over 64M elements, f32 matmuls with TF32 off (4096^3, 2048^3, 1024^3 and the
+M = 1 shapes of vulkan_bench: [1, K] x [K, N], batched [16, 1, 1024] x [16, 1024, 1024]),
+device-to-device and
 host-to-device copy bandwidth, and the per-op cost of a 1,000-op chain of tiny adds. Each time
 is the median of timed repetitions after warm-ups, by CUDA events. Prints one line per figure.
 """
@@ -37,11 +39,19 @@ def main():
     print(f"add f32 64M: {t * 1e3:.3f} ms, {3 * 4 * n / t / 1e9:.0f} GB/s")
     t = timed(lambda: torch.clamp_min(a, 0.0, out=y))
     print(f"relu f32 64M: {t * 1e3:.3f} ms, {2 * 4 * n / t / 1e9:.0f} GB/s")
-    m = 4096
-    x = torch.rand(m, m, device=dev)
-    w = torch.rand(m, m, device=dev)
-    t = timed(lambda: torch.matmul(x, w), reps=10)
-    print(f"matmul f32 4096^3 (TF32 off): {t * 1e3:.3f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
+    for m in (4096, 2048, 1024):
+        x = torch.rand(m, m, device=dev)
+        w = torch.rand(m, m, device=dev)
+        t = timed(lambda: torch.matmul(x, w), reps=10 if m == 4096 else 20)
+        print(f"matmul f32 {m}^3 (TF32 off): {t * 1e3:.3f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
+    for batches, k, cols in ((1, 768, 768), (1, 768, 3072), (1, 3072, 768), (1, 768, 50257),
+                             (16, 1024, 1024)):
+        lead = (batches,) if batches > 1 else ()
+        x = torch.rand(*lead, 1, k, device=dev)
+        w = torch.rand(*lead, k, cols, device=dev)
+        t = timed(lambda: torch.matmul(x, w))
+        print(f"matmul f32 {list(x.shape)} x {list(w.shape)}: {t * 1e3:.4f} ms, "
+              f"{4 * w.numel() / t / 1e9:.0f} GB/s of B")
     big = torch.empty(1 << 28, device=dev)  # 1 GiB
     dst = torch.empty_like(big)
     t = timed(lambda: dst.copy_(big), reps=10)

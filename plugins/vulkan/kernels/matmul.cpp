@@ -1,7 +1,16 @@
-// matmul f32: [..., M, K] x [..., K, N] -> [..., M, N] with numpy batch broadcasting (ops.md),
-// on shaders/matmul_tiled.comp. Dot products accumulate in f32 in tile order (within the matmul
-// tolerance of ops.md). Not registered in place: tiles would overwrite operands still read.
-#include <limits>
+// matmul f32: [..., M, K] x [..., K, N] -> [..., M, N] with numpy batch broadcasting (ops.md).
+// Two shaders: shaders/matmul_gemv.comp for M <= 4 (decoding: reading B is the cost) and
+// shaders/matmul_tiled.comp, whose tile sizes are specialization constants picked here per
+// shape (big tiles only where they still fill the GPU). Dot products accumulate in f32 in tile
+// order (within the matmul tolerance of ops.md). Not registered in place: tiles would overwrite
+// operands still read.
+//
+// Tuning without rebuilding: OPENINFER_VULKAN_MATMUL_TILE=BM,BN,BK,TM,TN forces the tiled shader
+// with that tile for every shape (M <= 4 too), OPENINFER_VULKAN_MATMUL_GEMV=COLS,WG sets the
+// GEMV split (tests/vulkan/vulkan_bench compares them).
+#include <cstdlib>
+#include <sstream>
+#include <string>
 
 #include "elementwise.hpp"
 #include "openinfer/plugin_abi.hpp"
@@ -9,7 +18,92 @@
 namespace oi::vulkan {
 namespace {
 
-constexpr uint32_t kTile = 64;  // the output tile of shaders/matmul_tiled.comp
+// matmul_tiled.comp's constants: a BM x BN output tile, BK-deep K slices, TM x TN outputs per
+// invocation.
+struct Tile {
+  uint32_t bm, bn, bk, tm, tn;
+  uint32_t invocations() const { return (bm / tm) * (bn / tn); }
+};
+
+// matmul_gemv.comp's constants: COLS columns a workgroup of WG invocations.
+struct GemvSplit {
+  uint32_t cols, wg;
+};
+
+constexpr Tile kLarge{128, 128, 8, 8, 8};  // 64 outputs an invocation: for big matrices
+constexpr Tile kWide{128, 64, 8, 8, 4};    // half the tiles' size: twice as many workgroups
+constexpr Tile kSmall{64, 64, 16, 4, 4};   // small matrices: many workgroups
+constexpr GemvSplit kGemv{32, 256};        // a warp's worth of columns, 8 k lanes
+constexpr uint32_t kGemvMaxRows = 4;
+// Workgroups a dispatch needs before bigger tiles pay: about two per SM of a large GPU (an
+// H100 has 132), so that no SM idles while others finish.
+constexpr uint64_t kFillGroups = 264;
+constexpr uint32_t kMaxSharedBytes = 48 * 1024;  // what NVIDIA and most desktop GPUs give
+
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+[[noreturn]] void bad_setting(const char* name, const std::string& why) {
+  throw abi::StatusError(OI_STATUS_INVALID_ARGUMENT,
+                         std::string("vulkan matmul: ") + name + " " + why);
+}
+
+// "a,b,c,...": exactly `count` positive integers, or an error naming the variable.
+std::vector<uint32_t> parse_list(const char* name, const char* text, size_t count) {
+  std::vector<uint32_t> v;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const unsigned long x = std::strtoul(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || x == 0 || x > 4096) bad_setting(name, "is not a list");
+    v.push_back(static_cast<uint32_t>(x));
+  }
+  if (v.size() != count) bad_setting(name, "needs " + std::to_string(count) + " numbers");
+  return v;
+}
+
+// The tile forced by OPENINFER_VULKAN_MATMUL_TILE, checked against the shader's assumptions.
+bool forced_tile(Tile& tile) {
+  const char* name = "OPENINFER_VULKAN_MATMUL_TILE";
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return false;
+  const auto v = parse_list(name, text, 5);
+  tile = {v[0], v[1], v[2], v[3], v[4]};
+  const uint32_t wg =
+      tile.tm % 4 == 0 && tile.tn % 4 == 0 && tile.bm % tile.tm == 0 && tile.bn % tile.tn == 0
+          ? tile.invocations()
+          : 0;
+  const uint64_t shared = 2ull * tile.bk * (tile.bm / 4 + 1) * 16 + 2ull * tile.bk * tile.bn * 4;
+  if (wg < 32 || wg > 1024 || (tile.bm * tile.bk) % wg != 0 || (tile.bn * tile.bk) % wg != 0 ||
+      shared > kMaxSharedBytes) {
+    bad_setting(name,
+                "is no valid tile (TM, TN multiples of 4 dividing BM, BN; 32..1024 "
+                "invocations that split both slices evenly; 48 KiB of shared memory)");
+  }
+  return true;
+}
+
+GemvSplit gemv_split() {
+  const char* name = "OPENINFER_VULKAN_MATMUL_GEMV";
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return kGemv;
+  const auto v = parse_list(name, text, 2);
+  const uint32_t lanes = v[0] <= v[1] && v[1] % v[0] == 0 ? v[1] / v[0] : 0;
+  if (v[1] > 1024 || lanes == 0 || (lanes & (lanes - 1)) != 0) {
+    bad_setting(name, "is no valid split (WG <= 1024 a power-of-two multiple of COLS)");
+  }
+  return {v[0], v[1]};
+}
+
+// The biggest tile that still gives every SM work; small matrices get the 64 x 64 tile.
+Tile pick_tile(uint64_t M, uint64_t N, uint64_t batches) {
+  for (const Tile& t : {kLarge, kWide}) {
+    if (ceil_div(M, t.bm) * ceil_div(N, t.bn) * batches >= kFillGroups) return t;
+  }
+  return kSmall;
+}
 
 // For each output batch, the matrix index of a and of b (0 strides on broadcast batch dims).
 std::vector<uint32_t> batch_table(const oi_tensor_desc& a, const oi_tensor_desc& b,
@@ -42,6 +136,11 @@ std::vector<uint32_t> batch_table(const oi_tensor_desc& a, const oi_tensor_desc&
   return table;
 }
 
+uint32_t grid(uint64_t groups) {
+  if (groups > 65535) unsupported("matmul: M or N too large for one dispatch");
+  return static_cast<uint32_t>(groups);
+}
+
 oi_status* matmul_f32(const oi_kernel_call* call) {
   OI_ABI_TRY
   const oi_tensor_desc& a = call->inputs[0];
@@ -53,20 +152,27 @@ oi_status* matmul_f32(const oi_kernel_call* call) {
   if (M == 0 || N == 0 || batches == 0) return nullptr;
   fit32(batches * M * N);
   fit32(M * K * batches);
-  const uint64_t gx = (N + kTile - 1) / kTile, gy = (M + kTile - 1) / kTile;
-  if (gx > 65535 || gy > 65535) {
-    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan matmul: M or N above 4194240");
-  }
+  fit32(K * N * batches);
   Dispatch job;
-  job.shader = "matmul_f32";
   job.float_width = 32;
   job.params = {fit32(M),       fit32(K),       fit32(N),         fit32(batches),
                 word_offset(a), word_offset(b), word_offset(out), 0};
   const auto table = batch_table(a, b, out, batches);
   job.params.insert(job.params.end(), table.begin(), table.end());
   job.buffers = {a.buffer, b.buffer, out.buffer};
-  job.groups = {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy),
-                static_cast<uint32_t>(std::min<uint64_t>(batches, 65535))};
+  const uint32_t gz = static_cast<uint32_t>(std::min<uint64_t>(batches, 65535));
+  Tile tile{};
+  if (!forced_tile(tile) && M <= kGemvMaxRows) {
+    const GemvSplit split = gemv_split();
+    job.shader = "matmul_gemv_f32";
+    job.spec = {split.cols, split.wg, static_cast<uint32_t>(M)};
+    job.groups = {grid(ceil_div(N, split.cols)), 1, gz};
+  } else {
+    if (tile.bm == 0) tile = pick_tile(M, N, batches);
+    job.shader = "matmul_f32";
+    job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.invocations()};
+    job.groups = {grid(ceil_div(N, tile.bn)), grid(ceil_div(M, tile.bm)), gz};
+  }
   run_dispatch(call->device, job);
   OI_ABI_CATCH(call->host)
 }

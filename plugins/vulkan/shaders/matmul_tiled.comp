@@ -1,17 +1,35 @@
-// f32 matmul, register-blocked: a 64x64 output tile per workgroup of 16x16 invocations, each
-// computing 4x4 outputs (rows ty + 16 i, columns tx + 16 j) from 16-deep K tiles staged through
-// shared memory (A transposed, so both operands are read along rows). Batches (grid z, strided)
-// index broadcast matrices through a table in the params.
+// f32 matmul, register-blocked: a BM x BN output tile per workgroup of (BM/TM)*(BN/TN)
+// invocations, each computing TM x TN outputs from BK-deep K slices staged through shared memory.
+// The tile sizes are specialization constants (kernels/matmul.cpp picks them per shape).
 //
-// IEEE specials as matmul.comp: the k loop stops at K, so padding never meets an inf; without
-// FLOAT_CONTROLS the device may flush subnormal operands (subnormal * inf = 0 * inf = NaN on
-// NVIDIA), so such operands are staged scaled by 2^64 (exact, from their bits) and a K tile that
-// holds one takes a slower loop that scales each product back.
+// Layout: invocation (tx, ty) owns rows (i * TY + ty) * 4 + 0..3 for i < TM/4 and columns
+// (j * TX + tx) * 4 + 0..3 for j < TN/4, so each k step reads TM/4 + TN/4 vec4s from shared
+// memory for TM * TN products. A is stored transposed (k-major, one vec4 of padding a row, so
+// the transposing stores hit distinct banks); B as it comes. The shared tiles are double
+// buffered: the next slice is read from memory into registers while the current one is
+// multiplied, then stored, with one barrier a slice. Global reads are scalar and coalesced
+// (consecutive invocations read consecutive k of A and n of B), so any element offset works.
+//
+// Edges: rows, columns and k past M, N, K are staged as 0; padded k pairs a 0 of A with a 0 of
+// B, so padding never meets an inf; padded rows and columns are never stored. Batches (grid z,
+// strided) index broadcast matrices through the table in the params.
+//
+// Without FLOAT_CONTROLS the device may flush subnormal operands: each slice records whether it
+// staged one, and such a slice (rare) takes a slower loop of exact products
+// (matmul_subnormals.glsl).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "float_controls.glsl"
+#include "matmul_subnormals.glsl"
 
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(constant_id = 0) const uint BM = 128;
+layout(constant_id = 1) const uint BN = 128;
+layout(constant_id = 2) const uint BK = 8;
+layout(constant_id = 3) const uint TM = 8;   // a multiple of 4
+layout(constant_id = 4) const uint TN = 8;   // a multiple of 4
+layout(constant_id = 5) const uint WG = 256;  // (BM / TM) * (BN / TN)
+layout(local_size_x_id = 5) in;
 
 // p: M, K, N, batches, a/b/y word offsets, then (a matrix, b matrix) per batch from 8 on.
 layout(std430, binding = 0) readonly buffer Params { uint p[]; };
@@ -19,97 +37,121 @@ layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 3) writeonly buffer Y { float y[]; };
 
-const uint TM = 64, TN = 64, TK = 16;
-shared float as[TK][TM + 4];  // as[k][m]
-shared float bs[TK][TN + 4];
-
-#if !defined(FLOAT_CONTROLS)
-#define SCALE_SUBNORMALS 1
-shared float sa[TK][TM + 4];  // 1, or 2^-64 where as[][] holds a subnormal scaled by 2^64
-shared float sb[TK][TN + 4];
-shared uint has_subnormal;
-
-const float TWO_M64 = 5.42101086242752217e-20;  // 2^-64
-
-float stage(uint bits, inout bool scaled) {
-  if ((bits & 0x7f800000u) != 0u || (bits & 0x7fffffu) == 0u) return uintBitsToFloat(bits);
-  scaled = true;  // frac * 2^-149 * 2^64: the int to float conversion and the scaling are exact
-  return uintBitsToFloat((bits & 0x80000000u) | floatBitsToUint(float(bits & 0x7fffffu) *
-                                                                uintBitsToFloat(0x15000000u)));
-}
+const uint TX = BN / TN, TY = BM / TM;
+const uint AS4 = BM / 4 + 1;  // the stride of a k row of A in shared memory, in vec4s
+const uint BS4 = BN / 4;
+const uint LA = BM * BK / WG, LB = BN * BK / WG;  // elements each invocation stages per slice
+shared uvec4 as4[2 * BK * AS4];  // bits: moving them through shared memory never flushes
+shared uvec4 bs4[2 * BK * BS4];
+#if SCALE_SUBNORMALS
+shared uint slice_with_subnormal[2];  // per buffer: the number of the last such slice staged
 #endif
 
 void main() {
   const uint M = p[0], K = p[1], N = p[2];
-  const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = ty * 16u + tx;
-  const uint m0 = gl_WorkGroupID.y * TM, n0 = gl_WorkGroupID.x * TN;
-  // Staging: A as 64 rows x 16 k (row t / 4, k (t % 4) * 4 ..), B as 16 k x 64 columns.
-  const uint a_row = t / 4u, a_k = (t % 4u) * 4u, b_k = t / 16u, b_col = (t % 16u) * 4u;
+  const uint t = gl_LocalInvocationIndex, tx = t % TX, ty = t / TX;
+  const uint m0 = gl_WorkGroupID.y * BM, n0 = gl_WorkGroupID.x * BN;
+  const uint slices = (K + BK - 1u) / BK;
+#if SCALE_SUBNORMALS
+  uint slice_number = 0u;  // counts slices over batches: no flag needs clearing
+  if (t == 0u) {
+    slice_with_subnormal[0] = 0xffffffffu;
+    slice_with_subnormal[1] = 0xffffffffu;
+  }
+  barrier();
+#endif
   for (uint batch = gl_WorkGroupID.z; batch < p[3]; batch += gl_NumWorkGroups.z) {
     const uint a_base = p[4] + p[8u + 2u * batch] * M * K;
     const uint b_base = p[5] + p[9u + 2u * batch] * K * N;
-    float acc[4][4];
-    for (uint i = 0u; i < 4u; ++i)
-      for (uint j = 0u; j < 4u; ++j) acc[i][j] = 0.0;
-    for (uint k0 = 0u; k0 < K; k0 += TK) {
-#if SCALE_SUBNORMALS
-      if (t == 0u) has_subnormal = 0u;
-      barrier();
-      bool scaled = false;
-#endif
-      for (uint q = 0u; q < 4u; ++q) {
-        const uint row = m0 + a_row, k = k0 + a_k + q;
-        const uint va = row < M && k < K ? a[a_base + row * K + k] : 0u;
-        const uint kb = k0 + b_k, col = n0 + b_col + q;
-        const uint vb = kb < K && col < N ? b[b_base + kb * N + col] : 0u;
-#if SCALE_SUBNORMALS
-        bool s1 = false, s2 = false;
-        as[a_k + q][a_row] = stage(va, s1);
-        bs[b_k][b_col + q] = stage(vb, s2);
-        sa[a_k + q][a_row] = s1 ? TWO_M64 : 1.0;
-        sb[b_k][b_col + q] = s2 ? TWO_M64 : 1.0;
-        scaled = scaled || s1 || s2;
-#else
-        as[a_k + q][a_row] = uintBitsToFloat(va);
-        bs[b_k][b_col + q] = uintBitsToFloat(vb);
-#endif
+    uint ra[LA], rb[LB];
+    vec4 acc[TM][TN / 4];
+    [[unroll]] for (uint i = 0u; i < TM; ++i)
+      [[unroll]] for (uint j = 0u; j < TN / 4u; ++j) acc[i][j] = vec4(0.0);
+
+    for (uint s = 0u; s <= slices; ++s) {
+      const uint cur = (s + 1u) & 1u;  // slice s - 1 is in buffer cur, slice s goes to cur ^ 1
+      // Read slice s (if any) into registers.
+      if (s < slices) {
+        const uint k0 = s * BK;
+        [[unroll]] for (uint r = 0u; r < LA; ++r) {
+          const uint e = r * WG + t, row = m0 + e / BK, k = k0 + e % BK;
+          ra[r] = row < M && k < K ? a[a_base + row * K + k] : 0u;
+        }
+        [[unroll]] for (uint r = 0u; r < LB; ++r) {
+          const uint e = r * WG + t, k = k0 + e / BN, col = n0 + e % BN;
+          rb[r] = k < K && col < N ? b[b_base + k * N + col] : 0u;
+        }
       }
+      // Multiply slice s - 1.
+      if (s > 0u) {
+        const uint a_at = cur * BK * AS4, b_at = cur * BK * BS4;
 #if SCALE_SUBNORMALS
-      if (scaled) has_subnormal = 1u;
-#endif
-      barrier();
-      const uint kn = min(TK, K - k0);  // the rest of the tile is padding: never multiplied
-#if SCALE_SUBNORMALS
-      if (has_subnormal != 0u) {
-        for (uint k = 0u; k < kn; ++k) {
-          for (uint i = 0u; i < 4u; ++i) {
-            for (uint j = 0u; j < 4u; ++j) {
-              precise float prod = as[k][ty + 16u * i] * bs[k][tx + 16u * j];
-              prod = prod * sa[k][ty + 16u * i];
-              prod = prod * sb[k][tx + 16u * j];
-              acc[i][j] += prod;
+        if (slice_with_subnormal[cur] == slice_number - 1u) {
+          for (uint k = 0u; k < BK; ++k) {
+            [[unroll]] for (uint i = 0u; i < TM / 4u; ++i) {
+              const uvec4 av = as4[a_at + k * AS4 + i * TY + ty];
+              [[unroll]] for (uint j = 0u; j < TN / 4u; ++j) {
+                const uvec4 bv = bs4[b_at + k * BS4 + j * TX + tx];
+                [[unroll]] for (uint ii = 0u; ii < 4u; ++ii)
+                  [[unroll]] for (uint jj = 0u; jj < 4u; ++jj)
+                    acc[4u * i + ii][j][jj] += exact_product(av[ii], bv[jj]);
+              }
             }
           }
-        }
-      } else
+        } else
 #endif
-      {
-        for (uint k = 0u; k < kn; ++k) {
-          float av[4], bv[4];
-          for (uint i = 0u; i < 4u; ++i) av[i] = as[k][ty + 16u * i];
-          for (uint j = 0u; j < 4u; ++j) bv[j] = bs[k][tx + 16u * j];
-          for (uint i = 0u; i < 4u; ++i)
-            for (uint j = 0u; j < 4u; ++j) acc[i][j] += av[i] * bv[j];
+        {
+          [[unroll]] for (uint k = 0u; k < BK; ++k) {
+            vec4 av[TM / 4], bv[TN / 4];
+            [[unroll]] for (uint i = 0u; i < TM / 4u; ++i)
+              av[i] = uintBitsToFloat(as4[a_at + k * AS4 + i * TY + ty]);
+            [[unroll]] for (uint j = 0u; j < TN / 4u; ++j)
+              bv[j] = uintBitsToFloat(bs4[b_at + k * BS4 + j * TX + tx]);
+            [[unroll]] for (uint i = 0u; i < TM / 4u; ++i)
+              [[unroll]] for (uint ii = 0u; ii < 4u; ++ii)
+                [[unroll]] for (uint j = 0u; j < TN / 4u; ++j) acc[4u * i + ii][j] += av[i][ii] * bv[j];
+          }
         }
+      }
+      // Store slice s into the other buffer: everyone finished reading it a barrier ago.
+      if (s < slices) {
+        const uint nxt = cur ^ 1u, a_at = nxt * BK * AS4, b_at = nxt * BK * BS4;
+#if SCALE_SUBNORMALS
+        bool subnormal = false;
+#endif
+        [[unroll]] for (uint r = 0u; r < LA; ++r) {
+          const uint e = r * WG + t, m = e / BK;
+          as4[a_at + (e % BK) * AS4 + m / 4u][m % 4u] = ra[r];
+#if SCALE_SUBNORMALS
+          subnormal = subnormal || is_subnormal(ra[r]);
+#endif
+        }
+        [[unroll]] for (uint r = 0u; r < LB; ++r) {
+          const uint e = r * WG + t, n = e % BN;
+          bs4[b_at + (e / BN) * BS4 + n / 4u][n % 4u] = rb[r];
+#if SCALE_SUBNORMALS
+          subnormal = subnormal || is_subnormal(rb[r]);
+#endif
+        }
+#if SCALE_SUBNORMALS
+        if (subnormal) slice_with_subnormal[nxt] = slice_number;
+        ++slice_number;
+#endif
       }
       barrier();
     }
-    for (uint i = 0u; i < 4u; ++i) {
-      const uint row = m0 + ty + 16u * i;
-      if (row >= M) continue;
-      for (uint j = 0u; j < 4u; ++j) {
-        const uint col = n0 + tx + 16u * j;
-        if (col < N) y[p[6] + (batch * M + row) * N + col] = acc[i][j];
+
+    [[unroll]] for (uint i = 0u; i < TM / 4u; ++i) {
+      [[unroll]] for (uint ii = 0u; ii < 4u; ++ii) {
+        const uint row = m0 + (i * TY + ty) * 4u + ii;
+        if (row >= M) continue;
+        const uint y_row = p[6] + (batch * M + row) * N;
+        [[unroll]] for (uint j = 0u; j < TN / 4u; ++j) {
+          [[unroll]] for (uint jj = 0u; jj < 4u; ++jj) {
+            const uint col = n0 + (j * TX + tx) * 4u + jj;
+            if (col < N) y[y_row + col] = acc[4u * i + ii][j][jj];
+          }
+        }
       }
     }
   }
