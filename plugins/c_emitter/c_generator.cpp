@@ -3,6 +3,7 @@
 // themselves come from the families of c_ops.hpp (ops_*.cpp); anything else is refused by name.
 #include "c_generator.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdio>
 #include <map>
@@ -477,8 +478,12 @@ class Generator : public KernelEnv {
     for (const char* h : op_table().helpers) c << h;
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
+    // Returned temporaries too: the return is their last use, so their arena bytes hold the
+    // result until the next step.
     for (const Value& v : values_)
-      if (v.memory != "temporary") declared.push_back(&v);
+      if (v.memory != "temporary" ||
+          std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end())
+        declared.push_back(&v);
     for (const Value* v : declared) {
       c << "static const uint64_t dims_" << v->name << "[] = {";
       for (size_t i = 0; i < v->shape.size(); ++i) c << (i ? ", " : "") << v->shape[i] << "u";

@@ -11,6 +11,7 @@ const OpTable& op_table() {
     register_reduce_ops(t);
     register_math_ops(t);
     register_movement_ops(t);
+    register_conv_ops(t);
     return t;
   }();
   return table;

@@ -52,5 +52,6 @@ void register_matmul_ops(OpTable& t);
 void register_reduce_ops(OpTable& t);
 void register_math_ops(OpTable& t);
 void register_movement_ops(OpTable& t);
+void register_conv_ops(OpTable& t);
 
 }  // namespace oi::c_emitter

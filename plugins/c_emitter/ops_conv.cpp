@@ -1,0 +1,77 @@
+// conv(x, w[, b]) in generated C (ops-nn.md, ONNX Conv; f32, f64): 1-D [N, C, W] (run as 2-D
+// with H = 1) and 2-D [N, C, H, W], strides, pads, dilations, group. Direct convolution: each
+// output plane accumulates tap by tap in its dtype, the innermost loop running over the output
+// columns the tap reaches (so padded cells are never read), then the bias is added, as the CPU
+// backend does. Its summation order may differ from the backend's (ops-nn.md's tolerance).
+#include "c_ops.hpp"
+#include "window.hpp"
+
+namespace oi::c_emitter {
+namespace {
+
+void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
+  const std::string where = op_where(op);
+  const auto& settings = op.at("settings").as_object();
+  check_settings(settings, {"strides", "pads", "dilations", "group"}, where);
+  const auto& ins = op.at("inputs").as_array();
+  if (ins.size() < 2 || ins.size() > 3)
+    throw std::runtime_error(where + " takes x, w and an optional bias");
+  const Value& x = whole_operand(env, ins.at(0), op);
+  const Value& w = whole_operand(env, ins.at(1), op);
+  const Value* b = ins.size() == 3 ? &whole_operand(env, ins.at(2), op) : nullptr;
+  const Value& y = env.value(str(op.at("output")));
+  if ((y.dtype != "f32" && y.dtype != "f64") || x.dtype != y.dtype || w.dtype != y.dtype ||
+      (b && b->dtype != y.dtype))
+    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+  if (w.shape.size() != x.shape.size())
+    throw std::runtime_error(where + ": w needs x's rank ([M, C/group, kernel...])");
+  std::vector<uint64_t> kernel(w.shape.begin() + std::min<size_t>(2, w.shape.size()),
+                               w.shape.end());
+  const Window g = window_geometry(x, y, kernel, settings, true, where);
+  const uint64_t M = w.shape[0],
+                 group = static_cast<uint64_t>(int_setting(settings, "group", 1, where));
+  if (group < 1 || g.channels % group || M % group || w.shape[1] * group != g.channels ||
+      y.shape[1] != M || (b && (b->shape.size() != 1 || b->shape[0] != M)))
+    throw std::runtime_error(where + ": group, channels, w or the bias do not fit");
+  if (y.numel() == 0) return;
+  const uint64_t cpg = g.channels / group, mpg = M / group;
+  const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
+  const std::string T = c_type(y.dtype);
+  c << "    for (size_t n = 0; n < " << u(g.batch) << "; ++n)\n"
+    << "      for (size_t m = 0; m < " << u(M) << "; ++m) {\n"
+    << "        " << T << "* restrict yp = o + (n * " << u(M) << " + m) * " << u(oplane) << ";\n"
+    << "        for (size_t q = 0; q < " << u(oplane) << "; ++q) yp[q] = 0;\n";
+  if (iplane > 0) {
+    c << "        for (size_t ci = 0; ci < " << u(cpg) << "; ++ci) {\n"
+      << "          const " << T << "* xp = p_" << x.name << " + (n * " << u(g.channels)
+      << " + m / " << u(mpg) << " * " << u(cpg) << " + ci) * " << u(iplane) << ";\n"
+      << "          for (size_t kh = 0; kh < " << u(g.k_h) << "; ++kh)\n"
+      << "            for (size_t kw = 0; kw < " << u(g.k_w) << "; ++kw) {\n"
+      << "              const " << T << " wv = p_" << w.name << "[((m * " << u(cpg) << " + ci) * "
+      << u(g.k_h) << " + kh) * " << u(g.k_w) << " + kw];\n";
+    window_columns(c, g, "              ");
+    c << "              for (size_t oh = 0; oh < " << u(g.out_h) << "; ++oh) {\n"
+      << "                const ptrdiff_t ih = (ptrdiff_t)(oh * " << u(g.stride_h) << " + kh * "
+      << u(g.dil_h) << ") - " << g.pad_top << ";\n"
+      << "                if (ih < 0 || ih >= " << g.in_h << ") continue;\n"
+      << "                const " << T << "* xr = xp + (size_t)ih * " << u(g.in_w) << ";\n"
+      << "                " << T << "* yr = yp + oh * " << u(g.out_w) << ";\n"
+      << "                for (size_t ow = lo; ow < hi; ++ow)\n"
+      << "                  yr[ow] += wv * xr[(ptrdiff_t)(ow * " << u(g.stride_w) << ") + dx];\n"
+      << "              }\n"
+      << "            }\n"
+      << "        }\n";
+  }
+  if (b)
+    c << "        const " << T << " bias = p_" << b->name << "[m];\n"
+      << "        for (size_t q = 0; q < " << u(oplane) << "; ++q) yp[q] += bias;\n";
+  c << "      }\n";
+}
+
+}  // namespace
+
+void register_conv_ops(OpTable& t) {
+  t.ops["conv"] = conv;
+}
+
+}  // namespace oi::c_emitter

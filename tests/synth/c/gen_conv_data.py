@@ -1,0 +1,27 @@
+"""Writes c/conv_model.txt and c/conv_input.txt (text form of .oinf) with deterministic
+pseudo-random values in [0, 1) (no heavy cancellation, so ops.md's relative tolerance holds
+between summation orders). Run from tests/synth: /usr/bin/python3 c/gen_conv_data.py"""
+import numpy as np
+
+rng = np.random.default_rng(20261124)
+
+
+def tensor(name, dtype, shape):
+    arr = rng.random(shape)
+    fmt = "%.17g" if dtype == "f64" else "%.6g"
+    vals = ", ".join(fmt % float(v) for v in arr.ravel())
+    dims = ", ".join(str(d) for d in shape)
+    return f"{name}: {dtype}[{dims}] = {{ {vals} }}\n"
+
+
+with open("c/conv_model.txt", "w") as f:
+    f.write("# openinfer oinf text v1\n")
+    for name, dtype, shape in [("b1", "f32", (5,)), ("b3", "f32", (3,)), ("bd", "f64", (3,)),
+                               ("w1", "f32", (5, 4, 3)), ("w2", "f32", (6, 2, 3, 2)),
+                               ("w3", "f32", (3, 4, 1, 1)), ("wd", "f64", (3, 1, 3))]:
+        f.write(tensor(name, dtype, shape))
+with open("c/conv_input.txt", "w") as f:
+    f.write("# openinfer oinf text v1\n")
+    for name, dtype, shape in [("x1", "f32", (2, 4, 9)), ("x2", "f32", (1, 4, 6, 7)),
+                               ("xd", "f64", (1, 3, 8))]:
+        f.write(tensor(name, dtype, shape))
