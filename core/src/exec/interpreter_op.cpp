@@ -11,7 +11,9 @@ namespace oi::exec {
 namespace {
 
 // The buffers of one op call; the same host memory always maps to the same buffer, so an
-// in-place output shares its input's buffer as the ABI requires.
+// in-place output shares its input's buffer as the ABI requires. On a device backend, plain
+// variables keep their device copy (VarState::device): inputs already there are not uploaded,
+// and outputs stay there until the host reads them.
 class OperandBuffers {
  public:
   using List = std::vector<std::pair<const std::byte*, std::shared_ptr<DeviceBuffer>>>;
@@ -26,24 +28,17 @@ class OperandBuffers {
   }
   ~OperandBuffers() { local_.clear(); }
 
-  const DeviceBuffer* get(const Tensor& t, VarState* state) {
+  bool on_device() const { return !wrap_; }
+
+  // An operand; `state` is the variable's when the tensor is its whole plain value.
+  // `fill` is false for an output the kernel overwrites without reading.
+  const DeviceBuffer* get(const Tensor& t, VarState* state, bool fill = true) {
     const std::byte* data = t.bytes().data();
     for (auto& [ptr, buf] : local_)
       if (ptr == data) return buf.get();
-    if (wrap_ && cache_ && state != nullptr && state->buffer && state->buffer_data == data &&
-        state->buffer_bytes == t.nbytes() && state->buffer_backend == &backend_) {
-      return state->buffer.get();  // the common case: no new buffer, no reference counting
-    }
+    if (wrap_) return wrapped(t, state);
     std::shared_ptr<DeviceBuffer> buf;
-    if (wrap_) {
-      buf = backend_.wrap_host(const_cast<std::byte*>(data), t.nbytes());
-      if (cache_ && state != nullptr) {
-        state->buffer = buf;
-        state->buffer_data = data;
-        state->buffer_bytes = t.nbytes();
-        state->buffer_backend = &backend_;
-      }
-    } else if (t.is_view() && t.nbytes() > 0 && model_.holds(data, t.nbytes())) {
+    if (t.is_view() && t.nbytes() > 0 && model_.holds(data, t.nbytes())) {
       std::lock_guard lock(slot_.resident_mutex);
       auto& [bytes, resident] = slot_.resident[data];
       if (!resident || bytes != t.nbytes()) {
@@ -52,20 +47,61 @@ class OperandBuffers {
         bytes = t.nbytes();
       }
       buf = resident;
+    } else if (state != nullptr && cache_) {
+      const bool here = state->device && state->device_backend == &backend_ &&
+                        state->device->size() == t.nbytes();
+      if (here && state->device_valid) {
+        buf = state->device;  // already on this device: nothing crosses the bus
+      } else {
+        if (state->host_stale) Memory::sync_host(*state);  // newer on another device
+        buf = here ? state->device : backend_.alloc(t.nbytes());
+        if (fill) {
+          backend_.upload(*buf, 0, t.bytes());
+          Memory::share_device(*state, buf, backend_);  // later nodes find it there
+        }
+      }
     } else {
       buf = backend_.alloc(t.nbytes());
-      backend_.upload(*buf, 0, t.bytes());
+      if (fill) backend_.upload(*buf, 0, t.bytes());
     }
     local_.emplace_back(data, buf);
     return buf.get();
   }
-  // Copies the output back when it lives in device memory.
-  void finish(const DeviceBuffer* buffer, Tensor& out) {
-    if (wrap_) return;
+  // After the kernel: a device output stays on the device when it is a variable's whole value
+  // (`state`), else it is copied back into `out`.
+  // Returns true when the output stayed on the device.
+  bool finish(const DeviceBuffer* buffer, Tensor& out, VarState* state) {
+    if (wrap_) return false;
+    if (state != nullptr && cache_) {
+      for (auto& [ptr, buf] : local_) {
+        if (buf.get() == buffer) {
+          Memory::adopt_device(*state, buf, backend_);
+          return true;
+        }
+      }
+    }
     backend_.download(*buffer, 0, out.mutable_bytes());
+    return false;
   }
 
  private:
+  const DeviceBuffer* wrapped(const Tensor& t, VarState* state) {
+    const std::byte* data = t.bytes().data();
+    if (cache_ && state != nullptr && state->buffer && state->buffer_data == data &&
+        state->buffer_bytes == t.nbytes() && state->buffer_backend == &backend_) {
+      return state->buffer.get();  // the common case: no new buffer, no reference counting
+    }
+    auto buf = backend_.wrap_host(const_cast<std::byte*>(data), t.nbytes());
+    if (cache_ && state != nullptr) {
+      state->buffer = buf;
+      state->buffer_data = data;
+      state->buffer_bytes = t.nbytes();
+      state->buffer_backend = &backend_;
+    }
+    local_.emplace_back(data, buf);
+    return buf.get();
+  }
+
   BackendSlot& slot_;
   const Model& model_;
   Backend& backend_;
@@ -91,16 +127,22 @@ void Interpreter::run_op(const Node& node) {
   const OpPlan& plan = ctx_.program.ops.at(&node);
   const VarInfo& out_var = *plan.output_var;
 
+  // Values stay in a device backend's memory between nodes (entry's interpreter only:
+  // consumers run concurrently on snapshots and copy through the host).
+  const bool resident = !plan.backend->backend->can_wrap_host_memory() && track_ == 0;
+
   // The output first: making it owned may move a model view, and in-place inputs must see the
   // same memory.
   Tensor staged;  // used when the result goes to a table or must not alias an input
   Tensor* out = nullptr;
-  bool direct = !node.output.has_brackets && !out_var.table && !out_var.auto_dim &&
-                !(plan.output_aliases_input && plan.mode != KernelMode::InPlace);
+  const bool plain = !node.output.has_brackets && !out_var.table && !out_var.auto_dim;
+  const bool overlaid = overlay_value(out_var) != nullptr;
+  bool direct = plain && !(plan.output_aliases_input && plan.mode != KernelMode::InPlace);
   if (direct) {
-    out = &plain_output(node.output);
+    out = resident && !overlaid ? &ctx_.memory.write(out_var, node.output.loc, HostSync::No)
+                                : &plain_output(node.output);
     out->mutable_bytes();
-  } else if (node.output.has_brackets || out_var.table || out_var.auto_dim) {
+  } else if (!plain) {
     Tensor current;
     staged = read_access(node.output, current);  // has the access's shape
     out = &staged;
@@ -108,8 +150,7 @@ void Interpreter::run_op(const Node& node) {
     staged = Tensor(out_var.dtype, out_var.shape);
     out = &staged;
   }
-  VarState* out_state =
-      direct && overlay_value(out_var) == nullptr ? &ctx_.memory.state(out_var) : nullptr;
+  VarState* out_state = plain && !overlaid ? &ctx_.memory.state(out_var) : nullptr;
 
   if (op_scratch_.size() < node.inputs.size()) op_scratch_.resize(node.inputs.size());
   auto& inputs = op_inputs_;
@@ -119,8 +160,10 @@ void Interpreter::run_op(const Node& node) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Ref& ref = node.inputs[i];
     const VarInfo& v = *plan.input_vars[i];
-    inputs.push_back(&read_ref(ref, v, op_scratch_[i]));
-    bool cached = ref.indices.empty() && !v.table && !v.auto_dim && overlay_value(v) == nullptr;
+    bool cached = ref.indices.empty() && !v.table && !v.auto_dim && !v.prefix &&
+                  overlay_value(v) == nullptr;
+    inputs.push_back(cached && resident ? &ctx_.memory.read(v, ref.loc, HostSync::No)
+                                        : &read_ref(ref, v, op_scratch_[i]));
     states.push_back(cached ? &ctx_.memory.state(v) : nullptr);
   }
 
@@ -153,10 +196,13 @@ void Interpreter::run_op(const Node& node) {
   }
   const auto& settings = plan.dynamic_settings ? dynamic : plan.static_settings;
 
+  bool kept_on_device = false;
   if (out->nbytes() > 0) {
     Backend& backend = *plan.backend->backend;
     OperandBuffers buffers(*plan.backend, ctx_.program.model, track_ == 0, op_buffers_);
-    const DeviceBuffer* out_buffer = buffers.get(*out, out_state);
+    // A staged output gets a buffer of its own (its variable's may be an input).
+    const DeviceBuffer* out_buffer =
+        buffers.get(*out, direct ? out_state : nullptr, plan.mode == KernelMode::InPlace);
     auto& in_args = op_args_;
     in_args.clear();
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -175,9 +221,12 @@ void Interpreter::run_op(const Node& node) {
         backend.run(*plan.kernel, in_args, outs, settings);
       }
     });
-    buffers.finish(out_buffer, *out);
+    if (resident && plain && !direct && out_state != nullptr) {
+      ctx_.memory.write(out_var, node.output.loc, HostSync::No);  // the whole value is replaced
+    }
+    kept_on_device = buffers.finish(out_buffer, *out, resident && plain ? out_state : nullptr);
   }
-  if (!direct) store(node.output, staged);
+  if (!direct && !kept_on_device) store(node.output, staged);
 }
 
 }  // namespace oi::exec

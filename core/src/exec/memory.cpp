@@ -90,8 +90,14 @@ bool Memory::has_value(const VarInfo& v) const {
   return true;
 }
 
-const Tensor& Memory::read(const VarInfo& v, const SourceLocation& loc) {
+const Tensor& Memory::read(const VarInfo& v, const SourceLocation& loc, HostSync sync) {
   VarState& s = state(v);
+  const Tensor& t = current(v, s, loc);
+  if (sync == HostSync::Yes && s.host_stale) sync_host(s);
+  return t;
+}
+
+const Tensor& Memory::current(const VarInfo& v, VarState& s, const SourceLocation& loc) {
   uint64_t e = s.epoch.load(std::memory_order_acquire);
   uint64_t cur = epoch_;
   switch (v.kind) {
@@ -114,28 +120,60 @@ const Tensor& Memory::read(const VarInfo& v, const SourceLocation& loc) {
   bool once = v.kind == VarKind::Constant || v.kind == VarKind::Persistent;
   if (e != (once ? kLoaded : cur)) {
     s.value = initial_value(v, loc);
+    drop_device(s);
     s.epoch.store(once ? kLoaded : cur, std::memory_order_release);
   }
   return s.value;
 }
 
-Tensor& Memory::write(const VarInfo& v, const SourceLocation& loc) {
+void Memory::sync_host(VarState& s) {
+  std::lock_guard lock(s.device_mutex);
+  if (!s.host_stale) return;
+  s.device_backend->download(*s.device, 0, s.value.mutable_bytes());
+  s.host_stale = false;
+}
+
+void Memory::drop_device(VarState& s) {
+  s.device_valid = false;  // the buffer stays for the next kernel output of the same size
+  s.host_stale = false;
+}
+
+void Memory::adopt_device(VarState& s, std::shared_ptr<DeviceBuffer> buffer, Backend& backend) {
+  std::lock_guard lock(s.device_mutex);
+  s.device = std::move(buffer);
+  s.device_backend = &backend;
+  s.device_valid = true;
+  s.host_stale = true;
+}
+
+void Memory::share_device(VarState& s, std::shared_ptr<DeviceBuffer> buffer, Backend& backend) {
+  std::lock_guard lock(s.device_mutex);
+  s.device = std::move(buffer);
+  s.device_backend = &backend;
+  s.device_valid = true;
+  s.host_stale = false;
+}
+
+Tensor& Memory::write(const VarInfo& v, const SourceLocation& loc, HostSync sync) {
   if (v.kind == VarKind::Constant) {
     throw input_error(where(loc) + "constant '" + v.name + "' cannot be written");
   }
   VarState& s = state(v);
   if (v.kind == VarKind::Dynamic && s.epoch.load(std::memory_order_acquire) != epoch_) {
     s.value = Tensor(v.dtype, v.shape);  // a block writes a dynamic the host did not insert
+    drop_device(s);
     s.epoch.store(epoch_, std::memory_order_release);
     return s.value;
   }
-  read(v, loc);
+  read(v, loc, sync);
+  if (sync == HostSync::Yes) drop_device(s);  // the host changes the value
   return s.value;
 }
 
 void Memory::insert(const VarInfo& v, Tensor value) {
   VarState& s = state(v);
   s.value = std::move(value);
+  drop_device(s);
   s.epoch.store(epoch_ + 1, std::memory_order_release);
 }
 

@@ -39,7 +39,18 @@ struct VarState {
   const std::byte* buffer_data = nullptr;
   uint64_t buffer_bytes = 0;
   const Backend* buffer_backend = nullptr;
+  // A device backend's copy of `value`: values stay in device memory between nodes and steps,
+  // and cross the bus only when the host reads them (docs/runtime.md, "Device memory").
+  // device_valid: `device` holds the value; host_stale: and `value`'s bytes are older.
+  std::shared_ptr<DeviceBuffer> device;
+  Backend* device_backend = nullptr;
+  bool device_valid = false;
+  bool host_stale = false;
+  std::mutex device_mutex;  // consumers may read one variable at the same time
 };
+
+// Whether a read or write brings a device copy back to the host first.
+enum class HostSync { Yes, No };
 
 inline constexpr uint64_t kLoaded = ~uint64_t{0};
 
@@ -51,9 +62,17 @@ class Memory {
   uint64_t epoch() const { return epoch_; }
   VarState& state(const VarInfo& v) { return *states_[v.id]; }
 
-  // Plain (unindexed) variables.
-  const Tensor& read(const VarInfo& v, const SourceLocation& loc);
-  Tensor& write(const VarInfo& v, const SourceLocation& loc);
+  // Plain (unindexed) variables. HostSync::No is for kernels of the backend that holds the
+  // device copy: the bytes may be stale, shape and dtype are right; a write with it keeps the
+  // device copy (the caller replaces it), a write with HostSync::Yes drops it.
+  const Tensor& read(const VarInfo& v, const SourceLocation& loc, HostSync sync = HostSync::Yes);
+  Tensor& write(const VarInfo& v, const SourceLocation& loc, HostSync sync = HostSync::Yes);
+  // Downloads the device copy into `value` when it is newer.
+  static void sync_host(VarState& s);
+  // `buffer` on `backend` now holds the whole value (a kernel wrote it there).
+  static void adopt_device(VarState& s, std::shared_ptr<DeviceBuffer> buffer, Backend& backend);
+  // `buffer` holds a copy of the value uploaded from the host (both are current).
+  static void share_device(VarState& s, std::shared_ptr<DeviceBuffer> buffer, Backend& backend);
   void insert(const VarInfo& v, Tensor value);  // the host's insert, between steps
   bool has_value(const VarInfo& v) const;
   void set_in_step(bool on) { in_step_ = on; }
@@ -85,6 +104,9 @@ class Memory {
     int64_t end = 0;
   };
   Tensor initial_value(const VarInfo& v, const SourceLocation& loc) const;
+  // The value of the step (initialised on first use), without syncing a device copy.
+  const Tensor& current(const VarInfo& v, VarState& s, const SourceLocation& loc);
+  static void drop_device(VarState& s);
   std::vector<Range> table_ranges(const VarInfo& v, VarState& s,
                                   const std::vector<SlotValue>& slots,
                                   const SourceLocation& loc) const;
