@@ -3,10 +3,14 @@
 //   layer_norm: y = (x - mean) / sqrt(var + eps) * scale [+ bias], var the population variance;
 //   rms_norm:   y = x / sqrt(mean(x^2) + eps) * scale;
 // each result rounded once to the output dtype. scale and bias have the trailing dims.
+// All-f32 operands take row_ops_f32's vector path where the CPU has AVX2 and FMA.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "axis.hpp"
 #include "cpu_status.hpp"
@@ -14,6 +18,7 @@
 #include "element_types.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "parallel.hpp"
+#include "row_ops_f32.hpp"
 
 namespace oi::cpu {
 
@@ -28,6 +33,17 @@ void norm_rows(const oi_kernel_call& call, uint32_t axis, C eps) {
   for (uint32_t k = 0; k < call.inputs[0].rank; ++k)
     (k < axis ? rows : len) *= call.inputs[0].dims[k];
   if (rows == 0 || len == 0) return;
+  if constexpr (std::is_same_v<C, float>) {
+    bool f32 = call.outputs[0].dtype == OI_DTYPE_F32 &&
+               reinterpret_cast<uintptr_t>(out) % alignof(float) == 0;
+    for (uint32_t i = 0; i < call.num_inputs; ++i)
+      f32 = f32 && call.inputs[i].dtype == OI_DTYPE_F32 &&
+            reinterpret_cast<uintptr_t>(input_data(call, i)) % alignof(float) == 0;
+    auto as_f32 = [](const std::byte* p) { return reinterpret_cast<const float*>(p); };
+    if (f32 && norm_rows_f32(as_f32(x), as_f32(scale), as_f32(bias), reinterpret_cast<float*>(out),
+                             rows, len, eps, Rms))
+      return;
+  }
   auto ld = [&](const std::byte* p, uint64_t i) -> C {
     if constexpr (std::is_same_v<C, float>) {
       return io.ld_f32(p, i);
@@ -52,12 +68,21 @@ void norm_rows(const oi_kernel_call& call, uint32_t axis, C eps) {
         for (uint64_t k = 0; k < len; ++k) sum += ld(x, base + k);
         mean = sum / n;
       }
-      C sq = 0;
+      C dev = 0, sq = 0;
       for (uint64_t k = 0; k < len; ++k) {
         const C d = ld(x, base + k) - mean;
+        dev += d;
         sq += d * d;
       }
-      const C inv = C(1) / std::sqrt(sq / n + eps);
+      C var = sq / n;
+      if constexpr (!Rms) {
+        // The corrected two-pass variance: the deviations' sum measures the rounding error of
+        // the mean, which is added back, so rows far from 0 keep their precision.
+        const C c = dev / n;
+        mean += c;
+        var = std::max(C(0), var - c * c);
+      }
+      const C inv = C(1) / std::sqrt(var + eps);
       for (uint64_t k = 0; k < len; ++k) {
         C y = (ld(x, base + k) - mean) * inv * ld(scale, k);
         if (bias != nullptr) y += ld(bias, k);

@@ -1,11 +1,13 @@
 // softmax and log_softmax over `axis` (ops-nn.md): per slice along the axis, m = max (NaN
 // propagates), s = sum of e^(x - m) accumulated in f32 (f64 for f64), then e^(x - m) / s or
 // (x - m) - log(s), rounded once to the output dtype. Subtracting m keeps e^ from overflowing.
+// f32 over the last axis takes row_ops_f32's vector path where the CPU has AVX2 and FMA.
 #pragma once
 
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "axis.hpp"
@@ -14,6 +16,7 @@
 #include "element_types.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "parallel.hpp"
+#include "row_ops_f32.hpp"
 
 namespace oi::cpu {
 
@@ -24,6 +27,15 @@ void softmax_slices(const oi_kernel_call& call, uint32_t axis) {
   const std::byte* in = input_data(call, 0);
   std::byte* out = output_data(call, 0);
   const AxisSplit s(call.inputs[0], axis);
+  if constexpr (std::is_same_v<C, float>) {
+    const bool f32_rows = s.inner == 1 && call.inputs[0].dtype == OI_DTYPE_F32 &&
+                          call.outputs[0].dtype == OI_DTYPE_F32 &&
+                          reinterpret_cast<uintptr_t>(in) % alignof(float) == 0 &&
+                          reinterpret_cast<uintptr_t>(out) % alignof(float) == 0;
+    if (f32_rows && softmax_rows_f32(reinterpret_cast<const float*>(in),
+                                     reinterpret_cast<float*>(out), s.outer, s.len, Log))
+      return;
+  }
   auto ld = [&](uint64_t i) -> C {
     if constexpr (std::is_same_v<C, float>) {
       return in_io.ld_f32(in, i);
