@@ -539,6 +539,7 @@ class Generator : public KernelEnv {
     // Fill from @init.
     auto fill = [&](const Value& v, const std::string& ptr) { return fill_code(v, ptr); };
     if (embed_) c << embedded_arrays() << "\n";
+    c << "int " << N << "_needs_model(void) { return " << (embed_ ? 0 : 1) << "; }\n\n";
     c << "int " << N << "_create(const char* model_path, " << N
       << "_state** out, char* err, size_t err_size) {\n"
          "  *out = NULL;\n  const uint16_t one = 1;\n  unsigned char first;\n  memcpy(&first, "

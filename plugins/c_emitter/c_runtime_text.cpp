@@ -31,6 +31,9 @@ typedef struct @NAME@_var_info {
 /* Creates the state: persistent and constant memory, weights read from the .oinf (checked
  * against the declarations). Returns an error code and writes a message into err. */
 int @NAME@_create(const char* model_path, @NAME@_state** out, char* err, size_t err_size);
+/* 0 when the weights are embedded (--embed-weights): create then reads no file (model_path
+ * may be NULL). */
+int @NAME@_needs_model(void);
 void @NAME@_destroy(@NAME@_state* s);
 /* Copies a dynamic input for the next step (exactly the variable's bytes). */
 int @NAME@_insert(@NAME@_state* s, const char* name, const void* data, size_t bytes);
@@ -309,12 +312,12 @@ int main(int argc, char** argv) {
     else if (strcmp(a, "--save") == 0 && has_value) save = argv[++i];
     else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) quiet = 1;
     else {
-      fprintf(stderr, "usage: %s --model M.oinf [--steps N] [--input NAME=FILE[:TENSOR]]... "
+      fprintf(stderr, "usage: %s [--model M.oinf] [--steps N] [--input NAME=FILE[:TENSOR]]... "
               "[--fetch NAME]... [--save OUT.oinf] [-q]\n", argv[0]);
       return 2;
     }
   }
-  if (!model) return fprintf(stderr, "error: missing --model\n"), 2;
+  if (!model && @NAME@_needs_model()) return fprintf(stderr, "error: missing --model\n"), 2;
   if (steps < 1) return fprintf(stderr, "error: --steps must be at least 1\n"), 2;
   if (n_fetch == 0) {
     size_t count = 0;
