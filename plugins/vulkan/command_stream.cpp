@@ -23,9 +23,9 @@ vk::DeviceSize align_up(vk::DeviceSize v, vk::DeviceSize a) {
 void command_barrier(vk::CommandBuffer cmd) {
   using A = vk::AccessFlagBits;
   using S = vk::PipelineStageFlagBits;
-  vk::MemoryBarrier barrier(A::eShaderWrite | A::eTransferWrite,
-                            A::eShaderRead | A::eShaderWrite | A::eTransferRead |
-                                A::eTransferWrite);
+  vk::MemoryBarrier barrier(A::eShaderWrite | A::eTransferWrite, A::eShaderRead | A::eShaderWrite |
+                                                                     A::eTransferRead |
+                                                                     A::eTransferWrite);
   cmd.pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer, {},
                       barrier, {}, {});
 }
@@ -203,8 +203,10 @@ vk::DescriptorSet CommandStream::allocate_set(Batch& b) {
   return set;
 }
 
-std::pair<CommandStream::Batch*, vk::DeviceSize> CommandStream::reserve(
-    Arena Batch::*which, vk::DeviceSize bytes, vk::DeviceSize alignment, vk::DeviceSize& wanted) {
+std::pair<CommandStream::Batch*, vk::DeviceSize> CommandStream::reserve(Arena Batch::*which,
+                                                                        vk::DeviceSize bytes,
+                                                                        vk::DeviceSize alignment,
+                                                                        vk::DeviceSize& wanted) {
   Batch* b = &recording();
   vk::DeviceSize at = align_up((b->*which).used, alignment);
   if (at + bytes > (b->*which).alloc.size) {
@@ -216,8 +218,8 @@ std::pair<CommandStream::Batch*, vk::DeviceSize> CommandStream::reserve(
     Arena& arena = b->*which;
     if (arena.alloc.size < bytes) {  // empty: nothing recorded refers to it
       release(s_.device, arena.alloc);
-      arena.alloc = make_allocation(s_.device, s_.memory,
-                                    std::max(wanted, std::bit_ceil(bytes)), true);
+      arena.alloc =
+          make_allocation(s_.device, s_.memory, std::max(wanted, std::bit_ceil(bytes)), true);
     }
     at = 0;
   }

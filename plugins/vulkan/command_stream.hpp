@@ -31,8 +31,8 @@ struct StreamSetup {
   vk::Queue queue;
   uint32_t queue_family = 0;
   vk::PhysicalDeviceMemoryProperties memory;
-  vk::DescriptorSetLayout set_layout;  // what begin_dispatch's sets are allocated for
-  uint32_t bindings = 0;               // storage buffer descriptors per set
+  vk::DescriptorSetLayout set_layout;   // what begin_dispatch's sets are allocated for
+  uint32_t bindings = 0;                // storage buffer descriptors per set
   vk::DeviceSize params_alignment = 4;  // minStorageBufferOffsetAlignment
 };
 
@@ -54,9 +54,9 @@ struct StreamStats {
 
 class CommandStream {
  public:
-  static constexpr size_t kBatches = 3;           // the CPU records one while the GPU runs others
-  static constexpr uint32_t kMaxCommands = 256;   // a full batch is submitted
-  static constexpr uint32_t kIdleCheck = 32;      // commands between looks at an idle GPU
+  static constexpr size_t kBatches = 3;          // the CPU records one while the GPU runs others
+  static constexpr uint32_t kMaxCommands = 256;  // a full batch is submitted
+  static constexpr uint32_t kIdleCheck = 32;     // commands between looks at an idle GPU
   static constexpr vk::DeviceSize kInlineUpload = 65536;  // vkCmdUpdateBuffer's limit
 
   void open(const StreamSetup& setup);
@@ -95,8 +95,8 @@ class CommandStream {
     Arena params;
     Arena staging;
     std::vector<vk::DescriptorPool> pools;
-    size_t pool = 0;       // the pool sets come from now
-    uint32_t pool_sets = 0;  // sets taken from it
+    size_t pool = 0;                 // the pool sets come from now
+    uint32_t pool_sets = 0;          // sets taken from it
     std::vector<Allocation> doomed;  // destroyed when the batch has completed
   };
 
@@ -116,8 +116,8 @@ class CommandStream {
   StreamSetup s_;
   vk::CommandPool command_pool_;
   std::array<Batch, kBatches> batches_;
-  size_t current_ = 0;         // the batch recorded into next
-  size_t last_submitted_ = kBatches;  // kBatches: none yet
+  size_t current_ = 0;                       // the batch recorded into next
+  size_t last_submitted_ = kBatches;         // kBatches: none yet
   vk::DeviceSize params_wanted_ = 64 << 10;  // arena sizes, doubled when a batch fills one
   vk::DeviceSize staging_wanted_ = 1 << 20;
   std::string failure_;  // a submit that failed with nobody waiting

@@ -135,8 +135,8 @@ void create_device(oi_device& d) {
   setup.memory = d.memory;
   setup.set_layout = d.set_layout;
   setup.bindings = kDataBindings + 1;
-  setup.params_alignment = std::max<vk::DeviceSize>(
-      p.handle.getProperties().limits.minStorageBufferOffsetAlignment, 4);
+  setup.params_alignment =
+      std::max<vk::DeviceSize>(p.handle.getProperties().limits.minStorageBufferOffsetAlignment, 4);
   d.stream.open(setup);
 }
 

@@ -34,10 +34,10 @@ Allocation make_allocation(vk::Device device, const vk::PhysicalDeviceMemoryProp
   const auto req = device.getBufferMemoryRequirements(a.buffer);
   using M = vk::MemoryPropertyFlagBits;
   try {
-    const uint32_t type =
-        host_visible ? find_memory_type(memory, req.memoryTypeBits,
-                                        M::eHostVisible | M::eHostCoherent, M::eHostCached)
-                     : find_memory_type(memory, req.memoryTypeBits, M::eDeviceLocal, {});
+    const uint32_t type = host_visible
+                              ? find_memory_type(memory, req.memoryTypeBits,
+                                                 M::eHostVisible | M::eHostCoherent, M::eHostCached)
+                              : find_memory_type(memory, req.memoryTypeBits, M::eDeviceLocal, {});
     a.memory = device.allocateMemory(vk::MemoryAllocateInfo(req.size, type));
   } catch (const vk::SystemError&) {
     device.destroyBuffer(a.buffer);

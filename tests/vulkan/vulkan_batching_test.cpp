@@ -141,7 +141,8 @@ BOOST_AUTO_TEST_CASE(large_and_unaligned_uploads_between_dispatches_are_seen_in_
     std::fill(want.begin(), want.end(), static_cast<uint8_t>(round));
     const std::vector<uint8_t> odd(7, static_cast<uint8_t>(100 + round));
     overwrite(*bytes, odd, 3 + round);
-    std::fill(want.begin() + 3 + round, want.begin() + 10 + round, static_cast<uint8_t>(100 + round));
+    std::fill(want.begin() + 3 + round, want.begin() + 10 + round,
+              static_cast<uint8_t>(100 + round));
   }
   BOOST_TEST(download<uint8_t>(*bytes, 64) == want, boost::test_tools::per_element());
 }
@@ -259,8 +260,7 @@ BOOST_AUTO_TEST_CASE(bad_ranges_are_errors_and_the_stream_goes_on) {
   auto one = upload(std::vector<float>(kN, 1.0f));
   add(x, one, x, kN);
   std::vector<float> too_many(kN + 1);
-  BOOST_CHECK_THROW(gpu()->download(*x, 0, std::as_writable_bytes(std::span(too_many))),
-                    oi::Error);
+  BOOST_CHECK_THROW(gpu()->download(*x, 0, std::as_writable_bytes(std::span(too_many))), oi::Error);
   BOOST_CHECK_THROW(gpu()->upload(*x, 8, std::as_bytes(std::span(too_many))), oi::Error);
   add(x, one, x, kN);
   BOOST_TEST(mismatches(download<float>(*x, kN), 2.0f, "x") == 0u);
