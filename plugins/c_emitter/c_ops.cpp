@@ -12,6 +12,8 @@ const OpTable& op_table() {
     register_math_ops(t);
     register_movement_ops(t);
     register_conv_ops(t);
+    register_pool_ops(t);
+    register_norm_ops(t);
     return t;
   }();
   return table;

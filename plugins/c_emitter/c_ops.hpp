@@ -53,5 +53,7 @@ void register_reduce_ops(OpTable& t);
 void register_math_ops(OpTable& t);
 void register_movement_ops(OpTable& t);
 void register_conv_ops(OpTable& t);
+void register_pool_ops(OpTable& t);
+void register_norm_ops(OpTable& t);
 
 }  // namespace oi::c_emitter
