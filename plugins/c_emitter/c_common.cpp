@@ -14,16 +14,17 @@ const char* c_type(const std::string& dtype) {
   if (dtype == "f32") return "float";
   if (dtype == "f64") return "double";
   if (dtype == "i32") return "int32_t";
+  if (dtype == "i64") return "int64_t";   // argmax/argmin results, gather indices, storage
   if (dtype == "bool") return "uint8_t";  // storage only: no kernel computes on it yet
   return nullptr;
 }
 
 uint32_t dtype_tag(const std::string& dtype) {
-  return dtype == "f32" ? 10 : dtype == "f64" ? 11 : dtype == "bool" ? 12 : 3;
+  return dtype == "f32" ? 10 : dtype == "f64" ? 11 : dtype == "bool" ? 12 : dtype == "i64" ? 4 : 3;
 }
 
 uint64_t dtype_size(const std::string& dtype) {
-  return dtype == "f64" ? 8 : dtype == "bool" ? 1 : 4;
+  return dtype == "f64" || dtype == "i64" ? 8 : dtype == "bool" ? 1 : 4;
 }
 
 std::string number(double v) {
@@ -35,10 +36,13 @@ std::string number(double v) {
 }
 
 std::string literal(const json::value& v, const std::string& dtype, const std::string& what) {
-  const bool flt = dtype != "i32";
+  const bool flt = dtype == "f32" || dtype == "f64";
+  if (v.is_int64() && dtype == "i64" && v.as_int64() == INT64_MIN)
+    return "(int64_t)(-9223372036854775807LL - 1)";
   if (v.is_int64())
     return flt ? "(" + std::string(c_type(dtype)) + ")" + number(double(v.as_int64()))
-               : "(int32_t)" + std::to_string(v.as_int64());
+               : "(" + std::string(c_type(dtype)) + ")" + std::to_string(v.as_int64()) +
+                     (dtype == "i64" ? "LL" : "");
   if (v.is_double() && flt) return "(" + std::string(c_type(dtype)) + ")" + number(v.as_double());
   if (v.is_bool()) return std::string("(") + c_type(dtype) + ")" + (v.as_bool() ? "1" : "0");
   if (v.is_string() && flt && (v.as_string() == "inf" || v.as_string() == "-inf"))

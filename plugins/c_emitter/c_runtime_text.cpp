@@ -288,6 +288,7 @@ static void print_value(const char* name, const @NAME@_var_info* v, const void* 
     if (v->dtype == 10) printf("%.9g", (double)((const float*)data)[i]);
     else if (v->dtype == 11) printf("%.17g", ((const double*)data)[i]);
     else if (v->dtype == 3) printf("%ld", (long)((const int32_t*)data)[i]);
+    else if (v->dtype == 4) printf("%lld", (long long)((const int64_t*)data)[i]);
     else if (v->dtype == 12) printf("%s", ((const uint8_t*)data)[i] ? "true" : "false");
   }
   printf("%s }\n", n > 8 ? ", ..." : "");

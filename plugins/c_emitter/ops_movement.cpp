@@ -241,7 +241,7 @@ void gather(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const Value& data = whole_operand(env, ins.at(0), op);
   const Value& idx = whole_operand(env, ins.at(1), op);
   const Value& y = env.value(str(op.at("output")));
-  if (idx.dtype != "i32")
+  if (idx.dtype != "i32" && idx.dtype != "i64")
     throw CUnsupported("c emitter: " + where + " with " + idx.dtype + " indices");
   const int64_t axis = axis_of(int_setting(settings, "axis", 0, where), data.shape.size(), where);
   uint64_t outer = 1, inner = 1;

@@ -1,6 +1,7 @@
 // Reductions in generated C: sum_axis, mean_axis, max_axis, min_axis (f32, f64) over `axes`,
-// the head of a kernel whose elementwise epilogue follows. A scratch accumulator per output
-// element takes its inputs in row-major order; max/min follow ops.md's NaN and signed-zero rules.
+// and argmax_axis/argmin_axis; each the head of a kernel whose elementwise epilogue follows. A
+// scratch accumulator per output element takes its inputs in row-major order; max/min follow
+// ops.md's NaN and signed-zero rules.
 #include "c_ops.hpp"
 
 namespace oi::c_emitter {
@@ -64,10 +65,67 @@ std::string reduction(KernelEnv& env, const json::object& k, std::ostringstream&
   return out;
 }
 
+// argmax_axis / argmin_axis (f32, f64, i32, i64 -> i64) along `axis` (default 0): ties pick
+// the first index (select_first=true) or the last, a slice holding a NaN its first NaN's index.
+// Plain comparisons, as the CPU backend: -0.0 and +0.0 tie.
+std::string arg_reduction(KernelEnv& env, const json::object& k, std::ostringstream& c,
+                          std::string& head_value) {
+  const auto& head = k.at("ops").as_array().at(0).as_object();
+  const std::string op = str(head.at("op"));
+  const std::string where = op + " (line " + json::serialize(head.at("line")) + ")";
+  const auto& settings = head.at("settings").as_object();
+  check_settings(settings, {"axis", "keepdims", "select_first"}, where);
+  const std::string xn = str(head.at("inputs").as_array().at(0)), out = str(head.at("output"));
+  if (xn.find('[') != std::string::npos)
+    throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
+  const Value &x = env.value(xn), &o = env.value(out);
+  const bool flt = x.dtype == "f32" || x.dtype == "f64";
+  if ((!flt && x.dtype != "i32" && x.dtype != "i64") || o.dtype != "i64")
+    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+  const bool first = !settings.contains("select_first") || !settings.at("select_first").is_bool() ||
+                     settings.at("select_first").as_bool();
+  uint64_t len = 1, inner = 1;
+  if (!x.shape.empty()) {
+    int64_t axis = int_setting(settings, "axis", 0, where);
+    const auto rank = static_cast<int64_t>(x.shape.size());
+    if (axis < -rank || axis >= rank) throw std::runtime_error(where + ": axis out of range");
+    if (axis < 0) axis += rank;
+    len = x.shape[axis];
+    inner = strides_of(x.shape)[axis];
+  }
+  if (len == 0) throw CUnsupported("c emitter: " + where + " over an empty axis");
+  const uint64_t rows = x.numel() / len;
+  if (rows != o.numel()) throw std::runtime_error(where + ": the output has another size");
+  const std::string T = c_type(x.dtype), field = env.scratch(rows * 8 + 8);
+  const std::string better =
+      std::string(op == "argmax_axis" ? "v > best" : "v < best") + (first ? "" : " || v == best");
+  c << "  int64_t* restrict acc = (int64_t*)s->" << field << ";\n"
+    << "  for (size_t r = 0; r < " << u(rows) << "; ++r) {\n"
+    << "    const size_t base = r / " << u(inner) << " * " << u(len * inner) << " + r % "
+    << u(inner) << ";\n"
+    << "    " << T << " best = p_" << xn << "[base];\n"
+    << "    int64_t at = 0;\n";
+  if (len > 1) {
+    c << "    " << (flt ? "if (!isnan(best)) " : "") << "for (size_t j = 1; j < " << u(len)
+      << "; ++j) {\n"
+      << "      const " << T << " v = p_" << xn << "[base + j * " << u(inner) << "];\n";
+    if (flt) c << "      if (isnan(v)) {\n        at = (int64_t)j;\n        break;\n      }\n";
+    c << "      if (" << better << ") {\n        best = v;\n        at = (int64_t)j;\n      }\n"
+      << "    }\n";
+  } else {
+    c << "    (void)best;\n";
+  }
+  c << "    acc[r] = at;\n  }\n";
+  head_value = "acc[i]";
+  return out;
+}
+
 }  // namespace
 
 void register_reduce_ops(OpTable& t) {
   for (const char* op : {"sum_axis", "mean_axis", "max_axis", "min_axis"}) t.heads[op] = reduction;
+  t.heads["argmax_axis"] = arg_reduction;
+  t.heads["argmin_axis"] = arg_reduction;
 }
 
 }  // namespace oi::c_emitter
