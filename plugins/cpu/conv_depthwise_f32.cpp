@@ -22,6 +22,8 @@ namespace {
 
 // Below this many multiply-adds one thread finishes before a second one would have started.
 constexpr uint64_t kInlineMacs = uint64_t{1} << 17;
+// Multiply-adds per task: a few microseconds, far above oneTBB's cost per task.
+constexpr uint64_t kChunkMacs = uint64_t{1} << 16;
 
 // Each plane is copied into a zero-padded buffer, so every output vector reads 8 neighbouring
 // cells per tap with no bounds checks. A padded row of a stride-s conv is stored as s phases
@@ -209,12 +211,13 @@ bool depthwise_f32_avx2(const float* x, const float* w, const float* bias, float
   if (planes < 2 || planes * P * g.taps() < kInlineMacs) {
     run(0, planes);
   } else {
-    // Planes cost the same, so one even share per worker balances them; finer tasks would only
-    // add scheduling (a 28x28 plane takes well under a microsecond).
+    // Chunks of a few microseconds rather than one even share per worker: a sleeping worker
+    // can take tens of microseconds to wake, and the calling thread does the rest meanwhile.
+    const uint64_t grain = std::max<uint64_t>(1, kChunkMacs / (P * g.taps()));
     tbb::parallel_for(
-        tbb::blocked_range<uint64_t>(0, planes),
+        tbb::blocked_range<uint64_t>(0, planes, grain),
         [&](const tbb::blocked_range<uint64_t>& r) { run(r.begin(), r.end()); },
-        tbb::static_partitioner());
+        tbb::simple_partitioner());
   }
   return true;
 }

@@ -19,23 +19,28 @@ namespace {
 
 // Fewer values than this run on the calling thread: a second worker would start too late.
 constexpr uint64_t kInlineValues = uint64_t{1} << 15;
+// Values per task: a few microseconds of work, far above oneTBB's cost per task.
+constexpr uint64_t kChunkValues = uint64_t{1} << 14;
 
 bool cpu_has_avx2_fma() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
 }
 
-// fn(begin, end) over [0, rows): one even share per worker (rows cost the same).
+// fn(begin, end) over [0, rows), in chunks of about kChunkValues values. Not one even share per
+// worker: a sleeping worker can take tens of microseconds to wake, and smaller chunks let the
+// calling thread do the rest meanwhile instead of waiting for a late half.
 template <class Fn>
 void over_rows(uint64_t rows, uint64_t len, const Fn& fn) {
   if (rows < 2 || rows * len < kInlineValues) {
     fn(uint64_t{0}, rows);
     return;
   }
+  const uint64_t grain = std::max<uint64_t>(1, kChunkValues / len);
   tbb::parallel_for(
-      tbb::blocked_range<uint64_t>(0, rows),
+      tbb::blocked_range<uint64_t>(0, rows, grain),
       [&fn](const tbb::blocked_range<uint64_t>& r) { fn(r.begin(), r.end()); },
-      tbb::static_partitioner());
+      tbb::simple_partitioner());
 }
 
 OI_AVX2_FMA float hsum(__m256 v) {
