@@ -64,6 +64,8 @@ struct PlanValue {
   uint64_t offset = 0;
   int64_t live_first = -1;  // entry schedule positions (docs/synth.md "Liveness")
   int64_t live_last = -1;
+  // Trace positions holding its bytes, as [first, last] ranges (docs/synth.md "Memory").
+  std::vector<std::pair<int64_t, int64_t>> live_ranges;
   bool zero_fill = false;             // must be zeroed before its first step (read first)
   std::optional<std::string> shares;  // in-place: takes this value's offset
 };

@@ -210,6 +210,9 @@ json::object value_json(const PlanValue& v) {
   if (v.storage == Storage::Arena) {
     o["offset"] = v.offset;
     o["live"] = json::array{v.live_first, v.live_last};
+    json::array ranges;
+    for (const auto& [a, b] : v.live_ranges) ranges.push_back(json::array{a, b});
+    o["live_ranges"] = std::move(ranges);
     o["zero_fill"] = v.zero_fill;
     if (v.shares) o["shares"] = *v.shares;
   }
