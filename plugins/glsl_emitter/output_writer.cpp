@@ -235,6 +235,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                      {"spirv_ieee", base + "_ieee.spv"},
                      {"local_size", json::array(ks.local_size.begin(), ks.local_size.end())},
                      {"workgroups", json::array(ks.workgroups.begin(), ks.workgroups.end())},
+                     {"float64", ks.float64},
                      {"bindings", std::move(bindings)}});
     files.push_back({base + ".comp", ks.glsl});
   }

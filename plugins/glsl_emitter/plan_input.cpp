@@ -206,9 +206,12 @@ DeviceIn read_device(const std::string& json_text) {
       to_u64(key(l, "max_shared_memory_bytes", "limits"), "limits.max_shared_memory_bytes");
   d.max_buffer_range = to_u64(key(l, "max_storage_buffer_range_bytes", "limits"),
                               "limits.max_storage_buffer_range_bytes");
-  if (const json::value* f = o.if_contains("features"); f && f->is_object())
+  if (const json::value* f = o.if_contains("features"); f && f->is_object()) {
     if (const json::value* h = f->as_object().if_contains("fp16"); h && h->is_bool())
       d.fp16 = h->as_bool();
+    if (const json::value* h = f->as_object().if_contains("fp64"); h && h->is_bool())
+      d.fp64 = h->as_bool();
+  }
   return d;
 }
 

@@ -62,6 +62,7 @@ struct DeviceIn {
   uint64_t shared_bytes = 0;
   uint64_t max_buffer_range = 0;
   bool fp16 = false;
+  bool fp64 = true;  // features.fp64 (absent: assumed, as most Vulkan GPUs offer it)
 };
 
 PlanIn read_plan(const std::string& json_text);

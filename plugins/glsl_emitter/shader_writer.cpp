@@ -10,7 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "embedded_div_f32.inc"  // kDivF32Glsl: plugins/vulkan/shaders/div_f32.glsl
+#include "ops.hpp"
+#include "shader_common.hpp"
 
 namespace oi::glsl {
 
@@ -25,97 +26,10 @@ std::string glsl_type(const std::string& dtype, const std::string& where) {
 
 namespace {
 
-constexpr uint64_t kMaxGroups = 65535;  // the smallest maxComputeWorkGroupCount Vulkan allows
-
-uint64_t product(const std::vector<uint64_t>& d, size_t from = 0, size_t to = SIZE_MAX) {
-  uint64_t p = 1;
-  for (size_t i = from; i < std::min(to, d.size()); ++i) p *= d[i];
-  return p;
-}
-
-std::string u(uint64_t v) {
-  return std::to_string(v) + "u";
-}
-
-// The flat index into a value of shape `in` for flat index `var` over shape `out`, with numpy
-// broadcasting (right-aligned, size-1 dims repeat).
-std::string broadcast_index(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out,
-                            const std::string& var) {
-  if (in == out) return var;
-  if (product(in) == 1) return "0u";
-  const size_t r = out.size();
-  std::vector<uint64_t> padded(r - in.size(), 1);
-  padded.insert(padded.end(), in.begin(), in.end());
-  std::string expr;
-  for (size_t d = 0; d < r; ++d) {
-    if (padded[d] == 1) continue;
-    const uint64_t ostride = product(out, d + 1), istride = product(padded, d + 1);
-    std::string term = "(" + var + (ostride == 1 ? "" : " / " + u(ostride)) + ")";
-    if (d > 0) term = "(" + term + " % " + u(out[d]) + ")";
-    if (istride != 1) term += " * " + u(istride);
-    expr += (expr.empty() ? "" : " + ") + term;
-  }
-  return expr.empty() ? "0u" : "(" + expr + ")";
-}
-
-// A literal of the kernel's type from a setting (number, bool, "inf", "-inf").
-std::string literal(const json::value& v, const std::string& type, const std::string& where) {
-  double d = 0;
-  if (v.is_int64()) {
-    d = static_cast<double>(v.as_int64());
-  } else if (v.is_uint64()) {
-    d = static_cast<double>(v.as_uint64());
-  } else if (v.is_double()) {
-    d = v.as_double();
-  } else if (v.is_bool()) {
-    d = v.as_bool() ? 1 : 0;
-  } else if (v.is_string() && (v.as_string() == "inf" || v.as_string() == "-inf")) {
-    d = v.as_string() == "inf" ? INFINITY : -INFINITY;
-  } else {
-    unsupported(where + ": value " + json::serialize(v) + " is not a number");
-  }
-  std::ostringstream s;
-  if (type == "float") {
-    s << "uintBitsToFloat(0x" << std::hex << std::bit_cast<uint32_t>(static_cast<float>(d)) << "u)";
-    return s.str();
-  }
-  if (d != std::floor(d)) unsupported(where + ": " + json::serialize(v) + " is not an integer");
-  if (type == "int") {
-    if (v.is_int64() && (v.as_int64() < INT32_MIN || v.as_int64() > INT32_MAX))
-      unsupported(where + ": " + json::serialize(v) + " does not fit i32");
-    const int64_t i = v.is_int64() ? v.as_int64() : static_cast<int64_t>(d);
-    s << "int(0x" << std::hex << static_cast<uint32_t>(i) << "u)";
-    return s.str();
-  }
-  if (d < 0 || d > 4294967295.0)
-    unsupported(where + ": " + json::serialize(v) + " does not fit u32");
-  return u(static_cast<uint64_t>(d));
-}
-
-bool is_infinite_setting(const json::value& v) {
-  if (v.is_string()) return v.as_string() == "inf" || v.as_string() == "-inf";
-  return v.is_double() && std::isinf(v.as_double());
-}
-
-const char* kFloatHelpers =
-    R"(// ops.md min/max: a NaN operand gives NaN, -0.0 counts as less than +0.0.
-float oi_min(float a, float b) {
-  if (isnan(a) || isnan(b)) return a + b;
-  if (a != b) return a < b ? a : b;
-  return (floatBitsToUint(a) & 0x80000000u) != 0u ? a : b;
-}
-float oi_max(float a, float b) {
-  if (isnan(a) || isnan(b)) return a + b;
-  if (a != b) return a > b ? a : b;
-  return (floatBitsToUint(a) & 0x80000000u) != 0u ? b : a;
-}
-float oi_div(float a, float b) { return uintBitsToFloat(div_f32_bits(floatBitsToUint(a), floatBitsToUint(b))); }
-)";
-
 bool is_elementwise_op(const std::string& op) {
   static const std::set<std::string> ops = {"add", "sub", "mul",   "div",  "neg", "abs",
                                             "min", "max", "clamp", "relu", "fill"};
-  return ops.count(op) > 0;
+  return ops.count(op) > 0 || op_registry().math.count(op) > 0;
 }
 
 bool is_reduction_op(const std::string& op) {
@@ -123,56 +37,54 @@ bool is_reduction_op(const std::string& op) {
          op == "min_axis";
 }
 
-const char* kSupported =
-    "supported: add, sub, mul, div, neg, abs, min, max, clamp, relu, fill, matmul, sum_axis, "
-    "prod_axis, mean_axis, max_axis, min_axis, softmax";
-
 class KernelWriter {
  public:
   KernelWriter(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel)
-      : plan_(plan), device_(device), kernel_(kernel) {
+      : plan_(plan), kernel_(kernel), sb_(plan, device, kernel) {
     out_elements_ = product(kernel.shape);
-    for (const std::string& r : kernel.reads) bind(r, true, false);
-    for (const std::string& w : kernel.writes) bind(w, false, true);
   }
 
   KernelShader write() {
     const OpIn& head = kernel_.ops.front();
     if (head.op == "matmul") return write_matmul();
     if (is_reduction_op(head.op)) return write_reduction();
-    if (head.op == "softmax") return write_softmax();
+    if (kernel_.kind == "op") {
+      const auto& ops = op_registry().ops;
+      auto it = ops.find(head.op);
+      if (it == ops.end() || kernel_.ops.size() != 1)
+        unsupported(op_where(head) +
+                    " cannot be expressed in GLSL yet (supported: " + supported_ops() + ")");
+      check_no_overlap(head);
+      return it->second(sb_, head);
+    }
     if (!is_elementwise_op(head.op))
-      unsupported(op_where(head) + " cannot be expressed in GLSL yet (" + kSupported + ")");
+      unsupported(op_where(head) +
+                  " cannot be expressed in GLSL yet (supported: " + supported_ops() + ")");
     return write_elementwise();
   }
 
  private:
-  void bind(const std::string& name, bool read, bool write) {
-    const ValueIn& v = plan_.value(name);
-    if (v.storage == "internal") return;
-    auto it = std::find_if(bindings_.begin(), bindings_.end(),
-                           [&](const Binding& b) { return b.value == name; });
-    if (it == bindings_.end()) {
-      glsl_type(v.dtype, "value '" + name + "'");
-      if (device_.max_buffer_range && v.bytes > device_.max_buffer_range)
-        unsupported("value '" + name + "' (" + std::to_string(v.bytes) +
-                    " bytes) is larger than the device's max_storage_buffer_range_bytes");
-      bindings_.push_back({static_cast<uint32_t>(bindings_.size()), name, read, write});
-      return;
+  // Invocations of a single op read other elements than they write: an output sharing bytes
+  // with an input would race.
+  void check_no_overlap(const OpIn& op) {
+    const ValueIn& y = plan_.value(op.output);
+    for (const std::string& in : op.inputs) {
+      const ValueIn& x = plan_.value(in);
+      const bool same = x.name == y.name;
+      const bool arena_overlap = x.storage == "arena" && y.storage == "arena" &&
+                                 x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
+      if (same || arena_overlap)
+        unsupported(op_where(op) + ": the output '" + y.name + "' shares memory with the input '" +
+                    x.name + "' (not supported for single ops)");
     }
-    it->read = it->read || read;
-    it->write = it->write || write;
   }
 
-  std::string buffer(const std::string& name) {
-    for (const Binding& b : bindings_)
-      if (b.value == name) return "b" + std::to_string(b.binding) + ".d";
-    unsupported("value '" + name + "' is read from memory but the plan does not list it in reads");
+  std::string buffer(const std::string& name) { return sb_.buffer(name); }
+  std::string type_of(const std::string& name) { return sb_.type_of(name); }
+  void check_settings(const OpIn& op, std::set<std::string> allowed) {
+    sb_.check_settings(op, allowed);
   }
-
-  std::string type_of(const std::string& name) {
-    return glsl_type(plan_.value(name).dtype, "value '" + name + "'");
-  }
+  const json::value* setting(const OpIn& op, const char* name) { return sb_.setting(op, name); }
 
   // The local holding `name`'s current element, loading it from memory on first use.
   std::string local(const std::string& name, const std::string& index_var) {
@@ -197,21 +109,6 @@ class KernelWriter {
           << ";  // " << name << "\n";
     locals_[name] = loc;
     return loc;
-  }
-
-  void check_settings(const OpIn& op, std::set<std::string> allowed) {
-    for (const auto& s : op.settings) {
-      if (!allowed.count(std::string(s.key())))
-        unsupported(op_where(op) + ": setting '" + std::string(s.key()) +
-                    "' is not supported by the glsl emitter");
-      if (s.value().is_object())
-        unsupported(op_where(op) + ": setting '" + std::string(s.key()) +
-                    "' names a variable; only literal settings are supported");
-    }
-  }
-
-  const json::value* setting(const OpIn& op, const char* name) {
-    return op.settings.if_contains(name);
   }
 
   // One elementwise op over the locals; returns the expression of its result.
@@ -242,7 +139,6 @@ class KernelWriter {
       need(2);
       const json::value* m = setting(op, "div_by_zero_mask");
       if (f) {
-        uses_div_ = true;
         const std::string q = "oi_div(" + a[0] + ", " + a[1] + ")";
         if (!m) return q;
         return "((floatBitsToUint(" + a[1] + ") & 0x7fffffffu) == 0u ? " +
@@ -319,7 +215,10 @@ class KernelWriter {
             ")";
       return r;
     }
-    unsupported(op_where(op) + " cannot be expressed in GLSL yet (" + kSupported + ")");
+    const auto& math = op_registry().math;
+    if (auto it = math.find(o); it != math.end()) return it->second(sb_, op, a);
+    unsupported(op_where(op) + " cannot be expressed in GLSL yet (supported: " + supported_ops() +
+                ")");
   }
 
   void emit_ops(size_t first, const std::string& index_var) {
@@ -345,61 +244,11 @@ class KernelWriter {
     }
   }
 
-  std::string header(const std::string& kind) {
-    std::ostringstream h;
-    h << "#version 450\n// Generated by the OpenInfer glsl emitter: kernel " << kernel_.id << " ("
-      << kind << ") of " << (plan_.graph.empty() ? "the graph" : plan_.graph) << "\n// ops:";
-    for (const OpIn& op : kernel_.ops) h << " " << op.op << "@" << op.line;
-    // Built a second time with -DOI_IEEE_SPECIALS (kernel_K_ieee.spv) for devices that offer
-    // shaderSignedZeroInfNanPreserveFloat32: without the mode, drivers may assume no inf/NaN.
-    h << "\n#ifdef OI_IEEE_SPECIALS\n#extension GL_EXT_spirv_intrinsics : require\n"
-         "spirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [4466], "
-         "4461, 32);\n#endif\n";
-    return h.str();
-  }
-
-  std::string declarations() {
-    std::ostringstream d;
-    for (const Binding& b : bindings_) {
-      const std::string qual = b.read && !b.write ? "readonly " : (!b.read ? "writeonly " : "");
-      d << "layout(std430, set = 0, binding = " << b.binding << ") " << qual << "buffer B"
-        << b.binding << " { " << type_of(b.value) << " d[]; } b" << b.binding << ";  // " << b.value
-        << "\n";
-    }
-    bool any_float = false;
-    for (const Binding& b : bindings_) any_float = any_float || type_of(b.value) == "float";
-    for (const OpIn& op : kernel_.ops) any_float = any_float || type_of(op.output) == "float";
-    if (any_float) d << kDivF32Glsl << kFloatHelpers;
-    return d.str();
-  }
-
-  uint32_t elementwise_local_size() const {
-    uint64_t ls = std::min<uint64_t>({256, device_.wg_size[0], device_.wg_invocations});
-    return static_cast<uint32_t>(std::max<uint64_t>(ls, 1));
-  }
-
-  void check_count(uint64_t n, const char* what) {
-    if (n >= (uint64_t{1} << 31))
-      unsupported("kernel " + std::to_string(kernel_.id) + ": " + what + " " + std::to_string(n) +
-                  " is 2^31 or more (32-bit indices)");
-  }
-
-  // A grid-stride loop over the output elements: `body_` runs per element `i`.
-  KernelShader finish_grid(const std::string& kind, const std::string& prelude = "") {
-    KernelShader ks;
-    const uint32_t ls = elementwise_local_size();
-    check_count(out_elements_ + ls * kMaxGroups, "element count");
-    std::ostringstream g;
-    g << header(kind) << "layout(local_size_x = " << ls << ") in;\n"
-      << declarations() << prelude << "void main() {\n  const uint n = " << u(out_elements_)
-      << ";\n  const uint stride = gl_NumWorkGroups.x * " << u(ls)
-      << ";\n  for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {\n"
-      << body_.str() << "  }\n}\n";
-    ks.glsl = g.str();
-    ks.local_size = {ls, 1, 1};
-    ks.workgroups = {std::min<uint64_t>((out_elements_ + ls - 1) / ls, kMaxGroups), 1, 1};
-    ks.bindings = bindings_;
-    return ks;
+  std::string header(const std::string& kind) { return sb_.header(kind); }
+  std::string declarations() { return sb_.declarations(); }
+  void check_count(uint64_t n, const char* what) { sb_.check_count(n, what); }
+  KernelShader finish_grid(const std::string& kind) {
+    return sb_.grid(kind, out_elements_, body_.str());
   }
 
   KernelShader write_elementwise() {
@@ -431,10 +280,10 @@ class KernelWriter {
     // The tile edge: the largest of 16, 8, 4, 2, 1 whose TS x TS workgroup and two TS x TS
     // tiles fit the device's limits.
     uint32_t ts = 16;
-    while (ts > 1 && (ts * ts > device_.wg_invocations || ts > device_.wg_size[0] ||
-                      ts > device_.wg_size[1] || 2ull * ts * ts * 4 > device_.shared_bytes))
+    while (ts > 1 && (ts * ts > sb_.device.wg_invocations || ts > sb_.device.wg_size[0] ||
+                      ts > sb_.device.wg_size[1] || 2ull * ts * ts * 4 > sb_.device.shared_bytes))
       ts /= 2;
-    if (2ull * ts * ts * 4 > device_.shared_bytes)
+    if (2ull * ts * ts * 4 > sb_.device.shared_bytes)
       unsupported(op_where(mm) + ": the device has no shared memory for matmul tiles");
     const uint64_t gx = (N + ts - 1) / ts, gy = (M + ts - 1) / ts;
     if (gx > kMaxGroups || gy > kMaxGroups || batches > kMaxGroups)
@@ -472,7 +321,8 @@ class KernelWriter {
               m.str() + body_.str() + "}\n";
     ks.local_size = {ts, ts, 1};
     ks.workgroups = {gx, gy, batches};
-    ks.bindings = bindings_;
+    ks.bindings = sb_.bindings;
+    ks.float64 = sb_.uses_math();
     return ks;
   }
 
@@ -557,55 +407,12 @@ class KernelWriter {
     return finish_grid("reduction");
   }
 
-  // softmax over `axis` (ops-nn.md: max-subtracted): one invocation per row, three passes
-  // (max, sum of exponentials, normalized outputs). GLSL's exp and division are not correctly
-  // rounded; ops-nn.md's softmax tolerance (1e-5, 1e-4) covers them.
-  KernelShader write_softmax() {
-    const OpIn& op = kernel_.ops.front();
-    check_settings(op, {"axis"});
-    if (kernel_.ops.size() != 1) unsupported(op_where(op) + ": softmax with an epilogue");
-    if (op.inputs.size() != 1) invalid(op_where(op) + ": softmax takes one input");
-    const ValueIn& in = plan_.value(op.inputs[0]);
-    const ValueIn& out = plan_.value(op.output);
-    if (type_of(in.name) != "float" || type_of(out.name) != "float")
-      unsupported(op_where(op) + ": softmax supports f32 only");
-    if (in.shape != out.shape || in.shape.empty())
-      invalid(op_where(op) +
-              ": softmax needs an input of rank 1 or more and an output of its shape");
-    int64_t axis = -1;
-    if (const json::value* a = setting(op, "axis")) {
-      if (!a->is_int64()) invalid(op_where(op) + ": axis must be an integer");
-      axis = a->as_int64();
-    }
-    const int64_t rank = static_cast<int64_t>(in.shape.size());
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) invalid(op_where(op) + ": axis out of range");
-    const uint64_t L = in.shape[static_cast<size_t>(axis)];
-    const uint64_t inner = product(in.shape, static_cast<size_t>(axis) + 1);
-    check_count(product(in.shape), "element count");
-    const std::string X = buffer(in.name), Y = buffer(out.name);
-    out_elements_ = product(in.shape) / std::max<uint64_t>(L, 1);  // rows
-    body_ << "    const uint base = (i / " << u(inner) << ") * " << u(L * inner) << " + i % "
-          << u(inner) << ";\n"
-          << "    float m = uintBitsToFloat(0xff800000u);\n"
-          << "    for (uint k = 0u; k < " << u(L) << "; ++k) m = oi_max(m, " << X << "[base + k * "
-          << u(inner) << "]);\n"
-          << "    float s = 0.0;\n"
-          << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += exp(" << X << "[base + k * "
-          << u(inner) << "] - m);\n"
-          << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << "[base + k * " << u(inner)
-          << "] = exp(" << X << "[base + k * " << u(inner) << "] - m) / s;\n";
-    return finish_grid("softmax");
-  }
-
   const PlanIn& plan_;
-  const DeviceIn& device_;
   const KernelIn& kernel_;
+  ShaderBuilder sb_;
   uint64_t out_elements_ = 0;
-  std::vector<Binding> bindings_;
   std::map<std::string, std::string> locals_;
   std::ostringstream body_;
-  bool uses_div_ = false;
   int relu_count_ = 0;
   int next_local_ = 0;
 };

@@ -24,6 +24,7 @@ struct KernelShader {
   std::array<uint32_t, 3> local_size{1, 1, 1};
   std::array<uint64_t, 3> workgroups{0, 0, 0};  // 0 in any: nothing to dispatch
   std::vector<Binding> bindings;
+  bool float64 = false;  // uses f64 arithmetic: the device must enable shaderFloat64
 };
 
 // Throws UNIMPLEMENTED naming the op, dtype or setting it cannot express.

@@ -9,6 +9,7 @@
 // header-only Boost.JSON, no OpenInfer library. Exit codes as `openinfer run`: 1 a bad input,
 // 2 a usage error, 3 no Vulkan device or a device failure.
 #define VULKAN_HPP_DISPATCH_LOADER_DYNAMIC 1
+#include <algorithm>
 #include <boost/json/src.hpp>
 #include <chrono>
 #include <cmath>
@@ -66,6 +67,7 @@ struct Kernel {
   vk::UniquePipeline pipeline;
   vk::DescriptorSet set;
   uint64_t bytes_moved = 0;
+  bool float64 = false;  // the shader computes in f64 (shaderFloat64)
 };
 
 struct Buffer {
@@ -197,8 +199,11 @@ class Runner {
     std::vector<std::string> fetch = opt_.fetch.empty() ? outputs_ : opt_.fetch;
     for (const std::string& f : fetch) {
       const Value& v = value(f);
-      if (v.storage == "arena" || v.storage == "internal")
-        input_error("'" + f + "' is a temporary: generated code fetches declared variables only");
+      // A returned temporary holds its result after the step (the return is its last use).
+      const bool returned = std::find(outputs_.begin(), outputs_.end(), f) != outputs_.end();
+      if (v.storage == "internal" || (v.storage == "arena" && !returned))
+        input_error("'" + f + "' is a temporary: generated code fetches declared variables " +
+                    "and returned values only");
     }
     for (uint64_t step = 0; step < opt_.steps; ++step) {
       run_step(step);
@@ -264,6 +269,7 @@ class Runner {
         Kernel k;
         k.spirv = std::string(o.at("spirv").as_string());
         if (auto* ieee = o.if_contains("spirv_ieee")) k.spirv_ieee = std::string(ieee->as_string());
+        if (auto* f64 = o.if_contains("float64")) k.float64 = f64->as_bool();
         for (int i = 0; i < 3; ++i)
           k.groups[i] = o.at("workgroups").as_array().at(i).to_number<uint64_t>();
         for (const json::value& b : o.at("bindings").as_array())
@@ -345,7 +351,16 @@ class Runner {
     if (family_ == UINT32_MAX) device_error("device has no compute queue");
     const float priority = 1.0f;
     vk::DeviceQueueCreateInfo qci({}, family_, 1, &priority);
-    device_ = phys_.createDeviceUnique(vk::DeviceCreateInfo({}, 1, &qci));
+    // f64 arithmetic (the f32 math computed in f64) needs shaderFloat64, enabled only then.
+    vk::PhysicalDeviceFeatures features;
+    if (std::any_of(kernels_.begin(), kernels_.end(), [](const Kernel& k) { return k.float64; })) {
+      if (!phys_.getFeatures().shaderFloat64)
+        device_error(std::string("the device '") + props_.deviceName.data() +
+                     "' lacks shaderFloat64, which the f32 math kernels of this manifest need");
+      features.shaderFloat64 = VK_TRUE;
+    }
+    device_ = phys_.createDeviceUnique(
+        vk::DeviceCreateInfo({}, 1, &qci, 0, nullptr, 0, nullptr, &features));
     VULKAN_HPP_DEFAULT_DISPATCHER.init(*device_);
     queue_ = device_->getQueue(family_, 0);
     pool_ = device_->createCommandPoolUnique(
@@ -389,6 +404,7 @@ class Runner {
                       " is not a multiple of the device's minStorageBufferOffsetAlignment (" +
                       std::to_string(align) + ") or lies outside the arena");
         v.buffer = arena_;
+        staging = std::max(staging, (v.bytes + 15) / 16 * 16);  // a returned one is fetched
         continue;
       }
       if (v.bytes > props_.limits.maxStorageBufferRange)

@@ -1,0 +1,27 @@
+// The op registry: every family adds its writers by op name (ops.hpp).
+#include "ops.hpp"
+
+namespace oi::glsl {
+
+const OpRegistry& op_registry() {
+  static const OpRegistry r = [] {
+    OpRegistry t;
+    register_math_ops(t);
+    register_movement_ops(t);
+    register_conv_ops(t);
+    register_row_ops(t);
+    return t;
+  }();
+  return r;
+}
+
+std::string supported_ops() {
+  std::string s =
+      "add, sub, mul, div, neg, abs, min, max, clamp, relu, fill, matmul, sum_axis, prod_axis, "
+      "mean_axis, max_axis, min_axis";
+  for (const auto& [name, fn] : op_registry().math) s += ", " + name;
+  for (const auto& [name, fn] : op_registry().ops) s += ", " + name;
+  return s;
+}
+
+}  // namespace oi::glsl

@@ -1,0 +1,119 @@
+// conv(x, w[, b]) (ops-nn.md, ONNX Conv; f32): 1-D [N, C, W] (as 2-D with H = 1) and 2-D
+// [N, C, H, W]; strides, pads, dilations, group. Direct convolution, one invocation per output
+// element: the taps of its group's channels are summed in f32 in (channel, row, column) order,
+// padded cells skipped, then the bias added. The CPU backend sums in another order (and through
+// BLAS for large products), which ops-nn.md's conv tolerance (1e-5, 1e-4) allows.
+#include "ops.hpp"
+
+namespace oi::glsl {
+namespace {
+
+struct Window {
+  uint64_t batch = 0, channels = 0;
+  uint64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1, k_h = 1, k_w = 1;
+  uint64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int64_t pad_top = 0, pad_left = 0;  // the end pads only bound the output size
+};
+
+// Settings default to stride 1, pad 0, dilation 1; the output's spatial size is checked.
+Window window_of(ShaderBuilder& sb, const OpIn& op, const ValueIn& x, const ValueIn& y,
+                 const std::vector<uint64_t>& kernel) {
+  if ((x.shape.size() != 3 && x.shape.size() != 4) || y.shape.size() != x.shape.size())
+    unsupported(op_where(op) + " of rank other than 3 or 4 is not supported");
+  const size_t n = x.shape.size() - 2;
+  auto list = [&](const char* key, size_t count, int64_t fallback, int64_t minimum) {
+    std::vector<int64_t> v = sb.int_list(op, key);
+    if (!sb.setting(op, key)) v.assign(count, fallback);
+    if (v.size() != count)
+      invalid(op_where(op) + ": '" + key + "' needs " + std::to_string(count) + " entries");
+    for (int64_t e : v)
+      if (e < minimum) invalid(op_where(op) + ": '" + key + "' has " + std::to_string(e));
+    return v;
+  };
+  const auto strides = list("strides", n, 1, 1), pads = list("pads", 2 * n, 0, 0),
+             dil = list("dilations", n, 1, 1);
+  if (kernel.size() != n) invalid(op_where(op) + ": w needs x's spatial rank");
+  Window g;
+  g.batch = x.shape[0];
+  g.channels = x.shape[1];
+  for (size_t i = 0; i < n; ++i) {
+    const bool is_w = i == n - 1;
+    const uint64_t in = x.shape[2 + i], out = y.shape[2 + i], k = kernel[i];
+    const auto st = static_cast<uint64_t>(strides[i]), d = static_cast<uint64_t>(dil[i]);
+    const auto pb = static_cast<uint64_t>(pads[i]), pe = static_cast<uint64_t>(pads[n + i]);
+    const uint64_t padded = in + pb + pe, span = d * (k - 1) + 1;
+    const uint64_t want = padded < span ? 0 : (padded - span) / st + 1;
+    if ((padded < span && in != 0) || out != want || k == 0)
+      invalid(op_where(op) + ": spatial axis " + std::to_string(i) + " of the output has " +
+              std::to_string(out) + " cells, the window gives " + std::to_string(want));
+    (is_w ? g.in_w : g.in_h) = in;
+    (is_w ? g.out_w : g.out_h) = out;
+    (is_w ? g.k_w : g.k_h) = k;
+    (is_w ? g.stride_w : g.stride_h) = st;
+    (is_w ? g.dil_w : g.dil_h) = d;
+    (is_w ? g.pad_left : g.pad_top) = static_cast<int64_t>(pb);
+  }
+  if (y.shape[0] != g.batch) invalid(op_where(op) + ": the output's batch differs");
+  return g;
+}
+
+KernelShader conv(ShaderBuilder& sb, const OpIn& op) {
+  sb.check_settings(op, {"strides", "pads", "dilations", "group"});
+  if (op.inputs.size() < 2 || op.inputs.size() > 3)
+    invalid(op_where(op) + " takes x, w and an optional bias");
+  const ValueIn& x = sb.value(op.inputs[0]);
+  const ValueIn& w = sb.value(op.inputs[1]);
+  const ValueIn* b = op.inputs.size() == 3 ? &sb.value(op.inputs[2]) : nullptr;
+  const ValueIn& y = sb.value(op.output);
+  for (const ValueIn* v : {&x, &w, b, &y})
+    if (v && sb.type_of(v->name) != "float")
+      unsupported(op_where(op) + " on " + v->dtype + " is not supported (f32 is)");
+  if (w.shape.size() != x.shape.size())
+    invalid(op_where(op) + ": w needs x's rank ([M, C/group, kernel...])");
+  const std::vector<uint64_t> kernel(w.shape.begin() + std::min<size_t>(2, w.shape.size()),
+                                     w.shape.end());
+  const Window g = window_of(sb, op, x, y, kernel);
+  const uint64_t M = w.shape[0];
+  const int64_t group_setting = sb.int_setting(op, "group", 1);
+  const auto group = static_cast<uint64_t>(std::max<int64_t>(group_setting, 0));
+  if (group < 1 || g.channels % group || M % group || w.shape[1] * group != g.channels ||
+      y.shape[1] != M || (b && (b->shape.size() != 1 || b->shape[0] != M)))
+    invalid(op_where(op) + ": group, channels, w or the bias do not fit");
+  sb.check_count(std::max({product(x.shape), product(w.shape), product(y.shape)}), "element count");
+  const uint64_t cpg = g.channels / group, mpg = M / group;
+  const uint64_t oplane = g.out_h * g.out_w;
+  const std::string X = sb.buffer(x.name), W = sb.buffer(w.name);
+  std::ostringstream c;
+  c << "    const uint ow = i % " << u(g.out_w) << ", oh = (i / " << u(g.out_w) << ") % "
+    << u(g.out_h) << ";\n"
+    << "    const uint m = (i / " << u(oplane) << ") % " << u(M) << ", nb = i / " << u(oplane * M)
+    << ";\n"
+    << "    const uint xc = nb * " << u(g.channels) << " + m / " << u(mpg) << " * " << u(cpg)
+    << ";\n"
+    << "    float acc = 0.0;\n"
+    << "    for (uint ci = 0u; ci < " << u(cpg) << "; ++ci) {\n"
+    << "      const uint xp = (xc + ci) * " << u(g.in_h * g.in_w) << ";\n"
+    << "      const uint wp = (m * " << u(cpg) << " + ci) * " << u(g.k_h * g.k_w) << ";\n"
+    << "      for (uint kh = 0u; kh < " << u(g.k_h) << "; ++kh) {\n"
+    << "        const int ih = int(oh * " << u(g.stride_h) << " + kh * " << u(g.dil_h) << ") - "
+    << g.pad_top << ";\n"
+    << "        if (ih < 0 || ih >= " << g.in_h << ") continue;\n"
+    << "        for (uint kw = 0u; kw < " << u(g.k_w) << "; ++kw) {\n"
+    << "          const int iw = int(ow * " << u(g.stride_w) << " + kw * " << u(g.dil_w) << ") - "
+    << g.pad_left << ";\n"
+    << "          if (iw < 0 || iw >= " << g.in_w << ") continue;\n"
+    << "          acc += " << W << "[wp + kh * " << u(g.k_w) << " + kw] * " << X
+    << "[xp + uint(ih) * " << u(g.in_w) << " + uint(iw)];\n"
+    << "        }\n      }\n    }\n";
+  if (b) c << "    acc += " << sb.buffer(b->name) << "[m];\n";
+  c << "    " << sb.buffer(y.name) << "[i] = acc;\n";
+  return sb.grid("conv", product(y.shape), c.str());
+}
+
+}  // namespace
+
+void register_conv_ops(OpRegistry& r) {
+  r.ops["conv"] = conv;
+}
+
+}  // namespace oi::glsl

@@ -1,0 +1,133 @@
+// The elementwise math of ops-nn.md on f32: exp, log, sqrt, rsqrt, sin, cos, tanh, erf, sigmoid,
+// silu, gelu (approximate "none" and "tanh"). GLSL's own exp, log, sin, ... are far less
+// accurate than ops-nn.md's 2 ulp (Vulkan allows 3 ulp and absolute errors), so, as the Vulkan
+// backend does, each value is computed in f64 with plugins/vulkan/shaders/math_f64.glsl (embedded
+// at build time) and rounded once to f32; NaN, infinities and zeros are settled first, with the
+// CPU backend's results. sqrt is correctly rounded (sqrt_f32_bits), as ops-nn.md requires.
+#include "embedded_math_f64.inc"  // kMathF64Glsl: plugins/vulkan/shaders/math_f64.glsl
+#include "ops.hpp"
+
+namespace oi::glsl {
+namespace {
+
+// The f32 wrappers. `x` is the argument's bits, `ax` without its sign.
+const char* const kMathWrappers = R"(
+// f32 math through f64 (math_f64.glsl): specials first, then one rounding to f32.
+float oi_quiet(uint x) { return uintBitsToFloat(x | 0x400000u); }
+#define OI_NAN uintBitsToFloat(0x7fc00000u)
+#define OI_INF uintBitsToFloat(0x7f800000u)
+float oi_exp(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0x7f800000u) return x != ax ? 0.0 : a;
+  return float(exp_f64(f32_to_f64(x)));
+}
+float oi_log(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0u) return -OI_INF;
+  if (x != ax) return OI_NAN;
+  if (ax == 0x7f800000u) return a;
+  return float(log_f64(f32_to_f64(x)));
+}
+float oi_sqrt(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0u) return a;
+  if (x != ax) return OI_NAN;
+  if (ax == 0x7f800000u) return a;
+  return uintBitsToFloat(sqrt_f32_bits(x));
+}
+float oi_rsqrt(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0u) return uintBitsToFloat(x | 0x7f800000u);
+  if (x != ax) return OI_NAN;
+  if (ax == 0x7f800000u) return 0.0;
+  return float(1.0LF / sqrt(f32_to_f64(x)));
+}
+float oi_sincos(float a, bool want_cos) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0x7f800000u) return OI_NAN;
+  return float(sincos_f64(x, want_cos));
+}
+float oi_sin(float a) { return oi_sincos(a, false); }
+float oi_cos(float a) { return oi_sincos(a, true); }
+float oi_tanh(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0u) return a;  // keeps -0
+  if (ax == 0x7f800000u) return uintBitsToFloat((x & 0x80000000u) | 0x3f800000u);
+  return float(tanh_f64(f32_to_f64(x)));
+}
+float oi_erf(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0u) return a;
+  if (ax == 0x7f800000u) return uintBitsToFloat((x & 0x80000000u) | 0x3f800000u);
+  return float(erf_f64(f32_to_f64(x)));
+}
+float oi_sigmoid(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0x7f800000u) return x != ax ? 0.0 : 1.0;
+  return float(1.0LF / (1.0LF + exp_f64(-f32_to_f64(x))));
+}
+// silu and gelu: +inf stays, -inf gives NaN (inf/inf, inf*0), as the CPU backend computes.
+float oi_silu(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0x7f800000u) return x != ax ? OI_NAN : a;
+  const double v = f32_to_f64(x);
+  return float(v / (1.0LF + exp_f64(-v)));
+}
+float oi_gelu(float a) {
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0x7f800000u) return x != ax ? OI_NAN : a;
+  const double v = f32_to_f64(x);
+  return float(v * 0.5LF * erfc_f64(-v * 0.70710678118654752440LF));
+}
+float oi_gelu_tanh(float a) {  // a / (1 + e^(-2u)), u = sqrt(2/pi) (a + 0.044715 a^3)
+  const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return oi_quiet(x);
+  if (ax == 0x7f800000u) return x != ax ? OI_NAN : a;
+  const double v = f32_to_f64(x);
+  const double w = 0.7978845608028654LF * (v + 0.044715LF * v * v * v);
+  return float(v / (1.0LF + exp_f64(-2.0LF * w)));
+}
+)";
+
+std::string math(ShaderBuilder& sb, const OpIn& op, const std::vector<std::string>& args) {
+  if (sb.type_of(op.output) != "float")
+    unsupported(op_where(op) + " on " + sb.value(op.output).dtype + " is not supported (f32 is)");
+  if (args.size() != 1) invalid(op_where(op) + ": expected 1 input");
+  std::string fn = "oi_" + op.op;
+  if (op.op == "gelu") {
+    sb.check_settings(op, {"approximate"});
+    const std::string mode = sb.string_setting(op, "approximate", "none");
+    if (mode != "none" && mode != "tanh")
+      unsupported(op_where(op) + ": approximate '" + mode + "' (none and tanh are supported)");
+    if (mode == "tanh") fn = "oi_gelu_tanh";
+  } else {
+    sb.check_settings(op, {});
+  }
+  sb.use_math(op);
+  return fn + "(" + args[0] + ")";
+}
+
+}  // namespace
+
+const std::string& math_helpers_glsl() {
+  static const std::string text = std::string(kMathF64Glsl) + kMathWrappers;
+  return text;
+}
+
+void register_math_ops(OpRegistry& r) {
+  for (const char* op :
+       {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "sigmoid", "silu", "gelu"})
+    r.math[op] = math;
+}
+
+}  // namespace oi::glsl

@@ -1,0 +1,98 @@
+// Ops over rows (ops-nn.md, f32): softmax over `axis` and layer_norm over the trailing axes
+// from `axis`. One invocation per row, a few passes over it in order. GLSL's exp, sqrt and
+// division are not correctly rounded; ops-nn.md's tolerance for them, (1e-5, 1e-4), covers it.
+#include "ops.hpp"
+
+namespace oi::glsl {
+namespace {
+
+const ValueIn& float_input(ShaderBuilder& sb, const OpIn& op, size_t k) {
+  const ValueIn& v = sb.value(op.inputs.at(k));
+  if (sb.type_of(v.name) != "float") unsupported(op_where(op) + " supports f32 only");
+  return v;
+}
+
+size_t axis_of(const OpIn& op, int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r)
+    invalid(op_where(op) + ": axis " + std::to_string(axis) + " is out of range");
+  return static_cast<size_t>(axis < 0 ? axis + r : axis);
+}
+
+// softmax (max-subtracted): the max, the sum of exponentials, then the normalized outputs.
+KernelShader softmax(ShaderBuilder& sb, const OpIn& op) {
+  sb.check_settings(op, {"axis"});
+  if (op.inputs.size() != 1) invalid(op_where(op) + ": softmax takes one input");
+  const ValueIn& in = float_input(sb, op, 0);
+  const ValueIn& out = sb.value(op.output);
+  if (sb.type_of(out.name) != "float") unsupported(op_where(op) + " supports f32 only");
+  if (in.shape != out.shape || in.shape.empty())
+    invalid(op_where(op) + ": softmax needs an input of rank 1 or more and an output of its shape");
+  const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), in.shape.size());
+  const uint64_t L = in.shape[axis], inner = product(in.shape, axis + 1);
+  sb.check_count(product(in.shape), "element count");
+  const std::string X = sb.buffer(in.name), Y = sb.buffer(out.name);
+  const std::string at = "[base + k * " + u(inner) + "]";
+  std::ostringstream b;
+  b << "    const uint base = (i / " << u(inner) << ") * " << u(L * inner) << " + i % " << u(inner)
+    << ";\n"
+    << "    float m = uintBitsToFloat(0xff800000u);\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) m = oi_max(m, " << X << at << ");\n"
+    << "    float s = 0.0;\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += exp(" << X << at << " - m);\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = exp(" << X << at
+    << " - m) / s;\n";
+  return sb.grid("softmax", L == 0 ? 0 : product(in.shape) / L, b.str());
+}
+
+// layer_norm(x, scale[, bias]): mean, then the mean of squared deviations (two passes, so no
+// cancellation), then (x - mean) / sqrt(var + epsilon) * scale + bias.
+KernelShader layer_norm(ShaderBuilder& sb, const OpIn& op) {
+  sb.check_settings(op, {"axis", "epsilon"});
+  if (op.inputs.size() != 2 && op.inputs.size() != 3)
+    invalid(op_where(op) + ": layer_norm takes x, scale and an optional bias");
+  const ValueIn& x = float_input(sb, op, 0);
+  const ValueIn& scale = float_input(sb, op, 1);
+  const ValueIn* bias = op.inputs.size() == 3 ? &float_input(sb, op, 2) : nullptr;
+  const ValueIn& y = sb.value(op.output);
+  if (sb.type_of(y.name) != "float" || y.shape != x.shape || x.shape.empty())
+    invalid(op_where(op) + ": the output must be f32 of x's shape, x of rank 1 or more");
+  const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), x.shape.size());
+  const std::vector<uint64_t> trailing(x.shape.begin() + static_cast<ptrdiff_t>(axis),
+                                       x.shape.end());
+  const uint64_t L = product(trailing);
+  if (product(scale.shape) != L || (bias && product(bias->shape) != L))
+    invalid(op_where(op) + ": scale and bias need the normalized axes' " + std::to_string(L) +
+            " elements");
+  double eps = 1e-5;
+  if (const json::value* e = sb.setting(op, "epsilon")) {
+    if (!e->is_number()) invalid(op_where(op) + ": epsilon must be a number");
+    eps = e->to_number<double>();
+  }
+  sb.check_count(product(x.shape), "element count");
+  const std::string X = sb.buffer(x.name), Y = sb.buffer(y.name);
+  const std::string row = "[base + k]";
+  std::ostringstream b;
+  b << "    const uint base = i * " << u(L) << ";\n"
+    << "    float s = 0.0;\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << X << row << ";\n"
+    << "    const float mean = s / float(" << u(L) << ");\n"
+    << "    float v = 0.0;\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) { const float d = " << X << row
+    << " - mean; v += d * d; }\n"
+    << "    const float inv = 1.0 / sqrt(v / float(" << u(L) << ") + "
+    << literal(json::value(eps), "float", op_where(op)) << ");\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << row << " = (" << X << row
+    << " - mean) * inv * " << sb.buffer(scale.name) << "[k]"
+    << (bias ? " + " + sb.buffer(bias->name) + "[k]" : std::string()) << ";\n";
+  return sb.grid("layer_norm", L == 0 ? 0 : product(x.shape) / L, b.str());
+}
+
+}  // namespace
+
+void register_row_ops(OpRegistry& r) {
+  r.ops["softmax"] = softmax;
+  r.ops["layer_norm"] = layer_norm;
+}
+
+}  // namespace oi::glsl

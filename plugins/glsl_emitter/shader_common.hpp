@@ -1,0 +1,82 @@
+// What every kernel shader shares: index and literal helpers, and ShaderBuilder, which binds
+// the kernel's values, gathers the helper code its ops need and writes the common frame (header,
+// buffer declarations, a grid-stride loop over output elements).
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "plan_input.hpp"
+#include "shader_writer.hpp"
+
+namespace oi::glsl {
+
+namespace json = boost::json;
+
+constexpr uint64_t kMaxGroups = 65535;  // the smallest maxComputeWorkGroupCount Vulkan allows
+
+uint64_t product(const std::vector<uint64_t>& d, size_t from = 0, size_t to = SIZE_MAX);
+std::vector<uint64_t> strides_of(const std::vector<uint64_t>& shape);  // row-major
+std::string u(uint64_t v);                                             // "12u"
+std::string s(int64_t v);                                              // "12", "(-3)"
+
+// The flat index into a value of shape `in` for flat index `var` over shape `out`, with numpy
+// broadcasting (right-aligned, size-1 dims repeat).
+std::string broadcast_index(const std::vector<uint64_t>& in, const std::vector<uint64_t>& out,
+                            const std::string& var);
+
+// Coordinate k of flat index `var` over `dims` ("((i / 12u) % 5u)"), as uint.
+std::string coordinate(const std::vector<uint64_t>& dims, size_t k, const std::string& var);
+
+// A literal of GLSL type `type` ("float", "int", "uint") from a setting (number, bool, "inf",
+// "-inf"); floats as their exact bits.
+std::string literal(const json::value& v, const std::string& type, const std::string& where);
+// The same value's 32 bits as a uint literal (for kernels that move raw bits).
+std::string literal_bits(const json::value& v, const std::string& type, const std::string& where);
+bool is_infinite_setting(const json::value& v);
+
+class ShaderBuilder {
+ public:
+  ShaderBuilder(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel);
+
+  const PlanIn& plan;
+  const DeviceIn& device;
+  const KernelIn& kernel;
+  std::vector<Binding> bindings;
+
+  const ValueIn& value(const std::string& name) const { return plan.value(name); }
+  std::string buffer(const std::string& name) const;  // "b0.d"
+  std::string type_of(const std::string& name) const;
+
+  void check_settings(const OpIn& op, const std::set<std::string>& allowed) const;
+  const json::value* setting(const OpIn& op, const char* name) const;
+  int64_t int_setting(const OpIn& op, const char* name, int64_t fallback) const;
+  std::vector<int64_t> int_list(const OpIn& op, const char* name) const;  // [] when absent
+  std::string string_setting(const OpIn& op, const char* name, const std::string& fallback) const;
+
+  // The f64 math of plugins/vulkan/shaders/math_f64.glsl and the f32 wrappers around it
+  // (needs the device's shaderFloat64; refused when its description says fp64 false).
+  void use_math(const OpIn& op);
+  // Declares every buffer as uint: the kernel moves 32-bit words, bit for bit, whatever dtype.
+  void use_raw_bits() { raw_bits_ = true; }
+  bool uses_math() const { return math_; }
+
+  std::string header(const std::string& kind) const;
+  std::string declarations() const;
+  uint32_t grid_local_size() const;
+  void check_count(uint64_t n, const char* what) const;
+
+  // A grid-stride loop: `body` runs for every i in [0, n) (indented four spaces).
+  KernelShader grid(const std::string& kind, uint64_t n, const std::string& body,
+                    const std::string& prelude = "") const;
+
+ private:
+  void bind(const std::string& name, bool read, bool write);
+  bool raw_bits_ = false;
+  bool math_ = false;
+};
+
+}  // namespace oi::glsl
