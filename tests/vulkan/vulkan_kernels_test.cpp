@@ -103,10 +103,11 @@ void compare_floats(const std::vector<std::byte>& got, const std::vector<std::by
 }
 
 float widen(DType t, uint16_t bits) {
+  if (t == DType::f8) return oi::f8_bits_to_f32(static_cast<uint8_t>(bits));
   return t == DType::f16 ? oi::f16_bits_to_f32(bits) : oi::bf16_bits_to_f32(bits);
 }
 
-// f16/bf16: bit-exact, except that any NaN matches NaN (the GPU's NaN payloads are its own),
+// f16/bf16/f8: bit-exact, except that any NaN matches NaN (the GPU's NaN payloads are its own),
 // div, recip and fma may land one unit of the narrow type away (2 f32 ulp before the one
 // rounding, ops.md), and a case's "ulp" or "tolerance" bound holds where it gives one.
 // On a device that flushes subnormals, a subnormal result may be zero, and where an operand is
@@ -117,14 +118,16 @@ void compare_narrow(const std::vector<std::byte>& got, const std::vector<std::by
                     bool subnormal_operands) {
   const bool flushes = gpu()->flushes_subnormals();
   const int ulp_bound = c.contains("ulp") ? c.at("ulp").to_number<int>() : two_ulp_op(op) ? 1 : 0;
-  for (size_t i = 0; i < want.size() / 2; ++i) {
-    uint16_t g, w;
-    std::memcpy(&g, got.data() + 2 * i, 2);
-    std::memcpy(&w, want.data() + 2 * i, 2);
+  const size_t size = t == DType::f8 ? 1 : 2;
+  const uint16_t sign = t == DType::f8 ? 0x80 : 0x8000;
+  for (size_t i = 0; i < want.size() / size; ++i) {
+    uint16_t g = 0, w = 0;
+    std::memcpy(&g, got.data() + size * i, size);
+    std::memcpy(&w, want.data() + size * i, size);
     const float gf = widen(t, g), wf = widen(t, w);
     bool ok = g == w || (std::isnan(wf) && std::isnan(gf));
     if (!ok && ulp_bound > 0 && std::isfinite(wf) && std::isfinite(gf)) {
-      auto key_of = [](uint16_t b) { return (b & 0x8000) ? -int(b & 0x7fff) : int(b); };
+      auto key_of = [sign](uint16_t b) { return (b & sign) ? -int(b & (sign - 1)) : int(b); };
       ok = std::abs(key_of(g) - key_of(w)) <= ulp_bound;
     }
     if (!ok && c.contains("tolerance") && std::isfinite(wf)) {
@@ -214,7 +217,7 @@ BOOST_AUTO_TEST_CASE(every_kernel_matches_the_cpu_cases) {
       compare_floats<float, uint32_t>(got, want.bytes, c, op, key);
     } else if (want.dtype == DType::f64) {
       compare_floats<double, uint64_t>(got, want.bytes, c, op, key);
-    } else if (want.dtype == DType::f16 || want.dtype == DType::bf16) {
+    } else if (want.dtype == DType::f16 || want.dtype == DType::bf16 || want.dtype == DType::f8) {
       bool subnormal_operands = false;
       for (const auto& i : inputs) {
         for (size_t e = 0; i.dtype == DType::bf16 && e + 1 < i.bytes.size(); e += 2) {

@@ -6,13 +6,15 @@ namespace oi::vulkan {
 namespace {
 
 void register_binary(std::vector<VulkanKernel>& list) {
-  const auto ints = dtype_union({kEwSigned, kEwUnsigned});
-  const auto numbers = dtype_union({kEwFloats, ints});
+  const auto ints = dtype_union({kEwSigned, kEwUnsigned, kEwPackedSigned, kEwPackedUnsigned});
+  const auto numbers = dtype_union({kEwFloats, kEwF8, ints});
   const auto with_bool = dtype_union({ints, {OI_DTYPE_BOOL}});
+  // floor_div and rem: of the packed types only i4 and u4 (the catalog's list)
+  const auto dividable = dtype_union({kEwSigned, kEwUnsigned, {OI_DTYPE_I4, OI_DTYPE_U4}});
   add_ew(list, "min", &ew_kernel<EwOp::Min>, 2, numbers, true);
   add_ew(list, "max", &ew_kernel<EwOp::Max>, 2, numbers, true);
-  add_ew(list, "floor_div", &ew_kernel<EwOp::FloorDiv>, 2, ints, true);
-  add_ew(list, "rem", &ew_kernel<EwOp::Rem>, 2, ints, true);
+  add_ew(list, "floor_div", &ew_kernel<EwOp::FloorDiv>, 2, dividable, true);
+  add_ew(list, "rem", &ew_kernel<EwOp::Rem>, 2, dividable, true);
   add_ew(list, "and", &ew_kernel<EwOp::And>, 2, with_bool, true);
   add_ew(list, "or", &ew_kernel<EwOp::Or>, 2, with_bool, true);
   add_ew(list, "xor", &ew_kernel<EwOp::Xor>, 2, with_bool, true);

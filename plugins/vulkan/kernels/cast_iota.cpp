@@ -6,7 +6,8 @@ namespace oi::vulkan {
 namespace {
 
 void register_cast_iota(std::vector<VulkanKernel>& list) {
-  const auto numbers = dtype_union({kEwFloats, kEwSigned, kEwUnsigned});
+  const auto numbers =
+      dtype_union({kEwFloats, kEwF8, kEwSigned, kEwUnsigned, kEwPackedSigned, kEwPackedUnsigned});
   const auto all = dtype_union({numbers, {OI_DTYPE_BOOL}});
   for (uint32_t from : all) {
     for (uint32_t to : all) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "elementwise.hpp"
+#include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace oi::vulkan {
@@ -49,14 +50,35 @@ std::vector<uint32_t> broadcast_layout(const oi_tensor_desc& out,
 }
 
 uint32_t element_offset(const oi_tensor_desc& t) {
-  const uint32_t size = dtype_bytes(t.dtype);
+  const uint32_t bits = dtype_bits(t.dtype);
+  if (bits < 8) return fit32(t.byte_offset * (8 / bits), "an element offset");  // packed
+  const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0)
     unsupported("tensor byte offsets must be multiples of the element size");
   return fit32(t.byte_offset / size, "an element offset");
 }
 
 bool is_float_dtype(uint32_t t) {
-  return t == OI_DTYPE_F32 || t == OI_DTYPE_F16 || t == OI_DTYPE_BF16;
+  return t == OI_DTYPE_F32 || t == OI_DTYPE_F16 || t == OI_DTYPE_BF16 || t == OI_DTYPE_F8;
+}
+
+// fill's value as the bits of `dtype`, rounded once from the double (ops.md) or wrapped.
+uint32_t fill_bits(const oi_kernel_call& c, uint32_t dtype) {
+  const double v = abi::setting_float(c, "value", 0.0);
+  switch (dtype) {
+    case OI_DTYPE_F32:
+      return std::bit_cast<uint32_t>(f64_to_f32(v));
+    case OI_DTYPE_F16:
+      return f64_to_f16_bits(v);
+    case OI_DTYPE_BF16:
+      return f64_to_bf16_bits(v);
+    case OI_DTYPE_F8:
+      return f64_to_f8_bits(v);
+    case OI_DTYPE_BOOL:
+      return v != 0.0 ? 1 : 0;
+    default:
+      return static_cast<uint32_t>(abi::setting_int(c, "value", 0));  // masked by the shader
+  }
 }
 
 uint32_t f32_bits(double v) {
@@ -69,7 +91,11 @@ void put_settings(std::vector<uint32_t>& p, EwOp op, const oi_kernel_call& c) {
   const bool flt = is_float_dtype(in);
   auto set = [&p](uint32_t k, uint32_t v) { p[8 + 2 * k] = v; };
   switch (op) {
+    case EwOp::Fill:
+      set(0, fill_bits(c, c.outputs[0].dtype));
+      break;
     case EwOp::Recip:
+    case EwOp::Div:
     case EwOp::FloorDiv:
       if (abi::find_setting(c, "div_by_zero_mask")) {
         p[6] |= kHasMask;
@@ -135,8 +161,8 @@ void put_settings(std::vector<uint32_t>& p, EwOp op, const oi_kernel_call& c) {
 
 uint32_t num_data_inputs(EwOp op) {
   const auto v = static_cast<uint32_t>(op);
-  if (op == EwOp::Iota) return 0;
-  if ((v >= 20 && v <= 32) || op == EwOp::Pow) return 2;
+  if (op == EwOp::Iota || op == EwOp::Fill) return 0;
+  if ((v >= 20 && v <= 36) || op == EwOp::Pow) return 2;
   return op == EwOp::Fma || op == EwOp::Filter ? 3 : 1;
 }
 
@@ -164,6 +190,22 @@ int ew_dtype_code(uint32_t dtype) {
       return 8;
     case OI_DTYPE_BOOL:
       return 9;
+    case OI_DTYPE_BITSET:  // computed like u8 (ops.md)
+      return 8;
+    case OI_DTYPE_F8:
+      return 13;
+    case OI_DTYPE_I4:
+      return 14;
+    case OI_DTYPE_I2:
+      return 15;
+    case OI_DTYPE_I1:
+      return 16;
+    case OI_DTYPE_U4:
+      return 17;
+    case OI_DTYPE_U2:
+      return 18;
+    case OI_DTYPE_U1:
+      return 19;
     default:
       return -1;
   }
@@ -270,7 +312,7 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   if (c_code < 0) unsupported("dtype not addressable by ew.comp");
   job.spec = {static_cast<uint32_t>(op), static_cast<uint32_t>(in_code),
               static_cast<uint32_t>(out_code), static_cast<uint32_t>(c_code)};
-  const uint32_t per = 4 / dtype_bytes(out.dtype);
+  const uint32_t per = 32 / dtype_bits(out.dtype);
   const uint32_t words = (job.params[5] + count + per - 1) / per - job.params[5] / per;
   job.groups[0] = std::min<uint32_t>((words + 255) / 256, 65535);  // the shader strides
   run_dispatch(call->device, job);

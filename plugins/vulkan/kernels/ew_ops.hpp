@@ -1,5 +1,6 @@
-// The elementwise ops on shaders/ew.comp: every op that is not add/sub/mul/div/relu/fill, for
-// the dtypes of 8, 16 and 32 bits, with numpy broadcasting over up to three inputs.
+// The elementwise ops on shaders/ew.comp: every op but relu (add/sub/mul/div/fill only for the
+// dtypes eltwise.comp lacks) for the dtypes of 1 to 32 bits, with numpy broadcasting over up to
+// three inputs.
 #pragma once
 
 #include "../kernel_registry.hpp"
@@ -40,6 +41,11 @@ enum class EwOp : uint32_t {
   Le = 30,
   Gt = 31,
   Ge = 32,
+  Add = 33,  // add/sub/mul/div/fill of the dtypes eltwise.comp leaves out (narrow, packed, f8)
+  Sub = 34,
+  Mul = 35,
+  Div = 36,
+  Fill = 37,
   Exp = 40,
   Log = 41,
   Sqrt = 42,
@@ -78,6 +84,10 @@ void add_ew(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run, u
 inline const std::vector<uint32_t> kEwFloats = {OI_DTYPE_F32, OI_DTYPE_F16, OI_DTYPE_BF16};
 inline const std::vector<uint32_t> kEwSigned = {OI_DTYPE_I32, OI_DTYPE_I16, OI_DTYPE_I8};
 inline const std::vector<uint32_t> kEwUnsigned = {OI_DTYPE_U32, OI_DTYPE_U16, OI_DTYPE_U8};
+// ew.comp only: f8 (computed in f32 like f16) and the packed integers (LSB-first).
+inline const std::vector<uint32_t> kEwF8 = {OI_DTYPE_F8};
+inline const std::vector<uint32_t> kEwPackedSigned = {OI_DTYPE_I4, OI_DTYPE_I2, OI_DTYPE_I1};
+inline const std::vector<uint32_t> kEwPackedUnsigned = {OI_DTYPE_U4, OI_DTYPE_U2, OI_DTYPE_U1};
 
 std::vector<uint32_t> dtype_union(std::initializer_list<std::vector<uint32_t>> sets);
 

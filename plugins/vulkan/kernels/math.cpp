@@ -8,7 +8,7 @@ namespace {
 
 template <EwOp Op>
 void unary(std::vector<VulkanKernel>& list, const char* op) {
-  add_ew(list, op, &ew_kernel<Op>, 1, kEwFloats, true, 0, Needs::F64);
+  add_ew(list, op, &ew_kernel<Op>, 1, dtype_union({kEwFloats, kEwF8}), true, 0, Needs::F64);
 }
 
 void register_math(std::vector<VulkanKernel>& list) {
@@ -23,8 +23,9 @@ void register_math(std::vector<VulkanKernel>& list) {
   unary<EwOp::Sigmoid>(list, "sigmoid");
   unary<EwOp::Silu>(list, "silu");
   unary<EwOp::Gelu>(list, "gelu");  // run_ew switches to the tanh form by `approximate`
-  add_ew(list, "pow", &ew_kernel<EwOp::Pow>, 2, kEwFloats, true, 0, Needs::F64);
-  add_ew(list, "fma", &ew_kernel<EwOp::Fma>, 3, kEwFloats, true, 0, Needs::F64);
+  const auto floats = dtype_union({kEwFloats, kEwF8});
+  add_ew(list, "pow", &ew_kernel<EwOp::Pow>, 2, floats, true, 0, Needs::F64);
+  add_ew(list, "fma", &ew_kernel<EwOp::Fma>, 3, floats, true, 0, Needs::F64);
 }
 
 const KernelRegistration registration(register_math);

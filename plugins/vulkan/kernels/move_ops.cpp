@@ -39,7 +39,8 @@ std::vector<int64_t> row_major_strides(const oi_tensor_desc& t) {
 // A packed tensor starts at bit 0 of its first byte: 8 / bits elements a byte.
 uint32_t element_index(const oi_tensor_desc& t) {
   const uint32_t bits = dtype_bits(t.dtype);
-  if (bits < 8) return static_cast<uint32_t>(fit_i32(static_cast<int64_t>(t.byte_offset * 8 / bits)));
+  if (bits < 8)
+    return static_cast<uint32_t>(fit_i32(static_cast<int64_t>(t.byte_offset * 8 / bits)));
   const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0) {
     fail(OI_STATUS_UNIMPLEMENTED,
@@ -300,9 +301,9 @@ oi_status* pad_kernel(const oi_kernel_call* call) {
 
 // Every dtype of whole bytes and the packed integers (t1/t2 stay on the CPU).
 const std::vector<uint32_t> kMoveDtypes = {
-    OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_U32,  OI_DTYPE_F16, OI_DTYPE_BF16, OI_DTYPE_I16,
-    OI_DTYPE_U16, OI_DTYPE_I8,  OI_DTYPE_U8,   OI_DTYPE_BOOL, OI_DTYPE_F64, OI_DTYPE_I64,
-    OI_DTYPE_U64, OI_DTYPE_F8,  OI_DTYPE_BITSET, OI_DTYPE_I1, OI_DTYPE_I2,  OI_DTYPE_I4,
+    OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_U32,    OI_DTYPE_F16,  OI_DTYPE_BF16, OI_DTYPE_I16,
+    OI_DTYPE_U16, OI_DTYPE_I8,  OI_DTYPE_U8,     OI_DTYPE_BOOL, OI_DTYPE_F64,  OI_DTYPE_I64,
+    OI_DTYPE_U64, OI_DTYPE_F8,  OI_DTYPE_BITSET, OI_DTYPE_I1,   OI_DTYPE_I2,   OI_DTYPE_I4,
     OI_DTYPE_U1,  OI_DTYPE_U2,  OI_DTYPE_U4};
 
 void register_move(std::vector<VulkanKernel>& list) {

@@ -1,11 +1,20 @@
 // mul: the elementwise binary op with numpy broadcasting (ops.md), on shaders/eltwise.comp.
 #include "elementwise.hpp"
+#include "ew_ops.hpp"
 
 namespace oi::vulkan {
 namespace {
 
 void register_mul(std::vector<VulkanKernel>& list) {
   add_eltwise(list, "mul", 2, &eltwise_kernel<EltwiseOp::Mul>);
+  // The rest of the catalog's dtypes (narrow and packed integers, f8, bool, bitset) on ew.comp.
+  add_ew(list, "mul", &ew_kernel<EwOp::Mul>, 2,
+         dtype_union({kEwF8,
+                      kEwPackedSigned,
+                      kEwPackedUnsigned,
+                      {OI_DTYPE_I16, OI_DTYPE_I8, OI_DTYPE_U32, OI_DTYPE_U16, OI_DTYPE_U8,
+                       OI_DTYPE_BOOL, OI_DTYPE_BITSET}}),
+         true);
 }
 
 const KernelRegistration registration(register_mul);

@@ -116,8 +116,8 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
 }
 
 void register_reduce(std::vector<VulkanKernel>& list) {
-  const auto all = dtype_union(
-      {kEwFloats, kEwSigned, kEwUnsigned, {OI_DTYPE_I64, OI_DTYPE_U64, OI_DTYPE_F64}});
+  const auto all =
+      dtype_union({kEwFloats, kEwSigned, kEwUnsigned, {OI_DTYPE_I64, OI_DTYPE_U64, OI_DTYPE_F64}});
   for (uint32_t t : all) {
     // Only f64 computes in 64-bit shader arithmetic; i64/u64 are word pairs.
     const Needs needs = t == OI_DTYPE_F64 ? Needs::F64 : Needs::Nothing;
@@ -138,12 +138,8 @@ void register_reduce(std::vector<VulkanKernel>& list) {
                     OI_KERNEL_MODE_NORMAL,
                     needs_for(t),
                     &reduce_kernel<ReduceOp::AllFinite>});
-    list.push_back({"mean_axis",
-                    {t},
-                    t,
-                    OI_KERNEL_MODE_NORMAL,
-                    needs_for(t),
-                    &reduce_kernel<ReduceOp::Mean>});
+    list.push_back(
+        {"mean_axis", {t}, t, OI_KERNEL_MODE_NORMAL, needs_for(t), &reduce_kernel<ReduceOp::Mean>});
   }
 }
 

@@ -1,9 +1,11 @@
-// The elementwise ops beyond add/sub/mul/div/relu/fill, for every dtype of 8, 16 and 32 bits
-// (f32 i32 u32 f16 bf16 i16 u16 i8 u8 bool): the op, the input dtype and the output dtype are
-// specialization constants. Values travel as raw bits; floats are handled as f32 bits, compared
-// and classified with integer code (exact on devices that flush subnormals), and narrowed once.
-// One invocation writes one output word; a word the tensor shares with a neighbour at either end
-// is updated with atomics, leaving the neighbour's bytes alone. Built twice: with -DMATH_F64 it
+// The elementwise ops beyond relu, for every dtype of 1 to 32 bits (f32 i32 u32 f16 bf16 i16
+// u16 i8 u8 bool f8 and the packed i4 i2 i1 u4 u2 u1, LSB-first; bitset is u8), and add, sub,
+// mul, div and fill for those eltwise.comp leaves out: the op, the input dtype and the output
+// dtype are specialization constants. Values travel as raw bits; floats are handled as f32 bits,
+// compared and classified with integer code (exact on devices that flush subnormals), and
+// narrowed once (f8 is OCP E5M2: the high byte of an f16). One invocation writes one output
+// word; a word the tensor shares with a neighbour at either end is updated with atomics, leaving
+// the neighbour's bits alone. Built twice: with -DMATH_F64 it
 // also holds the transcendental ops (computed in f64, math_f64.glsl), which need shaderFloat64.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -23,13 +25,15 @@ layout(constant_id = 2) const uint DT_OUT = 0;
 layout(constant_id = 3) const uint DT_C = 0;  // filter's third input (a's dtype or bool)
 
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
-           DT_I8 = 7, DT_U8 = 8, DT_BOOL = 9;
+           DT_I8 = 7, DT_U8 = 8, DT_BOOL = 9, DT_F8 = 13, DT_I4 = 14, DT_I2 = 15, DT_I1 = 16,
+           DT_U4 = 17, DT_U2 = 18, DT_U1 = 19;
 const uint OP_NEG = 0, OP_ABS = 1, OP_SIGN = 2, OP_RECIP = 3, OP_FLOOR = 4, OP_CEIL = 5,
            OP_ROUND = 6, OP_TRUNC = 7, OP_NOT = 8, OP_POPCOUNT = 9, OP_IS_NAN = 10,
            OP_IS_INF = 11, OP_IS_NEG = 12, OP_SHL = 13, OP_SHR = 14, OP_CLAMP = 15,
            OP_CAST = 16, OP_IOTA = 17, OP_FILTER = 18;
 const uint OP_MIN = 20, OP_MAX = 21, OP_FLOOR_DIV = 22, OP_REM = 23, OP_AND = 24, OP_OR = 25,
-           OP_XOR = 26, OP_EQ = 27, OP_NE = 28, OP_LT = 29, OP_LE = 30, OP_GT = 31, OP_GE = 32;
+           OP_XOR = 26, OP_EQ = 27, OP_NE = 28, OP_LT = 29, OP_LE = 30, OP_GT = 31, OP_GE = 32,
+           OP_ADD = 33, OP_SUB = 34, OP_MUL = 35, OP_DIV = 36, OP_FILL = 37;
 const uint OP_EXP = 40, OP_LOG = 41, OP_SQRT = 42, OP_SIN = 43, OP_COS = 44, OP_TANH = 45,
            OP_ERF = 46, OP_RSQRT = 47, OP_SIGMOID = 48, OP_SILU = 49, OP_GELU = 50,
            OP_GELU_TANH = 51, OP_POW = 52, OP_FMA = 53;
@@ -43,28 +47,38 @@ layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 3) readonly buffer C { uint c[]; };
 layout(std430, binding = 4) buffer Y { uint y[]; };
 
-const uint NUM_INPUTS = OP == OP_IOTA ? 0u
-                        : (OP >= OP_MIN && OP <= OP_GE) || OP == OP_POW ? 2u
+const uint NUM_INPUTS = OP == OP_IOTA || OP == OP_FILL ? 0u
+                        : (OP >= OP_MIN && OP <= OP_DIV) || OP == OP_POW ? 2u
                         : OP == OP_FMA || OP == OP_FILTER ? 3u : 1u;
 
-uint dt_bytes(uint dt) { return dt <= DT_U32 ? 4u : dt <= DT_U16 ? 2u : 1u; }
-uint dt_width(uint dt) { return dt == DT_BOOL ? 1u : 8u * dt_bytes(dt); }
-bool dt_float(uint dt) { return dt == DT_F32 || dt == DT_F16 || dt == DT_BF16; }
-bool dt_signed(uint dt) { return dt == DT_I32 || dt == DT_I16 || dt == DT_I8; }
-uint dt_mask(uint dt) { return dt_bytes(dt) == 4u ? 0xffffffffu : (1u << (8u * dt_bytes(dt))) - 1u; }
+// Bits a stored element takes (a constant expression, so that it works on spec constants).
+#define BITS_OF(dt)                                          \
+  ((dt) <= DT_U32                        ? 32u               \
+   : (dt) <= DT_U16                      ? 16u               \
+   : ((dt) <= DT_BOOL || (dt) == DT_F8)  ? 8u                \
+   : ((dt) == DT_I4 || (dt) == DT_U4)    ? 4u                \
+   : ((dt) == DT_I2 || (dt) == DT_U2)    ? 2u                \
+                                         : 1u)
+uint dt_bits(uint dt) { return BITS_OF(dt); }
+uint dt_width(uint dt) { return dt == DT_BOOL ? 1u : dt_bits(dt); }
+bool dt_float(uint dt) { return dt == DT_F32 || dt == DT_F16 || dt == DT_BF16 || dt == DT_F8; }
+bool dt_signed(uint dt) {
+  return dt == DT_I32 || dt == DT_I16 || dt == DT_I8 || dt == DT_I4 || dt == DT_I2 || dt == DT_I1;
+}
+uint dt_mask(uint dt) { return dt_bits(dt) == 32u ? 0xffffffffu : (1u << dt_bits(dt)) - 1u; }
 
-const uint IN_BYTES = DT_IN <= DT_U32 ? 4u : DT_IN <= DT_U16 ? 2u : 1u;
-const uint OUT_BYTES = DT_OUT <= DT_U32 ? 4u : DT_OUT <= DT_U16 ? 2u : 1u;
-const uint C_BYTES = OP != OP_FILTER ? IN_BYTES : DT_C <= DT_U32 ? 4u : DT_C <= DT_U16 ? 2u : 1u;
+const uint IN_BITS = BITS_OF(DT_IN);
+const uint OUT_BITS = BITS_OF(DT_OUT);
+const uint C_BITS = OP != OP_FILTER ? IN_BITS : BITS_OF(DT_C);
 
 bool flag(uint f) { return (p[6] & f) != 0u; }
 uint setting(uint k) { return p[8u + 2u * k]; }
 
-// Element k of a buffer of IN_BYTES-sized elements, zero-extended.
-#define LOAD(buf, k)                                                        \
-  (IN_BYTES == 4u   ? buf[k]                                                \
-   : IN_BYTES == 2u ? (buf[(k) >> 1] >> (((k) & 1u) * 16u)) & 0xffffu      \
-                    : (buf[(k) >> 2] >> (((k) & 3u) * 8u)) & 0xffu)
+// Element k of a buffer of `bits`-sized elements, zero-extended.
+#define LOAD_BITS(buf, k, bits) \
+  ((bits) == 32u ? buf[k]       \
+                 : (buf[(k) / (32u / (bits))] >> (((k) % (32u / (bits))) * (bits))) & ((1u << (bits)) - 1u))
+#define LOAD(buf, k) LOAD_BITS(buf, k, IN_BITS)
 
 uvec3 locate(uint i) {
   uvec3 abc = uvec3(0u);
@@ -92,10 +106,12 @@ int compare_key(uint x) { return (x & 0x80000000u) != 0u ? -int(x & 0x7fffffffu)
 
 uint f32_bits_of(uint raw, uint dt) {
   if (dt == DT_F32) return raw;
+  if (dt == DT_F8) return floatBitsToUint(widen_half(raw << 8, false));  // E5M2: an f16's top byte
   return floatBitsToUint(widen_half(raw, dt == DT_BF16));
 }
 uint encode_float(uint bits) {  // f32 bits to the output dtype, rounding once
   if (DT_OUT == DT_F32) return bits;
+  if (DT_OUT == DT_F8) return narrow_f8_bits(bits);
   return narrow_half_bits(bits, DT_OUT == DT_BF16);
 }
 
@@ -134,7 +150,7 @@ uint int_to_f32_bits(uint mag, bool neg, uint prec) {
   const float v = float(q) * uintBitsToFloat((127u + shift) << 23);  // exact
   return floatBitsToUint(v) | (neg ? 0x80000000u : 0u);
 }
-uint prec_of(uint dt) { return dt == DT_F32 ? 24u : dt == DT_F16 ? 11u : 8u; }
+uint prec_of(uint dt) { return dt == DT_F32 ? 24u : dt == DT_F16 ? 11u : dt == DT_F8 ? 3u : 8u; }
 uint int_to_float_out(uint mag, bool neg) {
   return encode_float(int_to_f32_bits(mag, neg, prec_of(DT_OUT)));
 }
@@ -261,6 +277,15 @@ uint fma_bits(uint x, uint z, uint w) {
 
 uint float_op(uint x, uint z, uint w) {
   const uint ax = x & 0x7fffffffu;
+  if (OP == OP_ADD || OP == OP_SUB || OP == OP_MUL) {  // f8: exact f32 inputs, one rounding
+    const float fx = uintBitsToFloat(x), fz = uintBitsToFloat(z);
+    precise float r = OP == OP_ADD ? fx + fz : OP == OP_SUB ? fx - fz : fx * fz;
+    return encode_float(floatBitsToUint(r));
+  }
+  if (OP == OP_DIV) {
+    if ((z & 0x7fffffffu) == 0u && flag(HAS_MASK)) return encode_float(setting(0));
+    return encode_float(div_f32_bits(x, z));
+  }
   if (OP == OP_NEG) return encode_float(x ^ 0x80000000u);
   if (OP == OP_ABS) return encode_float(ax);
   if (OP == OP_SIGN) return is_nan_bits(x) || ax == 0u ? 0u : x != ax ? 0xffu : 1u;
@@ -323,6 +348,18 @@ uint int_op(uint x, uint z) {
   if (OP == OP_AND) return x & z;
   if (OP == OP_OR) return x | z;
   if (OP == OP_XOR) return x ^ z;
+  if (DT_IN == DT_BOOL && (OP == OP_ADD || OP == OP_MUL)) {  // logical or / and
+    return OP == OP_ADD ? (x | z) : (x & z);
+  }
+  if (OP == OP_ADD) return (x + z) & mask;
+  if (OP == OP_SUB) return (x - z) & mask;
+  if (OP == OP_MUL) return (x * z) & mask;  // the low bits of the product, signed or not
+  if (OP == OP_DIV) {  // truncating; a zero divisor gives the mask or 0; INT_MIN / -1 wraps
+    if (z == 0u) return flag(HAS_MASK) ? setting(0) & mask : 0u;
+    if (!sgn) return x / z;
+    if (sz == -1) return (0u - x) & mask;
+    return udiv_signed(sx, sz) & mask;
+  }
   if (OP == OP_CLAMP) {
     if (sgn) {
       int r = sx;
@@ -354,6 +391,7 @@ uint int_op(uint x, uint z) {
 }
 
 uint compute(uint i) {
+  if (OP == OP_FILL) return setting(0) & dt_mask(DT_OUT);  // the value's bits, from the host
   if (OP == OP_IOTA) {  // the index along the axis: s0 = axis size, s1 = inner stride
     const uint idx = (i / setting(1)) % setting(0);
     return dt_float(DT_OUT) ? int_to_float_out(idx, false) : idx & dt_mask(DT_OUT);
@@ -362,12 +400,12 @@ uint compute(uint i) {
   const uint x = LOAD(a, p[2] + e.x);
   const uint z = NUM_INPUTS >= 2u ? LOAD(b, p[3] + e.y) : 0u;
   const uint kc = p[4] + e.z;
-  const uint w = NUM_INPUTS < 3u ? 0u
-                 : C_BYTES == 4u ? c[kc]
-                 : C_BYTES == 2u ? (c[kc >> 1] >> ((kc & 1u) * 16u)) & 0xffffu
-                                 : (c[kc >> 2] >> ((kc & 3u) * 8u)) & 0xffu;
+  const uint w = NUM_INPUTS < 3u ? 0u : LOAD_BITS(c, kc, C_BITS);
   if (OP == OP_FILTER) {  // c != 0 ? a : b; a float c compares as a number (-0 is 0, NaN is not)
-    const uint mag = DT_C == DT_F32 ? w & 0x7fffffffu : (DT_C == DT_F16 || DT_C == DT_BF16) ? w & 0x7fffu : w;
+    const uint mag = DT_C == DT_F32                       ? w & 0x7fffffffu
+                     : (DT_C == DT_F16 || DT_C == DT_BF16) ? w & 0x7fffu
+                     : DT_C == DT_F8                       ? w & 0x7fu
+                                                           : w;
     return mag != 0u ? x : z;
   }
   if (OP == OP_CAST) return cast_bits(x);
@@ -378,7 +416,7 @@ uint compute(uint i) {
 }
 
 void main() {
-  const uint per = 4u / OUT_BYTES, bits_per = 8u * OUT_BYTES;
+  const uint per = 32u / OUT_BITS, bits_per = OUT_BITS;
   const uint first = p[5], end = p[5] + p[0];  // output elements [first, end)
   const uint w0 = first / per, words = (end + per - 1u) / per - w0;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;

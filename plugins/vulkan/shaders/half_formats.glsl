@@ -36,4 +36,23 @@ uint narrow_half_bits(uint x, bool bf16) {
 
 uint narrow_half(float v, bool bf16) { return narrow_half_bits(floatBitsToUint(v), bf16); }
 
+// f8 (OCP E5M2, an f16's high byte) from f32 bits, rounded once as above; NaN keeps the
+// payload's two high bits and gets the quiet bit. Widening is widen_half(bits << 8, false).
+uint narrow_f8_bits(uint x) {
+  const uint s = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return s | 0x7eu | ((ax >> 21) & 0x3u);
+  if (ax >= 0x47700000u) return s | 0x7cu;  // 61440 and up round to inf
+  if (ax >= 0x38800000u) {                   // a normal f8: rebias, round off 21 bits
+    const uint r = ax - 0x38000000u;
+    return s | ((r + 0xfffffu + ((r >> 21) & 1u)) >> 21);
+  }
+  const uint e = ax >> 23;
+  if (e < 110u) return s;  // below 2^-17 (or exactly it: a tie to 0)
+  const uint m = (ax & 0x7fffffu) | 0x800000u, shift = 134u - e;  // units of 2^-16
+  uint q = m >> shift;
+  const uint rest = m & ((1u << shift) - 1u), tie = 1u << (shift - 1u);
+  if (rest > tie || (rest == tie && (q & 1u) != 0u)) ++q;
+  return s | q;
+}
+
 #endif

@@ -108,12 +108,21 @@ void main() {
         for (uint k = t; k < n; k += 256u) s += LOAD(x, xb + k * inner);
         mean = reduce(s, false) / real(n);
       }
-      real q = 0.0;
+      real q = 0.0, s1 = 0.0;
       for (uint k = t; k < n; k += 256u) {
         const real d = LOAD(x, xb + k * inner) - mean;
         q += d * d;
+        s1 += d;
       }
-      const real var = reduce(q, false) / real(n);
+      q = reduce(q, false);
+      if (OP == OP_LAYER_NORM) {
+        // Corrected two-pass: the deviations' own sum removes the first mean's rounding error
+        // (large against a small spread when the values sit far from 0).
+        s1 = reduce(s1, false);
+        mean += s1 / real(n);
+        q -= s1 * s1 / real(n);
+      }
+      const real var = max(q, real(0.0)) / real(n);
       const real inv = inv_sqrt_r(var + epsilon());
       for (uint k = t; k < n; k += 256u) {
         real v = (LOAD(x, xb + k * inner) - mean) * inv * LOAD(sc, p[5] + k);
