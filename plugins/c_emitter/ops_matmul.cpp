@@ -1,11 +1,50 @@
 // matmul [M, K] x [K, N] in generated C (f32, f64), the head of a kernel whose elementwise
 // epilogue follows. Accumulated into a per-kernel scratch buffer (the output may be an input,
-// or live in registers), cache-blocked over rows, depth and columns with the innermost loop
-// contiguous; each element sums in k order in its dtype (ops.md: f32 for f32, f64 for f64).
+// or live in registers) by register blocks of 4 rows x 4 steps of depth over column blocks of
+// 512, the innermost loop contiguous over the columns; each element sums in k order in its
+// dtype (ops.md: f32 for f32, f64 for f64).
 #include "c_ops.hpp"
 
 namespace oi::c_emitter {
 namespace {
+
+// The register block: 4 rows of the output take 4 steps of depth per pass over a column
+// block of 512, so each pass loads an output element once for 4 multiply-adds per row, and the
+// loop over the columns (straight-line code per column) vectorizes at -O2 with OI_KERNEL.
+constexpr uint64_t kRows = 4, kDepth = 4, kColumns = 512;
+
+struct Names {
+  std::string a, b, T;
+  uint64_t K, N;
+};
+
+// Rows i0 .. i0+R-1 of acc += A[rows, k .. k+U-1] x B[k .. k+U-1, j0 .. j1-1], each output
+// element taking its U products in k order.
+void block(std::ostringstream& c, const Names& n, uint64_t R, uint64_t U,
+           const std::string& indent) {
+  c << indent << "{\n";
+  for (uint64_t r = 0; r < R; ++r) {
+    c << indent << "  " << n.T << "* restrict c" << r << " = acc + (i0 + " << r << "u) * " << u(n.N)
+      << ";\n";
+    for (uint64_t k = 0; k < U; ++k)
+      c << indent << "  const " << n.T << " a" << r << "_" << k << " = " << n.a << "[(i0 + " << r
+        << "u) * " << u(n.K) << " + k + " << k << "u];\n";
+  }
+  for (uint64_t k = 0; k < U; ++k)
+    c << indent << "  const " << n.T << "* restrict b" << k << " = " << n.b << " + (k + " << k
+      << "u) * " << u(n.N) << ";\n";
+  c << indent << "  for (size_t j = j0; j < j1; ++j) {\n";
+  for (uint64_t k = 0; k < U; ++k)
+    c << indent << "    const " << n.T << " v" << k << " = b" << k << "[j];\n";
+  for (uint64_t r = 0; r < R; ++r) {
+    std::string e = "c" + std::to_string(r) + "[j]";
+    for (uint64_t k = 0; k < U; ++k)
+      e = "(" + e + " + a" + std::to_string(r) + "_" + std::to_string(k) + " * v" +
+          std::to_string(k) + ")";
+    c << indent << "    c" << r << "[j] = " << e << ";\n";
+  }
+  c << indent << "  }\n" << indent << "}\n";
+}
 
 std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
                    std::string& value) {
@@ -28,23 +67,40 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   const std::string T = c_type(o.dtype);
   const uint64_t bytes = M * N * dtype_size(o.dtype);
   const std::string field = env.scratch(bytes);
-  const std::string m = u(M), kk = u(K), nn = u(N);
   c << "  " << T << "* restrict acc = (" << T << "*)s->" << field << ";\n"
-    << "  memset(acc, 0, " << bytes << "u);\n"
-    << "  for (size_t i0 = 0; i0 < " << m << "; i0 += 32u)\n"
-    << "    for (size_t k0 = 0; k0 < " << kk << "; k0 += 128u)\n"
-    << "      for (size_t j0 = 0; j0 < " << nn << "; j0 += 512u) {\n"
-    << "        const size_t i1 = i0 + 32u < " << m << " ? i0 + 32u : " << m << ";\n"
-    << "        const size_t k1 = k0 + 128u < " << kk << " ? k0 + 128u : " << kk << ";\n"
-    << "        const size_t j1 = j0 + 512u < " << nn << " ? j0 + 512u : " << nn << ";\n"
-    << "        for (size_t r = i0; r < i1; ++r)\n"
-    << "          for (size_t d = k0; d < k1; ++d) {\n"
-    << "            const " << T << " av = p_" << an << "[r * " << kk << " + d];\n"
-    << "            " << T << "* restrict crow = acc + r * " << nn << ";\n"
-    << "            const " << T << "* brow = p_" << bn << " + d * " << nn << ";\n"
-    << "            for (size_t j = j0; j < j1; ++j) crow[j] += av * brow[j];\n"
-    << "          }\n"
-    << "      }\n";
+    << "  memset(acc, 0, " << bytes << "u);\n";
+  if (M == 0 || N == 0 || K == 0) {
+    value = "acc[i]";
+    return out;
+  }
+  const uint64_t M4 = M / kRows * kRows, K4 = K / kDepth * kDepth;
+  const Names names{"p_" + an, "p_" + bn, T, K, N};
+  c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(kColumns) << ") {\n"
+    << "    const size_t j1 = j0 + " << u(kColumns) << " < " << u(N) << " ? j0 + " << u(kColumns)
+    << " : " << u(N) << ";\n";
+  // Whole blocks of rows, then the last rows; in each, whole steps of depth, then the rest.
+  auto rows = [&](uint64_t R, const std::string& indent) {
+    if (K4 > 0) {
+      c << indent << "for (size_t k = 0; k < " << u(K4) << "; k += " << u(kDepth) << ")\n";
+      block(c, names, R, kDepth, indent + "  ");
+    }
+    if (K > K4) {
+      c << indent << "{\n" << indent << "  const size_t k = " << u(K4) << ";\n";
+      block(c, names, R, K - K4, indent + "  ");
+      c << indent << "}\n";
+    }
+  };
+  if (M4 > 0) {
+    c << "    for (size_t i0 = 0; i0 < " << u(M4) << "; i0 += " << u(kRows) << ") {\n";
+    rows(kRows, "      ");
+    c << "    }\n";
+  }
+  if (M > M4) {
+    c << "    {\n      const size_t i0 = " << u(M4) << ";\n";
+    rows(M - M4, "      ");
+    c << "    }\n";
+  }
+  c << "  }\n";
   value = "acc[i]";
   return out;
 }
