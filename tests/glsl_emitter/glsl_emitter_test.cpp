@@ -21,6 +21,7 @@
 #include "openinfer/error.hpp"
 #include "openinfer/graph.hpp"
 #include "openinfer/model.hpp"
+#include "openinfer/oinf_text.hpp"
 #include "openinfer/plugin_host.hpp"
 #include "openinfer/simulator.hpp"
 #include "openinfer/synth.hpp"
@@ -71,11 +72,13 @@ struct Case {
   std::function<void(ModelWriter&)> model;
   fs::path model_file;                   // instead of `model`: an existing package
   std::map<std::string, Tensor> inputs;  // inserted before every step
+  // Or per step: step_inputs[K] inserted before step K (`--input NAME=FILE:NAME.{step}`).
+  std::vector<std::map<std::string, Tensor>> step_inputs;
   int steps = 1;
   std::vector<std::string> fetch;
   bool tolerance = false;  // |got - want| <= atol + rtol |want| instead of bit-exact
   double atol = 1e-6, rtol = 1e-5;
-  bool div_ulps = false;  // f32 within 2 ulp (div)
+  bool div_ulps = false;  // f32 within 2 ulp (div, ops-nn.md's elementwise math)
 };
 
 int64_t ulp_distance(float a, float b) {
@@ -153,6 +156,14 @@ void run_case(const Case& c) {
     for (const auto& [n, t] : c.inputs)
       cmd += " --input " + n + "=" + (dir / "inputs.oinf").string();
   }
+  if (!c.step_inputs.empty()) {
+    ModelWriter in;
+    for (size_t k = 0; k < c.step_inputs.size(); ++k)
+      for (const auto& [n, t] : c.step_inputs[k]) in.add_tensor(n + "." + std::to_string(k), t);
+    in.write(dir / "step_inputs.oinf");
+    for (const auto& [n, t] : c.step_inputs.front())
+      cmd += " --input '" + n + "=" + (dir / "step_inputs.oinf").string() + ":" + n + ".{step}'";
+  }
   for (const std::string& f : c.fetch) cmd += " --fetch " + f;
   std::string log;
   const int rc = shell(cmd, &log);
@@ -166,10 +177,55 @@ void run_case(const Case& c) {
   Executor exec = sim.make_executor();
   for (int s = 0; s < c.steps; ++s) {
     for (const auto& [n, t] : c.inputs) exec.insert(n, t);
+    if (!c.step_inputs.empty())
+      for (const auto& [n, t] : c.step_inputs.at(static_cast<size_t>(s))) exec.insert(n, t);
     exec.step();
   }
   const Model got = Model::open(dir / "got.oinf");
   for (const std::string& f : c.fetch) compare(c, f, exec.fetch(f), got.tensor(f));
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A package of tests/synth/c (the C target's fixtures, in the OINF text form).
+Model text_package(const std::string& file) {
+  const fs::path p = fs::path(OPENINFER_SOURCE_DIR) / "tests" / "synth" / "c" / file;
+  const ModelWriter w = parse_oinf_text(read_text(p), p.string());
+  return Model::from_bytes(w.to_bytes(), p.string());
+}
+
+// The model of a tests/synth/c text package, written for the case.
+std::function<void(ModelWriter&)> text_model(const std::string& file) {
+  return [file](ModelWriter& w) {
+    const Model m = text_package(file);
+    for (const SizeVarEntry& v : m.sizevars()) w.add_sizevar(v.name, v.value);
+    for (const TensorEntry& t : m.tensors())
+      if (t.has_data)
+        w.add_tensor(t.name, m.tensor(t));
+      else
+        w.add_declaration(t.name, t.dtype, t.dims);
+  };
+}
+
+// Inputs `names` of a tests/synth/c input package for `steps` steps: NAME.K where present
+// (one tensor per step), else NAME for every step.
+std::vector<std::map<std::string, Tensor>> text_inputs(const std::string& file,
+                                                       const std::vector<std::string>& names,
+                                                       int steps) {
+  const Model m = text_package(file);
+  std::vector<std::map<std::string, Tensor>> out(static_cast<size_t>(steps));
+  for (int k = 0; k < steps; ++k)
+    for (const std::string& n : names) {
+      const std::string per_step = n + "." + std::to_string(k);
+      out[static_cast<size_t>(k)].emplace(
+          n, m.find_tensor(per_step) ? m.tensor(per_step) : m.tensor(n));
+    }
+  return out;
 }
 
 std::vector<float> ramp(size_t n, float start, float step) {
@@ -374,6 +430,152 @@ block entry {
   run_case(c);
 }
 
+// ops-nn.md's f32 math (tests/synth/c/math.oi without its f64 half): large, tiny, zero,
+// negative (log, sqrt: NaN) and infinite inputs over two steps, alone and fused with
+// arithmetic; computed in f64 on the device, within ops-nn.md's 2 ulp of the CPU backend.
+BOOST_AUTO_TEST_CASE(f32_math_within_two_ulp) {
+  Case c;
+  c.name = "math";
+  c.source = R"(
+dynamic { x: f32[N]; }
+volatile {
+  e: f32[N]; l: f32[N]; r: f32[N]; rs: f32[N]; tr: f32[N]; er: f32[N]; sg: f32[N]; si: f32[N];
+  ge: f32[N]; gt: f32[N];
+}
+block entry {
+  op exp(x) >> e;
+  op log(x) >> l;
+  op sqrt(x) >> r;
+  op rsqrt(x) >> rs;
+  op tanh(x) >> tr;
+  op sin(x) >> er;
+  op cos(er) >> er;
+  op erf(er) >> er;
+  op sigmoid(x) >> sg;
+  op silu(x) >> si;
+  op mul(si, sg) >> si;
+  op gelu(x) >> ge;
+  op gelu(x, approximate="tanh") >> gt;
+  return e, l, r, rs, tr, er, sg, si, ge, gt;
+}
+)";
+  c.model = text_model("math_model.txt");
+  c.steps = 2;
+  c.step_inputs = text_inputs("math_input.txt", {"x"}, c.steps);
+  c.fetch = {"e", "l", "r", "rs", "tr", "er", "sg", "si", "ge", "gt"};
+  c.div_ulps = true;
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(f32_math_on_a_ramp_and_as_an_epilogue) {
+  Case c;
+  c.name = "math_ramp";
+  c.source = R"(
+dynamic { x: f32[M, K]; }
+constant { w: f32[K, N]; }
+volatile { s: f32[M, K]; h: f32[M, N]; }
+block entry {
+  op sin(x) >> s;
+  op exp(s) >> s;
+  op sub(s, x) >> s;
+  op gelu(s, approximate="tanh") >> s;
+  op matmul(x, w) >> h;
+  op tanh(h) >> h;
+  return s, h;
+}
+)";
+  c.model = [](ModelWriter& w) {
+    w.add_sizevar("M", 9);
+    w.add_sizevar("K", 40);
+    w.add_sizevar("N", 7);
+    w.add_tensor("w", Tensor::from(ramp(40 * 7, -0.3f, 0.0021f), {40, 7}));
+  };
+  c.inputs = {{"x", Tensor::from(ramp(9 * 40, -30.0f, 0.171f), {9, 40})}};
+  c.fetch = {"s", "h"};
+  c.tolerance = true;  // matmul's sums; the math itself is within 2 ulp (case above)
+  c.atol = 1e-5;
+  c.rtol = 1e-4;
+  run_case(c);
+}
+
+// tests/synth/c/movement.oi as is: concat (3 inputs, a negative axis; i32), slice (negative
+// starts, clamped ends, negative steps), pad (constant with a value, reflect, edge), reshape,
+// transpose (a perm and the default), gather (axes 0 and 1, negative indices), iota (f32, i32);
+// two steps whose inputs hold -0.0, infinities and tiny values: bit-exact.
+BOOST_AUTO_TEST_CASE(moving_data_bit_exact) {
+  Case c;
+  c.name = "movement";
+  c.source = read_text(fs::path(OPENINFER_SOURCE_DIR) / "tests/synth/c/movement.oi");
+  c.model = text_model("movement_model.txt");
+  c.steps = 2;
+  c.step_inputs = text_inputs("movement_input.txt", {"x", "k", "idx"}, c.steps);
+  c.fetch = {"cat",  "cati", "sl", "slr", "sneg", "pc", "pr", "pe",
+             "flat", "tp",   "td", "g0",  "g1",   "io", "ii"};
+  run_case(c);
+}
+
+// tests/synth/c/conv.oi's f32 convolutions on its data: 1-D with bias, stride, asymmetric pads
+// and dilation; 2-D with group 2, strides, pads and dilations, no bias; a 1x1 2-D conv with
+// bias; and a depthwise 1-D one. ops-nn.md's tolerance (the CPU backend sums in another order).
+BOOST_AUTO_TEST_CASE(conv_within_tolerance) {
+  Case c;
+  c.name = "conv";
+  c.source = R"(
+dynamic { x1: f32[2, 4, 9]; x2: f32[1, 4, 6, 7]; }
+constant { w1: f32[5, 4, 3]; b1: f32[5]; w2: f32[6, 2, 3, 2]; w3: f32[3, 4, 1, 1]; b3: f32[3];
+           wdw: f32[4, 1, 3]; }
+volatile { y1: f32[2, 5, 4]; y2: f32[1, 6, 3, 7]; y3: f32[1, 3, 6, 7]; yd: f32[2, 4, 9]; }
+block entry {
+  op conv(x1, w1, b1, strides=[2], pads=[2, 1], dilations=[2]) >> y1;
+  op conv(x2, w2, strides=[2, 1], pads=[1, 0, 1, 2], dilations=[1, 2], group=2) >> y2;
+  op conv(x2, w3, b3) >> y3;
+  op conv(x1, wdw, pads=[1, 1], group=4) >> yd;
+  return y1, y2, y3, yd;
+}
+)";
+  const auto fixture = text_model("conv_model.txt");
+  c.model = [fixture](ModelWriter& w) {
+    fixture(w);
+    w.add_tensor("wdw", Tensor::from(ramp(12, -0.6f, 0.11f), {4, 1, 3}));
+  };
+  c.steps = 2;
+  c.step_inputs = text_inputs("conv_input.txt", {"x1", "x2"}, c.steps);
+  c.fetch = {"y1", "y2", "y3", "yd"};
+  c.tolerance = true;
+  c.atol = 1e-5;
+  c.rtol = 1e-4;
+  run_case(c);
+}
+
+BOOST_AUTO_TEST_CASE(layer_norm_within_tolerance) {
+  Case c;
+  c.name = "layer_norm";
+  c.source = R"(
+dynamic { x: f32[A, B, C]; }
+constant { g: f32[C]; b: f32[C]; g2: f32[B, C]; }
+volatile { y: f32[A, B, C]; z: f32[A, B, C]; }
+block entry {
+  op layer_norm(x, g, b) >> y;
+  op layer_norm(x, g2, axis=1, epsilon=0.001) >> z;
+  return y, z;
+}
+)";
+  c.model = [](ModelWriter& w) {
+    w.add_sizevar("A", 3);
+    w.add_sizevar("B", 5);
+    w.add_sizevar("C", 24);
+    w.add_tensor("g", Tensor::from(ramp(24, 0.5f, 0.05f), {24}));
+    w.add_tensor("b", Tensor::from(ramp(24, -1.0f, 0.08f), {24}));
+    w.add_tensor("g2", Tensor::from(ramp(5 * 24, 1.5f, -0.01f), {5, 24}));
+  };
+  c.inputs = {{"x", Tensor::from(ramp(3 * 5 * 24, 4.0f, -0.037f), {3, 5, 24})}};
+  c.fetch = {"y", "z"};
+  c.tolerance = true;
+  c.atol = 1e-5;
+  c.rtol = 1e-4;
+  run_case(c);
+}
+
 BOOST_AUTO_TEST_CASE(loops_and_branches_run_on_the_host) {
   Case c;
   c.name = "control_flow";
@@ -428,6 +630,20 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
       "  return y;\n}\n";
   e = emit_error(ok_graph, sizes, DeviceArch::for_target("c"));
   BOOST_TEST(e.find("needs a GPU device description") != std::string::npos, e);
+  {  // the f32 math needs f64 on the device
+    json::value d =
+        json::parse(read_text(fs::path(OPENINFER_SOURCE_DIR) / "devices" / "lavapipe.json"));
+    d.at("features").as_object()["fp64"] = false;
+    const fs::path no_f64 = fs::path(TEST_WORK_DIR) / "no_fp64.json";
+    fs::create_directories(no_f64.parent_path());
+    std::ofstream(no_f64) << json::serialize(d);
+    e = emit_error(
+        "dynamic { x: f32[N]; }\nvolatile { y: f32[N]; }\nblock entry {\n  op exp(x) >> y;\n"
+        "  return y;\n}\n",
+        sizes, DeviceArch::load(no_f64));
+    BOOST_TEST(e.find("op 'exp' (line 4): the f32 math is computed in f64") != std::string::npos,
+               e);
+  }
   e = emit_error(ok_graph, sizes, lavapipe(), "../evil");
   BOOST_TEST(e.find("must be 1-64 characters") != std::string::npos, e);
 }
