@@ -1,8 +1,11 @@
-// conv(x, w[, b]) (ops-nn.md, ONNX Conv; f32): 1-D [N, C, W] (as 2-D with H = 1) and 2-D
-// [N, C, H, W]; strides, pads, dilations, group. Direct convolution, one invocation per output
-// element: the taps of its group's channels are summed in f32 in (channel, row, column) order,
-// padded cells skipped, then the bias added. The CPU backend sums in another order (and through
-// BLAS for large products), which ops-nn.md's conv tolerance (1e-5, 1e-4) allows.
+// conv(x, w[, b]) and the pools (ops-nn.md, ONNX Conv, MaxPool, AveragePool) on [N, C, W]
+// (1-D, run as 2-D with H = 1) and [N, C, H, W]; strides, pads, dilations, group. conv (f32) is
+// direct, one invocation per output element: the taps of its group's channels are summed in f32
+// in (channel, row, column) order, padded cells skipped, then the bias added. The CPU backend
+// sums in another order (and through BLAS for large products), which ops-nn.md's conv
+// tolerance (1e-5, 1e-4) allows.
+#include <algorithm>
+
 #include "ops.hpp"
 
 namespace oi::glsl {
@@ -110,10 +113,71 @@ KernelShader conv(ShaderBuilder& sb, const OpIn& op) {
   return sb.grid("conv", product(y.shape), c.str());
 }
 
+// max_pool (any 32-bit dtype, bit-exact: ops.md's max, so NaN wins and +0.0 beats -0.0) and
+// avg_pool (f32; the mean over the window's cells inside x unless count_include_pad), one
+// invocation per output element. Padded cells never enter a window.
+KernelShader pool(ShaderBuilder& sb, const OpIn& op) {
+  const bool is_max = op.op == "max_pool";
+  sb.check_settings(
+      op, is_max ? std::set<std::string>{"kernel", "strides", "pads", "dilations"}
+                 : std::set<std::string>{"kernel", "strides", "pads", "count_include_pad"});
+  if (op.inputs.size() != 1) invalid(op_where(op) + " takes one input");
+  const ValueIn& x = sb.value(op.inputs[0]);
+  const ValueIn& y = sb.value(op.output);
+  const std::string t = sb.type_of(y.name);
+  if (sb.type_of(x.name) != t || (!is_max && t != "float"))
+    unsupported(op_where(op) + " on " + x.dtype + " is not supported (" +
+                (is_max ? "f32, i32, u32" : "f32") + " are)");
+  if (!sb.setting(op, "kernel")) invalid(op_where(op) + " needs 'kernel'");
+  std::vector<uint64_t> kernel;
+  for (int64_t k : sb.int_list(op, "kernel")) {
+    if (k < 1) invalid(op_where(op) + ": 'kernel' has " + std::to_string(k));
+    kernel.push_back(static_cast<uint64_t>(k));
+  }
+  const Window g = window_of(sb, op, x, y, kernel);
+  if (y.shape[1] != g.channels) invalid(op_where(op) + ": the output's channels differ");
+  bool include_pad = false;
+  if (const json::value* c = sb.setting(op, "count_include_pad")) {
+    if (!c->is_bool()) invalid(op_where(op) + ": count_include_pad must be a boolean");
+    include_pad = c->as_bool();
+  }
+  sb.check_count(std::max(product(x.shape), product(y.shape)), "element count");
+  const std::string lowest = t == "float" ? "uintBitsToFloat(0xff800000u)"
+                             : t == "int" ? "int(0x80000000u)"
+                                          : "0u";
+  const std::string combine = t == "float" ? "acc = oi_max(acc, v);" : "acc = max(acc, v);";
+  std::ostringstream c;
+  c << "    const uint ow = i % " << u(g.out_w) << ", oh = (i / " << u(g.out_w) << ") % "
+    << u(g.out_h) << ";\n"
+    << "    const uint xp = (i / " << u(g.out_h * g.out_w) << ") * " << u(g.in_h * g.in_w) << ";\n"
+    << "    " << t << " acc = " << (is_max ? lowest : "0.0") << ";\n"
+    << "    uint cells = 0u;\n"
+    << "    for (uint kh = 0u; kh < " << u(g.k_h) << "; ++kh) {\n"
+    << "      const int ih = int(oh * " << u(g.stride_h) << " + kh * " << u(g.dil_h) << ") - "
+    << g.pad_top << ";\n"
+    << "      if (ih < 0 || ih >= " << g.in_h << ") continue;\n"
+    << "      for (uint kw = 0u; kw < " << u(g.k_w) << "; ++kw) {\n"
+    << "        const int iw = int(ow * " << u(g.stride_w) << " + kw * " << u(g.dil_w) << ") - "
+    << g.pad_left << ";\n"
+    << "        if (iw < 0 || iw >= " << g.in_w << ") continue;\n"
+    << "        const " << t << " v = " << sb.buffer(x.name) << "[xp + uint(ih) * " << u(g.in_w)
+    << " + uint(iw)];\n"
+    << "        " << (is_max ? combine : "acc += v;") << "\n"
+    << "        ++cells;\n"
+    << "      }\n    }\n";
+  if (!is_max)
+    c << "    acc = acc / float(" << (include_pad ? u(g.k_h * g.k_w) : std::string("cells"))
+      << ");\n";
+  c << "    " << sb.buffer(y.name) << "[i] = acc;\n";
+  return sb.grid(op.op, product(y.shape), c.str());
+}
+
 }  // namespace
 
 void register_conv_ops(OpRegistry& r) {
   r.ops["conv"] = conv;
+  r.ops["max_pool"] = pool;
+  r.ops["avg_pool"] = pool;
 }
 
 }  // namespace oi::glsl

@@ -547,6 +547,53 @@ block entry {
   run_case(c);
 }
 
+// max_pool bit-exact (NaN wins its windows, +0.0 beats -0.0; i32 too), avg_pool within
+// ops-nn.md's tolerance with and without count_include_pad; 1-D and 2-D, strides, pads,
+// dilations.
+BOOST_AUTO_TEST_CASE(pools) {
+  Case c;
+  c.name = "pools";
+  c.source = R"(
+dynamic { x: f32[2, 3, 7, 6]; x1: f32[2, 3, 10]; k: i32[1, 2, 9]; }
+volatile {
+  m2: f32[2, 3, 4, 3]; m1: f32[2, 3, 4]; mi: i32[1, 2, 4];
+  a2: f32[2, 3, 4, 3]; a2p: f32[2, 3, 4, 3]; a1: f32[2, 3, 5];
+}
+block entry {
+  op max_pool(x, kernel=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2]) >> m2;
+  op max_pool(x1, kernel=[3], strides=[3], pads=[1, 1]) >> m1;
+  op max_pool(k, kernel=[2], strides=[2], dilations=[2]) >> mi;
+  op avg_pool(x, kernel=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]) >> a2;
+  op avg_pool(x, kernel=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=true) >> a2p;
+  op avg_pool(x1, kernel=[2], strides=[2]) >> a1;
+  return m2, m1, mi, a2, a2p, a1;
+}
+)";
+  c.model = [](ModelWriter&) {};
+  std::vector<float> x = ramp(2 * 3 * 7 * 6, -3.0f, 0.0371f);
+  for (size_t i = 0; i < x.size(); i += 7) x[i] = -x[i];
+  x[5] = NAN;
+  x[50] = -0.0f;
+  x[51] = 0.0f;
+  std::vector<float> x1 = ramp(2 * 3 * 10, 2.0f, -0.07f);
+  x1[3] = -0.0f;
+  x1[4] = -0.0f;
+  x1[5] = 0.0f;
+  x1[40] = NAN;
+  std::vector<int32_t> k = {5, -7, 3, INT32_MIN, 0, 9, -1, 2, 2, -3, 4, 4, 100, -100, 7, 1, 8, 6};
+  c.inputs = {{"x", Tensor::from(x, {2, 3, 7, 6})},
+              {"x1", Tensor::from(x1, {2, 3, 10})},
+              {"k", Tensor::from(k, {1, 2, 9})}};
+  c.fetch = {"m2", "m1", "mi"};
+  run_case(c);
+  c.name = "pools_avg";
+  c.fetch = {"a2", "a2p", "a1"};
+  c.tolerance = true;
+  c.atol = 1e-5;
+  c.rtol = 1e-4;
+  run_case(c);
+}
+
 BOOST_AUTO_TEST_CASE(layer_norm_within_tolerance) {
   Case c;
   c.name = "layer_norm";
