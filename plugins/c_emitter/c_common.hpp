@@ -63,6 +63,8 @@ class KernelEnv {
   virtual const Value& value(const std::string& name) const = 0;
   // A buffer of `bytes` per state, s->kacc_ID (per kernel, allocated by create).
   virtual std::string scratch(uint64_t bytes) = 0;
+  // An int of the state, 0 after create (s->flag_ID_N): work done once, like packing weights.
+  virtual std::string state_flag() = 0;
   virtual int64_t kernel_id() const = 0;
   // The generated code's prefix (NAME of NAME_step, NAME_ERR_RUN).
   virtual const std::string& prefix() const = 0;

@@ -290,13 +290,24 @@ class Generator : public KernelEnv {
   }
 
   int64_t kernel_id_ = 0;
+  int scratch_count_ = 0;           // scratch buffers of the kernel being written
+  std::vector<std::string> flags_;  // int fields of the state, 0 after create
 
   int64_t kernel_id() const override { return kernel_id_; }
   const std::string& prefix() const override { return name_; }
 
   std::string scratch(uint64_t bytes) override {
-    const std::string field = "kacc_" + std::to_string(kernel_id_);
+    const int n = scratch_count_++;
+    const std::string field =
+        "kacc_" + std::to_string(kernel_id_) + (n ? "_" + std::to_string(n) : std::string());
     scratch_.push_back({field, bytes});
+    return field;
+  }
+
+  std::string state_flag() override {
+    const std::string field =
+        "flag_" + std::to_string(kernel_id_) + "_" + std::to_string(flags_.size());
+    flags_.push_back(field);
     return field;
   }
 
@@ -338,6 +349,7 @@ class Generator : public KernelEnv {
 
   std::string kernel(const json::object& k) {
     kernel_id_ = k.at("id").as_int64();
+    scratch_count_ = 0;
     const std::string kind = str(k.at("kind"));
     if (kind == "op") return single_op_kernel(k);
     if (kind != "elementwise" && kind != "matmul" && kind != "reduction")
@@ -508,6 +520,7 @@ class Generator : public KernelEnv {
         c << "  void* snap_" << v.name << ";\n  void* res_" << v.name << ";\n";
     }
     for (const auto& sc : scratch_) c << "  void* " << sc.first << ";\n";
+    for (const auto& f : flags_) c << "  int " << f << ";\n";
     c << "};\n\n";
     c << "static inline int fail(" << N
       << "_state* s, int code, const char* fmt, ...) {\n"

@@ -9,6 +9,57 @@
 namespace oi::c_emitter {
 namespace {
 
+// Many output channels and few output cells (the Silero VAD's convs, the last ResNet stage):
+// the loop over a group's output channels is innermost and vectorizes, over w packed as
+// [group][ci][kh][kw][m] (once for constant weights) into an accumulator [cell][m] per image.
+// Each output element still sums over (ci, kh, kw) in that order, then adds the bias: the same
+// result as the direct loop.
+void channels_inner(KernelEnv& env, std::ostringstream& c, const Window& g, const Value& x,
+                    const Value& w, const Value* b, uint64_t M, uint64_t group) {
+  const uint64_t cpg = g.channels / group, mpg = M / group, taps = g.k_h * g.k_w;
+  const uint64_t Q = cpg * taps, iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
+  const std::string T = c_type(x.dtype);
+  const uint64_t size = dtype_size(x.dtype);
+  const std::string wt = env.scratch(M * Q * size), yt = env.scratch(oplane * M * size);
+  const bool once = w.storage == "constant";
+  const std::string flag = once ? env.state_flag() : "";
+  c << "    " << T << "* restrict wt = (" << T << "*)s->" << wt << ";\n"
+    << "    " << T << "* restrict yt = (" << T << "*)s->" << yt << ";\n";
+  if (once) c << "    if (!s->" << flag << ") {\n";
+  c << "      for (size_t m = 0; m < " << u(M) << "; ++m)\n"
+    << "        for (size_t q = 0; q < " << u(Q) << "; ++q)\n"
+    << "          wt[(m / " << u(mpg) << " * " << u(Q) << " + q) * " << u(mpg) << " + m % "
+    << u(mpg) << "] = p_" << w.name << "[m * " << u(Q) << " + q];\n";
+  if (once) c << "      s->" << flag << " = 1;\n    }\n";
+  c << "    for (size_t n = 0; n < " << u(g.batch) << "; ++n) {\n"
+    << "      for (size_t q = 0; q < " << u(oplane * M) << "; ++q) yt[q] = 0;\n"
+    << "      for (size_t gi = 0; gi < " << u(group) << "; ++gi)\n"
+    << "        for (size_t ci = 0; ci < " << u(cpg) << "; ++ci) {\n"
+    << "          const " << T << "* xp = p_" << x.name << " + (n * " << u(g.channels) << " + gi * "
+    << u(cpg) << " + ci) * " << u(iplane) << ";\n"
+    << "          for (size_t kh = 0; kh < " << u(g.k_h) << "; ++kh)\n"
+    << "            for (size_t kw = 0; kw < " << u(g.k_w) << "; ++kw) {\n"
+    << "              const " << T << "* restrict wr = wt + (gi * " << u(Q) << " + ci * " << u(taps)
+    << " + kh * " << u(g.k_w) << " + kw) * " << u(mpg) << ";\n";
+  window_columns(c, g, "              ");
+  c << "              for (size_t oh = 0; oh < " << u(g.out_h) << "; ++oh) {\n"
+    << "                const ptrdiff_t ih = (ptrdiff_t)(oh * " << u(g.stride_h) << " + kh * "
+    << u(g.dil_h) << ") - " << g.pad_top << ";\n"
+    << "                if (ih < 0 || ih >= " << g.in_h << ") continue;\n"
+    << "                for (size_t ow = lo; ow < hi; ++ow) {\n"
+    << "                  const " << T << " xv = xp[(ptrdiff_t)((size_t)ih * " << u(g.in_w)
+    << " + ow * " << u(g.stride_w) << ") + dx];\n"
+    << "                  " << T << "* restrict yr = yt + (oh * " << u(g.out_w) << " + ow) * "
+    << u(M) << " + gi * " << u(mpg) << ";\n"
+    << "                  for (size_t mm = 0; mm < " << u(mpg) << "; ++mm) yr[mm] += wr[mm] * xv;\n"
+    << "                }\n              }\n            }\n        }\n"
+    << "      for (size_t m = 0; m < " << u(M) << "; ++m)\n"
+    << "        for (size_t q = 0; q < " << u(oplane) << "; ++q)\n"
+    << "          o[(n * " << u(M) << " + m) * " << u(oplane) << " + q] = yt[q * " << u(M)
+    << " + m]" << (b ? " + p_" + b->name + "[m]" : "") << ";\n"
+    << "    }\n";
+}
+
 void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const std::string where = op_where(op);
   const auto& settings = op.at("settings").as_object();
@@ -37,6 +88,10 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const uint64_t cpg = g.channels / group, mpg = M / group;
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
   const std::string T = c_type(y.dtype);
+  if (mpg >= 8 && oplane <= 64 && iplane > 0) {
+    channels_inner(env, c, g, x, w, b, M, group);
+    return;
+  }
   c << "    for (size_t n = 0; n < " << u(g.batch) << "; ++n)\n"
     << "      for (size_t m = 0; m < " << u(M) << "; ++m) {\n"
     << "        " << T << "* restrict yp = o + (n * " << u(M) << " + m) * " << u(oplane) << ";\n"

@@ -46,6 +46,38 @@ void block(std::ostringstream& c, const Names& n, uint64_t R, uint64_t U,
   c << indent << "  }\n" << indent << "}\n";
 }
 
+// acc[M, n.N] += A[M, n.K] x B[n.K, n.N]: whole blocks of rows, then the last rows; in each,
+// whole steps of depth, then the rest; all over column blocks.
+void product(std::ostringstream& c, const Names& names, uint64_t M) {
+  const uint64_t K = names.K, N = names.N;
+  const uint64_t M4 = M / kRows * kRows, K4 = K / kDepth * kDepth;
+  c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(kColumns) << ") {\n"
+    << "    const size_t j1 = j0 + " << u(kColumns) << " < " << u(N) << " ? j0 + " << u(kColumns)
+    << " : " << u(N) << ";\n";
+  auto rows = [&](uint64_t R, const std::string& indent) {
+    if (K4 > 0) {
+      c << indent << "for (size_t k = 0; k < " << u(K4) << "; k += " << u(kDepth) << ")\n";
+      block(c, names, R, kDepth, indent + "  ");
+    }
+    if (K > K4) {
+      c << indent << "{\n" << indent << "  const size_t k = " << u(K4) << ";\n";
+      block(c, names, R, K - K4, indent + "  ");
+      c << indent << "}\n";
+    }
+  };
+  if (M4 > 0) {
+    c << "    for (size_t i0 = 0; i0 < " << u(M4) << "; i0 += " << u(kRows) << ") {\n";
+    rows(kRows, "      ");
+    c << "    }\n";
+  }
+  if (M > M4) {
+    c << "    {\n      const size_t i0 = " << u(M4) << ";\n";
+    rows(M - M4, "      ");
+    c << "    }\n";
+  }
+  c << "  }\n";
+}
+
 std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
                    std::string& value) {
   const auto& head = k.at("ops").as_array().at(0).as_object();
@@ -73,34 +105,20 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
     value = "acc[i]";
     return out;
   }
-  const uint64_t M4 = M / kRows * kRows, K4 = K / kDepth * kDepth;
-  const Names names{"p_" + an, "p_" + bn, T, K, N};
-  c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(kColumns) << ") {\n"
-    << "    const size_t j1 = j0 + " << u(kColumns) << " < " << u(N) << " ? j0 + " << u(kColumns)
-    << " : " << u(N) << ";\n";
-  // Whole blocks of rows, then the last rows; in each, whole steps of depth, then the rest.
-  auto rows = [&](uint64_t R, const std::string& indent) {
-    if (K4 > 0) {
-      c << indent << "for (size_t k = 0; k < " << u(K4) << "; k += " << u(kDepth) << ")\n";
-      block(c, names, R, kDepth, indent + "  ");
-    }
-    if (K > K4) {
-      c << indent << "{\n" << indent << "  const size_t k = " << u(K4) << ";\n";
-      block(c, names, R, K - K4, indent + "  ");
-      c << indent << "}\n";
-    }
-  };
-  if (M4 > 0) {
-    c << "    for (size_t i0 = 0; i0 < " << u(M4) << "; i0 += " << u(kRows) << ") {\n";
-    rows(kRows, "      ");
-    c << "    }\n";
+  if (N == 1 && M >= 8 && a.storage == "constant") {
+    // A matrix-vector product with constant weights (an LSTM's gates): A packed transposed
+    // once, the product computed as x^T A^T so the vectorized loop runs over A's M rows.
+    const std::string at = env.scratch(M * K * dtype_size(o.dtype)), flag = env.state_flag();
+    c << "  " << T << "* restrict at = (" << T << "*)s->" << at << ";\n"
+      << "  if (!s->" << flag << ") {\n"
+      << "    for (size_t r = 0; r < " << u(M) << "; ++r)\n"
+      << "      for (size_t d = 0; d < " << u(K) << "; ++d) at[d * " << u(M) << " + r] = p_" << an
+      << "[r * " << u(K) << " + d];\n"
+      << "    s->" << flag << " = 1;\n  }\n";
+    product(c, {"p_" + bn, "at", T, K, M}, 1);
+  } else {
+    product(c, {"p_" + an, "p_" + bn, T, K, N}, M);
   }
-  if (M > M4) {
-    c << "    {\n      const size_t i0 = " << u(M4) << ";\n";
-    rows(M - M4, "      ");
-    c << "    }\n";
-  }
-  c << "  }\n";
   value = "acc[i]";
   return out;
 }

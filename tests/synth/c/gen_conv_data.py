@@ -18,10 +18,13 @@ with open("c/conv_model.txt", "w") as f:
     f.write("# openinfer oinf text v1\n")
     for name, dtype, shape in [("b1", "f32", (5,)), ("b3", "f32", (3,)), ("bd", "f64", (3,)),
                                ("w1", "f32", (5, 4, 3)), ("w2", "f32", (6, 2, 3, 2)),
-                               ("w3", "f32", (3, 4, 1, 1)), ("wd", "f64", (3, 1, 3))]:
+                               ("w3", "f32", (3, 4, 1, 1)), ("wd", "f64", (3, 1, 3)),
+                               ("w4", "f32", (16, 6, 3)), ("b4", "f32", (16,)),
+                               ("w5", "f32", (16, 2, 3, 3))]:
         f.write(tensor(name, dtype, shape))
 with open("c/conv_input.txt", "w") as f:
     f.write("# openinfer oinf text v1\n")
     for name, dtype, shape in [("x1", "f32", (2, 4, 9)), ("x2", "f32", (1, 4, 6, 7)),
-                               ("xd", "f64", (1, 3, 8))]:
+                               ("xd", "f64", (1, 3, 8)), ("x4", "f32", (2, 6, 7)),
+                               ("x5", "f32", (1, 4, 5, 4))]:
         f.write(tensor(name, dtype, shape))

@@ -22,3 +22,6 @@ with open("c/matmul_input.txt", "w") as f:
     f.write("# openinfer oinf text v1\n")
     f.write(tensor("a", "f32", rng.random((M, K)).astype(np.float32)))
     f.write(tensor("b64", "f64", rng.random((N, K))))
+    f.write(tensor("col", "f32", rng.random((K, 1)).astype(np.float32)))
+with open("c/matmul_model.txt", "a") as f:
+    f.write(tensor("gm", "f32", rng.random((N, K)).astype(np.float32)))
