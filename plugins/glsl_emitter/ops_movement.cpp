@@ -236,8 +236,9 @@ KernelShader iota(ShaderBuilder& sb, const OpIn& op) {
 }
 
 // gather(data, indices): data's `axis` replaced by the indices' dims; i32 indices, negative
-// ones from the end. An index out of range cannot stop a shader: its elements are written as
-// zero (never read out of bounds), which the docs state.
+// ones from the end. An index out of range is reported through the status buffer (the host
+// stops after the step with the message); its elements are written as zero, never read out
+// of bounds.
 KernelShader gather(ShaderBuilder& sb, const OpIn& op) {
   sb.check_settings(op, {"axis"});
   const ValueIn& data = input(sb, op, 0);
@@ -254,6 +255,12 @@ KernelShader gather(ShaderBuilder& sb, const OpIn& op) {
   b << "    const uint t = i % " << u(inner) << ", q = (i / " << u(inner) << ") % " << u(nidx)
     << ", r = i / " << u(inner * nidx) << ";\n"
     << "    int v = int(" << sb.buffer(idx.name) << "[q]);\n"
+    << "    if (v < -" << len << " || v >= " << len << ") "
+    << sb.fail("gather (line " + std::to_string(op.line) +
+                   "): index {value} is out of range for axis " + std::to_string(axis) +
+                   " of size " + std::to_string(len),
+               "v")
+    << "\n"
     << "    if (v < 0) v += " << len << ";\n"
     << "    " << sb.buffer(y.name) << "[i] = (v >= 0 && v < " << len << ") ? "
     << sb.buffer(data.name) << "[(r * " << u(len) << " + uint(v)) * " << u(inner)

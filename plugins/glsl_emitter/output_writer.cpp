@@ -211,9 +211,19 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   manifest["graph"] = plan.graph;
   manifest["device"] = device.name;
   manifest["arena_bytes"] = plan.arena_bytes;
-  json::array values;
+  json::array values, errors;
   for (const ValueIn& v : plan.values)
     if (v.storage != "internal") values.push_back(value_json(v));
+  for (const KernelShader& ks : shaders)
+    for (const auto& [code, message] : ks.errors)
+      errors.push_back(json::object{{"code", code}, {"kernel", code >> 8}, {"message", message}});
+  if (!errors.empty())  // the status buffer the shaders report run-time errors to
+    values.push_back(json::object{{"name", kStatusValue},
+                                  {"dtype", "u32"},
+                                  {"storage", "status"},
+                                  {"bytes", 8},
+                                  {"shape", json::array{2}}});
+  manifest["errors"] = std::move(errors);
   manifest["values"] = std::move(values);
   json::array kernels;
   std::vector<OutputFile> files;

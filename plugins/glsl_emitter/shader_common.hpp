@@ -64,6 +64,11 @@ class ShaderBuilder {
   void use_raw_bits() { raw_bits_ = true; }
   bool uses_math() const { return math_; }
 
+  // A run-time error: returns the GLSL statement that reports it (the first report of a step
+  // wins; the host stops after the step with `message`, "{value}" replaced by `detail`, an int
+  // expression). Binds the status buffer.
+  std::string fail(const std::string& message, const std::string& detail);
+
   std::string header(const std::string& kind) const;
   std::string declarations() const;
   uint32_t grid_local_size() const;
@@ -75,6 +80,7 @@ class ShaderBuilder {
 
  private:
   void bind(const std::string& name, bool read, bool write);
+  std::vector<std::pair<uint32_t, std::string>> errors_;
   bool raw_bits_ = false;
   bool math_ = false;
 };

@@ -79,6 +79,8 @@ struct Case {
   bool tolerance = false;  // |got - want| <= atol + rtol |want| instead of bit-exact
   double atol = 1e-6, rtol = 1e-5;
   bool div_ulps = false;  // f32 within 2 ulp (div, ops-nn.md's elementwise math)
+  // Non-empty: the runner must fail (exit 1) with this in its message, and the simulator too.
+  std::string expect_error;
 };
 
 int64_t ulp_distance(float a, float b) {
@@ -171,10 +173,17 @@ void run_case(const Case& c) {
     std::cout << "SKIPPED: " << log;
     std::exit(77);
   }
-  BOOST_REQUIRE_MESSAGE(rc == 0, c.name << ": runner exit " << rc << ": " << log);
-
   Simulator sim(model, graph, cpu_backend());
   Executor exec = sim.make_executor();
+  if (!c.expect_error.empty()) {
+    BOOST_TEST(rc == 1, c.name << ": runner exit " << rc << ": " << log);
+    BOOST_TEST(log.find(c.expect_error) != std::string::npos, log);
+    for (const auto& [n, t] : c.inputs) exec.insert(n, t);
+    BOOST_CHECK_THROW(exec.step(), Error);
+    return;
+  }
+  BOOST_REQUIRE_MESSAGE(rc == 0, c.name << ": runner exit " << rc << ": " << log);
+
   for (int s = 0; s < c.steps; ++s) {
     for (const auto& [n, t] : c.inputs) exec.insert(n, t);
     if (!c.step_inputs.empty())
@@ -511,6 +520,27 @@ BOOST_AUTO_TEST_CASE(moving_data_bit_exact) {
   c.step_inputs = text_inputs("movement_input.txt", {"x", "k", "idx"}, c.steps);
   c.fetch = {"cat",  "cati", "sl", "slr", "sneg", "pc", "pr", "pe",
              "flat", "tp",   "td", "g0",  "g1",   "io", "ii"};
+  run_case(c);
+}
+
+// A gather index out of range is reported by the shader through the status buffer: the
+// runner stops after the step with the line, the index and the bound (the simulator fails too).
+BOOST_AUTO_TEST_CASE(gather_index_out_of_range_stops_the_run) {
+  Case c;
+  c.name = "gather_range";
+  c.source = R"(
+dynamic { x: f32[3, 4]; idx: i32[2]; }
+volatile { g: f32[2, 4]; }
+block entry {
+  op gather(x, idx) >> g;
+  return g;
+}
+)";
+  c.model = [](ModelWriter&) {};
+  c.inputs = {{"x", Tensor::from(ramp(12, 0.0f, 1.0f), {3, 4})},
+              {"idx", Tensor::from(std::vector<int32_t>{1, -4}, {2})}};
+  c.fetch = {"g"};
+  c.expect_error = "step 0: gather (line 5): index -4 is out of range for axis 0 of size 3";
   run_case(c);
 }
 

@@ -207,6 +207,7 @@ class Runner {
     }
     for (uint64_t step = 0; step < opt_.steps; ++step) {
       run_step(step);
+      check_status(step);
       for (const std::string& f : fetch) {
         const Value& v = value(f);
         std::vector<uint8_t> bytes = download(v);
@@ -277,6 +278,10 @@ class Runner {
                                   std::string(b.at("value").as_string()));
         kernels_.push_back(std::move(k));
       }
+      if (const json::value* errors = m.if_contains("errors"))
+        for (const json::value& e : errors->as_array())
+          errors_[static_cast<uint32_t>(e.at("code").to_number<uint64_t>())] =
+              std::string(e.at("message").as_string());
       for (const json::value& jb : m.at("blocks").as_array())
         blocks_[std::string(jb.at("name").as_string())] = jb.at("steps").as_array();
       for (const json::value& n : m.at("outputs").as_array()) outputs_.emplace_back(n.as_string());
@@ -293,7 +298,8 @@ class Runner {
     if (it == index_.end()) {
       std::string known;
       for (const Value& v : values_)
-        if (v.storage != "arena" && v.storage != "internal") known += " " + v.name;
+        if (v.storage != "arena" && v.storage != "internal" && v.storage != "status")
+          known += " " + v.name;
       input_error("no variable '" + name + "' (declared:" + known + ")");
     }
     return values_[it->second];
@@ -581,6 +587,25 @@ class Runner {
     }
   }
 
+  // A shader that met a run-time error (gather's index out of range) wrote its code and
+  // detail to the status buffer: the run stops after that step with the manifest's message.
+  void check_status(uint64_t step) {
+    if (errors_.empty()) return;
+    const std::vector<uint8_t> words = download(value("@status"));
+    uint32_t code = 0;
+    int32_t detail = 0;
+    std::memcpy(&code, words.data(), 4);
+    std::memcpy(&detail, words.data() + 4, 4);
+    if (code == 0) return;
+    auto it = errors_.find(code);
+    std::string message = it == errors_.end()
+                              ? "a shader reported the unknown error code " + std::to_string(code)
+                              : it->second;
+    if (const size_t at = message.find("{value}"); at != std::string::npos)
+      message.replace(at, 7, std::to_string(detail));
+    throw Failure(1, "step " + std::to_string(step) + ": " + message);
+  }
+
   // ---- the program ----------------------------------------------------------------------
   void run_step(uint64_t step) {
     for (const Value& v : values_) {
@@ -744,6 +769,7 @@ class Runner {
   std::map<std::string, json::array> blocks_;
   std::vector<std::string> outputs_;
   uint64_t arena_bytes_ = 0;
+  std::map<uint32_t, std::string> errors_;  // run-time error code -> message
 
   vk::UniqueInstance instance_;
   vk::PhysicalDevice phys_;
