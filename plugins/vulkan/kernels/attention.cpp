@@ -131,10 +131,11 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
 }
 
 void register_attention(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
+  for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
     list.push_back(
         {"attention", {t, t, t}, t, OI_KERNEL_MODE_NORMAL, needs_for(t), &attention_kernel});
-    for (uint32_t m : {OI_DTYPE_F32, OI_DTYPE_F16, OI_DTYPE_BF16, OI_DTYPE_BOOL, OI_DTYPE_F64}) {
+    for (uint32_t m :
+         {OI_DTYPE_F32, OI_DTYPE_F16, OI_DTYPE_BF16, OI_DTYPE_F8, OI_DTYPE_BOOL, OI_DTYPE_F64}) {
       const Needs needs = t == OI_DTYPE_F64 || m == OI_DTYPE_F64 ? Needs::F64 : Needs::Nothing;
       list.push_back(
           {"attention", {t, t, t, m}, t, OI_KERNEL_MODE_NORMAL, needs, &attention_kernel});

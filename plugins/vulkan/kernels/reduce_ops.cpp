@@ -1,7 +1,7 @@
 // sum/prod/mean/max/min_axis over `axes` and argmax/argmin_axis over `axis` (ops.md) on
-// shaders/reduce.comp, for the 8/16/32-bit dtypes and i64/u64 (as word pairs, no shaderInt64
-// needed), and f64 on the reduce_f64 variant (shaderFloat64). mean: floats only (integer means
-// need the exact wide sum, which stays on the CPU).
+// shaders/reduce.comp, for the 8/16/32-bit dtypes, f8, the packed integers and i64/u64 (as word
+// pairs, no shaderInt64 needed), and f64 on the reduce_f64 variant (shaderFloat64). mean: floats
+// only (integer means need the exact wide sum, which stays on the CPU).
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -29,8 +29,11 @@ constexpr uint32_t kMaxRank = 8;
   throw abi::StatusError(code, why);
 }
 
+// A packed tensor starts at bit 0 of its first byte: 8 / bits elements a byte.
 uint32_t element_index(const oi_tensor_desc& t) {
-  const uint32_t size = dtype_bytes(t.dtype);
+  const uint32_t bits = dtype_bits(t.dtype);
+  if (bits < 8) return fit32(t.byte_offset * (8 / bits));
+  const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0) {
     fail(OI_STATUS_UNIMPLEMENTED,
          "vulkan: tensor byte offsets must be multiples of the element size");
@@ -116,8 +119,13 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
 }
 
 void register_reduce(std::vector<VulkanKernel>& list) {
-  const auto all =
-      dtype_union({kEwFloats, kEwSigned, kEwUnsigned, {OI_DTYPE_I64, OI_DTYPE_U64, OI_DTYPE_F64}});
+  const auto all = dtype_union({kEwFloats,
+                                kEwF8,
+                                kEwSigned,
+                                kEwUnsigned,
+                                kEwPackedSigned,
+                                kEwPackedUnsigned,
+                                {OI_DTYPE_I64, OI_DTYPE_U64, OI_DTYPE_F64}});
   for (uint32_t t : all) {
     // Only f64 computes in 64-bit shader arithmetic; i64/u64 are word pairs.
     const Needs needs = t == OI_DTYPE_F64 ? Needs::F64 : Needs::Nothing;
@@ -131,7 +139,7 @@ void register_reduce(std::vector<VulkanKernel>& list) {
     add("argmax_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMax>);
     add("argmin_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMin>);
   }
-  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
+  for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
     list.push_back({"is_finite",
                     {t},
                     OI_DTYPE_BOOL,

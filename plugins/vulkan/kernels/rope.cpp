@@ -91,7 +91,7 @@ oi_status* rope_kernel(const oi_kernel_call* call) {
 }
 
 void register_rope(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
+  for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
     for (uint32_t p : {OI_DTYPE_I32, OI_DTYPE_I64}) {
       for (oi_kernel_mode mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
         list.push_back({"rope", {t, p}, t, mode, needs_for(t), &rope_kernel});

@@ -85,7 +85,7 @@ oi_status* row_kernel(const oi_kernel_call* call) {
 }
 
 void register_rows(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
+  for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
     auto add = [&](const char* op, uint32_t inputs, oi_kernel_fn fn) {
       list.push_back(
           {op, std::vector<uint32_t>(inputs, t), t, OI_KERNEL_MODE_NORMAL, needs_for(t), fn});

@@ -148,7 +148,7 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
 }
 
 void register_spatial(std::vector<VulkanKernel>& list) {
-  for (uint32_t t : dtype_union({kEwFloats, {OI_DTYPE_F64}})) {
+  for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
     auto add = [&](const char* op, std::vector<uint32_t> ins, oi_kernel_mode mode,
                    oi_kernel_fn fn) {
       list.push_back({op, std::move(ins), t, mode, needs_for(t), fn});
@@ -161,7 +161,8 @@ void register_spatial(std::vector<VulkanKernel>& list) {
     }
   }
   // max_pool moves bits: the 8-byte types need no 64-bit shader arithmetic.
-  const std::vector<uint32_t> wide = {OI_DTYPE_F64, OI_DTYPE_I64, OI_DTYPE_U64, OI_DTYPE_BOOL};
+  const std::vector<uint32_t> wide = {OI_DTYPE_F64, OI_DTYPE_I64,  OI_DTYPE_U64,
+                                      OI_DTYPE_F8,  OI_DTYPE_BOOL, OI_DTYPE_BITSET};
   for (uint32_t t : dtype_union({kEwFloats, kEwSigned, kEwUnsigned, wide})) {
     list.push_back({"max_pool",
                     {t},

@@ -1,4 +1,4 @@
-// attention(q, k, v[, mask]) of ops-nn.md for f32, f16 and bf16 (dot products, scores and sums
+// attention(q, k, v[, mask]) of ops-nn.md for f32, f16, bf16 and f8 (dot products, scores and sums
 // in f32; an f64 mask, rounded to f32, needs the -DMASK_F64 build) and with -DF64 for f64 (all
 // in f64, math_f64.glsl's exp): one workgroup per (query row, batch); keys in tiles of TILE
 // scores in shared memory with an online softmax (the running sum and each thread's output
@@ -14,8 +14,8 @@
 
 layout(local_size_x = 128) in;
 
-layout(constant_id = 0) const uint DT = 0;    // q, k, v, y: 0 f32, 3 f16, 4 bf16 (F64: f64)
-layout(constant_id = 1) const uint MDT = 99;  // mask: 0 f32, 3 f16, 4 bf16, 9 bool, 10 f64, 99 none
+layout(constant_id = 0) const uint DT = 0;    // q, k, v, y: 0 f32, 3 f16, 4 bf16, 13 f8 (F64: f64)
+layout(constant_id = 1) const uint MDT = 99;  // mask: 0 f32, 3 f16, 4 bf16, 13 f8, 9 bool, 10 f64, 99 none
 const uint DT_F32 = 0, DT_F16 = 3, DT_BF16 = 4, DT_BOOL = 9, DT_F64 = 10, NO_MASK = 99;
 #if defined(F64)
 const uint TILE = 512;  // f64 scores: the shared arrays stay within 16 KiB
@@ -34,7 +34,6 @@ layout(std430, binding = 3) readonly buffer V { uint v[]; };
 layout(std430, binding = 4) readonly buffer M { uint mk[]; };
 layout(std430, binding = 5) buffer Y { uint y[]; };
 
-#define LOAD16(buf, e, bf) widen_half((buf[(e) >> 1] >> (((e) & 1u) * 16u)) & 0xffffu, bf)
 #if defined(F64)
 #define real double
 #define LOAD(buf, e) LOAD_F64(buf, e)
@@ -45,15 +44,15 @@ double nan_r() { return nan_f64(); }
 bool is_nan_r(double v) { return is_nan_f64(v); }
 #else
 #define real float
-#define LOAD(buf, e) (DT == DT_F32 ? uintBitsToFloat(buf[e]) : LOAD16(buf, e, DT == DT_BF16))
+#define LOAD(buf, e) widen_float(RAW_AT(buf, e, float_bytes(DT)), DT)
 void store(uint e, float val) {
   if (DT == DT_F32) {
     y[e] = floatBitsToUint(val);
     return;
   }
-  const uint shift = (e & 1u) * 16u;
-  atomicAnd(y[e >> 1], ~(0xffffu << shift));
-  atomicOr(y[e >> 1], narrow_half(val, DT == DT_BF16) << shift);
+  const uint bytes = float_bytes(DT), per = 4u / bytes, shift = (e % per) * 8u * bytes;
+  atomicAnd(y[e / per], ~(((1u << (8u * bytes)) - 1u) << shift));
+  atomicOr(y[e / per], narrow_float(val, DT) << shift);
 }
 float exp_r(float v) { return exp(v); }
 float scale_setting() { return uintBitsToFloat(p[6]); }
@@ -78,7 +77,7 @@ real mask_at(uint e, out bool keep) {
 #if defined(F64) || defined(MASK_F64)
   if (MDT == DT_F64) return real(LOAD_F64(mk, e));
 #endif
-  return real(MDT == DT_F32 ? uintBitsToFloat(mk[e]) : LOAD16(mk, e, MDT == DT_BF16));
+  return real(widen_float(RAW_AT(mk, e, float_bytes(MDT)), MDT));
 }
 
 real reduce(real x, bool take_max) {

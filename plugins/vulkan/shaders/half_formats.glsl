@@ -55,4 +55,24 @@ uint narrow_f8_bits(uint x) {
   return s | q;
 }
 
+// The float dtypes of the row, spatial, reduction, attention and rope shaders by their ew.comp
+// codes (0 f32, 3 f16, 4 bf16, 13 f8): bytes an element, f32 value of the raw bits, and the raw
+// bits of an f32 value rounded once.
+uint float_bytes(uint dt) { return dt == 0u ? 4u : dt == 13u ? 1u : 2u; }
+float widen_float(uint raw, uint dt) {
+  if (dt == 0u) return uintBitsToFloat(raw);
+  if (dt == 13u) return widen_half(raw << 8, false);
+  return widen_half(raw, dt == 4u);
+}
+uint narrow_float(float v, uint dt) {
+  if (dt == 0u) return floatBitsToUint(v);
+  if (dt == 13u) return narrow_f8_bits(floatBitsToUint(v));
+  return narrow_half(v, dt == 4u);
+}
+// Element k of a uint[] buffer of `bytes`-sized elements, zero-extended.
+#define RAW_AT(buf, k, bytes)                                          \
+  ((bytes) == 4u   ? buf[k]                                            \
+   : (bytes) == 2u ? (buf[(k) >> 1] >> (((k) & 1u) * 16u)) & 0xffffu  \
+                   : (buf[(k) >> 2] >> (((k) & 3u) * 8u)) & 0xffu)
+
 #endif

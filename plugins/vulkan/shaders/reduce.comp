@@ -1,6 +1,6 @@
 // Reductions of ops.md over any set of axes, one invocation per output element walking its
 // reduced elements in row-major order: sum, prod, mean (floats), max, min, and argmax/argmin
-// (one axis, to i64) for the 8/16/32-bit dtypes of ew.comp and i64/u64, and is_finite (all
+// (one axis, to i64) for the 1- to 32-bit dtypes of ew.comp (f8, packed integers) and i64/u64, and is_finite (all
 // axes, to bool). Floats sum in f32; max/min compare the bits (exact, -0 below +0, NaN wins);
 // integers wrap at their width (i64/u64 as word pairs: no shaderInt64 needed). Built with -DF64
 // the same for f64, summing in f64.
@@ -19,11 +19,20 @@ layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes; 10 f64, 11
 const uint OP_SUM = 0, OP_PROD = 1, OP_MEAN = 2, OP_MAX = 3, OP_MIN = 4, OP_ARGMAX = 5,
            OP_ARGMIN = 6, OP_ALL_FINITE = 7;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
-           DT_I8 = 7, DT_U8 = 8, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12;
-const uint BYTES = DT >= DT_F64 ? 8u : DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
-const uint OUT_BYTES = OP == OP_ALL_FINITE ? 1u : OP >= OP_ARGMAX ? 8u : BYTES;
-const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16;
-const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8;
+           DT_I8 = 7, DT_U8 = 8, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12, DT_F8 = 13, DT_I4 = 14,
+           DT_I2 = 15, DT_I1 = 16, DT_U4 = 17, DT_U2 = 18, DT_U1 = 19;
+// Bits an element: 64, 32, 16, 8, then the packed integers (LSB-first).
+const uint BITS = (DT >= DT_F64 && DT <= DT_U64) ? 64u
+                  : DT <= DT_U32                 ? 32u
+                  : DT <= DT_U16                 ? 16u
+                  : (DT <= DT_U8 || DT == DT_F8) ? 8u
+                  : (DT == DT_I4 || DT == DT_U4) ? 4u
+                  : (DT == DT_I2 || DT == DT_U2) ? 2u
+                                                 : 1u;
+const uint OUT_BITS = OP == OP_ALL_FINITE ? 8u : OP >= OP_ARGMAX ? 64u : BITS;
+const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16 || DT == DT_F8;
+const bool SIGNED =
+    DT == DT_I32 || DT == DT_I16 || DT == DT_I8 || DT == DT_I4 || DT == DT_I2 || DT == DT_I1;
 const uint MAX_RANK = 8;
 
 // p: outputs, kept rank, reduced rank, reduced count, x / y element offsets, select_first, -;
@@ -33,14 +42,15 @@ layout(std430, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, binding = 4) buffer Y { uint y[]; };
 
 uint load_raw(uint k) {
-  if (BYTES == 4u) return x[k];
-  if (BYTES == 2u) return (x[k >> 1] >> ((k & 1u) * 16u)) & 0xffffu;
+  if (BITS == 32u) return x[k];
+  if (BITS < 8u) return (x[k / (32u / BITS)] >> ((k % (32u / BITS)) * BITS)) & ((1u << BITS) - 1u);
+  if (BITS == 16u) return (x[k >> 1] >> ((k & 1u) * 16u)) & 0xffffu;
   return (x[k >> 2] >> ((k & 3u) * 8u)) & 0xffu;
 }
 uint f32_bits(uint raw) {
-  return DT == DT_F32 ? raw : floatBitsToUint(widen_half(raw, DT == DT_BF16));
+  return floatBitsToUint(widen_float(raw, DT));
 }
-int sext(uint v) { return BYTES == 4u ? int(v) : int(v << (32u - 8u * BYTES)) >> (32u - 8u * BYTES); }
+int sext(uint v) { return BITS >= 32u ? int(v) : int(v << (32u - BITS)) >> (32u - BITS); }
 bool is_nan(uint b) { return (b & 0x7fffffffu) > 0x7f800000u; }
 int order_key(uint b) { return (b & 0x80000000u) != 0u ? -int(b & 0x7fffffffu) - 1 : int(b); }
 int compare_key(uint b) { return (b & 0x80000000u) != 0u ? -int(b & 0x7fffffffu) : int(b); }
@@ -50,8 +60,11 @@ bool less(uint a, uint b, bool signed_zero_order) {
   return SIGNED ? sext(a) < sext(b) : a < b;
 }
 
-uint mask_out(uint v) { return OUT_BYTES >= 4u ? v : v & ((1u << (8u * OUT_BYTES)) - 1u); }
-uint encode_float(uint bits) { return DT == DT_F32 ? bits : narrow_half_bits(bits, DT == DT_BF16); }
+uint mask_out(uint v) { return OUT_BITS >= 32u ? v : v & ((1u << OUT_BITS) - 1u); }
+uint encode_float(uint bits) {
+  if (DT == DT_F32) return bits;
+  return DT == DT_F8 ? narrow_f8_bits(bits) : narrow_half_bits(bits, DT == DT_BF16);
+}
 
 // The element index of output o's first reduced element.
 uint first_of(uint o) {
@@ -161,7 +174,7 @@ uvec2 reduce_wide(uint o) {
 
 // The result's bits for output o (argmax/argmin: the index, below 2^32).
 uint reduce_one(uint o) {
-  if (BYTES == 8u) return reduce_wide(o).x;  // argmax, argmin, is_finite
+  if (BITS == 64u) return reduce_wide(o).x;  // argmax, argmin, is_finite
   const uint base = first_of(o);
   const uint count = p[3];
   float fsum = OP == OP_PROD ? 1.0 : 0.0;
@@ -214,15 +227,15 @@ uint reduce_one(uint o) {
 void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint first = p[5], end = p[5] + p[0];
-  if (OUT_BYTES == 8u) {
+  if (OUT_BITS == 64u) {
     for (uint o = gl_GlobalInvocationID.x; o < p[0]; o += stride) {
-      const uvec2 r = BYTES == 8u ? reduce_wide(o) : uvec2(reduce_one(o), 0u);
+      const uvec2 r = BITS == 64u ? reduce_wide(o) : uvec2(reduce_one(o), 0u);
       y[2u * (first + o)] = r.x;
       y[2u * (first + o) + 1u] = r.y;
     }
     return;
   }
-  const uint per = 4u / OUT_BYTES, bits_per = 8u * OUT_BYTES;
+  const uint per = 32u / OUT_BITS, bits_per = OUT_BITS;
   const uint w0 = first / per, words = (end + per - 1u) / per - w0;
   for (uint j = gl_GlobalInvocationID.x; j < words; j += stride) {
     const uint w = w0 + j;

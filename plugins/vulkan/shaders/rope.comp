@@ -1,4 +1,4 @@
-// rope(x, pos) of ops-nn.md for f32, f16 and bf16, and with -DF64 for f64: one invocation per
+// rope(x, pos) of ops-nn.md for f32, f16, bf16 and f8, and with -DF64 for f64: one invocation per
 // rotated pair, reading the pair's cos and sin from a table the host computed in f64 for this
 // call's positions (rounded to f32; kept f64 for f64), rotating in f32 (f64) and rounding once
 // to x's dtype. 16-bit results are written with atomics
@@ -13,8 +13,8 @@
 
 layout(local_size_x = 256) in;
 
-layout(constant_id = 0) const uint DT = 0;  // 0 f32, 3 f16, 4 bf16
-const uint DT_F32 = 0, DT_BF16 = 4;
+layout(constant_id = 0) const uint DT = 0;  // 0 f32, 3 f16, 4 bf16, 13 f8
+const uint DT_F32 = 0;
 
 // p: pairs, T, D/2, interleaved, x / y element offsets; table: (cos, sin) per (t, i).
 layout(std430, binding = 0) readonly buffer Params { uint p[]; };
@@ -29,19 +29,16 @@ void store(uint e, double v) STORE_F64(y, e, v)
 double entry(uint k) { return LOAD_F64(table, k); }
 #else
 #define real float
-float load(uint e) {
-  if (DT == DT_F32) return uintBitsToFloat(x[e]);
-  return widen_half((x[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, DT == DT_BF16);
-}
+float load(uint e) { return widen_float(RAW_AT(x, e, float_bytes(DT)), DT); }
 
 void store(uint e, float v) {
   if (DT == DT_F32) {
     y[e] = floatBitsToUint(v);
     return;
   }
-  const uint shift = (e & 1u) * 16u;
-  atomicAnd(y[e >> 1], ~(0xffffu << shift));
-  atomicOr(y[e >> 1], narrow_half(v, DT == DT_BF16) << shift);
+  const uint bytes = float_bytes(DT), per = 4u / bytes, shift = (e % per) * 8u * bytes;
+  atomicAnd(y[e / per], ~(((1u << (8u * bytes)) - 1u) << shift));
+  atomicOr(y[e / per], narrow_float(v, DT) << shift);
 }
 float entry(uint k) { return uintBitsToFloat(table[k]); }
 #endif

@@ -1,9 +1,9 @@
-// Row ops of ops-nn.md for f32, f16 and bf16 (statistics in f32) and, built with -DF64, for
+// Row ops of ops-nn.md for f32, f16, bf16 and f8 (statistics in f32) and, built with -DF64, for
 // f64 (in f64, with math_f64.glsl's exp and log): softmax and log_softmax over one axis,
 // layer_norm and rms_norm over the trailing axes. One workgroup a row (grid-strided over rows);
 // the row's statistics are reduced in shared memory. A row is n elements `inner` apart:
-// row r starts at (r / inner) n inner + r % inner. 16-bit outputs are written with atomics (the
-// neighbouring half-word belongs to another invocation or row).
+// row r starts at (r / inner) n inner + r % inner. 16- and 8-bit outputs are written with
+// atomics (the rest of the word belongs to another invocation or row).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
@@ -15,9 +15,9 @@
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint OP = 0;  // values: kernels/row_ops.cpp
-layout(constant_id = 1) const uint DT = 0;  // 0 f32, 3 f16, 4 bf16 (ew.comp's codes); F64: any
+layout(constant_id = 1) const uint DT = 0;  // 0 f32, 3 f16, 4 bf16, 13 f8 (ew.comp's); F64: any
 const uint OP_SOFTMAX = 0, OP_LOG_SOFTMAX = 1, OP_LAYER_NORM = 2, OP_RMS_NORM = 3;
-const uint DT_F32 = 0, DT_BF16 = 4;
+const uint DT_F32 = 0;
 
 // p: rows, n, inner, x / y / scale / bias element offsets, has bias, epsilon (f32 bits; f64
 // bits in 8 and 9 with -DF64).
@@ -39,18 +39,17 @@ double epsilon() { return packDouble2x32(uvec2(p[8], p[9])); }
 double neg_inf() { return neg_inf_f64(); }
 #else
 #define real float
-#define LOAD(buf, k) \
-  (DT == DT_F32 ? uintBitsToFloat(buf[k]) \
-                : widen_half((buf[(k) >> 1] >> (((k) & 1u) * 16u)) & 0xffffu, DT == DT_BF16))
+#define LOAD(buf, k) widen_float(RAW_AT(buf, k, float_bytes(DT)), DT)
 
 void store(uint k, float v) {
   if (DT == DT_F32) {
     y[k] = floatBitsToUint(v);
     return;
   }
-  const uint shift = (k & 1u) * 16u;
-  atomicAnd(y[k >> 1], ~(0xffffu << shift));
-  atomicOr(y[k >> 1], narrow_half(v, DT == DT_BF16) << shift);
+  const uint bytes = float_bytes(DT), per = 4u / bytes, shift = (k % per) * 8u * bytes;
+  const uint m = ((1u << (8u * bytes)) - 1u) << shift;
+  atomicAnd(y[k / per], ~m);
+  atomicOr(y[k / per], narrow_float(v, DT) << shift);
 }
 
 bool is_nan(float v) { return (floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u; }

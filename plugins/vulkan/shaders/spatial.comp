@@ -1,6 +1,6 @@
 // The layers of ops-nn.md on (N, C, H, W) tensors, 1-D ones as H = 1: conv (strides, pads,
 // dilations, groups, optional bias), max_pool, avg_pool and batch_norm, for f32, f16 and bf16
-// computing in f32, and with -DF64 for f64 computing in f64 (max_pool also for the integers and
+// (and f8) computing in f32, and with -DF64 for f64 computing in f64 (max_pool also for the integers and
 // bool, and for every 8-byte type in either build: it compares bits, exactly, as word pairs). One
 // invocation per output element; 16-bit and 8-bit results are written with atomics.
 #version 450
@@ -17,9 +17,9 @@ layout(constant_id = 0) const uint OP = 0;  // 0 conv, 1 max_pool, 2 avg_pool, 3
 layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes
 const uint OP_CONV = 0, OP_MAX_POOL = 1, OP_AVG_POOL = 2, OP_BATCH_NORM = 3;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
-           DT_I8 = 7, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12;
-const uint BYTES = DT >= DT_F64 ? 8u : DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
-const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16 || DT == DT_F64;
+           DT_I8 = 7, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12, DT_F8 = 13;
+const uint BYTES = (DT >= DT_F64 && DT <= DT_U64) ? 8u : DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
+const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16 || DT == DT_F64 || DT == DT_F8;
 const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8 || DT == DT_I64;
 
 // p: count, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, group, flags (1 bias,
@@ -45,8 +45,7 @@ double inv_sqrt_r(double v) { return 1.0LF / sqrt_any_f64(v); }
 double epsilon() { return packDouble2x32(uvec2(p[22], p[27])); }
 #else
 #define real float
-#define LOADF(buf, k) \
-  (DT == DT_F32 ? uintBitsToFloat(buf[k]) : widen_half(RAW(buf, k), DT == DT_BF16))
+#define LOADF(buf, k) widen_float(RAW(buf, k), DT)
 float inv_sqrt_r(float v) { return 1.0 / sqrt(v); }
 float epsilon() { return uintBitsToFloat(p[22]); }
 #endif
@@ -76,20 +75,20 @@ void store_raw(uint k, uint bits) {
 }
 #if !defined(F64)
 void store(uint k, float v) {
-  store_raw(k, DT == DT_F32 ? floatBitsToUint(v) : narrow_half(v, DT == DT_BF16));
+  store_raw(k, narrow_float(v, DT));
 }
 #endif
 
 int order_key(uint b) {  // floats: -0 below +0; integers: their value
   if (FLOAT) {
-    const uint f = DT == DT_F32 ? b : floatBitsToUint(widen_half(b, DT == DT_BF16));
+    const uint f = floatBitsToUint(widen_float(b, DT));
     return (f & 0x80000000u) != 0u ? -int(f & 0x7fffffffu) - 1 : int(f);
   }
   return SIGNED ? int(b << (32u - 8u * BYTES)) >> (32u - 8u * BYTES) : int(b ^ 0x80000000u);
 }
 bool is_nan(uint b) {
   if (!FLOAT) return false;
-  const uint f = DT == DT_F32 ? b : floatBitsToUint(widen_half(b, DT == DT_BF16));
+  const uint f = floatBitsToUint(widen_float(b, DT));
   return (f & 0x7fffffffu) > 0x7f800000u;
 }
 
