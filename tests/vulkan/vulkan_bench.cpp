@@ -1,10 +1,12 @@
 // Speed of the Vulkan backend through the plugin host (bench/README.md, "Vulkan backend"):
 // f32 add and relu over 64M elements, upload/download bandwidth, f32 matmul (square sizes and
 // the M = 1 shapes of decoding), and the per-call cost of a 1,000-call chain of tiny adds. Each
-// figure is the median of timed repetitions after a warm-up, by wall clock around calls that
-// submit and wait (so a short kernel's figure includes the per-call cost of the chain).
+// figure is the median of timed repetitions after a warm-up, by wall clock around the calls
+// and a synchronize (runs are recorded into batches: docs/vulkan.md). Matmuls are timed as
+// repeated runs with one synchronize, divided by their number: the GPU time of one, once the
+// per-call cost hides behind the GPU work.
 //
-//   vulkan_bench [--matmul | --check] [--tiles BM,BN,BK,TM,TN;...] [--gemv COLS,WG;...]
+//   vulkan_bench [--matmul | --check] [--tiles BM,BN,BK,TM,TN;...] [--gemv COLS,WG,UNROLL;...]
 //
 // --matmul: the matmul figures only. --check: no figures, only the exact matmul checks at odd
 // offsets (quick enough for lavapipe). --tiles / --gemv: also time each listed tile / GEMV split
@@ -122,8 +124,14 @@ class MatmulBench {
     return bad;
   }
 
-  double seconds(const Shape& s, int reps) {
-    return median_seconds(reps, [&] { run(s); });
+  // Per run, from `reps` timings of `inner` runs and a synchronize.
+  double seconds(const Shape& s, int reps, int inner) {
+    return median_seconds(reps,
+                          [&] {
+                            for (int i = 0; i < inner; ++i) run(s);
+                            gpu_->synchronize();
+                          }) /
+           inner;
   }
 
  private:
@@ -164,16 +172,20 @@ std::string dims_text(const Shape& s) {
 size_t matmul_figures(MatmulBench& bench, const std::string& label, bool squares, bool gemvs) {
   size_t bad = 0;
   if (squares) {
-    for (uint64_t m : {4096, 2048, 1024}) {
-      const Shape s = square(m);
+    for (const Shape& s :
+         {square(4096), square(2048), square(1024), Shape{{512, 768}, {768, 3072}, {512, 3072}}}) {
       const size_t wrong = bench.check(s, 4096);
       bad += wrong;
-      print("matmul f32 " + std::to_string(m) + "^3 [" + label + "]" +
+      const double flops = 2.0 * numel(s.y) * s.a.back();
+      print("matmul f32 " + dims_text(s) + " [" + label + "]" +
                 (wrong ? " WRONG " + std::to_string(wrong) : ""),
-            bench.seconds(s, m >= 4096 ? 5 : 20), 2.0 * m * m * m / 1e12, "TFLOP/s");
+            bench.seconds(s, 5, flops > 1e11 ? 3 : 10), flops / 1e12, "TFLOP/s");
     }
   }
   if (gemvs) {
+    const Shape tiny{{1, 1}, {1, 1}, {1, 1}};  // the per-call cost, for scale
+    std::cout << "matmul f32 [1,1] x [1,1] [" << label << "]: " << bench.seconds(tiny, 5, 100) * 1e3
+              << " ms\n";
     for (const Shape& s : {gemv(1, 768, 768), gemv(1, 768, 3072), gemv(1, 3072, 768),
                            gemv(1, 768, 50257), gemv(16, 1024, 1024)}) {
       const size_t wrong = bench.check(s, 4096);
@@ -181,7 +193,7 @@ size_t matmul_figures(MatmulBench& bench, const std::string& label, bool squares
       const double bytes = 4.0 * numel(s.b);
       print("matmul f32 " + dims_text(s) + " [" + label + "]" +
                 (wrong ? " WRONG " + std::to_string(wrong) : ""),
-            bench.seconds(s, 20), bytes / 1e9, "GB/s of B");
+            bench.seconds(s, 5, 20), bytes / 1e9, "GB/s of B");
     }
   }
   // Odd element offsets, edges around every tile, batches broadcast both ways.
@@ -214,7 +226,7 @@ int main(int argc, char** argv) {
       gemv_splits = split(argv[++i], ';');
     } else {
       std::cerr << "usage: vulkan_bench [--matmul | --check] [--tiles BM,BN,BK,TM,TN;...] "
-                   "[--gemv COLS,WG;...]\n";
+                   "[--gemv COLS,WG,UNROLL;...]\n";
       return 2;
     }
   }
@@ -239,7 +251,10 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < n; ++i) host[i] = static_cast<float>(int(i % 1001) - 500) * 0.25f;
     auto a = gpu->alloc(n * 4), b = gpu->alloc(n * 4), y = gpu->alloc(n * 4);
     const auto bytes = std::as_bytes(std::span(host));
-    const double up = median_seconds(3, [&] { gpu->upload(*a, 0, bytes); });
+    const double up = median_seconds(3, [&] {
+      gpu->upload(*a, 0, bytes);
+      gpu->synchronize();
+    });
     print("upload 256 MiB", up, n * 4 / 1e9, "GB/s");
     gpu->upload(*b, 0, bytes);
     const double down =
@@ -249,8 +264,13 @@ int main(int argc, char** argv) {
     const std::vector<uint64_t> dims{n};
     oi::TensorArg ins[] = {{DType::f32, dims, a.get(), 0}, {DType::f32, dims, b.get(), 0}};
     oi::TensorArg outs[] = {{DType::f32, dims, y.get(), 0}};
-    print("add f32 64M", median_seconds(10, [&] { gpu->run(*add, ins, outs, {}); }), 12.0 * n / 1e9,
-          "GB/s");
+    print("add f32 64M",
+          median_seconds(10,
+                         [&] {
+                           gpu->run(*add, ins, outs, {});
+                           gpu->synchronize();
+                         }),
+          12.0 * n / 1e9, "GB/s");
     print("relu f32 64M",
           median_seconds(10,
                          [&] {
@@ -265,6 +285,7 @@ int main(int argc, char** argv) {
         gpu->find_kernel("add", {{DType::f32, DType::f32}}, DType::f32, KernelMode::InPlace);
     const double chain = median_seconds(5, [&] {
       for (int i = 0; i < 1000; ++i) gpu->run(*add_inplace, sins, souts, {});
+      gpu->synchronize();
     });
     std::cout << "chain of 1000 adds of 256 f32: " << chain * 1e3 << " ms, " << chain * 1e3
               << " us/call\n";

@@ -6,8 +6,9 @@
 // operands still read.
 //
 // Tuning without rebuilding: OPENINFER_VULKAN_MATMUL_TILE=BM,BN,BK,TM,TN forces the tiled shader
-// with that tile for every shape (M <= 4 too), OPENINFER_VULKAN_MATMUL_GEMV=COLS,WG sets the
-// GEMV split (tests/vulkan/vulkan_bench compares them).
+// with that tile for every shape (M <= 4 too), OPENINFER_VULKAN_MATMUL_GEMV=COLS,WG,UNROLL sets
+// the GEMV split (tests/vulkan/vulkan_bench compares them).
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -25,19 +26,22 @@ struct Tile {
   uint32_t invocations() const { return (bm / tm) * (bn / tn); }
 };
 
-// matmul_gemv.comp's constants: COLS columns a workgroup of WG invocations.
+// matmul_gemv.comp's constants: COLS columns a workgroup of WG invocations, UNROLL rows of B
+// read at once by each.
 struct GemvSplit {
-  uint32_t cols, wg;
+  uint32_t cols, wg, unroll;
 };
 
 constexpr Tile kLarge{128, 128, 8, 8, 8};  // 64 outputs an invocation: for big matrices
 constexpr Tile kWide{128, 64, 8, 8, 4};    // half the tiles' size: twice as many workgroups
 constexpr Tile kSmall{64, 64, 16, 4, 4};   // small matrices: many workgroups
-constexpr GemvSplit kGemv{32, 256};        // a warp's worth of columns, 8 k lanes
+constexpr uint32_t kGemvWg = 1024, kGemvUnroll = 8;
 constexpr uint32_t kGemvMaxRows = 4;
-// Workgroups a dispatch needs before bigger tiles pay: about two per SM of a large GPU (an
-// H100 has 132), so that no SM idles while others finish.
-constexpr uint64_t kFillGroups = 264;
+// Workgroups a dispatch needs before bigger tiles pay: about one per SM of a large GPU (an
+// H100 has 132; measured there: 2048^3 runs faster on 256 128x128 tiles than on 512 128x64).
+constexpr uint64_t kFillGroups = 128;
+// The GEMV wants two 1024-invocation workgroups per SM.
+constexpr uint64_t kGemvFillGroups = 256;
 constexpr uint32_t kMaxSharedBytes = 48 * 1024;  // what NVIDIA and most desktop GPUs give
 
 uint64_t ceil_div(uint64_t a, uint64_t b) {
@@ -85,16 +89,30 @@ bool forced_tile(Tile& tile) {
   return true;
 }
 
-GemvSplit gemv_split() {
+// The widest column slice that still gives every SM two workgroups while each k lane keeps
+// at least 16 rows of B; where none does (small N), the narrowest that keeps the 16 rows.
+GemvSplit default_gemv_split(uint64_t K, uint64_t N, uint64_t batches) {
+  uint32_t pick = 0;
+  for (uint32_t cols : {64u, 32u, 16u, 8u}) {
+    if (kGemvWg / cols * 16 > std::max<uint64_t>(K, 256)) break;  // lanes past K / 16
+    pick = cols;
+    if (ceil_div(N, cols) * batches >= kGemvFillGroups) break;
+  }
+  return {pick, kGemvWg, kGemvUnroll};
+}
+
+GemvSplit gemv_split(uint64_t K, uint64_t N, uint64_t batches) {
   const char* name = "OPENINFER_VULKAN_MATMUL_GEMV";
   const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return kGemv;
-  const auto v = parse_list(name, text, 2);
+  if (text == nullptr || *text == '\0') return default_gemv_split(K, N, batches);
+  const auto v = parse_list(name, text, 3);
   const uint32_t lanes = v[0] <= v[1] && v[1] % v[0] == 0 ? v[1] / v[0] : 0;
-  if (v[1] > 1024 || lanes == 0 || (lanes & (lanes - 1)) != 0) {
-    bad_setting(name, "is no valid split (WG <= 1024 a power-of-two multiple of COLS)");
+  if (v[1] > 1024 || lanes == 0 || (lanes & (lanes - 1)) != 0 || v[2] > 16) {
+    bad_setting(name,
+                "is no valid split (COLS,WG,UNROLL: WG <= 1024 a power-of-two multiple "
+                "of COLS, UNROLL <= 16)");
   }
-  return {v[0], v[1]};
+  return {v[0], v[1], v[2]};
 }
 
 // The biggest tile that still gives every SM work; small matrices get the 64 x 64 tile.
@@ -163,9 +181,9 @@ oi_status* matmul_f32(const oi_kernel_call* call) {
   const uint32_t gz = static_cast<uint32_t>(std::min<uint64_t>(batches, 65535));
   Tile tile{};
   if (!forced_tile(tile) && M <= kGemvMaxRows) {
-    const GemvSplit split = gemv_split();
+    const GemvSplit split = gemv_split(K, N, batches);
     job.shader = "matmul_gemv_f32";
-    job.spec = {split.cols, split.wg, static_cast<uint32_t>(M)};
+    job.spec = {split.cols, split.wg, static_cast<uint32_t>(M), split.unroll};
     job.groups = {grid(ceil_div(N, split.cols)), 1, gz};
   } else {
     if (tile.bm == 0) tile = pick_tile(M, N, batches);

@@ -1,7 +1,8 @@
 // f32 matmul for few rows (M <= ROWS, decoder inference: [.., M, K] x [.., K, N]): reading B is
 // the whole cost, so each workgroup takes COLS columns and all rows, its WG invocations split as
 // COLS columns x LANES k lanes. Consecutive invocations read consecutive columns of a B row
-// (coalesced); lane l sums k = l, l + LANES, ... four rows at a time (four reads in flight), and
+// (coalesced; 8 columns already fill a 32-byte sector); lane l sums k = l, l + LANES, ...
+// UNROLL rows at a time (UNROLL reads in flight), and
 // the lanes' partial sums meet in shared memory (a tree, LANES a power of two). The rows of A
 // are read by all columns at once (one broadcast read). Batches (grid z, strided) index
 // broadcast matrices through the table in the params, as matmul_tiled.comp.
@@ -17,6 +18,7 @@
 layout(constant_id = 0) const uint COLS = 32;
 layout(constant_id = 1) const uint WG = 256;
 layout(constant_id = 2) const uint ROWS = 1;
+layout(constant_id = 3) const uint UNROLL = 8;
 layout(local_size_x_id = 1) in;
 
 // p: M, K, N, batches, a/b/y word offsets, then (a matrix, b matrix) per batch from 8 on.
@@ -48,10 +50,10 @@ void main() {
     [[unroll]] for (uint r = 0u; r < ROWS; ++r) acc[r] = 0.0;
     if (col < N) {
       uint k = lane;
-      for (; k + 3u * LANES < K; k += 4u * LANES) {
-        uint w[4];
-        [[unroll]] for (uint q = 0u; q < 4u; ++q) w[q] = b[b_base + (k + q * LANES) * N];
-        [[unroll]] for (uint q = 0u; q < 4u; ++q)
+      for (; k + (UNROLL - 1u) * LANES < K; k += UNROLL * LANES) {
+        uint w[UNROLL];
+        [[unroll]] for (uint q = 0u; q < UNROLL; ++q) w[q] = b[b_base + (k + q * LANES) * N];
+        [[unroll]] for (uint q = 0u; q < UNROLL; ++q)
           [[unroll]] for (uint r = 0u; r < ROWS; ++r)
             acc[r] += product(a[a_row[r] + k + q * LANES], w[q]);
       }
