@@ -18,8 +18,8 @@ namespace {
 
 class ManifestWriter {
  public:
-  ManifestWriter(const PlanIn& plan, const std::vector<KernelShader>& shaders)
-      : plan_(plan), shaders_(shaders) {}
+  ManifestWriter(const PlanIn& plan, const DeviceIn& device, std::vector<KernelShader>& shaders)
+      : plan_(plan), device_(device), shaders_(shaders) {}
 
   json::array block(const json::array& steps) {
     reads_.clear();
@@ -78,16 +78,38 @@ class ManifestWriter {
       // Steps run in plan order with barriers between dependent work: the constraint holds.
     } else if (kind == "return") {
       out.push_back(json::object{{"op", "return"}});
-    } else if (kind == "transfer") {
+    } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
       const std::string from = str(s, "from"), to = str(s, "to");
+      if (from.find('[') != std::string::npos || to.find('[') != std::string::npos)
+        unsupported(kind + line + " of '" + from + "' to '" + to +
+                    "': table entries and slices are not supported (whole values are)");
       const ValueIn& f = plan_.value(from);
       const ValueIn& t = plan_.value(to);
       if (f.dtype != t.dtype || f.bytes != t.bytes || f.storage == "internal" ||
           t.storage == "internal")
-        unsupported("transfer" + line + " from '" + from + "' to '" + to +
+        unsupported(kind + line + " from '" + from + "' to '" + to +
                     "': only whole values of one dtype and size are supported");
       access(out, {from}, {to});
       out.push_back(json::object{{"op", "copy"}, {"from", from}, {"to", to}});
+    } else if (kind == "cache.increment" || kind == "cache.decrement") {
+      // A one-invocation kernel adds the amount on the device (no read back).
+      const std::string var = str(s, "var");
+      const json::value* amount = s.if_contains("amount");
+      if (!amount || !amount->is_int64()) invalid(kind + line + " has no integer amount");
+      const int64_t delta = kind == "cache.increment" ? amount->as_int64() : -amount->as_int64();
+      const auto id = static_cast<uint32_t>(shaders_.size());
+      shaders_.push_back(write_counter_shader(plan_, device_, id, var, delta, kind + line));
+      access(out, {var}, {var});
+      out.push_back(json::object{{"op", "dispatch"}, {"kernel", id}, {"step", s.at("id")}});
+    } else if (kind == "cache.reset") {
+      const std::string target = str(s, "target");
+      if (target.find('[') != std::string::npos)
+        unsupported(kind + line + " of '" + target + "': table entries are not supported");
+      const ValueIn& v = plan_.value(target);
+      if (v.storage == "internal" || v.storage == "arena")
+        unsupported(kind + line + ": '" + target + "' must be a declared variable");
+      access(out, {}, {target});
+      out.push_back(json::object{{"op", "reset"}, {"value", target}});
     } else if (kind == "loop") {
       full_barrier(out);
       const json::value* body = s.if_contains("body");
@@ -119,13 +141,14 @@ class ManifestWriter {
       writes_.clear();
     } else {
       unsupported("step '" + kind + "'" + line +
-                  " cannot be expressed by the glsl target yet (caches, yield and await are "
-                  "not supported)");
+                  " cannot be expressed by the glsl target yet (yield and await are not "
+                  "supported)");
     }
   }
 
   const PlanIn& plan_;
-  const std::vector<KernelShader>& shaders_;
+  const DeviceIn& device_;
+  std::vector<KernelShader>& shaders_;  // the plan's kernels, then those of host steps
   std::set<std::string> reads_, writes_;
 };
 
@@ -204,6 +227,22 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) shaders.push_back(write_kernel_shader(plan, device, k));
 
+  // The blocks first: host steps such as cache.increment add kernels of their own.
+  ManifestWriter writer(plan, device, shaders);
+  json::array blocks, outputs;
+  for (const json::value& b : plan.blocks) {
+    if (!b.is_object() || !b.as_object().contains("steps") || !b.at("steps").is_array() ||
+        !b.at("name").is_string())
+      invalid("a plan block has no name or steps");
+    const std::string block_name(b.at("name").as_string());
+    json::array steps = writer.block(b.at("steps").as_array());
+    blocks.push_back(json::object{{"name", block_name}, {"steps", std::move(steps)}});
+    if (block_name == "entry")
+      for (const json::value& s : b.at("steps").as_array())
+        if (s.at("kind") == "return" && s.as_object().contains("names"))
+          for (const json::value& n : s.at("names").as_array()) outputs.push_back(n);
+  }
+
   json::object manifest;
   manifest["format"] = "openinfer-glsl-manifest";
   manifest["version"] = 1;
@@ -239,7 +278,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                                                                    : "write"}});
     kernels.push_back(
         json::object{{"id", i},
-                     {"kind", plan.kernels[i].kind},
+                     {"kind", i < plan.kernels.size() ? plan.kernels[i].kind : "step"},
                      {"shader", base + ".comp"},
                      {"spirv", base + ".spv"},
                      {"spirv_ieee", base + "_ieee.spv"},
@@ -250,26 +289,12 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
     files.push_back({base + ".comp", ks.glsl});
   }
   manifest["kernels"] = std::move(kernels);
-  ManifestWriter writer(plan, shaders);
-  json::array blocks, outputs;
-  for (const json::value& b : plan.blocks) {
-    if (!b.is_object() || !b.as_object().contains("steps") || !b.at("steps").is_array() ||
-        !b.at("name").is_string())
-      invalid("a plan block has no name or steps");
-    const std::string block_name(b.at("name").as_string());
-    json::array steps = writer.block(b.at("steps").as_array());
-    blocks.push_back(json::object{{"name", block_name}, {"steps", std::move(steps)}});
-    if (block_name == "entry")
-      for (const json::value& s : b.at("steps").as_array())
-        if (s.at("kind") == "return" && s.as_object().contains("names"))
-          for (const json::value& n : s.at("names").as_array()) outputs.push_back(n);
-  }
   manifest["blocks"] = std::move(blocks);
   manifest["outputs"] = std::move(outputs);
   files.push_back({"manifest.json", json::serialize(manifest) + "\n"});
   files.push_back({"host/glsl_host.cpp", kHostCpp});
   files.push_back({"host/oinf_io.hpp", kOinfIoHpp});
-  files.push_back({"CMakeLists.txt", cmake_lists(name, plan.kernels.size())});
+  files.push_back({"CMakeLists.txt", cmake_lists(name, shaders.size())});
   return files;
 }
 

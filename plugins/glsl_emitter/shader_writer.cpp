@@ -419,6 +419,25 @@ class KernelWriter {
 
 }  // namespace
 
+KernelShader write_counter_shader(const PlanIn& plan, const DeviceIn& device, uint32_t id,
+                                  const std::string& value, int64_t delta,
+                                  const std::string& where) {
+  const ValueIn& v = plan.value(value);
+  if ((v.dtype != "i32" && v.dtype != "u32") || v.elements != 1 || v.storage == "internal")
+    unsupported(where + " of " + v.dtype + " '" + value +
+                "' is not supported (i32 and u32 scalars in memory are)");
+  KernelIn k;
+  k.id = id;
+  k.kind = "counter";
+  k.reads = {value};
+  k.writes = {value};
+  ShaderBuilder sb(plan, device, k);
+  sb.use_raw_bits();  // uint arithmetic wraps as ops.md's integers do
+  const auto d = static_cast<uint32_t>(static_cast<uint64_t>(delta));
+  return sb.grid(where, 1,
+                 "    " + sb.buffer(value) + "[0] = " + sb.buffer(value) + "[0] + " + u(d) + ";\n");
+}
+
 KernelShader write_kernel_shader(const PlanIn& plan, const DeviceIn& device,
                                  const KernelIn& kernel) {
   return KernelWriter(plan, device, kernel).write();

@@ -37,6 +37,12 @@ inline constexpr const char* kStatusValue = "@status";
 KernelShader write_kernel_shader(const PlanIn& plan, const DeviceIn& device,
                                  const KernelIn& kernel);
 
+// The shader of a host step that adds `delta` to an i32/u32 scalar (cache.increment and
+// cache.decrement, wrapping), kernel `id` of the manifest (after the plan's kernels).
+KernelShader write_counter_shader(const PlanIn& plan, const DeviceIn& device, uint32_t id,
+                                  const std::string& value, int64_t delta,
+                                  const std::string& where);
+
 // The GLSL type of a dtype the emitter supports in kernels ("float", "int", "uint"), else throws.
 std::string glsl_type(const std::string& dtype, const std::string& where);
 

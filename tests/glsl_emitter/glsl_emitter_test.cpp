@@ -690,6 +690,35 @@ block never {
   run_case(c);
 }
 
+// tests/synth/c/cache.oi as is: cache.read/cache.write of a persistent tensor, transfer,
+// cache.increment/decrement of i32 scalars (amounts, wrapping) as one-invocation kernels,
+// cache.reset to @init; three steps, bit-exact.
+BOOST_AUTO_TEST_CASE(whole_value_cache_operations) {
+  Case c;
+  c.name = "cache";
+  c.source = read_text(fs::path(OPENINFER_SOURCE_DIR) / "tests/synth/c/cache.oi");
+  c.model = text_model("loops_model.txt");
+  c.steps = 3;
+  c.inputs = text_inputs("loops_input.txt", {"x"}, 1).front();
+  c.fetch = {"state", "snapshot", "step", "down", "counter"};
+  run_case(c);
+}
+
+// tests/run's steps.oi: a step counter (cache.increment) and a running sum over three steps.
+BOOST_AUTO_TEST_CASE(run_test_steps_graph) {
+  Case c;
+  c.name = "run_steps";
+  c.source = read_text(fs::path(OPENINFER_SOURCE_DIR) / "tests/run/data/steps.oi");
+  c.model = [](ModelWriter& w) { w.add_sizevar("N", 3); };
+  c.steps = 3;
+  const fs::path in = fs::path(OPENINFER_SOURCE_DIR) / "tests/run/data/steps_input.txt";
+  const Model m = Model::from_bytes(parse_oinf_text(read_text(in), in.string()).to_bytes());
+  for (int k = 0; k < c.steps; ++k)
+    c.step_inputs.push_back({{"x", m.tensor("x." + std::to_string(k))}});
+  c.fetch = {"acc", "count"};
+  run_case(c);
+}
+
 BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
   auto sizes = [](ModelWriter& w) { w.add_sizevar("N", 8); };
   std::string e = emit_error(

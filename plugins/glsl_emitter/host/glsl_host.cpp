@@ -661,6 +661,12 @@ class Runner {
                        static_cast<uint32_t>(k.groups[2]));
       } else if (op == "barrier") {
         barrier();
+      } else if (op == "reset") {  // cache.reset: the @init value, else zeros
+        const Value& v = value(std::string(s.at("value").as_string()));
+        if (v.init)
+          upload(v, v.init_image.data(), v.init_image.size());
+        else
+          zero(v);
       } else if (op == "copy") {
         const Value& from = value(std::string(s.at("from").as_string()));
         const Value& to = value(std::string(s.at("to").as_string()));
