@@ -486,7 +486,10 @@ class Generator : public KernelEnv {
          "#if defined(__GNUC__) && !defined(__clang__)\n"
          "#define OI_KERNEL __attribute__((optimize(\"tree-vectorize\", "
          "\"vect-cost-model=dynamic\")))\n"
-         "#else\n#define OI_KERNEL\n#endif\n\n";
+         "#else\n#define OI_KERNEL\n#endif\n"
+         "/* Support functions a plan may leave unused (Clang warns about those of a macro). */\n"
+         "#if defined(__GNUC__)\n#define OI_HELPER __attribute__((unused))\n#else\n"
+         "#define OI_HELPER\n#endif\n\n";
     for (const char* h : op_table().helpers) c << h;
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
@@ -528,7 +531,7 @@ class Generator : public KernelEnv {
          "args);\n"
          "  va_end(args);\n  return code;\n}\n\n";
     // Model entries: checked against the declaration; NULL source = zeros (no data).
-    c << "static inline int link(" << N
+    c << "static inline OI_HELPER int link(" << N
       << "_state* s, const char* name, const char* entry, uint32_t dtype,\n"
          "                uint32_t rank, const uint64_t* dims, size_t bytes, const unsigned char** "
          "from,\n"

@@ -12,11 +12,11 @@ namespace {
 // a/2 * erfc(-a/sqrt(2)) (large negative a keeps its relative accuracy), "tanh" as
 // a / (1 + e^(-2u)), u = sqrt(2/pi) (a + 0.044715 a^3): the CPU backend's formulas.
 const char* const kMathHelpersC =
-    R"C(static inline double oi_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
-static inline double oi_silu(double a) { return a / (1.0 + exp(-a)); }
-static inline double oi_rsqrt(double a) { return 1.0 / sqrt(a); }
-static inline double oi_gelu(double a) { return a * 0.5 * erfc(-a * 0.7071067811865476); }
-static inline double oi_gelu_tanh(double a) {
+    R"C(static inline OI_HELPER double oi_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
+static inline OI_HELPER double oi_silu(double a) { return a / (1.0 + exp(-a)); }
+static inline OI_HELPER double oi_rsqrt(double a) { return 1.0 / sqrt(a); }
+static inline OI_HELPER double oi_gelu(double a) { return a * 0.5 * erfc(-a * 0.7071067811865476); }
+static inline OI_HELPER double oi_gelu_tanh(double a) {
   const double u = 0.7978845608028654 * (a + 0.044715 * a * a * a);
   return a / (1.0 + exp(-2.0 * u));
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # c_vs_simulator.sh OPENINFER CC WORK GRAPH MODEL_TXT INPUT_TXT STEPS INPUT...
 # Synthesizes GRAPH to C, compiles it with CC (-std=c11 -Wall -Wextra -Werror -O2, then again
-# under ASan+UBSan), runs STEPS steps and holds its --save output byte for byte against
+# under ASan+UBSan; Clang, where installed, checks the same warnings), runs STEPS steps and holds its --save output byte for byte against
 # `openinfer run --save` (the simulator on the CPU backend). Each INPUT is `openinfer run`'s
 # --input value with @IN@ standing for the packed INPUT_TXT (no spaces).
 set -eu
@@ -21,6 +21,11 @@ if [ "${SYNTH_EMBED:-0}" = 1 ]; then embed=--embed-weights; fi
 # shellcheck disable=SC2086
 "$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen" --report $embed
 "$cc" -std=c11 -Wall -Wextra -Werror -O2 "$work"/gen/*.c -lm -o "$work/prog"
+# Clang's warnings differ from GCC's (unused static functions of a macro, say): where Clang is
+# installed and CC is not it, the same flags must pass there too (syntax and warnings only).
+if command -v clang >/dev/null 2>&1 && [ "$(basename "$cc")" != clang ]; then
+  clang -std=c11 -Wall -Wextra -Werror -fsyntax-only "$work"/gen/*.c
+fi
 # shellcheck disable=SC2086
 "$work/prog" --model "$work/model.oinf" --steps "$steps" $inputs --save "$work/gen.oinf" -q
 # shellcheck disable=SC2086

@@ -22,6 +22,9 @@ mkdir -p "$work"
 "$oi" synth "$src/examples/silero_vad/vad.oi" --model "$model" --target c --embed-weights \
   --name vad -o "$work/gen"
 "$cc" -std=c11 -Wall -Wextra -Werror -O2 "$work"/gen/*.c -lm -o "$work/vad"
+if command -v clang >/dev/null 2>&1 && [ "$(basename "$cc")" != clang ]; then
+  clang -std=c11 -Wall -Wextra -Werror -fsyntax-only "$work"/gen/*.c
+fi
 steps="$(/usr/bin/python3 "$src/examples/silero_vad/wav_to_chunks.py" "$here/speech.wav" \
   "$work/chunks.oinf")"
 # Standalone: no --model, the weights are arrays of vad.c.
