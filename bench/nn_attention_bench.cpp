@@ -82,7 +82,10 @@ class Bench {
     const oi::Kernel& kern = kernel("attention", {f32, f32, f32}, f32);
     std::vector<oi::KernelSetting> settings{{"causal", true}};
     std::vector<oi::TensorArg> ins{q.arg(), k.arg(), v.arg()}, outs{y.arg()};
-    Timing t = time_median(opt_, [&] { cpu_->run(kern, ins, outs, settings); });
+    Timing t = time_median(opt_, [&] {
+      cpu_->run(kern, ins, outs, settings);
+      cpu_->synchronize();  // device backends run asynchronously
+    });
     uint64_t visible = 0;  // causal: row i sees i + 1 + (tk - tq) keys
     for (uint64_t i = 0; i < tq; ++i) visible += i + 1 + (tk - tq);
     print_case(name, t, 4.0 * static_cast<double>(heads * visible * d));
@@ -94,7 +97,10 @@ class Bench {
     Operand pos = make(DType::i32, {}, 0, 4096);
     const oi::Kernel& kern = kernel("rope", {DType::f32, DType::i32}, DType::f32);
     std::vector<oi::TensorArg> ins{x.arg(), pos.arg()}, outs{y.arg()};
-    Timing t = time_median(opt_, [&] { cpu_->run(kern, ins, outs, {}); });
+    Timing t = time_median(opt_, [&] {
+      cpu_->run(kern, ins, outs, {});
+      cpu_->synchronize();  // device backends run asynchronously
+    });
     print_case(name, t, 0);
   }
 
@@ -106,7 +112,10 @@ class Bench {
     const oi::Kernel& kern = kernel("dequantize", {DType::i8, DType::f32, DType::i8}, DType::f32);
     std::vector<oi::TensorArg> ins{x.arg(), scale.arg(), zero.arg()}, outs{y.arg()};
     std::vector<oi::KernelSetting> settings{{"axis", int64_t{0}}};
-    Timing t = time_median(opt_, [&] { cpu_->run(kern, ins, outs, settings); });
+    Timing t = time_median(opt_, [&] {
+      cpu_->run(kern, ins, outs, settings);
+      cpu_->synchronize();  // device backends run asynchronously
+    });
     print_case(name, t, 0);
   }
 

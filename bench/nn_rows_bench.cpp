@@ -77,7 +77,10 @@ class Bench {
     if (k == nullptr) throw std::runtime_error("the backend has no f32 kernel for " + op);
     std::vector<oi::TensorArg> ins{x.arg()}, outs{y.arg()};
     for (const Operand& o : w) ins.push_back(o.arg());
-    Timing t = time_median(opt_, [&] { cpu_->run(*k, ins, outs, {}); });
+    Timing t = time_median(opt_, [&] {
+      cpu_->run(*k, ins, outs, {});
+      cpu_->synchronize();  // device backends run asynchronously
+    });
     print_bytes(name, t, 4.0 * static_cast<double>(rows * len * 2 + len * weights));
   }
 

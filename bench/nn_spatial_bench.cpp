@@ -74,7 +74,10 @@ class Bench {
                                             {"pads", std::vector<int64_t>{p, p, p, p}},
                                             {"group", static_cast<int64_t>(group)}};
     std::vector<oi::TensorArg> ins{x.arg(), w.arg(), b.arg()}, outs{y.arg()};
-    Timing t = time_median(opt_, [&] { cpu_->run(kern, ins, outs, settings); });
+    Timing t = time_median(opt_, [&] {
+      cpu_->run(kern, ins, outs, settings);
+      cpu_->synchronize();  // device backends run asynchronously
+    });
     const double macs =
         static_cast<double>(x_dims[0] * w_dims[0] * oh * ow * w_dims[1] * w_dims[2] * w_dims[3]);
     print_case(name, t, 2 * macs);
@@ -92,7 +95,10 @@ class Bench {
                                             {"strides", std::vector<int64_t>{s, s}},
                                             {"pads", std::vector<int64_t>{p, p, p, p}}};
     std::vector<oi::TensorArg> ins{x.arg()}, outs{y.arg()};
-    Timing t = time_median(opt_, [&] { cpu_->run(kern, ins, outs, settings); });
+    Timing t = time_median(opt_, [&] {
+      cpu_->run(kern, ins, outs, settings);
+      cpu_->synchronize();  // device backends run asynchronously
+    });
     print_case(name, t, 0);
   }
 
@@ -105,7 +111,10 @@ class Bench {
     const oi::Kernel& kern = kernel("batch_norm", {f32, f32, f32, f32, f32});
     std::vector<oi::TensorArg> ins{x.arg(), scale.arg(), bias.arg(), mean.arg(), var.arg()},
         outs{y.arg()};
-    Timing t = time_median(opt_, [&] { cpu_->run(kern, ins, outs, {}); });
+    Timing t = time_median(opt_, [&] {
+      cpu_->run(kern, ins, outs, {});
+      cpu_->synchronize();  // device backends run asynchronously
+    });
     print_case(name, t, 0);
   }
 

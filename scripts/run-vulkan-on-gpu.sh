@@ -115,7 +115,8 @@ gpt() {
   [[ -f $model ]] || python3 examples/gpt/export_gpt.py --layers 12 --dim 768 --heads 12 \
     --vocab 50257 --ctx 128 --prompt-len 8 --seed 0 -o "$model"
   for _ in 1 2 3; do
-    launch "${1:-.vkgpu}" "${2:-.gl}" gpt_example --model "$model" --steps 33 --backend vulkan -q
+    launch "${1:-.vkgpu}" "${2:-.gl}" gpt_example --model "$model" --graph examples/gpt/gpt.oi --steps 33 \
+      --backend vulkan -q
     python3 bench/gpt_torch_peer.py --steps 33 --device cuda | tail -1
   done
 }
