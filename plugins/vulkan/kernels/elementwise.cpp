@@ -159,12 +159,13 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
   const oi_tensor_desc& out = call->outputs[0];
   const uint32_t dtype = out.dtype;
   const DeviceCaps& caps = caps_of(call->device);
-  if ((dtype == OI_DTYPE_F64 && !caps.f64) || (dtype == OI_DTYPE_I64 && !caps.i64)) {
+  const bool int64 = dtype == OI_DTYPE_I64 || dtype == OI_DTYPE_U64;  // u64: i64's bits
+  if ((dtype == OI_DTYPE_F64 && !caps.f64) || (int64 && op != EltwiseOp::Fill && !caps.i64)) {
     unsupported("this device lacks 64-bit shader arithmetic");
   }
   const uint32_t count = fit32(abi::element_count(out), "an element count");
   if (count == 0) return nullptr;
-  const bool wide = dtype == OI_DTYPE_F64 || dtype == OI_DTYPE_I64;
+  const bool wide = dtype == OI_DTYPE_F64 || int64;
 
   Dispatch job;
   job.params.assign(kHeaderWords, 0);
@@ -190,15 +191,21 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
     const auto layout = broadcast_layout(out, a, b);
     job.params[1] = static_cast<uint32_t>(layout.size() / 3);
     job.params.insert(job.params.end(), layout.begin(), layout.end());
-    job.shader = dtype == OI_DTYPE_F64   ? "eltwise_f64"
-                 : dtype == OI_DTYPE_I64 ? "eltwise_i64"
-                                         : "eltwise_32";
+    job.shader = dtype == OI_DTYPE_F64 ? "eltwise_f64" : int64 ? "eltwise_i64" : "eltwise_32";
     job.spec = {static_cast<uint32_t>(op), dtype == OI_DTYPE_I32 ? kDtI32 : kDtF32};
     job.float_width = dtype == OI_DTYPE_F32 ? 32 : dtype == OI_DTYPE_F64 ? 64 : 0;
   }
   job.groups[0] = std::min<uint32_t>((count + 255) / 256, 65535);  // the shader strides
   run_dispatch(call->device, job);
   OI_ABI_CATCH(call->host)
+}
+
+void add_eltwise_u64(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,
+                     oi_kernel_fn run, Needs needs) {
+  for (oi_kernel_mode mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
+    list.push_back(
+        {op, std::vector<uint32_t>(num_inputs, OI_DTYPE_U64), OI_DTYPE_U64, mode, needs, run});
+  }
 }
 
 void add_eltwise(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,

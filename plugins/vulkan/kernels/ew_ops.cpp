@@ -2,6 +2,7 @@
 // and contiguous dims collapsed, and each op's settings as bits of its compute type.
 #include "ew_ops.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -85,11 +86,26 @@ uint32_t f32_bits(double v) {
   return std::bit_cast<uint32_t>(static_cast<float>(v));
 }
 
-// Settings into p[8 + 2k] (low words; the shader computes in 32 bits) and flags into p[6].
+bool is_wide(uint32_t t) {
+  return t == OI_DTYPE_F64 || t == OI_DTYPE_I64 || t == OI_DTYPE_U64;
+}
+
+// Settings into p[8 + 2k] as bits of the input's compute type: low words for ew.comp (32 bits),
+// (low, high) word pairs for ew64.comp's 8-byte dtypes; flags into p[6].
 void put_settings(std::vector<uint32_t>& p, EwOp op, const oi_kernel_call& c) {
   const uint32_t in = c.num_inputs > 0 ? c.inputs[0].dtype : c.outputs[0].dtype;
-  const bool flt = is_float_dtype(in);
-  auto set = [&p](uint32_t k, uint32_t v) { p[8 + 2 * k] = v; };
+  const bool f64 = in == OI_DTYPE_F64, i64 = in == OI_DTYPE_I64 || in == OI_DTYPE_U64;
+  const bool flt = is_float_dtype(in) || f64;
+  auto set = [&p](uint32_t k, uint64_t v) {
+    p[8 + 2 * k] = static_cast<uint32_t>(v);
+    p[9 + 2 * k] = static_cast<uint32_t>(v >> 32);
+  };
+  auto float_bits = [f64](double v) -> uint64_t {
+    return f64 ? std::bit_cast<uint64_t>(v) : f32_bits(v);
+  };
+  auto int_bits = [i64](int64_t v) -> uint64_t {
+    return i64 ? static_cast<uint64_t>(v) : static_cast<uint32_t>(v);
+  };
   switch (op) {
     case EwOp::Fill:
       set(0, fill_bits(c, c.outputs[0].dtype));
@@ -99,8 +115,8 @@ void put_settings(std::vector<uint32_t>& p, EwOp op, const oi_kernel_call& c) {
     case EwOp::FloorDiv:
       if (abi::find_setting(c, "div_by_zero_mask")) {
         p[6] |= kHasMask;
-        set(0, flt ? f32_bits(abi::setting_float(c, "div_by_zero_mask", 0))
-                   : static_cast<uint32_t>(abi::setting_int(c, "div_by_zero_mask", 0)));
+        set(0, flt ? float_bits(abi::setting_float(c, "div_by_zero_mask", 0))
+                   : int_bits(abi::setting_int(c, "div_by_zero_mask", 0)));
       }
       break;
     case EwOp::Shl:
@@ -111,16 +127,16 @@ void put_settings(std::vector<uint32_t>& p, EwOp op, const oi_kernel_call& c) {
       const double lo = abi::setting_float(c, "min", -HUGE_VAL);
       const double hi = abi::setting_float(c, "max", HUGE_VAL);
       if (flt) {
-        set(0, f32_bits(lo));
-        set(1, f32_bits(hi));
+        set(0, float_bits(lo));
+        set(1, float_bits(hi));
       } else {
         if (std::isfinite(lo)) {
           p[6] |= kHasLo;
-          set(0, static_cast<uint32_t>(abi::setting_int(c, "min", 0)));
+          set(0, int_bits(abi::setting_int(c, "min", 0)));
         }
         if (std::isfinite(hi)) {
           p[6] |= kHasHi;
-          set(1, static_cast<uint32_t>(abi::setting_int(c, "max", 0)));
+          set(1, int_bits(abi::setting_int(c, "max", 0)));
         }
       }
       break;
@@ -281,10 +297,16 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   const uint32_t count = fit32(abi::element_count(out), "an element count");
   if (count == 0) return nullptr;
   const uint32_t in_dtype = call->num_inputs > 0 ? call->inputs[0].dtype : out.dtype;
-  const int in_code = ew_dtype_code(in_dtype), out_code = ew_dtype_code(out.dtype);
+  const int in_code = wide_dtype_code(in_dtype), out_code = wide_dtype_code(out.dtype);
   if (in_code < 0 || out_code < 0) unsupported("dtype not addressable by ew.comp");
   const bool math = needs_f64_math(op);
-  if (math && !caps_of(call->device).f64) unsupported("this device lacks shaderFloat64");
+  // An 8-byte operand or result: ew64.comp, its f64 build where f64 is involved (casts between
+  // f64 and i64/u64 included: word-pair arithmetic), else its i64 build.
+  const bool wide = is_wide(in_dtype) || is_wide(out.dtype);
+  const bool wide_f64 = in_dtype == OI_DTYPE_F64 || out.dtype == OI_DTYPE_F64;
+  const DeviceCaps& caps = caps_of(call->device);
+  if ((math || (wide && wide_f64)) && !caps.f64) unsupported("this device lacks shaderFloat64");
+  if (wide && !wide_f64 && !caps.i64) unsupported("this device lacks shaderInt64");
 
   Dispatch job;
   job.params.assign(kHeaderWords, 0);
@@ -305,18 +327,30 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   job.params.insert(job.params.end(), layout.begin(), layout.end());
   job.buffers[3] = out.buffer;
   job.output = 3;
-  job.shader = math ? "ew_math" : "ew";
+  job.shader = wide ? (wide_f64 ? "ew64_f" : "ew64_i") : math ? "ew_math" : "ew";
   job.float_width = 32;
-  job.also_f64 = math;
-  const int c_code = op == EwOp::Filter ? ew_dtype_code(call->inputs[2].dtype) : 0;
+  job.also_f64 = math || (wide && wide_f64);
+  const int c_code = op == EwOp::Filter ? wide_dtype_code(call->inputs[2].dtype) : 0;
   if (c_code < 0) unsupported("dtype not addressable by ew.comp");
   job.spec = {static_cast<uint32_t>(op), static_cast<uint32_t>(in_code),
               static_cast<uint32_t>(out_code), static_cast<uint32_t>(c_code)};
-  const uint32_t per = 32 / dtype_bits(out.dtype);
+  const uint32_t per = std::max<uint32_t>(32 / dtype_bits(out.dtype), 1);
   const uint32_t words = (job.params[5] + count + per - 1) / per - job.params[5] / per;
   job.groups[0] = std::min<uint32_t>((words + 255) / 256, 65535);  // the shader strides
   run_dispatch(call->device, job);
   OI_ABI_CATCH(call->host)
+}
+
+void add_ew_wide(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run,
+                 uint32_t num_inputs, const std::vector<uint32_t>& dtypes, bool inplace,
+                 uint32_t output) {
+  for (uint32_t t : dtypes) {
+    add_ew(list, op, run, num_inputs, {t}, inplace, output, wide_needs(t));
+  }
+}
+
+Needs wide_needs(uint32_t dtype) {
+  return dtype == OI_DTYPE_F64 ? Needs::F64 : Needs::I64;
 }
 
 void add_ew(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run, uint32_t num_inputs,

@@ -80,6 +80,12 @@ void add_ew(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run, u
             const std::vector<uint32_t>& dtypes, bool inplace, uint32_t output = 0,
             Needs needs = Needs::Nothing);
 
+// The same for the 8-byte dtypes on ew64.comp: f64 needs shaderFloat64, i64/u64 shaderInt64.
+void add_ew_wide(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run,
+                 uint32_t num_inputs, const std::vector<uint32_t>& dtypes, bool inplace,
+                 uint32_t output = 0);
+Needs wide_needs(uint32_t dtype);
+
 // The dtype sets the shader addresses.
 inline const std::vector<uint32_t> kEwFloats = {OI_DTYPE_F32, OI_DTYPE_F16, OI_DTYPE_BF16};
 inline const std::vector<uint32_t> kEwSigned = {OI_DTYPE_I32, OI_DTYPE_I16, OI_DTYPE_I8};
@@ -88,6 +94,9 @@ inline const std::vector<uint32_t> kEwUnsigned = {OI_DTYPE_U32, OI_DTYPE_U16, OI
 inline const std::vector<uint32_t> kEwF8 = {OI_DTYPE_F8};
 inline const std::vector<uint32_t> kEwPackedSigned = {OI_DTYPE_I4, OI_DTYPE_I2, OI_DTYPE_I1};
 inline const std::vector<uint32_t> kEwPackedUnsigned = {OI_DTYPE_U4, OI_DTYPE_U2, OI_DTYPE_U1};
+// ew64.comp: the 8-byte dtypes.
+inline const std::vector<uint32_t> kEwWideInts = {OI_DTYPE_I64, OI_DTYPE_U64};
+inline const std::vector<uint32_t> kEwWide = {OI_DTYPE_F64, OI_DTYPE_I64, OI_DTYPE_U64};
 
 std::vector<uint32_t> dtype_union(std::initializer_list<std::vector<uint32_t>> sets);
 

@@ -29,6 +29,26 @@ void register_unary(std::vector<VulkanKernel>& list) {
   add_ew(list, "shl", &ew_kernel<EwOp::Shl>, 1, shiftable, true);
   add_ew(list, "shr", &ew_kernel<EwOp::Shr>, 1, shiftable, true);
   add_ew(list, "clamp", &ew_kernel<EwOp::Clamp>, 1, dtype_union({floats, ints, packed}), true);
+
+  // The 8-byte dtypes on ew64.comp.
+  const std::vector<uint32_t> f64 = {OI_DTYPE_F64};
+  add_ew_wide(list, "neg", &ew_kernel<EwOp::Neg>, 1, {OI_DTYPE_F64, OI_DTYPE_I64}, true);
+  add_ew_wide(list, "abs", &ew_kernel<EwOp::Abs>, 1, {OI_DTYPE_F64, OI_DTYPE_I64}, true);
+  add_ew_wide(list, "sign", &ew_kernel<EwOp::Sign>, 1, {OI_DTYPE_F64, OI_DTYPE_I64}, false,
+              OI_DTYPE_I8);
+  add_ew_wide(list, "recip", &ew_kernel<EwOp::Recip>, 1, f64, true);
+  add_ew_wide(list, "floor", &ew_kernel<EwOp::Floor>, 1, f64, true);
+  add_ew_wide(list, "ceil", &ew_kernel<EwOp::Ceil>, 1, f64, true);
+  add_ew_wide(list, "round", &ew_kernel<EwOp::Round>, 1, f64, true);
+  add_ew_wide(list, "trunc", &ew_kernel<EwOp::Trunc>, 1, f64, true);
+  add_ew_wide(list, "not", &ew_kernel<EwOp::Not>, 1, kEwWideInts, true);
+  add_ew_wide(list, "popcount", &ew_kernel<EwOp::Popcount>, 1, kEwWideInts, false, OI_DTYPE_U8);
+  add_ew_wide(list, "is_nan", &ew_kernel<EwOp::IsNan>, 1, f64, false, OI_DTYPE_BOOL);
+  add_ew_wide(list, "is_inf", &ew_kernel<EwOp::IsInf>, 1, f64, false, OI_DTYPE_BOOL);
+  add_ew_wide(list, "is_neg", &ew_kernel<EwOp::IsNeg>, 1, kEwWide, false, OI_DTYPE_BOOL);
+  add_ew_wide(list, "shl", &ew_kernel<EwOp::Shl>, 1, kEwWideInts, true);
+  add_ew_wide(list, "shr", &ew_kernel<EwOp::Shr>, 1, kEwWideInts, true);
+  add_ew_wide(list, "clamp", &ew_kernel<EwOp::Clamp>, 1, kEwWide, true);
 }
 
 const KernelRegistration registration(register_unary);
