@@ -4,6 +4,7 @@
 // count as one resource, since planned offsets are shared).
 #include "output_writer.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
@@ -21,7 +22,8 @@ class ManifestWriter {
   ManifestWriter(const PlanIn& plan, const DeviceIn& device, std::vector<KernelShader>& shaders)
       : plan_(plan), device_(device), shaders_(shaders) {}
 
-  json::array block(const json::array& steps) {
+  json::array block(const json::array& steps, bool entry) {
+    entry_ = entry;
     reads_.clear();
     writes_.clear();
     json::array out;
@@ -29,9 +31,83 @@ class ManifestWriter {
     return out;
   }
 
+  // The snapshot and result buffers of yielded values ("@snap_NAME", "@res_NAME").
+  const std::vector<json::object>& scratch_values() const { return scratch_; }
+
  private:
   std::string resource(const std::string& name) {
+    if (name.rfind('@', 0) == 0) return name;
     return plan_.value(name).storage == "arena" ? "@arena" : name;
+  }
+
+  std::string scratch(const std::string& prefix, const ValueIn& v) {
+    const std::string name = prefix + v.name;
+    for (const json::object& o : scratch_)
+      if (o.at("name").as_string() == name) return name;
+    scratch_.push_back(json::object{{"name", name},
+                                    {"dtype", v.dtype},
+                                    {"storage", "scratch"},
+                                    {"bytes", v.bytes},
+                                    {"shape", json::array(v.shape.begin(), v.shape.end())}});
+    return name;
+  }
+
+  void copy(json::array& out, const std::string& from, const std::string& to) {
+    access(out, {from}, {to});
+    out.push_back(json::object{{"op", "copy"}, {"from", from}, {"to", to}});
+  }
+
+  // The values the steps of a block write (kernels, copies, cache operations; nested too).
+  void block_writes(const json::array& steps, std::set<std::string>& out) const {
+    for (const json::value& sv : steps) {
+      const json::object& st = sv.as_object();
+      const std::string kind(st.at("kind").as_string());
+      if (kind == "kernel")
+        for (const std::string& w : plan_.kernels.at(st.at("kernel").to_number<size_t>()).writes)
+          out.insert(w);
+      for (const char* key : {"to", "var", "target"})
+        if (const json::value* v = st.if_contains(key); v && v->is_string())
+          out.insert(std::string(v->as_string()));
+      if (const json::value* body = st.if_contains("body"); body && body->is_array())
+        block_writes(body->as_array(), out);
+    }
+  }
+
+  const json::array& steps_of(const std::string& block) const {
+    for (const json::value& b : plan_.blocks)
+      if (b.is_object() && b.at("name") == block.c_str()) return b.at("steps").as_array();
+    invalid("the plan has no block '" + block + "'");
+  }
+
+  // dsl.md's deterministic result, as the C target: at entry's yield the consumers run one
+  // after another in source order, each from a snapshot of the yielded values; a value a
+  // consumer writes is set aside and the snapshot put back for the next; the results land
+  // after the last.
+  void run_consumers(const json::object& s, json::array& out) {
+    std::vector<const ValueIn*> names;
+    for (const json::value& n : s.at("names").as_array()) {
+      const ValueIn& v = plan_.value(std::string(n.as_string()));
+      if (v.storage == "internal")
+        unsupported("yield of '" + v.name + "': the value has no memory");
+      names.push_back(&v);
+    }
+    for (const ValueIn* v : names) copy(out, v->name, scratch("@snap_", *v));
+    std::vector<const ValueIn*> written;
+    for (const json::value& t : s.at("tasks").as_array()) {
+      const std::string task(t.as_string());
+      full_barrier(out);
+      out.push_back(json::object{{"op", "branch"}, {"cond", ""}, {"then", task}, {"else", ""}});
+      full_barrier(out);
+      std::set<std::string> writes;
+      block_writes(steps_of(task), writes);
+      for (const ValueIn* v : names) {
+        if (!writes.count(v->name)) continue;
+        if (std::find(written.begin(), written.end(), v) == written.end()) written.push_back(v);
+        copy(out, v->name, scratch("@res_", *v));
+        copy(out, scratch("@snap_", *v), v->name);
+      }
+    }
+    for (const ValueIn* v : written) copy(out, scratch("@res_", *v), v->name);
   }
 
   void access(json::array& out, const std::vector<std::string>& reads,
@@ -110,6 +186,10 @@ class ManifestWriter {
         unsupported(kind + line + ": '" + target + "' must be a declared variable");
       access(out, {}, {target});
       out.push_back(json::object{{"op", "reset"}, {"value", target}});
+    } else if (kind == "yield" && entry_) {
+      run_consumers(s, out);
+    } else if (kind == "yield" || kind == "await") {
+      // a consumer's own await and yield, and entry's await: nothing is left to wait for.
     } else if (kind == "loop") {
       full_barrier(out);
       const json::value* body = s.if_contains("body");
@@ -118,7 +198,7 @@ class ManifestWriter {
                         {"index", str(s, "index")},
                         {"start", str(s, "start")},
                         {"end", str(s, "end")}};
-      json::array inner = block(body->as_array());
+      json::array inner = block(body->as_array(), entry_);
       loop["body"] = std::move(inner);
       out.push_back(std::move(loop));
       reads_.clear();
@@ -140,9 +220,7 @@ class ManifestWriter {
       reads_.clear();
       writes_.clear();
     } else {
-      unsupported("step '" + kind + "'" + line +
-                  " cannot be expressed by the glsl target yet (yield and await are not "
-                  "supported)");
+      unsupported("step '" + kind + "'" + line + " cannot be expressed by the glsl target yet");
     }
   }
 
@@ -150,6 +228,8 @@ class ManifestWriter {
   const DeviceIn& device_;
   std::vector<KernelShader>& shaders_;  // the plan's kernels, then those of host steps
   std::set<std::string> reads_, writes_;
+  std::vector<json::object> scratch_;
+  bool entry_ = false;
 };
 
 json::object value_json(const ValueIn& v) {
@@ -235,7 +315,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
         !b.at("name").is_string())
       invalid("a plan block has no name or steps");
     const std::string block_name(b.at("name").as_string());
-    json::array steps = writer.block(b.at("steps").as_array());
+    json::array steps = writer.block(b.at("steps").as_array(), block_name == "entry");
     blocks.push_back(json::object{{"name", block_name}, {"steps", std::move(steps)}});
     if (block_name == "entry")
       for (const json::value& s : b.at("steps").as_array())
@@ -253,6 +333,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   json::array values, errors;
   for (const ValueIn& v : plan.values)
     if (v.storage != "internal") values.push_back(value_json(v));
+  for (const json::object& v : writer.scratch_values()) values.push_back(v);
   for (const KernelShader& ks : shaders)
     for (const auto& [code, message] : ks.errors)
       errors.push_back(json::object{{"code", code}, {"kernel", code >> 8}, {"message", message}});

@@ -719,6 +719,30 @@ BOOST_AUTO_TEST_CASE(run_test_steps_graph) {
   run_case(c);
 }
 
+// yield/await: tests/synth/c/consumer.oi (c2 reads u as it was at the yield although c1 wrote
+// it first) and tests/run's pipeline.oi, each over two steps, bit-exact with the simulator.
+BOOST_AUTO_TEST_CASE(consumers_run_at_the_yield) {
+  Case c;
+  c.name = "consumer";
+  c.source = read_text(fs::path(OPENINFER_SOURCE_DIR) / "tests/synth/c/consumer.oi");
+  c.model = text_model("loops_model.txt");
+  c.steps = 2;
+  c.inputs = text_inputs("loops_input.txt", {"x"}, 1).front();
+  c.fetch = {"y", "u", "v", "w"};
+  run_case(c);
+
+  Case p;
+  p.name = "run_pipeline";
+  p.source = read_text(fs::path(OPENINFER_SOURCE_DIR) / "tests/run/data/pipeline.oi");
+  p.model = [](ModelWriter& w) { w.add_sizevar("N", 3); };
+  p.steps = 2;
+  const fs::path in = fs::path(OPENINFER_SOURCE_DIR) / "tests/run/data/pipeline_input.txt";
+  const Model m = Model::from_bytes(parse_oinf_text(read_text(in), in.string()).to_bytes());
+  p.inputs = {{"x", m.tensor("x")}};
+  p.fetch = {"y", "sq"};
+  run_case(p);
+}
+
 BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
   auto sizes = [](ModelWriter& w) { w.add_sizevar("N", 8); };
   std::string e = emit_error(

@@ -298,7 +298,8 @@ class Runner {
     if (it == index_.end()) {
       std::string known;
       for (const Value& v : values_)
-        if (v.storage != "arena" && v.storage != "internal" && v.storage != "status")
+        if (v.storage != "arena" && v.storage != "internal" && v.storage != "status" &&
+            v.storage != "scratch")
           known += " " + v.name;
       input_error("no variable '" + name + "' (declared:" + known + ")");
     }
