@@ -1,6 +1,7 @@
-// Ops over rows (ops-nn.md, f32): softmax over `axis` and layer_norm over the trailing axes
-// from `axis`. One invocation per row, a few passes over it in order. GLSL's exp, sqrt and
-// division are not correctly rounded; ops-nn.md's tolerance for them, (1e-5, 1e-4), covers it.
+// Ops over rows (ops-nn.md, f32): softmax over `axis`, layer_norm and rms_norm over the
+// trailing axes from `axis`. One invocation per row, a few passes over it in order. GLSL's exp,
+// sqrt and division are not correctly rounded; ops-nn.md's tolerance for them, (1e-5, 1e-4), covers
+// it.
 #include "ops.hpp"
 
 namespace oi::glsl {
@@ -88,11 +89,45 @@ KernelShader layer_norm(ShaderBuilder& sb, const OpIn& op) {
   return sb.grid("layer_norm", L == 0 ? 0 : product(x.shape) / L, b.str());
 }
 
+// rms_norm(x, scale): x / sqrt(mean(x^2) + epsilon) * scale over the axes from `axis`.
+KernelShader rms_norm(ShaderBuilder& sb, const OpIn& op) {
+  sb.check_settings(op, {"axis", "epsilon"});
+  if (op.inputs.size() != 2) invalid(op_where(op) + ": rms_norm takes x and scale");
+  const ValueIn& x = float_input(sb, op, 0);
+  const ValueIn& scale = float_input(sb, op, 1);
+  const ValueIn& y = sb.value(op.output);
+  if (sb.type_of(y.name) != "float" || y.shape != x.shape || x.shape.empty())
+    invalid(op_where(op) + ": the output must be f32 of x's shape, x of rank 1 or more");
+  const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), x.shape.size());
+  const uint64_t L = product(x.shape, axis);
+  if (product(scale.shape) != L)
+    invalid(op_where(op) + ": scale needs the normalized axes' " + std::to_string(L) + " elements");
+  double eps = 1e-6;
+  if (const json::value* e = sb.setting(op, "epsilon")) {
+    if (!e->is_number()) invalid(op_where(op) + ": epsilon must be a number");
+    eps = e->to_number<double>();
+  }
+  sb.check_count(product(x.shape), "element count");
+  const std::string X = sb.buffer(x.name), Y = sb.buffer(y.name);
+  const std::string row = "[base + k]";
+  std::ostringstream b;
+  b << "    const uint base = i * " << u(L) << ";\n"
+    << "    float s = 0.0;\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << X << row << " * " << X << row
+    << ";\n"
+    << "    const float inv = 1.0 / sqrt(s / float(" << u(L) << ") + "
+    << literal(json::value(eps), "float", op_where(op)) << ");\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << row << " = " << X << row
+    << " * inv * " << sb.buffer(scale.name) << "[k];\n";
+  return sb.grid("rms_norm", L == 0 ? 0 : product(x.shape) / L, b.str());
+}
+
 }  // namespace
 
 void register_row_ops(OpRegistry& r) {
   r.ops["softmax"] = softmax;
   r.ops["layer_norm"] = layer_norm;
+  r.ops["rms_norm"] = rms_norm;
 }
 
 }  // namespace oi::glsl

@@ -624,17 +624,19 @@ block entry {
   run_case(c);
 }
 
-BOOST_AUTO_TEST_CASE(layer_norm_within_tolerance) {
+BOOST_AUTO_TEST_CASE(norms_within_tolerance) {
   Case c;
   c.name = "layer_norm";
   c.source = R"(
 dynamic { x: f32[A, B, C]; }
 constant { g: f32[C]; b: f32[C]; g2: f32[B, C]; }
-volatile { y: f32[A, B, C]; z: f32[A, B, C]; }
+volatile { y: f32[A, B, C]; z: f32[A, B, C]; r: f32[A, B, C]; r2: f32[A, B, C]; }
 block entry {
   op layer_norm(x, g, b) >> y;
   op layer_norm(x, g2, axis=1, epsilon=0.001) >> z;
-  return y, z;
+  op rms_norm(x, g) >> r;
+  op rms_norm(x, g2, axis=-2, epsilon=0.01) >> r2;
+  return y, z, r, r2;
 }
 )";
   c.model = [](ModelWriter& w) {
@@ -646,7 +648,7 @@ block entry {
     w.add_tensor("g2", Tensor::from(ramp(5 * 24, 1.5f, -0.01f), {5, 24}));
   };
   c.inputs = {{"x", Tensor::from(ramp(3 * 5 * 24, 4.0f, -0.037f), {3, 5, 24})}};
-  c.fetch = {"y", "z"};
+  c.fetch = {"y", "z", "r", "r2"};
   c.tolerance = true;
   c.atol = 1e-5;
   c.rtol = 1e-4;
