@@ -1,5 +1,6 @@
 // dequantize(x, scale[, zero_point]) of ops-nn.md on shaders/dequant.comp: x i8, u8, i4, u4
-// (packed ones read in place), scale and y f32, f16 or bf16, per tensor or per channel of `axis`.
+// (packed ones read in place), scale and y f32, f16, bf16, f8 or f64 (the dequant_f64 variant,
+// shaderFloat64), per tensor or per channel of `axis`.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -57,10 +58,11 @@ oi_status* dequantize_kernel(const oi_kernel_call* call) {
                          : x.dtype == OI_DTYPE_U8 ? 1
                          : x.dtype == OI_DTYPE_I4 ? 2
                                                   : 3;
+  const bool f64 = scale.dtype == OI_DTYPE_F64;
   Dispatch job;
-  job.shader = "dequant";
-  job.float_width = 32;
-  job.spec = {xcode, static_cast<uint32_t>(ew_dtype_code(scale.dtype))};
+  job.shader = f64 ? "dequant_f64" : "dequant";
+  job.float_width = f64 ? 64 : 32;
+  job.spec = {xcode, static_cast<uint32_t>(f64 ? 0 : ew_dtype_code(scale.dtype))};
   const bool has_zp = call->num_inputs > 2;
   job.params = {
       fit32(count),       fit32(channels),    fit32(std::max<uint64_t>(inner, 1)),
@@ -77,11 +79,11 @@ oi_status* dequantize_kernel(const oi_kernel_call* call) {
 
 void register_dequantize(std::vector<VulkanKernel>& list) {
   for (uint32_t q : {OI_DTYPE_I8, OI_DTYPE_U8, OI_DTYPE_I4, OI_DTYPE_U4}) {
-    for (uint32_t t : kEwFloats) {
+    for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
       list.push_back(
-          {"dequantize", {q, t}, t, OI_KERNEL_MODE_NORMAL, Needs::Nothing, &dequantize_kernel});
+          {"dequantize", {q, t}, t, OI_KERNEL_MODE_NORMAL, needs_for(t), &dequantize_kernel});
       list.push_back(
-          {"dequantize", {q, t, q}, t, OI_KERNEL_MODE_NORMAL, Needs::Nothing, &dequantize_kernel});
+          {"dequantize", {q, t, q}, t, OI_KERNEL_MODE_NORMAL, needs_for(t), &dequantize_kernel});
     }
   }
 }

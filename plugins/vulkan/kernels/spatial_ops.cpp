@@ -25,8 +25,11 @@ uint32_t fit32(uint64_t v) {
   return static_cast<uint32_t>(v);
 }
 
+// A packed tensor starts at bit 0 of its first byte: 8 / bits elements a byte.
 uint32_t element_index(const oi_tensor_desc& t) {
-  const uint32_t size = dtype_bytes(t.dtype);
+  const uint32_t bits = dtype_bits(t.dtype);
+  if (bits < 8) return fit32(t.byte_offset * (8 / bits));
+  const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0) {
     throw abi::StatusError(OI_STATUS_UNIMPLEMENTED,
                            "vulkan: tensor byte offsets must be multiples of the element size");
@@ -163,7 +166,8 @@ void register_spatial(std::vector<VulkanKernel>& list) {
   // max_pool moves bits: the 8-byte types need no 64-bit shader arithmetic.
   const std::vector<uint32_t> wide = {OI_DTYPE_F64, OI_DTYPE_I64,  OI_DTYPE_U64,
                                       OI_DTYPE_F8,  OI_DTYPE_BOOL, OI_DTYPE_BITSET};
-  for (uint32_t t : dtype_union({kEwFloats, kEwSigned, kEwUnsigned, wide})) {
+  for (uint32_t t :
+       dtype_union({kEwFloats, kEwSigned, kEwUnsigned, kEwPackedSigned, kEwPackedUnsigned, wide})) {
     list.push_back({"max_pool",
                     {t},
                     t,

@@ -1,17 +1,21 @@
 // dequantize(x, scale[, zero_point]) of ops-nn.md: y = (x - zero_point) * scale for x i8, u8,
-// i4 or u4 (packed two a byte, LSB first, read in place) and scale f32, f16 or bf16 (a scalar or
-// one per channel of `axis`). The difference is an exact integer, multiplied by the scale in f32
-// and rounded once to y's dtype. One invocation per output element; 16-bit results by atomics.
+// i4 or u4 (packed two a byte, LSB first, read in place) and scale f32, f16, bf16 or f8 (a
+// scalar or one per channel of `axis`), or f64 with -DF64. The difference is an exact integer,
+// multiplied by the scale in f32 (f64) and rounded once to y's dtype. One invocation per output
+// element; 16- and 8-bit results by atomics.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
 #include "half_formats.glsl"
+#if defined(F64)
+#include "wide_floats.glsl"
+#endif
 
 layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint XDT = 0;  // 0 i8, 1 u8, 2 i4, 3 u4
-layout(constant_id = 1) const uint SDT = 0;  // 0 f32, 3 f16, 4 bf16 (also y's dtype)
-const uint SDT_F32 = 0, SDT_BF16 = 4;
+layout(constant_id = 1) const uint SDT = 0;  // 0 f32, 3 f16, 4 bf16, 13 f8 (also y's); F64: f64
+const uint SDT_F32 = 0;
 
 // p: count, channels, inner, x / scale / zero point / y element offsets, has zero point.
 layout(std430, binding = 0) readonly buffer Params { uint p[]; };
@@ -28,10 +32,23 @@ int quantized(uint k, bool from_z) {
   return sgn ? int(v << (32u - bits)) >> (32u - bits) : int(v);
 }
 
-float scale_at(uint k) {
-  if (SDT == SDT_F32) return uintBitsToFloat(s[k]);
-  return widen_half((s[k >> 1] >> ((k & 1u) * 16u)) & 0xffffu, SDT == SDT_BF16);
+#if defined(F64)
+double scale_at(uint k) { return LOAD_F64(s, k); }
+void store(uint e, double v) STORE_F64(y, e, v)
+#define real double
+#else
+float scale_at(uint k) { return widen_float(RAW_AT(s, k, float_bytes(SDT)), SDT); }
+void store(uint e, float v) {
+  if (SDT == SDT_F32) {
+    y[e] = floatBitsToUint(v);
+    return;
+  }
+  const uint bytes = float_bytes(SDT), per = 4u / bytes, shift = (e % per) * 8u * bytes;
+  atomicAnd(y[e / per], ~(((1u << (8u * bytes)) - 1u) << shift));
+  atomicOr(y[e / per], narrow_float(v, SDT) << shift);
 }
+#define real float
+#endif
 
 void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -39,14 +56,6 @@ void main() {
     const uint c = (i / p[2]) % p[1];
     int d = quantized(p[3] + i, false);
     if (p[7] != 0u) d -= quantized(p[5] + c, true);
-    const float v = float(d) * scale_at(p[4] + c);
-    const uint e = p[6] + i;
-    if (SDT == SDT_F32) {
-      y[e] = floatBitsToUint(v);
-    } else {
-      const uint shift = (e & 1u) * 16u;
-      atomicAnd(y[e >> 1], ~(0xffffu << shift));
-      atomicOr(y[e >> 1], narrow_half(v, SDT == SDT_BF16) << shift);
-    }
+    store(p[6] + i, real(d) * scale_at(p[4] + c));
   }
 }

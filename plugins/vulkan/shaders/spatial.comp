@@ -18,9 +18,18 @@ layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes
 const uint OP_CONV = 0, OP_MAX_POOL = 1, OP_AVG_POOL = 2, OP_BATCH_NORM = 3;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
            DT_I8 = 7, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12, DT_F8 = 13;
-const uint BYTES = (DT >= DT_F64 && DT <= DT_U64) ? 8u : DT <= DT_U32 ? 4u : DT <= DT_U16 ? 2u : 1u;
+const uint DT_I4 = 14, DT_I2 = 15, DT_I1 = 16, DT_U4 = 17, DT_U2 = 18, DT_U1 = 19;
+// Bits an element (the packed integers LSB-first; only max_pool takes them).
+const uint BITS = (DT >= DT_F64 && DT <= DT_U64) ? 64u
+                  : DT <= DT_U32                 ? 32u
+                  : DT <= DT_U16                 ? 16u
+                  : (DT <= 9u || DT == DT_F8)    ? 8u  // 9: bool
+                  : (DT == DT_I4 || DT == DT_U4) ? 4u
+                  : (DT == DT_I2 || DT == DT_U2) ? 2u
+                                                 : 1u;
 const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16 || DT == DT_F64 || DT == DT_F8;
-const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8 || DT == DT_I64;
+const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8 || DT == DT_I64 || DT == DT_I4 ||
+                    DT == DT_I2 || DT == DT_I1;
 
 // p: count, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, group, flags (1 bias,
 // 2 count_include_pad), x / w / b / y element offsets, epsilon (f32 bits), var / mean element
@@ -33,10 +42,9 @@ layout(std430, binding = 4) readonly buffer Mean { uint mn[]; };
 layout(std430, binding = 5) readonly buffer Var { uint vr[]; };
 layout(std430, binding = 6) buffer Y { uint y[]; };
 
-#define RAW(buf, k)                                                   \
-  (BYTES == 4u   ? buf[k]                                             \
-   : BYTES == 2u ? (buf[(k) >> 1] >> (((k) & 1u) * 16u)) & 0xffffu   \
-                 : (buf[(k) >> 2] >> (((k) & 3u) * 8u)) & 0xffu)
+#define RAW(buf, k)                                                                       \
+  (BITS == 32u ? buf[k]                                                                   \
+               : (buf[(k) / (32u / BITS)] >> (((k) % (32u / BITS)) * BITS)) & ((1u << BITS) - 1u))
 #if defined(F64)
 #define real double
 #define LOADF(buf, k) LOAD_F64(buf, k)
@@ -64,12 +72,12 @@ bool is_nan64(uint k) {
 bool above(uvec2 a, uvec2 b) { return a.x > b.x || (a.x == b.x && a.y > b.y); }
 
 void store_raw(uint k, uint bits) {
-  if (BYTES == 4u) {
+  if (BITS == 32u) {
     y[k] = bits;
     return;
   }
-  const uint per = 4u / BYTES, shift = (k % per) * 8u * BYTES;
-  const uint m = ((1u << (8u * BYTES)) - 1u) << shift;
+  const uint per = 32u / BITS, shift = (k % per) * BITS;
+  const uint m = ((1u << BITS) - 1u) << shift;
   atomicAnd(y[k / per], ~m);
   atomicOr(y[k / per], (bits << shift) & m);
 }
@@ -84,7 +92,7 @@ int order_key(uint b) {  // floats: -0 below +0; integers: their value
     const uint f = floatBitsToUint(widen_float(b, DT));
     return (f & 0x80000000u) != 0u ? -int(f & 0x7fffffffu) - 1 : int(f);
   }
-  return SIGNED ? int(b << (32u - 8u * BYTES)) >> (32u - 8u * BYTES) : int(b ^ 0x80000000u);
+  return SIGNED ? int(b << (32u - BITS)) >> (32u - BITS) : int(b ^ 0x80000000u);
 }
 bool is_nan(uint b) {
   if (!FLOAT) return false;
@@ -126,7 +134,7 @@ void main() {
       continue;
     }
     const uint xc = x0 + (n * C + oc) * H * W;  // pools: OC = C
-    if (OP == OP_MAX_POOL && BYTES == 8u) {
+    if (OP == OP_MAX_POOL && BITS == 64u) {
       uint best = 0u;
       bool any = false;
       for (uint kh = 0u; kh < p[8]; ++kh) {
