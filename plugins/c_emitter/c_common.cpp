@@ -121,12 +121,17 @@ std::string op_where(const json::object& op) {
   return "op '" + str(op.at("op")) + "' (line " + json::serialize(op.at("line")) + ")";
 }
 
-const Value& whole_operand(const KernelEnv& env, const json::value& name, const json::object& op) {
-  const std::string text = str(name);
-  if (text.find('[') != std::string::npos)
-    throw CUnsupported("c emitter: " + op_where(op) + " on table entry '" + text +
-                       "' is not supported yet");
-  return env.value(text);
+const Value& whole_operand(const KernelEnv& env, const json::value& name, const json::object&) {
+  return env.operand(str(name));
+}
+
+std::string Value::entry_link(uint64_t e) const {
+  if (pattern.empty()) return link + "." + std::to_string(e);
+  std::string out = pattern;
+  const std::string key = "{" + index + "}";
+  for (size_t at = out.find(key); at != std::string::npos; at = out.find(key, at))
+    out.replace(at, key.size(), std::to_string(e));
+  return out;
 }
 
 }  // namespace oi::c_emitter

@@ -23,6 +23,12 @@ struct Value {
   bool zero_fill = false;
   std::string link;
   const json::value* init = nullptr;
+  // A constant prefix table W(l): `entries` entries of `shape` (bytes counts them all), model
+  // entries named by `pattern` ("layer.{l}.weight"), else link + ".l".
+  bool table = false;
+  uint64_t entries = 0;
+  std::string index, pattern;
+  std::string entry_link(uint64_t e) const;
   uint64_t numel() const {
     uint64_t n = 1;
     for (uint64_t d : shape) n *= d;
@@ -61,6 +67,9 @@ class KernelEnv {
  public:
   virtual ~KernelEnv() = default;
   virtual const Value& value(const std::string& name) const = 0;
+  // An operand as written: a whole value, or one entry of a constant prefix table ("W[b]",
+  // "W[0]"), which kernels see as a value of its own (p_W__b points at the entry).
+  virtual const Value& operand(const std::string& text) const = 0;
   // A buffer of `bytes` per state, s->kacc_ID (per kernel, allocated by create).
   virtual std::string scratch(uint64_t bytes) = 0;
   // An int of the state, 0 after create (s->flag_ID_N): work done once, like packing weights.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -83,7 +84,15 @@ class Generator : public KernelEnv {
     if (kind == "kernel") {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
       kernels << kernel(k.as_object());
-      body << indent << "kernel_" << k.at("id").as_int64() << "(s);\n";
+      body << indent << "kernel_" << k.at("id").as_int64() << "(s";
+      for (const auto& p : kernel_params_) {
+        if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
+          throw CUnsupported("c emitter: table index '" + p + "' of kernel " +
+                             std::to_string(k.at("id").as_int64()) +
+                             " is not an enclosing loop's index: not supported yet");
+        body << ", i_" << p;
+      }
+      body << ");\n";
       if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
     } else if (kind == "return") {
       if (entry)
@@ -108,8 +117,10 @@ class Generator : public KernelEnv {
       body << indent << "for (int64_t " << index << " = " << bound(st.at("start"), st) << ", "
            << index << "_end = " << bound(st.at("end"), st) << "; " << index << " < " << index
            << "_end; ++" << index << ") {\n";
+      loop_stack_.push_back(str(st.at("index")));
       for (const auto& b : st.at("body").as_array())
         emit_step(b.as_object(), kernels, body, indent + "  ", entry);
+      loop_stack_.pop_back();
       body << indent << "}\n";
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
       const Value &from = whole(st, "from"), &to = whole(st, "to");
@@ -240,6 +251,10 @@ class Generator : public KernelEnv {
     std::ostringstream c;
     for (const Value& v : values_) {
       if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
+      if (v.table) {
+        c << embedded_table(v);
+        continue;
+      }
       auto t = (*embed_)(v.link);
       if (!t) continue;  // absent, or a declaration without data: @init or zeros
       if (t->dtype != dtype_tag(v.dtype) || t->dims != v.shape || t->bytes.size() != v.bytes)
@@ -254,6 +269,52 @@ class Generator : public KernelEnv {
     }
     return c.str();
   }
+  // A constant prefix table's entries read from the model one by one, each checked against the
+  // declaration; one missing, or of another dtype or shape, is marked unavailable (avail_W):
+  // using it stops the step, as the simulator, which reads entries when used, fails there.
+  std::string table_loader(const Value& v) const {
+    const std::string& N = name_;
+    const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
+    std::ostringstream c;
+    for (uint64_t e = 0; e < v.entries; ++e)
+      c << "  {\n    const unsigned char* from = NULL;\n    int found = 0;\n    rc = link(s, \""
+        << v.name << "\", \"" << v.entry_link(e) << "\", " << dtype_tag(v.dtype) << "u, "
+        << v.shape.size() << "u, dims_" << v.name << ", " << entry_bytes
+        << "u, &from, &found);\n    if (rc == " << N << "_ERR_MODEL) {\n      rc = " << N
+        << "_OK;  /* another dtype or shape: an error only where it is used */\n      found = 0;\n"
+        << "    }\n    if (rc != " << N
+        << "_OK) {\n      snprintf(err, err_size, \"%s: %s\", model_path, s->error);\n      " << N
+        << "_destroy(s);\n      return rc;\n    }\n    s->avail_" << v.name << "[" << e
+        << "] = (unsigned char)(found != 0);\n    if (from) memcpy((unsigned char*)s->v_" << v.name
+        << " + " << e * entry_bytes << "u, from, " << entry_bytes << "u);\n  }\n";
+    return c.str();
+  }
+
+  // --embed-weights: a table's entries one after another in one array.
+  std::string embedded_table(const Value& v) const {
+    std::string bytes, avail;
+    const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
+    for (uint64_t e = 0; e < v.entries; ++e) {
+      auto t = (*embed_)(v.entry_link(e));
+      const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
+                          t->bytes.size() == entry_bytes;
+      bytes += usable ? t->bytes : std::string(entry_bytes, '\0');
+      avail += std::string(avail.empty() ? "" : ", ") + (usable ? "1" : "0");
+    }
+    if (bytes.size() != v.bytes)
+      throw std::runtime_error("'" + v.name + "': the entries do not fill the table");
+    embedded_.insert(v.name);
+    std::ostringstream c;
+    c << "static const unsigned char emb_avail_" << v.name << "[" << v.entries + 1 << "] = {"
+      << avail << (avail.empty() ? "0" : ", 0") << "};\n";
+    c << "static const unsigned char emb_" << v.name << "[" << v.bytes + 1 << "] = {";
+    for (size_t i = 0; i < bytes.size(); ++i)
+      c << (i % 16 ? " " : "\n  ") << static_cast<unsigned>(static_cast<unsigned char>(bytes[i]))
+        << ",";
+    c << "\n  0};\n";
+    return c.str();
+  }
+
   json::value root_;
   std::string name_;
   std::vector<Value> values_;
@@ -271,8 +332,17 @@ class Generator : public KernelEnv {
       v.dtype = str(o.at("dtype"));
       for (const auto& d : o.at("shape").as_array()) v.shape.push_back(d.to_number<uint64_t>());
       v.bytes = o.at("bytes").to_number<uint64_t>();
-      if (o.contains("indices") || v.storage == "runtime")
+      // Constant prefix tables of one index; other tables (growable, persistent, several
+      // indices) are refused.
+      if (o.contains("indices") && v.storage == "constant" &&
+          o.at("indices").as_array().size() == 1 && o.at("entries").is_number()) {
+        v.table = true;
+        v.index = str(o.at("indices").at(0));
+        v.entries = o.at("entries").to_number<uint64_t>();
+        if (o.contains("pattern")) v.pattern = str(o.at("pattern"));
+      } else if (o.contains("indices") || v.storage == "runtime") {
         throw CUnsupported("c emitter: table '" + v.name + "' is not supported yet");
+      }
       if (v.storage != "internal" && !c_type(v.dtype))
         throw CUnsupported("c emitter: dtype " + v.dtype + " of '" + v.name +
                            "' is not supported yet (f32, f64, i32, i64)");
@@ -289,6 +359,10 @@ class Generator : public KernelEnv {
     arena_bytes_ = root_.at("memory").at("arena_bytes").to_number<uint64_t>();
   }
 
+  mutable std::map<std::string, Value> views_;  // "W[b]" -> its entry as a value
+  std::vector<std::string> kernel_views_;       // the views of the kernel being written
+  std::vector<std::string> kernel_params_;      // its loop-index parameters
+  std::vector<std::string> loop_stack_;         // the enclosing loops' indices
   int64_t kernel_id_ = 0;
   int scratch_count_ = 0;           // scratch buffers of the kernel being written
   std::vector<std::string> flags_;  // int fields of the state, 0 after create
@@ -312,6 +386,41 @@ class Generator : public KernelEnv {
   }
 
  public:
+  const Value& operand(const std::string& text) const override {
+    const size_t open = text.find('[');
+    if (open == std::string::npos) {
+      const Value& v = value(text);
+      if (v.table)
+        throw CUnsupported("c emitter: table '" + text + "' used whole is not supported yet");
+      return v;
+    }
+    auto it = views_.find(text);
+    if (it != views_.end()) return it->second;
+    const std::string name = text.substr(0, open);
+    std::string idx = text.substr(open + 1, text.rfind(']') - open - 1);
+    idx.erase(0, idx.find_first_not_of(' '));
+    idx.erase(idx.find_last_not_of(' ') + 1);
+    const Value& table = value(name);
+    const bool literal = !idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos;
+    const bool ident = !idx.empty() && !std::isdigit(static_cast<unsigned char>(idx[0])) &&
+                       idx.find_first_not_of(
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                           "0123456789_") == std::string::npos;
+    if (!table.table || (!literal && !ident))
+      throw CUnsupported("c emitter: table entry '" + text + "' is not supported yet");
+    if (literal && std::stoull(idx) >= table.entries)
+      throw std::runtime_error("'" + text + "': index " + idx + " is outside the " +
+                               std::to_string(table.entries) + " entries of '" + name + "'");
+    Value view = table;
+    view.table = false;
+    view.name = name + "__" + idx;
+    view.index = idx;
+    view.bytes = table.numel() * dtype_size(table.dtype);
+    // A literal entry is as constant as the table; one chosen by a loop index changes.
+    view.storage = literal ? "constant" : "entry";
+    return views_.emplace(text, std::move(view)).first->second;
+  }
+
   const Value& value(const std::string& name) const override {
     auto it = index_.find(name);
     if (it == index_.end())
@@ -342,6 +451,51 @@ class Generator : public KernelEnv {
     }
   }
 
+  // The table entries a kernel's ops read ("W[b]", "W[0]"), each a view p_W__b declared by
+  // declare_views; returns the kernel's extra parameters (the loop indices they name).
+  std::string view_params(const json::object& k) {
+    kernel_views_.clear();
+    kernel_params_.clear();
+    for (const auto& jop : k.at("ops").as_array())
+      for (const auto& in : jop.at("inputs").as_array()) {
+        const std::string text = str(in);
+        if (text.find('[') == std::string::npos) continue;
+        const Value& view = operand(text);
+        if (std::find(kernel_views_.begin(), kernel_views_.end(), text) == kernel_views_.end())
+          kernel_views_.push_back(text);
+        const std::string idx = view.index;
+        if (!idx.empty() && !std::isdigit(static_cast<unsigned char>(idx[0])) &&
+            std::find(kernel_params_.begin(), kernel_params_.end(), idx) == kernel_params_.end())
+          kernel_params_.push_back(idx);
+      }
+    std::string out;
+    for (const auto& p : kernel_params_) out += ", int64_t i_" + p;
+    return out;
+  }
+
+  // p_W__b = entry b of table W; an index out of the table's entries stops the step.
+  void declare_views(const json::object& k, std::ostringstream& c) {
+    const std::string line = json::serialize(k.at("ops").at(0).at("line"));
+    for (const auto& text : kernel_views_) {
+      const Value& view = operand(text);
+      const Value& table = value(text.substr(0, text.find('[')));
+      const std::string T = c_type(view.dtype);
+      const bool literal = std::isdigit(static_cast<unsigned char>(view.index[0]));
+      const std::string at = literal ? "(int64_t)" + view.index : "i_" + view.index;
+      // An entry the model lacks (or holds with another dtype or shape) fails when used, as in
+      // the simulator, which reads entries on use.
+      fallible_.insert(kernel_id_);
+      c << "  if (" << at << " < 0 || " << at << " >= " << table.entries << " || !s->avail_"
+        << table.name << "[" << at << "]) {\n    s->failed = fail(s, " << name_ << "_ERR_RUN, \"'"
+        << text << "' (line " << line << "): entry %lld of '" << table.name << "' is not among its "
+        << table.entries << " entries of the declared dtype and shape in the model\", (long long)"
+        << at << ");\n    return;\n  }\n";
+      c << "  const " << T << "* restrict p_" << view.name << " = p_" << table.name << " + (size_t)"
+        << (literal ? view.index + "u" : "i_" + view.index) << " * " << table.numel()
+        << "u;\n  (void)p_" << view.name << ";\n";
+    }
+  }
+
   static bool overlap(const Value& a, const Value& b) {
     return a.storage == "arena" && b.storage == "arena" && a.offset < b.offset + b.bytes &&
            b.offset < a.offset + a.bytes;
@@ -363,14 +517,15 @@ class Generator : public KernelEnv {
     std::ostringstream c;
     c << "/* kernel " << kernel_id_ << ": " << k.at("ops").as_array().size() << " fused ops over "
       << n << " elements */\nOI_KERNEL static void kernel_" << kernel_id_ << "(" << name_
-      << "_state* s) {\n";
+      << "_state* s" << view_params(k) << ") {\n";
     declare_pointers(k, c, reads, writes);
+    declare_views(k, c);
     // One-element inputs the kernel does not write are read once, before the loop (a load
     // inside it keeps GCC -O2 from vectorizing).
     std::map<std::string, std::string> local;  // value -> the local holding element i
     for (const auto& name : reads) {
       const Value& v = value(name);
-      if (v.numel() == 1 && n > 1 && !writes.count(name)) {
+      if (v.numel() == 1 && n > 1 && !writes.count(name) && !v.table) {
         c << "  const " << c_type(v.dtype) << " s_" << name << " = p_" << name << "[0];\n  (void)s_"
           << name << ";\n";
         local[name] = "s_" + name;
@@ -405,16 +560,15 @@ class Generator : public KernelEnv {
       std::vector<std::string> args;
       for (const auto& in : op.at("inputs").as_array()) {
         const std::string name = str(in);
-        if (name.find('[') != std::string::npos)
-          throw CUnsupported("c emitter: indexed input '" + name + "' is not supported yet");
-        const Value& vi = value(name);
+        const Value& vi = operand(name);
         if (vi.dtype != vo.dtype && op_name != "cast")
           throw CUnsupported("c emitter: op '" + op_name + "' mixes " + vi.dtype + " and " +
                              vo.dtype + ": not supported yet");
-        args.push_back(local.count(name) ? local[name]
-                                         : "p_" + name + "[" + index_expr(vi.shape, shape) + "]");
+        args.push_back(local.count(name)
+                           ? local[name]
+                           : "p_" + vi.name + "[" + index_expr(vi.shape, shape) + "]");
       }
-      const std::string from = value(str(op.at("inputs").as_array().at(0))).dtype;
+      const std::string from = operand(str(op.at("inputs").as_array().at(0))).dtype;
       const std::string where = op_where(op);
       auto it = op_table().elementwise.find(op_name);
       if (it == op_table().elementwise.end())
@@ -447,8 +601,9 @@ class Generator : public KernelEnv {
     std::ostringstream c, body;
     c << "/* kernel " << kernel_id_ << ": " << op_name << " (line "
       << json::serialize(op.at("line")) << ") */\nOI_KERNEL static void kernel_" << kernel_id_
-      << "(" << name_ << "_state* s) {\n";
+      << "(" << name_ << "_state* s" << view_params(k) << ") {\n";
     declare_pointers(k, c, reads, writes);
+    declare_views(k, c);
     bool alias = false;
     for (const auto& r : reads) alias = alias || r == out.name || overlap(value(r), out);
     const std::string T = c_type(out.dtype);
@@ -500,10 +655,15 @@ class Generator : public KernelEnv {
           std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end())
         declared.push_back(&v);
     for (const Value* v : declared) {
+      if (v->table && embed_) continue;  // embedded tables are checked when generated
       c << "static const uint64_t dims_" << v->name << "[] = {";
       for (size_t i = 0; i < v->shape.size(); ++i) c << (i ? ", " : "") << v->shape[i] << "u";
       c << (v->shape.empty() ? "0" : "") << "};\n";
     }
+    // Tables: one entry's dims (the loader checks each entry); not fetchable whole.
+    declared.erase(
+        std::remove_if(declared.begin(), declared.end(), [](const Value* v) { return v->table; }),
+        declared.end());
     c << "static const " << N << "_var_info vars[] = {\n";
     for (const Value* v : declared)
       c << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, " << v->shape.size()
@@ -524,6 +684,8 @@ class Generator : public KernelEnv {
     }
     for (const auto& sc : scratch_) c << "  void* " << sc.first << ";\n";
     for (const auto& f : flags_) c << "  int " << f << ";\n";
+    for (const Value& v : values_)
+      if (v.table) c << "  unsigned char avail_" << v.name << "[" << v.entries + 1 << "];\n";
     c << "};\n\n";
     c << "static inline int fail(" << N
       << "_state* s, int code, const char* fmt, ...) {\n"
@@ -590,6 +752,13 @@ class Generator : public KernelEnv {
       << "_ERR_MEMORY;\n  }\n";
     for (const Value& v : values_) {
       if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
+      if (v.table) {
+        c << (embed_ ? "  memcpy(s->v_" + v.name + ", emb_" + v.name + ", " +
+                           std::to_string(v.bytes) + "u);\n  memcpy(s->avail_" + v.name +
+                           ", emb_avail_" + v.name + ", " + std::to_string(v.entries) + "u);\n"
+                     : table_loader(v));
+        continue;
+      }
       if (embed_) {
         // --embed-weights: the model's bytes are arrays of this file; nothing is read.
         const bool has = embedded_.count(v.name) > 0;

@@ -326,6 +326,22 @@ block entry {
   BOOST_TEST(p.kernels.size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(prefix_table_pattern_is_in_the_json_form) {
+  const std::string src = R"(
+constant { W(l): f32[D, D] @pattern("W.{l}"); }
+volatile { h: f32[D, D]; }
+block entry {
+  op add(W[0], W[1]) >> h;
+  return h;
+}
+)";
+  auto root = boost::json::parse(plan_of(src).to_json()).as_object();
+  const auto& values = root.at("values").as_array();
+  BOOST_TEST(values[0].at("pattern").as_string() == "W.{l}");  // emitters name each entry
+  BOOST_TEST(values[0].at("entries").as_int64() == 2);
+  BOOST_TEST(!values[1].as_object().contains("pattern"));
+}
+
 BOOST_AUTO_TEST_CASE(prefix_table_entries_fuse_growable_table_entries_do_not) {
   const std::string src = R"(
 constant { W(l): f32[D, D]; }

@@ -206,6 +206,7 @@ json::object value_json(const PlanValue& v) {
   }
   if (!v.auto_dim.empty()) o["auto_dim"] = strings(v.auto_dim);
   if (!v.link.empty()) o["link"] = v.link;
+  if (v.decl && v.decl->pattern) o["pattern"] = *v.decl->pattern;  // a prefix table's entries
   if (v.decl && v.decl->init) o["init"] = setting_json(*v.decl->init);
   if (v.storage == Storage::Arena) {
     o["offset"] = v.offset;
