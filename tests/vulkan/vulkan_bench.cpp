@@ -275,6 +275,7 @@ int main(int argc, char** argv) {
           median_seconds(10,
                          [&] {
                            gpu->run(*relu, {ins, 1}, outs, {});
+                           gpu->synchronize();
                          }),
           8.0 * n / 1e9, "GB/s");
 
