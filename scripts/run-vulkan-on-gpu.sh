@@ -8,6 +8,8 @@
 #                                                                       PyTorch CUDA)
 #          scripts/run-vulkan-on-gpu.sh gpt [PACK_DIR] [DEBS_DIR]      (GPT-2-small decode vs
 #                                                                       PyTorch CUDA eager)
+#          scripts/run-vulkan-on-gpu.sh exec PACK_DIR DEBS_DIR PROGRAM ARGS...  (any packed
+#                                                                       program: openinfer run)
 #          scripts/run-vulkan-on-gpu.sh chain [PACK_DIR] [DEBS_DIR] [NODES] [STEPS]
 #                                  (bench/vulkan_chain.sh: per-node cost of a chain of tiny ops)
 #
@@ -141,6 +143,7 @@ case "${1:-}" in
   gpt) shift; gpt "$@" ;;
   nn) shift; nn "$@" ;;
   chain) shift; chain "$@" ;;
+  exec) shift; launch "$@" ;;  # exec PACK_DIR DEBS_DIR PROGRAM ARGS...: any packed program
   *)
     echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench|nn|gpt [PACK_DIR] [DEBS_DIR]" \
       "| chain [PACK_DIR] [DEBS_DIR] [NODES] [STEPS]" >&2
