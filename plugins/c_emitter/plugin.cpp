@@ -78,7 +78,9 @@ extern "C" OI_PLUGIN_EXPORT oi_status* openinfer_plugin_init(uint32_t, const oi_
   info.kind = OI_PLUGIN_KIND_EMITTER;
   info.name = "c_emitter";
   info.version = "0.1.0";
-  info.description = "C11 source from a synthesizer plan (first slice: elementwise kernels)";
+  info.description =
+      "C11 source from a synthesizer plan (elementwise, matmul, reductions, movement, conv, "
+      "pools, norms, prefix tables; docs/synth.md)";
   info.emitter = &kApi;
   oi::abi::write_versioned(out, info);
   return nullptr;
