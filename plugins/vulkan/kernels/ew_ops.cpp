@@ -119,6 +119,27 @@ void put_settings(std::vector<uint32_t>& p, EwOp op, const oi_kernel_call& c) {
                    : int_bits(abi::setting_int(c, "div_by_zero_mask", 0)));
       }
       break;
+    case EwOp::Relu: {
+      const char* alpha = abi::find_setting(c, "alpha") ? "alpha" : "negative_slope";
+      const double lo = abi::setting_float(c, "clamp_min", -HUGE_VAL);
+      const double hi = abi::setting_float(c, "clamp_max", HUGE_VAL);
+      if (flt) {  // f8 computes in f32: the settings as f32
+        set(0, f32_bits(abi::setting_float(c, alpha, 0.0)));
+        set(1, f32_bits(lo));
+        set(2, f32_bits(hi));
+      } else {
+        set(0, static_cast<uint32_t>(abi::setting_int(c, alpha, 0)));
+        if (std::isfinite(lo)) {
+          p[6] |= kHasLo;
+          set(1, static_cast<uint32_t>(abi::setting_int(c, "clamp_min", 0)));
+        }
+        if (std::isfinite(hi)) {
+          p[6] |= kHasHi;
+          set(2, static_cast<uint32_t>(abi::setting_int(c, "clamp_max", 0)));
+        }
+      }
+      break;
+    }
     case EwOp::Shl:
     case EwOp::Shr:
       set(0, static_cast<uint32_t>(abi::setting_int(c, "bits", 0)));

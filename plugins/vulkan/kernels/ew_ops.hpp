@@ -46,6 +46,7 @@ enum class EwOp : uint32_t {
   Mul = 35,
   Div = 36,
   Fill = 37,
+  Relu = 38,
   Exp = 40,
   Log = 41,
   Sqrt = 42,

@@ -163,6 +163,12 @@ void register_spatial(std::vector<VulkanKernel>& list) {
       add("batch_norm", {t, t, t, t, t}, m, &spatial_kernel<SpatialOp::BatchNorm>);
     }
   }
+  for (uint32_t t : {OI_DTYPE_I8, OI_DTYPE_U8}) {  // integer conv, wrapping at the width
+    for (uint32_t n : {2u, 3u}) {
+      list.push_back({"conv", std::vector<uint32_t>(n, t), t, OI_KERNEL_MODE_NORMAL, Needs::Nothing,
+                      &spatial_kernel<SpatialOp::Conv>});
+    }
+  }
   // max_pool moves bits: the 8-byte types need no 64-bit shader arithmetic.
   const std::vector<uint32_t> wide = {OI_DTYPE_F64, OI_DTYPE_I64,  OI_DTYPE_U64,
                                       OI_DTYPE_F8,  OI_DTYPE_BOOL, OI_DTYPE_BITSET};

@@ -33,7 +33,7 @@ const uint OP_NEG = 0, OP_ABS = 1, OP_SIGN = 2, OP_RECIP = 3, OP_FLOOR = 4, OP_C
            OP_CAST = 16, OP_IOTA = 17, OP_FILTER = 18;
 const uint OP_MIN = 20, OP_MAX = 21, OP_FLOOR_DIV = 22, OP_REM = 23, OP_AND = 24, OP_OR = 25,
            OP_XOR = 26, OP_EQ = 27, OP_NE = 28, OP_LT = 29, OP_LE = 30, OP_GT = 31, OP_GE = 32,
-           OP_ADD = 33, OP_SUB = 34, OP_MUL = 35, OP_DIV = 36, OP_FILL = 37;
+           OP_ADD = 33, OP_SUB = 34, OP_MUL = 35, OP_DIV = 36, OP_FILL = 37, OP_RELU = 38;
 const uint OP_EXP = 40, OP_LOG = 41, OP_SQRT = 42, OP_SIN = 43, OP_COS = 44, OP_TANH = 45,
            OP_ERF = 46, OP_RSQRT = 47, OP_SIGMOID = 48, OP_SILU = 49, OP_GELU = 50,
            OP_GELU_TANH = 51, OP_POW = 52, OP_FMA = 53;
@@ -286,6 +286,17 @@ uint float_op(uint x, uint z, uint w) {
     if ((z & 0x7fffffffu) == 0u && flag(HAS_MASK)) return encode_float(setting(0));
     return encode_float(div_f32_bits(x, z));
   }
+  if (OP == OP_RELU) {  // a >= 0 ? a : alpha a (a zero result +0), clamped; NaN compares false
+    const float fx = uintBitsToFloat(x);
+    precise float r = fx >= 0.0 ? fx : uintBitsToFloat(setting(0)) * fx;
+    uint bits = r == 0.0 ? 0u : floatBitsToUint(r);
+    if (r < uintBitsToFloat(setting(1))) {
+      r = uintBitsToFloat(setting(1));
+      bits = setting(1);
+    }
+    if (r > uintBitsToFloat(setting(2))) bits = setting(2);
+    return encode_float(bits);
+  }
   if (OP == OP_NEG) return encode_float(x ^ 0x80000000u);
   if (OP == OP_ABS) return encode_float(ax);
   if (OP == OP_SIGN) return is_nan_bits(x) || ax == 0u ? 0u : x != ax ? 0xffu : 1u;
@@ -359,6 +370,12 @@ uint int_op(uint x, uint z) {
     if (!sgn) return x / z;
     if (sz == -1) return (0u - x) & mask;
     return udiv_signed(sx, sz) & mask;
+  }
+  if (OP == OP_RELU) {  // a >= 0 ? a : alpha a (wrapping), clamped at the finite bounds
+    int r = sx >= 0 ? sx : sext((setting(0) * x) & mask, DT_IN);
+    if (flag(HAS_LO)) r = max(r, int(setting(1)));
+    if (flag(HAS_HI)) r = min(r, int(setting(2)));
+    return uint(r) & mask;
   }
   if (OP == OP_CLAMP) {
     if (sgn) {

@@ -1,8 +1,9 @@
 // The layers of ops-nn.md on (N, C, H, W) tensors, 1-D ones as H = 1: conv (strides, pads,
-// dilations, groups, optional bias), max_pool, avg_pool and batch_norm, for f32, f16 and bf16
-// (and f8) computing in f32, and with -DF64 for f64 computing in f64 (max_pool also for the integers and
-// bool, and for every 8-byte type in either build: it compares bits, exactly, as word pairs). One
-// invocation per output element; 16-bit and 8-bit results are written with atomics.
+// dilations, groups, optional bias), max_pool, avg_pool and batch_norm, for f32, f16, bf16 and
+// f8 computing in f32, and with -DF64 for f64 computing in f64; conv also for i8/u8 (wrapping
+// sums), max_pool also for the integers (packed too), bool and bitset, and for every 8-byte type
+// in either build (it compares bits, exactly; 8-byte ones as word pairs). One invocation per
+// output element; results narrower than a word are written with atomics.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
@@ -116,7 +117,9 @@ void main() {
     const int ih0 = int(oh * p[10]) - int(p[12]), iw0 = int(ow * p[11]) - int(p[13]);
     if (OP == OP_CONV) {
       const uint cg = C / p[16], ocg = OC / p[16], g = oc / ocg;
-      real acc = (p[17] & 1u) != 0u ? LOADF(bs, b0 + oc) : real(0.0);
+      real acc = (p[17] & 1u) != 0u && FLOAT ? LOADF(bs, b0 + oc) : real(0.0);
+      // integers (i8, u8): wrapping sums of the raw bits' products, the low bits kept
+      uint iacc = (p[17] & 1u) != 0u && !FLOAT ? RAW(bs, b0 + oc) : 0u;
       for (uint ic = 0u; ic < cg; ++ic) {
         const uint xc = x0 + (n * C + g * cg + ic) * H * W;
         const uint wc = w0 + (oc * cg + ic) * p[8] * p[9];
@@ -126,11 +129,20 @@ void main() {
           for (uint kw = 0u; kw < p[9]; ++kw) {
             const int iw = iw0 + int(kw * p[15]);
             if (iw < 0 || iw >= int(W)) continue;
-            acc += LOADF(x, xc + uint(ih) * W + uint(iw)) * LOADF(w, wc + kh * p[9] + kw);
+            const uint xk = xc + uint(ih) * W + uint(iw), wk = wc + kh * p[9] + kw;
+            if (FLOAT) {
+              acc += LOADF(x, xk) * LOADF(w, wk);
+            } else {
+              iacc += RAW(x, xk) * RAW(w, wk);
+            }
           }
         }
       }
-      store(y0 + i, acc);
+      if (FLOAT) {
+        store(y0 + i, acc);
+      } else {
+        store_raw(y0 + i, iacc);
+      }
       continue;
     }
     const uint xc = x0 + (n * C + oc) * H * W;  // pools: OC = C
