@@ -221,6 +221,9 @@ void Interpreter::run_op(const Node& node) {
         backend.run(*plan.kernel, in_args, outs, settings);
       }
     });
+    // Timed runs measure each node's own work: a device backend that runs asynchronously would
+    // otherwise charge it to whichever later node waits.
+    if (ctx_.timing && resident) backend.synchronize();
     if (resident && plain && !direct && out_state != nullptr) {
       ctx_.memory.write(out_var, node.output.loc, HostSync::No);  // the whole value is replaced
     }
