@@ -1,5 +1,6 @@
 // conv(x, w[, b]) and the pools (ops-nn.md, ONNX Conv, MaxPool, AveragePool) on [N, C, W]
-// (1-D, run as 2-D with H = 1) and [N, C, H, W]; strides, pads, dilations, group. conv (f32) is
+// (1-D, run as 2-D with H = 1) and [N, C, H, W]; strides, pads, dilations, group. conv (f32,
+// f64) is
 // direct, one invocation per output element: the taps of its group's channels are summed in f32
 // in (channel, row, column) order, padded cells skipped, then the bias added. The CPU backend
 // sums in another order (and through BLAS for large products), which ops-nn.md's conv
@@ -68,9 +69,11 @@ KernelShader conv(ShaderBuilder& sb, const OpIn& op) {
   const ValueIn& w = sb.value(op.inputs[1]);
   const ValueIn* b = op.inputs.size() == 3 ? &sb.value(op.inputs[2]) : nullptr;
   const ValueIn& y = sb.value(op.output);
+  const std::string T = sb.type_of(y.name);
   for (const ValueIn* v : {&x, &w, b, &y})
-    if (v && sb.type_of(v->name) != "float")
-      unsupported(op_where(op) + " on " + v->dtype + " is not supported (f32 is)");
+    if (v && (sb.type_of(v->name) != T || !is_float_type(T)))
+      unsupported(op_where(op) + " on " + v->dtype + " is not supported (f32 and f64 are, " +
+                  "every operand of the output's dtype)");
   if (w.shape.size() != x.shape.size())
     invalid(op_where(op) + ": w needs x's rank ([M, C/group, kernel...])");
   const std::vector<uint64_t> kernel(w.shape.begin() + std::min<size_t>(2, w.shape.size()),
@@ -93,7 +96,7 @@ KernelShader conv(ShaderBuilder& sb, const OpIn& op) {
     << ";\n"
     << "    const uint xc = nb * " << u(g.channels) << " + m / " << u(mpg) << " * " << u(cpg)
     << ";\n"
-    << "    float acc = 0.0;\n"
+    << "    " << T << " acc = " << T << "(0);\n"
     << "    for (uint ci = 0u; ci < " << u(cpg) << "; ++ci) {\n"
     << "      const uint xp = (xc + ci) * " << u(g.in_h * g.in_w) << ";\n"
     << "      const uint wp = (m * " << u(cpg) << " + ci) * " << u(g.k_h * g.k_w) << ";\n"
@@ -113,8 +116,8 @@ KernelShader conv(ShaderBuilder& sb, const OpIn& op) {
   return sb.grid("conv", product(y.shape), c.str());
 }
 
-// max_pool (any 32-bit dtype, bit-exact: ops.md's max, so NaN wins and +0.0 beats -0.0) and
-// avg_pool (f32; the mean over the window's cells inside x unless count_include_pad), one
+// max_pool (f32, f64, i32, u32, bit-exact: ops.md's max, so NaN wins and +0.0 beats -0.0) and
+// avg_pool (f32, f64; the mean over the window's cells inside x unless count_include_pad), one
 // invocation per output element. Padded cells never enter a window.
 KernelShader pool(ShaderBuilder& sb, const OpIn& op) {
   const bool is_max = op.op == "max_pool";
@@ -125,9 +128,9 @@ KernelShader pool(ShaderBuilder& sb, const OpIn& op) {
   const ValueIn& x = sb.value(op.inputs[0]);
   const ValueIn& y = sb.value(op.output);
   const std::string t = sb.type_of(y.name);
-  if (sb.type_of(x.name) != t || (!is_max && t != "float"))
+  if (sb.type_of(x.name) != t || (!is_max && !is_float_type(t)))
     unsupported(op_where(op) + " on " + x.dtype + " is not supported (" +
-                (is_max ? "f32, i32, u32" : "f32") + " are)");
+                (is_max ? "f32, f64, i32, u32" : "f32, f64") + " are)");
   if (!sb.setting(op, "kernel")) invalid(op_where(op) + " needs 'kernel'");
   std::vector<uint64_t> kernel;
   for (int64_t k : sb.int_list(op, "kernel")) {
@@ -142,15 +145,16 @@ KernelShader pool(ShaderBuilder& sb, const OpIn& op) {
     include_pad = c->as_bool();
   }
   sb.check_count(std::max(product(x.shape), product(y.shape)), "element count");
-  const std::string lowest = t == "float" ? "uintBitsToFloat(0xff800000u)"
-                             : t == "int" ? "int(0x80000000u)"
-                                          : "0u";
-  const std::string combine = t == "float" ? "acc = oi_max(acc, v);" : "acc = max(acc, v);";
+  const std::string lowest = t == "float"    ? "uintBitsToFloat(0xff800000u)"
+                             : t == "double" ? "packDouble2x32(uvec2(0u, 0xfff00000u))"
+                             : t == "int"    ? "int(0x80000000u)"
+                                             : "0u";
+  const std::string combine = is_float_type(t) ? "acc = oi_max(acc, v);" : "acc = max(acc, v);";
   std::ostringstream c;
   c << "    const uint ow = i % " << u(g.out_w) << ", oh = (i / " << u(g.out_w) << ") % "
     << u(g.out_h) << ";\n"
     << "    const uint xp = (i / " << u(g.out_h * g.out_w) << ") * " << u(g.in_h * g.in_w) << ";\n"
-    << "    " << t << " acc = " << (is_max ? lowest : "0.0") << ";\n"
+    << "    " << t << " acc = " << (is_max ? lowest : t + "(0)") << ";\n"
     << "    uint cells = 0u;\n"
     << "    for (uint kh = 0u; kh < " << u(g.k_h) << "; ++kh) {\n"
     << "      const int ih = int(oh * " << u(g.stride_h) << " + kh * " << u(g.dil_h) << ") - "
@@ -166,7 +170,7 @@ KernelShader pool(ShaderBuilder& sb, const OpIn& op) {
     << "        ++cells;\n"
     << "      }\n    }\n";
   if (!is_max)
-    c << "    acc = acc / float(" << (include_pad ? u(g.k_h * g.k_w) : std::string("cells"))
+    c << "    acc = acc / " << t << "(" << (include_pad ? u(g.k_h * g.k_w) : std::string("cells"))
       << ");\n";
   c << "    " << sb.buffer(y.name) << "[i] = acc;\n";
   return sb.grid(op.op, product(y.shape), c.str());

@@ -1,8 +1,8 @@
-// Moving data (ops-nn.md, bit-exact; f32, i32, u32): reshape, transpose, slice, concat, pad
+// Moving data (ops-nn.md, bit-exact; f32, f64, i32, u32): reshape, transpose, slice, concat, pad
 // (constant, reflect, edge), gather, iota. One invocation per output element in a grid-stride
 // loop: its coordinates come from the flat index, the source index is affine in them with the
-// constants folded in. Buffers are declared as uint, so words move bit for bit (NaN payloads
-// and signed zeros too) whatever the dtype.
+// constants folded in. Buffers are declared as uint (uvec2 for f64), so words move bit for bit
+// (NaN payloads and signed zeros too) whatever the dtype.
 #include <algorithm>
 
 #include "ops.hpp"
@@ -198,7 +198,7 @@ KernelShader pad(ShaderBuilder& sb, const OpIn& op) {
   const json::value* value = sb.setting(op, "value");
   const std::string fill = mode == "constant" && value
                                ? literal_bits(*value, sb.type_of(y.name), op_where(op))
-                               : std::string("0u");
+                               : sb.raw_zero(y.name);
   const auto in_st = strides_of(x.shape);
   std::ostringstream b;
   std::string src = "0", inside;
@@ -231,7 +231,9 @@ KernelShader iota(ShaderBuilder& sb, const OpIn& op) {
   const size_t axis =
       y.shape.empty() ? 0 : axis_of(op, sb.int_setting(op, "axis", -1), y.shape.size());
   const std::string c = y.shape.empty() ? "0u" : coordinate(y.shape, axis, "i");
-  const std::string v = t == "float" ? "floatBitsToUint(float(" + c + "))" : c;
+  const std::string v = t == "float"    ? "floatBitsToUint(float(" + c + "))"
+                        : t == "double" ? "unpackDouble2x32(double(" + c + "))"
+                                        : c;
   return sb.grid("iota", product(y.shape), "    " + sb.buffer(y.name) + "[i] = " + v + ";\n");
 }
 
@@ -264,7 +266,7 @@ KernelShader gather(ShaderBuilder& sb, const OpIn& op) {
     << "    if (v < 0) v += " << len << ";\n"
     << "    " << sb.buffer(y.name) << "[i] = (v >= 0 && v < " << len << ") ? "
     << sb.buffer(data.name) << "[(r * " << u(len) << " + uint(v)) * " << u(inner)
-    << " + t] : 0u;\n";
+    << " + t] : " << sb.raw_zero(y.name) << ";\n";
   return sb.grid("gather", product(y.shape), b.str());
 }
 

@@ -1,15 +1,18 @@
-// Ops over rows (ops-nn.md, f32): softmax over `axis`, layer_norm and rms_norm over the
-// trailing axes from `axis`. One invocation per row, a few passes over it in order. GLSL's exp,
-// sqrt and division are not correctly rounded; ops-nn.md's tolerance for them, (1e-5, 1e-4), covers
-// it.
+// Ops over rows (ops-nn.md): softmax over `axis` (f32), layer_norm and rms_norm over the
+// trailing axes from `axis` (f32, f64). One invocation per row, a few passes over it in order.
+// GLSL's exp, sqrt and division are not correctly rounded; ops-nn.md's tolerance for them, (1e-5,
+// 1e-4), covers it.
 #include "ops.hpp"
 
 namespace oi::glsl {
 namespace {
 
-const ValueIn& float_input(ShaderBuilder& sb, const OpIn& op, size_t k) {
+// Input k, of GLSL type `t` ("float"; the norms also "double").
+const ValueIn& typed_input(ShaderBuilder& sb, const OpIn& op, size_t k, const std::string& t) {
   const ValueIn& v = sb.value(op.inputs.at(k));
-  if (sb.type_of(v.name) != "float") unsupported(op_where(op) + " supports f32 only");
+  if (sb.type_of(v.name) != t || !is_float_type(t))
+    unsupported(op_where(op) + " on " + v.dtype + " is not supported (" +
+                (op.op == "softmax" ? "f32 is" : "f32 and f64 are, every operand alike") + ")");
   return v;
 }
 
@@ -24,7 +27,7 @@ size_t axis_of(const OpIn& op, int64_t axis, size_t rank) {
 KernelShader softmax(ShaderBuilder& sb, const OpIn& op) {
   sb.check_settings(op, {"axis"});
   if (op.inputs.size() != 1) invalid(op_where(op) + ": softmax takes one input");
-  const ValueIn& in = float_input(sb, op, 0);
+  const ValueIn& in = typed_input(sb, op, 0, "float");
   const ValueIn& out = sb.value(op.output);
   if (sb.type_of(out.name) != "float") unsupported(op_where(op) + " supports f32 only");
   if (in.shape != out.shape || in.shape.empty())
@@ -52,12 +55,13 @@ KernelShader layer_norm(ShaderBuilder& sb, const OpIn& op) {
   sb.check_settings(op, {"axis", "epsilon"});
   if (op.inputs.size() != 2 && op.inputs.size() != 3)
     invalid(op_where(op) + ": layer_norm takes x, scale and an optional bias");
-  const ValueIn& x = float_input(sb, op, 0);
-  const ValueIn& scale = float_input(sb, op, 1);
-  const ValueIn* bias = op.inputs.size() == 3 ? &float_input(sb, op, 2) : nullptr;
   const ValueIn& y = sb.value(op.output);
-  if (sb.type_of(y.name) != "float" || y.shape != x.shape || x.shape.empty())
-    invalid(op_where(op) + ": the output must be f32 of x's shape, x of rank 1 or more");
+  const std::string T = sb.type_of(y.name);
+  const ValueIn& x = typed_input(sb, op, 0, T);
+  const ValueIn& scale = typed_input(sb, op, 1, T);
+  const ValueIn* bias = op.inputs.size() == 3 ? &typed_input(sb, op, 2, T) : nullptr;
+  if (y.shape != x.shape || x.shape.empty())
+    invalid(op_where(op) + ": the output must have x's shape, x a rank of 1 or more");
   const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), x.shape.size());
   const std::vector<uint64_t> trailing(x.shape.begin() + static_cast<ptrdiff_t>(axis),
                                        x.shape.end());
@@ -75,14 +79,14 @@ KernelShader layer_norm(ShaderBuilder& sb, const OpIn& op) {
   const std::string row = "[base + k]";
   std::ostringstream b;
   b << "    const uint base = i * " << u(L) << ";\n"
-    << "    float s = 0.0;\n"
+    << "    " << T << " s = " << T << "(0);\n"
     << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << X << row << ";\n"
-    << "    const float mean = s / float(" << u(L) << ");\n"
-    << "    float v = 0.0;\n"
-    << "    for (uint k = 0u; k < " << u(L) << "; ++k) { const float d = " << X << row
+    << "    const " << T << " mean = s / " << T << "(" << u(L) << ");\n"
+    << "    " << T << " v = " << T << "(0);\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) { const " << T << " d = " << X << row
     << " - mean; v += d * d; }\n"
-    << "    const float inv = 1.0 / sqrt(v / float(" << u(L) << ") + "
-    << literal(json::value(eps), "float", op_where(op)) << ");\n"
+    << "    const " << T << " inv = " << T << "(1) / sqrt(v / " << T << "(" << u(L) << ") + "
+    << literal(json::value(eps), T, op_where(op)) << ");\n"
     << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << row << " = (" << X << row
     << " - mean) * inv * " << sb.buffer(scale.name) << "[k]"
     << (bias ? " + " + sb.buffer(bias->name) + "[k]" : std::string()) << ";\n";
@@ -93,11 +97,12 @@ KernelShader layer_norm(ShaderBuilder& sb, const OpIn& op) {
 KernelShader rms_norm(ShaderBuilder& sb, const OpIn& op) {
   sb.check_settings(op, {"axis", "epsilon"});
   if (op.inputs.size() != 2) invalid(op_where(op) + ": rms_norm takes x and scale");
-  const ValueIn& x = float_input(sb, op, 0);
-  const ValueIn& scale = float_input(sb, op, 1);
   const ValueIn& y = sb.value(op.output);
-  if (sb.type_of(y.name) != "float" || y.shape != x.shape || x.shape.empty())
-    invalid(op_where(op) + ": the output must be f32 of x's shape, x of rank 1 or more");
+  const std::string T = sb.type_of(y.name);
+  const ValueIn& x = typed_input(sb, op, 0, T);
+  const ValueIn& scale = typed_input(sb, op, 1, T);
+  if (y.shape != x.shape || x.shape.empty())
+    invalid(op_where(op) + ": the output must have x's shape, x a rank of 1 or more");
   const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), x.shape.size());
   const uint64_t L = product(x.shape, axis);
   if (product(scale.shape) != L)
@@ -112,11 +117,11 @@ KernelShader rms_norm(ShaderBuilder& sb, const OpIn& op) {
   const std::string row = "[base + k]";
   std::ostringstream b;
   b << "    const uint base = i * " << u(L) << ";\n"
-    << "    float s = 0.0;\n"
+    << "    " << T << " s = " << T << "(0);\n"
     << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << X << row << " * " << X << row
     << ";\n"
-    << "    const float inv = 1.0 / sqrt(s / float(" << u(L) << ") + "
-    << literal(json::value(eps), "float", op_where(op)) << ");\n"
+    << "    const " << T << " inv = " << T << "(1) / sqrt(s / " << T << "(" << u(L) << ") + "
+    << literal(json::value(eps), T, op_where(op)) << ");\n"
     << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << row << " = " << X << row
     << " * inv * " << sb.buffer(scale.name) << "[k];\n";
   return sb.grid("rms_norm", L == 0 ? 0 : product(x.shape) / L, b.str());

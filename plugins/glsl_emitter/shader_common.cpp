@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "embedded_div_f32.inc"  // kDivF32Glsl: plugins/vulkan/shaders/div_f32.glsl
 #include "ops.hpp"
@@ -107,9 +108,32 @@ float oi_max(float a, float b) {
 float oi_div(float a, float b) { return uintBitsToFloat(div_f32_bits(floatBitsToUint(a), floatBitsToUint(b))); }
 )";
 
+const char* kDoubleHelpers =
+    R"(double oi_min(double a, double b) {
+  if (isnan(a) || isnan(b)) return a + b;
+  if (a != b) return a < b ? a : b;
+  return (unpackDouble2x32(a).y & 0x80000000u) != 0u ? a : b;
+}
+double oi_max(double a, double b) {
+  if (isnan(a) || isnan(b)) return a + b;
+  if (a != b) return a > b ? a : b;
+  return (unpackDouble2x32(a).y & 0x80000000u) != 0u ? b : a;
+}
+)";
+
 }  // namespace
 
+// A double's bits as (low word, high word).
+std::pair<uint32_t, uint32_t> double_words(const json::value& v, const std::string& where) {
+  const auto b = std::bit_cast<uint64_t>(number_of(v, where));
+  return {static_cast<uint32_t>(b), static_cast<uint32_t>(b >> 32)};
+}
+
 std::string literal(const json::value& v, const std::string& type, const std::string& where) {
+  if (type == "double") {
+    const auto [lo, hi] = double_words(v, where);
+    return "packDouble2x32(uvec2(" + hex(lo) + ", " + hex(hi) + "))";
+  }
   const uint32_t b = bits_of(v, type, where);
   if (type == "float") return "uintBitsToFloat(" + hex(b) + ")";
   if (type == "int") return "int(" + hex(b) + ")";
@@ -117,6 +141,10 @@ std::string literal(const json::value& v, const std::string& type, const std::st
 }
 
 std::string literal_bits(const json::value& v, const std::string& type, const std::string& where) {
+  if (type == "double") {
+    const auto [lo, hi] = double_words(v, where);
+    return "uvec2(" + hex(lo) + ", " + hex(hi) + ")";
+  }
   return hex(bits_of(v, type, where));
 }
 
@@ -129,6 +157,23 @@ ShaderBuilder::ShaderBuilder(const PlanIn& p, const DeviceIn& d, const KernelIn&
     : plan(p), device(d), kernel(k) {
   for (const std::string& r : kernel.reads) bind(r, true, false);
   for (const std::string& w : kernel.writes) bind(w, false, true);
+  for (const OpIn& op : kernel.ops)
+    if (plan.value(op.output).dtype == "f64") need_double(op_where(op));
+}
+
+void ShaderBuilder::need_double(const std::string& what) {
+  if (!device.fp64)
+    unsupported(what + ": f64 needs shaderFloat64, which the device '" + device.name +
+                "' does not offer (features.fp64 false)");
+  double_ = true;
+}
+
+std::string ShaderBuilder::raw_type(const std::string& name) const {
+  return plan.value(name).dtype == "f64" ? "uvec2" : "uint";
+}
+
+std::string ShaderBuilder::raw_zero(const std::string& name) const {
+  return plan.value(name).dtype == "f64" ? "uvec2(0u)" : "0u";
 }
 
 void ShaderBuilder::bind(const std::string& name, bool read, bool write) {
@@ -138,6 +183,7 @@ void ShaderBuilder::bind(const std::string& name, bool read, bool write) {
                          [&](const Binding& b) { return b.value == name; });
   if (it == bindings.end()) {
     glsl_type(v.dtype, "value '" + name + "'");
+    if (v.dtype == "f64") need_double("value '" + name + "'");
     if (device.max_buffer_range && v.bytes > device.max_buffer_range)
       unsupported("value '" + name + "' (" + std::to_string(v.bytes) +
                   " bytes) is larger than the device's max_storage_buffer_range_bytes");
@@ -243,16 +289,17 @@ std::string ShaderBuilder::declarations() const {
     }
     const std::string qual = b.read && !b.write ? "readonly " : (!b.read ? "writeonly " : "");
     d << "layout(std430, set = 0, binding = " << b.binding << ") " << qual << "buffer B"
-      << b.binding << " { " << (raw_bits_ ? "uint" : type_of(b.value)) << " d[]; } b" << b.binding
-      << ";  // " << b.value << "\n";
+      << b.binding << " { " << (raw_bits_ ? raw_type(b.value) : type_of(b.value)) << " d[]; } b"
+      << b.binding << ";  // " << b.value << "\n";
   }
   bool any_float = false;
   if (!raw_bits_) {
     for (const Binding& b : bindings)
-      any_float = any_float || (b.value != kStatusValue && type_of(b.value) == "float");
-    for (const OpIn& op : kernel.ops) any_float = any_float || type_of(op.output) == "float";
+      any_float = any_float || (b.value != kStatusValue && is_float_type(type_of(b.value)));
+    for (const OpIn& op : kernel.ops) any_float = any_float || is_float_type(type_of(op.output));
   }
   if (any_float) d << kDivF32Glsl << kFloatHelpers;
+  if (any_float && double_) d << kDoubleHelpers;
   if (math_) d << math_helpers_glsl();
   return d.str();
 }
@@ -283,7 +330,7 @@ KernelShader ShaderBuilder::grid(const std::string& kind, uint64_t n, const std:
   ks.local_size = {ls, 1, 1};
   ks.workgroups = {std::min<uint64_t>((n + ls - 1) / ls, kMaxGroups), 1, 1};
   ks.bindings = bindings;
-  ks.float64 = math_;
+  ks.float64 = math_ || double_;
   ks.errors = errors_;
   return ks;
 }

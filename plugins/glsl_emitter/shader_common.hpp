@@ -31,10 +31,12 @@ std::string broadcast_index(const std::vector<uint64_t>& in, const std::vector<u
 // Coordinate k of flat index `var` over `dims` ("((i / 12u) % 5u)"), as uint.
 std::string coordinate(const std::vector<uint64_t>& dims, size_t k, const std::string& var);
 
-// A literal of GLSL type `type` ("float", "int", "uint") from a setting (number, bool, "inf",
+// A literal of GLSL type `type` ("float", "double", "int", "uint") from a setting (number, bool,
+// "inf",
 // "-inf"); floats as their exact bits.
 std::string literal(const json::value& v, const std::string& type, const std::string& where);
-// The same value's 32 bits as a uint literal (for kernels that move raw bits).
+// The same value's bits as a uint literal, or a uvec2 for "double" (kernels that move raw
+// bits).
 std::string literal_bits(const json::value& v, const std::string& type, const std::string& where);
 bool is_infinite_setting(const json::value& v);
 
@@ -62,7 +64,11 @@ class ShaderBuilder {
   void use_math(const OpIn& op);
   // Declares every buffer as uint: the kernel moves 32-bit words, bit for bit, whatever dtype.
   void use_raw_bits() { raw_bits_ = true; }
-  bool uses_math() const { return math_; }
+  // With raw bits: the GLSL word type of a value's elements ("uint", or "uvec2" for 8 bytes)
+  // and its zero.
+  std::string raw_type(const std::string& name) const;
+  std::string raw_zero(const std::string& name) const;
+  bool uses_float64() const { return math_ || double_; }
 
   // A run-time error: returns the GLSL statement that reports it (the first report of a step
   // wins; the host stops after the step with `message`, "{value}" replaced by `detail`, an int
@@ -81,7 +87,9 @@ class ShaderBuilder {
  private:
   void bind(const std::string& name, bool read, bool write);
   std::vector<std::pair<uint32_t, std::string>> errors_;
+  void need_double(const std::string& what);
   bool raw_bits_ = false;
+  bool double_ = false;  // some value is f64: the device needs shaderFloat64
   bool math_ = false;
 };
 

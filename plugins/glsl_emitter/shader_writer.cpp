@@ -19,9 +19,10 @@ namespace json = boost::json;
 
 std::string glsl_type(const std::string& dtype, const std::string& where) {
   if (dtype == "f32") return "float";
+  if (dtype == "f64") return "double";
   if (dtype == "i32") return "int";
   if (dtype == "u32") return "uint";
-  unsupported(where + ": dtype " + dtype + " is not supported (f32, i32 and u32 are)");
+  unsupported(where + ": dtype " + dtype + " is not supported (f32, f64, i32 and u32 are)");
 }
 
 namespace {
@@ -96,8 +97,9 @@ class KernelWriter {
     if (v.storage == "internal")
       unsupported("value '" + name + "' is internal to kernel " + std::to_string(kernel_.id) +
                   " but read before the kernel computes it");
-    body_ << "    " << (t == "float" ? "precise " : "") << t << " " << loc << " = " << buffer(name)
-          << "[" << broadcast_index(v.shape, kernel_.shape, index_var) << "];  // " << name << "\n";
+    body_ << "    " << (is_float_type(t) ? "precise " : "") << t << " " << loc << " = "
+          << buffer(name) << "[" << broadcast_index(v.shape, kernel_.shape, index_var) << "];  // "
+          << name << "\n";
     locals_[name] = loc;
     return loc;
   }
@@ -105,7 +107,7 @@ class KernelWriter {
   std::string assign_local(const std::string& name, const std::string& expr) {
     const std::string t = type_of(name);
     const std::string loc = "v" + std::to_string(next_local_++);
-    body_ << "    " << (t == "float" ? "precise " : "") << t << " " << loc << " = " << expr
+    body_ << "    " << (is_float_type(t) ? "precise " : "") << t << " " << loc << " = " << expr
           << ";  // " << name << "\n";
     locals_[name] = loc;
     return loc;
@@ -124,7 +126,7 @@ class KernelWriter {
                     out.dtype + " output) are not supported");
       a.push_back(local(in, index_var));
     }
-    const bool f = out_t == "float";
+    const bool f = is_float_type(out_t), d = out_t == "double";
     const std::string& o = op.op;
     auto need = [&](size_t n) {
       if (a.size() != n) invalid(op_where(op) + ": expected " + std::to_string(n) + " inputs");
@@ -138,6 +140,11 @@ class KernelWriter {
       check_settings(op, {"div_by_zero_mask"});
       need(2);
       const json::value* m = setting(op, "div_by_zero_mask");
+      if (d) {  // f64 division is GLSL's (IEEE where the device divides doubles exactly)
+        const std::string q = "(" + a[0] + " / " + a[1] + ")";
+        if (!m) return q;
+        return "(" + a[1] + " == 0.0LF ? " + literal(*m, out_t, op_where(op)) + " : " + q + ")";
+      }
       if (f) {
         const std::string q = "oi_div(" + a[0] + ", " + a[1] + ")";
         if (!m) return q;
@@ -153,6 +160,9 @@ class KernelWriter {
     if (o == "neg" || o == "abs") {
       check_settings(op, {});
       need(1);
+      if (d)  // the sign bit of the high word
+        return "packDouble2x32(unpackDouble2x32(" + a[0] + ") " +
+               (o == "neg" ? "^ uvec2(0u, 0x80000000u))" : "& uvec2(0xffffffffu, 0x7fffffffu))");
       if (f)
         return "uintBitsToFloat(floatBitsToUint(" + a[0] + ") " +
                (o == "neg" ? "^ 0x80000000u)" : "& 0x7fffffffu)");
@@ -180,9 +190,19 @@ class KernelWriter {
       if (relu) {
         const json::value* alpha = setting(op, "alpha");
         if (!alpha) alpha = setting(op, "negative_slope");
-        if (f) {
-          r = "(" + a[0] + " >= 0.0 ? " + a[0] + " : " +
-              (alpha ? literal(*alpha, out_t, op_where(op)) : "0.0") + " * " + a[0] + ")";
+        const bool zero_alpha =
+            !alpha || literal(*alpha, "double", op_where(op)) == literal(0.0, "double", "");
+        if (f && zero_alpha) {
+          // 0 * x without a multiplication the compiler could fold to 0: NaN for infinite or
+          // NaN x (as the CPU backend computes it), else a zero.
+          const std::string special =
+              d ? "(unpackDouble2x32(" + a[0] + ").y & 0x7fffffffu) >= 0x7ff00000u"
+                : "(floatBitsToUint(" + a[0] + ") & 0x7fffffffu) >= 0x7f800000u";
+          r = "(" + a[0] + " >= 0.0 ? " + a[0] + " : (" + special + ") ? " + out_t +
+              "(uintBitsToFloat(0x7fc00000u)) : " + out_t + "(0))";
+        } else if (f) {
+          r = "(" + a[0] + " >= 0.0 ? " + a[0] + " : " + literal(*alpha, out_t, op_where(op)) +
+              " * " + a[0] + ")";
         } else {
           if (alpha && literal(*alpha, "float", op_where(op)) != "uintBitsToFloat(0x0u)")
             unsupported(op_where(op) + ": a nonzero alpha on integers is not supported");
@@ -195,7 +215,7 @@ class KernelWriter {
         // As the CPU backend: a zero result becomes +0.0 first, then plain comparisons clamp
         // (NaN stays NaN; a bound equal to the value up to its zero sign leaves the value).
         const std::string t = "r" + std::to_string(relu_count_++);
-        body_ << "    precise float " << t << " = " << r << ";\n    " << t << " = " << t
+        body_ << "    precise " << out_t << " " << t << " = " << r << ";\n    " << t << " = " << t
               << " == 0.0 ? 0.0 : " << t << ";\n";
         if (lo) {
           const std::string l = literal(*lo, out_t, op_where(op));
@@ -279,11 +299,13 @@ class KernelWriter {
     check_count(std::max({product(a.shape), product(b.shape), product(c.shape)}), "element count");
     // The tile edge: the largest of 16, 8, 4, 2, 1 whose TS x TS workgroup and two TS x TS
     // tiles fit the device's limits.
+    const uint64_t esize = t == "double" ? 8 : 4;
     uint32_t ts = 16;
-    while (ts > 1 && (ts * ts > sb_.device.wg_invocations || ts > sb_.device.wg_size[0] ||
-                      ts > sb_.device.wg_size[1] || 2ull * ts * ts * 4 > sb_.device.shared_bytes))
+    while (ts > 1 &&
+           (ts * ts > sb_.device.wg_invocations || ts > sb_.device.wg_size[0] ||
+            ts > sb_.device.wg_size[1] || 2ull * ts * ts * esize > sb_.device.shared_bytes))
       ts /= 2;
-    if (2ull * ts * ts * 4 > sb_.device.shared_bytes)
+    if (2ull * ts * ts * esize > sb_.device.shared_bytes)
       unsupported(op_where(mm) + ": the device has no shared memory for matmul tiles");
     const uint64_t gx = (N + ts - 1) / ts, gy = (M + ts - 1) / ts;
     if (gx > kMaxGroups || gy > kMaxGroups || batches > kMaxGroups)
@@ -322,7 +344,7 @@ class KernelWriter {
     ks.local_size = {ts, ts, 1};
     ks.workgroups = {gx, gy, batches};
     ks.bindings = sb_.bindings;
-    ks.float64 = sb_.uses_math();
+    ks.float64 = sb_.uses_float64();
     return ks;
   }
 
@@ -370,7 +392,7 @@ class KernelWriter {
       return e.empty() ? std::string("0u") : e;
     };
     const std::string& o = op.op;
-    const bool f = t == "float";
+    const bool f = is_float_type(t);
     if ((o == "max_axis" || o == "min_axis") && R == 0)
       invalid(op_where(op) + ": max/min over an empty axis");
     const std::string X = buffer(in.name);
@@ -393,9 +415,9 @@ class KernelWriter {
           << " x = " << elem << "; acc = " << combine << "; }\n";
     if (o == "mean_axis") {
       if (R == 0)
-        body_ << "    acc = " << (f ? "uintBitsToFloat(0x7fc00000u)" : t + "(0)") << ";\n";
+        body_ << "    acc = " << (f ? t + "(uintBitsToFloat(0x7fc00000u))" : t + "(0)") << ";\n";
       else if (f)
-        body_ << "    acc = acc / float(" << u(R) << ");\n";
+        body_ << "    acc = acc / " << t << "(" << u(R) << ");\n";
       else
         body_ << "    acc = acc / " << t << "(" << R << ");\n";
     }

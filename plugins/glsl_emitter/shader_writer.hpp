@@ -43,7 +43,11 @@ KernelShader write_counter_shader(const PlanIn& plan, const DeviceIn& device, ui
                                   const std::string& value, int64_t delta,
                                   const std::string& where);
 
-// The GLSL type of a dtype the emitter supports in kernels ("float", "int", "uint"), else throws.
+// The GLSL type of a dtype the emitter supports in kernels ("float", "double", "int", "uint"),
+// else throws.
 std::string glsl_type(const std::string& dtype, const std::string& where);
+inline bool is_float_type(const std::string& t) {
+  return t == "float" || t == "double";
+}
 
 }  // namespace oi::glsl

@@ -96,6 +96,20 @@ void compare(const Case& c, const std::string& name, const Tensor& want, const T
   BOOST_TEST_CONTEXT(c.name << ": " << name) {
     BOOST_REQUIRE(want.dtype() == got.dtype());
     BOOST_REQUIRE(want.shape() == got.shape());
+    if (want.dtype() == DType::f64) {  // ops-nn.md's f64 tolerance, else bit-exact
+      auto w = want.as<double>(), g = got.as<double>();
+      int bad = 0;
+      for (size_t i = 0; i < w.size(); ++i) {
+        const bool ok = std::isnan(w[i])              ? std::isnan(g[i])
+                        : c.tolerance && w[i] == g[i] ? true  // infinities too
+                        : c.tolerance ? std::fabs(g[i] - w[i]) <= 1e-12 + 1e-10 * std::fabs(w[i])
+                                      : std::memcmp(&w[i], &g[i], 8) == 0;
+        if (!ok && ++bad <= 5)
+          BOOST_ERROR("element " << i << ": want " << w[i] << ", got " << g[i]);
+      }
+      BOOST_TEST(bad == 0);
+      return;
+    }
     if (want.dtype() != DType::f32) {
       BOOST_TEST(std::memcmp(want.bytes().data(), got.bytes().data(), want.nbytes()) == 0);
       return;
@@ -107,7 +121,7 @@ void compare(const Case& c, const std::string& name, const Tensor& want, const T
       if (std::isnan(w[i]))
         ok = std::isnan(g[i]);
       else if (c.tolerance)
-        ok = std::fabs(g[i] - w[i]) <= c.atol + c.rtol * std::fabs(w[i]);
+        ok = w[i] == g[i] || std::fabs(g[i] - w[i]) <= c.atol + c.rtol * std::fabs(w[i]);
       else if (c.div_ulps)
         ok = ulp_distance(w[i], g[i]) <= 2;
       else
@@ -745,6 +759,40 @@ BOOST_AUTO_TEST_CASE(consumers_run_at_the_yield) {
   run_case(p);
 }
 
+// f64 (shaderFloat64): the C target's fixtures as they are. chain.oi over three steps (f32 and
+// i32 chains, f64 add/mul; bit-exact but for f32 div's 2 ulp), matmul.oi (f64 batched with an
+// epilogue), reduce.oi (f64 mean), conv.oi (a depthwise f64 conv) and pool.oi (f64 avg/max)
+// within ops-nn.md's tolerances: (1e-6, 1e-5) / (1e-5, 1e-4) for f32, (1e-12, 1e-10) for f64.
+BOOST_AUTO_TEST_CASE(f64_and_the_c_targets_fixtures) {
+  const fs::path dir = fs::path(OPENINFER_SOURCE_DIR) / "tests/synth/c";
+  auto fixture = [&](const std::string& name, const std::string& model, int steps,
+                     const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& fetch) {
+    Case c;
+    c.name = "c_" + name;
+    c.source = read_text(dir / (name + ".oi"));
+    c.model = text_model(model);
+    c.steps = steps;
+    c.step_inputs = text_inputs(name + "_input.txt", inputs, steps);
+    c.fetch = fetch;
+    c.tolerance = true;
+    c.atol = 1e-5;
+    c.rtol = 1e-4;
+    return c;
+  };
+  Case chain = fixture("chain", "chain_model.txt", 3, {"x", "b", "k", "db"},
+                       {"out", "acc", "count", "q", "dacc"});
+  chain.tolerance = false;
+  chain.div_ulps = true;
+  run_case(chain);
+  run_case(fixture("matmul", "matmul_model.txt", 2, {"a", "b64", "col"}, {"h", "q64", "gv"}));
+  run_case(fixture("reduce", "reduce_model.txt", 2, {"m", "d"}, {"s", "mx", "mn", "mean", "all"}));
+  run_case(fixture("conv", "conv_model.txt", 1, {"x1", "x2", "xd", "x4", "x5"},
+                   {"y1", "y2", "y3", "yd", "y4", "y5"}));
+  run_case(fixture("pool", "loops_model.txt", 1, {"x", "xd", "k"},
+                   {"mx", "mpad", "av", "avi", "a1", "m1", "mk"}));
+}
+
 BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
   auto sizes = [](ModelWriter& w) { w.add_sizevar("N", 8); };
   std::string e = emit_error(
@@ -753,10 +801,15 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
       sizes);
   BOOST_TEST(e.find("op 'floor' (line 4) cannot be expressed") != std::string::npos, e);
   e = emit_error(
-      "dynamic { x: f64[N]; }\nvolatile { y: f64[N]; }\nblock entry {\n  op add(x, x) >> y;\n"
+      "dynamic { x: f16[N]; }\nvolatile { y: f16[N]; }\nblock entry {\n  op add(x, x) >> y;\n"
       "  return y;\n}\n",
       sizes);
-  BOOST_TEST(e.find("dtype f64 is not supported") != std::string::npos, e);
+  BOOST_TEST(e.find("dtype f16 is not supported") != std::string::npos, e);
+  e = emit_error(
+      "dynamic { x: f64[N]; }\nvolatile { y: f64[N]; }\nblock entry {\n  op exp(x) >> y;\n"
+      "  return y;\n}\n",
+      sizes);
+  BOOST_TEST(e.find("op 'exp' (line 4) on f64 is not supported (f32 is)") != std::string::npos, e);
   const std::string ok_graph =
       "dynamic { x: f32[N]; }\nvolatile { y: f32[N]; }\nblock entry {\n  op add(x, x) >> y;\n"
       "  return y;\n}\n";
