@@ -793,6 +793,55 @@ BOOST_AUTO_TEST_CASE(f64_and_the_c_targets_fixtures) {
                    {"mx", "mpad", "av", "avi", "a1", "m1", "mk"}));
 }
 
+// f64 moving data (8-byte words, bit-exact with -0.0, infinities, NaN and denormals), f64
+// arithmetic with div masks and relu of infinities, and the f64 norms within (1e-12, 1e-10).
+BOOST_AUTO_TEST_CASE(f64_movement_arithmetic_and_norms) {
+  Case c;
+  c.name = "f64_misc";
+  c.source = R"(
+dynamic { x: f64[3, 4]; idx: i32[2]; }
+constant { s4: f64[4]; }
+volatile {
+  cat: f64[3, 8]; sl: f64[2, 2]; pr: f64[5, 6]; tp: f64[4, 3]; g: f64[3, 2]; io: f64[3, 4];
+  q: f64[3, 4]; r: f64[3, 4]; ln: f64[3, 4]; rn: f64[3, 4];
+}
+block entry {
+  op concat(x, x, axis=1) >> cat;
+  op slice(x, starts=[-1, 3], ends=[-100, 0], steps=[-2, -2]) >> sl;
+  op pad(x, pads=[1, 1, 1, 1], mode="reflect") >> pr;
+  op transpose(x) >> tp;
+  op gather(x, idx, axis=1) >> g;
+  op iota(x, axis=0) >> io;
+  op div(x, s4, div_by_zero_mask=-2.5) >> q;
+  op neg(q) >> q;
+  op relu(x) >> r;
+  op add(r, q) >> r;
+  op layer_norm(x, s4) >> ln;
+  op rms_norm(x, s4, epsilon=0.001) >> rn;
+  return cat, sl, pr, tp, g, io, q, r, ln, rn;
+}
+)";
+  c.model = [](ModelWriter& w) {
+    w.add_tensor("s4", Tensor::from(std::vector<double>{0.5, -0.0, 3.0, 1e-300}, {4}));
+  };
+  const std::vector<double> x = {1.0, -0.0, 2.5e-310, -1e300, 3.25,  -7.0,
+                                 0.1, 2.0,  -4.5,     8.0,    -0.25, 1.0 / 3.0};
+  std::vector<double> xi = x;
+  xi[5] = -INFINITY;
+  c.step_inputs = {
+      {{"x", Tensor::from(x, {3, 4})}, {"idx", Tensor::from(std::vector<int32_t>{3, -4}, {2})}},
+      {{"x", Tensor::from(xi, {3, 4})}, {"idx", Tensor::from(std::vector<int32_t>{-1, 2}, {2})}}};
+  c.steps = 2;
+  c.fetch = {"cat", "sl", "pr", "tp", "g", "io", "q", "r"};
+  run_case(c);
+  c.name = "f64_norms";
+  c.step_inputs.resize(1);
+  c.steps = 1;
+  c.fetch = {"ln", "rn"};
+  c.tolerance = true;
+  run_case(c);
+}
+
 BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
   auto sizes = [](ModelWriter& w) { w.add_sizevar("N", 8); };
   std::string e = emit_error(
