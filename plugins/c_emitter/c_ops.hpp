@@ -46,6 +46,16 @@ struct OpTable {
 
 const OpTable& op_table();
 
+// acc[M, N] += a[M, K] x b[K, N] (row-major C arrays named by the expressions a and b; `acc`
+// declared by the caller), by the register blocks of ops_matmul.cpp: each element takes its
+// K products in k order. Declares loop variables i0, j0, j1, k, j and locals c0.., a0_0..,
+// b0.., v0.. in nested blocks.
+struct ProductNames {
+  std::string a, b, T;
+  uint64_t K, N;
+};
+void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M);
+
 // The families (each in its ops_*.cpp).
 void register_arith_ops(OpTable& t);
 void register_matmul_ops(OpTable& t);

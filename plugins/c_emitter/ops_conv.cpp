@@ -3,6 +3,8 @@
 // output plane accumulates tap by tap in its dtype, the innermost loop running over the output
 // columns the tap reaches (so padded cells are never read), then the bias is added, as the CPU
 // backend does. Its summation order may differ from the backend's (ops-nn.md's tolerance).
+#include <algorithm>
+
 #include "c_ops.hpp"
 #include "window.hpp"
 
@@ -11,7 +13,8 @@ namespace {
 
 // Many output channels and few output cells (the Silero VAD's convs, the last ResNet stage):
 // the loop over a group's output channels is innermost and vectorizes, over w packed as
-// [group][ci][kh][kw][m] (once for constant weights) into an accumulator [cell][m] per image.
+// [group][ci][kh][kw][m] at the first call (constant weights only) into an accumulator
+// [cell][m] per image.
 // Each output element still sums over (ci, kh, kw) in that order, then adds the bias: the same
 // result as the direct loop.
 void channels_inner(KernelEnv& env, std::ostringstream& c, const Window& g, const Value& x,
@@ -21,16 +24,15 @@ void channels_inner(KernelEnv& env, std::ostringstream& c, const Window& g, cons
   const std::string T = c_type(x.dtype);
   const uint64_t size = dtype_size(x.dtype);
   const std::string wt = env.scratch(M * Q * size), yt = env.scratch(oplane * M * size);
-  const bool once = w.storage == "constant";
-  const std::string flag = once ? env.state_flag() : "";
+  const std::string flag = env.state_flag();  // constant weights: packed at the first call
   c << "    " << T << "* restrict wt = (" << T << "*)s->" << wt << ";\n"
     << "    " << T << "* restrict yt = (" << T << "*)s->" << yt << ";\n";
-  if (once) c << "    if (!s->" << flag << ") {\n";
+  c << "    if (!s->" << flag << ") {\n";
   c << "      for (size_t m = 0; m < " << u(M) << "; ++m)\n"
     << "        for (size_t q = 0; q < " << u(Q) << "; ++q)\n"
     << "          wt[(m / " << u(mpg) << " * " << u(Q) << " + q) * " << u(mpg) << " + m % "
     << u(mpg) << "] = p_" << w.name << "[m * " << u(Q) << " + q];\n";
-  if (once) c << "      s->" << flag << " = 1;\n    }\n";
+  c << "      s->" << flag << " = 1;\n    }\n";
   c << "    for (size_t n = 0; n < " << u(g.batch) << "; ++n) {\n"
     << "      for (size_t q = 0; q < " << u(oplane * M) << "; ++q) yt[q] = 0;\n"
     << "      for (size_t gi = 0; gi < " << u(group) << "; ++gi)\n"
@@ -58,6 +60,70 @@ void channels_inner(KernelEnv& env, std::ostringstream& c, const Window& g, cons
     << "          o[(n * " << u(M) << " + m) * " << u(oplane) << " + q] = yt[q * " << u(M)
     << " + m]" << (b ? " + p_" + b->name + "[m]" : "") << ";\n"
     << "    }\n";
+}
+
+// Larger output planes (ResNet's): per image and group, tiles of output cells become patch
+// matrices pt[q][cell] (q = (ci, kh, kw), zeros where the window leaves the input) and the
+// tile is w[group rows, q] x pt by the matmul's register blocks, vectorized over the cells.
+// Each output element sums its products in q order, then adds the bias, like the direct loop
+// (a padded cell adds 0 * w, which leaves a finite sum as it is).
+void patches_product(KernelEnv& env, std::ostringstream& c, const Window& g, const Value& x,
+                     const Value& w, const Value* b, uint64_t M, uint64_t group) {
+  const uint64_t cpg = g.channels / group, mpg = M / group, taps = g.k_h * g.k_w;
+  const uint64_t Q = cpg * taps, iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
+  // Cells per tile: the patch matrix of a tile near 256 KiB, a multiple of 4, 16 to 256.
+  uint64_t tile = std::clamp<uint64_t>(65536 / std::max<uint64_t>(Q, 1), 16, 256) / 4 * 4;
+  tile = std::min(tile, oplane);
+  const std::string T = c_type(x.dtype);
+  const uint64_t size = dtype_size(x.dtype);
+  const std::string pt = env.scratch(Q * tile * size), yt = env.scratch(mpg * tile * size);
+  const uint64_t full = oplane / tile * tile;
+  auto tile_body = [&](uint64_t R, const std::string& first) {
+    c << "        {\n          const size_t cell0 = " << first << ";\n"
+      << "          for (size_t ci = 0; ci < " << u(cpg) << "; ++ci)\n"
+      << "            for (size_t kh = 0; kh < " << u(g.k_h) << "; ++kh)\n"
+      << "              for (size_t kw = 0; kw < " << u(g.k_w) << "; ++kw) {\n"
+      << "                " << T << "* restrict prow = ptile + ((ci * " << u(g.k_h) << " + kh) * "
+      << u(g.k_w) << " + kw) * " << u(R) << ";\n"
+      << "                for (size_t t = 0; t < " << u(R) << "; ++t) {\n"
+      << "                  const size_t cell = cell0 + t, oh = cell / " << u(g.out_w)
+      << ", ow = cell % " << u(g.out_w) << ";\n"
+      << "                  const ptrdiff_t ih = (ptrdiff_t)(oh * " << u(g.stride_h) << " + kh * "
+      << u(g.dil_h) << ") - " << g.pad_top << ";\n"
+      << "                  const ptrdiff_t iw = (ptrdiff_t)(ow * " << u(g.stride_w) << " + kw * "
+      << u(g.dil_w) << ") - " << g.pad_left << ";\n"
+      << "                  prow[t] = ih >= 0 && ih < " << g.in_h << " && iw >= 0 && iw < "
+      << g.in_w << " ? xg[ci * " << u(iplane) << " + (size_t)ih * " << u(g.in_w)
+      << " + (size_t)iw] : (" << T << ")0;\n"
+      << "                }\n              }\n"
+      << "          " << T << "* restrict acc = ytile;\n"
+      << "          memset(acc, 0, " << mpg * R * size << "u);\n";
+    emit_product(c, {"wg", "ptile", T, Q, R}, mpg);
+    c << "          for (size_t mm = 0; mm < " << u(mpg) << "; ++mm) {\n"
+      << "            " << T << "* orow = o + (n * " << u(M) << " + gi * " << u(mpg) << " + mm) * "
+      << u(oplane) << " + cell0;\n";
+    if (b)
+      c << "            const " << T << " bias = p_" << b->name << "[gi * " << u(mpg) << " + mm];\n"
+        << "            for (size_t t = 0; t < " << u(R) << "; ++t) orow[t] = acc[mm * " << u(R)
+        << " + t] + bias;\n";
+    else
+      c << "            for (size_t t = 0; t < " << u(R) << "; ++t) orow[t] = acc[mm * " << u(R)
+        << " + t];\n";
+    c << "          }\n        }\n";
+  };
+  c << "    " << T << "* restrict ptile = (" << T << "*)s->" << pt << ";\n"
+    << "    " << T << "* restrict ytile = (" << T << "*)s->" << yt << ";\n"
+    << "    for (size_t n = 0; n < " << u(g.batch) << "; ++n)\n"
+    << "      for (size_t gi = 0; gi < " << u(group) << "; ++gi) {\n"
+    << "        const " << T << "* xg = p_" << x.name << " + (n * " << u(g.channels) << " + gi * "
+    << u(cpg) << ") * " << u(iplane) << ";\n"
+    << "        const " << T << "* wg = p_" << w.name << " + gi * " << u(mpg * Q) << ";\n";
+  if (full > 0) {
+    c << "        for (size_t tile0 = 0; tile0 < " << u(full) << "; tile0 += " << u(tile) << ")\n";
+    tile_body(tile, "tile0");
+  }
+  if (oplane > full) tile_body(oplane - full, u(full));
+  c << "      }\n";
 }
 
 void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
@@ -88,8 +154,13 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const uint64_t cpg = g.channels / group, mpg = M / group;
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
   const std::string T = c_type(y.dtype);
-  if (mpg >= 8 && oplane <= 64 && iplane > 0) {
+  // Weights that change between calls (a table entry chosen by a loop index) are not packed.
+  if (mpg >= 8 && oplane <= 64 && iplane > 0 && w.storage == "constant") {
     channels_inner(env, c, g, x, w, b, M, group);
+    return;
+  }
+  if ((oplane > 64 || mpg >= 8) && iplane > 0) {
+    patches_product(env, c, g, x, w, b, M, group);
     return;
   }
   c << "    for (size_t n = 0; n < " << u(g.batch) << "; ++n)\n"

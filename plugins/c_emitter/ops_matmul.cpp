@@ -13,14 +13,10 @@ namespace {
 // loop over the columns (straight-line code per column) vectorizes at -O2 with OI_KERNEL.
 constexpr uint64_t kRows = 4, kDepth = 4, kColumns = 512;
 
-struct Names {
-  std::string a, b, T;
-  uint64_t K, N;
-};
 
 // Rows i0 .. i0+R-1 of acc += A[rows, k .. k+U-1] x B[k .. k+U-1, j0 .. j1-1], each output
 // element taking its U products in k order.
-void block(std::ostringstream& c, const Names& n, uint64_t R, uint64_t U,
+void block(std::ostringstream& c, const ProductNames& n, uint64_t R, uint64_t U,
            const std::string& indent) {
   c << indent << "{\n";
   for (uint64_t r = 0; r < R; ++r) {
@@ -48,7 +44,9 @@ void block(std::ostringstream& c, const Names& n, uint64_t R, uint64_t U,
 
 // acc[M, n.N] += A[M, n.K] x B[n.K, n.N]: whole blocks of rows, then the last rows; in each,
 // whole steps of depth, then the rest; all over column blocks.
-void product(std::ostringstream& c, const Names& names, uint64_t M) {
+}  // namespace
+
+void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M) {
   const uint64_t K = names.K, N = names.N;
   const uint64_t M4 = M / kRows * kRows, K4 = K / kDepth * kDepth;
   c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(kColumns) << ") {\n"
@@ -77,6 +75,8 @@ void product(std::ostringstream& c, const Names& names, uint64_t M) {
   }
   c << "  }\n";
 }
+
+namespace {
 
 std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
                    std::string& value) {
@@ -115,9 +115,9 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
       << "      for (size_t d = 0; d < " << u(K) << "; ++d) at[d * " << u(M) << " + r] = p_" << an
       << "[r * " << u(K) << " + d];\n"
       << "    s->" << flag << " = 1;\n  }\n";
-    product(c, {"p_" + bn, "at", T, K, M}, 1);
+    emit_product(c, {"p_" + bn, "at", T, K, M}, 1);
   } else {
-    product(c, {"p_" + an, "p_" + bn, T, K, N}, M);
+    emit_product(c, {"p_" + an, "p_" + bn, T, K, N}, M);
   }
   value = "acc[i]";
   return out;
