@@ -38,6 +38,9 @@ std::string describe(const vk::SystemError& e) {
 
 void CommandStream::open(const StreamSetup& setup) {
   s_ = setup;
+  if (const char* env = std::getenv("OPENINFER_VULKAN_FAIL_SUBMIT"); env != nullptr) {
+    fail_submit_ = std::strtoull(env, nullptr, 10);
+  }
   command_pool_ = s_.device.createCommandPool(vk::CommandPoolCreateInfo(
       vk::CommandPoolCreateFlagBits::eResetCommandBuffer, s_.queue_family));
   const auto cmds = s_.device.allocateCommandBuffers(vk::CommandBufferAllocateInfo(
@@ -109,6 +112,9 @@ void CommandStream::flush() {
   current_ = (current_ + 1) % kBatches;
   try {
     b.cmd.end();
+    if (++submit_attempts_ == fail_submit_) {
+      throw vk::DeviceLostError("injected by OPENINFER_VULKAN_FAIL_SUBMIT");
+    }
     s_.queue.submit(vk::SubmitInfo({}, {}, b.cmd), b.fence);
     ++stats_.submits;
   } catch (const vk::SystemError& e) {

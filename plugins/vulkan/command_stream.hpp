@@ -121,6 +121,10 @@ class CommandStream {
   vk::DeviceSize params_wanted_ = 64 << 10;  // arena sizes, doubled when a batch fills one
   vk::DeviceSize staging_wanted_ = 1 << 20;
   std::string failure_;  // a submit that failed with nobody waiting
+  // OPENINFER_VULKAN_FAIL_SUBMIT=N: the Nth submit fails as a driver's would (tests the error
+  // path without a broken driver; tests/vulkan/CMakeLists.txt).
+  uint64_t fail_submit_ = 0;
+  uint64_t submit_attempts_ = 0;
   StreamStats stats_;
 };
 
