@@ -168,6 +168,12 @@ void ShaderBuilder::need_double(const std::string& what) {
   double_ = true;
 }
 
+void ShaderBuilder::add_helper(const std::string& key, const std::string& text) {
+  for (const auto& h : helpers_)
+    if (h.first == key) return;
+  helpers_.emplace_back(key, text);
+}
+
 std::string ShaderBuilder::raw_type(const std::string& name) const {
   return plan.value(name).dtype == "f64" ? "uvec2" : "uint";
 }
@@ -279,6 +285,7 @@ std::string ShaderBuilder::header(const std::string& kind) const {
 
 std::string ShaderBuilder::declarations() const {
   std::ostringstream d;
+  if (double_) d << "#define OI_HAS_DOUBLE\n";
   for (const Binding& b : bindings) {
     if (b.value == kStatusValue) {
       d << "layout(std430, set = 0, binding = " << b.binding
@@ -301,6 +308,7 @@ std::string ShaderBuilder::declarations() const {
   if (any_float) d << kDivF32Glsl << kFloatHelpers;
   if (any_float && double_) d << kDoubleHelpers;
   if (math_) d << math_helpers_glsl();
+  for (const auto& [key, text] : helpers_) d << text;
   return d.str();
 }
 

@@ -75,6 +75,9 @@ class ShaderBuilder {
   // expression). Binds the status buffer.
   std::string fail(const std::string& message, const std::string& detail);
 
+  // GLSL functions some op needs, written once after the declarations (keyed by `key`).
+  void add_helper(const std::string& key, const std::string& text);
+
   std::string header(const std::string& kind) const;
   std::string declarations() const;
   uint32_t grid_local_size() const;
@@ -88,6 +91,7 @@ class ShaderBuilder {
   void bind(const std::string& name, bool read, bool write);
   std::vector<std::pair<uint32_t, std::string>> errors_;
   void need_double(const std::string& what);
+  std::vector<std::pair<std::string, std::string>> helpers_;
   bool raw_bits_ = false;
   bool double_ = false;  // some value is f64: the device needs shaderFloat64
   bool math_ = false;

@@ -28,10 +28,31 @@ std::string glsl_type(const std::string& dtype, const std::string& where) {
 namespace {
 
 bool is_elementwise_op(const std::string& op) {
-  static const std::set<std::string> ops = {"add", "sub", "mul",   "div",  "neg", "abs",
-                                            "min", "max", "clamp", "relu", "fill"};
+  static const std::set<std::string> ops = {"add", "sub", "mul",   "div",  "neg",  "abs",
+                                            "min", "max", "clamp", "relu", "fill", "cast"};
   return ops.count(op) > 0 || op_registry().math.count(op) > 0;
 }
+
+// Saturating float -> integer conversions of an already rounded value (NaN by its bits, so
+// no compiler assumes it away).
+const char* const kCastHelpers =
+    R"(bool oi_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+int oi_to_i32(float r) {
+  return oi_isnan(r) ? 0 : r >= 2147483648.0 ? 0x7fffffff : r < -2147483648.0 ? int(0x80000000u) : int(r);
+}
+uint oi_to_u32(float r) { return oi_isnan(r) || r <= 0.0 ? 0u : r >= 4294967296.0 ? 0xffffffffu : uint(r); }
+#ifdef OI_HAS_DOUBLE
+bool oi_isnan(double x) {
+  const uvec2 w = unpackDouble2x32(x);
+  const uint h = w.y & 0x7fffffffu;
+  return h > 0x7ff00000u || (h == 0x7ff00000u && w.x != 0u);
+}
+int oi_to_i32(double r) {
+  return oi_isnan(r) ? 0 : r >= 2147483648.0LF ? 0x7fffffff : r < -2147483648.0LF ? int(0x80000000u) : int(r);
+}
+uint oi_to_u32(double r) { return oi_isnan(r) || r <= 0.0LF ? 0u : r >= 4294967296.0LF ? 0xffffffffu : uint(r); }
+#endif
+)";
 
 bool is_reduction_op(const std::string& op) {
   return op == "sum_axis" || op == "prod_axis" || op == "mean_axis" || op == "max_axis" ||
@@ -113,6 +134,33 @@ class KernelWriter {
     return loc;
   }
 
+  // ops.md's cast between f32, f64, i32 and u32: float -> float and int -> float round to
+  // nearest even (GLSL's conversions); float -> int rounds by `rounding_mode`, then saturates
+  // (NaN gives 0); int -> int saturates. saturate=false is refused.
+  std::string cast_expr(const OpIn& op, const std::string& x, const std::string& from,
+                        const std::string& to) {
+    check_settings(op, {"to", "rounding_mode", "saturate"});
+    if (const json::value* sat = setting(op, "saturate");
+        sat && !(sat->is_bool() && sat->as_bool()))
+      unsupported(op_where(op) + ": saturate=false is not supported");
+    if (from == to) return x;
+    if (is_float_type(to)) return to + "(" + x + ")";
+    if (!is_float_type(from)) {  // i32 <-> u32, saturating
+      return to == "uint" ? "(" + x + " < 0 ? 0u : uint(" + x + "))"
+                          : "(" + x + " > 0x7fffffffu ? 0x7fffffff : int(" + x + "))";
+    }
+    const json::value* m = setting(op, "rounding_mode");
+    const std::string mode = m && m->is_string() ? std::string(m->as_string()) : "trunc";
+    const std::string fn = mode == "trunc"          ? "trunc"
+                           : mode == "floor"        ? "floor"
+                           : mode == "ceil"         ? "ceil"
+                           : mode == "nearest_even" ? "roundEven"
+                                                    : "";
+    if (fn.empty()) unsupported(op_where(op) + ": rounding_mode '" + mode + "'");
+    sb_.add_helper("cast", kCastHelpers);
+    return std::string(to == "int" ? "oi_to_i32(" : "oi_to_u32(") + fn + "(" + x + "))";
+  }
+
   // One elementwise op over the locals; returns the expression of its result.
   std::string op_expr(const OpIn& op, const std::string& index_var) {
     const std::string out_t = type_of(op.output);
@@ -120,6 +168,10 @@ class KernelWriter {
     if (out.shape != kernel_.shape)
       unsupported(op_where(op) + ": output '" + op.output + "' does not have the kernel's shape");
     std::vector<std::string> a;
+    if (op.op == "cast") {
+      if (op.inputs.size() != 1) invalid(op_where(op) + ": cast takes one input");
+      return cast_expr(op, local(op.inputs[0], index_var), type_of(op.inputs[0]), out_t);
+    }
     for (const std::string& in : op.inputs) {
       if (type_of(in) != out_t)
         unsupported(op_where(op) + ": mixed dtypes (" + plan_.value(in).dtype + " input, " +
