@@ -16,6 +16,8 @@ void register_add(std::vector<VulkanKernel>& list) {
                       {OI_DTYPE_I16, OI_DTYPE_I8, OI_DTYPE_U32, OI_DTYPE_U16, OI_DTYPE_U8,
                        OI_DTYPE_BOOL, OI_DTYPE_BITSET}}),
          true);
+  add_ew_accumulate(list, "add", &ew_kernel<EwOp::Add>, 2,
+                    dtype_union({kEwSigned, kEwUnsigned, kEwPackedSigned, kEwPackedUnsigned}));
 }
 
 const KernelRegistration registration(register_add);

@@ -370,6 +370,44 @@ void add_ew_wide(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn r
   }
 }
 
+std::vector<uint32_t> accumulate_targets(uint32_t dtype) {
+  switch (dtype) {
+    case OI_DTYPE_I1:
+    case OI_DTYPE_I2:
+    case OI_DTYPE_I4:
+      return {OI_DTYPE_I8, OI_DTYPE_I16, OI_DTYPE_I32, OI_DTYPE_I64};
+    case OI_DTYPE_I8:
+      return {OI_DTYPE_I16, OI_DTYPE_I32, OI_DTYPE_I64};
+    case OI_DTYPE_I16:
+      return {OI_DTYPE_I32, OI_DTYPE_I64};
+    case OI_DTYPE_I32:
+      return {OI_DTYPE_I64};
+    case OI_DTYPE_U1:
+    case OI_DTYPE_U2:
+    case OI_DTYPE_U4:
+      return {OI_DTYPE_U8, OI_DTYPE_U16, OI_DTYPE_U32, OI_DTYPE_U64};
+    case OI_DTYPE_U8:
+      return {OI_DTYPE_U16, OI_DTYPE_U32, OI_DTYPE_U64};
+    case OI_DTYPE_U16:
+      return {OI_DTYPE_U32, OI_DTYPE_U64};
+    case OI_DTYPE_U32:
+      return {OI_DTYPE_U64};
+    default:
+      return {};
+  }
+}
+
+void add_ew_accumulate(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run,
+                       uint32_t num_inputs, const std::vector<uint32_t>& dtypes) {
+  for (uint32_t t : dtypes) {
+    for (uint32_t acc : accumulate_targets(t)) {
+      const bool wide = acc == OI_DTYPE_I64 || acc == OI_DTYPE_U64;
+      list.push_back({op, std::vector<uint32_t>(num_inputs, t), acc, OI_KERNEL_MODE_ACCUMULATE,
+                      wide ? Needs::I64 : Needs::Nothing, run});
+    }
+  }
+}
+
 Needs wide_needs(uint32_t dtype) {
   return dtype == OI_DTYPE_F64 ? Needs::F64 : Needs::I64;
 }

@@ -87,6 +87,14 @@ void add_ew_wide(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn r
                  uint32_t output = 0);
 Needs wide_needs(uint32_t dtype);
 
+// The wider integers an integer accumulates into (acc=, ops.md): the catalog's accumulate
+// tables for add/sub/mul/abs/sum_axis/prod_axis (i1/i2/i4 -> i8 ... i64, i8 -> i16 ..., u alike).
+std::vector<uint32_t> accumulate_targets(uint32_t dtype);
+// Registers `op` accumulating from each of `dtypes` into each wider target (i64/u64 targets
+// need shaderInt64: they run on ew64.comp).
+void add_ew_accumulate(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run,
+                       uint32_t num_inputs, const std::vector<uint32_t>& dtypes);
+
 // The dtype sets the shader addresses.
 inline const std::vector<uint32_t> kEwFloats = {OI_DTYPE_F32, OI_DTYPE_F16, OI_DTYPE_BF16};
 inline const std::vector<uint32_t> kEwSigned = {OI_DTYPE_I32, OI_DTYPE_I16, OI_DTYPE_I8};

@@ -98,7 +98,11 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
   Dispatch job;
   job.shader = f64 ? "reduce_f64" : "reduce";
   job.float_width = f64 ? 64 : 32;
-  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(wide_dtype_code(in.dtype))};
+  // acc=: sum/prod into the wider output dtype
+  const uint32_t acc = out.dtype != in.dtype && (Op == ReduceOp::Sum || Op == ReduceOp::Prod)
+                           ? static_cast<uint32_t>(wide_dtype_code(out.dtype))
+                           : 99;
+  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(wide_dtype_code(in.dtype)), acc};
   job.params.assign(24 + 2 * kMaxRank, 0);
   job.params[0] = fit32(outputs);
   job.params[1] = static_cast<uint32_t>(kept.size() / 2);
@@ -138,6 +142,23 @@ void register_reduce(std::vector<VulkanKernel>& list) {
     add("min_axis", t, &reduce_kernel<ReduceOp::Min>);
     add("argmax_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMax>);
     add("argmin_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMin>);
+  }
+  // sum/prod accumulating (acc=) into a wider integer: i64/u64 as word pairs, no shaderInt64.
+  for (uint32_t t : dtype_union({kEwSigned, kEwUnsigned, kEwPackedSigned, kEwPackedUnsigned})) {
+    for (uint32_t acc : accumulate_targets(t)) {
+      list.push_back({"sum_axis",
+                      {t},
+                      acc,
+                      OI_KERNEL_MODE_ACCUMULATE,
+                      Needs::Nothing,
+                      &reduce_kernel<ReduceOp::Sum>});
+      list.push_back({"prod_axis",
+                      {t},
+                      acc,
+                      OI_KERNEL_MODE_ACCUMULATE,
+                      Needs::Nothing,
+                      &reduce_kernel<ReduceOp::Prod>});
+    }
   }
   for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
     list.push_back({"is_finite",

@@ -15,6 +15,8 @@ void register_sub(std::vector<VulkanKernel>& list) {
                       kEwPackedUnsigned,
                       {OI_DTYPE_I16, OI_DTYPE_I8, OI_DTYPE_U32, OI_DTYPE_U16, OI_DTYPE_U8}}),
          true);
+  add_ew_accumulate(list, "sub", &ew_kernel<EwOp::Sub>, 2,
+                    dtype_union({kEwSigned, kEwUnsigned, kEwPackedSigned, kEwPackedUnsigned}));
 }
 
 const KernelRegistration registration(register_sub);

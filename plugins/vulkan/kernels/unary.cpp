@@ -49,6 +49,10 @@ void register_unary(std::vector<VulkanKernel>& list) {
   add_ew_wide(list, "shl", &ew_kernel<EwOp::Shl>, 1, kEwWideInts, true);
   add_ew_wide(list, "shr", &ew_kernel<EwOp::Shr>, 1, kEwWideInts, true);
   add_ew_wide(list, "clamp", &ew_kernel<EwOp::Clamp>, 1, kEwWide, true);
+
+  // abs accumulating (acc=) into a wider signed integer.
+  add_ew_accumulate(list, "abs", &ew_kernel<EwOp::Abs>, 1,
+                    dtype_union({kEwSigned, kEwPackedSigned}));
 }
 
 const KernelRegistration registration(register_unary);

@@ -426,6 +426,14 @@ uint compute(uint i) {
     return mag != 0u ? x : z;
   }
   if (OP == OP_CAST) return cast_bits(x);
+  if (DT_OUT != DT_IN && (OP == OP_ADD || OP == OP_SUB || OP == OP_MUL || OP == OP_ABS)) {
+    // accumulate (acc=): the inputs converted exactly to the wider output, the op at its width
+    const bool sgn = dt_signed(DT_IN);
+    const uint xo = sgn ? uint(sext(x, DT_IN)) : x, zo = sgn ? uint(sext(z, DT_IN)) : z;
+    const uint r = OP == OP_ADD ? xo + zo : OP == OP_SUB ? xo - zo : OP == OP_MUL ? xo * zo
+                   : sgn && int(xo) < 0 ? 0u - xo : xo;
+    return r & dt_mask(DT_OUT);
+  }
   if (dt_float(DT_IN)) {
     return float_op(f32_bits_of(x, DT_IN), f32_bits_of(z, DT_IN), f32_bits_of(w, DT_IN));
   }

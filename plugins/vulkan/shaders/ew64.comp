@@ -2,7 +2,7 @@
 // dtype, built twice because SPIR-V capabilities are per module: -DF64 (shaderFloat64) for f64
 // inputs, casts to and from f64 (i64/u64 ones through exact word-pair arithmetic) and f64 iota;
 // -DI64 (shaderInt64) for i64/u64 inputs, casts to and from them (floats of up to 32 bits) and
-// their iota and u64 div. Elements travel as (low, high) word pairs; results of up to 32 bits are
+// their iota and u64 div, and add/sub/mul/abs accumulating (acc=) into i64/u64. Elements travel as (low, high) word pairs; results of up to 32 bits are
 // packed into words as in ew.comp (atomics on words shared with a neighbour), 8-byte results take
 // two words. Floats compare and classify on their bits; rounding ops are IEEE f64 operations.
 #version 450
@@ -33,7 +33,7 @@ const uint OP_NEG = 0, OP_ABS = 1, OP_SIGN = 2, OP_RECIP = 3, OP_FLOOR = 4, OP_C
            OP_CAST = 16, OP_IOTA = 17, OP_FILTER = 18;
 const uint OP_MIN = 20, OP_MAX = 21, OP_FLOOR_DIV = 22, OP_REM = 23, OP_AND = 24, OP_OR = 25,
            OP_XOR = 26, OP_EQ = 27, OP_NE = 28, OP_LT = 29, OP_LE = 30, OP_GT = 31, OP_GE = 32,
-           OP_DIV = 36;
+           OP_ADD = 33, OP_SUB = 34, OP_MUL = 35, OP_DIV = 36;
 const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4;
 
 // p: as ew.comp (count, rank, a/b/c element offsets, y element offset, flags, -, settings
@@ -56,7 +56,7 @@ const uint IN_BITS = BITS_OF(DT_IN);
 const uint OUT_BITS = BITS_OF(DT_OUT);
 const uint C_BITS = OP != OP_FILTER ? IN_BITS : BITS_OF(DT_C);
 const uint NUM_INPUTS = OP == OP_IOTA ? 0u
-                        : (OP >= OP_MIN && OP <= OP_GE) || OP == OP_DIV ? 2u
+                        : (OP >= OP_MIN && OP <= OP_DIV) ? 2u
                         : OP == OP_FILTER ? 3u : 1u;
 
 bool dt_float(uint dt) {
@@ -354,9 +354,16 @@ uvec2 float_op(uvec2 x, uvec2 z) {
 
 #if defined(I64)
 uvec2 int_op(uvec2 xw, uvec2 zw) {
+  if (IN_BITS < 64u) {  // accumulate (acc=) into i64/u64: the inputs converted exactly
+    xw = widen_int(xw.x, DT_IN);
+    zw = widen_int(zw.x, DT_IN);
+  }
   const uint64_t x = pack64(xw), z = pack64(zw);
   const int64_t sx = int64_t(x), sz = int64_t(z);
-  const bool sgn = DT_IN == DT_I64;
+  const bool sgn = DT_IN == DT_I64 || dt_signed(DT_IN);
+  if (OP == OP_ADD) return unpack32(x + z);
+  if (OP == OP_SUB) return unpack32(x - z);
+  if (OP == OP_MUL) return unpack32(x * z);
   if (OP == OP_NEG) return unpack32(0ul - x);
   if (OP == OP_ABS) return unpack32(sgn && sx < 0l ? 0ul - x : x);
   if (OP == OP_SIGN) return uvec2(sgn ? (sx < 0l ? 0xffu : sx > 0l ? 1u : 0u) : (x != 0ul ? 1u : 0u), 0u);

@@ -16,6 +16,8 @@ layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint OP = 0;  // values: kernels/reduce_ops.cpp
 layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes; 10 f64, 11 i64, 12 u64
+// sum/prod accumulating (acc=) into a wider integer: its code (99: none, the input's width).
+layout(constant_id = 2) const uint DT_ACC = 99;
 const uint OP_SUM = 0, OP_PROD = 1, OP_MEAN = 2, OP_MAX = 3, OP_MIN = 4, OP_ARGMAX = 5,
            OP_ARGMIN = 6, OP_ALL_FINITE = 7;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
@@ -29,7 +31,11 @@ const uint BITS = (DT >= DT_F64 && DT <= DT_U64) ? 64u
                   : (DT == DT_I4 || DT == DT_U4) ? 4u
                   : (DT == DT_I2 || DT == DT_U2) ? 2u
                                                  : 1u;
-const uint OUT_BITS = OP == OP_ALL_FINITE ? 8u : OP >= OP_ARGMAX ? 64u : BITS;
+const uint ACC_BITS = (DT_ACC == DT_I64 || DT_ACC == DT_U64) ? 64u
+                      : DT_ACC <= DT_U32                   ? 32u
+                      : DT_ACC <= DT_U16                   ? 16u
+                                                           : 8u;
+const uint OUT_BITS = OP == OP_ALL_FINITE ? 8u : OP >= OP_ARGMAX ? 64u : DT_ACC != 99u ? ACC_BITS : BITS;
 const bool FLOAT = DT == DT_F32 || DT == DT_F16 || DT == DT_BF16 || DT == DT_F8;
 const bool SIGNED =
     DT == DT_I32 || DT == DT_I16 || DT == DT_I8 || DT == DT_I4 || DT == DT_I2 || DT == DT_I1;
@@ -172,6 +178,22 @@ uvec2 reduce_wide(uint o) {
 #endif
 }
 
+// sum/prod of elements of up to 32 bits accumulated (acc=) into i64/u64: exact conversions,
+// then modular 64-bit arithmetic.
+uvec2 reduce_acc64(uint o) {
+  uvec2 acc = OP == OP_PROD ? uvec2(1u, 0u) : uvec2(0u);
+  uint c[MAX_RANK];
+  for (uint d = 0u; d < MAX_RANK; ++d) c[d] = 0u;
+  uint k = first_of(o);
+  for (uint r = 0u; r < p[3]; ++r) {
+    const uint raw = load_raw(k);
+    const uvec2 v = SIGNED ? uvec2(uint(sext(raw)), sext(raw) < 0 ? 0xffffffffu : 0u) : uvec2(raw, 0u);
+    acc = OP == OP_PROD ? mul64(acc, v) : add64(acc, v);
+    step(k, c);
+  }
+  return acc;
+}
+
 // The result's bits for output o (argmax/argmin: the index, below 2^32).
 uint reduce_one(uint o) {
   if (BITS == 64u) return reduce_wide(o).x;  // argmax, argmin, is_finite
@@ -189,9 +211,9 @@ uint reduce_one(uint o) {
     if (OP == OP_ALL_FINITE) {  // is_finite: one bool for the whole tensor
       if ((v & 0x7f800000u) == 0x7f800000u) return 0u;
     } else if (OP == OP_SUM || OP == OP_MEAN) {
-      if (FLOAT) fsum += uintBitsToFloat(v); else isum += v;
+      if (FLOAT) fsum += uintBitsToFloat(v); else isum += SIGNED ? uint(sext(v)) : v;
     } else if (OP == OP_PROD) {
-      if (FLOAT) fsum *= uintBitsToFloat(v); else isum *= v;  // modular: raw bits suffice
+      if (FLOAT) fsum *= uintBitsToFloat(v); else isum *= SIGNED ? uint(sext(v)) : v;  // modular
     } else if (OP == OP_MAX || OP == OP_MIN) {
       if (r == 0u || (FLOAT && is_nan(v))) {
         best = v;
@@ -229,7 +251,9 @@ void main() {
   const uint first = p[5], end = p[5] + p[0];
   if (OUT_BITS == 64u) {
     for (uint o = gl_GlobalInvocationID.x; o < p[0]; o += stride) {
-      const uvec2 r = BITS == 64u ? reduce_wide(o) : uvec2(reduce_one(o), 0u);
+      const uvec2 r = BITS == 64u          ? reduce_wide(o)
+                      : OP <= OP_PROD && DT_ACC != 99u ? reduce_acc64(o)
+                                                   : uvec2(reduce_one(o), 0u);
       y[2u * (first + o)] = r.x;
       y[2u * (first + o) + 1u] = r.y;
     }
