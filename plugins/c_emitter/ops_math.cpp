@@ -1,5 +1,5 @@
 // The elementwise math of ops-nn.md in generated C (f32, f64): exp, log, sqrt, rsqrt, sin, cos,
-// tanh, erf, sigmoid, silu, gelu (exact and tanh). As the CPU backend does (float_math.hpp),
+// tanh, erf, sigmoid, silu, gelu (exact and tanh), pow. As the CPU backend does (float_math.hpp),
 // each op is computed in double with libm and an f32 result is rounded once to f32, so results
 // agree bit for bit with the simulator on the same libm (ops-nn.md allows 2 ulp in f32).
 
@@ -38,6 +38,10 @@ std::string math(const ElementwiseCall& e) {
   } else {
     check_settings(e.settings, {}, e.where);
   }
+  if (e.op == "pow") {  // a^b as C's pow, numpy broadcasting (the kernel's index arithmetic)
+    if (e.dtype == "f64") return "pow(" + e.args[0] + ", " + e.args[1] + ")";
+    return "(float)pow((double)" + e.args[0] + ", (double)" + e.args[1] + ")";
+  }
   if (e.dtype == "f64") return fn + "(" + e.args[0] + ")";
   return "(float)" + fn + "((double)" + e.args[0] + ")";
 }
@@ -45,8 +49,8 @@ std::string math(const ElementwiseCall& e) {
 }  // namespace
 
 void register_math_ops(OpTable& t) {
-  for (const char* op :
-       {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "sigmoid", "silu", "gelu"})
+  for (const char* op : {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "sigmoid",
+                         "silu", "gelu", "pow"})
     t.elementwise[op] = math;
   t.helpers.push_back(kMathHelpersC);
 }

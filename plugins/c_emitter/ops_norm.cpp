@@ -1,8 +1,9 @@
-// softmax, layer_norm and rms_norm in generated C (ops-nn.md; f32, f64), written as the CPU
-// backend computes them (softmax.hpp, norm.hpp) so the results agree bit for bit on the same
-// libm: statistics accumulate in the dtype, in index order.
+// softmax, log_softmax, layer_norm, rms_norm and batch_norm in generated C (ops-nn.md; f32,
+// f64), written as the CPU backend's scalar paths compute them (softmax.hpp, norm.hpp,
+// batch_norm.cpp): statistics accumulate in the dtype, in index order. Its f32 rows may take
+// vector paths instead, hence ops-nn.md's tolerance.
 //   softmax over `axis`: m = max (a NaN ends the scan and propagates), s = sum of e^(x - m),
-//     then e^(x - m) / s;
+//     then e^(x - m) / s (log_softmax: (x - m) - log(s));
 //   layer_norm over axes `axis`..: y = (x - mean) / sqrt(var + eps) * scale [+ bias], var the
 //     population variance; rms_norm: y = x / sqrt(mean(x^2) + eps) * scale.
 #include "c_ops.hpp"
@@ -40,9 +41,48 @@ void softmax(KernelEnv& env, const json::object& op, std::ostringstream& c) {
     << "      " << T << " sum = 0;\n"
     << "      for (size_t k = 0; k < " << u(len) << "; ++k) sum += " << e << "(p_" << x.name
     << "[base + k * " << u(inner) << "] - m);\n"
-    << "      for (size_t k = 0; k < " << u(len) << "; ++k)\n"
-    << "        o[base + k * " << u(inner) << "] = " << e << "(p_" << x.name << "[base + k * "
-    << u(inner) << "] - m) / sum;\n    }\n";
+    << "      for (size_t k = 0; k < " << u(len) << "; ++k)\n";
+  if (str(op.at("op")) == "log_softmax")
+    c << "        o[base + k * " << u(inner) << "] = (p_" << x.name << "[base + k * " << u(inner)
+      << "] - m) - " << (y.dtype == "f32" ? "logf" : "log") << "(sum);\n    }\n";
+  else
+    c << "        o[base + k * " << u(inner) << "] = " << e << "(p_" << x.name << "[base + k * "
+      << u(inner) << "] - m) / sum;\n    }\n";
+}
+
+// batch_norm(x, scale, bias, mean, var) over channel axis 1 of x [N, C, ...] (ops-nn.md, the
+// inference form): per channel mul = scale / sqrt(var + eps), then (x - mean) * mul + bias.
+void batch_norm(KernelEnv& env, const json::object& op, std::ostringstream& c) {
+  const std::string where = op_where(op);
+  const auto& settings = op.at("settings").as_object();
+  check_settings(settings, {"epsilon"}, where);
+  const auto& ins = op.at("inputs").as_array();
+  if (ins.size() != 5) throw std::runtime_error(where + " takes x, scale, bias, mean and var");
+  const Value& x = whole_operand(env, ins.at(0), op);
+  const Value& y = env.value(str(op.at("output")));
+  if ((y.dtype != "f32" && y.dtype != "f64") || x.dtype != y.dtype || x.shape != y.shape ||
+      x.shape.size() < 2)
+    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+  const uint64_t channels = x.shape[1];
+  std::vector<std::string> p;
+  for (size_t i = 1; i < 5; ++i) {
+    const Value& v = whole_operand(env, ins.at(i), op);
+    if (v.dtype != y.dtype || v.numel() != channels)
+      throw std::runtime_error(where + ": scale, bias, mean and var need one value per channel");
+    p.push_back("p_" + v.name);
+  }
+  if (y.numel() == 0) return;
+  const uint64_t inner = x.numel() / (x.shape[0] * channels);
+  double eps = 1e-5;
+  if (settings.contains("epsilon")) eps = settings.at("epsilon").to_number<double>();
+  const std::string T = c_type(y.dtype), sq = y.dtype == "f32" ? "sqrtf" : "sqrt";
+  c << "    for (size_t plane = 0; plane < " << u(x.shape[0] * channels) << "; ++plane) {\n"
+    << "      const size_t ch = plane % " << u(channels) << ";\n"
+    << "      const " << T << " mul = " << p[0] << "[ch] / " << sq << "(" << p[3] << "[ch] + (" << T
+    << ")" << number(eps) << ");\n"
+    << "      const " << T << " mu = " << p[2] << "[ch], b = " << p[1] << "[ch];\n"
+    << "      for (size_t i = plane * " << u(inner) << "; i < (plane + 1u) * " << u(inner)
+    << "; ++i)\n        o[i] = (p_" << x.name << "[i] - mu) * mul + b;\n    }\n";
 }
 
 void norm(KernelEnv& env, const json::object& op, std::ostringstream& c) {
@@ -92,6 +132,8 @@ void norm(KernelEnv& env, const json::object& op, std::ostringstream& c) {
 
 void register_norm_ops(OpTable& t) {
   t.ops["softmax"] = softmax;
+  t.ops["log_softmax"] = softmax;
+  t.ops["batch_norm"] = batch_norm;
   t.ops["layer_norm"] = norm;
   t.ops["rms_norm"] = norm;
 }
