@@ -32,12 +32,14 @@ struct GemvSplit {
   uint32_t cols, wg, unroll;
 };
 
-// Shared memory of each: 24, 16, 12 and 17 KiB (double buffered). Measured on an H100 at 4096^3
-// and 2048^3: 34.5 and 32.7 TFLOP/s for kHuge, 32.2 and 30.1 for kLarge.
-constexpr Tile kHuge{256, 128, 8, 16, 8};  // 128 outputs an invocation: for big matrices
-constexpr Tile kLarge{128, 128, 8, 8, 8};  // half the tiles' size: twice as many workgroups
-constexpr Tile kWide{128, 64, 8, 8, 4};
-constexpr Tile kSmall{64, 64, 16, 4, 4};  // small matrices: many workgroups
+// Shared memory of each: 16, 12 and 17 KiB (double buffered). On an H100 (2026-11-23) kLarge
+// gave 31.9-32.2 TFLOP/s at 4096^3 and 29.5-30.1 at 2048^3 in two clean runs; a 256x128 tile
+// (16x8 an invocation, OPENINFER_VULKAN_MATMUL_TILE=256,128,8,16,8) gave 34.5 and 32.7 in one
+// run but fell to half of kLarge's speed in a slower one, and holds 128 accumulators an
+// invocation (register-hungry on other GPUs): not the default.
+constexpr Tile kLarge{128, 128, 8, 8, 8};  // 64 outputs an invocation: for big matrices
+constexpr Tile kWide{128, 64, 8, 8, 4};    // half the tiles' size: twice as many workgroups
+constexpr Tile kSmall{64, 64, 16, 4, 4};   // small matrices: many workgroups
 constexpr uint32_t kGemvWg = 1024, kGemvUnroll = 8;
 constexpr uint32_t kGemvMaxRows = 4;
 // Workgroups a dispatch needs before bigger tiles pay: about one per SM of a large GPU (an
@@ -121,7 +123,7 @@ GemvSplit gemv_split(uint64_t K, uint64_t N, uint64_t batches) {
 
 // The biggest tile that still gives every SM work; small matrices get the 64 x 64 tile.
 Tile pick_tile(uint64_t M, uint64_t N, uint64_t batches) {
-  for (const Tile& t : {kHuge, kLarge, kWide}) {
+  for (const Tile& t : {kLarge, kWide}) {
     if (ceil_div(M, t.bm) * ceil_div(N, t.bn) * batches >= kFillGroups) return t;
   }
   return kSmall;
