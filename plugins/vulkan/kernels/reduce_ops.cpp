@@ -1,7 +1,8 @@
 // sum/prod/mean/max/min_axis over `axes` and argmax/argmin_axis over `axis` (ops.md) on
 // shaders/reduce.comp, for the 8/16/32-bit dtypes, f8, the packed integers and i64/u64 (as word
-// pairs, no shaderInt64 needed), and f64 on the reduce_f64 variant (shaderFloat64). mean: floats
-// only (integer means need the exact wide sum, which stays on the CPU).
+// pairs, no shaderInt64 needed), and f64 on the reduce_f64 variant (shaderFloat64); acc= for the
+// integer sums, products and means. Integer means sum exactly in 64 bits and truncate, for inputs
+// of up to 32 bits (i64/u64 means, whose exact sums need more, stay on the CPU).
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -99,9 +100,9 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
   job.shader = f64 ? "reduce_f64" : "reduce";
   job.float_width = f64 ? 64 : 32;
   // acc=: sum/prod into the wider output dtype
-  const uint32_t acc = out.dtype != in.dtype && (Op == ReduceOp::Sum || Op == ReduceOp::Prod)
-                           ? static_cast<uint32_t>(wide_dtype_code(out.dtype))
-                           : 99;
+  const bool folds = Op == ReduceOp::Sum || Op == ReduceOp::Prod || Op == ReduceOp::Mean;
+  const uint32_t acc =
+      out.dtype != in.dtype && folds ? static_cast<uint32_t>(wide_dtype_code(out.dtype)) : 99;
   job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(wide_dtype_code(in.dtype)), acc};
   job.params.assign(24 + 2 * kMaxRank, 0);
   job.params[0] = fit32(outputs);
@@ -143,22 +144,18 @@ void register_reduce(std::vector<VulkanKernel>& list) {
     add("argmax_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMax>);
     add("argmin_axis", OI_DTYPE_I64, &reduce_kernel<ReduceOp::ArgMin>);
   }
-  // sum/prod accumulating (acc=) into a wider integer: i64/u64 as word pairs, no shaderInt64.
+  // sum/prod/mean accumulating (acc=) into a wider integer (i64/u64 as word pairs, no
+  // shaderInt64), and the integer mean: the exact sum, the quotient truncated.
   for (uint32_t t : dtype_union({kEwSigned, kEwUnsigned, kEwPackedSigned, kEwPackedUnsigned})) {
+    auto add = [&](const char* op, uint32_t out, oi_kernel_mode mode, oi_kernel_fn fn) {
+      list.push_back({op, {t}, out, mode, Needs::Nothing, fn});
+    };
     for (uint32_t acc : accumulate_targets(t)) {
-      list.push_back({"sum_axis",
-                      {t},
-                      acc,
-                      OI_KERNEL_MODE_ACCUMULATE,
-                      Needs::Nothing,
-                      &reduce_kernel<ReduceOp::Sum>});
-      list.push_back({"prod_axis",
-                      {t},
-                      acc,
-                      OI_KERNEL_MODE_ACCUMULATE,
-                      Needs::Nothing,
-                      &reduce_kernel<ReduceOp::Prod>});
+      add("sum_axis", acc, OI_KERNEL_MODE_ACCUMULATE, &reduce_kernel<ReduceOp::Sum>);
+      add("prod_axis", acc, OI_KERNEL_MODE_ACCUMULATE, &reduce_kernel<ReduceOp::Prod>);
+      add("mean_axis", acc, OI_KERNEL_MODE_ACCUMULATE, &reduce_kernel<ReduceOp::Mean>);
     }
+    add("mean_axis", t, OI_KERNEL_MODE_NORMAL, &reduce_kernel<ReduceOp::Mean>);
   }
   for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
     list.push_back({"is_finite",

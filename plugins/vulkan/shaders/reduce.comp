@@ -16,7 +16,7 @@ layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint OP = 0;  // values: kernels/reduce_ops.cpp
 layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes; 10 f64, 11 i64, 12 u64
-// sum/prod accumulating (acc=) into a wider integer: its code (99: none, the input's width).
+// sum/prod/mean accumulating (acc=) into a wider integer: its code (99: none, the input's).
 layout(constant_id = 2) const uint DT_ACC = 99;
 const uint OP_SUM = 0, OP_PROD = 1, OP_MEAN = 2, OP_MAX = 3, OP_MIN = 4, OP_ARGMAX = 5,
            OP_ARGMIN = 6, OP_ALL_FINITE = 7;
@@ -194,9 +194,52 @@ uvec2 reduce_acc64(uint o) {
   return acc;
 }
 
+uvec2 neg64(uvec2 v) {
+  uint borrow;
+  const uint lo = usubBorrow(0u, v.x, borrow);
+  return uvec2(lo, 0u - v.y - borrow);
+}
+
+// mean of integers of up to 32 bits: the exact sum (wrapped at the acc= width when
+// accumulating), divided by the count truncating toward zero; an empty axis gives 0.
+uvec2 mean_int(uint o) {
+  const uint count = p[3];
+  if (count == 0u) return uvec2(0u);
+  uvec2 sum = uvec2(0u);
+  uint c[MAX_RANK];
+  for (uint d = 0u; d < MAX_RANK; ++d) c[d] = 0u;
+  uint k = first_of(o);
+  for (uint r = 0u; r < count; ++r) {
+    const uint raw = load_raw(k);
+    sum = add64(sum, SIGNED ? uvec2(uint(sext(raw)), sext(raw) < 0 ? 0xffffffffu : 0u) : uvec2(raw, 0u));
+    step(k, c);
+  }
+  if (DT_ACC != 99u && ACC_BITS < 64u) {  // wrapped at the acc width, then sign-extended
+    const uint lo = ACC_BITS == 32u ? sum.x : sum.x & ((1u << ACC_BITS) - 1u);
+    const int s32 = ACC_BITS == 32u ? int(lo) : int(lo << (32u - ACC_BITS)) >> (32u - ACC_BITS);
+    sum = SIGNED ? uvec2(uint(s32), s32 < 0 ? 0xffffffffu : 0u) : uvec2(lo, 0u);
+  }
+  const bool neg = SIGNED && (sum.y & 0x80000000u) != 0u;
+  const uvec2 mag = neg ? neg64(sum) : sum;
+  // long division of the 64-bit magnitude by the 32-bit count
+  uvec2 q = uvec2(0u);
+  uint rem = 0u;
+  for (int i = 63; i >= 0; --i) {
+    const uint bit = i >= 32 ? (mag.y >> uint(i - 32)) & 1u : (mag.x >> uint(i)) & 1u;
+    const bool carry = (rem & 0x80000000u) != 0u;
+    rem = (rem << 1) | bit;
+    if (carry || rem >= count) {
+      rem -= count;
+      if (i >= 32) q.y |= 1u << uint(i - 32); else q.x |= 1u << uint(i);
+    }
+  }
+  return neg ? neg64(q) : q;
+}
+
 // The result's bits for output o (argmax/argmin: the index, below 2^32).
 uint reduce_one(uint o) {
   if (BITS == 64u) return reduce_wide(o).x;  // argmax, argmin, is_finite
+  if (OP == OP_MEAN && !FLOAT) return mask_out(mean_int(o).x);
   const uint base = first_of(o);
   const uint count = p[3];
   float fsum = OP == OP_PROD ? 1.0 : 0.0;
@@ -251,9 +294,10 @@ void main() {
   const uint first = p[5], end = p[5] + p[0];
   if (OUT_BITS == 64u) {
     for (uint o = gl_GlobalInvocationID.x; o < p[0]; o += stride) {
-      const uvec2 r = BITS == 64u          ? reduce_wide(o)
+      const uvec2 r = BITS == 64u                      ? reduce_wide(o)
+                      : OP == OP_MEAN && !FLOAT        ? mean_int(o)
                       : OP <= OP_PROD && DT_ACC != 99u ? reduce_acc64(o)
-                                                   : uvec2(reduce_one(o), 0u);
+                                                       : uvec2(reduce_one(o), 0u);
       y[2u * (first + o)] = r.x;
       y[2u * (first + o) + 1u] = r.y;
     }
