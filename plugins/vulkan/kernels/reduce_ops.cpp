@@ -119,6 +119,18 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
   job.buffers[3] = out.buffer;
   job.output = 3;
   job.groups[0] = std::min<uint32_t>(fit32((outputs + 255) / 256 + 1), 65535);
+  // Few outputs over one long axis (a decoder's argmax over the vocabulary): a workgroup per
+  // output instead of one invocation walking tens of thousands of elements alone.
+  const bool picks = Op == ReduceOp::Max || Op == ReduceOp::Min || arg;
+  const bool word_out = arg || in.dtype == OI_DTYPE_F32 || in.dtype == OI_DTYPE_I32 ||
+                        in.dtype == OI_DTYPE_U32;
+  const bool narrow_in = in.dtype != OI_DTYPE_F64 && in.dtype != OI_DTYPE_I64 &&
+                         in.dtype != OI_DTYPE_U64;
+  if (picks && word_out && narrow_in && reduced.size() == 2 && count >= 1024 &&
+      outputs <= 4096) {
+    job.spec.push_back(1);  // ROW_GROUPS
+    job.groups[0] = static_cast<uint32_t>(outputs);
+  }
   run_dispatch(call->device, job);
   OI_ABI_CATCH(call->host)
 }

@@ -18,6 +18,8 @@ layout(constant_id = 0) const uint OP = 0;  // values: kernels/reduce_ops.cpp
 layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes; 10 f64, 11 i64, 12 u64
 // sum/prod/mean accumulating (acc=) into a wider integer: its code (99: none, the input's).
 layout(constant_id = 2) const uint DT_ACC = 99;
+// 1: one workgroup per output (max/min/argmax/argmin over one long axis, few outputs).
+layout(constant_id = 3) const uint ROW_GROUPS = 0;
 const uint OP_SUM = 0, OP_PROD = 1, OP_MEAN = 2, OP_MAX = 3, OP_MIN = 4, OP_ARGMAX = 5,
            OP_ARGMIN = 6, OP_ALL_FINITE = 7;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
@@ -289,8 +291,83 @@ uint reduce_one(uint o) {
   return encode_float(floatBitsToUint(fsum));
 }
 
+// ---- one workgroup per output (ROW_GROUPS): few outputs over one long axis ----
+// max/min/argmax/argmin of up to 32-bit elements: each invocation scans every 256th element
+// with the serial rules (first NaN wins, -0 and +0 tie for argmax/argmin, select_first picks the
+// first or last of equal values), then the partial results meet in a tree that keeps the same
+// rules: the smallest NaN index, else the better value, else the first (or last) index.
+shared uint row_best[256];
+shared uint row_at[256];
+shared uint row_nan[256];  // index of the first NaN seen, 0xffffffff: none
+
+bool row_better(uint a, uint b) {  // is a strictly better than b?
+  const bool sz = OP == OP_MAX || OP == OP_MIN;  // values: -0 below +0
+  return (OP == OP_MAX || OP == OP_ARGMAX) ? less(b, a, sz) : less(a, b, sz);
+}
+
+void reduce_row(uint o) {
+  const uint t = gl_LocalInvocationIndex, count = p[3], st = p[25];
+  const uint base = first_of(o);
+  uint best = 0u, at = 0xffffffffu, nan_at = 0xffffffffu;
+  for (uint r = t; r < count; r += 256u) {
+    uint v = load_raw(base + r * st);
+    if (FLOAT) v = f32_bits(v);
+    if (FLOAT && is_nan(v)) {
+      nan_at = r;
+      best = v;
+      break;
+    }
+    const bool first = at == 0xffffffffu;
+    const bool tie = !first && !row_better(v, best) && !row_better(best, v);
+    if (first || row_better(v, best) || (tie && p[6] == 0u)) {
+      best = v;
+      at = r;
+    }
+  }
+  row_best[t] = best;
+  row_at[t] = at;
+  row_nan[t] = nan_at;
+  barrier();
+  for (uint half_n = 128u; half_n > 0u; half_n >>= 1) {
+    if (t < half_n) {
+      const uint u = t + half_n;
+      if (row_nan[u] < row_nan[t]) {
+        row_nan[t] = row_nan[u];
+        row_best[t] = row_best[u];
+      } else if (row_nan[t] == 0xffffffffu && row_at[u] != 0xffffffffu) {
+        const uint a = row_best[t], b = row_best[u];
+        bool take = row_at[t] == 0xffffffffu || row_better(b, a);
+        if (!take && !row_better(a, b)) {  // equal values: the first or the last index
+          take = p[6] != 0u ? row_at[u] < row_at[t] : row_at[u] > row_at[t];
+        }
+        if (take) {
+          row_best[t] = b;
+          row_at[t] = row_at[u];
+        }
+      }
+    }
+    barrier();
+  }
+  if (t == 0u) {
+    const uint y0 = p[5] + o;
+    if (OP >= OP_ARGMAX) {
+      y[2u * y0] = row_nan[0] != 0xffffffffu ? row_nan[0] : (row_at[0] == 0xffffffffu ? 0u : row_at[0]);
+      y[2u * y0 + 1u] = 0u;
+    } else {
+      y[y0] = FLOAT ? encode_float(row_best[0]) : row_best[0];
+    }
+  }
+}
+
 void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (ROW_GROUPS == 1u) {
+    for (uint o = gl_WorkGroupID.x; o < p[0]; o += gl_NumWorkGroups.x) {
+      reduce_row(o);
+      barrier();  // the next output reuses the shared arrays
+    }
+    return;
+  }
   const uint first = p[5], end = p[5] + p[0];
   if (OUT_BITS == 64u) {
     for (uint o = gl_GlobalInvocationID.x; o < p[0]; o += stride) {
