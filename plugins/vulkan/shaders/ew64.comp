@@ -1,10 +1,11 @@
-// The ew.comp ops (not the transcendental ones) where an operand or the result is an 8-byte
-// dtype, built twice because SPIR-V capabilities are per module: -DF64 (shaderFloat64) for f64
-// inputs, casts to and from f64 (i64/u64 ones through exact word-pair arithmetic) and f64 iota;
-// -DI64 (shaderInt64) for i64/u64 inputs, casts to and from them (floats of up to 32 bits) and
-// their iota and u64 div, and add/sub/mul/abs accumulating (acc=) into i64/u64. Elements travel as (low, high) word pairs; results of up to 32 bits are
-// packed into words as in ew.comp (atomics on words shared with a neighbour), 8-byte results take
-// two words. Floats compare and classify on their bits; rounding ops are IEEE f64 operations.
+// The ew.comp ops where an operand or the result is an 8-byte dtype, built twice because SPIR-V
+// capabilities are per module: -DF64 (shaderFloat64) for f64 inputs (with exp, log, sqrt,
+// rsqrt, tanh, sigmoid, silu and fma), casts to and from f64 (i64/u64 ones through exact
+// word-pair arithmetic) and f64 iota; -DI64 (shaderInt64) for i64/u64 inputs, casts to and from
+// them (floats of up to 32 bits), their iota, u64 div, and add/sub/mul/abs accumulating (acc=)
+// into i64/u64. Elements travel as (low, high) word pairs; results of up to 32 bits are packed
+// into words as in ew.comp (atomics on words shared with a neighbour), 8-byte results take two
+// words. Floats compare and classify on their bits; rounding ops are IEEE f64 operations.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #if defined(I64)
@@ -13,7 +14,7 @@
 #include "float_controls.glsl"
 #include "half_formats.glsl"
 #if defined(F64)
-#include "math_f64.glsl"
+#include "wide_floats.glsl"
 #endif
 
 layout(local_size_x = 256) in;
@@ -34,6 +35,8 @@ const uint OP_NEG = 0, OP_ABS = 1, OP_SIGN = 2, OP_RECIP = 3, OP_FLOOR = 4, OP_C
 const uint OP_MIN = 20, OP_MAX = 21, OP_FLOOR_DIV = 22, OP_REM = 23, OP_AND = 24, OP_OR = 25,
            OP_XOR = 26, OP_EQ = 27, OP_NE = 28, OP_LT = 29, OP_LE = 30, OP_GT = 31, OP_GE = 32,
            OP_ADD = 33, OP_SUB = 34, OP_MUL = 35, OP_DIV = 36;
+const uint OP_EXP = 40, OP_LOG = 41, OP_SQRT = 42, OP_TANH = 45, OP_RSQRT = 47, OP_SIGMOID = 48,
+           OP_SILU = 49, OP_FMA = 53;
 const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4;
 
 // p: as ew.comp (count, rank, a/b/c element offsets, y element offset, flags, -, settings
@@ -57,7 +60,7 @@ const uint OUT_BITS = BITS_OF(DT_OUT);
 const uint C_BITS = OP != OP_FILTER ? IN_BITS : BITS_OF(DT_C);
 const uint NUM_INPUTS = OP == OP_IOTA ? 0u
                         : (OP >= OP_MIN && OP <= OP_DIV) ? 2u
-                        : OP == OP_FILTER ? 3u : 1u;
+                        : OP == OP_FILTER || OP == OP_FMA ? 3u : 1u;
 
 bool dt_float(uint dt) {
   return dt == DT_F32 || dt == DT_F16 || dt == DT_BF16 || dt == DT_F8 || dt == DT_F64;
@@ -312,6 +315,38 @@ uvec2 cast_value(uvec2 x) {
 }
 
 #if defined(F64)
+// The f64 math ops (wide_floats.glsl / math_f64.glsl, f64 arithmetic written out): within the
+// few ulp ops-nn.md allows; NaN, infinities and zeros as the CPU's libm gives them.
+uvec2 math_op(uvec2 x, uvec2 z, uvec2 w) {
+  if (OP == OP_FMA) {
+    precise double r = fma(f64_of(x), f64_of(z), f64_of(w));  // one rounding
+    return from_f64(r);
+  }
+  if (is_nan64(x)) return uvec2(x.x, x.y | 0x00080000u);
+  const double v = f64_of(x);
+  const bool inf = (x.y & 0x7fffffffu) == 0x7ff00000u && x.x == 0u;
+  const bool neg = (x.y & 0x80000000u) != 0u;
+  if (OP == OP_EXP) return from_f64(exp_any_f64(v));
+  if (OP == OP_LOG) return from_f64(log_any_f64(v));
+  if (OP == OP_SQRT) return from_f64(sqrt_any_f64(v));
+  if (OP == OP_RSQRT) {
+    if (is_zero64(x)) return uvec2(0u, (x.y & 0x80000000u) | 0x7ff00000u);
+    if (neg) return from_f64(nan_f64());
+    return inf ? uvec2(0u) : from_f64(1.0LF / sqrt_any_f64(v));
+  }
+  if (OP == OP_TANH) {
+    if (is_zero64(x)) return x;  // keeps -0
+    return inf ? from_f64(neg ? -1.0LF : 1.0LF) : from_f64(tanh_f64(v));
+  }
+  if (OP == OP_SIGMOID) {
+    if (inf) return from_f64(neg ? 0.0LF : 1.0LF);
+    return from_f64(1.0LF / (1.0LF + exp_f64(-v)));
+  }
+  // silu: +inf stays, -inf gives NaN (inf / inf)
+  if (inf) return neg ? from_f64(nan_f64()) : x;
+  return from_f64(v / (1.0LF + exp_f64(-v)));
+}
+
 uvec2 float_op(uvec2 x, uvec2 z) {
   const bool xnan = is_nan64(x), znan = is_nan64(z);
   const uvec2 quiet_x = uvec2(x.x, x.y | 0x00080000u), quiet_z = uvec2(z.x, z.y | 0x00080000u);
@@ -425,6 +460,7 @@ uvec2 compute(uint i) {
   }
   if (OP == OP_CAST) return cast_value(x);
 #if defined(F64)
+  if (OP >= OP_EXP) return math_op(x, z, NUM_INPUTS >= 3u ? LOAD_BITS(c, p[4] + e.z, IN_BITS) : uvec2(0u));
   return float_op(x, z);
 #else
   return int_op(x, z);

@@ -47,13 +47,18 @@ double log_any_f64(double x) {
   return log_f64(x);
 }
 
-// sqrt x to double precision whatever the driver's sqrt does: one Newton step with an exact
-// residual (fma) from its estimate.
+// sqrt x to double precision whatever the driver's sqrt does: one Newton step from its
+// estimate r with the residual x - r^2 computed exactly (Dekker's split of r into two 26-bit
+// halves; a driver's fma need not be fused).
 double sqrt_any_f64(double x) {
-  if (is_nan_f64(x) || is_inf_f64(x) || x == 0.0LF) return x;
-  if (x < 0.0LF) return nan_f64();
+  if (is_nan_f64(x) || x == 0.0LF) return x;
+  if (x < 0.0LF) return nan_f64();  // -inf too
+  if (is_inf_f64(x)) return x;
   const double r = sqrt(x);
-  precise double residual = fma(-r, r, x);
+  precise double big = r * 134217729.0LF;  // 2^27 + 1
+  precise double hi = big - (big - r);
+  precise double lo = r - hi;
+  precise double residual = ((x - hi * hi) - 2.0LF * hi * lo) - lo * lo;
   return r + residual / (2.0LF * r);
 }
 
