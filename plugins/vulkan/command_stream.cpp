@@ -38,6 +38,10 @@ std::string describe(const vk::SystemError& e) {
 
 void CommandStream::open(const StreamSetup& setup) {
   s_ = setup;
+  if (const char* env = std::getenv("OPENINFER_VULKAN_IDLE_CHECK"); env != nullptr) {
+    const long n = std::strtol(env, nullptr, 10);
+    if (n >= 1 && n <= 4096) idle_check_ = static_cast<uint32_t>(n);
+  }
   if (const char* env = std::getenv("OPENINFER_VULKAN_FAIL_SUBMIT"); env != nullptr) {
     fail_submit_ = std::strtoull(env, nullptr, 10);
   }
@@ -255,7 +259,7 @@ void CommandStream::end_command() {
   ++stats_.commands;
   if (b.commands >= kMaxCommands || b.inline_bytes >= kMaxInlineBytes) {
     flush();
-  } else if (b.commands % kIdleCheck == 0 && gpu_idle()) {
+  } else if (b.commands % idle_check_ == 0 && gpu_idle()) {
     flush();  // the GPU would wait for us otherwise
   }
 }

@@ -7,7 +7,7 @@
 // barrier after each (shader/transfer writes before any later shader/transfer access), so every
 // command sees the results of the ones recorded before it, also across batches: they all go to
 // one queue in order. A batch is submitted without waiting when it is full (kMaxCommands, an
-// arena full) or, every kIdleCheck commands, when the GPU has run out of work; the CPU records
+// arena full) or, every idle_check_ commands, when the GPU has run out of work; the CPU records
 // the next batch meanwhile and waits for a batch's fence only before reusing it. download() and
 // synchronize() submit what is recorded and wait for it. Objects that recorded commands may
 // still use are destroyed only once the batch that last could use them has completed.
@@ -56,7 +56,8 @@ class CommandStream {
  public:
   static constexpr size_t kBatches = 3;          // the CPU records one while the GPU runs others
   static constexpr uint32_t kMaxCommands = 256;  // a full batch is submitted
-  static constexpr uint32_t kIdleCheck = 32;     // commands between looks at an idle GPU
+  // Commands between looks at an idle GPU (OPENINFER_VULKAN_IDLE_CHECK overrides, for tuning).
+  uint32_t idle_check_ = 1;
   static constexpr vk::DeviceSize kInlineUpload = 65536;  // vkCmdUpdateBuffer's limit
 
   void open(const StreamSetup& setup);
