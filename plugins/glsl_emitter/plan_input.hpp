@@ -16,7 +16,7 @@ namespace oi::glsl {
 struct ValueIn {
   std::string name;
   std::string storage;  // dynamic, constant, persistent, step, arena, internal
-  std::string dtype;    // f32, i32, u32, bool
+  std::string dtype;    // f32, f64, i32, u32, bool
   std::vector<uint64_t> shape;
   uint64_t elements = 1;
   uint64_t bytes = 0;

@@ -4,8 +4,6 @@
 #include "shader_writer.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>

@@ -1,6 +1,7 @@
 // One `#version 450` compute shader per plan kernel: fused elementwise chains (numpy
 // broadcasting), matmul through shared-memory tiles, reductions over axes, each with its
-// elementwise epilogue. Sizes are baked in as constants: the plan's shapes are static.
+// elementwise epilogue (here), and single ops written by the op families (ops.hpp). Sizes are
+// baked in as constants: the plan's shapes are static.
 #pragma once
 
 #include <array>
