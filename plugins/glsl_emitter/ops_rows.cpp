@@ -1,5 +1,5 @@
-// Ops over rows (ops-nn.md): softmax over `axis` (f32), layer_norm and rms_norm over the
-// trailing axes from `axis` (f32, f64). One invocation per row, a few passes over it in order.
+// Ops over rows (ops-nn.md; f32, f64): softmax over `axis`, layer_norm and rms_norm over the
+// trailing axes from `axis`. One invocation per row, a few passes over it in order.
 // GLSL's exp, sqrt and division are not correctly rounded; ops-nn.md's tolerance for them, (1e-5,
 // 1e-4), covers it.
 #include "ops.hpp"
@@ -7,12 +7,12 @@
 namespace oi::glsl {
 namespace {
 
-// Input k, of GLSL type `t` ("float"; the norms also "double").
+// Input k, of GLSL type `t` ("float" or "double").
 const ValueIn& typed_input(ShaderBuilder& sb, const OpIn& op, size_t k, const std::string& t) {
   const ValueIn& v = sb.value(op.inputs.at(k));
   if (sb.type_of(v.name) != t || !is_float_type(t))
-    unsupported(op_where(op) + " on " + v.dtype + " is not supported (" +
-                (op.op == "softmax" ? "f32 is" : "f32 and f64 are, every operand alike") + ")");
+    unsupported(op_where(op) + " on " + v.dtype +
+                " is not supported (f32 and f64 are, every operand alike)");
   return v;
 }
 
@@ -24,27 +24,33 @@ size_t axis_of(const OpIn& op, int64_t axis, size_t rank) {
 }
 
 // softmax (max-subtracted): the max, the sum of exponentials, then the normalized outputs.
+// f32 uses GLSL's exp; f64 math_f64.glsl's exp_f64 (relative error below 1e-17).
 KernelShader softmax(ShaderBuilder& sb, const OpIn& op) {
   sb.check_settings(op, {"axis"});
   if (op.inputs.size() != 1) invalid(op_where(op) + ": softmax takes one input");
-  const ValueIn& in = typed_input(sb, op, 0, "float");
   const ValueIn& out = sb.value(op.output);
-  if (sb.type_of(out.name) != "float") unsupported(op_where(op) + " supports f32 only");
+  const std::string T = sb.type_of(out.name);
+  const ValueIn& in = typed_input(sb, op, 0, T);
   if (in.shape != out.shape || in.shape.empty())
     invalid(op_where(op) + ": softmax needs an input of rank 1 or more and an output of its shape");
   const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), in.shape.size());
   const uint64_t L = in.shape[axis], inner = product(in.shape, axis + 1);
   sb.check_count(product(in.shape), "element count");
+  const bool d = T == "double";
+  if (d) sb.use_math(op);
+  const std::string exp = d ? "exp_f64(" : "exp(";
   const std::string X = sb.buffer(in.name), Y = sb.buffer(out.name);
   const std::string at = "[base + k * " + u(inner) + "]";
   std::ostringstream b;
   b << "    const uint base = (i / " << u(inner) << ") * " << u(L * inner) << " + i % " << u(inner)
     << ";\n"
-    << "    float m = uintBitsToFloat(0xff800000u);\n"
+    << "    " << T
+    << " m = " << (d ? "packDouble2x32(uvec2(0u, 0xfff00000u))" : "uintBitsToFloat(0xff800000u)")
+    << ";\n"
     << "    for (uint k = 0u; k < " << u(L) << "; ++k) m = oi_max(m, " << X << at << ");\n"
-    << "    float s = 0.0;\n"
-    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += exp(" << X << at << " - m);\n"
-    << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = exp(" << X << at
+    << "    " << T << " s = " << T << "(0);\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << exp << X << at << " - m);\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = " << exp << X << at
     << " - m) / s;\n";
   return sb.grid("softmax", L == 0 ? 0 : product(in.shape) / L, b.str());
 }

@@ -772,7 +772,8 @@ BOOST_AUTO_TEST_CASE(consumers_run_at_the_yield) {
 
 // f64 (shaderFloat64): the C target's fixtures as they are. chain.oi over three steps (f32 and
 // i32 chains, f64 add/mul; bit-exact but for f32 div's 2 ulp), matmul.oi (f64 batched with an
-// epilogue), reduce.oi (f64 mean), conv.oi (a depthwise f64 conv) and pool.oi (f64 avg/max)
+// epilogue), reduce.oi (f64 mean), conv.oi (a depthwise f64 conv), pool.oi (f64 avg/max) and
+// norm.oi (f64 softmax and rms_norm)
 // within ops-nn.md's tolerances: (1e-6, 1e-5) / (1e-5, 1e-4) for f32, (1e-12, 1e-10) for f64;
 // cast.oi (rounding modes, saturation, f32 <-> f64 <-> i32) bit-exact.
 BOOST_AUTO_TEST_CASE(f64_and_the_c_targets_fixtures) {
@@ -808,6 +809,7 @@ BOOST_AUTO_TEST_CASE(f64_and_the_c_targets_fixtures) {
   run_case(fixture("reduce", "reduce_model.txt", 2));
   run_case(fixture("conv", "conv_model.txt", 1));
   run_case(fixture("pool", "loops_model.txt", 1));
+  run_case(fixture("norm", "norm_model.txt", 1));
   Case cast = fixture("cast", "cast_model.txt", 1);
   cast.tolerance = false;  // conversions round once: bit-exact
   run_case(cast);
