@@ -773,13 +773,14 @@ BOOST_AUTO_TEST_CASE(consumers_run_at_the_yield) {
 // f64 (shaderFloat64): the C target's fixtures as they are. chain.oi over three steps (f32 and
 // i32 chains, f64 add/mul; bit-exact but for f32 div's 2 ulp), matmul.oi (f64 batched with an
 // epilogue), reduce.oi (f64 mean), conv.oi (a depthwise f64 conv), pool.oi (f64 avg/max) and
-// norm.oi (f64 softmax and rms_norm)
+// norm.oi (f64 softmax and rms_norm); loops.oi and branch.oi bit-exact
 // within ops-nn.md's tolerances: (1e-6, 1e-5) / (1e-5, 1e-4) for f32, (1e-12, 1e-10) for f64;
 // cast.oi (rounding modes, saturation, f32 <-> f64 <-> i32) bit-exact.
 BOOST_AUTO_TEST_CASE(f64_and_the_c_targets_fixtures) {
   const fs::path dir = fs::path(OPENINFER_SOURCE_DIR) / "tests/synth/c";
   // Every dynamic variable is inserted from the input package, every returned value compared.
-  auto fixture = [&](const std::string& name, const std::string& model, int steps) {
+  auto fixture = [&](const std::string& name, const std::string& model, int steps,
+                     const std::string& input = "") {
     Case c;
     c.name = "c_" + name;
     c.source = read_text(dir / (name + ".oi"));
@@ -795,7 +796,7 @@ BOOST_AUTO_TEST_CASE(f64_and_the_c_targets_fixtures) {
     const json::value plan_json = json::parse(plan.to_json());
     for (const json::value& v : plan_json.at("values").as_array())
       if (v.at("storage") == "dynamic") dynamic.emplace_back(v.at("name").as_string());
-    c.step_inputs = text_inputs(name + "_input.txt", dynamic, steps);
+    c.step_inputs = text_inputs(input.empty() ? name + "_input.txt" : input, dynamic, steps);
     c.tolerance = true;
     c.atol = 1e-5;
     c.rtol = 1e-4;
@@ -810,6 +811,11 @@ BOOST_AUTO_TEST_CASE(f64_and_the_c_targets_fixtures) {
   run_case(fixture("conv", "conv_model.txt", 1));
   run_case(fixture("pool", "loops_model.txt", 1));
   run_case(fixture("norm", "norm_model.txt", 1));
+  for (const char* control : {"loops", "branch"}) {  // host loops and branches: bit-exact
+    Case c = fixture(control, "loops_model.txt", 2, "loops_input.txt");
+    c.tolerance = false;
+    run_case(c);
+  }
   Case cast = fixture("cast", "cast_model.txt", 1);
   cast.tolerance = false;  // conversions round once: bit-exact
   run_case(cast);
