@@ -60,7 +60,12 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
   Dispatch job;
   job.shader = f64 ? "spatial_f64" : "spatial";
   job.float_width = f64 ? 64 : 32;
-  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(wide_dtype_code(x.dtype))};
+  job.spec = {static_cast<uint32_t>(Op), static_cast<uint32_t>(wide_dtype_code(x.dtype)), 99, 99};
+  if (Op == SpatialOp::Conv && out.dtype != x.dtype) {  // acc=: i8/u8 into i32/u32
+    job.spec[2] = static_cast<uint32_t>(wide_dtype_code(out.dtype));
+    if (call->num_inputs > 2)
+      job.spec[3] = static_cast<uint32_t>(wide_dtype_code(call->inputs[2].dtype));
+  }
   std::vector<uint32_t>& p = job.params;
   p.assign(32, 0);
   p[0] = fit32(count);
@@ -166,6 +171,12 @@ void register_spatial(std::vector<VulkanKernel>& list) {
   for (uint32_t t : {OI_DTYPE_I8, OI_DTYPE_U8}) {  // integer conv, wrapping at the width
     for (uint32_t n : {2u, 3u}) {
       list.push_back({"conv", std::vector<uint32_t>(n, t), t, OI_KERNEL_MODE_NORMAL, Needs::Nothing,
+                      &spatial_kernel<SpatialOp::Conv>});
+    }
+    // acc=: into i32/u32, the bias of x's dtype or of the accumulator's
+    const uint32_t acc = t == OI_DTYPE_I8 ? OI_DTYPE_I32 : OI_DTYPE_U32;
+    for (std::vector<uint32_t> ins : {std::vector<uint32_t>{t, t}, {t, t, t}, {t, t, acc}}) {
+      list.push_back({"conv", std::move(ins), acc, OI_KERNEL_MODE_ACCUMULATE, Needs::Nothing,
                       &spatial_kernel<SpatialOp::Conv>});
     }
   }

@@ -16,6 +16,9 @@ layout(local_size_x = 256) in;
 
 layout(constant_id = 0) const uint OP = 0;  // 0 conv, 1 max_pool, 2 avg_pool, 3 batch_norm
 layout(constant_id = 1) const uint DT = 0;  // ew.comp's dtype codes
+// conv accumulating (acc=) i8/u8 into i32/u32: the output's and the bias's codes (99: x's).
+layout(constant_id = 2) const uint DT_ACC = 99;
+layout(constant_id = 3) const uint DT_BIAS = 99;
 const uint OP_CONV = 0, OP_MAX_POOL = 1, OP_AVG_POOL = 2, OP_BATCH_NORM = 3;
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
            DT_I8 = 7, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12, DT_F8 = 13;
@@ -88,6 +91,9 @@ void store(uint k, float v) {
 }
 #endif
 
+// An integer element's value as 32 bits, sign-extended for the signed dtypes.
+uint widen_int(uint b) { return SIGNED && BITS < 32u ? uint(int(b << (32u - BITS)) >> (32u - BITS)) : b; }
+
 int order_key(uint b) {  // floats: -0 below +0; integers: their value
   if (FLOAT) {
     const uint f = floatBitsToUint(widen_float(b, DT));
@@ -118,8 +124,12 @@ void main() {
     if (OP == OP_CONV) {
       const uint cg = C / p[16], ocg = OC / p[16], g = oc / ocg;
       real acc = (p[17] & 1u) != 0u && FLOAT ? LOADF(bs, b0 + oc) : real(0.0);
-      // integers (i8, u8): wrapping sums of the raw bits' products, the low bits kept
-      uint iacc = (p[17] & 1u) != 0u && !FLOAT ? RAW(bs, b0 + oc) : 0u;
+      // integers (i8, u8): wrapping sums of the exactly widened products, the output's low bits
+      // kept (the x width, or the acc= width)
+      uint iacc = 0u;
+      if ((p[17] & 1u) != 0u && !FLOAT) {
+        iacc = DT_BIAS != 99u && DT_BIAS != DT ? bs[b0 + oc] : widen_int(RAW(bs, b0 + oc));
+      }
       for (uint ic = 0u; ic < cg; ++ic) {
         const uint xc = x0 + (n * C + g * cg + ic) * H * W;
         const uint wc = w0 + (oc * cg + ic) * p[8] * p[9];
@@ -133,13 +143,15 @@ void main() {
             if (FLOAT) {
               acc += LOADF(x, xk) * LOADF(w, wk);
             } else {
-              iacc += RAW(x, xk) * RAW(w, wk);
+              iacc += widen_int(RAW(x, xk)) * widen_int(RAW(w, wk));
             }
           }
         }
       }
       if (FLOAT) {
         store(y0 + i, acc);
+      } else if (DT_ACC != 99u) {
+        y[y0 + i] = iacc;  // i32/u32
       } else {
         store_raw(y0 + i, iacc);
       }
