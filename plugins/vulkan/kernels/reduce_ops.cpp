@@ -1,8 +1,8 @@
 // sum/prod/mean/max/min_axis over `axes` and argmax/argmin_axis over `axis` (ops.md) on
 // shaders/reduce.comp, for the 8/16/32-bit dtypes, f8, the packed integers and i64/u64 (as word
 // pairs, no shaderInt64 needed), and f64 on the reduce_f64 variant (shaderFloat64); acc= for the
-// integer sums, products and means. Integer means sum exactly in 64 bits and truncate, for inputs
-// of up to 32 bits (i64/u64 means, whose exact sums need more, stay on the CPU).
+// integer sums, products and means. Integer means sum exactly (64 bits; 96 for i64/u64) and
+// truncate the quotient.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -122,12 +122,11 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
   // Few outputs over one long axis (a decoder's argmax over the vocabulary): a workgroup per
   // output instead of one invocation walking tens of thousands of elements alone.
   const bool picks = Op == ReduceOp::Max || Op == ReduceOp::Min || arg;
-  const bool word_out = arg || in.dtype == OI_DTYPE_F32 || in.dtype == OI_DTYPE_I32 ||
-                        in.dtype == OI_DTYPE_U32;
-  const bool narrow_in = in.dtype != OI_DTYPE_F64 && in.dtype != OI_DTYPE_I64 &&
-                         in.dtype != OI_DTYPE_U64;
-  if (picks && word_out && narrow_in && reduced.size() == 2 && count >= 1024 &&
-      outputs <= 4096) {
+  const bool word_out =
+      arg || in.dtype == OI_DTYPE_F32 || in.dtype == OI_DTYPE_I32 || in.dtype == OI_DTYPE_U32;
+  const bool narrow_in =
+      in.dtype != OI_DTYPE_F64 && in.dtype != OI_DTYPE_I64 && in.dtype != OI_DTYPE_U64;
+  if (picks && word_out && narrow_in && reduced.size() == 2 && count >= 1024 && outputs <= 4096) {
     job.spec.push_back(1);  // ROW_GROUPS
     job.groups[0] = static_cast<uint32_t>(outputs);
   }
@@ -168,6 +167,14 @@ void register_reduce(std::vector<VulkanKernel>& list) {
       add("mean_axis", acc, OI_KERNEL_MODE_ACCUMULATE, &reduce_kernel<ReduceOp::Mean>);
     }
     add("mean_axis", t, OI_KERNEL_MODE_NORMAL, &reduce_kernel<ReduceOp::Mean>);
+  }
+  for (uint32_t t : {OI_DTYPE_I64, OI_DTYPE_U64}) {  // exact 96-bit sums, as word triples
+    list.push_back({"mean_axis",
+                    {t},
+                    t,
+                    OI_KERNEL_MODE_NORMAL,
+                    Needs::Nothing,
+                    &reduce_kernel<ReduceOp::Mean>});
   }
   for (uint32_t t : dtype_union({kEwFloats, kEwF8, {OI_DTYPE_F64}})) {
     list.push_back({"is_finite",

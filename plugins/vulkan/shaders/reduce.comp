@@ -127,11 +127,42 @@ uvec2 mul64(uvec2 a, uvec2 b) {  // modulo 2^64
   return uvec2(lo, hi + a.x * b.y + a.y * b.x);
 }
 
+// An exact 96-bit sum (low, middle words and top) divided by count, truncating toward zero, as
+// 64-bit words (a mean: it fits); count 0 gives 0.
+uvec2 divide96(uvec2 lo, uint top, bool sgn, uint count) {
+  if (count == 0u) return uvec2(0u);
+  const bool neg = sgn && (top & 0x80000000u) != 0u;
+  uint w[3] = uint[](lo.x, lo.y, top);
+  if (neg) {  // the magnitude: two's complement of the three words
+    uint borrow, b2;
+    w[0] = usubBorrow(0u, w[0], borrow);
+    w[1] = usubBorrow(0u, w[1], b2);
+    w[1] -= borrow;
+    b2 += (w[1] == 0xffffffffu && borrow != 0u) ? 1u : 0u;
+    w[2] = 0u - w[2] - b2;
+  }
+  uvec2 q = uvec2(0u);
+  uint rem = 0u;
+  for (int i = 95; i >= 0; --i) {
+    const uint bit = (w[i / 32] >> uint(i % 32)) & 1u;
+    const bool carry = (rem & 0x80000000u) != 0u;
+    rem = (rem << 1) | bit;
+    if (carry || rem >= count) {
+      rem -= count;
+      if (i < 32) q.x |= 1u << uint(i); else if (i < 64) q.y |= 1u << uint(i - 32);
+    }
+  }
+  if (!neg) return q;
+  uint borrow;
+  const uint l = usubBorrow(0u, q.x, borrow);
+  return uvec2(l, 0u - q.y - borrow);
+}
+
 // The result of output o over 8-byte elements (argmax/argmin: the index; is_finite: 0 or 1).
 uvec2 reduce_wide(uint o) {
   const uint count = p[3];
   uvec2 acc = OP == OP_PROD ? uvec2(1u, 0u) : uvec2(0u), best = uvec2(0u);
-  uint best_at = 0u;
+  uint best_at = 0u, top = 0u;  // top: the mean's third sum word
 #if defined(F64)
   double fsum = OP == OP_PROD ? 1.0LF : 0.0LF;
 #endif
@@ -146,7 +177,15 @@ uvec2 reduce_wide(uint o) {
 #if defined(F64)
       if (OP == OP_PROD) fsum *= packDouble2x32(v); else fsum += packDouble2x32(v);
 #else
-      acc = OP == OP_PROD ? mul64(acc, v) : add64(acc, v);
+      if (OP == OP_MEAN) {  // the exact sum in three words: v sign-extended for i64
+        uint c0, c1, c2;
+        acc.x = uaddCarry(acc.x, v.x, c0);
+        const uint t = uaddCarry(acc.y, v.y, c1);
+        acc.y = uaddCarry(t, c0, c2);
+        top += (DT == DT_I64 && (v.y & 0x80000000u) != 0u ? 0xffffffffu : 0u) + c1 + c2;
+      } else {
+        acc = OP == OP_PROD ? mul64(acc, v) : add64(acc, v);
+      }
 #endif
     } else if (OP == OP_MAX || OP == OP_MIN) {
       if (r == 0u || nan64(v)) {
@@ -176,6 +215,7 @@ uvec2 reduce_wide(uint o) {
   if (OP == OP_MEAN) fsum = count == 0u ? nan_f64() : fsum / double(count);
   return unpackDouble2x32(fsum);
 #else
+  if (OP == OP_MEAN) return divide96(acc, top, DT == DT_I64, count);
   return acc;
 #endif
 }
