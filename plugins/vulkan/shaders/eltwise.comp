@@ -62,6 +62,9 @@ bool flag(uint f) { return (p[5] & f) != 0u; }
 
 // The element indices of a and b for output element i (strides are 0 on broadcast dims).
 uvec2 locate(uint i) {
+  // One dim left after collapsing (same shapes, or a scalar operand): no division per element,
+  // which made these kernels compute-bound on large tensors.
+  if (p[1] == 1u) return i * uvec2(p[17], p[18]);
   uvec2 ab = uvec2(0u);
   uint rest = i;
   for (int d = int(p[1]) - 1; d >= 0; --d) {
