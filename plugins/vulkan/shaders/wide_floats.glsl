@@ -47,19 +47,59 @@ double log_any_f64(double x) {
   return log_f64(x);
 }
 
-// sqrt x to double precision whatever the driver's sqrt does: one Newton step from its
-// estimate r with the residual x - r^2 computed exactly (Dekker's split of r into two 26-bit
-// halves; a driver's fma need not be fused).
-double sqrt_any_f64(double x) {
-  if (is_nan_f64(x) || x == 0.0LF) return x;
-  if (x < 0.0LF) return nan_f64();  // -inf too
-  if (is_inf_f64(x)) return x;
-  const double r = sqrt(x);
+// x - r^2 for r near sqrt(x), exactly enough (Dekker's split of r into two 26-bit halves; a
+// driver's fma need not be fused).
+double sqrt_residual(double x, double r) {
   precise double big = r * 134217729.0LF;  // 2^27 + 1
   precise double hi = big - (big - r);
   precise double lo = r - hi;
   precise double residual = ((x - hi * hi) - 2.0LF * hi * lo) - lo * lo;
-  return r + residual / (2.0LF * r);
+  return residual;
+}
+
+// The neighbours of a positive finite double.
+double next_up_f64(double v) {
+  uvec2 w = unpackDouble2x32(v);
+  w.x += 1u;
+  if (w.x == 0u) w.y += 1u;
+  return packDouble2x32(w);
+}
+double next_down_f64(double v) {
+  uvec2 w = unpackDouble2x32(v);
+  if (w.x == 0u) w.y -= 1u;
+  w.x -= 1u;
+  return packDouble2x32(w);
+}
+
+// sqrt x correctly rounded whatever the driver's sqrt does: x scaled by an even power of two
+// into [1, 4), the driver's estimate refined by a Newton step, then moved to the neighbour
+// whose rounding interval holds sqrt x, decided on exact residuals (no tie is possible).
+double sqrt_any_f64(double x) {
+  if (is_nan_f64(x) || x == 0.0LF) return x;
+  if (x < 0.0LF) return nan_f64();  // -inf too
+  if (is_inf_f64(x)) return x;
+  int pre = 0;  // subnormals: times 2^108 first
+  if (x < 2.2250738585072014e-308LF) {
+    x *= 324518553658426726783156020576256.0LF;
+    pre = 54;
+  }
+  const int e = int(unpackDouble2x32(x).y >> 20) - 1023, k = e >> 1;  // floor(e / 2)
+  const double m = x * pow2_f64(-2 * k);  // in [1, 4), exactly
+  double y = sqrt(m);
+  y = y + sqrt_residual(m, y) / (2.0LF * y);
+  for (int i = 0; i < 2; ++i) {
+    const double res = sqrt_residual(m, y);
+    const double u = next_up_f64(y) - y, d = y - next_down_f64(y);
+    // (the residuals, products by powers of two and differences below are exact at m's scale)
+    precise double above = res - y * u;  // m > (y + u/2)^2 when above > u^2 / 4
+    precise double below = res + y * d;  // m < (y - d/2)^2 when below < d^2 / 4
+    if (above > 0.25LF * u * u) {
+      y += u;
+    } else if (below < 0.25LF * d * d) {
+      y -= d;
+    }
+  }
+  return y * pow2_f64(k - pre);
 }
 
 #endif
