@@ -13,6 +13,8 @@
 #include "openinfer/plugin_abi.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include "exp_avx2.hpp"
 #define OI_ATTENTION_X86 1
 #endif
 
@@ -121,31 +123,6 @@ T exp_shift_sum_scalar(T* s, uint64_t n, T m) {
 }
 
 #if OI_ATTENTION_X86
-// e^x for x <= 0 (Cephes expf: range reduction by ln 2 and a degree-6 polynomial, ~1 ulp);
-// below -87.3 the result is 0, as e^-inf must be; NaN stays NaN.
-__attribute__((target("avx2,fma"))) inline __m256 exp_nonpositive(__m256 x) {
-  const __m256 lo = _mm256_set1_ps(-87.3f);
-  const __m256 underflow = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-  x = _mm256_max_ps(lo, x);  // NaN in x is kept: max returns its second operand then
-  __m256 fx = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f));
-  fx = _mm256_floor_ps(fx);
-  x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
-  x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
-  const __m256 z = _mm256_mul_ps(x, x);
-  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.3981999507e-3f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(8.3334519073e-3f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(4.1665795894e-2f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.6666665459e-1f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(5.0000001201e-1f));
-  y = _mm256_fmadd_ps(y, z, x);
-  y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
-  __m256i e = _mm256_add_epi32(_mm256_cvttps_epi32(fx), _mm256_set1_epi32(127));
-  e = _mm256_slli_epi32(e, 23);
-  y = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
-  return _mm256_andnot_ps(underflow, y);
-}
-
 __attribute__((target("avx2,fma"))) float row_max_avx2(const float* s, uint64_t n) {
   __m256 acc = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
   uint64_t j = 0;
@@ -164,7 +141,7 @@ __attribute__((target("avx2,fma"))) float exp_shift_sum_avx2(float* s, uint64_t 
   __m256 acc = _mm256_setzero_ps();
   uint64_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    const __m256 p = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
+    const __m256 p = exp_nonpositive_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
     _mm256_storeu_ps(s + j, p);
     acc = _mm256_add_ps(acc, p);
   }
