@@ -13,25 +13,11 @@ import argparse
 import json
 import os
 import re
-import statistics
 import sys
-import time
+
+from peer_timing import time_median
 
 N16M = 1 << 24
-
-
-def time_median(fn, runs, budget_s):
-    fn()
-    times = []
-    begin = time.perf_counter()
-    while len(times) < runs:
-        t0 = time.perf_counter()
-        fn()
-        t1 = time.perf_counter()
-        times.append((t1 - t0) * 1e3)
-        if len(times) >= 3 and t1 - begin > budget_s:
-            break
-    return statistics.median(times), min(times), len(times)
 
 
 def emit(impl, case, timing, nbytes, flops):

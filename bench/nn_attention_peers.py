@@ -15,25 +15,11 @@ the cos/sin tables built inside the call (as OpenInfer does per call); dequantiz
 import argparse
 import json
 import math
-import statistics
-import time
 
 import torch
 import torch.nn.functional as F
 
-
-def time_median(fn, runs, budget_s):
-    fn()
-    times = []
-    begin = time.perf_counter()
-    while len(times) < runs:
-        t0 = time.perf_counter()
-        fn()
-        t1 = time.perf_counter()
-        times.append((t1 - t0) * 1e3)
-        if len(times) >= 3 and t1 - begin > budget_s:
-            break
-    return statistics.median(times), min(times), len(times)
+from peer_timing import time_median
 
 
 def emit(case, how, timing, flops):

@@ -12,27 +12,13 @@ x * rsqrt(mean(x^2) + eps) * w, four eager ops.
 """
 import argparse
 import json
-import statistics
-import time
 
 import torch
 import torch.nn.functional as F
 
+from peer_timing import time_median
+
 ROWS, LEN = 64, 4096
-
-
-def time_median(fn, runs, budget_s):
-    fn()
-    times = []
-    begin = time.perf_counter()
-    while len(times) < runs:
-        t0 = time.perf_counter()
-        fn()
-        t1 = time.perf_counter()
-        times.append((t1 - t0) * 1e3)
-        if len(times) >= 3 and t1 - begin > budget_s:
-            break
-    return statistics.median(times), min(times), len(times)
 
 
 def main():

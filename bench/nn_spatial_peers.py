@@ -10,25 +10,11 @@ torch.nn.functional entry point (which allocates its output, as eager PyTorch al
 """
 import argparse
 import json
-import statistics
-import time
 
 import torch
 import torch.nn.functional as F
 
-
-def time_median(fn, runs, budget_s):
-    fn()
-    times = []
-    begin = time.perf_counter()
-    while len(times) < runs:
-        t0 = time.perf_counter()
-        fn()
-        t1 = time.perf_counter()
-        times.append((t1 - t0) * 1e3)
-        if len(times) >= 3 and t1 - begin > budget_s:
-            break
-    return statistics.median(times), min(times), len(times)
+from peer_timing import time_median
 
 
 def emit(case, timing, flops):
