@@ -2,8 +2,10 @@
 // Two shaders: shaders/matmul_gemv.comp for M <= 4 (decoding: reading B is the cost) and
 // shaders/matmul_tiled.comp, whose tile sizes are specialization constants picked here per
 // shape (big tiles only where they still fill the GPU). Dot products accumulate in f32 in tile
-// order (within the matmul tolerance of ops.md). Not registered in place: tiles would overwrite
-// operands still read.
+// order (within the matmul tolerance of ops.md). In place, tiles would overwrite operands still
+// read: the same dispatch then writes a scratch buffer that is copied over the output
+// (run_matmul, matmul_generic.cpp), so in-place results equal normal ones bit for bit. The
+// other dtypes are in matmul_generic.cpp.
 //
 // Tuning without rebuilding: OPENINFER_VULKAN_MATMUL_TILE=BM,BN,BK,TM,TN forces the tiled shader
 // with that tile for every shape (M <= 4 too), OPENINFER_VULKAN_MATMUL_GEMV=COLS,WG,UNROLL sets
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "elementwise.hpp"
+#include "matmul_shared.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace oi::vulkan {
@@ -129,51 +132,18 @@ Tile pick_tile(uint64_t M, uint64_t N, uint64_t batches) {
   return kSmall;
 }
 
-// For each output batch, the matrix index of a and of b (0 strides on broadcast batch dims).
-std::vector<uint32_t> batch_table(const oi_tensor_desc& a, const oi_tensor_desc& b,
-                                  const oi_tensor_desc& out, uint64_t batches) {
-  const uint32_t rank = out.rank - 2;
-  auto strides = [&](const oi_tensor_desc& t) {
-    std::vector<uint64_t> s(rank, 0);
-    uint64_t stride = 1;
-    for (uint32_t k = 0; k + 2 < t.rank; ++k) {
-      const uint32_t td = t.rank - 3 - k, od = rank - 1 - k;
-      if (t.dims[td] != 1) s[od] = stride;
-      stride *= t.dims[td];
-    }
-    return s;
-  };
-  const auto sa = strides(a), sb = strides(b);
-  std::vector<uint32_t> table;
-  table.reserve(2 * batches);
-  for (uint64_t i = 0; i < batches; ++i) {
-    uint64_t rest = i, ia = 0, ib = 0;
-    for (uint32_t d = rank; d-- > 0;) {
-      const uint64_t c = rest % out.dims[d];
-      rest /= out.dims[d];
-      ia += c * sa[d];
-      ib += c * sb[d];
-    }
-    table.push_back(fit32(ia));
-    table.push_back(fit32(ib));
-  }
-  return table;
-}
-
 uint32_t grid(uint64_t groups) {
   if (groups > 65535) unsupported("matmul: M or N too large for one dispatch");
   return static_cast<uint32_t>(groups);
 }
 
-oi_status* matmul_f32(const oi_kernel_call* call) {
-  OI_ABI_TRY
-  const oi_tensor_desc& a = call->inputs[0];
-  const oi_tensor_desc& b = call->inputs[1];
-  const oi_tensor_desc& out = call->outputs[0];
-  const uint64_t M = a.dims[a.rank - 2], K = a.dims[a.rank - 1], N = b.dims[b.rank - 1];
-  uint64_t batches = 1;
-  for (uint32_t d = 0; d + 2 < out.rank; ++d) batches *= out.dims[d];
-  if (M == 0 || N == 0 || batches == 0) return nullptr;
+void matmul_f32_into(const oi_kernel_call& call) {
+  const oi_tensor_desc& a = call.inputs[0];
+  const oi_tensor_desc& b = call.inputs[1];
+  const oi_tensor_desc& out = call.outputs[0];
+  const MatmulShape s = matmul_shape(call);
+  const uint64_t M = s.M, K = s.K, N = s.N, batches = s.batches;
+  if (M == 0 || N == 0 || batches == 0) return;
   fit32(batches * M * N);
   fit32(M * K * batches);
   fit32(K * N * batches);
@@ -181,7 +151,7 @@ oi_status* matmul_f32(const oi_kernel_call* call) {
   job.float_width = 32;
   job.params = {fit32(M),       fit32(K),       fit32(N),         fit32(batches),
                 word_offset(a), word_offset(b), word_offset(out), 0};
-  const auto table = batch_table(a, b, out, batches);
+  const auto table = batch_table(call, batches);
   job.params.insert(job.params.end(), table.begin(), table.end());
   job.buffers = {a.buffer, b.buffer, out.buffer};
   const uint32_t gz = static_cast<uint32_t>(std::min<uint64_t>(batches, 65535));
@@ -197,17 +167,20 @@ oi_status* matmul_f32(const oi_kernel_call* call) {
     job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.invocations()};
     job.groups = {grid(ceil_div(N, tile.bn)), grid(ceil_div(M, tile.bm)), gz};
   }
-  run_dispatch(call->device, job);
+  run_dispatch(call.device, job);
+}
+
+oi_status* matmul_f32(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  run_matmul(*call, &matmul_f32_into);
   OI_ABI_CATCH(call->host)
 }
 
 void register_matmul(std::vector<VulkanKernel>& list) {
-  list.push_back({"matmul",
-                  {OI_DTYPE_F32, OI_DTYPE_F32},
-                  OI_DTYPE_F32,
-                  OI_KERNEL_MODE_NORMAL,
-                  Needs::Nothing,
-                  &matmul_f32});
+  for (oi_kernel_mode mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
+    list.push_back(
+        {"matmul", {OI_DTYPE_F32, OI_DTYPE_F32}, OI_DTYPE_F32, mode, Needs::Nothing, &matmul_f32});
+  }
 }
 
 const KernelRegistration registration(register_matmul);

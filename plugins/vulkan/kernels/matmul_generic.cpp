@@ -1,0 +1,100 @@
+// matmul for every catalog dtype but f32 (matmul.cpp) on shaders/matmul_generic.comp: f8, f16
+// and bf16 summed in f32 in k order and rounded once (the CPU backend's order, so its bits on a
+// device that keeps subnormals), f64 in f64 (shaderFloat64), integers wrapping at the output
+// width (the acc= one when given: the inputs sign- or zero-extended to it), i64/u64 as word
+// pairs (no shaderInt64 needed), bool as or-of-ands and bitset as u8. One invocation computes
+// the output elements of one 32-bit word: simple and exact rather than fast (these dtypes have
+// no tiled path). In place through a scratch buffer (run_matmul).
+#include <algorithm>
+
+#include "elementwise.hpp"
+#include "ew_ops.hpp"
+#include "matmul_shared.hpp"
+#include "openinfer/plugin_abi.hpp"
+
+namespace oi::vulkan {
+namespace {
+
+constexpr uint32_t kWorkgroup = 64;  // matmul_generic.comp's local_size_x
+
+// The first element's index in the tensor's buffer (packed tensors start on a byte), checked
+// with the tensor's last element to stay a 32-bit shader index (two words an 8-byte element).
+uint32_t element_start(const oi_tensor_desc& t) {
+  const uint32_t bits = dtype_bits(t.dtype);
+  if (t.byte_offset * 8 % bits != 0) {
+    unsupported("tensor byte offsets must be multiples of the element size");
+  }
+  const uint64_t first = t.byte_offset * 8 / bits;
+  fit32((first + abi::element_count(t)) * (bits == 64 ? 2 : 1), "an element index");
+  return static_cast<uint32_t>(first);
+}
+
+bool is_float(uint32_t dtype) {
+  return dtype == OI_DTYPE_F16 || dtype == OI_DTYPE_BF16 || dtype == OI_DTYPE_F8 ||
+         dtype == OI_DTYPE_F32;
+}
+
+void matmul_generic_into(const oi_kernel_call& call) {
+  const oi_tensor_desc& a = call.inputs[0];
+  const oi_tensor_desc& b = call.inputs[1];
+  const oi_tensor_desc& out = call.outputs[0];
+  const MatmulShape s = matmul_shape(call);
+  const int in_code = wide_dtype_code(a.dtype), out_code = wide_dtype_code(out.dtype);
+  if (in_code < 0 || out_code < 0 || b.dtype != a.dtype) {
+    unsupported("matmul: no shader for these dtypes");
+  }
+  const bool f64 = a.dtype == OI_DTYPE_F64;
+  if (f64 && !caps_of(call.device).f64) unsupported("this device lacks 64-bit shader arithmetic");
+  Dispatch job;
+  job.shader = f64 ? "matmul_generic_f64" : "matmul_generic";
+  job.float_width = f64 ? 64 : is_float(a.dtype) ? 32 : 0;
+  job.spec = {static_cast<uint32_t>(in_code), static_cast<uint32_t>(out_code), 0};
+  const uint32_t first = element_start(out);
+  job.params = {fit32(s.outputs(), "an element count"),
+                fit32(s.M, "a dimension"),
+                fit32(s.K, "a dimension"),
+                fit32(s.N, "a dimension"),
+                element_start(a),
+                element_start(b),
+                first,
+                0};
+  const auto table = batch_table(call, s.batches);
+  job.params.insert(job.params.end(), table.begin(), table.end());
+  job.buffers = {a.buffer, b.buffer, out.buffer};
+  const uint64_t per = std::max<uint32_t>(32 / dtype_bits(out.dtype), 1);
+  const uint64_t words = (first + s.outputs() + per - 1) / per - first / per;
+  job.groups[0] = static_cast<uint32_t>(std::min<uint64_t>((words + kWorkgroup - 1) / kWorkgroup,
+                                                           65535));  // the shader strides
+  run_dispatch(call.device, job);
+}
+
+oi_status* matmul_generic(const oi_kernel_call* call) {
+  OI_ABI_TRY
+  run_matmul(*call, &matmul_generic_into);
+  OI_ABI_CATCH(call->host)
+}
+
+// op_catalog.json's matmul dtypes less f32 (matmul.cpp), normal and in place, and its acc=
+// pairs (the same table as the elementwise ops': accumulate_targets).
+void register_matmul_generic(std::vector<VulkanKernel>& list) {
+  const std::vector<uint32_t> dtypes = {OI_DTYPE_F8,   OI_DTYPE_BF16,   OI_DTYPE_F16, OI_DTYPE_F64,
+                                        OI_DTYPE_I8,   OI_DTYPE_I16,    OI_DTYPE_I32, OI_DTYPE_I64,
+                                        OI_DTYPE_U8,   OI_DTYPE_U16,    OI_DTYPE_U32, OI_DTYPE_U64,
+                                        OI_DTYPE_BOOL, OI_DTYPE_BITSET, OI_DTYPE_I1,  OI_DTYPE_I2,
+                                        OI_DTYPE_I4,   OI_DTYPE_U1,     OI_DTYPE_U2,  OI_DTYPE_U4};
+  for (uint32_t t : dtypes) {
+    const Needs needs = t == OI_DTYPE_F64 ? Needs::F64 : Needs::Nothing;
+    for (oi_kernel_mode mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
+      list.push_back({"matmul", {t, t}, t, mode, needs, &matmul_generic});
+    }
+    for (uint32_t acc : accumulate_targets(t)) {
+      list.push_back(
+          {"matmul", {t, t}, acc, OI_KERNEL_MODE_ACCUMULATE, Needs::Nothing, &matmul_generic});
+    }
+  }
+}
+
+const KernelRegistration registration(register_matmul_generic);
+
+}  // namespace
+}  // namespace oi::vulkan
