@@ -15,16 +15,29 @@ const char* c_type(const std::string& dtype) {
   if (dtype == "f64") return "double";
   if (dtype == "i32") return "int32_t";
   if (dtype == "i64") return "int64_t";   // argmax/argmin results, gather indices, storage
-  if (dtype == "bool") return "uint8_t";  // storage only: no kernel computes on it yet
+  if (dtype == "bool") return "uint8_t";  // comparisons' results, masks, branch conditions
+  // 16-bit floats are stored as their bits; kernels convert through oi_*_to_f32 (casts only).
+  if (dtype == "f16" || dtype == "bf16") return "uint16_t";
+  if (dtype == "f8") return "uint8_t";  // E5M2, stored as its bits too
   return nullptr;
 }
 
 uint32_t dtype_tag(const std::string& dtype) {
-  return dtype == "f32" ? 10 : dtype == "f64" ? 11 : dtype == "bool" ? 12 : dtype == "i64" ? 4 : 3;
+  return dtype == "f32"    ? 10
+         : dtype == "f64"  ? 11
+         : dtype == "bool" ? 12
+         : dtype == "i64"  ? 4
+         : dtype == "f16"  ? 9
+         : dtype == "bf16" ? 16
+         : dtype == "f8"   ? 17
+                           : 3;
 }
 
 uint64_t dtype_size(const std::string& dtype) {
-  return dtype == "f64" || dtype == "i64" ? 8 : dtype == "bool" ? 1 : 4;
+  return dtype == "f64" || dtype == "i64"    ? 8
+         : dtype == "bool" || dtype == "f8"  ? 1
+         : dtype == "f16" || dtype == "bf16" ? 2
+                                             : 4;
 }
 
 std::string number(double v) {

@@ -29,6 +29,11 @@ struct Value {
   uint64_t entries = 0;
   std::string index, pattern;
   std::string entry_link(uint64_t e) const;
+  // A persistent table K(l, t) (tables.hpp): `shape` is one entry's, `bounds` the @fixed bound
+  // per index (-1 where it grows), `bytes` one entry's. Its state is s->t_NAME (an oi_table).
+  bool ptable = false;
+  std::vector<std::string> indices;
+  std::vector<int64_t> bounds;
   uint64_t numel() const {
     uint64_t n = 1;
     for (uint64_t d : shape) n *= d;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "c_ops.hpp"
+#include "tables.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -46,6 +47,9 @@ class Generator : public KernelEnv {
     for (const auto& k : root_.at("kernels").as_array())
       if (k.at("kind") == "op" && op_table().fallible.count(str(k.at("ops").at(0).at("op"))))
         fallible_.insert(k.at("id").as_int64());
+    // Table accesses check indices and bounds at run time and grow tables: they may fail too.
+    for (const Value& v : values_)
+      if (v.ptable) fallible_.insert(-1);
     std::ostringstream kernels, block_protos, block_defs, step_body;
     // Branch targets become functions (a call: execution continues after the branch).
     for (const auto& b : blocks) {
@@ -83,7 +87,14 @@ class Generator : public KernelEnv {
     const std::string kind = str(st.at("kind"));
     if (kind == "kernel") {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
+      prepare_tabviews(k.as_object());
       kernels << kernel(k.as_object());
+      // Table entries and slices an op reads are copied out of their tables before the
+      // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
+      for (const auto& [text, view] : kernel_tabviews_)
+        if (view.read)
+          body << table_access(text, view.value.name, false,
+                               at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
       body << indent << "kernel_" << k.at("id").as_int64() << "(s";
       for (const auto& p : kernel_params_) {
         if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
@@ -94,6 +105,11 @@ class Generator : public KernelEnv {
       }
       body << ");\n";
       if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
+      for (const auto& [text, view] : kernel_tabviews_)
+        if (view.write)
+          body << table_access(text, view.value.name, true,
+                               at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
+      kernel_tabviews_.clear();
     } else if (kind == "return") {
       if (entry)
         for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
@@ -122,6 +138,14 @@ class Generator : public KernelEnv {
         emit_step(b.as_object(), kernels, body, indent + "  ", entry);
       loop_stack_.pop_back();
       body << indent << "}\n";
+    } else if (kind == "cache.read" && is_table_access(str(st.at("from")))) {
+      body << table_access(str(st.at("from")), whole(st, "to").name, false,
+                           at_of(st, "from_at"), indent, entry);
+    } else if (kind == "cache.write" && is_table_access(str(st.at("to")))) {
+      body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
+                           indent, entry);
+    } else if (kind == "cache.reset" && is_table_access(str(st.at("target")))) {
+      body << table_reset(str(st.at("target")), at_of(st, "target_at"), indent, entry);
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
       const Value &from = whole(st, "from"), &to = whole(st, "to");
       body << indent << "memcpy(s->v_" << to.name << ", s->v_" << from.name << ", " << to.bytes
@@ -175,6 +199,157 @@ class Generator : public KernelEnv {
       throw CUnsupported("c emitter: '" + kind + "' steps (line " + json::serialize(st.at("line")) +
                          ") are not supported yet");
     }
+  }
+
+  // ---- persistent tables (tables.hpp) ----
+
+  // A table entry or slice an op of the kernel being written reads or writes, copied through
+  // a buffer of its own (s->v_tvID_N) around the kernel call.
+  struct TabView {
+    Value value;
+    bool read = false, write = false;
+  };
+  std::map<std::string, TabView> kernel_tabviews_;  // access text -> its buffer
+  std::map<std::string, Value> tabviews_;           // every buffer, by name
+  std::vector<std::pair<std::string, uint64_t>> tabview_fields_;
+
+  bool is_table_access(const std::string& text) const {
+    const std::string name = parse_access(text).name;
+    auto it = index_.find(name);
+    return it != index_.end() && values_[it->second].ptable;
+  }
+
+  // The source position the plan gives for messages ("gpt.oi:137:3"), else the line.
+  static std::string at_of(const json::object& o, const char* key) {
+    if (o.contains(key)) return str(o.at(key));
+    if (o.contains("at")) return str(o.at("at"));
+    return o.contains("line") ? "line " + json::serialize(o.at("line")) : std::string();
+  }
+
+  // C of an index name at the current place: loop index, then integer scalar, then size
+  // variable (dsl.md's precedence).
+  std::string index_c(const std::string& name) const {
+    if (std::find(loop_stack_.begin(), loop_stack_.end(), name) != loop_stack_.end())
+      return "(int64_t)i_" + name;
+    auto it = index_.find(name);
+    if (it != index_.end()) {
+      const Value& v = values_[it->second];
+      if (v.numel() == 1 && (v.dtype == "i32" || v.dtype == "i64") && !v.ptable && !v.table)
+        return "(int64_t)*(const " + std::string(c_type(v.dtype)) + "*)s->v_" + name;
+      throw CUnsupported("c emitter: index '" + name + "' is not an integer scalar");
+    }
+    const auto& sizes = root_.at("sizevars").as_object();
+    if (sizes.contains(name)) return "(int64_t)" + json::serialize(sizes.at(name)) + "ll";
+    throw CUnsupported("c emitter: index '" + name + "' is not supported yet");
+  }
+
+  // The value of an index name known when the code is written (size variables only).
+  std::optional<int64_t> constant_index(const std::string& name) const {
+    if (std::find(loop_stack_.begin(), loop_stack_.end(), name) != loop_stack_.end() ||
+        index_.count(name))
+      return std::nullopt;
+    const auto& sizes = root_.at("sizevars").as_object();
+    if (sizes.contains(name)) return sizes.at(name).to_number<int64_t>();
+    return std::nullopt;
+  }
+
+  static TableDecl table_decl(const Value& t) { return {t.name, t.indices, t.bounds}; }
+
+  // The buffers of the table accesses among kernel k's operands, before it is written.
+  void prepare_tabviews(const json::object& k) {
+    kernel_tabviews_.clear();
+    const int64_t id = k.at("id").as_int64();
+    auto add = [&](const std::string& text, bool output) {
+      if (!is_table_access(text)) return;
+      auto it = kernel_tabviews_.find(text);
+      if (it == kernel_tabviews_.end()) {
+        const AccessText a = parse_access(text);
+        const Value& t = value(a.name);
+        auto lead = static_lead(table_decl(t), a,
+                                [&](const std::string& n) { return constant_index(n); });
+        if (!lead)
+          throw CUnsupported("c emitter: '" + text + "' as an operand of kernel " +
+                             std::to_string(id) +
+                             " (a slice of run-time length) is not supported yet");
+        Value v = t;
+        v.ptable = false;
+        v.indices.clear();
+        v.bounds.clear();
+        v.name = "tv" + std::to_string(id) + "_" + std::to_string(kernel_tabviews_.size());
+        v.storage = "tabview";
+        v.shape = *lead;
+        v.shape.insert(v.shape.end(), t.shape.begin(), t.shape.end());
+        v.bytes = v.numel() * dtype_size(v.dtype);
+        tabviews_[v.name] = v;
+        tabview_fields_.push_back({v.name, v.bytes});
+        it = kernel_tabviews_.emplace(text, TabView{v}).first;
+      }
+      (output ? it->second.write : it->second.read) = true;
+    };
+    for (const auto& jop : k.at("ops").as_array()) {
+      for (const auto& in : jop.at("inputs").as_array()) add(str(in), false);
+      add(str(jop.at("output")), true);
+    }
+  }
+
+  // Reads the access `text` of a table into variable `var` (or stores `var` there), with the
+  // simulator's checks; a failure ends the step.
+  std::string table_access(const std::string& text, const std::string& var, bool write,
+                           const std::string& at, const std::string& indent, bool entry) {
+    const AccessText a = parse_access(text);
+    const Value& t = value(a.name);
+    const Value& other = value(var);
+    if (other.dtype != t.dtype || other.shape.size() < t.shape.size() ||
+        !std::equal(t.shape.rbegin(), t.shape.rend(), other.shape.rbegin()))
+      throw std::runtime_error("'" + var + "' (" + other.dtype + ") does not hold entries of table '" +
+                               t.name + "' (" + t.dtype + ")");
+    const std::vector<uint64_t> lead(other.shape.begin(),
+                                     other.shape.end() - static_cast<std::ptrdiff_t>(t.shape.size()));
+    const std::string stop = entry ? "goto done;" : "return;";
+    std::ostringstream c;
+    c << indent << "{ /* " << (write ? "store into " : "read ") << text << " */\n"
+      << span_code(table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_,
+                   stop, indent + "  ", &lead, var);
+    if (write)
+      c << indent << "  if (oi_tab_write(&s->t_" << t.name << ", st, ln, s->v_" << var
+        << ") != 0) {\n"
+        << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
+        << format_text(at.empty() ? "" : at + ": ") << "out of memory growing table '" << t.name
+        << "'\");\n"
+        << indent << "    " << stop << "\n" << indent << "  }\n";
+    else
+      c << indent << "  oi_tab_read(&s->t_" << t.name << ", st, ln, s->v_" << var << ");\n";
+    c << indent << "}\n";
+    return c.str();
+  }
+
+  // cache.reset of a table: whole (`K`), or the entries under leading indices (`K[l]`); as in
+  // the simulator, the indices before the first slice choose the entries.
+  std::string table_reset(const std::string& text, const std::string& at,
+                          const std::string& indent, bool entry) {
+    const AccessText a = parse_access(text);
+    const Value& t = value(a.name);
+    const std::string stop = entry ? "goto done;" : "return;";
+    std::ostringstream c;
+    c << indent << "{ /* cache.reset " << text << " */\n"
+      << indent << "  int64_t pre[" << t.indices.size() << "];\n"
+      << indent << "  (void)pre;\n";
+    size_t n = 0;
+    for (; n < a.slots.size() && !a.slots[n].range; ++n) {
+      const IndexText& i = *a.slots[n].index;
+      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
+      if (!i.literal && i.value != 0) e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+      c << indent << "  pre[" << n << "] = " << e << ";\n"
+        << indent << "  if (pre[" << n << "] < 0) {\n"
+        << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
+        << format_text((at.empty() ? "" : at + ": ") + "table '" + t.name + "': index " +
+                       t.indices[n] + " = ")
+        << "%lld is negative\", (long long)pre[" << n << "]);\n"
+        << indent << "    " << stop << "\n" << indent << "  }\n";
+    }
+    c << indent << "  oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u);\n"
+      << indent << "}\n";
+    return c.str();
   }
 
   // dsl.md's start-of-life value: @init, else zeros.
@@ -332,9 +507,19 @@ class Generator : public KernelEnv {
       v.dtype = str(o.at("dtype"));
       for (const auto& d : o.at("shape").as_array()) v.shape.push_back(d.to_number<uint64_t>());
       v.bytes = o.at("bytes").to_number<uint64_t>();
-      // Constant prefix tables of one index; other tables (growable, persistent, several
-      // indices) are refused.
-      if (o.contains("indices") && v.storage == "constant" &&
+      // Constant prefix tables of one index, and persistent tables (tables.hpp); other tables
+      // (volatile prefix tables, @auto_dim matrices) are refused.
+      if (o.contains("auto_dim") && !o.at("auto_dim").as_array().empty()) {
+        throw CUnsupported("c emitter: @auto_dim matrix '" + v.name + "' is not supported yet");
+      } else if (o.contains("indices") && v.memory == "persistent") {
+        v.ptable = true;
+        for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
+        for (const auto& b : o.at("bound").as_array())
+          v.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
+        if (v.indices.size() > 8 || v.bounds.size() != v.indices.size())
+          throw CUnsupported("c emitter: table '" + v.name + "' has more than 8 indices");
+        v.bytes = v.numel() * dtype_size(v.dtype);
+      } else if (o.contains("indices") && v.storage == "constant" &&
           o.at("indices").as_array().size() == 1 && o.at("entries").is_number()) {
         v.table = true;
         v.index = str(o.at("indices").at(0));
@@ -387,6 +572,12 @@ class Generator : public KernelEnv {
 
  public:
   const Value& operand(const std::string& text) const override {
+    if (is_table_access(text)) {
+      auto view = kernel_tabviews_.find(text);
+      if (view == kernel_tabviews_.end())
+        throw std::runtime_error("'" + text + "' is not an operand of the kernel being written");
+      return view->second.value;
+    }
     const size_t open = text.find('[');
     if (open == std::string::npos) {
       const Value& v = value(text);
@@ -423,9 +614,14 @@ class Generator : public KernelEnv {
 
   const Value& value(const std::string& name) const override {
     auto it = index_.find(name);
-    if (it == index_.end())
-      throw std::runtime_error("the plan names an unknown value '" + name + "'");
-    return values_[it->second];
+    if (it != index_.end()) return values_[it->second];
+    auto view = tabviews_.find(name);
+    if (view != tabviews_.end()) return view->second;
+    auto access = kernel_tabviews_.find(name);
+    if (access != kernel_tabviews_.end()) return access->second.value;
+    for (const auto& [text, entry] : views_)
+      if (entry.name == name) return entry;
+    throw std::runtime_error("the plan names an unknown value '" + name + "'");
   }
 
  private:
@@ -433,8 +629,15 @@ class Generator : public KernelEnv {
   // pointers share arena bytes.
   void declare_pointers(const json::object& k, std::ostringstream& c, std::set<std::string>& reads,
                         std::set<std::string>& writes) const {
-    for (const auto& r : k.at("reads").as_array()) reads.insert(str(r));
-    for (const auto& w : k.at("writes").as_array()) writes.insert(str(w));
+    // A persistent table is reached through the buffers of its accessed entries (tabviews).
+    for (const auto& r : k.at("reads").as_array())
+      if (!value(str(r)).ptable) reads.insert(str(r));
+    for (const auto& w : k.at("writes").as_array())
+      if (!value(str(w)).ptable) writes.insert(str(w));
+    for (const auto& [text, view] : kernel_tabviews_) {
+      if (view.read) reads.insert(view.value.name);
+      if (view.write) writes.insert(view.value.name);
+    }
     std::set<std::string> all = reads;
     all.insert(writes.begin(), writes.end());
     bool alias = false;
@@ -459,7 +662,7 @@ class Generator : public KernelEnv {
     for (const auto& jop : k.at("ops").as_array())
       for (const auto& in : jop.at("inputs").as_array()) {
         const std::string text = str(in);
-        if (text.find('[') == std::string::npos) continue;
+        if (text.find('[') == std::string::npos || is_table_access(text)) continue;
         const Value& view = operand(text);
         if (std::find(kernel_views_.begin(), kernel_views_.end(), text) == kernel_views_.end())
           kernel_views_.push_back(text);
@@ -540,7 +743,16 @@ class Generator : public KernelEnv {
       if (it == op_table().heads.end())
         throw CUnsupported("c emitter: " + op + " (line " + json::serialize(head.at("line")) +
                            ") is not supported yet");
-      head_out = it->second(*this, k, c, head_value);
+      // The head sees table entries ("wq[l]", "K[l, t]") under the names of their views
+      // ("wq__l", "tv3_0"), whose pointers this kernel declares, as whole values.
+      json::object head_kernel = k;
+      auto& head_op = head_kernel.at("ops").as_array().at(0).as_object();
+      for (auto& in : head_op.at("inputs").as_array())
+        if (str(in).find('[') != std::string::npos || is_table_access(str(in)))
+          in = operand(str(in)).name;
+      if (is_table_access(str(head_op.at("output"))))
+        head_op["output"] = operand(str(head_op.at("output"))).name;
+      head_out = it->second(*this, head_kernel, c, head_value);
     }
     c << "  for (size_t i = 0; i < " << n << "u; ++i) {\n";
     int t = 0;
@@ -555,13 +767,14 @@ class Generator : public KernelEnv {
         if (writes.count(head_out)) c << "    p_" << head_out << "[i] = " << tmp << ";\n";
         continue;
       }
-      const std::string out = str(op.at("output")), op_name = str(op.at("op"));
-      const Value& vo = value(out);
+      const std::string op_name = str(op.at("op"));
+      const Value& vo = operand(str(op.at("output")));
+      const std::string out = vo.name;
       std::vector<std::string> args;
       for (const auto& in : op.at("inputs").as_array()) {
         const std::string name = str(in);
         const Value& vi = operand(name);
-        if (vi.dtype != vo.dtype && op_name != "cast")
+        if (vi.dtype != vo.dtype && op_name != "cast" && !op_table().mixed_dtypes.count(op_name))
           throw CUnsupported("c emitter: op '" + op_name + "' mixes " + vi.dtype + " and " +
                              vo.dtype + ": not supported yet");
         args.push_back(local.count(name)
@@ -646,6 +859,8 @@ class Generator : public KernelEnv {
          "#if defined(__GNUC__)\n#define OI_HELPER __attribute__((unused))\n#else\n"
          "#define OI_HELPER\n#endif\n\n";
     for (const char* h : op_table().helpers) c << h;
+    const bool tables = std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
+    if (tables) c << kTablesC;
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
@@ -656,6 +871,23 @@ class Generator : public KernelEnv {
         declared.push_back(&v);
     for (const Value* v : declared) {
       if (v->table && embed_) continue;  // embedded tables are checked when generated
+      // A persistent table fetched whole: its indices (the bound, 0 where it grows: the
+      // current sizes come from NAME_fetch_dims), then an entry's dims.
+      if (v->ptable) {
+        c << "static const uint64_t dims_" << v->name << "[] = {";
+        for (size_t i = 0; i < v->bounds.size(); ++i)
+          c << (i ? ", " : "") << (v->bounds[i] < 0 ? 0 : v->bounds[i]) << "u";
+        for (uint64_t d : v->shape) c << ", " << d << "u";
+        c << "};\n";
+        if (v->init) {
+          c << "static const " << c_type(v->dtype) << " tinit_" << v->name << "[" << v->numel() + 1
+            << "] = {";
+          for (uint64_t i = 0; i < v->numel(); ++i)
+            c << literal(*v->init, v->dtype, "@init of '" + v->name + "'") << ", ";
+          c << "0};\n";
+        }
+        continue;
+      }
       c << "static const uint64_t dims_" << v->name << "[] = {";
       for (size_t i = 0; i < v->shape.size(); ++i) c << (i ? ", " : "") << v->shape[i] << "u";
       c << (v->shape.empty() ? "0" : "") << "};\n";
@@ -665,17 +897,33 @@ class Generator : public KernelEnv {
         std::remove_if(declared.begin(), declared.end(), [](const Value* v) { return v->table; }),
         declared.end());
     c << "static const " << N << "_var_info vars[] = {\n";
-    for (const Value* v : declared)
+    for (const Value* v : declared) {
+      if (v->ptable) {
+        uint64_t entries = 1;
+        for (int64_t b : v->bounds) entries *= b < 0 ? 0 : static_cast<uint64_t>(b);
+        c << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, "
+          << v->shape.size() + v->bounds.size() << "u, dims_" << v->name << ", "
+          << entries * v->bytes << "u},\n";
+        continue;
+      }
       c << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, " << v->shape.size()
         << "u, dims_" << v->name << ", " << v->bytes << "u},\n";
+    }
     c << "  {NULL, 0u, 0u, NULL, 0u}};\n";
     c << "static const char* const outputs[] = {";
     for (const auto& o : outputs_) c << "\"" << o << "\", ";
     c << "NULL};\n\n";
     c << "struct " << N << "_state {\n  " << N
       << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n  int failed;\n";
+    for (const auto& [field, bytes] : tabview_fields_) c << "  void* v_" << field << ";\n";
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
+      if (v.ptable) {
+        // the table, and the buffer a whole-table fetch packs its entries into
+        c << "  oi_table t_" << v.name << ";\n  void* f_" << v.name << ";\n  size_t f_" << v.name
+          << "_bytes;\n";
+        continue;
+      }
       c << "  void* v_" << v.name << ";\n";
       if (v.storage == "step") c << "  const unsigned char* from_" << v.name << ";\n";
       if (v.storage == "dynamic") c << "  int have_" << v.name << ";\n";
@@ -732,8 +980,20 @@ class Generator : public KernelEnv {
                        "  if (rc != " + N + "_OK) {\n    free(s);\n    return rc;\n  }\n")
       << "  s->arena = (unsigned char*)malloc(" << arena_bytes_
       << "u + 1u);\n  int ok = s->arena != NULL;\n";
+    for (const auto& [field, bytes] : tabview_fields_)
+      c << "  s->v_" << field << " = malloc(" << bytes << "u + 1u);\n  ok = ok && s->v_" << field
+        << ";\n";
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
+      if (v.ptable) {
+        c << "  {\n    const int64_t bound[] = {";
+        for (size_t i = 0; i < v.bounds.size(); ++i) c << (i ? ", " : "") << v.bounds[i] << "ll";
+        c << "};\n    ok = ok && oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size()
+          << "u, bound, " << v.bytes << "u, "
+          << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
+          << ") == 0;\n  }\n";
+        continue;
+      }
       if (v.storage == "arena")
         c << "  s->v_" << v.name << " = s->arena + " << v.offset << "u;\n";
       else
@@ -752,6 +1012,7 @@ class Generator : public KernelEnv {
       << "_ERR_MEMORY;\n  }\n";
     for (const Value& v : values_) {
       if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
+      if (v.ptable) continue;  // starts empty (dsl.md); the model does not fill it
       if (v.table) {
         c << (embed_ ? "  memcpy(s->v_" + v.name + ", emb_" + v.name + ", " +
                            std::to_string(v.bytes) + "u);\n  memcpy(s->avail_" + v.name +
@@ -783,8 +1044,13 @@ class Generator : public KernelEnv {
     }
     c << "  *out = s;\n  return " << N << "_OK;\n}\n\n";
     c << "void " << N << "_destroy(" << N << "_state* s) {\n  if (!s) return;\n";
-    for (const Value& v : values_)
-      if (v.storage != "internal" && v.storage != "arena") c << "  free(s->v_" << v.name << ");\n";
+    for (const Value& v : values_) {
+      if (v.ptable)
+        c << "  free(s->t_" << v.name << ".data);\n  free(s->f_" << v.name << ");\n";
+      else if (v.storage != "internal" && v.storage != "arena")
+        c << "  free(s->v_" << v.name << ");\n";
+    }
+    for (const auto& [field, bytes] : tabview_fields_) c << "  free(s->v_" << field << ");\n";
     for (const auto& sc : scratch_) c << "  free(s->" << sc.first << ");\n";
     for (const auto& y : yielded_)
       c << "  free(s->snap_" << y << ");\n  free(s->res_" << y << ");\n";
@@ -799,7 +1065,8 @@ class Generator : public KernelEnv {
       << "u;\n  return outputs;\n}\n\n";
     c << "const char* " << N << "_error(const " << N << "_state* s) { return s->error; }\n\n";
     c << "int " << N << "_insert(" << N
-      << "_state* s, const char* name, const void* data, size_t bytes) {\n";
+      << "_state* s, const char* name, const void* data, size_t bytes) {\n"
+         "  (void)data;\n  (void)bytes;\n";
     for (const Value& v : values_)
       if (v.storage == "dynamic")
         c << "  if (strcmp(name, \"" << v.name << "\") == 0) {\n    if (bytes != " << v.bytes
@@ -811,14 +1078,45 @@ class Generator : public KernelEnv {
       << "_ERR_NAME, \"insert '%s': no dynamic variable of that name\", name);\n}\n\n";
     c << "int " << N << "_fetch(const " << N
       << "_state* s, const char* name, const void** data, size_t* bytes) {\n";
-    for (const Value* v : declared)
+    for (const Value* v : declared) {
+      if (v->ptable) {
+        // Every entry, stacked as `[]` reads them, packed into the fetch buffer.
+        const std::string t = "w->t_" + v->name, f = "w->f_" + v->name;
+        c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    " << N << "_state* w = ("
+          << N << "_state*)s;\n    int64_t st[" << v->bounds.size() << "] = {0}, ln["
+          << v->bounds.size() << "] = {0};\n    oi_tab_dims(&" << t
+          << ", ln);\n    size_t n = " << v->bytes << "u;\n    for (uint32_t k = 0; k < "
+          << v->bounds.size() << "u; ++k) n *= (size_t)ln[k];\n    if (n + 1u > " << f
+          << "_bytes) {\n      void* grown = realloc(" << f << ", n + 1u);\n      if (!grown)\n"
+          << "        return fail(w, " << N << "_ERR_MEMORY, \"fetch '%s': out of memory\", name);\n"
+          << "      " << f << " = grown;\n      " << f << "_bytes = n + 1u;\n    }\n    oi_tab_read(&"
+          << t << ", st, ln, " << f << ");\n    *data = " << f << ";\n    *bytes = n;\n    return "
+          << N << "_OK;\n  }\n";
+        continue;
+      }
       c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    *data = s->v_" << v->name
         << ";\n    *bytes = " << v->bytes << "u;\n    return " << N << "_OK;\n  }\n";
+    }
     c << "  snprintf(((" << N
       << "_state*)s)->error, sizeof s->error, \"fetch '%s': no declared variable of that name\", "
          "name);\n"
          "  return "
       << N << "_ERR_NAME;\n}\n\n";
+    // The shape of what fetch gives: declared, except a growable table's current sizes.
+    c << "int " << N << "_fetch_dims(const " << N
+      << "_state* s, const char* name, uint32_t* rank, uint64_t dims[8]) {\n"
+         "  const "
+      << N << "_var_info* v = " << N
+      << "_var(name);\n  if (!v || v->rank > 8) return fail((" << N << "_state*)s, " << N
+      << "_ERR_NAME, \"fetch '%s': no declared variable of that name\", name);\n"
+         "  *rank = v->rank;\n  for (uint32_t k = 0; k < v->rank; ++k) dims[k] = v->dims[k];\n";
+    for (const Value* v : declared)
+      if (v->ptable)
+        c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    int64_t ln["
+          << v->bounds.size() << "] = {0};\n    oi_tab_dims(&s->t_" << v->name
+          << ", ln);\n    for (uint32_t k = 0; k < " << v->bounds.size()
+          << "u; ++k) dims[k] = (uint64_t)ln[k];\n  }\n";
+    c << "  return " << N << "_OK;\n}\n\n";
     c << kernels;
     c << "int " << N << "_step(" << N << "_state* s) {\n";
     for (const Value& v : values_)

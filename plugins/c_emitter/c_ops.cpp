@@ -14,6 +14,8 @@ const OpTable& op_table() {
     register_conv_ops(t);
     register_pool_ops(t);
     register_norm_ops(t);
+    register_compare_ops(t);
+    register_attention_ops(t);
     return t;
   }();
   return table;

@@ -42,6 +42,9 @@ struct OpTable {
   // Single ops that may fail at run time: they set s->failed (an error code, the message in
   // s->error) and return; the step stops there.
   std::set<std::string> fallible;
+  // Elementwise ops whose output dtype differs from their inputs' (comparisons); their inputs
+  // share one dtype. `cast` is the other such op.
+  std::set<std::string> mixed_dtypes;
 };
 
 const OpTable& op_table();
@@ -65,5 +68,7 @@ void register_movement_ops(OpTable& t);
 void register_conv_ops(OpTable& t);
 void register_pool_ops(OpTable& t);
 void register_norm_ops(OpTable& t);
+void register_compare_ops(OpTable& t);
+void register_attention_ops(OpTable& t);
 
 }  // namespace oi::c_emitter

@@ -44,14 +44,105 @@ static inline OI_HELPER int32_t oi_to_i32_d(double r) {
 static inline OI_HELPER int32_t oi_to_i32_f(float r) { return oi_to_i32_d((double)r); }
 static inline OI_HELPER int32_t oi_max_i(int32_t a, int32_t b) { return b > a ? b : a; }
 
+/* Narrow and wide floats (oinf.md): `bits` of a binary format with sm mantissa and se exponent
+ * bits rounded to one of dm and de bits: nearest, ties to even, overflow to inf, NaN quiet with
+ * its high payload bits (core/src/dtype/float_formats.cpp, bit for bit). */
+static inline OI_HELPER uint32_t oi_narrow(uint64_t bits, int sm, int se, int dm, int de) {
+  const uint64_t smax = ((uint64_t)1 << se) - 1u, dmax = ((uint64_t)1 << de) - 1u;
+  const int64_t sbias = ((int64_t)1 << (se - 1)) - 1, dbias = ((int64_t)1 << (de - 1)) - 1;
+  const uint64_t exp = (bits >> sm) & smax, man = bits & (((uint64_t)1 << sm) - 1u);
+  const uint64_t sign = ((bits >> (se + sm)) & 1u) << (de + dm), inf = dmax << dm;
+  if (exp == smax) {
+    if (man == 0) return (uint32_t)(sign | inf);
+    return (uint32_t)(sign | inf | (man >> (sm - dm)) | ((uint64_t)1 << (dm - 1)));
+  }
+  if (exp == 0 && man == 0) return (uint32_t)sign;
+  int64_t e;
+  uint64_t sig;
+  if (exp == 0) {
+    int lead = 63;
+    while (!((man >> lead) & 1u)) --lead;
+    sig = man << (sm - lead);
+    e = 1 - sbias - (sm - lead);
+  } else {
+    sig = man | ((uint64_t)1 << sm);
+    e = (int64_t)exp - sbias;
+  }
+  const int64_t biased = e + dbias;
+  if (biased >= (int64_t)dmax) return (uint32_t)(sign | inf);
+  int64_t shift = sm - dm;
+  if (biased < 1) shift += 1 - biased;
+  if (shift > sm + 1) return (uint32_t)sign;
+  uint64_t rounded = sig >> shift;
+  const uint64_t rest = sig & (((uint64_t)1 << shift) - 1u), half = (uint64_t)1 << (shift - 1);
+  if (rest > half || (rest == half && (rounded & 1u))) ++rounded;
+  if (biased < 1) return (uint32_t)(sign | rounded);
+  return (uint32_t)(sign | (((uint64_t)(biased - 1) << dm) + rounded));
+}
+static inline OI_HELPER uint64_t oi_bits_f(float v) {
+  uint32_t b;
+  memcpy(&b, &v, 4);
+  return b;
+}
+static inline OI_HELPER uint64_t oi_bits_d(double v) {
+  uint64_t b;
+  memcpy(&b, &v, 8);
+  return b;
+}
+static inline OI_HELPER uint16_t oi_f32_to_f16(float v) { return (uint16_t)oi_narrow(oi_bits_f(v), 23, 8, 10, 5); }
+static inline OI_HELPER uint16_t oi_f64_to_f16(double v) { return (uint16_t)oi_narrow(oi_bits_d(v), 52, 11, 10, 5); }
+static inline OI_HELPER uint16_t oi_f32_to_bf16(float v) { return (uint16_t)oi_narrow(oi_bits_f(v), 23, 8, 7, 8); }
+static inline OI_HELPER uint16_t oi_f64_to_bf16(double v) { return (uint16_t)oi_narrow(oi_bits_d(v), 52, 11, 7, 8); }
+static inline OI_HELPER uint8_t oi_f32_to_f8(float v) { return (uint8_t)oi_narrow(oi_bits_f(v), 23, 8, 2, 5); }
+static inline OI_HELPER uint8_t oi_f64_to_f8(double v) { return (uint8_t)oi_narrow(oi_bits_d(v), 52, 11, 2, 5); }
+/* Exact widening to f32. */
+static inline OI_HELPER float oi_f16_to_f32(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1fu) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp == 0) {
+    int lead = 9;
+    while (man != 0 && !((man >> lead) & 1u)) --lead;
+    bits = man == 0 ? sign
+                    : sign | ((uint32_t)(lead - 24 + 127) << 23) | ((man << (23 - lead)) & 0x7fffffu);
+  } else {
+    bits = sign | ((exp - 15u + 127u) << 23) | (man << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+static inline OI_HELPER float oi_bf16_to_f32(uint16_t h) {
+  const uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+/* f8 is E5M2: the upper byte of the f16 of the same value. */
+static inline OI_HELPER float oi_f8_to_f32(uint8_t b) { return oi_f16_to_f32((uint16_t)(b << 8)); }
+
 )C";
 
 // ops.md's cast between f32, f64 and i32: float -> float and int -> float round to nearest
 // (C's conversions); float -> i32 rounds with rounding_mode, then saturates (NaN -> 0).
+bool narrow_float(const std::string& d) {
+  return d == "f16" || d == "bf16" || d == "f8";
+}
+
 std::string cast_expr(const std::string& x, const std::string& from, const std::string& to,
                       const json::object& settings, const std::string& where) {
   const std::string T = c_type(to);
   if (from == to) return x;
+  // 16- and 8-bit floats: widened exactly to f32, narrowed once from f32 or f64 (an i32 goes
+  // through f64, where it is exact, so the result is rounded once).
+  if (narrow_float(from)) return cast_expr("oi_" + from + "_to_f32(" + x + ")", "f32", to, settings, where);
+  if (narrow_float(to)) {
+    if (from == "f64") return "oi_f64_to_" + to + "(" + x + ")";
+    if (from == "f32") return "oi_f32_to_" + to + "(" + x + ")";
+    if (from == "i32") return "oi_f64_to_" + to + "((double)" + x + ")";
+    throw CUnsupported("c emitter: " + where + " from " + from + " to " + to + " is not supported yet");
+  }
   if (to != "i32") return "(" + T + ")" + x;
   if (from == "i32") return x;
   if (settings.contains("saturate") && !settings.at("saturate").as_bool())
@@ -73,6 +164,10 @@ std::string arith(const ElementwiseCall& e) {
   const auto& a = e.args;
   const auto& settings = e.settings;
   const bool flt = dtype != "i32";
+  if (op == "cast" && (narrow_float(dtype) || narrow_float(e.from_dtype))) {
+    check_settings(settings, {"to", "rounding_mode", "saturate"}, where);
+    return cast_expr(a[0], e.from_dtype, dtype, settings, where);
+  }
   if (dtype != "f32" && dtype != "f64" && dtype != "i32")
     throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
   const std::set<std::string> allowed =

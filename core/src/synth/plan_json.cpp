@@ -119,6 +119,13 @@ json::object op_json(const Node& n) {
   for (const Setting& s : n.settings) settings[s.name] = setting_json(s.value);
   o["settings"] = std::move(settings);
   o["output"] = synth::access_text(n.output);
+  // Source positions for run-time messages (a table index past its @fixed bound), as the
+  // simulator writes them: the node's, each input's and the output's.
+  o["at"] = n.loc.to_string();
+  json::array ins_at;
+  for (const Ref& r : n.inputs) ins_at.emplace_back(r.loc.to_string());
+  o["inputs_at"] = std::move(ins_at);
+  o["output_at"] = n.output.loc.to_string();
   return o;
 }
 
@@ -133,6 +140,7 @@ json::object step_json(const Step& s) {
   const Node& n = *s.node;
   o["node"] = n.uuid;
   o["line"] = n.loc.line;
+  o["at"] = n.loc.to_string();
   switch (s.kind) {
     case Step::Kind::Transfer:
       o["from"] = synth::ref_text(n.inputs.at(0));
@@ -141,10 +149,12 @@ json::object step_json(const Step& s) {
     case Step::Kind::CacheRead:
       o["from"] = synth::access_text(n.target);
       o["to"] = synth::access_text(n.output);
+      o["from_at"] = n.target.loc.to_string();
       break;
     case Step::Kind::CacheWrite:
       o["from"] = synth::ref_text(n.inputs.at(0));
       o["to"] = synth::access_text(n.target);
+      o["to_at"] = n.target.loc.to_string();
       break;
     case Step::Kind::CacheIncrement:
     case Step::Kind::CacheDecrement:
@@ -153,6 +163,7 @@ json::object step_json(const Step& s) {
       break;
     case Step::Kind::CacheReset:
       o["target"] = synth::access_text(n.target);
+      o["target_at"] = n.target.loc.to_string();
       break;
     case Step::Kind::Loop: {
       o["name"] = n.loop_name;

@@ -1,0 +1,394 @@
+// Persistent tables in generated C (tables.hpp). dsl.md: a table grows on write (its size
+// along an index is the highest index written + 1), entries never written read as the @init
+// value (zeros without one), slices past the size of a growable index read unwritten entries,
+// and @fixed bounds are run-time errors naming the table, the index and the bound.
+#include "tables.hpp"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace oi::c_emitter {
+namespace {
+
+std::string trim(std::string s) {
+  s.erase(0, s.find_first_not_of(' '));
+  s.erase(s.find_last_not_of(' ') + 1);
+  return s;
+}
+
+IndexText parse_index(const std::string& raw, const std::string& whole) {
+  const std::string s = trim(raw);
+  IndexText out;
+  if (s.empty()) throw std::runtime_error("empty index in '" + whole + "'");
+  const bool numeric = s.find_first_not_of("-0123456789") == std::string::npos;
+  if (numeric) {
+    out.value = std::stoll(s);
+    return out;
+  }
+  out.literal = false;
+  size_t op = s.find_first_of("+-", 1);
+  out.name = trim(s.substr(0, op));
+  if (op != std::string::npos) {
+    const std::string num = trim(s.substr(op + 1));
+    if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos)
+      throw std::runtime_error("index '" + s + "' of '" + whole + "' is not NAME+N");
+    out.value = std::stoll(num) * (s[op] == '-' ? -1 : 1);
+  }
+  for (char ch : out.name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_')
+      throw std::runtime_error("index '" + s + "' of '" + whole + "' is not NAME+N");
+  return out;
+}
+
+std::string index_expr(const IndexText& i,
+                       const std::function<std::string(const std::string&)>& index_c) {
+  if (i.literal) return "(int64_t)" + std::to_string(i.value) + "ll";
+  std::string e = index_c(i.name);
+  if (i.value != 0) e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+  return e;
+}
+
+}  // namespace
+
+std::string format_text(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '%')
+      out += "%%";
+    else if (ch == '"' || ch == '\\')
+      out += std::string("\\") + ch;
+    else if (ch == '\n')
+      out += "\\n";
+    else
+      out += ch;
+  }
+  return out;
+}
+
+AccessText parse_access(const std::string& text) {
+  AccessText a;
+  const size_t open = text.find('[');
+  a.name = trim(text.substr(0, open));
+  if (open == std::string::npos) return a;
+  const size_t close = text.rfind(']');
+  if (close == std::string::npos || close < open)
+    throw std::runtime_error("malformed access '" + text + "'");
+  a.brackets = true;
+  const std::string inner = text.substr(open + 1, close - open - 1);
+  if (trim(inner).empty()) return a;  // K[]: every entry
+  size_t from = 0;
+  while (true) {
+    const size_t comma = inner.find(',', from);
+    const std::string part = inner.substr(from, comma == std::string::npos ? comma : comma - from);
+    SlotText slot;
+    const size_t dots = part.find("..");
+    if (dots == std::string::npos) {
+      slot.index = parse_index(part, text);
+    } else {
+      slot.range = true;
+      const std::string a_text = trim(part.substr(0, dots)), b_text = trim(part.substr(dots + 2));
+      if (!a_text.empty()) slot.start = parse_index(a_text, text);
+      if (!b_text.empty()) slot.end = parse_index(b_text, text);
+    }
+    a.slots.push_back(std::move(slot));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return a;
+}
+
+std::string span_code(const TableDecl& table, const AccessText& access,
+                      const std::function<std::string(const std::string&)>& index_c,
+                      const std::string& at, const std::string& prefix, const std::string& stop,
+                      const std::string& indent, const std::vector<uint64_t>* lead,
+                      const std::string& other) {
+  const size_t rank = table.indices.size();
+  if (access.slots.size() > rank)
+    throw std::runtime_error("'" + table.name + "' takes " + std::to_string(rank) +
+                             " indices, the access gives " + std::to_string(access.slots.size()));
+  const std::string where = format_text(at.empty() ? "" : at + ": ");
+  const std::string tname = format_text(table.name);
+  std::string c;
+  c += indent + "int64_t st[" + std::to_string(rank) + "], ln[" + std::to_string(rank) + "];\n";
+  auto failure = [&](const std::string& message, const std::string& arg) {
+    return indent + "    s->failed = fail(s, " + prefix + "_ERR_RUN, \"" + where + message +
+           "\", (long long)" + arg + ");\n" + indent + "    " + stop + "\n";
+  };
+  std::vector<size_t> ranges;
+  for (size_t k = 0; k < rank; ++k) {
+    const std::string idx = format_text(table.indices[k]);
+    const std::string K = std::to_string(k), bound = std::to_string(table.bounds[k]);
+    const bool fixed = table.bounds[k] >= 0;
+    const SlotText slot = k < access.slots.size() ? access.slots[k] : SlotText{true, {}, {}, {}};
+    c += indent + "{\n";
+    if (!slot.range) {
+      c += indent + "  const int64_t v = " + index_expr(*slot.index, index_c) + ";\n";
+      c += indent + "  if (v < 0) {\n" +
+           failure("table '" + tname + "': index " + idx + " = %lld is negative", "v") + indent +
+           "  }\n";
+      if (fixed)
+        c += indent + "  if (v >= " + bound + "ll) {\n" +
+             failure("table '" + tname + "': index " + idx + " = %lld exceeds its @fixed bound " +
+                         idx + "=" + bound,
+                     "v") +
+             indent + "  }\n";
+      c += indent + "  st[" + K + "] = v;\n" + indent + "  ln[" + K + "] = 1;\n";
+    } else {
+      ranges.push_back(k);
+      c += indent + "  const int64_t size = " +
+           (fixed ? bound + "ll" : "s->t_" + table.name + ".size[" + K + "]") + ";\n";
+      c += indent + "  (void)size;\n";
+      c += indent + "  const int64_t a = " +
+           (slot.start ? index_expr(*slot.start, index_c) : std::string("0")) + ";\n";
+      if (slot.end)
+        c += indent + "  const int64_t e = " + index_expr(*slot.end, index_c) + ";\n" + indent +
+             "  int64_t b = e < 0 ? size + e : e;\n";
+      else
+        c += indent + "  int64_t b = size;\n";
+      c += indent + "  if (a < 0) {\n" +
+           failure("table '" + tname + "': slice start %lld of index " + idx + " is negative",
+                   "a") +
+           indent + "  }\n";
+      if (fixed)
+        c += indent + "  if (b > " + bound + "ll) {\n" +
+             failure("table '" + tname + "': slice end %lld of index " + idx +
+                         " exceeds its @fixed bound " + idx + "=" + bound,
+                     "b") +
+             indent + "  }\n";
+      c += indent + "  if (b < a) b = a;\n" + indent + "  st[" + K + "] = a;\n" + indent + "  ln[" +
+           K + "] = b - a;\n";
+    }
+    c += indent + "}\n";
+  }
+  if (lead) {
+    if (lead->size() != ranges.size())
+      throw std::runtime_error("the access of '" + table.name + "' stacks " +
+                               std::to_string(ranges.size()) + " axes, '" + other + "' has " +
+                               std::to_string(lead->size()));
+    for (size_t j = 0; j < ranges.size(); ++j) {
+      const std::string K = std::to_string(ranges[j]), want = std::to_string((*lead)[j]);
+      c += indent + "if (ln[" + K + "] != " + want + "ll) {\n" +
+           failure("table '" + tname + "': the access gives %lld entries along index " +
+                       format_text(table.indices[ranges[j]]) + ", but '" + format_text(other) +
+                       "' has " + want,
+                   "ln[" + K + "]")
+               .substr(2) +
+           indent + "}\n";
+    }
+  }
+  return c;
+}
+
+std::optional<std::vector<uint64_t>> static_lead(
+    const TableDecl& table, const AccessText& access,
+    const std::function<std::optional<int64_t>(const std::string&)>& constant) {
+  auto value = [&](const IndexText& i) -> std::optional<int64_t> {
+    if (i.literal) return i.value;
+    auto v = constant(i.name);
+    if (!v) return std::nullopt;
+    return *v + i.value;
+  };
+  std::vector<uint64_t> lead;
+  for (size_t k = 0; k < table.indices.size(); ++k) {
+    const SlotText slot = k < access.slots.size() ? access.slots[k] : SlotText{true, {}, {}, {}};
+    if (!slot.range) continue;
+    const int64_t bound = table.bounds[k];
+    std::optional<int64_t> a = slot.start ? value(*slot.start) : std::optional<int64_t>(0);
+    std::optional<int64_t> b;
+    if (slot.end) {
+      b = value(*slot.end);
+      if (b && *b < 0) b = bound >= 0 ? std::optional<int64_t>(bound + *b) : std::nullopt;
+    } else if (bound >= 0) {
+      b = bound;
+    }
+    if (!a || !b) return std::nullopt;
+    lead.push_back(*b > *a ? static_cast<uint64_t>(*b - *a) : 0);
+  }
+  return lead;
+}
+
+const char* const kTablesC = R"C(
+/* ---- persistent tables (dsl.md) ----
+ * A table is a dense array over its indices: capacity cap[k] along index k (the @fixed bound,
+ * or grown geometrically on write for a growable index), entries row-major over the
+ * capacities. size[k] is the highest index written + 1. Entries not allocated or never written
+ * read as the @init entry (zeros without one). */
+#define OI_TAB_RANK 8
+typedef struct oi_table {
+  unsigned char* data;
+  size_t entry_bytes;
+  const unsigned char* init; /* one entry of the @init value; NULL: zeros */
+  uint32_t rank;
+  int64_t bound[OI_TAB_RANK]; /* @fixed bound, -1 where the index grows */
+  int64_t cap[OI_TAB_RANK];
+  int64_t size[OI_TAB_RANK];
+} oi_table;
+
+static OI_HELPER void oi_tab_fill(const oi_table* t, unsigned char* p, size_t entries) {
+  if (!t->init) {
+    memset(p, 0, entries * t->entry_bytes);
+    return;
+  }
+  for (size_t e = 0; e < entries; ++e) memcpy(p + e * t->entry_bytes, t->init, t->entry_bytes);
+}
+
+/* Entries of capacities `cap`; 0 with *ok = 0 when the count or its bytes overflow. */
+static OI_HELPER size_t oi_tab_count(const oi_table* t, const int64_t* cap, int* ok) {
+  size_t n = 1;
+  *ok = 1;
+  for (uint32_t k = 0; k < t->rank; ++k) {
+    const size_t c = (size_t)cap[k];
+    if (c != 0 && n > SIZE_MAX / c) *ok = 0;
+    n *= c;
+  }
+  if (t->entry_bytes != 0 && n > SIZE_MAX / t->entry_bytes) *ok = 0;
+  return *ok ? n : 0;
+}
+
+/* Grows the capacities to hold index need[k] - 1 along every index (geometric growth of the
+ * growable ones); the entries keep their keys. 0, or -1 when the memory cannot be had. */
+static OI_HELPER int oi_tab_reserve(oi_table* t, const int64_t* need) {
+  int64_t cap[OI_TAB_RANK];
+  int grow = 0;
+  for (uint32_t k = 0; k < t->rank; ++k) {
+    cap[k] = t->cap[k];
+    if (need[k] <= cap[k]) continue;
+    grow = 1;
+    if (t->bound[k] >= 0) {
+      cap[k] = t->bound[k];
+    } else {
+      int64_t c = cap[k] < 4 ? 4 : cap[k];
+      while (c < need[k]) c = c > INT64_MAX / 2 ? need[k] : 2 * c;
+      cap[k] = c;
+    }
+  }
+  if (!grow) return 0;
+  int ok = 1;
+  const size_t count = oi_tab_count(t, cap, &ok);
+  if (!ok) return -1;
+  unsigned char* data = (unsigned char*)malloc(count * t->entry_bytes + 1u);
+  if (!data) return -1;
+  oi_tab_fill(t, data, count);
+  const size_t old = t->data ? oi_tab_count(t, t->cap, &ok) : 0;
+  for (size_t n = 0; n < old; ++n) {
+    size_t rest = n, to = 0, stride = 1;
+    for (uint32_t k = t->rank; k-- > 0;) {
+      const size_t key = rest % (size_t)t->cap[k];
+      rest /= (size_t)t->cap[k];
+      to += key * stride;
+      stride *= (size_t)cap[k];
+    }
+    memcpy(data + to * t->entry_bytes, t->data + n * t->entry_bytes, t->entry_bytes);
+  }
+  free(t->data);
+  t->data = data;
+  for (uint32_t k = 0; k < t->rank; ++k) t->cap[k] = cap[k];
+  return 0;
+}
+
+/* A table of `rank` indices; fixed ones are allocated up front. 0, or -1 without memory. */
+static OI_HELPER int oi_tab_create(oi_table* t, uint32_t rank, const int64_t* bound,
+                                   size_t entry_bytes, const unsigned char* init) {
+  memset(t, 0, sizeof *t);
+  t->rank = rank;
+  t->entry_bytes = entry_bytes;
+  t->init = init;
+  int64_t need[OI_TAB_RANK];
+  int fixed = 1;
+  for (uint32_t k = 0; k < rank; ++k) {
+    t->bound[k] = bound[k];
+    need[k] = bound[k] < 0 ? 0 : bound[k];
+    fixed = fixed && bound[k] >= 0;
+  }
+  return fixed ? oi_tab_reserve(t, need) : 0;
+}
+
+/* The entry at `key`, or NULL where nothing is allocated (it reads as unwritten). */
+static OI_HELPER unsigned char* oi_tab_at(const oi_table* t, const int64_t* key) {
+  if (!t->data) return NULL;
+  size_t at = 0;
+  for (uint32_t k = 0; k < t->rank; ++k) {
+    if (key[k] >= t->cap[k]) return NULL;
+    at = at * (size_t)t->cap[k] + (size_t)key[k];
+  }
+  return t->data + at * t->entry_bytes;
+}
+
+/* Visits the keys st[k] .. st[k] + ln[k] - 1 row-major: calls fn(t, key, n, arg) for the n-th. */
+typedef int (*oi_tab_visit_fn)(oi_table* t, const int64_t* key, size_t n, void* arg);
+static OI_HELPER int oi_tab_visit(oi_table* t, const int64_t* st, const int64_t* ln,
+                                  oi_tab_visit_fn fn, void* arg) {
+  size_t total = 1;
+  for (uint32_t k = 0; k < t->rank; ++k) total *= (size_t)ln[k];
+  int64_t key[OI_TAB_RANK];
+  for (size_t n = 0; n < total; ++n) {
+    size_t rest = n;
+    for (uint32_t k = t->rank; k-- > 0;) {
+      key[k] = st[k] + (int64_t)(rest % (size_t)ln[k]);
+      rest /= (size_t)ln[k];
+    }
+    int rc = fn(t, key, n, arg);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static OI_HELPER int oi_tab_read_one(oi_table* t, const int64_t* key, size_t n, void* arg) {
+  unsigned char* to = (unsigned char*)arg + n * t->entry_bytes;
+  const unsigned char* from = oi_tab_at(t, key);
+  if (from)
+    memcpy(to, from, t->entry_bytes);
+  else
+    oi_tab_fill(t, to, 1);
+  return 0;
+}
+/* The entries of the span stacked into `out`. */
+static OI_HELPER void oi_tab_read(oi_table* t, const int64_t* st, const int64_t* ln, void* out) {
+  oi_tab_visit(t, st, ln, oi_tab_read_one, out);
+}
+
+static OI_HELPER int oi_tab_write_one(oi_table* t, const int64_t* key, size_t n, void* arg) {
+  memcpy(oi_tab_at(t, key), (const unsigned char*)arg + n * t->entry_bytes, t->entry_bytes);
+  for (uint32_t k = 0; k < t->rank; ++k)
+    if (key[k] + 1 > t->size[k]) t->size[k] = key[k] + 1;
+  return 0;
+}
+/* Stores the stacked entries of `in` into the span, growing the table. -1 without memory. */
+static OI_HELPER int oi_tab_write(oi_table* t, const int64_t* st, const int64_t* ln, const void* in) {
+  int64_t need[OI_TAB_RANK];
+  for (uint32_t k = 0; k < t->rank; ++k) {
+    if (ln[k] == 0) return 0;
+    need[k] = st[k] + ln[k];
+  }
+  if (oi_tab_reserve(t, need) != 0) return -1;
+  return oi_tab_visit(t, st, ln, oi_tab_write_one, (void*)(uintptr_t)in);
+}
+
+/* cache.reset: the entries whose first `n` indices are `prefix` read as unwritten again; with
+ * n = 0 the whole table is emptied (size 0). */
+static OI_HELPER void oi_tab_reset(oi_table* t, const int64_t* prefix, uint32_t n) {
+  if (n == 0)
+    for (uint32_t k = 0; k < t->rank; ++k) t->size[k] = 0;
+  if (!t->data) return;
+  int ok = 1;
+  const size_t count = oi_tab_count(t, t->cap, &ok);
+  for (size_t e = 0; e < count; ++e) {
+    size_t rest = e;
+    int under = 1;
+    for (uint32_t k = t->rank; k-- > 0;) {
+      const int64_t key = (int64_t)(rest % (size_t)t->cap[k]);
+      rest /= (size_t)t->cap[k];
+      if (k < n && key != prefix[k]) under = 0;
+    }
+    if (under) oi_tab_fill(t, t->data + e * t->entry_bytes, 1);
+  }
+}
+
+/* The table fetched whole (dsl.md: its entries stacked as `[]` reads them): the @fixed bound
+ * or the size along each index. */
+static OI_HELPER void oi_tab_dims(const oi_table* t, int64_t* ln) {
+  for (uint32_t k = 0; k < t->rank; ++k) ln[k] = t->bound[k] >= 0 ? t->bound[k] : t->size[k];
+}
+)C";
+
+}  // namespace oi::c_emitter
