@@ -27,7 +27,8 @@ const uint THREADS = 128, MAX_D = 1024, COLS = MAX_D / THREADS;
 // p: Tq, Tk, D, Dv, batches, causal, scale (f32 bits; F64: f64 bits in 6 and 10), mask row
 // stride, mask column stride, y element offset, -, ..., then per batch (q, k, v, mask element
 // offsets) from 16.
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer Q { uint q[]; };
 layout(std430, binding = 2) readonly buffer K { uint k[]; };
 layout(std430, binding = 3) readonly buffer V { uint v[]; };

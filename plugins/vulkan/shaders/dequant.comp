@@ -18,7 +18,8 @@ layout(constant_id = 1) const uint SDT = 0;  // 0 f32, 3 f16, 4 bf16, 13 f8 (als
 const uint SDT_F32 = 0;
 
 // p: count, channels, inner, x / scale / zero point / y element offsets, has zero point.
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, binding = 2) readonly buffer S { uint s[]; };
 layout(std430, binding = 3) readonly buffer Z { uint z[]; };

@@ -19,7 +19,8 @@ const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4;
 
 // p as in eltwise.comp, but the a/b/y offsets count 16-bit elements; settings are f32 bits
 // (the fill value: the output dtype's bits, rounded on the host).
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 3) buffer Y { uint y[]; };

@@ -41,7 +41,8 @@ const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4;
 
 // p: count, rank, a/b/c element offsets, y element offset, flags, -, settings s0..s3 as two
 // words each (8..15), then (dim, a stride, b stride, c stride) per dim from 16 on.
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 3) readonly buffer C { uint c[]; };

@@ -22,7 +22,8 @@ layout(constant_id = 3) const uint UNROLL = 8;
 layout(local_size_x_id = 1) in;
 
 // p: M, K, N, batches, a/b/y word offsets, then (a matrix, b matrix) per batch from 8 on.
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 3) writeonly buffer Y { float y[]; };

@@ -18,7 +18,8 @@ const uint MAX_RANK = 8;
 // offset and width (gather), -, -, -, -, -, -; out dims from 16; per source j from
 // 24 + 11 j: element offset (int), axis range [lo, hi), strides (int) per dim; pad (dim, begin)
 // pairs from 68.
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer S0 { uint s0[]; };
 layout(std430, binding = 2) readonly buffer S1 { uint s1[]; };  // gather: the indices
 layout(std430, binding = 3) readonly buffer S2 { uint s2[]; };

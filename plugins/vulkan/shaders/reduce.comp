@@ -45,7 +45,8 @@ const uint MAX_RANK = 8;
 
 // p: outputs, kept rank, reduced rank, reduced count, x / y element offsets, select_first, -;
 // kept (dim, stride) pairs from 8, reduced (dim, stride) pairs from 24.
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, binding = 4) buffer Y { uint y[]; };
 

@@ -17,7 +17,8 @@ layout(constant_id = 0) const uint DT = 0;  // 0 f32, 3 f16, 4 bf16, 13 f8
 const uint DT_F32 = 0;
 
 // p: pairs, T, D/2, interleaved, x / y element offsets; table: (cos, sin) per (t, i).
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, binding = 2) readonly buffer Table { uint table[]; };
 layout(std430, binding = 3) buffer Y { uint y[]; };

@@ -21,7 +21,8 @@ const uint DT_F32 = 0;
 
 // p: rows, n, inner, x / y / scale / bias element offsets, has bias, epsilon (f32 bits; f64
 // bits in 8 and 9 with -DF64).
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, binding = 2) readonly buffer Scale { uint sc[]; };
 layout(std430, binding = 3) readonly buffer Bias { uint bi[]; };

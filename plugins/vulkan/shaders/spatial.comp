@@ -38,7 +38,8 @@ const bool SIGNED = DT == DT_I32 || DT == DT_I16 || DT == DT_I8 || DT == DT_I64 
 // p: count, N, C, H, W, OC, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, group, flags (1 bias,
 // 2 count_include_pad), x / w / b / y element offsets, epsilon (f32 bits), var / mean element
 // offsets, pad end H, pad end W, epsilon's high word (f64: 22 and 27 hold its bits).
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer X { uint x[]; };
 layout(std430, binding = 2) readonly buffer W { uint w[]; };      // batch_norm: scale
 layout(std430, binding = 3) readonly buffer Bias { uint bs[]; };  // batch_norm: bias
