@@ -6,6 +6,8 @@
 # and the generated code each run one thread). ROUNDS alternate the two so that load from other
 # processes hits both alike; each side's best round (the mean step time of a round; the
 # simulator's includes its first step, the harness's does not) is reported, and the ratio.
+# The generated C is built three ways: as it is (the matmuls run the SIMD micro-kernel the CPU
+# has, AVX-512 or AVX2), held to AVX2 (-DOI_MM_KERNELS=1), and on the portable loops (=0).
 # BUILD_DIR holds bin/openinfer and the plugins (default build/dev).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,15 +25,16 @@ trap 'rm -rf "$work"' EXIT
 flops=$((2 * 64 * (512 * 1024 + 1024 * 1024 + 1024 * 10)))
 pin="taskset -c 0"
 command -v taskset >/dev/null || { echo "note: no taskset; timings are not pinned" >&2; pin=""; }
-for flags in "-O2" "-O2 -march=native"; do
+for flags in "-O2" "-O2 -DOI_MM_KERNELS=1" "-O2 -DOI_MM_KERNELS=0"; do
   tag=$(echo "$flags" | tr -d ' =-')
   # shellcheck disable=SC2086
   cc -std=c11 $flags -I"$work/gen" "$work/gen/model.c" "$root/bench/synth_mlp_harness.c" -lm \
     -o "$work/harness_$tag"
 done
+echo "load average (1, 5, 15 min) before the rounds: $(cut -d' ' -f1-3 /proc/loadavg)"
 r=0
 while [ "$r" -lt "$rounds" ]; do
-  for flags in "-O2" "-O2 -march=native"; do
+  for flags in "-O2" "-O2 -DOI_MM_KERNELS=1" "-O2 -DOI_MM_KERNELS=0"; do
     tag=$(echo "$flags" | tr -d ' =-')
     $pin "$work/harness_$tag" "$work/model.oinf" "$work/input.oinf" "$reps" "$flops" |
       sed -n 's/.*mean_s \([0-9.]*\).*/\1/p' >>"$work/c_$tag.txt"
@@ -43,11 +46,12 @@ while [ "$r" -lt "$rounds" ]; do
     awk -v n="$reps" '{printf "%.6f\n", $1 / n / 1e6}' >>"$work/sim.txt"
   r=$((r + 1))
 done
+echo "load average (1, 5, 15 min) after the rounds: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -s "$work/sim.txt" ] || { echo "error: the simulator run failed (is the cpu plugin on the search path?)" >&2; exit 1; }
 best() { sort -g "$1" | head -1; }
 sim=$(best "$work/sim.txt")
 echo "simulator (cpu backend, one core), best of $rounds rounds of the mean of $reps steps: $sim s ($(awk -v s="$sim" -v f="$flops" 'BEGIN {printf "%.1f", f / s / 1e9}') GFLOP/s)"
-for flags in "-O2" "-O2 -march=native"; do
+for flags in "-O2" "-O2 -DOI_MM_KERNELS=1" "-O2 -DOI_MM_KERNELS=0"; do
   tag=$(echo "$flags" | tr -d ' =-')
   c=$(best "$work/c_$tag.txt")
   awk -v c="$c" -v s="$sim" -v f="$flops" -v name="$flags" -v n="$rounds" -v reps="$reps" 'BEGIN {

@@ -1,9 +1,15 @@
 // matmul [M, K] x [K, N] in generated C (f32, f64), the head of a kernel whose elementwise
 // epilogue follows. Accumulated into a per-kernel scratch buffer (the output may be an input,
-// or live in registers) by register blocks of 4 rows x 4 steps of depth over column blocks of
-// 512, the innermost loop contiguous over the columns; each element sums in k order in its
-// dtype (ops.md: f32 for f32, f64 for f64).
+// or live in registers). f32 products of 4 rows and columns or more run, on x86-64 with GCC or
+// Clang, the packed SIMD kernels of matmul_simd.cpp (AVX2+FMA or AVX-512F, picked at run time);
+// elsewhere, and for f64, the portable register blocks here: 4 rows x 4 steps of depth over
+// column blocks of 512, the innermost loop contiguous over the columns, each element summing in
+// k order in its dtype (ops.md: f32 for f32, f64 for f64).
+#include <algorithm>
+#include <stdexcept>
+
 #include "c_ops.hpp"
+#include "matmul_simd.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -12,7 +18,6 @@ namespace {
 // block of 512, so each pass loads an output element once for 4 multiply-adds per row, and the
 // loop over the columns (straight-line code per column) vectorizes at -O2 with OI_KERNEL.
 constexpr uint64_t kRows = 4, kDepth = 4, kColumns = 512;
-
 
 // Rows i0 .. i0+R-1 of acc += A[rows, k .. k+U-1] x B[k .. k+U-1, j0 .. j1-1], each output
 // element taking its U products in k order.
@@ -78,6 +83,12 @@ void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M) 
 
 namespace {
 
+uint64_t product(const std::vector<uint64_t>& dims) {
+  uint64_t n = 1;
+  for (uint64_t d : dims) n *= d;
+  return n;
+}
+
 std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
                    std::string& value) {
   const auto& head = k.at("ops").as_array().at(0).as_object();
@@ -91,23 +102,43 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   if (an.find('[') != std::string::npos || bn.find('[') != std::string::npos)
     throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
   const Value &a = env.value(an), &b = env.value(bn), &o = env.value(out);
-  if (a.shape.size() != 2 || b.shape.size() != 2 || shape.size() != 2)
-    throw CUnsupported("c emitter: " + where + " of rank other than 2 is not supported yet");
+  const size_t ra = a.shape.size(), rb = b.shape.size(), r = shape.size();
+  if (ra < 2 || rb < 2 || r != std::max(ra, rb))
+    throw std::runtime_error(where + ": operands of rank " + std::to_string(ra) + " and " +
+                             std::to_string(rb) + " for a kernel of rank " + std::to_string(r));
   if ((o.dtype != "f32" && o.dtype != "f64") || a.dtype != o.dtype || b.dtype != o.dtype)
     throw CUnsupported("c emitter: " + where + " on " + a.dtype + " is not supported yet");
-  const uint64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
+  const uint64_t M = a.shape[ra - 2], K = a.shape[ra - 1], N = b.shape[rb - 1];
+  // Batch dims (ops.md: numpy broadcasting): the output's, and each operand's.
+  const std::vector<uint64_t> ob(shape.begin(), shape.end() - 2),
+      ab(a.shape.begin(), a.shape.end() - 2), bb(b.shape.begin(), b.shape.end() - 2);
+  const uint64_t batches = product(ob), a_batches = product(ab), b_batches = product(bb);
+  // One B for all batches and A whole in every one: the batches are rows of one product.
+  const bool fold = b_batches == 1 && a_batches == batches;
+  const uint64_t rows = fold ? batches * M : M, loops = fold ? 1 : batches;
   const std::string T = c_type(o.dtype);
-  const uint64_t bytes = M * N * dtype_size(o.dtype);
-  const std::string field = env.scratch(bytes);
-  c << "  " << T << "* restrict acc = (" << T << "*)s->" << field << ";\n"
-    << "  memset(acc, 0, " << bytes << "u);\n";
-  if (M == 0 || N == 0 || K == 0) {
-    value = "acc[i]";
+  const uint64_t bytes = rows * N * dtype_size(o.dtype);
+  const std::string field = env.scratch(batches * M * N * dtype_size(o.dtype));
+  c << "  " << T << "* restrict mm_out = (" << T << "*)s->" << field << ";\n";
+  value = "mm_out[i]";
+  if (batches * M * N == 0) return out;
+  if (K == 0) {
+    c << "  memset(mm_out, 0, " << u(batches * M * N * dtype_size(o.dtype)) << ");\n";
     return out;
   }
-  if (N == 1 && M >= 8 && a.storage == "constant") {
-    // A matrix-vector product with constant weights (an LSTM's gates): A packed transposed
-    // once, the product computed as x^T A^T so the vectorized loop runs over A's M rows.
+  // Per batch (i), the operands' first elements and the output block `acc`.
+  const std::string pa = loops == 1 ? "p_" + an : "(p_" + an + " + mm_a)",
+                    pb = loops == 1 ? "p_" + bn : "(p_" + bn + " + mm_b)";
+  const std::string zero = "    memset(acc, 0, " + u(bytes) + ");\n";
+  // The plan does not describe the CPU yet (plan_json.cpp writes the device's name, type and
+  // preferences): both micro-kernels are emitted and the blocking uses matmul_device's defaults.
+  const MatmulDevice device = matmul_device(nullptr);
+  const SimdProduct simd{pa, pb, rows, K, N, b.storage == "constant" && b_batches == 1};
+  const bool use_simd = o.dtype == "f32" && simd_product_applies(simd, device);
+  // A matrix-vector product with constant weights (an LSTM's gates): A packed transposed once,
+  // the product computed as x^T A^T so the vectorized loop runs over A's M rows.
+  const bool gemv = !use_simd && N == 1 && M >= 8 && a.storage == "constant" && a_batches == 1;
+  if (gemv) {
     const std::string at = env.scratch(M * K * dtype_size(o.dtype)), flag = env.state_flag();
     c << "  " << T << "* restrict at = (" << T << "*)s->" << at << ";\n"
       << "  if (!s->" << flag << ") {\n"
@@ -115,11 +146,27 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
       << "      for (size_t d = 0; d < " << u(K) << "; ++d) at[d * " << u(M) << " + r] = p_" << an
       << "[r * " << u(K) << " + d];\n"
       << "    s->" << flag << " = 1;\n  }\n";
-    emit_product(c, {"p_" + bn, "at", T, K, M}, 1);
-  } else {
-    emit_product(c, {"p_" + an, "p_" + bn, T, K, N}, M);
   }
-  value = "acc[i]";
+  if (loops == 1)
+    c << "  {\n    " << T << "* restrict acc = mm_out;\n";
+  else
+    c << "  for (size_t i = 0; i < " << u(loops) << "; ++i) {\n"
+      << "    " << T << "* restrict acc = mm_out + i * " << u(rows * N) << ";\n"
+      << "    const size_t mm_a = " << index_expr(ab, ob) << " * " << u(M * K)
+      << ", mm_b = " << index_expr(bb, ob) << " * " << u(K * N) << ";\n    (void)mm_a;\n";
+  if (use_simd) {
+    emit_simd_product(env, c, simd, device, [&] {
+      c << zero;
+      emit_product(c, {pa, pb, T, K, N}, rows);
+    });
+  } else {
+    c << zero;
+    if (gemv)
+      emit_product(c, {pb, "at", T, K, M}, 1);
+    else
+      emit_product(c, {pa, pb, T, K, N}, rows);
+  }
+  c << "  }\n";
   return out;
 }
 
@@ -127,6 +174,7 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
 
 void register_matmul_ops(OpTable& t) {
   t.heads["matmul"] = matmul;
+  t.helpers.push_back(matmul_simd_helpers_c());
 }
 
 }  // namespace oi::c_emitter
