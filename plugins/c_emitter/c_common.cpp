@@ -2,7 +2,10 @@
 #include "c_common.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+
+#include "openinfer/float_formats.hpp"
 
 namespace oi::c_emitter {
 
@@ -49,6 +52,21 @@ std::string number(double v) {
 }
 
 std::string literal(const json::value& v, const std::string& dtype, const std::string& what) {
+  if (dtype == "f16" || dtype == "bf16" || dtype == "f8") {
+    // Stored as bits: the literal rounded once from f64, as the simulator fills a tensor.
+    double d = 0;
+    if (v.is_int64() || v.is_uint64() || v.is_double())
+      d = v.to_number<double>();
+    else if (v.is_string() && (v.as_string() == "inf" || v.as_string() == "-inf"))
+      d = v.as_string() == "inf" ? HUGE_VAL : -HUGE_VAL;
+    else
+      throw CUnsupported("c emitter: " + what + " value " + json::serialize(v) +
+                         " is not supported yet for " + dtype);
+    const unsigned bits = dtype == "f16"    ? f64_to_f16_bits(d)
+                          : dtype == "bf16" ? f64_to_bf16_bits(d)
+                                            : f64_to_f8_bits(d);
+    return "(" + std::string(c_type(dtype)) + ")" + std::to_string(bits) + "u";
+  }
   const bool flt = dtype == "f32" || dtype == "f64";
   if (v.is_int64() && dtype == "i64" && v.as_int64() == INT64_MIN)
     return "(int64_t)(-9223372036854775807LL - 1)";

@@ -62,7 +62,7 @@ class Generator : public KernelEnv {
       std::ostringstream body;
       for (const auto& st : b.at("steps").as_array())
         emit_step(st.as_object(), kernels, body, "  ", false);
-      block_defs << "static void block_" << name << "(" << name_ << "_state* s) {\n"
+      block_defs << "static void block_" << name << "(" << name_ << "_state* s) {\n  (void)s;\n"
                  << body.str() << "}\n\n";
     }
     const auto& steps = blocks.at(0).at("steps").as_array();
@@ -169,7 +169,11 @@ class Generator : public KernelEnv {
       // back for the next consumers; the results land here (entry does not touch the yielded
       // values before its await).
       std::vector<std::string> names;
-      for (const auto& n : st.at("names").as_array()) names.push_back(str(n));
+      for (const auto& n : st.at("names").as_array()) {
+        names.push_back(str(n));
+        if (value(str(n)).ptable)
+          throw CUnsupported("c emitter: yielding table '" + str(n) + "' is not supported yet");
+      }
       body << indent << "/* yield: consumers run here, in source order, from the snapshot */\n";
       for (const auto& n : names) {
         yielded_.insert(n);
@@ -332,7 +336,7 @@ class Generator : public KernelEnv {
     const std::string stop = entry ? "goto done;" : "return;";
     std::ostringstream c;
     c << indent << "{ /* cache.reset " << text << " */\n"
-      << indent << "  int64_t pre[" << t.indices.size() << "];\n"
+      << indent << "  int64_t pre[" << t.indices.size() << "] = {0};\n"
       << indent << "  (void)pre;\n";
     size_t n = 0;
     for (; n < a.slots.size() && !a.slots[n].range; ++n) {

@@ -32,7 +32,7 @@ compare() {
   PYTHONPATH="$src/python" /usr/bin/python3 "$src/tests/synth/c/gpt_compare.py" "$ref" "$@"
 }
 compare "$work/sim.oinf" "$work/gen.oinf" "$work/emb.oinf"
-"$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+"$cc" -std=c11 -Wall -Wextra -Werror -O0 -g -fsanitize=address,undefined \
   -fno-sanitize-recover=all "$work"/gen/*.c -lm -o "$work/prog_san"
 # shellcheck disable=SC2086
 "$work/prog_san" --model "$model" --steps $steps $fetch --save "$work/san.oinf" -q
