@@ -8,7 +8,8 @@
 # simulator's includes its first step, the harness's does not) is reported, and the ratio.
 # The generated C is built three ways: as it is (the matmuls run the SIMD micro-kernel the CPU
 # has, AVX-512 or AVX2), held to AVX2 (-DOI_MM_KERNELS=1), and on the portable loops (=0).
-# BUILD_DIR holds bin/openinfer and the plugins (default build/dev).
+# BUILD_DIR holds bin/openinfer and the plugins (default build/dev); SYNTH_DEVICE=FILE.json
+# plans for that device description (devices/x86_64_avx512.json, say) instead of the built-in one.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/dev}
@@ -20,8 +21,9 @@ trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 "$root/bench/synth_mlp_data.py" "$work/model.txt" "$work/input.txt"
 "$oi" oinf pack "$work/model.txt" -o "$work/model.oinf"
 "$oi" oinf pack "$work/input.txt" -o "$work/input.oinf"
+# shellcheck disable=SC2046
 "$oi" synth "$root/bench/synth_mlp.oi" --model "$work/model.oinf" --target c -o "$work/gen" \
-  --report | sed -n '2p'
+  --report $([ -n "${SYNTH_DEVICE:-}" ] && printf '%s %s' --device "$SYNTH_DEVICE") | sed -n '2p'
 flops=$((2 * 64 * (512 * 1024 + 1024 * 1024 + 1024 * 10)))
 pin="taskset -c 0"
 command -v taskset >/dev/null || { echo "note: no taskset; timings are not pinned" >&2; pin=""; }

@@ -94,14 +94,10 @@ static OI_HELPER int oi_mm_isa(int allowed) {
 #ifdef OI_MM_KERNELS
   allowed &= OI_MM_KERNELS;
 #endif
-  static int cpu = -1;
-  if (cpu < 0) {
-    __builtin_cpu_init();
-    cpu = (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0) |
-          (__builtin_cpu_supports("avx512f") ? 2 : 0);
-  }
-  const int usable = cpu & allowed;
-  return usable & 2 ? 2 : usable & 1 ? 1 : 0;
+  /* libgcc (compiler-rt) fills in the CPU model before main: a read of it, no state here. */
+  if ((allowed & 2) && __builtin_cpu_supports("avx512f")) return 2;
+  if ((allowed & 1) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 1;
+  return 0;
 }
 
 /* The first 64-byte boundary in a buffer allocated 64 bytes longer than it is used. */
