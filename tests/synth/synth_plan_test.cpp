@@ -342,6 +342,32 @@ block entry {
   BOOST_TEST(!values[1].as_object().contains("pattern"));
 }
 
+BOOST_AUTO_TEST_CASE(json_form_gives_source_positions_of_table_accesses) {
+  const std::string src = R"(persistent { n: i32; K(t): f32[D] @table @fixed(t=4); }
+volatile { h: f32[D]; w: f32[2, D]; }
+block entry {
+  cache.write h >> K[n];
+  op relu(h) >> K[n+1];
+  cache.read K[0..2] >> w;
+  cache.reset K[n];
+  return h;
+}
+)";
+  auto root = boost::json::parse(plan_of(src).to_json()).as_object();
+  const auto& steps = root.at("blocks").at(0).at("steps").as_array();
+  // The simulator's run-time messages name the access's position: emitters give the same.
+  BOOST_TEST(steps[0].at("kind").as_string() == "cache.write");
+  BOOST_TEST(steps[0].at("at").as_string() == "t.oi:4:3");
+  BOOST_TEST(steps[0].at("to_at").as_string() == "t.oi:4:20");
+  const auto& op = root.at("kernels").at(0).at("ops").at(0);
+  BOOST_TEST(op.at("output").as_string() == "K[n+1]");
+  BOOST_TEST(op.at("at").as_string() == "t.oi:5:3");
+  BOOST_TEST(op.at("inputs_at").at(0).as_string() == "t.oi:5:11");
+  BOOST_TEST(op.at("output_at").as_string() == "t.oi:5:17");
+  BOOST_TEST(steps[2].at("from_at").as_string() == "t.oi:6:14");
+  BOOST_TEST(steps[3].at("target_at").as_string() == "t.oi:7:15");
+}
+
 BOOST_AUTO_TEST_CASE(prefix_table_entries_fuse_growable_table_entries_do_not) {
   const std::string src = R"(
 constant { W(l): f32[D, D]; }
