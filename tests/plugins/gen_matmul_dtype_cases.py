@@ -4,8 +4,8 @@ of cpu_kernel_cases.json: full-range integers whose dot products wrap at the out
 acc= one included: i32 -> i64 and u32 -> u64 sums that wrap 64 bits), i64/u64 products that
 carry across 32-bit words, packed outputs whose last word is partly used, bool or-of-ands on
 sparse operands, bitset as u8, f16/bf16/f8 with overflow to inf, NaN, inf * 0, subnormal
-operands and results, batch broadcasting both ways, and in place on either operand (the output
-aliasing a, or b).
+operands and results, batch broadcasting both ways, shapes spanning several output tiles and k
+slices of a tiled GPU shader, and in place on either operand (the output aliasing a, or b).
 
 Expectations (ops.md): integers are Python integers wrapped to the output dtype; floats are a
 sequential k-order sum in f32 (numpy float32 scalars: a rounded product, then a rounded sum)
@@ -171,10 +171,16 @@ for t in ["f8", "bf16", "f16", "f32", "f64", "bool", "bitset", "i1", "i2", "i4",
     # batches broadcast both ways, odd sizes: 270 outputs (packed: a partly used last word)
     cases.append(case(t, t, values(t, (2, 1, 5, 7)), values(t, (3, 7, 9))))
     # long dot products: integer sums wrap many times
-    cases.append(case(t, t, values(t, (6, 37)), values(t, (37, 11))))
+    cases.append(case(t, t, values(t, (4, 37)), values(t, (37, 6))))
     # in place on a ([M, K] with K = N) and on b ([K, N] with K = M, same batch)
     cases.append(case(t, t, values(t, (2, 6, 5)), values(t, (5, 5)), "inplace", 0))
     cases.append(case(t, t, values(t, (4, 4)), values(t, (3, 4, 7)), "inplace", 1))
+    # more than one output tile and k slice of a GPU's tiled shader (16 x 16 and 4 x 64 tiles,
+    # 16-deep slices: matmul_generic.comp), with partial tiles at every edge; one dtype of each
+    # staging and summing kind where several behave alike (the file stays small)
+    if t not in ("u64", "i32", "u32", "f32", "u16"):
+        cases.append(case(t, t, values(t, (17, 18)), values(t, (18, 17))))
+        cases.append(case(t, t, values(t, (2, 5)), values(t, (5, 65))))
     if t in INTS:
         cases.append(case(t, t, values(t, (3, 8), "extreme"), values(t, (8, 5), "extreme")))
     if t in NARROW or t in ("f32", "f64"):

@@ -2,9 +2,10 @@
 // and bf16 summed in f32 in k order and rounded once (the CPU backend's order, so its bits on a
 // device that keeps subnormals), f64 in f64 (shaderFloat64), integers wrapping at the output
 // width (the acc= one when given: the inputs sign- or zero-extended to it), i64/u64 as word
-// pairs (no shaderInt64 needed), bool as or-of-ands and bitset as u8. One invocation computes
-// the output elements of one 32-bit word: simple and exact rather than fast (these dtypes have
-// no tiled path). In place through a scratch buffer (run_matmul).
+// pairs (no shaderInt64 needed), bool as or-of-ands and bitset as u8. Tiles of 16 x 16 outputs
+// (4 x 64 for M <= 4) with k slices in shared memory, one output an invocation: exact rather
+// than fast (no register blocking as in the f32 path). In place through a scratch buffer
+// (run_matmul).
 #include <algorithm>
 
 #include "elementwise.hpp"
@@ -15,7 +16,15 @@
 namespace oi::vulkan {
 namespace {
 
-constexpr uint32_t kWorkgroup = 64;  // matmul_generic.comp's local_size_x
+// matmul_generic.comp's workgroup: a tile of kTileRows x (kWorkgroup / kTileRows) outputs, or
+// of kSmallTileRows rows where M is that small (decoding: one row's products fill no tile).
+constexpr uint32_t kWorkgroup = 256, kTileRows = 16, kSmallTileRows = 4;
+
+uint32_t grid(uint64_t size, uint32_t tile) {
+  const uint64_t groups = (size + tile - 1) / tile;
+  if (groups > 65535) unsupported("matmul: M or N too large for one dispatch");
+  return static_cast<uint32_t>(groups);
+}
 
 // The first element's index in the tensor's buffer (packed tensors start on a byte), checked
 // with the tensor's last element to stay a 32-bit shader index (two words an 8-byte element).
@@ -48,23 +57,21 @@ void matmul_generic_into(const oi_kernel_call& call) {
   Dispatch job;
   job.shader = f64 ? "matmul_generic_f64" : "matmul_generic";
   job.float_width = f64 ? 64 : is_float(a.dtype) ? 32 : 0;
-  job.spec = {static_cast<uint32_t>(in_code), static_cast<uint32_t>(out_code), 0};
-  const uint32_t first = element_start(out);
+  const uint32_t tile_rows = s.M <= kSmallTileRows ? kSmallTileRows : kTileRows;
+  job.spec = {static_cast<uint32_t>(in_code), static_cast<uint32_t>(out_code), 0, tile_rows};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),
                 fit32(s.N, "a dimension"),
                 element_start(a),
                 element_start(b),
-                first,
-                0};
+                element_start(out),
+                fit32(s.batches, "a batch count")};
   const auto table = batch_table(call, s.batches);
   job.params.insert(job.params.end(), table.begin(), table.end());
   job.buffers = {a.buffer, b.buffer, out.buffer};
-  const uint64_t per = std::max<uint32_t>(32 / dtype_bits(out.dtype), 1);
-  const uint64_t words = (first + s.outputs() + per - 1) / per - first / per;
-  job.groups[0] = static_cast<uint32_t>(std::min<uint64_t>((words + kWorkgroup - 1) / kWorkgroup,
-                                                           65535));  // the shader strides
+  job.groups = {grid(s.N, kWorkgroup / tile_rows), grid(s.M, tile_rows),
+                static_cast<uint32_t>(std::min<uint64_t>(s.batches, 65535))};  // z strides
   run_dispatch(call.device, job);
 }
 

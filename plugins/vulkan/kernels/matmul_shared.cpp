@@ -42,12 +42,12 @@ void copy_staged(const oi_kernel_call& call, oi_buffer* staged, uint64_t count) 
   fit32((first + count) * (bits == 64 ? 2 : 1), "an element index");
   Dispatch job;
   job.shader = "matmul_generic";
-  job.spec = {static_cast<uint32_t>(code), static_cast<uint32_t>(code), 1};
+  job.spec = {static_cast<uint32_t>(code), static_cast<uint32_t>(code), 1, 16};
   job.params = {fit32(count), 0, 0, 0, 0, 0, fit32(first), 0};
   job.buffers = {staged, nullptr, out.buffer};
   const uint64_t per = bits == 64 ? 1 : 32 / bits;
   const uint64_t words = (first + count + per - 1) / per - first / per;
-  job.groups[0] = static_cast<uint32_t>(std::min<uint64_t>((words + 63) / 64, 65535));
+  job.groups[0] = static_cast<uint32_t>(std::min<uint64_t>((words + 255) / 256, 65535));
   run_dispatch(call.device, job);
 }
 

@@ -7,11 +7,13 @@
 // dtypes are specialization constants; elements are read from word-addressed buffers by bit
 // position, so no 8/16-bit storage or shaderInt64 is needed.
 //
-// One invocation writes one output word (the elements packed in it, or one 8-byte element); a
-// word the output shares with a neighbour at either end is updated with atomics, leaving the
-// neighbour's bits alone. With COPY = 1 the shader instead copies a dense result of the output
-// dtype from binding 1 into the output: the second half of an in-place call, whose products were
-// staged in a scratch buffer because the output overwrites an operand still being read.
+// A workgroup computes a TM x TN tile of outputs, one an invocation, staging BK-deep k slices
+// of a and b through shared memory; each output still adds its terms one at a time in k order.
+// Outputs narrower than a word are stored with atomics on their own bits (their word is shared
+// with outputs of other invocations, or with a neighbouring tensor). With COPY = 1 the shader
+// instead copies a dense result of the output dtype from binding 1 into the output, one output
+// word an invocation: the second half of an in-place call, whose products were staged in a
+// scratch buffer because the output overwrites an operand still being read.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
@@ -20,20 +22,24 @@
 #include "wide_floats.glsl"
 #endif
 
-layout(local_size_x = 64) in;
-
-// Values: ew_dtype_code / wide_dtype_code (kernels/ew_ops.hpp); bitset comes as u8.
+// Values: ew_dtype_code / wide_dtype_code (kernels/ew_ops.hpp); bitset comes as u8. TM: the
+// product tile's rows (kernels/matmul_generic.cpp: 4 for M <= 4, else 16); TN = WG / TM.
 layout(constant_id = 0) const uint DT_IN = 0;
 layout(constant_id = 1) const uint DT_OUT = 0;
 layout(constant_id = 2) const uint COPY = 0;
+layout(constant_id = 3) const uint TM = 16;
+const uint WG = 256, TN = WG / TM, BK = 16;
+layout(local_size_x = 256) in;
 
 const uint DT_F32 = 0, DT_I32 = 1, DT_U32 = 2, DT_F16 = 3, DT_BF16 = 4, DT_I16 = 5, DT_U16 = 6,
            DT_I8 = 7, DT_U8 = 8, DT_BOOL = 9, DT_F64 = 10, DT_I64 = 11, DT_U64 = 12, DT_F8 = 13,
            DT_I4 = 14, DT_I2 = 15, DT_I1 = 16, DT_U4 = 17, DT_U2 = 18, DT_U1 = 19;
 
-// p: output elements, M, K, N, and the element offsets of a, b and y, then from 8 on
-// (a matrix, b matrix) per output batch (0 where a batch dim broadcasts).
-layout(std430, binding = 0) readonly buffer Params { uint p[]; };
+// p: output elements, M, K, N, the element offsets of a, b and y, batches, then from 8 on
+// (a matrix, b matrix) per output batch (0 where a batch dim broadcasts). COPY reads only the
+// count and y's offset.
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 3) buffer Y { uint y[]; };
@@ -77,67 +83,114 @@ uvec2 mul_add64(uvec2 acc, uvec2 x, uvec2 z) {
   return uvec2(sum, acc.y + hi + carry);
 }
 
-// Output element g (counted from the output's first) as raw bits, (low, high).
-uvec2 compute(uint g) {
-  const uint M = p[1], K = p[2], N = p[3];
-  const uint mn = M * N, batch = g / mn, r = g - batch * mn, i = r / N, j = r - i * N;
-  uint ka = p[4] + (p[8u + 2u * batch] * M + i) * K;  // a[i, 0]
-  uint kb = p[5] + p[9u + 2u * batch] * K * N + j;     // b[0, j]
+// The value an operand element is staged as (shared memory holds bits, so that moving values
+// never flushes a subnormal): f32 bits for the floats, f64 bits, 0/1 for bool, and integers as
+// 64-bit two's complement words.
+uvec2 stage(uvec2 raw) {
 #if defined(F64)
-  precise double acc64 = 0.0LF;
-  for (uint k = 0u; k < K; ++k, ++ka, kb += N) {
-    acc64 = acc64 + LOAD_F64(a, ka) * LOAD_F64(b, kb);
-  }
-  return unpackDouble2x32(acc64);
+  return raw;
 #else
-  if (IN_FLOAT) {
-    precise float acc = 0.0;  // no fma: a rounded product, then a rounded sum, as on the CPU
-    for (uint k = 0u; k < K; ++k, ++ka, kb += N) {
-      acc = acc + widen_float(LOAD_BITS(a, ka, IN_BITS).x, DT_IN) *
-                      widen_float(LOAD_BITS(b, kb, IN_BITS).x, DT_IN);
-    }
-    return uvec2(narrow_float(acc, DT_OUT), 0u);
-  }
-  if (DT_IN == DT_BOOL) {
-    uint any = 0u;
-    for (uint k = 0u; k < K && any == 0u; ++k, ++ka, kb += N) {
-      any = LOAD_BITS(a, ka, 8u).x != 0u && LOAD_BITS(b, kb, 8u).x != 0u ? 1u : 0u;
-    }
-    return uvec2(any, 0u);
-  }
-  if (OUT_BITS == 64u) {
-    uvec2 acc = uvec2(0u);
-    for (uint k = 0u; k < K; ++k, ++ka, kb += N) {
-      acc = mul_add64(acc, widen_int(LOAD_BITS(a, ka, IN_BITS)),
-                      widen_int(LOAD_BITS(b, kb, IN_BITS)));
-    }
-    return acc;
-  }
-  uint acc = 0u;  // modulo 2^32: its low OUT_BITS are the wrapped sum
-  for (uint k = 0u; k < K; ++k, ++ka, kb += N) {
-    acc += widen_int(LOAD_BITS(a, ka, IN_BITS)).x * widen_int(LOAD_BITS(b, kb, IN_BITS)).x;
-  }
-  return uvec2(OUT_BITS == 32u ? acc : acc & ((1u << OUT_BITS) - 1u), 0u);
+  if (IN_FLOAT) return uvec2(floatBitsToUint(widen_float(raw.x, DT_IN)), 0u);
+  if (DT_IN == DT_BOOL) return uvec2(raw.x != 0u ? 1u : 0u, 0u);
+  return widen_int(raw);
 #endif
 }
 
-uvec2 element(uint g) {
-  if (COPY != 0u) return LOAD_BITS(a, g, OUT_BITS);
-  return compute(g);
+// Output element e (of the output's buffer) from raw bits; packed and narrow elements share
+// their word with neighbours computed by other invocations (or not ours): atomics on our bits.
+void store(uint e, uvec2 v) {
+  if (OUT_BITS == 64u) {
+    y[2u * e] = v.x;
+    y[2u * e + 1u] = v.y;
+  } else if (OUT_BITS == 32u) {
+    y[e] = v.x;
+  } else {
+    const uint per = 32u / OUT_BITS, shift = (e % per) * OUT_BITS;
+    const uint m = ((1u << OUT_BITS) - 1u) << shift;
+    atomicAnd(y[e / per], ~m);
+    atomicOr(y[e / per], (v.x << shift) & m);
+  }
 }
 
-void main() {
-  const uint first = p[6], end = p[6] + p[0];  // output elements [first, end)
+// The product tile: TM x TN outputs a workgroup, one an invocation, k in BK-deep slices staged
+// through shared memory; each output still sums its k in order, one term at a time.
+shared uvec2 a_tile[TM * BK];
+shared uvec2 b_tile[BK * TN];
+
+void multiply() {
+  const uint M = p[1], K = p[2], N = p[3], batches = p[7];
+  const uint t = gl_LocalInvocationID.x, ti = t / TN, tj = t % TN;
+  const uint m0 = gl_WorkGroupID.y * TM, n0 = gl_WorkGroupID.x * TN;
+  const uint i = m0 + ti, j = n0 + tj;
+  for (uint batch = gl_WorkGroupID.z; batch < batches; batch += gl_NumWorkGroups.z) {
+    const uint a0 = p[4] + p[8u + 2u * batch] * M * K, b0 = p[5] + p[9u + 2u * batch] * K * N;
+#if defined(F64)
+    precise double acc64 = 0.0LF;
+#else
+    precise float accf = 0.0;  // no fma: a rounded product, then a rounded sum, as on the CPU
+    uint acc32 = 0u;           // modulo 2^32: its low OUT_BITS are the wrapped sum
+    uvec2 acc64 = uvec2(0u);   // modulo 2^64
+    uint any = 0u;
+#endif
+    for (uint k0 = 0u; k0 < K; k0 += BK) {
+      barrier();  // the previous slice is used up
+      for (uint e = t; e < TM * BK; e += WG) {
+        const uint r = m0 + e / BK, k = k0 + e % BK;
+        a_tile[e] = r < M && k < K ? stage(LOAD_BITS(a, a0 + r * K + k, IN_BITS)) : uvec2(0u);
+      }
+      for (uint e = t; e < BK * TN; e += WG) {
+        const uint k = k0 + e / TN, c = n0 + e % TN;
+        b_tile[e] = k < K && c < N ? stage(LOAD_BITS(b, b0 + k * N + c, IN_BITS)) : uvec2(0u);
+      }
+      barrier();
+      const uint kn = min(BK, K - k0);  // no padded terms: 0 * 0 would turn -0 into +0
+      for (uint kk = 0u; kk < kn; ++kk) {
+        const uvec2 x = a_tile[ti * BK + kk], z = b_tile[kk * TN + tj];
+#if defined(F64)
+        acc64 = acc64 + packDouble2x32(x) * packDouble2x32(z);
+#else
+        if (IN_FLOAT) {
+          accf = accf + uintBitsToFloat(x.x) * uintBitsToFloat(z.x);
+        } else if (DT_IN == DT_BOOL) {
+          any |= x.x & z.x;
+        } else if (OUT_BITS == 64u) {
+          acc64 = mul_add64(acc64, x, z);
+        } else {
+          acc32 += x.x * z.x;
+        }
+#endif
+      }
+    }
+    if (i >= M || j >= N) continue;
+    const uint e = p[6] + (batch * M + i) * N + j;
+#if defined(F64)
+    store(e, unpackDouble2x32(acc64));
+#else
+    if (IN_FLOAT) {
+      store(e, uvec2(narrow_float(accf, DT_OUT), 0u));
+    } else if (DT_IN == DT_BOOL) {
+      store(e, uvec2(any, 0u));
+    } else if (OUT_BITS == 64u) {
+      store(e, acc64);
+    } else {
+      store(e, uvec2(OUT_BITS == 32u ? acc32 : acc32 & ((1u << OUT_BITS) - 1u), 0u));
+    }
+#endif
+  }
+}
+
+// COPY: the staged result into the output, one output word an invocation.
+void copy() {
+  const uint first = p[6], count = p[0];
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (OUT_BITS == 64u) {
-    for (uint g = gl_GlobalInvocationID.x; g < p[0]; g += stride) {
-      const uvec2 v = element(g);
-      y[2u * (first + g)] = v.x;
-      y[2u * (first + g) + 1u] = v.y;
+    for (uint g = gl_GlobalInvocationID.x; g < count; g += stride) {
+      y[2u * (first + g)] = a[2u * g];
+      y[2u * (first + g) + 1u] = a[2u * g + 1u];
     }
     return;
   }
-  const uint per = 32u / OUT_BITS;
+  const uint per = 32u / OUT_BITS, end = first + count;
   const uint w0 = first / per, words = (end + per - 1u) / per - w0;
   for (uint jw = gl_GlobalInvocationID.x; jw < words; jw += stride) {
     const uint w = w0 + jw;
@@ -146,7 +199,7 @@ void main() {
       const uint g = w * per + k, shift = k * OUT_BITS;
       const uint m = per == 1u ? 0xffffffffu : ((1u << OUT_BITS) - 1u) << shift;
       if (g >= first && g < end) {
-        bits |= (element(g - first).x << shift) & m;
+        bits |= (LOAD_BITS(a, g - first, OUT_BITS).x << shift) & m;
       } else {
         keep |= m;
       }
@@ -157,5 +210,13 @@ void main() {
       atomicAnd(y[w], keep);
       atomicOr(y[w], bits);
     }
+  }
+}
+
+void main() {
+  if (COPY != 0u) {
+    copy();
+  } else {
+    multiply();
   }
 }
