@@ -27,17 +27,22 @@ void register_math(std::vector<VulkanKernel>& list) {
   add_ew(list, "pow", &ew_kernel<EwOp::Pow>, 2, floats, true, 0, Needs::F64);
   add_ew(list, "fma", &ew_kernel<EwOp::Fma>, 3, floats, true, 0, Needs::F64);
 
-  // f64 on ew64.comp: the ops whose f64 forms math_f64.glsl computes within ops-nn.md's 4 ulp
-  // (sin, cos, erf, gelu and pow stay on the CPU: their f64 range reduction and cancellation
-  // are not written out).
+  // f64 on ew64.comp, within ops-nn.md's 4 ulp: exp ... silu through math_f64.glsl and
+  // wide_floats.glsl; sin, cos, erf, gelu and pow through math_f64_full.glsl (exact argument
+  // reduction, double-double log and exp; docs/vulkan.md).
   const std::vector<uint32_t> f64 = {OI_DTYPE_F64};
   add_ew(list, "exp", &ew_kernel<EwOp::Exp>, 1, f64, true, 0, Needs::F64);
   add_ew(list, "log", &ew_kernel<EwOp::Log>, 1, f64, true, 0, Needs::F64);
   add_ew(list, "sqrt", &ew_kernel<EwOp::Sqrt>, 1, f64, true, 0, Needs::F64);
+  add_ew(list, "sin", &ew_kernel<EwOp::Sin>, 1, f64, true, 0, Needs::F64);
+  add_ew(list, "cos", &ew_kernel<EwOp::Cos>, 1, f64, true, 0, Needs::F64);
   add_ew(list, "rsqrt", &ew_kernel<EwOp::Rsqrt>, 1, f64, true, 0, Needs::F64);
   add_ew(list, "tanh", &ew_kernel<EwOp::Tanh>, 1, f64, true, 0, Needs::F64);
+  add_ew(list, "erf", &ew_kernel<EwOp::Erf>, 1, f64, true, 0, Needs::F64);
   add_ew(list, "sigmoid", &ew_kernel<EwOp::Sigmoid>, 1, f64, true, 0, Needs::F64);
   add_ew(list, "silu", &ew_kernel<EwOp::Silu>, 1, f64, true, 0, Needs::F64);
+  add_ew(list, "gelu", &ew_kernel<EwOp::Gelu>, 1, f64, true, 0, Needs::F64);
+  add_ew(list, "pow", &ew_kernel<EwOp::Pow>, 2, f64, true, 0, Needs::F64);
   add_ew(list, "fma", &ew_kernel<EwOp::Fma>, 3, f64, true, 0, Needs::F64);
 }
 

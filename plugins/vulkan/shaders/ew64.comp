@@ -1,20 +1,24 @@
 // The ew.comp ops where an operand or the result is an 8-byte dtype, built twice because SPIR-V
 // capabilities are per module: -DF64 (shaderFloat64) for f64 inputs (with exp, log, sqrt,
-// rsqrt, tanh, sigmoid, silu and fma), casts to and from f64 (i64/u64 ones through exact
-// word-pair arithmetic) and f64 iota; -DI64 (shaderInt64) for i64/u64 inputs, casts to and from
-// them (floats of up to 32 bits), their iota, u64 div, and add/sub/mul/abs accumulating (acc=)
-// into i64/u64. Elements travel as (low, high) word pairs; results of up to 32 bits are packed
-// into words as in ew.comp (atomics on words shared with a neighbour), 8-byte results take two
-// words. Floats compare and classify on their bits; rounding ops are IEEE f64 operations.
+// rsqrt, sin, cos, tanh, erf, sigmoid, silu, gelu, pow and fma), casts to and from f64
+// (i64/u64 ones through exact word-pair arithmetic) and f64 iota; -DI64 (shaderInt64) for
+// i64/u64 inputs, casts to and from them (floats of up to 32 bits), their iota, u64 div, and
+// add/sub/mul/abs accumulating (acc=) into i64/u64. Elements travel as (low, high) word
+// pairs; results of up to 32 bits are packed into words as in ew.comp (atomics on words shared
+// with a neighbour), 8-byte results take two words. Floats compare and classify on their bits;
+// rounding ops are IEEE f64 operations.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #if defined(I64)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #endif
+#if defined(F64)
+#extension GL_EXT_control_flow_attributes : require  // [[dont_unroll]]: math_f64_full.glsl
+#endif
 #include "float_controls.glsl"
 #include "half_formats.glsl"
 #if defined(F64)
-#include "wide_floats.glsl"
+#include "math_f64_full.glsl"
 #endif
 
 layout(local_size_x = 256) in;
@@ -35,8 +39,9 @@ const uint OP_NEG = 0, OP_ABS = 1, OP_SIGN = 2, OP_RECIP = 3, OP_FLOOR = 4, OP_C
 const uint OP_MIN = 20, OP_MAX = 21, OP_FLOOR_DIV = 22, OP_REM = 23, OP_AND = 24, OP_OR = 25,
            OP_XOR = 26, OP_EQ = 27, OP_NE = 28, OP_LT = 29, OP_LE = 30, OP_GT = 31, OP_GE = 32,
            OP_ADD = 33, OP_SUB = 34, OP_MUL = 35, OP_DIV = 36;
-const uint OP_EXP = 40, OP_LOG = 41, OP_SQRT = 42, OP_TANH = 45, OP_RSQRT = 47, OP_SIGMOID = 48,
-           OP_SILU = 49, OP_FMA = 53;
+const uint OP_EXP = 40, OP_LOG = 41, OP_SQRT = 42, OP_SIN = 43, OP_COS = 44, OP_TANH = 45,
+           OP_ERF = 46, OP_RSQRT = 47, OP_SIGMOID = 48, OP_SILU = 49, OP_GELU = 50,
+           OP_GELU_TANH = 51, OP_POW = 52, OP_FMA = 53;
 const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4;
 
 // p: as ew.comp (count, rank, a/b/c element offsets, y element offset, flags, -, settings
@@ -59,7 +64,7 @@ const uint IN_BITS = BITS_OF(DT_IN);
 const uint OUT_BITS = BITS_OF(DT_OUT);
 const uint C_BITS = OP != OP_FILTER ? IN_BITS : BITS_OF(DT_C);
 const uint NUM_INPUTS = OP == OP_IOTA ? 0u
-                        : (OP >= OP_MIN && OP <= OP_DIV) ? 2u
+                        : (OP >= OP_MIN && OP <= OP_DIV) || OP == OP_POW ? 2u
                         : OP == OP_FILTER || OP == OP_FMA ? 3u : 1u;
 
 bool dt_float(uint dt) {
@@ -315,13 +320,15 @@ uvec2 cast_value(uvec2 x) {
 }
 
 #if defined(F64)
-// The f64 math ops (wide_floats.glsl / math_f64.glsl, f64 arithmetic written out): within the
-// few ulp ops-nn.md allows; NaN, infinities and zeros as the CPU's libm gives them.
+// The f64 math ops (wide_floats.glsl, math_f64.glsl and math_f64_full.glsl, f64 arithmetic
+// written out): within the few ulp ops-nn.md allows; NaN, infinities and zeros as the CPU's
+// libm gives them.
 uvec2 math_op(uvec2 x, uvec2 z, uvec2 w) {
   if (OP == OP_FMA) {
     precise double r = fma(f64_of(x), f64_of(z), f64_of(w));  // one rounding
     return from_f64(r);
   }
+  if (OP == OP_POW) return pow_full_f64(x, z);  // pow(NaN, 0) = 1: its own NaN rules
   if (is_nan64(x)) return uvec2(x.x, x.y | 0x00080000u);
   const double v = f64_of(x);
   const bool inf = (x.y & 0x7fffffffu) == 0x7ff00000u && x.x == 0u;
@@ -329,6 +336,10 @@ uvec2 math_op(uvec2 x, uvec2 z, uvec2 w) {
   if (OP == OP_EXP) return from_f64(exp_any_f64(v));
   if (OP == OP_LOG) return from_f64(log_any_f64(v));
   if (OP == OP_SQRT) return from_f64(sqrt_any_f64(v));
+  if (OP == OP_SIN || OP == OP_COS) return sincos_full_f64(x, OP == OP_COS);
+  if (OP == OP_ERF) return from_f64(erf_full_f64(v));  // keeps -0; +-inf give +-1
+  if (OP == OP_GELU) return gelu_full_f64(x);
+  if (OP == OP_GELU_TANH) return gelu_tanh_full_f64(x);
   if (OP == OP_RSQRT) {
     if (is_zero64(x)) return uvec2(0u, (x.y & 0x80000000u) | 0x7ff00000u);
     if (neg) return from_f64(nan_f64());
