@@ -22,7 +22,30 @@ const char* c_type(const std::string& dtype) {
   // 16-bit floats are stored as their bits; kernels convert through oi_*_to_f32 (casts only).
   if (dtype == "f16" || dtype == "bf16") return "uint16_t";
   if (dtype == "f8") return "uint8_t";  // E5M2, stored as its bits too
+  if (packed_bits(dtype)) return "uint8_t";  // packed integers: bytes, read through oi_get_*
   return nullptr;
+}
+
+unsigned packed_bits(const std::string& dtype) {
+  if (dtype == "i4" || dtype == "u4") return 4;
+  if (dtype == "i2" || dtype == "u2" || dtype == "t2") return 2;
+  if (dtype == "i1" || dtype == "u1" || dtype == "t1") return 1;
+  return 0;
+}
+
+std::string value_type(const std::string& dtype) {
+  return packed_bits(dtype) ? "int32_t" : c_type(dtype);
+}
+
+std::string load(const std::string& dtype, const std::string& ptr, const std::string& index) {
+  if (!packed_bits(dtype)) return ptr + "[" + index + "]";
+  return "oi_get_" + dtype + "(" + ptr + ", " + index + ")";
+}
+
+std::string store(const std::string& dtype, const std::string& ptr, const std::string& index,
+                  const std::string& v) {
+  if (!packed_bits(dtype)) return ptr + "[" + index + "] = " + v + ";";
+  return "oi_set_" + dtype + "(" + ptr + ", " + index + ", " + v + ");";
 }
 
 uint32_t dtype_tag(const std::string& dtype) {
@@ -33,6 +56,14 @@ uint32_t dtype_tag(const std::string& dtype) {
          : dtype == "f16"  ? 9
          : dtype == "bf16" ? 16
          : dtype == "f8"   ? 17
+         : dtype == "i4"   ? 18
+         : dtype == "i2"   ? 19
+         : dtype == "i1"   ? 20
+         : dtype == "u4"   ? 21
+         : dtype == "u2"   ? 22
+         : dtype == "u1"   ? 23
+         : dtype == "t2"   ? 24
+         : dtype == "t1"   ? 25
                            : 3;
 }
 
@@ -52,6 +83,13 @@ std::string number(double v) {
 }
 
 std::string literal(const json::value& v, const std::string& dtype, const std::string& what) {
+  if (packed_bits(dtype)) {
+    // an int32_t value, stored through oi_set_*; the validator checked its range
+    if (v.is_int64()) return "(int32_t)" + std::to_string(v.as_int64());
+    if (v.is_bool()) return v.as_bool() ? "(int32_t)1" : "(int32_t)0";
+    throw CUnsupported("c emitter: " + what + " value " + json::serialize(v) +
+                       " is not supported yet for " + dtype);
+  }
   if (dtype == "f16" || dtype == "bf16" || dtype == "f8") {
     // Stored as bits: the literal rounded once from f64, as the simulator fills a tensor.
     double d = 0;

@@ -44,6 +44,15 @@ struct Value {
 std::string str(const json::value& v);
 // The C type of a dtype the emitter stores; nullptr for others.
 const char* c_type(const std::string& dtype);
+// Packed integers (i4 u4 i2 u2 t2 i1 u1 t1, oinf.md: LSB first): bits per element, else 0.
+// Kernels hold their elements as int32_t and move them through oi_get_DT / oi_set_DT.
+unsigned packed_bits(const std::string& dtype);
+// The C type of one element as kernels compute with it (int32_t for packed integers).
+std::string value_type(const std::string& dtype);
+// C reading element `index` of `ptr` (an expression), and the statement storing `v` there.
+std::string load(const std::string& dtype, const std::string& ptr, const std::string& index);
+std::string store(const std::string& dtype, const std::string& ptr, const std::string& index,
+                  const std::string& v);
 // The OINF dtype tag (oinf.md).
 uint32_t dtype_tag(const std::string& dtype);
 uint64_t dtype_size(const std::string& dtype);

@@ -359,7 +359,12 @@ class Generator : public KernelEnv {
   // dsl.md's start-of-life value: @init, else zeros.
   static std::string fill_code(const Value& v, const std::string& ptr) {
     std::ostringstream f;
-    if (v.init)
+    if (v.init && packed_bits(v.dtype))
+      f << "memset(" << ptr << ", 0, " << v.bytes << ");\n  for (size_t i = 0; i < " << v.numel()
+        << "u; ++i) "
+        << store(v.dtype, "(uint8_t*)" + ptr, "i",
+                 literal(*v.init, v.dtype, "@init of '" + v.name + "'"));
+    else if (v.init)
       f << "for (size_t i = 0; i < " << v.numel() << "u; ++i) ((" << c_type(v.dtype) << "*)" << ptr
         << ")[i] = " << literal(*v.init, v.dtype, "@init of '" + v.name + "'") << ";";
     else
@@ -520,6 +525,9 @@ class Generator : public KernelEnv {
         for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
         for (const auto& b : o.at("bound").as_array())
           v.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
+        if (packed_bits(v.dtype))
+          throw CUnsupported("c emitter: table '" + v.name + "' of " + v.dtype +
+                             " is not supported yet");
         if (v.indices.size() > 8 || v.bounds.size() != v.indices.size())
           throw CUnsupported("c emitter: table '" + v.name + "' has more than 8 indices");
         v.bytes = v.numel() * dtype_size(v.dtype);
@@ -733,8 +741,8 @@ class Generator : public KernelEnv {
     for (const auto& name : reads) {
       const Value& v = value(name);
       if (v.numel() == 1 && n > 1 && !writes.count(name) && !v.table) {
-        c << "  const " << c_type(v.dtype) << " s_" << name << " = p_" << name << "[0];\n  (void)s_"
-          << name << ";\n";
+        c << "  const " << value_type(v.dtype) << " s_" << name << " = "
+          << load(v.dtype, "p_" + name, "0") << ";\n  (void)s_" << name << ";\n";
         local[name] = "s_" + name;
       }
     }
@@ -781,9 +789,8 @@ class Generator : public KernelEnv {
         if (vi.dtype != vo.dtype && op_name != "cast" && !op_table().mixed_dtypes.count(op_name))
           throw CUnsupported("c emitter: op '" + op_name + "' mixes " + vi.dtype + " and " +
                              vo.dtype + ": not supported yet");
-        args.push_back(local.count(name)
-                           ? local[name]
-                           : "p_" + vi.name + "[" + index_expr(vi.shape, shape) + "]");
+        args.push_back(local.count(name) ? local[name]
+                                         : load(vi.dtype, "p_" + vi.name, index_expr(vi.shape, shape)));
       }
       const std::string from = operand(str(op.at("inputs").as_array().at(0))).dtype;
       const std::string where = op_where(op);
@@ -791,13 +798,22 @@ class Generator : public KernelEnv {
       if (it == op_table().elementwise.end())
         throw CUnsupported("c emitter: " + where + " on " + vo.dtype + " is not supported yet");
       const std::string tmp = "t" + std::to_string(t++);
-      c << "    const " << c_type(vo.dtype) << " " << tmp << " = "
+      c << "    const " << value_type(vo.dtype) << " " << tmp << " = "
         << it->second({op_name, vo.dtype, from, args, op.at("settings").as_object(), where})
         << ";\n";
       local[out] = tmp;
-      if (writes.count(out)) c << "    p_" << out << "[i] = " << tmp << ";\n";
+      if (writes.count(out)) c << "    " << store(vo.dtype, "p_" + out, "i", tmp) << "\n";
     }
-    c << "  }\n}\n\n";
+    c << "  }\n";
+    // Packed outputs: the last byte's unused bits are zero (oinf.md), whatever the arena held.
+    for (const auto& w : writes) {
+      const Value& v = value(w);
+      const unsigned bits = packed_bits(v.dtype);
+      if (bits && v.numel() % (8 / bits))
+        c << "  p_" << w << "[" << v.numel() / (8 / bits) << "] &= (uint8_t)"
+          << ((1u << (v.numel() % (8 / bits) * bits)) - 1u) << "u;\n";
+    }
+    c << "}\n\n";
     return c.str();
   }
 
@@ -811,7 +827,8 @@ class Generator : public KernelEnv {
     if (it == op_table().ops.end())
       throw CUnsupported("c emitter: " + op_where(op) + " is not supported yet");
     const Value& out = whole_operand(*this, op.at("output"), op);
-    if (!c_type(out.dtype) || out.dtype == "bool")
+    if (!c_type(out.dtype) || out.dtype == "bool" ||
+        (packed_bits(out.dtype) && op_name != "reshape"))
       throw CUnsupported("c emitter: " + op_where(op) + " on " + out.dtype +
                          " is not supported yet");
     std::set<std::string> reads, writes;

@@ -122,6 +122,35 @@ static inline OI_HELPER float oi_bf16_to_f32(uint16_t h) {
 /* f8 is E5M2: the upper byte of the f16 of the same value. */
 static inline OI_HELPER float oi_f8_to_f32(uint8_t b) { return oi_f16_to_f32((uint16_t)(b << 8)); }
 
+/* Packed integers (oinf.md): element i in bits (i % per) * bits of byte i / per, LSB first. */
+static inline OI_HELPER uint32_t oi_get_bits(const uint8_t* p, size_t i, unsigned bits) {
+  const size_t per = 8u / bits;
+  return (uint32_t)(p[i / per] >> ((unsigned)(i % per) * bits)) & ((1u << bits) - 1u);
+}
+static inline OI_HELPER void oi_set_bits(uint8_t* p, size_t i, unsigned bits, int32_t v) {
+  const size_t per = 8u / bits;
+  const unsigned shift = (unsigned)(i % per) * bits, mask = ((1u << bits) - 1u) << shift;
+  p[i / per] = (uint8_t)((p[i / per] & ~mask) | (((uint32_t)v << shift) & mask));
+}
+#define OI_PACKED(DT, BITS, SIGNED)                                                   \
+  static inline OI_HELPER int32_t oi_get_##DT(const uint8_t* p, size_t i) {        \
+    const uint32_t v = oi_get_bits(p, i, BITS);                                     \
+    return SIGNED ? (int32_t)(v ^ (1u << (BITS - 1))) - (int32_t)(1u << (BITS - 1)) \
+                  : (int32_t)v;                                                     \
+  }                                                                                 \
+  static inline OI_HELPER void oi_set_##DT(uint8_t* p, size_t i, int32_t v) {     \
+    oi_set_bits(p, i, BITS, v);                                                     \
+  }
+OI_PACKED(i4, 4, 1)
+OI_PACKED(u4, 4, 0)
+OI_PACKED(i2, 2, 1)
+OI_PACKED(u2, 2, 0)
+OI_PACKED(i1, 1, 1)
+OI_PACKED(u1, 1, 0)
+static inline OI_HELPER int32_t oi_clamp_i32(int32_t v, int32_t lo, int32_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
 )C";
 
 // ops.md's cast between f32, f64 and i32: float -> float and int -> float round to nearest
@@ -130,10 +159,32 @@ bool narrow_float(const std::string& d) {
   return d == "f16" || d == "bf16" || d == "f8";
 }
 
+// The value range of a packed integer dtype (t1 and t2 are storage only: no op takes them).
+std::pair<int, int> packed_range(const std::string& d, const std::string& where) {
+  if (d == "t1" || d == "t2")
+    throw CUnsupported("c emitter: " + where + " on " + d + " (storage only) is not supported");
+  const int bits = static_cast<int>(packed_bits(d));
+  if (d[0] == 'i') return {-(1 << (bits - 1)), (1 << (bits - 1)) - 1};
+  return {0, (1 << bits) - 1};
+}
+
 std::string cast_expr(const std::string& x, const std::string& from, const std::string& to,
                       const json::object& settings, const std::string& where) {
   const std::string T = c_type(to);
   if (from == to) return x;
+  // Packed integers compute as int32_t: one from a packed dtype is an i32 value; one to a
+  // packed dtype is rounded like an i32 (ops.md), then clamped to its range (saturate=true).
+  if (packed_bits(from)) {
+    packed_range(from, where);
+    return cast_expr(x, "i32", to, settings, where);
+  }
+  if (packed_bits(to)) {
+    const auto [lo, hi] = packed_range(to, where);
+    if (from != "i32" && from != "f32" && from != "f64" && !narrow_float(from))
+      throw CUnsupported("c emitter: " + where + " from " + from + " to " + to + " is not supported yet");
+    return "oi_clamp_i32(" + cast_expr(x, from, "i32", settings, where) + ", " + std::to_string(lo) +
+           ", " + std::to_string(hi) + ")";
+  }
   // 16- and 8-bit floats: widened exactly to f32, narrowed once from f32 or f64 (an i32 goes
   // through f64, where it is exact, so the result is rounded once).
   if (narrow_float(from)) return cast_expr("oi_" + from + "_to_f32(" + x + ")", "f32", to, settings, where);
@@ -164,7 +215,8 @@ std::string arith(const ElementwiseCall& e) {
   const auto& a = e.args;
   const auto& settings = e.settings;
   const bool flt = dtype != "i32";
-  if (op == "cast" && (narrow_float(dtype) || narrow_float(e.from_dtype))) {
+  if (op == "cast" && (narrow_float(dtype) || narrow_float(e.from_dtype) || packed_bits(dtype) ||
+                       packed_bits(e.from_dtype))) {
     check_settings(settings, {"to", "rounding_mode", "saturate"}, where);
     return cast_expr(a[0], e.from_dtype, dtype, settings, where);
   }
