@@ -145,12 +145,12 @@ static OI_HELPER void oi_mm_pack_a(const float* a, size_t lda, size_t mc, size_t
 )C";
 
 const char* const kSimdLoopsC =
-    R"C(/* c[M, N] (row stride ldc) = a[M, K] (row stride lda) x B, B packed by oi_mm_pack_b with
- * (kcb, the kernel's nr) in bp; ap holds mcb x kcb floats. ncb and mcb are multiples of the
- * kernel's nr and mr. */
+    R"C(/* c[M, N] (row stride ldc) = (accumulate ? c : 0) + a[M, K] (row stride lda) x B, B packed
+ * by oi_mm_pack_b with (kcb, the kernel's nr) in bp; ap holds mcb x kcb floats. ncb and mcb
+ * are multiples of the kernel's nr and mr. */
 static OI_HELPER void oi_mm_gemm(int isa, size_t M, size_t N, size_t K, const float* a, size_t lda,
                                  const float* bp, float* c, size_t ldc, float* ap, size_t kcb,
-                                 size_t mcb, size_t ncb) {
+                                 size_t mcb, size_t ncb, int accumulate) {
   const size_t mr = isa == 2 ? @MR5@ : @MR2@, nr = isa == 2 ? @NR5@ : @NR2@;
   const size_t npad = (N + nr - 1) / nr * nr;
   for (size_t jc = 0; jc < N; jc += ncb) {
@@ -167,15 +167,41 @@ static OI_HELPER void oi_mm_gemm(int isa, size_t M, size_t N, size_t K, const fl
           for (size_t ir = 0; ir < mc; ir += mr) {
             const size_t h = mc - ir < mr ? mc - ir : mr;
             float* tile = c + (ic + ir) * ldc + jc + jr;
+            const int first = p0 == 0 && !accumulate;
             if (isa == 2)
-              oi_mm_kernel_avx512(kc, ap + ir * kc, panel, tile, ldc, p0 == 0, h, w);
+              oi_mm_kernel_avx512(kc, ap + ir * kc, panel, tile, ldc, first, h, w);
             else
-              oi_mm_kernel_avx2(kc, ap + ir * kc, panel, tile, ldc, p0 == 0, h, w);
+              oi_mm_kernel_avx2(kc, ap + ir * kc, panel, tile, ldc, first, h, w);
           }
         }
       }
     }
   }
+}
+
+/* c[M, N] += a[M, K] x b[K, N] (row-major, M, N, K > 0) with packing buffers of its own, for
+ * products whose operands change every call (conv's patch tiles); `blocking`: oi_mm_gemm's
+ * {kcb, mcb, ncb} for AVX2, then for AVX-512. 0, c untouched: no kernel allowed here, or no
+ * memory; the caller's portable loops run. */
+static OI_HELPER int oi_mm_product(int allowed, size_t M, size_t N, size_t K, const float* a,
+                                   const float* b, float* c, const size_t blocking[6]) {
+  const int isa = oi_mm_isa(allowed);
+  if (!isa) return 0;
+  const size_t* blk = blocking + (isa == 2 ? 3 : 0);
+  const size_t mr = isa == 2 ? @MR5@ : @MR2@, nr = isa == 2 ? @NR5@ : @NR2@;
+  const size_t kc = K < blk[0] ? K : blk[0], rows = (M + mr - 1) / mr * mr;
+  const size_t mc = rows < blk[1] ? rows : blk[1];
+  void* bm = malloc(K * ((N + nr - 1) / nr * nr) * sizeof(float) + 64u);
+  void* am = malloc(mc * kc * sizeof(float) + 64u);
+  const int ok = bm && am;
+  if (ok) {
+    float* bp = oi_mm_align(bm);
+    oi_mm_pack_b(b, N, K, N, blk[0], nr, bp);
+    oi_mm_gemm(isa, M, N, K, a, K, bp, c, N, oi_mm_align(am), blk[0], blk[1], blk[2], 1);
+  }
+  free(bm);
+  free(am);
+  return ok;
 }
 #endif
 
@@ -248,7 +274,8 @@ const char* matmul_simd_helpers_c() {
                           {"@NR2@", kAvx2.lanes * kAvx2.vectors},
                           {"@MR5@", kAvx512.mr},
                           {"@NR5@", kAvx512.lanes * kAvx512.vectors}})
-      loops.replace(loops.find(key), std::string(key).size(), std::to_string(v) + "u");
+      for (size_t at = loops.find(key); at != std::string::npos; at = loops.find(key))
+        loops.replace(at, std::string(key).size(), std::to_string(v) + "u");
     return std::string(kSimdSupportC) + micro_kernel(kAvx2) + micro_kernel(kAvx512) + loops;
   }();
   return text.c_str();
@@ -290,10 +317,23 @@ void emit_simd_product(KernelEnv& env, std::ostringstream& c, const SimdProduct&
     c << "    " << pack;
   c << "    oi_mm_gemm(mm_isa, " << u(p.M) << ", " << u(p.N) << ", " << u(p.K) << ", " << p.a
     << ", " << u(p.K) << ", mm_bp, acc, " << u(p.N) << ", oi_mm_align(s->" << ap
-    << "), mm_kc, mm_mc, mm_nc);\n"
+    << "), mm_kc, mm_mc, mm_nc, 0);\n"
     << "  } else\n#endif\n  {\n";
   portable();
   c << "  }\n";
+}
+
+void emit_simd_product_unpacked(std::ostringstream& c, const SimdProduct& p, const MatmulDevice& d,
+                                const std::function<void()>& portable) {
+  const SimdBlocking b2 = avx2_blocking(d), b5 = avx512_blocking(d);
+  const int allowed = (d.avx2 ? 1 : 0) | (d.avx512 ? 2 : 0);
+  c << "{\n#ifdef OI_MM_X86\n  static const size_t mm_blocking[6] = {" << u(b2.kc) << ", "
+    << u(b2.mc) << ", " << u(b2.nc) << ", " << u(b5.kc) << ", " << u(b5.mc) << ", " << u(b5.nc)
+    << "};\n"
+    << "  if (!oi_mm_product(" << allowed << ", " << u(p.M) << ", " << u(p.N) << ", " << u(p.K)
+    << ", " << p.a << ", " << p.b << ", acc, mm_blocking))\n#endif\n  {\n";
+  portable();
+  c << "  }\n}\n";
 }
 
 }  // namespace oi::c_emitter

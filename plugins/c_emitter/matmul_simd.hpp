@@ -53,4 +53,10 @@ bool simd_product_applies(const SimdProduct& p, const MatmulDevice& d);
 void emit_simd_product(KernelEnv& env, std::ostringstream& c, const SimdProduct& p,
                        const MatmulDevice& d, const std::function<void()>& portable);
 
+// acc[M, N] += a[M, K] x b[K, N] where the SIMD path applies, with packing buffers the
+// generated code allocates per call (operands that change every call: conv's patch tiles);
+// `portable` (accumulating into acc) runs where no kernel or no memory is had.
+void emit_simd_product_unpacked(std::ostringstream& c, const SimdProduct& p, const MatmulDevice& d,
+                                const std::function<void()>& portable);
+
 }  // namespace oi::c_emitter

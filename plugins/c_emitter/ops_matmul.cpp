@@ -49,9 +49,7 @@ void block(std::ostringstream& c, const ProductNames& n, uint64_t R, uint64_t U,
 
 // acc[M, n.N] += A[M, n.K] x B[n.K, n.N]: whole blocks of rows, then the last rows; in each,
 // whole steps of depth, then the rest; all over column blocks.
-}  // namespace
-
-void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M) {
+void portable_product(std::ostringstream& c, const ProductNames& names, uint64_t M) {
   const uint64_t K = names.K, N = names.N;
   const uint64_t M4 = M / kRows * kRows, K4 = K / kDepth * kDepth;
   c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(kColumns) << ") {\n"
@@ -79,6 +77,24 @@ void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M) 
     c << "    }\n";
   }
   c << "  }\n";
+}
+
+// The plan does not describe the CPU yet (plan_json.cpp writes the device's name, type and
+// preferences): both micro-kernels are emitted and the blocking uses matmul_device's defaults.
+MatmulDevice plan_device() {
+  return matmul_device(nullptr);
+}
+
+}  // namespace
+
+// f32 through the SIMD kernels with buffers of their own where they apply (conv's patch tiles),
+// else the portable register blocks.
+void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M) {
+  const SimdProduct simd{names.a, names.b, M, names.K, names.N, false};
+  if (names.T == "float" && simd_product_applies(simd, plan_device()))
+    emit_simd_product_unpacked(c, simd, plan_device(), [&] { portable_product(c, names, M); });
+  else
+    portable_product(c, names, M);
 }
 
 namespace {
@@ -130,9 +146,7 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   const std::string pa = loops == 1 ? "p_" + an : "(p_" + an + " + mm_a)",
                     pb = loops == 1 ? "p_" + bn : "(p_" + bn + " + mm_b)";
   const std::string zero = "    memset(acc, 0, " + u(bytes) + ");\n";
-  // The plan does not describe the CPU yet (plan_json.cpp writes the device's name, type and
-  // preferences): both micro-kernels are emitted and the blocking uses matmul_device's defaults.
-  const MatmulDevice device = matmul_device(nullptr);
+  const MatmulDevice device = plan_device();
   const SimdProduct simd{pa, pb, rows, K, N, b.storage == "constant" && b_batches == 1};
   const bool use_simd = o.dtype == "f32" && simd_product_applies(simd, device);
   // A matrix-vector product with constant weights (an LSTM's gates): A packed transposed once,
@@ -157,14 +171,14 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   if (use_simd) {
     emit_simd_product(env, c, simd, device, [&] {
       c << zero;
-      emit_product(c, {pa, pb, T, K, N}, rows);
+      portable_product(c, {pa, pb, T, K, N}, rows);
     });
   } else {
     c << zero;
     if (gemv)
-      emit_product(c, {pb, "at", T, K, M}, 1);
+      portable_product(c, {pb, "at", T, K, M}, 1);
     else
-      emit_product(c, {pa, pb, T, K, N}, rows);
+      portable_product(c, {pa, pb, T, K, N}, rows);
   }
   c << "  }\n";
   return out;
