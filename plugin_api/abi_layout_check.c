@@ -69,7 +69,9 @@ OI_CHECK(oi_backend_api, kernels, 80);
 OI_CHECK(oi_backend_api, num_kernels, 88);
 OI_CHECK(oi_backend_api, buffer_wrap_host, 96);
 OI_CHECK(oi_backend_api, buffer_host_pointer, 104);
-_Static_assert(sizeof(oi_backend_api) == 112, "oi_backend_api v1 size");
+/* ABI 1 ended at 112 bytes; optional slots appended since then start there. */
+OI_CHECK(oi_backend_api, buffer_copy, 112);
+_Static_assert(sizeof(oi_backend_api) == 120, "oi_backend_api size with buffer_copy");
 _Static_assert(OI_BACKEND_API_MIN_SIZE == 96, "oi_backend_api v1 required prefix");
 
 OI_CHECK(oi_kernels_api, backend, 8);

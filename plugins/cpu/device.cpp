@@ -109,6 +109,15 @@ oi_status* buffer_download(oi_device*, oi_buffer* buffer, uint64_t offset, void*
   return nullptr;
 }
 
+oi_status* buffer_copy(oi_device*, oi_buffer* src, uint64_t src_offset, oi_buffer* dst,
+                       uint64_t dst_offset, uint64_t bytes) {
+  if (!check_range(src, src_offset, bytes) || !check_range(dst, dst_offset, bytes)) {
+    return abi::make_status(host(), OI_STATUS_INVALID_ARGUMENT, "copy outside a buffer");
+  }
+  if (bytes) std::memmove(dst->data + dst_offset, src->data + src_offset, bytes);
+  return nullptr;
+}
+
 oi_status* synchronize(oi_device*) {
   return nullptr;
 }  // kernels run synchronously

@@ -16,6 +16,8 @@ oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t offset, 
 oi_status* buffer_download(oi_device* device, oi_buffer* buffer, uint64_t offset, void* dst,
                            uint64_t bytes);
 oi_status* synchronize(oi_device* device);
+oi_status* buffer_copy(oi_device* device, oi_buffer* src, uint64_t src_offset, oi_buffer* dst,
+                       uint64_t dst_offset, uint64_t bytes);
 oi_status* buffer_wrap_host(oi_device* device, void* host_memory, uint64_t bytes,
                             oi_buffer** out_buffer);
 oi_status* buffer_host_pointer(oi_device* device, oi_buffer* buffer, void** out_pointer);

@@ -24,6 +24,7 @@ oi_backend_api make_backend_table() {
   api.num_kernels = static_cast<uint32_t>(kernels.size());
   api.buffer_wrap_host = oi::cpu::buffer_wrap_host;
   api.buffer_host_pointer = oi::cpu::buffer_host_pointer;
+  api.buffer_copy = oi::cpu::buffer_copy;
   return api;
 }
 

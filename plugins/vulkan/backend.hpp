@@ -66,6 +66,8 @@ oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t offset, 
 oi_status* buffer_download(oi_device* device, oi_buffer* buffer, uint64_t offset, void* dst,
                            uint64_t bytes);
 oi_status* synchronize(oi_device* device);
+oi_status* buffer_copy(oi_device* device, oi_buffer* src, uint64_t src_offset, oi_buffer* dst,
+                       uint64_t dst_offset, uint64_t bytes);
 // Drops the instance; called from the plugin's shutdown.
 void shutdown_instance();
 

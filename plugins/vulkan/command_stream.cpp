@@ -76,11 +76,14 @@ void CommandStream::close() noexcept {
   if (command_pool_) s_.device.destroyCommandPool(command_pool_);  // frees the buffers
   command_pool_ = nullptr;
   if (const char* env = std::getenv("OPENINFER_VULKAN_STATS"); env != nullptr && *env != '\0') {
-    std::fprintf(stderr, "vulkan: %llu commands (%llu dispatches) in %llu submits, %llu waits\n",
+    std::fprintf(stderr,
+                 "vulkan: %llu commands (%llu dispatches) in %llu submits, %llu waits, %llu host "
+                 "round trips\n",
                  static_cast<unsigned long long>(stats_.commands),
                  static_cast<unsigned long long>(stats_.dispatches),
                  static_cast<unsigned long long>(stats_.submits),
-                 static_cast<unsigned long long>(stats_.waits));
+                 static_cast<unsigned long long>(stats_.waits),
+                 static_cast<unsigned long long>(stats_.round_trips));
   }
   s_ = {};
 }
@@ -290,9 +293,16 @@ void CommandStream::upload(vk::Buffer dst, vk::DeviceSize offset, const void* sr
   }
 }
 
+void CommandStream::copy(vk::Buffer src, vk::DeviceSize src_offset, vk::Buffer dst,
+                         vk::DeviceSize dst_offset, vk::DeviceSize bytes) {
+  recording().cmd.copyBuffer(src, dst, vk::BufferCopy(src_offset, dst_offset, bytes));
+  end_command();
+}
+
 void CommandStream::download(vk::Buffer src, vk::DeviceSize offset, void* dst,
                              vk::DeviceSize bytes) {
   auto* to = static_cast<std::byte*>(dst);
+  ++stats_.round_trips;
   for (vk::DeviceSize done = 0; done < bytes;) {
     const vk::DeviceSize n = std::min(bytes - done, kMaxArena);
     auto [b, at] = reserve(&Batch::staging, n, 16, staging_wanted_);
@@ -320,6 +330,7 @@ void CommandStream::release_later(Allocation a) {
 }
 
 void CommandStream::synchronize() {
+  ++stats_.round_trips;
   wait_all();
   throw_failure();
 }

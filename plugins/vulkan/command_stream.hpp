@@ -49,7 +49,8 @@ struct StreamStats {
   uint64_t commands = 0;
   uint64_t dispatches = 0;
   uint64_t submits = 0;
-  uint64_t waits = 0;
+  uint64_t waits = 0;        // fence waits: round trips, and batches reused while in flight
+  uint64_t round_trips = 0;  // downloads and synchronize calls: the host waited for results
 };
 
 class CommandStream {
@@ -72,6 +73,9 @@ class CommandStream {
 
   void fill_zero(vk::Buffer buffer);
   void upload(vk::Buffer dst, vk::DeviceSize offset, const void* src, vk::DeviceSize bytes);
+  // Records a copy between device buffers (in order, no wait).
+  void copy(vk::Buffer src, vk::DeviceSize src_offset, vk::Buffer dst, vk::DeviceSize dst_offset,
+            vk::DeviceSize bytes);
   // Records the copy, submits and waits, then copies to `dst`.
   void download(vk::Buffer src, vk::DeviceSize offset, void* dst, vk::DeviceSize bytes);
   // Destroys `a` once every command recorded so far has completed.

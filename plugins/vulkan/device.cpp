@@ -293,6 +293,17 @@ oi_status* buffer_download(oi_device* device, oi_buffer* buffer, uint64_t offset
   OI_ABI_CATCH(host())
 }
 
+oi_status* buffer_copy(oi_device* device, oi_buffer* src, uint64_t src_offset, oi_buffer* dst,
+                       uint64_t dst_offset, uint64_t bytes) {
+  OI_ABI_TRY
+  check_range(src, src_offset, bytes, "copy source");
+  check_range(dst, dst_offset, bytes, "copy destination");
+  if (bytes == 0) return nullptr;
+  std::lock_guard lock(device->mutex);
+  device->stream.copy(src->alloc.buffer, src_offset, dst->alloc.buffer, dst_offset, bytes);
+  OI_ABI_CATCH(host())
+}
+
 oi_status* synchronize(oi_device* device) {
   OI_ABI_TRY
   std::lock_guard lock(device->mutex);

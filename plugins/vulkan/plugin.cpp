@@ -30,6 +30,7 @@ oi_backend_api make_backend_table() {
   api.buffer_upload = buffer_upload;
   api.buffer_download = buffer_download;
   api.synchronize = synchronize;
+  api.buffer_copy = buffer_copy;
   api.kernels = kernels.data();
   api.num_kernels = static_cast<uint32_t>(kernels.size());
   return api;  // no host memory: buffer_wrap_host and buffer_host_pointer stay NULL

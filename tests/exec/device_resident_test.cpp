@@ -22,11 +22,12 @@ std::shared_ptr<oi::Backend> devmem() {
 struct Transfers {
   uint64_t uploads = 0;
   uint64_t downloads = 0;
+  uint64_t copies = 0;  // inside the device
 };
 
 // The fixture's counters: it adds to them through DEVMEM_COUNTERS (device_memory_backend.cpp).
 Transfers transfers() {
-  static uint64_t counters[2] = {0, 0};
+  static uint64_t counters[3] = {0, 0, 0};
   static const bool set = [] {
     char at[32];
     std::snprintf(at, sizeof at, "%llx",
@@ -34,7 +35,7 @@ Transfers transfers() {
     return setenv("DEVMEM_COUNTERS", at, 1) == 0;
   }();
   BOOST_TEST_REQUIRE(set);
-  return {counters[0], counters[1]};
+  return {counters[0], counters[1], counters[2]};
 }
 
 oi::Simulator simulate_on_devmem(const std::string& graph) {
@@ -44,21 +45,64 @@ oi::Simulator simulate_on_devmem(const std::string& graph) {
                        options);
 }
 
+oi::Simulator simulate_on_cpu(const std::string& graph) {
+  return oi::Simulator(model(oi::ModelWriter()), oi::Graph::parse(graph, "test.oi"), cpu());
+}
+
+constexpr size_t kWidth = 24;  // 96-byte entries: above the host tiny-op limit (16 bytes)
+
+// Step s's input: distinct values per step and element.
+std::vector<float> input_of(size_t step) {
+  std::vector<float> x(kWidth);
+  for (size_t i = 0; i < kWidth; ++i) x[i] = 0.5f * static_cast<float>(step) - 0.25f * i + 1.0f;
+  return x;
+}
+
+// A decoder's KV cache in miniature: per step two table entries written by device kernels (K)
+// and by cache.write of a device value (V), a window of K copied out, and a value transferred.
+const char* kCacheGraph = R"(
+dynamic { x: f32[24]; }
+constant { one: f32 @init(1.0); }
+persistent {
+  pos: i32 @init(0);
+  K(l, t): f32[24] @table @fixed(l=2);
+  V(t): f32[24] @table;
+}
+volatile {
+  k: f32[24];
+  k2: f32[24];
+  win: f32[4, 24];
+  out: f32[4, 24];
+}
+block entry {
+  op add(x, one) >> k;
+  op add(k, one) >> K[0, pos];   // x + 2
+  op add(k, k) >> K[1, pos];     // 2x + 2
+  transfer k >> k2;
+  cache.write k2 >> V[pos];      // x + 1
+  cache.read K[1, 0..4] >> win;  // positions 0..3 of layer 1, zeros where unwritten
+  op add(win, one) >> out;
+  cache.increment pos;
+  return out;
+}
+)";
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(device_resident)
 
 BOOST_AUTO_TEST_CASE(values_stay_on_the_device_between_nodes_and_steps) {
+  // 96-byte values: results of at most 16 bytes from host values are computed on the host.
   auto sim = simulate_on_devmem(R"(
-dynamic { x: f32[3]; }
+dynamic { x: f32[24]; }
 constant { one: f32 @init(1.0); }
 persistent {
-  acc: f32[3];   // the sum of every step's y
-  peak: f32[3];  // the largest y so far (max runs in place)
+  acc: f32[24];   // the sum of every step's y
+  peak: f32[24];  // the largest y so far (max runs in place)
 }
 volatile {
-  y: f32[3];
-  z: f32[3];
+  y: f32[24];
+  z: f32[24];
 }
 block entry {
   op add(x, x) >> y;
@@ -71,15 +115,15 @@ block entry {
 )");
   transfers();  // counting from here
   auto exec = sim.make_executor();
-  std::vector<float> acc(3, 0.0f), peak(3, 0.0f);
-  const std::vector<std::vector<float>> xs = {{1, -2, 0.5f}, {3, 0, -1}, {-4, 5, 2}, {0, 1, 1}};
-  for (size_t s = 0; s < xs.size(); ++s) {
-    exec.insert("x", Tensor::from<float>(xs[s]));
+  std::vector<float> acc(kWidth, 0.0f), peak(kWidth, 0.0f);
+  for (size_t s = 0; s < 4; ++s) {
+    const std::vector<float> x = input_of(s);
+    exec.insert("x", Tensor::from<float>(x));
     const Transfers before = transfers();
     exec.step();
     const Transfers after = transfers();
-    for (size_t i = 0; i < 3; ++i) {
-      float y = 2 * xs[s][i] + 1;
+    for (size_t i = 0; i < kWidth; ++i) {
+      float y = 2 * x[i] + 1;
       acc[i] += y;
       peak[i] = std::max(peak[i], y);
     }
@@ -96,6 +140,36 @@ block entry {
     BOOST_TEST(transfers().downloads - fetched.downloads == 1u);
     BOOST_TEST(values<float>(exec, "peak") == peak, tt::per_element());  // now current
     BOOST_TEST(transfers().downloads - fetched.downloads == 1u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(tiny_results_of_host_values_are_computed_on_the_host) {
+  // n (4 bytes) comes from host values: computed by the CPU, so reading it needs no download;
+  // big (96 bytes) stays on the device.
+  auto sim = simulate_on_devmem(R"(
+dynamic { x: f32[24]; }
+constant { one: f32 @init(1.0); }
+persistent { n: f32 @init(0.0); }
+volatile { big: f32[24]; }
+block entry {
+  op add(n, one) >> n;       // tiny, host inputs: on the host
+  op add(x, one) >> big;     // on the device
+  return big, n;
+}
+)");
+  auto exec = sim.make_executor();
+  exec.insert("x", Tensor::from<float>(input_of(0)));
+  exec.step();
+  for (size_t s = 1; s < 3; ++s) {
+    exec.insert("x", Tensor::from<float>(input_of(s)));
+    const Transfers before = transfers();
+    exec.step();
+    const Transfers after = transfers();
+    BOOST_TEST(after.uploads - before.uploads == 1u);  // x
+    BOOST_TEST(after.downloads - before.downloads == 0u);
+    BOOST_TEST(values<float>(exec, "n") == std::vector<float>({static_cast<float>(s) + 1}),
+               tt::per_element());
+    BOOST_TEST(transfers().downloads - after.downloads == 0u);  // n is on the host
   }
 }
 
@@ -135,8 +209,121 @@ block entry {
     exec.step();
     BOOST_TEST(values<float>(exec, "y") == std::vector<float>({4 * base, 0, 12}),
                tt::per_element());
-    BOOST_TEST(values<float>(exec, "x") == std::vector<float>({2 * base, 0, 6}),
-               tt::per_element());
+    BOOST_TEST(values<float>(exec, "x") == std::vector<float>({2 * base, 0, 6}), tt::per_element());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(tables_stay_on_the_device_and_match_the_cpu) {
+  auto sim = simulate_on_devmem(kCacheGraph);
+  auto reference = simulate_on_cpu(kCacheGraph);
+  transfers();
+  auto exec = sim.make_executor();
+  auto ref = reference.make_executor();
+  const size_t steps = 20;  // past the first capacity of 16 positions: the table grows once
+  for (size_t s = 0; s < steps; ++s) {
+    exec.insert("x", Tensor::from<float>(input_of(s)));
+    ref.insert("x", Tensor::from<float>(input_of(s)));
+    const Transfers before = transfers();
+    exec.step();
+    ref.step();
+    const Transfers after = transfers();
+    if (s > 0 && s != 16) {
+      // Only x goes up; entries, the window and k2 are copied inside the device.
+      BOOST_TEST(after.uploads - before.uploads == 1u);
+      BOOST_TEST(after.downloads - before.downloads == 0u);
+      BOOST_TEST(after.copies - before.copies == 5u);  // K[0], K[1], k2, V and win
+    }
+    std::vector<float> want(4 * kWidth, 1.0f);  // unwritten entries read as zeros, plus one
+    for (size_t t = 0; t < 4 && t <= s; ++t)
+      for (size_t i = 0; i < kWidth; ++i) want[t * kWidth + i] = 2 * input_of(t)[i] + 3;
+    BOOST_TEST(values<float>(exec, "out") == want, tt::per_element());
+    BOOST_TEST(values<float>(exec, "out") == values<float>(ref, "out"), tt::per_element());
+  }
+  // A fetch gives every entry, the ones from before the growth included.
+  const Transfers before = transfers();
+  auto k = exec.fetch<float>("K");
+  BOOST_TEST(transfers().downloads - before.downloads == 1u);
+  BOOST_TEST(k.shape == oi::Shape({2, steps, kWidth}), tt::per_element());
+  for (size_t t = 0; t < steps; ++t) {
+    for (size_t i = 0; i < kWidth; ++i) {
+      BOOST_TEST(k.data[t * kWidth + i] == input_of(t)[i] + 2);
+      BOOST_TEST(k.data[(steps + t) * kWidth + i] == 2 * input_of(t)[i] + 2);
+    }
+  }
+  BOOST_TEST(k.data == values<float>(ref, "K"), tt::per_element());
+  auto v = exec.fetch<float>("V");
+  BOOST_TEST(v.shape == oi::Shape({steps, kWidth}), tt::per_element());
+  for (size_t t = 0; t < steps; ++t)
+    for (size_t i = 0; i < kWidth; ++i) BOOST_TEST(v.data[t * kWidth + i] == input_of(t)[i] + 1);
+}
+
+BOOST_AUTO_TEST_CASE(device_tables_reset_and_serve_host_reads) {
+  const char* graph = R"(
+dynamic {
+  x: f32[24];
+  clear: bool;
+}
+constant { one: f32 @init(1.0); }
+persistent {
+  pos: i32 @init(0);
+  K(l, t): f32[24] @table @fixed(l=2);
+}
+volatile {
+  first: f32[24];
+  last: f32[24];
+}
+block entry {
+  op add(x, one) >> K[0, pos];   // x + 1
+  op add(x, x) >> K[1, pos];     // 2x
+  op mul(K[1, 0], one) >> first; // the CPU fallback reads an entry: the table comes back
+  cache.read K[0, pos] >> last;  // a single entry, inside the device
+  cache.increment pos;
+  branch clear wipe keep;
+  return first, last;
+}
+block wipe {
+  cache.reset K[0];              // every entry under l = 0 reads as unwritten again
+  return;
+}
+block keep {
+  return;
+}
+)";
+  auto sim = simulate_on_devmem(graph);
+  auto exec = sim.make_executor();
+  transfers();
+  for (size_t s = 0; s < 3; ++s) {
+    exec.insert("x", Tensor::from<float>(input_of(s)));
+    exec.insert("clear", Tensor::scalar(s == 2));
+    const Transfers before = transfers();
+    exec.step();
+    BOOST_TEST(transfers().downloads - before.downloads == 1u);  // the mul's read of K[1, 0]
+    std::vector<float> first(kWidth), last(kWidth);
+    for (size_t i = 0; i < kWidth; ++i) {
+      first[i] = 2 * input_of(0)[i];
+      last[i] = input_of(s)[i] + 1;
+    }
+    BOOST_TEST(values<float>(exec, "first") == first, tt::per_element());
+    BOOST_TEST(values<float>(exec, "last") == last, tt::per_element());
+  }
+  // After the reset, layer 0 reads as zeros; layer 1 kept its entries; sizes did not shrink.
+  auto k = exec.fetch<float>("K");
+  BOOST_TEST(k.shape == oi::Shape({2, 3, kWidth}), tt::per_element());
+  for (size_t t = 0; t < 3; ++t) {
+    for (size_t i = 0; i < kWidth; ++i) {
+      BOOST_TEST(k.data[t * kWidth + i] == 0.0f);
+      BOOST_TEST(k.data[(3 + t) * kWidth + i] == 2 * input_of(t)[i]);
+    }
+  }
+  // The next step writes layer 0 again on the device, over the reset places.
+  exec.insert("x", Tensor::from<float>(input_of(3)));
+  exec.insert("clear", Tensor::scalar(false));
+  exec.step();
+  k = exec.fetch<float>("K");
+  BOOST_TEST(k.shape == oi::Shape({2, 4, kWidth}), tt::per_element());
+  for (size_t i = 0; i < kWidth; ++i) {
+    BOOST_TEST(k.data[0 * kWidth + i] == 0.0f);
+    BOOST_TEST(k.data[3 * kWidth + i] == input_of(3)[i] + 1);
   }
 }
 

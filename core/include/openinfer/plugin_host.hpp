@@ -134,6 +134,13 @@ class Backend : public std::enable_shared_from_this<Backend> {
   std::shared_ptr<DeviceBuffer> wrap_host(void* memory, uint64_t bytes);
   void upload(DeviceBuffer& buffer, uint64_t offset, std::span<const std::byte> data);
   void download(const DeviceBuffer& buffer, uint64_t offset, std::span<std::byte> data) const;
+  // True when the plugin copies between its buffers itself (oi_backend_api.buffer_copy).
+  bool can_copy_buffers() const;
+  // Copies `bytes` bytes inside the backend's memory, in order with kernels and transfers and
+  // without waiting where the plugin has buffer_copy; else through the host (download, upload).
+  // The ranges must not overlap.
+  void copy(const DeviceBuffer& src, uint64_t src_offset, DeviceBuffer& dst, uint64_t dst_offset,
+            uint64_t bytes);
   // Runs a kernel from kernels(). The caller has validated the operands against the op's
   // schema. A failure status becomes oi::Error carrying the plugin's message.
   void run(const Kernel& kernel, std::span<const TensorArg> inputs,

@@ -121,11 +121,14 @@ void Interpreter::execute(const Node& node, ExecEvent& ev) {
       return;
     case NodeKind::Transfer:
     case NodeKind::CacheWrite: {
+      const Access& target = node.kind == NodeKind::Transfer ? node.output : node.target;
+      if (store_on_device(node.inputs.at(0), target)) return;
       const Tensor& value = read_ref(node.inputs.at(0), scratch);
-      store(node.kind == NodeKind::Transfer ? node.output : node.target, value);
+      store(target, value);
       return;
     }
     case NodeKind::CacheRead: {
+      if (read_on_device(node)) return;
       const Tensor& value = read_access(node.target, scratch);
       const VarInfo& dst = var(node.output.name, node.output.loc);
       const VarInfo& src = var(node.target.name, node.target.loc);
@@ -339,7 +342,7 @@ const Tensor& Interpreter::read_access(const Access& access, Tensor& scratch) {
   return scratch;
 }
 
-Tensor& Interpreter::plain_output(const Access& access) {
+Tensor& Interpreter::plain_output(const Access& access, bool whole) {
   const VarInfo& v = var(access.name, access.loc);
   if (Tensor* over = overlay_value(v)) {
     overlay_->written.insert(v.id);
@@ -349,7 +352,7 @@ Tensor& Interpreter::plain_output(const Access& access) {
     throw input_error(where(access.loc) + "'" + v.name + "' is a table: write one entry with " +
                       "indices");
   }
-  return ctx_.memory.write(v, access.loc);
+  return whole ? ctx_.memory.replace(v, access.loc) : ctx_.memory.write(v, access.loc);
 }
 
 void Interpreter::store(const Access& access, const Tensor& value) {

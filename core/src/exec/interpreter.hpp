@@ -71,6 +71,12 @@ class Interpreter {
 
   void execute(const Node& node, ExecEvent& ev);
   void run_op(const Node& node);
+  bool inputs_on_host(const Node& node, const OpPlan& plan);
+  // transfer / cache.write of a value held in device memory, copied inside the device
+  // (interpreter_device.cpp); false when the host path must run.
+  bool store_on_device(const Ref& source, const Access& target);
+  // cache.read of a table held in device memory into a plain variable, inside the device.
+  bool read_on_device(const Node& node);
   void run_yield(const Node& node);
   void run_await(const Node& node);
   void enter_loop(const Node& node);
@@ -92,7 +98,8 @@ class Interpreter {
   const Tensor& read_access(const Access& access, Tensor& scratch);
   // Stores `value` where `access` points, as cache.write does.
   void store(const Access& access, const Tensor& value);
-  Tensor& plain_output(const Access& access);
+  // `whole`: the caller overwrites every byte, so a newer device copy need not come back.
+  Tensor& plain_output(const Access& access, bool whole = false);
 
   StepContext& ctx_;
   uint32_t track_;

@@ -123,13 +123,26 @@ KernelValue setting_value(SettingKind kind, int64_t i, double d, bool is_float) 
 
 }  // namespace
 
+bool Interpreter::inputs_on_host(const Node& node, const OpPlan& plan) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const VarInfo& v = *plan.input_vars[i];
+    if (overlay_value(v) != nullptr) continue;  // a consumer's own copy
+    if (ctx_.memory.host_stale(v)) return false;
+  }
+  return true;
+}
+
 void Interpreter::run_op(const Node& node) {
   const OpPlan& plan = ctx_.program.ops.at(&node);
   const VarInfo& out_var = *plan.output_var;
+  // A tiny result of host values is computed on the host (Program::kHostOpBytes).
+  const bool on_host = plan.host_kernel != nullptr && inputs_on_host(node, plan);
+  BackendSlot& slot = on_host ? *ctx_.program.fallback : *plan.backend;
+  const Kernel& kernel = on_host ? *plan.host_kernel : *plan.kernel;
 
   // Values stay in a device backend's memory between nodes (entry's interpreter only:
   // consumers run concurrently on snapshots and copy through the host).
-  const bool resident = !plan.backend->backend->can_wrap_host_memory() && track_ == 0;
+  const bool resident = !slot.backend->can_wrap_host_memory() && track_ == 0;
 
   // The output first: making it owned may move a model view, and in-place inputs must see the
   // same memory.
@@ -138,9 +151,18 @@ void Interpreter::run_op(const Node& node) {
   const bool plain = !node.output.has_brackets && !out_var.table && !out_var.auto_dim;
   const bool overlaid = overlay_value(out_var) != nullptr;
   bool direct = plain && !(plan.output_aliases_input && plan.mode != KernelMode::InPlace);
-  if (direct) {
+  // A table entry (or slice) written on the device goes into the table's device copy.
+  const bool table_device = resident && !plain && !overlaid && plan.mode == KernelMode::Normal &&
+                            ctx_.memory.device_table_capable(out_var);
+  std::vector<SlotValue> table_slots;
+  Shape table_shape;
+  if (table_device) {
+    table_slots = slots_of(node.output);
+    table_shape = ctx_.memory.table_access_shape(out_var, table_slots, node.output.loc);
+    out = &staged;  // unused: the kernel writes the table's staging buffer
+  } else if (direct) {
     out = resident && !overlaid ? &ctx_.memory.write(out_var, node.output.loc, HostSync::No)
-                                : &plain_output(node.output);
+                                : &plain_output(node.output, plan.mode == KernelMode::Normal);
     out->mutable_bytes();
   } else if (!plain) {
     Tensor current;
@@ -160,8 +182,8 @@ void Interpreter::run_op(const Node& node) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Ref& ref = node.inputs[i];
     const VarInfo& v = *plan.input_vars[i];
-    bool cached = ref.indices.empty() && !v.table && !v.auto_dim && !v.prefix &&
-                  overlay_value(v) == nullptr;
+    bool cached =
+        ref.indices.empty() && !v.table && !v.auto_dim && !v.prefix && overlay_value(v) == nullptr;
     inputs.push_back(cached && resident ? &ctx_.memory.read(v, ref.loc, HostSync::No)
                                         : &read_ref(ref, v, op_scratch_[i]));
     states.push_back(cached ? &ctx_.memory.state(v) : nullptr);
@@ -197,39 +219,53 @@ void Interpreter::run_op(const Node& node) {
   const auto& settings = plan.dynamic_settings ? dynamic : plan.static_settings;
 
   bool kept_on_device = false;
-  if (out->nbytes() > 0) {
-    Backend& backend = *plan.backend->backend;
-    OperandBuffers buffers(*plan.backend, ctx_.program.model, track_ == 0, op_buffers_);
+  uint64_t table_bytes = 0;
+  if (table_device) {
+    uint64_t numel = 1;
+    for (uint64_t d : table_shape) numel *= d;
+    table_bytes = storage_bytes(out_var.dtype, numel).value_or(0);
+  }
+  if (table_device ? table_bytes > 0 : out->nbytes() > 0) {
+    Backend& backend = *slot.backend;
+    OperandBuffers buffers(slot, ctx_.program.model, track_ == 0, op_buffers_);
+    std::shared_ptr<DeviceBuffer> table_out;
+    if (table_device) table_out = ctx_.memory.table_staging(out_var, backend, table_bytes);
     // A staged output gets a buffer of its own (its variable's may be an input).
-    const DeviceBuffer* out_buffer =
-        buffers.get(*out, direct ? out_state : nullptr, plan.mode == KernelMode::InPlace);
+    const DeviceBuffer* out_buffer = table_device ? table_out.get()
+                                                  : buffers.get(*out, direct ? out_state : nullptr,
+                                                                plan.mode == KernelMode::InPlace);
     auto& in_args = op_args_;
     in_args.clear();
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& t = *inputs[i];
       in_args.push_back(TensorArg{t.dtype(), t.shape(), buffers.get(t, states[i]), 0});
     }
-    TensorArg out_arg{out->dtype(), out->shape(), out_buffer, 0};
+    TensorArg out_arg = table_device ? TensorArg{out_var.dtype, table_shape, out_buffer, 0}
+                                     : TensorArg{out->dtype(), out->shape(), out_buffer, 0};
     // Isolated: a kernel that waits on its own oneTBB work must not pick up a consumer task
     // here, which would then wait for the lock this thread holds.
     tbb::this_task_arena::isolate([&] {
       const auto outs = std::span<const TensorArg>(&out_arg, 1);
-      if (plan.backend->concurrent) {
-        backend.run(*plan.kernel, in_args, outs, settings);
+      if (slot.concurrent) {
+        backend.run(kernel, in_args, outs, settings);
       } else {
-        std::lock_guard lock(plan.backend->run_mutex);
-        backend.run(*plan.kernel, in_args, outs, settings);
+        std::lock_guard lock(slot.run_mutex);
+        backend.run(kernel, in_args, outs, settings);
       }
     });
+    if (table_device) {
+      ctx_.memory.write_table_device(out_var, table_slots, backend, *table_out, 0, node.output.loc);
+    }
     // Timed runs measure each node's own work: a device backend that runs asynchronously would
     // otherwise charge it to whichever later node waits.
     if (ctx_.timing && resident) backend.synchronize();
+    if (table_device) return;
     if (resident && plain && !direct && out_state != nullptr) {
       ctx_.memory.write(out_var, node.output.loc, HostSync::No);  // the whole value is replaced
     }
     kept_on_device = buffers.finish(out_buffer, *out, resident && plain ? out_state : nullptr);
   }
-  if (!direct && !kept_on_device) store(node.output, staged);
+  if (!direct && !kept_on_device && !table_device) store(node.output, staged);
 }
 
 }  // namespace oi::exec

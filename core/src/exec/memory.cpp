@@ -170,6 +170,15 @@ Tensor& Memory::write(const VarInfo& v, const SourceLocation& loc, HostSync sync
   return s.value;
 }
 
+Tensor& Memory::replace(const VarInfo& v, const SourceLocation& loc) {
+  VarState& s = state(v);
+  if (v.kind == VarKind::Constant || v.kind == VarKind::Dynamic) return write(v, loc);
+  current(v, s, loc);
+  std::lock_guard lock(s.device_mutex);
+  drop_device(s);
+  return s.value;
+}
+
 void Memory::insert(const VarInfo& v, Tensor value) {
   VarState& s = state(v);
   s.value = std::move(value);
@@ -467,6 +476,7 @@ Tensor Memory::read_table(const VarInfo& v, const std::vector<SlotValue>& slots,
   VarState& s = state(v);
   std::lock_guard lock(mutex_);
   if (v.auto_dim) return read_auto_dim(v, s, slots, loc);
+  sync_table(v, s);  // the device's entries, when newer
   auto ranges = table_ranges(v, s, slots, loc);
   Shape shape;
   for (const Range& r : ranges)
@@ -526,6 +536,7 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots, 
   }
   uint64_t entry_numel = product(v.shape);
   std::vector<int64_t> key(ranges.size());
+  std::vector<std::vector<int64_t>> written;
   for (uint64_t n = 0; n < stacked; ++n) {
     uint64_t rest = n;
     for (size_t k = ranges.size(); k-- > 0;) {
@@ -538,7 +549,9 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots, 
     copy_elements(value, n * entry_numel, entry, 0, entry_numel);
     s.entries[key].value = std::move(entry);
     for (size_t k = 0; k < key.size(); ++k) s.sizes[k] = std::max(s.sizes[k], key[k] + 1);
+    if (s.table) written.push_back(key);
   }
+  upload_entries(v, s, written);  // a device copy of the table keeps up
 }
 
 void Memory::reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
@@ -555,6 +568,7 @@ void Memory::reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
     }
     prefix.push_back(slots[pos].index);
   }
+  reset_device_entries(v, s, prefix);
   if (prefix.empty()) {
     s.entries.clear();
     std::fill(s.sizes.begin(), s.sizes.end(), 0);
@@ -576,6 +590,10 @@ uint64_t Memory::table_bytes() const {
   for (size_t i = 0; i < states_.size(); ++i) {
     const VarInfo& v = program_.vars[i];
     if (!v.table && !v.auto_dim) continue;
+    if (!v.auto_dim) {  // entries of one size, whose values may be on a device
+      total += states_[i]->entries.size() * storage_bytes(v.dtype, product(v.shape)).value_or(0);
+      continue;
+    }
     for (const auto& [key, e] : states_[i]->entries) total += e.value.nbytes();
   }
   return total;

@@ -29,6 +29,21 @@ struct TableEntry {
   uint64_t epoch = 0;            // prefix entries of volatile memory: the step they belong to
 };
 
+// A persistent table's entries in a device backend's memory (docs/runtime.md, "Device
+// tables"): one buffer, row-major over the table axes with `extents` entries along each (a
+// capacity that doubles, at most the @fixed bound), entry `key` at byte
+// linear(key) * entry_bytes. Places never written hold the @init value. The host's `entries`
+// always list the written keys (sizes and table_bytes come from them); their values are older
+// than the buffer while host_stale.
+struct DeviceTable {
+  std::shared_ptr<DeviceBuffer> buffer;
+  Backend* backend = nullptr;
+  std::vector<int64_t> extents;
+  uint64_t entry_bytes = 0;
+  bool host_stale = false;
+  std::shared_ptr<DeviceBuffer> staging;  // a kernel writes here before the copy into `buffer`
+};
+
 struct VarState {
   std::atomic<uint64_t> epoch{0};  // the step epoch `value` belongs to (kLoaded: for good)
   Tensor value;
@@ -46,7 +61,8 @@ struct VarState {
   Backend* device_backend = nullptr;
   bool device_valid = false;
   bool host_stale = false;
-  std::mutex device_mutex;  // consumers may read one variable at the same time
+  std::mutex device_mutex;             // consumers may read one variable at the same time
+  std::unique_ptr<DeviceTable> table;  // a table's device copy (tables only)
 };
 
 // Whether a read or write brings a device copy back to the host first.
@@ -67,6 +83,14 @@ class Memory {
   // device copy (the caller replaces it), a write with HostSync::Yes drops it.
   const Tensor& read(const VarInfo& v, const SourceLocation& loc, HostSync sync = HostSync::Yes);
   Tensor& write(const VarInfo& v, const SourceLocation& loc, HostSync sync = HostSync::Yes);
+  // A write of the whole value by the host: a newer device copy is dropped, not downloaded.
+  Tensor& replace(const VarInfo& v, const SourceLocation& loc);
+  // Whether a device copy of the plain variable is newer than its host value.
+  bool host_stale(const VarInfo& v) {
+    VarState& s = state(v);
+    std::lock_guard lock(s.device_mutex);
+    return s.host_stale;
+  }
   // Downloads the device copy into `value` when it is newer.
   static void sync_host(VarState& s);
   // `buffer` on `backend` now holds the whole value (a kernel wrote it there).
@@ -92,6 +116,27 @@ class Memory {
   // cache.reset of an unindexed variable: its @init value (or zeros).
   void reset_plain(const VarInfo& v, const SourceLocation& loc);
 
+  // Device tables (device_tables.cpp). Only plain @table variables (not auto_dim) with
+  // whole-byte entries qualify (device_table_capable).
+  bool device_table_capable(const VarInfo& v) const;
+  // The backend whose memory holds v's entries, or nullptr while they are on the host only.
+  Backend* table_backend(const VarInfo& v);
+  // The shape a table access reads or writes (its sliced axes stacked before the entry shape),
+  // checking the indices as read_table does.
+  Shape table_access_shape(const VarInfo& v, const std::vector<SlotValue>& slots,
+                           const SourceLocation& loc);
+  // Stores the bytes at src_offset of `src` (in `backend`'s memory, the access's shape) where
+  // the access points, by device copies: the table moves into `backend`'s memory first when it
+  // is not there (one upload of its entries).
+  void write_table_device(const VarInfo& v, const std::vector<SlotValue>& slots, Backend& backend,
+                          const DeviceBuffer& src, uint64_t src_offset, const SourceLocation& loc);
+  // Copies what the access reads into `dst` (whole, the access's bytes) inside `backend`'s
+  // memory; false, doing nothing, when the table's entries are not in that memory.
+  bool read_table_device(const VarInfo& v, const std::vector<SlotValue>& slots, Backend& backend,
+                         DeviceBuffer& dst, const SourceLocation& loc);
+  // A buffer of `bytes` in the table's backend for a kernel's output, reused node after node.
+  std::shared_ptr<DeviceBuffer> table_staging(const VarInfo& v, Backend& backend, uint64_t bytes);
+
   // Bytes held by written table entries and auto_dim matrices (docs/runtime.md).
   uint64_t table_bytes() const;
 
@@ -111,6 +156,15 @@ class Memory {
                                   const std::vector<SlotValue>& slots,
                                   const SourceLocation& loc) const;
   Shape matrix_shape(const VarInfo& v, const std::vector<uint64_t>& counts) const;
+  // Device tables (device_tables.cpp); callers hold mutex_.
+  void sync_table(const VarInfo& v, VarState& s);  // host values current again
+  // The table in `backend`'s memory with room for every key below `needed` (per table axis).
+  DeviceTable& device_table(const VarInfo& v, VarState& s, Backend& backend,
+                            const std::vector<int64_t>& needed);
+  // Host-written entries copied to the device table, if there is one.
+  void upload_entries(const VarInfo& v, VarState& s, const std::vector<std::vector<int64_t>>& keys);
+  // cache.reset of the keys under `prefix` on the device table, if there is one.
+  void reset_device_entries(const VarInfo& v, VarState& s, const std::vector<int64_t>& prefix);
   // The auto_dim matrix at table key `key`, created (counts 0, @init cells) when new.
   TableEntry& auto_entry_at(const VarInfo& v, VarState& s, const std::vector<int64_t>& key);
   // What an access reads of one auto_dim matrix: the box of its slices, or (scalar auto

@@ -255,6 +255,22 @@ void Program::plan_op(const Node& node, const OpCatalog& catalog) {
                       primary->backend->name() +
                       (fallback ? "' and '" + fallback->backend->name() : std::string()) + "')");
   }
+  if (plan.backend == primary.get() && fallback && !primary->backend->can_wrap_host_memory() &&
+      fallback->backend->can_wrap_host_memory() && !node.output.has_brackets &&
+      !plan.output_var->table && !plan.output_var->auto_dim && !plan.output_var->prefix) {
+    bool plain_inputs = true;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const VarInfo& v = *plan.input_vars[i];
+      plain_inputs =
+          plain_inputs && node.inputs[i].indices.empty() && !v.table && !v.auto_dim && !v.prefix;
+    }
+    uint64_t numel = 1;
+    for (uint64_t d : plan.output_var->shape) numel *= d;
+    const auto bytes = storage_bytes(output, numel);
+    const uint64_t limit = node.op == "gather" ? kHostGatherBytes : kHostOpBytes;
+    if (plain_inputs && bytes && *bytes <= limit)
+      plan.host_kernel = fallback->backend->find_kernel(node.op, inputs, output, plan.mode);
+  }
   if (plan.backend != primary.get()) {
     warnings.push_back(where(node.loc) + "warning: backend '" + primary->backend->name() +
                        "' lacks " + signature + "; this node runs on '" +

@@ -87,9 +87,19 @@ struct OpPlan {
   KernelMode mode = KernelMode::Normal;
   bool output_aliases_input = false;  // `op f(x, ...) >> x` whatever the mode
   bool dynamic_settings = false;
+  // The host fallback's kernel for a tiny result of plain variables (kHostOpBytes): used
+  // instead of `kernel` when every input is current on the host (docs/runtime.md).
+  const Kernel* host_kernel = nullptr;
   std::vector<PlannedSetting> settings;
   std::vector<KernelSetting> static_settings;  // when !dynamic_settings
 };
+
+// An op whose output has at most this many bytes runs on the host fallback when its inputs
+// are current there: a branch on its result then needs no device round trip. A gather's work
+// is its output (the data stays where it is), so it does up to kHostGatherBytes: a device
+// gather checks host indices by reading them back, which is a round trip.
+inline constexpr uint64_t kHostOpBytes = 16;
+inline constexpr uint64_t kHostGatherBytes = 64 << 10;
 
 struct Program {
   Graph graph;

@@ -1,5 +1,6 @@
 // Backend and DeviceBuffer: C++ wrappers over a backend plugin's oi_backend_api table.
 #include <algorithm>
+#include <vector>
 
 #include "openinfer/error.hpp"
 #include "plugin_host_internal.hpp"
@@ -107,6 +108,30 @@ void Backend::download(const DeviceBuffer& buffer, uint64_t offset,
   throw_if_error(state_->api->buffer_download(state_->device, buffer.handle(), offset, data.data(),
                                               data.size()),
                  "backend '" + name() + "' download");
+}
+
+bool Backend::can_copy_buffers() const {
+  return OI_STRUCT_HAS(state_->api, oi_backend_api, buffer_copy) &&
+         state_->api->buffer_copy != nullptr;
+}
+
+void Backend::copy(const DeviceBuffer& src, uint64_t src_offset, DeviceBuffer& dst,
+                   uint64_t dst_offset, uint64_t bytes) {
+  check_range(src, src_offset, bytes, "copy source");
+  check_range(dst, dst_offset, bytes, "copy destination");
+  if (&src == &dst && src_offset < dst_offset + bytes && dst_offset < src_offset + bytes) {
+    throw input_error("copy of " + std::to_string(bytes) + " bytes between overlapping ranges");
+  }
+  if (bytes == 0) return;
+  if (!can_copy_buffers()) {
+    std::vector<std::byte> staged(bytes);
+    download(src, src_offset, staged);
+    upload(dst, dst_offset, staged);
+    return;
+  }
+  throw_if_error(state_->api->buffer_copy(state_->device, src.handle(), src_offset, dst.handle(),
+                                          dst_offset, bytes),
+                 "backend '" + name() + "' copy");
 }
 
 void Backend::synchronize() {

@@ -248,6 +248,13 @@ typedef struct oi_backend_api {
    * memory is host addressable; the host passes it to kernels as oi_tensor_desc.host_data. */
   oi_status* (*buffer_host_pointer)(oi_device* device, oi_buffer* buffer, void** out_pointer);
   /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+  /* (optional, may be NULL; tables built against an older header end before it) Copies `bytes`
+   * bytes from `src` at `src_offset` to `dst` at `dst_offset` inside the device, in order with
+   * kernels and transfers: after every one issued before it, before every later one, and
+   * without waiting for the device. The two ranges must not overlap. Without it the host copies
+   * through its own memory (buffer_download, then buffer_upload). */
+  oi_status* (*buffer_copy)(oi_device* device, oi_buffer* src, uint64_t src_offset, oi_buffer* dst,
+                            uint64_t dst_offset, uint64_t bytes);
 } oi_backend_api;
 
 /* The prefix every backend table must have (the optional slots may be missing). */
