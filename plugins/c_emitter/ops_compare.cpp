@@ -1,6 +1,8 @@
 // Comparisons of ops.md in generated C: eq, ne, lt, le, gt, ge on f32, f64, i32 and i64
 // operands (both of one dtype), giving bool (one byte, 0 or 1). IEEE comparisons: a NaN
-// compares unequal to everything, so only `ne` is true for it; -0.0 equals +0.0.
+// compares unequal to everything, so only `ne` is true for it; -0.0 equals +0.0. Also the
+// float tests is_nan, is_inf (either infinity) and is_neg (a < 0: false for -0.0 and NaN),
+// and and/or/xor/not: logical on bool, bitwise on i32.
 #include "c_ops.hpp"
 
 namespace oi::c_emitter {
@@ -22,9 +24,40 @@ std::string compare(const ElementwiseCall& e) {
   return "(uint8_t)(" + e.args[0] + " " + sym + " " + e.args[1] + ")";
 }
 
+std::string test(const ElementwiseCall& e) {
+  const std::string& from = e.from_dtype;
+  if (e.dtype != "bool" || (from != "f32" && from != "f64"))
+    throw CUnsupported("c emitter: " + e.where + " on " + from + " is not supported yet");
+  check_settings(e.settings, {}, e.where);
+  const std::string& x = e.args[0];
+  if (e.op == "is_nan") return "(uint8_t)(isnan(" + x + ") != 0)";
+  if (e.op == "is_inf") return "(uint8_t)(isinf(" + x + ") != 0)";
+  return "(uint8_t)(" + x + " < 0)";
+}
+
+std::string logic(const ElementwiseCall& e) {
+  if (e.dtype != "bool" && e.dtype != "i32")
+    throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
+  check_settings(e.settings, {}, e.where);
+  const auto& a = e.args;
+  if (e.dtype == "bool") {
+    if (e.op == "not") return "(uint8_t)!" + a[0];
+    const std::string sym = e.op == "and" ? "&&" : e.op == "or" ? "||" : "!=";
+    return "(uint8_t)((" + a[0] + " != 0) " + sym + " (" + a[1] + " != 0))";
+  }
+  if (e.op == "not") return "(int32_t)~(uint32_t)" + a[0];
+  const std::string sym = e.op == "and" ? "&" : e.op == "or" ? "|" : "^";
+  return "(int32_t)((uint32_t)" + a[0] + " " + sym + " (uint32_t)" + a[1] + ")";
+}
+
 }  // namespace
 
 void register_compare_ops(OpTable& t) {
+  for (const char* op : {"is_nan", "is_inf", "is_neg"}) {
+    t.elementwise[op] = test;
+    t.mixed_dtypes.insert(op);
+  }
+  for (const char* op : {"and", "or", "xor", "not"}) t.elementwise[op] = logic;
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"}) {
     t.elementwise[op] = compare;
     t.mixed_dtypes.insert(op);
