@@ -82,7 +82,9 @@ AccessText parse_access(const std::string& text) {
     const std::string part = inner.substr(from, comma == std::string::npos ? comma : comma - from);
     SlotText slot;
     const size_t dots = part.find("..");
-    if (dots == std::string::npos) {
+    if (trim(part).empty()) {
+      slot.range = true;  // an empty slot: the whole axis
+    } else if (dots == std::string::npos) {
       slot.index = parse_index(part, text);
     } else {
       slot.range = true;

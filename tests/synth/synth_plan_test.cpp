@@ -366,6 +366,12 @@ block entry {
   BOOST_TEST(op.at("output_at").as_string() == "t.oi:5:17");
   BOOST_TEST(steps[2].at("from_at").as_string() == "t.oi:6:14");
   BOOST_TEST(steps[3].at("target_at").as_string() == "t.oi:7:15");
+  // The accesses, structured: K[n+1] and K[0..2].
+  BOOST_TEST(boost::json::serialize(op.at("output_access")) ==
+             R"({"name":"K","slots":[{"kind":"index","index":{"name":"n","offset":1}}]})");
+  BOOST_TEST(boost::json::serialize(steps[2].at("from_access")) ==
+             R"({"name":"K","slots":[{"kind":"range","start":{"value":0},"end":{"value":2}}]})");
+  BOOST_TEST(!op.as_object().contains("inputs_access"));  // relu(h): no indexed input
 }
 
 BOOST_AUTO_TEST_CASE(prefix_table_entries_fuse_growable_table_entries_do_not) {

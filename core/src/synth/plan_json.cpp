@@ -107,6 +107,46 @@ json::value setting_json(const Value& v) {
   return nullptr;
 }
 
+// A table access in structured form (besides its text): {"name": "K", "slots": [{"kind":
+// "index", "index": {"name": "l", "offset": 0}}, {"kind": "range", "start": {"value": 0},
+// "end": {"name": "T", "offset": 0}}]}; a literal index is {"value": N}; "all" is an empty slot.
+json::object index_json(const Index& i) {
+  if (i.is_literal()) return {{"value", i.offset}};
+  return {{"name", i.name}, {"offset", i.offset}};
+}
+
+json::object access_json(const Access& a) {
+  json::array slots;
+  for (const Slot& slot : a.slots) {
+    json::object o;
+    if (slot.kind == Slot::Kind::Index) {
+      o["kind"] = "index";
+      o["index"] = index_json(slot.index);
+    } else if (slot.kind == Slot::Kind::Range) {
+      o["kind"] = "range";
+      if (slot.start) o["start"] = index_json(*slot.start);
+      if (slot.end) o["end"] = index_json(*slot.end);
+    } else {
+      o["kind"] = "all";
+    }
+    slots.push_back(std::move(o));
+  }
+  return {{"name", a.name}, {"slots", std::move(slots)}};
+}
+
+json::object ref_access_json(const Ref& r) {
+  Access a;
+  a.name = r.name;
+  a.has_brackets = !r.indices.empty();
+  for (const Index& i : r.indices) {
+    Slot slot;
+    slot.kind = Slot::Kind::Index;
+    slot.index = i;
+    a.slots.push_back(slot);
+  }
+  return access_json(a);
+}
+
 json::object op_json(const Node& n) {
   json::object o;
   o["node"] = n.uuid;
@@ -126,6 +166,16 @@ json::object op_json(const Node& n) {
   for (const Ref& r : n.inputs) ins_at.emplace_back(r.loc.to_string());
   o["inputs_at"] = std::move(ins_at);
   o["output_at"] = n.output.loc.to_string();
+  // Table entries and slices among the operands, structured: one per input (its slots empty
+  // for a whole variable) when any input has indices, and the output's when it has brackets.
+  bool indexed = false;
+  for (const Ref& r : n.inputs) indexed = indexed || !r.indices.empty();
+  if (indexed) {
+    json::array accesses;
+    for (const Ref& r : n.inputs) accesses.push_back(ref_access_json(r));
+    o["inputs_access"] = std::move(accesses);
+  }
+  if (n.output.has_brackets) o["output_access"] = access_json(n.output);
   return o;
 }
 
@@ -150,11 +200,13 @@ json::object step_json(const Step& s) {
       o["from"] = synth::access_text(n.target);
       o["to"] = synth::access_text(n.output);
       o["from_at"] = n.target.loc.to_string();
+      if (n.target.has_brackets) o["from_access"] = access_json(n.target);
       break;
     case Step::Kind::CacheWrite:
       o["from"] = synth::ref_text(n.inputs.at(0));
       o["to"] = synth::access_text(n.target);
       o["to_at"] = n.target.loc.to_string();
+      if (n.target.has_brackets) o["to_access"] = access_json(n.target);
       break;
     case Step::Kind::CacheIncrement:
     case Step::Kind::CacheDecrement:
@@ -164,6 +216,7 @@ json::object step_json(const Step& s) {
     case Step::Kind::CacheReset:
       o["target"] = synth::access_text(n.target);
       o["target_at"] = n.target.loc.to_string();
+      if (n.target.has_brackets) o["target_access"] = access_json(n.target);
       break;
     case Step::Kind::Loop: {
       o["name"] = n.loop_name;
