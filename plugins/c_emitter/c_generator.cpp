@@ -1149,7 +1149,7 @@ class Generator : public KernelEnv {
         c << "  if (s->from_" << v.name << ") memcpy(s->v_" << v.name << ", s->from_" << v.name
           << ", " << v.bytes << "u);\n  else { " << fill(v, "s->v_" + v.name) << " }\n";
     c << "  s->failed = " << N << "_OK;\n" << step_body;
-    if (!fallible_.empty()) c << "done:\n";
+    if (step_body.find("goto done;") != std::string::npos) c << "done:\n";
     for (const Value& v : values_)
       if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
     c << "  return s->failed;\n}\n";
