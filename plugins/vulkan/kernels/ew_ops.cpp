@@ -196,6 +196,13 @@ void put_settings(std::vector<uint32_t>& p, EwOp op, const oi_kernel_call& c) {
   }
 }
 
+// The f64 ops of math_f64_full.glsl, built into ew64.comp's -DMATH_FULL variant only (a module
+// twice the size of the -DF64 one, which the other f64 ops keep compiling quickly).
+bool full_f64_math(EwOp op) {
+  return op == EwOp::Sin || op == EwOp::Cos || op == EwOp::Erf || op == EwOp::Gelu ||
+         op == EwOp::GeluTanh || op == EwOp::Pow;
+}
+
 uint32_t num_data_inputs(EwOp op) {
   const auto v = static_cast<uint32_t>(op);
   if (op == EwOp::Iota || op == EwOp::Fill) return 0;
@@ -348,7 +355,8 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   job.params.insert(job.params.end(), layout.begin(), layout.end());
   job.buffers[3] = out.buffer;
   job.output = 3;
-  job.shader = wide ? (wide_f64 ? "ew64_f" : "ew64_i") : math ? "ew_math" : "ew";
+  const char* wide_shader = !wide_f64 ? "ew64_i" : full_f64_math(op) ? "ew64_fm" : "ew64_f";
+  job.shader = wide ? wide_shader : math ? "ew_math" : "ew";
   job.float_width = 32;
   job.also_f64 = math || (wide && wide_f64);
   const int c_code = op == EwOp::Filter ? wide_dtype_code(call->inputs[2].dtype) : 0;

@@ -1,23 +1,28 @@
 // The ew.comp ops where an operand or the result is an 8-byte dtype, built twice because SPIR-V
 // capabilities are per module: -DF64 (shaderFloat64) for f64 inputs (with exp, log, sqrt,
-// rsqrt, sin, cos, tanh, erf, sigmoid, silu, gelu, pow and fma), casts to and from f64
-// (i64/u64 ones through exact word-pair arithmetic) and f64 iota; -DI64 (shaderInt64) for
-// i64/u64 inputs, casts to and from them (floats of up to 32 bits), their iota, u64 div, and
-// add/sub/mul/abs accumulating (acc=) into i64/u64. Elements travel as (low, high) word
-// pairs; results of up to 32 bits are packed into words as in ew.comp (atomics on words shared
-// with a neighbour), 8-byte results take two words. Floats compare and classify on their bits;
-// rounding ops are IEEE f64 operations.
+// rsqrt, tanh, sigmoid, silu and fma), casts to and from f64 (i64/u64 ones through exact
+// word-pair arithmetic) and f64 iota; -DI64 (shaderInt64) for i64/u64 inputs, casts to and from
+// them (floats of up to 32 bits), their iota, u64 div, and add/sub/mul/abs accumulating (acc=)
+// into i64/u64. -DF64 -DMATH_FULL adds f64 sin, cos, erf, gelu and pow (math_f64_full.glsl) in
+// a build of its own: that code doubles the module, and with it lavapipe's compile time for
+// every pipeline of the -DF64 build. Elements travel as (low, high) word pairs; results of up to
+// 32 bits are packed into words as in ew.comp (atomics on words shared with a neighbour), 8-byte
+// results take two words. Floats compare and classify on their bits; rounding ops are IEEE f64
+// operations.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #if defined(I64)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #endif
-#if defined(F64)
+#if defined(MATH_FULL)
 #extension GL_EXT_control_flow_attributes : require  // [[dont_unroll]]: math_f64_full.glsl
 #endif
 #include "float_controls.glsl"
 #include "half_formats.glsl"
 #if defined(F64)
+#include "wide_floats.glsl"
+#endif
+#if defined(MATH_FULL)
 #include "math_f64_full.glsl"
 #endif
 
@@ -328,7 +333,9 @@ uvec2 math_op(uvec2 x, uvec2 z, uvec2 w) {
     precise double r = fma(f64_of(x), f64_of(z), f64_of(w));  // one rounding
     return from_f64(r);
   }
+#if defined(MATH_FULL)
   if (OP == OP_POW) return pow_full_f64(x, z);  // pow(NaN, 0) = 1: its own NaN rules
+#endif
   if (is_nan64(x)) return uvec2(x.x, x.y | 0x00080000u);
   const double v = f64_of(x);
   const bool inf = (x.y & 0x7fffffffu) == 0x7ff00000u && x.x == 0u;
@@ -336,10 +343,12 @@ uvec2 math_op(uvec2 x, uvec2 z, uvec2 w) {
   if (OP == OP_EXP) return from_f64(exp_any_f64(v));
   if (OP == OP_LOG) return from_f64(log_any_f64(v));
   if (OP == OP_SQRT) return from_f64(sqrt_any_f64(v));
+#if defined(MATH_FULL)
   if (OP == OP_SIN || OP == OP_COS) return sincos_full_f64(x, OP == OP_COS);
   if (OP == OP_ERF) return from_f64(erf_full_f64(v));  // keeps -0; +-inf give +-1
   if (OP == OP_GELU) return gelu_full_f64(x);
   if (OP == OP_GELU_TANH) return gelu_tanh_full_f64(x);
+#endif
   if (OP == OP_RSQRT) {
     if (is_zero64(x)) return uvec2(0u, (x.y & 0x80000000u) | 0x7ff00000u);
     if (neg) return from_f64(nan_f64());

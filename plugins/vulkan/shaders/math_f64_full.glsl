@@ -1,10 +1,11 @@
-// sin, cos, erf, erfc, gelu and pow with f64 results (ew64.comp's -DF64 build): ops-nn.md wants
-// them within 4 ulp for every finite double, and GLSL has none of them for doubles. Written with
-// plain f64 arithmetic plus double-double (hi + lo) steps where one rounding would cost too much:
+// sin, cos, erf, erfc, gelu and pow with f64 results (ew64.comp's -DF64 -DMATH_FULL build):
+// ops-nn.md wants them within 4 ulp for every finite double, and GLSL has none of them for
+// doubles. Written with plain f64 arithmetic plus double-double (hi + lo) steps where one
+// rounding would cost too much:
 //  - sin/cos: |x| <= pi/4 directly; beyond, x 2/pi computed exactly from 53-bit x times a
 //    224-bit window of 2/pi in 32-bit words (Payne-Hanek: the window starts where the product
 //    stops being a multiple of 4, so every finite double, up to 2^1024, reduces to a
-//    double-double remainder with at least 2^-76 relative error), then Taylor polynomials.
+//    double-double remainder with a relative error below 2^-76), then Taylor polynomials.
 //  - exp of a double-double (pow, erfc): Cody-Waite with ln2 in two parts, Taylor to r^16.
 //  - log as a double-double (pow): 2 atanh((m-1)/(m+1)) with the leading terms in double-double.
 //  - erf: the Taylor series summed in double-double for |x| < 2 (cancels by at most e^4);
