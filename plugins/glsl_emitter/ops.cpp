@@ -10,6 +10,7 @@ const OpRegistry& op_registry() {
     register_movement_ops(t);
     register_conv_ops(t);
     register_row_ops(t);
+    register_attention_ops(t);
     return t;
   }();
   return r;
@@ -17,8 +18,10 @@ const OpRegistry& op_registry() {
 
 std::string supported_ops() {
   std::string s =
-      "add, sub, mul, div, neg, abs, min, max, clamp, relu, fill, matmul, sum_axis, prod_axis, "
-      "mean_axis, max_axis, min_axis";
+      "add, sub, mul, div, neg, abs, min, max, clamp, relu, fill, cast, eq, ne, lt, le, gt, ge, "
+      "and, "
+      "or, xor, not, matmul, sum_axis, prod_axis, mean_axis, max_axis, min_axis, argmax_axis, "
+      "argmin_axis";
   for (const auto& [name, fn] : op_registry().math) s += ", " + name;
   for (const auto& [name, fn] : op_registry().ops) s += ", " + name;
   return s;

@@ -32,6 +32,7 @@ void register_math_ops(OpRegistry& r);
 void register_movement_ops(OpRegistry& r);
 void register_conv_ops(OpRegistry& r);
 void register_row_ops(OpRegistry& r);
+void register_attention_ops(OpRegistry& r);
 
 // GLSL of the f32 math functions (oi_exp, ... computed in f64), for ShaderBuilder::use_math.
 const std::string& math_helpers_glsl();

@@ -1,9 +1,10 @@
-// The elementwise math of ops-nn.md on f32: exp, log, sqrt, rsqrt, sin, cos, tanh, erf, sigmoid,
-// silu, gelu (approximate "none" and "tanh"). GLSL's own exp, log, sin, ... are far less
-// accurate than ops-nn.md's 2 ulp (Vulkan allows 3 ulp and absolute errors), so, as the Vulkan
-// backend does, each value is computed in f64 with plugins/vulkan/shaders/math_f64.glsl (embedded
-// at build time) and rounded once to f32; NaN, infinities and zeros are settled first, with the
-// CPU backend's results. sqrt is correctly rounded (sqrt_f32_bits), as ops-nn.md requires.
+// The elementwise math of ops-nn.md on f32 (and the narrow floats through it): exp, log, sqrt,
+// rsqrt, sin, cos, tanh, erf, sigmoid, silu, gelu (approximate "none" and "tanh"), pow. GLSL's own
+// exp, log, sin, ... are far less accurate than ops-nn.md's 2 ulp (Vulkan allows 3 ulp and absolute
+// errors), so, as the Vulkan backend does, each value is computed in f64 with
+// plugins/vulkan/shaders/math_f64.glsl (embedded at build time) and rounded once to f32; NaN,
+// infinities and zeros are settled first, with the CPU backend's results. sqrt is correctly rounded
+// (sqrt_f32_bits), as ops-nn.md requires.
 #include "embedded_math_f64.inc"  // kMathF64Glsl: plugins/vulkan/shaders/math_f64.glsl
 #include "ops.hpp"
 
@@ -89,6 +90,28 @@ float oi_gelu(float a) {
   const double v = f32_to_f64(x);
   return float(v * 0.5LF * erfc_f64(-v * 0.70710678118654752440LF));
 }
+// pow as C99 (the Vulkan backend's pow_bits): pow(x, 0) = 1 and pow(1, y) = 1 even for NaN,
+// otherwise NaN in, NaN out; a negative base needs an integer exponent.
+bool oi_odd_integer(double v) {
+  return floor(v) == v && abs(v) < 9007199254740992.0LF && mod(v, 2.0LF) == 1.0LF;
+}
+float oi_pow(float fa, float fb) {
+  const uint x = floatBitsToUint(fa), z = floatBitsToUint(fb);
+  const uint ax = x & 0x7fffffffu, az = z & 0x7fffffffu;
+  if (az == 0u || x == 0x3f800000u) return 1.0;
+  if (ax > 0x7f800000u || az > 0x7f800000u) return OI_NAN;
+  const double a = f32_to_f64(x), e = f32_to_f64(z);
+  if (az == 0x7f800000u) {
+    if (ax == 0x3f800000u) return 1.0;  // (-1)^inf
+    return (ax > 0x3f800000u) == (z == 0x7f800000u) ? OI_INF : 0.0;
+  }
+  const uint sign = x != ax && oi_odd_integer(e) ? 0x80000000u : 0u;
+  if (ax == 0u) return uintBitsToFloat(e < 0.0LF ? sign | 0x7f800000u : sign);
+  if (ax == 0x7f800000u) return uintBitsToFloat(e < 0.0LF ? sign : sign | 0x7f800000u);
+  if (x != ax && floor(e) != e) return OI_NAN;
+  const float r = float(exp_f64(e * log_f64(abs(a))));
+  return uintBitsToFloat(sign | (floatBitsToUint(r) & 0x7fffffffu));
+}
 float oi_gelu_tanh(float a) {  // a / (1 + e^(-2u)), u = sqrt(2/pi) (a + 0.044715 a^3)
   const uint x = floatBitsToUint(a), ax = x & 0x7fffffffu;
   if (ax > 0x7f800000u) return oi_quiet(x);
@@ -100,8 +123,15 @@ float oi_gelu_tanh(float a) {  // a / (1 + e^(-2u)), u = sqrt(2/pi) (a + 0.04471
 )";
 
 std::string math(ShaderBuilder& sb, const OpIn& op, const std::vector<std::string>& args) {
-  if (sb.type_of(op.output) != "float")
-    unsupported(op_where(op) + " on " + sb.value(op.output).dtype + " is not supported (f32 is)");
+  if (sb.compute_type(op.output) != "float")
+    unsupported(op_where(op) + " on " + sb.value(op.output).dtype +
+                " is not supported (f32, and f16/bf16/f8 through f32, are)");
+  if (op.op == "pow") {
+    sb.check_settings(op, {});
+    if (args.size() != 2) invalid(op_where(op) + ": expected 2 inputs");
+    sb.use_math(op);
+    return "oi_pow(" + args[0] + ", " + args[1] + ")";
+  }
   if (args.size() != 1) invalid(op_where(op) + ": expected 1 input");
   std::string fn = "oi_" + op.op;
   if (op.op == "gelu") {
@@ -125,8 +155,8 @@ const std::string& math_helpers_glsl() {
 }
 
 void register_math_ops(OpRegistry& r) {
-  for (const char* op :
-       {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "sigmoid", "silu", "gelu"})
+  for (const char* op : {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "sigmoid",
+                         "silu", "gelu", "pow"})
     r.math[op] = math;
 }
 

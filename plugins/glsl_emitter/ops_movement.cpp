@@ -1,8 +1,9 @@
-// Moving data (ops-nn.md, bit-exact; f32, f64, i32, u32): reshape, transpose, slice, concat, pad
-// (constant, reflect, edge), gather, iota. One invocation per output element in a grid-stride
-// loop: its coordinates come from the flat index, the source index is affine in them with the
-// constants folded in. Buffers are declared as uint (uvec2 for f64), so words move bit for bit
-// (NaN payloads and signed zeros too) whatever the dtype.
+// Moving data (ops-nn.md, bit-exact; f32, f64, i32, u32, and f16, bool, i64, u64): reshape,
+// transpose, slice, concat, pad (constant, reflect, edge), gather, iota. One invocation per
+// output element in a grid-stride loop: its coordinates come from the flat index, the source
+// index is affine in them with the constants folded in. Buffers are declared as uint (uvec2 for
+// 8-byte dtypes, uint16_t for f16, uint8_t for bool), so elements move bit for bit (NaN payloads
+// and signed zeros too) whatever the dtype.
 #include <algorithm>
 
 #include "ops.hpp"
@@ -25,7 +26,7 @@ const ValueIn& input(ShaderBuilder& sb, const OpIn& op, size_t k) {
 const ValueIn& output_like(ShaderBuilder& sb, const OpIn& op, const ValueIn& x) {
   const ValueIn& y = sb.value(op.output);
   if (y.dtype != x.dtype) invalid(op_where(op) + ": the output's dtype differs from the input's");
-  sb.type_of(y.name);  // refuses dtypes the target lacks
+  if (!storable_dtype(y.dtype)) sb.type_of(y.name);  // refuses dtypes the target lacks
   sb.check_count(std::max(product(y.shape), product(x.shape)), "element count");
   sb.use_raw_bits();
   return y;
@@ -237,16 +238,16 @@ KernelShader iota(ShaderBuilder& sb, const OpIn& op) {
   return sb.grid("iota", product(y.shape), "    " + sb.buffer(y.name) + "[i] = " + v + ";\n");
 }
 
-// gather(data, indices): data's `axis` replaced by the indices' dims; i32 indices, negative
-// ones from the end. An index out of range is reported through the status buffer (the host
-// stops after the step with the message); its elements are written as zero, never read out
-// of bounds.
+// gather(data, indices): data's `axis` replaced by the indices' dims; i32 or i64 indices (an i64
+// one beyond the i32 range is out of range), negative ones from the end. An index out of range is
+// reported through the status buffer (the host stops after the step with the message); its elements
+// are written as zero, never read out of bounds.
 KernelShader gather(ShaderBuilder& sb, const OpIn& op) {
   sb.check_settings(op, {"axis"});
   const ValueIn& data = input(sb, op, 0);
   const ValueIn& idx = input(sb, op, 1);
-  if (idx.dtype != "i32")
-    unsupported(op_where(op) + ": " + idx.dtype + " indices (i32 indices are supported)");
+  if (idx.dtype != "i32" && idx.dtype != "i64")
+    unsupported(op_where(op) + ": " + idx.dtype + " indices (i32 and i64 indices are supported)");
   const ValueIn& y = output_like(sb, op, data);
   const size_t axis = axis_of(op, sb.int_setting(op, "axis", 0), data.shape.size());
   const uint64_t outer = product(data.shape, 0, axis), inner = product(data.shape, axis + 1);
@@ -256,7 +257,16 @@ KernelShader gather(ShaderBuilder& sb, const OpIn& op) {
   std::ostringstream b;
   b << "    const uint t = i % " << u(inner) << ", q = (i / " << u(inner) << ") % " << u(nidx)
     << ", r = i / " << u(inner * nidx) << ";\n"
-    << "    int v = int(" << sb.buffer(idx.name) << "[q]);\n"
+    << (idx.dtype == "i32"
+            ? "    int v = int(" + sb.buffer(idx.name) + "[q]);\n"
+            : "    const uvec2 w = " + sb.buffer(idx.name) +
+                  "[q];\n    const bool fits = w.y == (int(w.x) < 0 ? 0xffffffffu : 0u);\n"
+                  "    int v = fits ? int(w.x) : int(0x80000000u);\n    if (!fits) " +
+                  sb.fail("gather (line " + std::to_string(op.line) +
+                              "): an i64 index (high word {value}) is out of range for axis " +
+                              std::to_string(axis),
+                          "w.y") +
+                  "\n")
     << "    if (v < -" << len << " || v >= " << len << ") "
     << sb.fail("gather (line " + std::to_string(op.line) +
                    "): index {value} is out of range for axis " + std::to_string(axis) +

@@ -35,9 +35,90 @@ class ManifestWriter {
   const std::vector<json::object>& scratch_values() const { return scratch_; }
 
  private:
-  std::string resource(const std::string& name) {
-    if (name.rfind('@', 0) == 0) return name;
-    return plan_.value(name).storage == "arena" ? "@arena" : name;
+  std::string resource(const std::string& text) {
+    if (text.rfind('@', 0) == 0) return text;
+    const std::string name = parse_ref(text).name;
+    auto it = plan_.value_index.find(name);
+    if (it == plan_.value_index.end())
+      invalid("the plan names value '" + name + "' but does not list it");
+    return plan_.values[it->second].storage == "arena" ? "@arena" : name;
+  }
+
+  // A copy between whole values and table entries (cache.read windows: ranges "a..b" of
+  // integers), checked to move one dtype and the same number of bytes.
+  void entry_copy(const std::string& kind, const std::string& line, const std::string& from,
+                  const std::string& to, json::array& out) {
+    const ValueRef f = parse_ref(from), t = parse_ref(to);
+    std::vector<std::string> all_terms;
+    auto side = [&](const ValueRef& r, const std::string& text, uint64_t& bytes) -> const ValueIn& {
+      auto it = plan_.value_index.find(r.name);
+      if (it == plan_.value_index.end())
+        invalid(kind + line + ": the plan does not list '" + r.name + "'");
+      const ValueIn& v = plan_.values[it->second];
+      if (v.storage == "internal") unsupported(kind + line + ": '" + text + "' has no memory");
+      if (r.all) {  // "T[]": every entry, the growing index as far as the other side holds
+        if (!v.is_table()) unsupported(kind + line + " of '" + text + "': not a table");
+        if (&r == &t) unsupported(kind + line + " to '" + text + "': writing every entry");
+        all_terms.clear();
+        uint64_t n = 1;
+        for (uint64_t b : v.bound) {
+          all_terms.push_back(b ? "0.." + std::to_string(b) : "*");
+          n *= b ? b : 1;
+        }
+        bytes =
+            v.bound.end() != std::find(v.bound.begin(), v.bound.end(), 0) ? 0 : n * v.entry_bytes;
+        return v;
+      }
+      if (!v.is_table()) {
+        if (!r.index.empty())
+          unsupported(kind + line + " of '" + text +
+                      "': slices are not supported (whole values and table entries are)");
+        bytes = v.bytes;
+        return v;
+      }
+      if (r.index.size() != v.indices.size())
+        invalid(kind + line + ": '" + text + "' does not give every index of table '" + v.name +
+                "'");
+      uint64_t count = 1;
+      for (const std::string& term : r.index) {
+        const size_t dots = term.find("..");
+        if (dots == std::string::npos) continue;
+        auto num = [&](const std::string& x) -> int64_t {
+          if (auto sv = plan_.sizevars.find(x); sv != plan_.sizevars.end())
+            return static_cast<int64_t>(sv->second);
+          if (x.empty() || x.find_first_not_of("-0123456789") != std::string::npos)
+            unsupported(kind + line + " of '" + text +
+                        "': a window's bounds must be integers or size variables");
+          return std::stoll(x);
+        };
+        const int64_t a = num(term.substr(0, dots)), b = num(term.substr(dots + 2));
+        if (b < a) invalid(kind + line + ": empty window '" + term + "'");
+        count *= static_cast<uint64_t>(b - a);
+      }
+      bytes = count * v.entry_bytes;
+      return v;
+    };
+    uint64_t fb = 0, tb = 0;
+    const ValueIn& fv = side(f, from, fb);
+    const ValueIn& tv = side(t, to, tb);
+    if (f.all) {  // a growing table gives as many entries as the destination holds
+      if (fb == 0 && (fv.entry_bytes == 0 || tb % fv.entry_bytes != 0))
+        unsupported(kind + line + " from '" + from + "' to '" + to +
+                    "': the destination is not a whole number of entries");
+      if (fb == 0) fb = tb;
+    }
+    for (const std::string& term : t.index)
+      if (term.find("..") != std::string::npos)
+        unsupported(kind + line + " to '" + to + "': writing a window of entries is not supported");
+    if (fv.dtype != tv.dtype || fb != tb)
+      unsupported(kind + line + " from '" + from + "' to '" + to +
+                  "': only copies of one dtype and size are supported");
+    access(out, {from}, {to});
+    json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
+    if (f.all) c["from_entry"] = json::array(all_terms.begin(), all_terms.end());
+    if (!f.index.empty()) c["from_entry"] = json::array(f.index.begin(), f.index.end());
+    if (!t.index.empty()) c["to_entry"] = json::array(t.index.begin(), t.index.end());
+    out.push_back(std::move(c));
   }
 
   std::string scratch(const std::string& prefix, const ValueIn& v) {
@@ -67,7 +148,7 @@ class ManifestWriter {
           out.insert(w);
       for (const char* key : {"to", "var", "target"})
         if (const json::value* v = st.if_contains(key); v && v->is_string())
-          out.insert(std::string(v->as_string()));
+          out.insert(parse_ref(std::string(v->as_string())).name);
       if (const json::value* body = st.if_contains("body"); body && body->is_array())
         block_writes(body->as_array(), out);
     }
@@ -155,18 +236,7 @@ class ManifestWriter {
     } else if (kind == "return") {
       out.push_back(json::object{{"op", "return"}});
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
-      const std::string from = str(s, "from"), to = str(s, "to");
-      if (from.find('[') != std::string::npos || to.find('[') != std::string::npos)
-        unsupported(kind + line + " of '" + from + "' to '" + to +
-                    "': table entries and slices are not supported (whole values are)");
-      const ValueIn& f = plan_.value(from);
-      const ValueIn& t = plan_.value(to);
-      if (f.dtype != t.dtype || f.bytes != t.bytes || f.storage == "internal" ||
-          t.storage == "internal")
-        unsupported(kind + line + " from '" + from + "' to '" + to +
-                    "': only whole values of one dtype and size are supported");
-      access(out, {from}, {to});
-      out.push_back(json::object{{"op", "copy"}, {"from", from}, {"to", to}});
+      entry_copy(kind, line, str(s, "from"), str(s, "to"), out);
     } else if (kind == "cache.increment" || kind == "cache.decrement") {
       // A one-invocation kernel adds the amount on the device (no read back).
       const std::string var = str(s, "var");
@@ -178,14 +248,19 @@ class ManifestWriter {
       access(out, {var}, {var});
       out.push_back(json::object{{"op", "dispatch"}, {"kernel", id}, {"step", s.at("id")}});
     } else if (kind == "cache.reset") {
+      // A whole value, a whole table or one entry: its @init value, else zeros.
       const std::string target = str(s, "target");
-      if (target.find('[') != std::string::npos)
-        unsupported(kind + line + " of '" + target + "': table entries are not supported");
-      const ValueIn& v = plan_.value(target);
+      const ValueRef r = parse_ref(target);
+      const ValueIn& v = plan_.value(r.name);
       if (v.storage == "internal" || v.storage == "arena")
         unsupported(kind + line + ": '" + target + "' must be a declared variable");
-      access(out, {}, {target});
-      out.push_back(json::object{{"op", "reset"}, {"value", target}});
+      if (v.is_table() && v.storage == "constant")
+        unsupported(kind + line + " of constant table '" + r.name + "'");
+      if (!r.index.empty()) plan_.value(target);  // checks the index count, refuses windows
+      access(out, {}, {r.name});
+      json::object reset{{"op", "reset"}, {"value", r.name}};
+      if (!r.index.empty()) reset["entry"] = json::array(r.index.begin(), r.index.end());
+      out.push_back(std::move(reset));
     } else if (kind == "yield" && entry_) {
       run_consumers(s, out);
     } else if (kind == "yield" || kind == "await") {
@@ -207,8 +282,8 @@ class ManifestWriter {
       const std::string cond = str(s, "cond");
       if (!cond.empty()) {
         const ValueIn& c = plan_.value(cond);
-        if (c.storage == "internal" || c.storage == "arena")
-          unsupported("branch" + line + ": condition '" + cond + "' must be a declared variable");
+        if (c.storage == "internal" || c.is_table())
+          unsupported("branch" + line + ": condition '" + cond + "' has no memory of its own");
       }
       full_barrier(out);
       out.push_back(
@@ -240,6 +315,14 @@ json::object value_json(const ValueIn& v) {
   if (v.storage == "arena") {
     o["offset"] = v.offset;
     o["zero_fill"] = v.zero_fill;
+  }
+  if (v.is_table()) {
+    o["indices"] = json::array(v.indices.begin(), v.indices.end());
+    json::array bound;
+    for (uint64_t b : v.bound) bound.push_back(b ? json::value(b) : json::value(nullptr));
+    o["bound"] = std::move(bound);
+    o["entry_bytes"] = v.entry_bytes;
+    if (!v.pattern.empty()) o["pattern"] = v.pattern;
   }
   return o;
 }
@@ -351,12 +434,20 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
     const KernelShader& ks = shaders[i];
     const std::string base = "shaders/kernel_" + std::to_string(i);
     json::array bindings;
-    for (const Binding& b : ks.bindings)
-      bindings.push_back(json::object{{"binding", b.binding},
-                                      {"value", b.value},
-                                      {"access", b.read && b.write ? "read_write"
-                                                 : b.read          ? "read"
-                                                                   : "write"}});
+    bool storage16 = false, storage8 = false;
+    for (const Binding& b : ks.bindings) {
+      json::object jb{{"binding", b.binding},
+                      {"value", b.value},
+                      {"access", b.read && b.write ? "read_write"
+                                 : b.read          ? "read"
+                                                   : "write"}};
+      if (!b.entry.empty()) jb["entry"] = json::array(b.entry.begin(), b.entry.end());
+      bindings.push_back(std::move(jb));
+      if (b.value == kStatusValue) continue;
+      const std::string& d = plan.value(b.value).dtype;
+      storage16 = storage16 || d == "f16" || d == "bf16";
+      storage8 = storage8 || d == "bool" || d == "f8";
+    }
     kernels.push_back(
         json::object{{"id", i},
                      {"kind", i < plan.kernels.size() ? plan.kernels[i].kind : "step"},
@@ -366,6 +457,8 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                      {"local_size", json::array(ks.local_size.begin(), ks.local_size.end())},
                      {"workgroups", json::array(ks.workgroups.begin(), ks.workgroups.end())},
                      {"float64", ks.float64},
+                     {"storage16", storage16},
+                     {"storage8", storage8},
                      {"bindings", std::move(bindings)}});
     files.push_back({base + ".comp", ks.glsl});
   }

@@ -22,12 +22,55 @@ std::string op_where(const OpIn& op) {
   return "op '" + op.op + "' (line " + std::to_string(op.line) + ")";
 }
 
+ValueRef parse_ref(const std::string& text) {
+  ValueRef r;
+  const size_t open = text.find('[');
+  r.name = text.substr(0, open);
+  while (!r.name.empty() && r.name.back() == ' ') r.name.pop_back();
+  if (open == std::string::npos) return r;
+  if (text.back() != ']') unsupported("'" + text + "': cannot read this value reference");
+  const std::string inner = text.substr(open + 1, text.size() - open - 2);
+  if (inner.find_first_not_of(' ') == std::string::npos) {
+    r.all = true;
+    return r;
+  }
+  size_t start = 0;
+  while (start <= inner.size()) {
+    size_t comma = inner.find(',', start);
+    if (comma == std::string::npos) comma = inner.size();
+    std::string term = inner.substr(start, comma - start);
+    term.erase(std::remove(term.begin(), term.end(), ' '), term.end());
+    if (term.empty()) unsupported("'" + text + "': an empty index");
+    for (char c : term)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' ||
+            c == '-'))
+        unsupported("'" + text + "': index '" + term +
+                    "' is not an integer, a name, a name plus or minus an integer, or a range");
+    r.index.push_back(term);
+    start = comma + 1;
+  }
+  return r;
+}
+
 const ValueIn& PlanIn::value(const std::string& name) const {
-  if (name.find_first_of("[]") != std::string::npos)
-    unsupported("'" + name + "': table entries and slices are not supported yet");
-  auto it = value_index.find(name);
-  if (it == value_index.end()) invalid("the plan names value '" + name + "' but does not list it");
-  return values[it->second];
+  const ValueRef ref = parse_ref(name);
+  auto it = value_index.find(ref.name);
+  if (it == value_index.end())
+    invalid("the plan names value '" + ref.name + "' but does not list it");
+  const ValueIn& v = values[it->second];
+  if (ref.all)
+    unsupported("'" + name + "': every entry of a table is supported by cache.read only");
+  if (ref.index.empty() && !v.is_table()) return v;
+  if (!v.is_table())
+    unsupported("'" + name + "': slices are not supported (whole values and table entries are)");
+  if (ref.index.empty()) return v;  // the table itself (bindings, reads and writes)
+  if (ref.index.size() != v.indices.size())
+    invalid("'" + name + "': table '" + v.name + "' has " + std::to_string(v.indices.size()) +
+            " indices");
+  for (const std::string& term : ref.index)
+    if (term.find("..") != std::string::npos)
+      unsupported("'" + name + "': a window of table entries is supported by cache.read only");
+  return v;
 }
 
 namespace {
@@ -87,8 +130,8 @@ ValueIn read_value(const json::object& o) {
     const bool number = i->is_number() || i->is_bool() ||
                         (i->is_string() && (i->as_string() == "inf" || i->as_string() == "-inf"));
     if (!number) unsupported(where + ": @init " + json::serialize(*i) + " is not a number");
-    static const char* kInitDtypes[] = {"f32", "f64", "i8",  "u8",  "i32",
-                                        "u32", "i64", "u64", "bool"};
+    static const char* kInitDtypes[] = {"f32", "f64", "f16", "bf16", "f8",  "i8",
+                                        "u8",  "i32", "u32", "i64",  "u64", "bool"};
     if (std::find(std::begin(kInitDtypes), std::end(kInitDtypes), v.dtype) == std::end(kInitDtypes))
       unsupported(where + ": @init of dtype " + v.dtype + " is not supported");
     v.init = *i;
@@ -98,11 +141,44 @@ ValueIn read_value(const json::object& o) {
     if (const json::value* z = o.if_contains("zero_fill"))
       v.zero_fill = z->is_bool() && z->as_bool();
   }
-  if (o.contains("indices") && v.storage != "internal")
-    unsupported(where + ": tables are not supported yet");
-  if (v.storage == "runtime")
-    unsupported(where +
-                ": values sized at run time (growable tables, @auto_dim) are not supported");
+  if (o.contains("auto_dim") && !o.at("auto_dim").is_null())
+    unsupported(where + ": @auto_dim values (sized at run time) are not supported");
+  if (const json::value* ix = o.if_contains("indices"); ix && !ix->is_null()) {
+    v.indices = strings(*ix, where + " indices");
+    if (v.indices.empty()) invalid(where + ": a table without indices");
+    const json::value* entries = o.if_contains("entries");
+    const bool sized = entries && !entries->is_null();
+    uint64_t n = 1;
+    if (const json::value* b = o.if_contains("bound"); b && b->is_array()) {
+      for (const json::value& e : b->as_array())
+        v.bound.push_back(e.is_null() ? 0 : to_u64(e, where + " bound"));
+    } else if (sized && v.indices.size() == 1) {
+      v.bound.push_back(to_u64(*entries, where + " entries"));
+    }
+    if (v.bound.size() != v.indices.size())
+      unsupported(where + ": a table whose bounds the plan does not give");
+    int growing = 0;
+    for (uint64_t b : v.bound) growing += b == 0, n *= b == 0 ? 1 : b;
+    if (growing > 1) unsupported(where + ": a table growing along more than one index");
+    if (sized) {
+      if (growing) invalid(where + ": a growing table with a fixed entry count");
+      if (to_u64(*entries, where + " entries") != n)
+        invalid(where + ": entries do not match the bounds");
+      v.entry_bytes = n ? v.bytes / n : 0;
+    } else {
+      if (!growing) invalid(where + ": a fixed table without entries");
+      v.entry_bytes = v.bytes;  // run-time sized: the plan gives one entry
+    }
+    if (const json::value* p = o.if_contains("pattern"); p && p->is_string())
+      v.pattern = std::string(p->as_string());
+    if (v.storage == "runtime") v.storage = "persistent";
+    if (v.storage != "constant" && v.storage != "persistent")
+      unsupported(where + ": a table of " + v.storage + " memory");
+    if (v.storage == "constant" && v.indices.size() != 1)
+      unsupported(where + ": a constant table of several indices");
+  } else if (v.storage == "runtime") {
+    unsupported(where + ": values sized at run time are not supported");
+  }
   return v;
 }
 
@@ -134,6 +210,9 @@ PlanIn read_plan(const std::string& json_text) {
   PlanIn plan;
   if (const json::value* g = o.if_contains("graph"); g && g->is_string())
     plan.graph = std::string(g->as_string());
+  if (const json::value* sv = o.if_contains("sizevars"); sv && sv->is_object())
+    for (const auto& kv : sv->as_object())
+      plan.sizevars[std::string(kv.key())] = to_u64(kv.value(), "sizevar");
   const json::value& values = key(o, "values", "the plan");
   if (!values.is_array()) invalid("the plan's values must be an array");
   for (const json::value& v : values.as_array()) {

@@ -24,7 +24,24 @@ struct ValueIn {
   bool zero_fill = false;
   std::string link;                        // model tensor
   std::optional<boost::json::value> init;  // @init literal (number, bool, "inf", "-inf")
+  // Tables (`W(l)`, `K(l, t)`): `shape` and `elements` are one entry's; `bytes` is the whole
+  // table's where its size is fixed. `bound` per index, 0 where it grows at run time.
+  std::vector<std::string> indices;
+  std::vector<uint64_t> bound;
+  std::string pattern;  // a prefix table's @pattern ("layer.{l}.w")
+  uint64_t entry_bytes = 0;
+  bool is_table() const { return !indices.empty(); }
 };
+
+// A use of a value as written in the plan: "x", "W[b]", "K[l, pos]", "K[layer, 0..32]".
+// Each index is an integer, a name (loop index, size variable, integer scalar), a name plus
+// or minus an integer, or a range "a..b" of such terms (cache.read windows).
+struct ValueRef {
+  std::string name;
+  std::vector<std::string> index;  // empty: the whole value
+  bool all = false;                // "T[]": every entry of table T
+};
+ValueRef parse_ref(const std::string& text);
 
 struct OpIn {
   std::string op;
@@ -50,7 +67,10 @@ struct PlanIn {
   boost::json::array blocks;  // kept as JSON: the manifest writer walks the steps
   uint64_t arena_bytes = 0;
   uint32_t alignment = 64;
+  std::map<std::string, uint64_t> sizevars;  // the model's size variables
 
+  // The value `name` names; for a table entry ("W[b]") the table, whose shape is the entry's.
+  // A slice or a window is refused (only copies take windows, through parse_ref).
   const ValueIn& value(const std::string& name) const;  // throws UNIMPLEMENTED/INVALID
 };
 

@@ -121,7 +121,77 @@ double oi_max(double a, double b) {
 }
 )";
 
+const char* const kNarrowHelpers =
+    R"(// ops.md's f32 -> f16/bf16/f8 (sign, eb exponent bits, mb mantissa bits): nearest, ties to
+// even, overflow to inf, NaN keeps its payload's high bits with the quiet bit set; and back,
+// exactly (both as core/src/dtype/float_formats.cpp, by integer code: no conversion mode of
+// the driver matters).
+uint oi_narrow(float f, int eb, int mb) {
+  const uint x = floatBitsToUint(f);
+  const uint sign = (x >> 31) << uint(eb + mb), e = (x >> 23) & 0xffu, m = x & 0x7fffffu;
+  const uint maxe = (1u << uint(eb)) - 1u, infb = maxe << uint(mb);
+  if (e == 0xffu)
+    return m == 0u ? (sign | infb) : (sign | infb | (m >> uint(23 - mb)) | (1u << uint(mb - 1)));
+  if (e == 0u && m == 0u) return sign;
+  int ex;
+  uint sig;
+  if (e == 0u) {
+    const int lead = findMSB(m);
+    sig = m << uint(23 - lead);
+    ex = -126 - (23 - lead);
+  } else {
+    sig = m | 0x800000u;
+    ex = int(e) - 127;
+  }
+  const int biased = ex + (1 << (eb - 1)) - 1;
+  if (biased >= int(maxe)) return sign | infb;
+  const int shift = biased < 1 ? 23 - mb + 1 - biased : 23 - mb;
+  if (shift > 24) return sign;
+  uint r = sig >> uint(shift);
+  const uint rest = sig & ((1u << uint(shift)) - 1u), tie = 1u << uint(shift - 1);
+  if (rest > tie || (rest == tie && (r & 1u) != 0u)) r += 1u;
+  if (biased < 1) return sign | r;
+  return sign | ((uint(biased - 1) << uint(mb)) + r);  // a carry moves into the exponent
+}
+float oi_widen(uint h, int eb, int mb) {
+  const uint sign = ((h >> uint(eb + mb)) & 1u) << 31, maxe = (1u << uint(eb)) - 1u;
+  const uint e = (h >> uint(mb)) & maxe, m = h & ((1u << uint(mb)) - 1u);
+  const int bias = (1 << (eb - 1)) - 1;
+  if (e == maxe) return uintBitsToFloat(sign | 0x7f800000u | (m << uint(23 - mb)));
+  if (e == 0u) {
+    if (m == 0u) return uintBitsToFloat(sign);
+    const int lead = findMSB(m), ex = 1 - bias - (mb - lead);
+    if (ex + 127 < 1) return uintBitsToFloat(sign | (m << uint(23 - mb + 127 - bias)));
+    return uintBitsToFloat(sign | (uint(ex + 127) << 23) | ((m << uint(23 - lead)) & 0x7fffffu));
+  }
+  return uintBitsToFloat(sign | (uint(int(e) - bias + 127) << 23) | (m << uint(23 - mb)));
+}
+float oi_round_f16(float f) { return oi_widen(oi_narrow(f, 5, 10), 5, 10); }
+float oi_round_bf16(float f) { return oi_widen(oi_narrow(f, 8, 7), 8, 7); }
+float oi_round_f8(float f) { return oi_widen(oi_narrow(f, 5, 2), 5, 2); }
+#ifdef OI_HAS_DOUBLE
+// d rounded to f32 to odd (an inexact result gets an odd last bit): a second rounding to a
+// narrower float then equals one rounding of d (f64, or integers widened to f64).
+float oi_odd_f32(double d) {
+  const uvec2 w = unpackDouble2x32(d);
+  const uint h = w.y & 0x7fffffffu;
+  if (h > 0x7ff00000u || (h == 0x7ff00000u && w.x != 0u)) return float(d);  // NaN
+  const float f = float(d);
+  if (double(f) == d) return f;
+  uint b = floatBitsToUint(f);
+  if ((b & 1u) == 0u) b = abs(double(f)) > abs(d) ? b - 1u : b + 1u;
+  return uintBitsToFloat(b);
+}
+#endif
+)";
+
 }  // namespace
+
+bool storable_dtype(const std::string& dtype) {
+  static const std::set<std::string> ok = {"f32",  "f64", "i32", "u32", "f16",
+                                           "bf16", "f8",  "i64", "u64", "bool"};
+  return ok.count(dtype) > 0;
+}
 
 // A double's bits as (low word, high word).
 std::pair<uint32_t, uint32_t> double_words(const json::value& v, const std::string& where) {
@@ -159,6 +229,117 @@ ShaderBuilder::ShaderBuilder(const PlanIn& p, const DeviceIn& d, const KernelIn&
   for (const std::string& w : kernel.writes) bind(w, false, true);
   for (const OpIn& op : kernel.ops)
     if (plan.value(op.output).dtype == "f64") need_double(op_where(op));
+  set_entries();
+}
+
+// Each entry of a table the ops name gets a binding of its own (the same entry read and written
+// one binding), in place of the table's binding from the kernel's reads and writes.
+void ShaderBuilder::set_entries() {
+  std::vector<Binding> entries;
+  auto mark = [&](const std::string& text, const OpIn& op, bool write) {
+    const ValueRef ref = parse_ref(text);
+    if (ref.index.empty()) return;
+    plan.value(text);  // checks the index count, refuses windows
+    if (std::none_of(bindings.begin(), bindings.end(),
+                     [&](const Binding& b) { return b.value == ref.name; }))
+      invalid(op_where(op) + ": table '" + ref.name +
+              "' is not among the kernel's reads or writes");
+    for (Binding& b : entries)
+      if (b.value == ref.name && b.entry == ref.index) {
+        b.read = b.read || !write;
+        b.write = b.write || write;
+        return;
+      }
+    entries.push_back({0, ref.name, !write, write, ref.index});
+  };
+  for (const OpIn& op : kernel.ops) {
+    for (const std::string& in : op.inputs) mark(in, op, false);
+    mark(op.output, op, true);
+  }
+  std::vector<Binding> out;
+  for (const Binding& b : bindings) {
+    if (b.value == kStatusValue || !plan.value(b.value).is_table()) {
+      out.push_back(b);
+      continue;
+    }
+    const size_t before = out.size();
+    for (const Binding& e : entries)
+      if (e.value == b.value) out.push_back(e);
+    if (out.size() == before)
+      unsupported("kernel " + std::to_string(kernel.id) + ": table '" + b.value +
+                  "' is used without an entry");
+  }
+  for (size_t i = 0; i < out.size(); ++i) out[i].binding = static_cast<uint32_t>(i);
+  bindings = std::move(out);
+}
+
+bool ShaderBuilder::has_bits(int bits) const {
+  for (const Binding& b : bindings) {
+    if (b.value == kStatusValue) continue;
+    const std::string& d = plan.value(b.value).dtype;
+    if ((bits == 16 && (d == "f16" || d == "bf16")) || (bits == 8 && (d == "bool" || d == "f8")))
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
+// The exponent and mantissa bits of the narrow floats, computed as f32.
+struct Narrow {
+  int eb, mb;
+};
+const Narrow* narrow_of(const std::string& dtype) {
+  static const Narrow f16{5, 10}, bf16{8, 7}, f8{5, 2};
+  return dtype == "f16" ? &f16 : dtype == "bf16" ? &bf16 : dtype == "f8" ? &f8 : nullptr;
+}
+
+}  // namespace
+
+bool is_narrow_float(const std::string& dtype) {
+  return narrow_of(dtype) != nullptr;
+}
+
+std::string ShaderBuilder::storage_type(const std::string& name) const {
+  const std::string& d = plan.value(name).dtype;
+  if (d == "f16" || d == "bf16") return "uint16_t";
+  if (d == "bool" || d == "f8") return "uint8_t";
+  if (d == "i64" || d == "u64") return "uvec2";
+  return type_of(name);
+}
+
+std::string ShaderBuilder::compute_type(const std::string& name) const {
+  const std::string& d = plan.value(name).dtype;
+  if (is_narrow_float(d)) return "float";
+  if (d == "bool") return "bool";
+  return type_of(name);
+}
+
+void ShaderBuilder::use_narrow_helpers() {
+  add_helper("narrow", kNarrowHelpers);
+}
+
+std::string ShaderBuilder::load(const std::string& name, const std::string& index) const {
+  const std::string& d = plan.value(name).dtype;
+  const std::string e = buffer(name) + "[" + index + "]";
+  if (const Narrow* n = narrow_of(d))
+    return "oi_widen(uint(" + e + "), " + std::to_string(n->eb) + ", " + std::to_string(n->mb) +
+           ")";
+  if (d == "bool") return "(uint(" + e + ") != 0u)";
+  type_of(name);
+  return e;
+}
+
+std::string ShaderBuilder::store(const std::string& name, const std::string& index,
+                                 const std::string& expr) const {
+  const std::string& d = plan.value(name).dtype;
+  const std::string e = buffer(name) + "[" + index + "] = ";
+  if (const Narrow* n = narrow_of(d))
+    return e + storage_type(name) + "(oi_narrow(" + expr + ", " + std::to_string(n->eb) + ", " +
+           std::to_string(n->mb) + "));";
+  if (d == "bool") return e + "uint8_t(" + expr + " ? 1u : 0u);";
+  type_of(name);
+  return e + expr + ";";
 }
 
 void ShaderBuilder::need_double(const std::string& what) {
@@ -175,25 +356,38 @@ void ShaderBuilder::add_helper(const std::string& key, const std::string& text) 
 }
 
 std::string ShaderBuilder::raw_type(const std::string& name) const {
-  return plan.value(name).dtype == "f64" ? "uvec2" : "uint";
+  const std::string& d = plan.value(name).dtype;
+  if (d == "f64" || d == "i64" || d == "u64") return "uvec2";
+  if (d == "f16" || d == "bf16") return "uint16_t";
+  if (d == "bool" || d == "f8") return "uint8_t";
+  return "uint";
 }
 
 std::string ShaderBuilder::raw_zero(const std::string& name) const {
-  return plan.value(name).dtype == "f64" ? "uvec2(0u)" : "0u";
+  const std::string t = raw_type(name);
+  return t == "uvec2" ? "uvec2(0u)" : t == "uint" ? "0u" : t + "(0u)";
 }
 
 void ShaderBuilder::bind(const std::string& name, bool read, bool write) {
   const ValueIn& v = plan.value(name);
   if (v.storage == "internal") return;
+  const std::string base = parse_ref(name).name;
   auto it = std::find_if(bindings.begin(), bindings.end(),
-                         [&](const Binding& b) { return b.value == name; });
+                         [&](const Binding& b) { return b.value == base; });
   if (it == bindings.end()) {
-    glsl_type(v.dtype, "value '" + name + "'");
+    if (!storable_dtype(v.dtype))
+      unsupported("value '" + name + "': dtype " + v.dtype +
+                  " is not supported (f32, f64, i32, u32, f16, bf16, f8, bool, i64 and u64 are, "
+                  "the last six where the op supports them)");
     if (v.dtype == "f64") need_double("value '" + name + "'");
+    if ((v.dtype == "f16" || v.dtype == "bf16") && !device.fp16)
+      unsupported("value '" + name + "': " + v.dtype +
+                  " buffers need 16-bit storage, which the device '" + device.name +
+                  "' does not offer (features.fp16 false)");
     if (device.max_buffer_range && v.bytes > device.max_buffer_range)
       unsupported("value '" + name + "' (" + std::to_string(v.bytes) +
                   " bytes) is larger than the device's max_storage_buffer_range_bytes");
-    bindings.push_back({static_cast<uint32_t>(bindings.size()), name, read, write});
+    bindings.push_back({static_cast<uint32_t>(bindings.size()), base, read, write, {}});
     return;
   }
   it->read = it->read || read;
@@ -201,8 +395,10 @@ void ShaderBuilder::bind(const std::string& name, bool read, bool write) {
 }
 
 std::string ShaderBuilder::buffer(const std::string& name) const {
+  const ValueRef ref = parse_ref(name);
   for (const Binding& b : bindings)
-    if (b.value == name) return "b" + std::to_string(b.binding) + ".d";
+    if (b.value == ref.name && (ref.index.empty() || b.entry == ref.index))
+      return "b" + std::to_string(b.binding) + ".d";
   unsupported("value '" + name + "' is read from memory but the plan does not list it in reads");
 }
 
@@ -261,7 +457,7 @@ void ShaderBuilder::use_math(const OpIn& op) {
 
 std::string ShaderBuilder::fail(const std::string& message, const std::string& detail) {
   if (errors_.empty())
-    bindings.push_back({static_cast<uint32_t>(bindings.size()), kStatusValue, true, true});
+    bindings.push_back({static_cast<uint32_t>(bindings.size()), kStatusValue, true, true, {}});
   // Codes are unique over the manifest: the kernel id, then the error's number in the kernel.
   const uint32_t code = (kernel.id << 8) | static_cast<uint32_t>(errors_.size() + 1);
   if (errors_.size() >= 255)
@@ -280,6 +476,8 @@ std::string ShaderBuilder::header(const std::string& kind) const {
   h << "\n#ifdef OI_IEEE_SPECIALS\n#extension GL_EXT_spirv_intrinsics : require\n"
        "spirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [4466], "
        "4461, 32);\n#endif\n";
+  if (has_bits(16)) h << "#extension GL_EXT_shader_16bit_storage : require\n";
+  if (has_bits(8)) h << "#extension GL_EXT_shader_8bit_storage : require\n";
   return h.str();
 }
 
@@ -296,14 +494,18 @@ std::string ShaderBuilder::declarations() const {
     }
     const std::string qual = b.read && !b.write ? "readonly " : (!b.read ? "writeonly " : "");
     d << "layout(std430, set = 0, binding = " << b.binding << ") " << qual << "buffer B"
-      << b.binding << " { " << (raw_bits_ ? raw_type(b.value) : type_of(b.value)) << " d[]; } b"
-      << b.binding << ";  // " << b.value << "\n";
+      << b.binding << " { " << (raw_bits_ ? raw_type(b.value) : storage_type(b.value))
+      << " d[]; } b" << b.binding << ";  // " << b.value << "\n";
   }
   bool any_float = false;
   if (!raw_bits_) {
+    auto is_float = [&](const std::string& name) {
+      const std::string& d = plan.value(name).dtype;
+      return d == "f32" || d == "f64" || d == "f16" || d == "bf16";
+    };
     for (const Binding& b : bindings)
-      any_float = any_float || (b.value != kStatusValue && is_float_type(type_of(b.value)));
-    for (const OpIn& op : kernel.ops) any_float = any_float || is_float_type(type_of(op.output));
+      any_float = any_float || (b.value != kStatusValue && is_float(b.value));
+    for (const OpIn& op : kernel.ops) any_float = any_float || is_float(op.output);
   }
   if (any_float) d << kDivF32Glsl << kFloatHelpers;
   if (any_float && double_) d << kDoubleHelpers;

@@ -22,6 +22,7 @@ uint64_t product(const std::vector<uint64_t>& d, size_t from = 0, size_t to = SI
 std::vector<uint64_t> strides_of(const std::vector<uint64_t>& shape);  // row-major
 std::string u(uint64_t v);                                             // "12u"
 std::string s(int64_t v);                                              // "12", "(-3)"
+bool is_narrow_float(const std::string& dtype);                        // f16, bf16, f8
 
 // The flat index into a value of shape `in` for flat index `var` over shape `out`, with numpy
 // broadcasting (right-aligned, size-1 dims repeat).
@@ -64,11 +65,23 @@ class ShaderBuilder {
   void use_math(const OpIn& op);
   // Declares every buffer as uint: the kernel moves 32-bit words, bit for bit, whatever dtype.
   void use_raw_bits() { raw_bits_ = true; }
-  // With raw bits: the GLSL word type of a value's elements ("uint", or "uvec2" for 8 bytes)
-  // and its zero.
+  // With raw bits: the GLSL word type of a value's elements ("uint"; "uvec2" for 8 bytes,
+  // "uint16_t" for f16, "uint8_t" for bool) and its zero.
   std::string raw_type(const std::string& name) const;
   std::string raw_zero(const std::string& name) const;
   bool uses_float64() const { return math_ || double_; }
+
+  // Elementwise access to f32/f64/i32/u32 and, through their storage types, the narrow floats
+  // f16, bf16 and f8 (computed as f32: loads widen exactly, stores take a value already rounded
+  // to the dtype) and bool.
+  std::string compute_type(const std::string& name) const;  // narrow -> "float", bool -> "bool"
+  std::string load(const std::string& name, const std::string& index) const;
+  std::string store(const std::string& name, const std::string& index,
+                    const std::string& expr) const;
+  // GLSL of the exact narrow-float conversions (oi_narrow rounds f32 to nearest even as ops.md,
+  // oi_widen widens exactly, oi_round_f16/_bf16/_f8 do both, oi_odd_f32 rounds f64 to odd).
+  void use_narrow_helpers();
+  void need_f64(const std::string& what) { need_double(what); }  // shaderFloat64
 
   // A run-time error: returns the GLSL statement that reports it (the first report of a step
   // wins; the host stops after the step with `message`, "{value}" replaced by `detail`, an int
@@ -78,7 +91,7 @@ class ShaderBuilder {
   // GLSL functions some op needs, written once after the declarations (keyed by `key`).
   void add_helper(const std::string& key, const std::string& text);
 
-  std::string header(const std::string& kind) const;
+  std::string header(const std::string& kind) const;  // with the 8/16-bit storage extensions
   std::string declarations() const;
   uint32_t grid_local_size() const;
   void check_count(uint64_t n, const char* what) const;
@@ -89,6 +102,9 @@ class ShaderBuilder {
 
  private:
   void bind(const std::string& name, bool read, bool write);
+  void set_entries();  // the table entries the ops name, on their bindings
+  std::string storage_type(const std::string& name) const;
+  bool has_bits(int bits) const;  // some buffer has 16- (8-)bit elements
   std::vector<std::pair<uint32_t, std::string>> errors_;
   void need_double(const std::string& what);
   std::vector<std::pair<std::string, std::string>> helpers_;

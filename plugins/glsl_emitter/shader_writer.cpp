@@ -20,15 +20,26 @@ std::string glsl_type(const std::string& dtype, const std::string& where) {
   if (dtype == "f64") return "double";
   if (dtype == "i32") return "int";
   if (dtype == "u32") return "uint";
-  unsupported(where + ": dtype " + dtype + " is not supported (f32, f64, i32 and u32 are)");
+  unsupported(where + ": dtype " + dtype +
+              " is not supported here (f32, f64, i32 and u32 are; f16 and bool in elementwise "
+              "kernels and movement, i64 and u64 in movement, gather indices and argmax results)");
 }
 
 namespace {
 
+bool is_comparison(const std::string& op) {
+  return op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
+}
+
+bool is_logical(const std::string& op) {
+  return op == "and" || op == "or" || op == "xor" || op == "not";
+}
+
 bool is_elementwise_op(const std::string& op) {
   static const std::set<std::string> ops = {"add", "sub", "mul",   "div",  "neg",  "abs",
                                             "min", "max", "clamp", "relu", "fill", "cast"};
-  return ops.count(op) > 0 || op_registry().math.count(op) > 0;
+  return ops.count(op) > 0 || is_comparison(op) || is_logical(op) ||
+         op_registry().math.count(op) > 0;
 }
 
 // Saturating float -> integer conversions of an already rounded value (NaN by its bits, so
@@ -52,6 +63,10 @@ uint oi_to_u32(double r) { return oi_isnan(r) || r <= 0.0LF ? 0u : r >= 42949672
 #endif
 )";
 
+bool is_arg_reduction(const std::string& op) {
+  return op == "argmax_axis" || op == "argmin_axis";
+}
+
 bool is_reduction_op(const std::string& op) {
   return op == "sum_axis" || op == "prod_axis" || op == "mean_axis" || op == "max_axis" ||
          op == "min_axis";
@@ -68,6 +83,7 @@ class KernelWriter {
     const OpIn& head = kernel_.ops.front();
     if (head.op == "matmul") return write_matmul();
     if (is_reduction_op(head.op)) return write_reduction();
+    if (is_arg_reduction(head.op)) return write_arg_reduction();
     if (kernel_.kind == "op") {
       const auto& ops = op_registry().ops;
       auto it = ops.find(head.op);
@@ -75,6 +91,10 @@ class KernelWriter {
         unsupported(op_where(head) +
                     " cannot be expressed in GLSL yet (supported: " + supported_ops() + ")");
       check_no_overlap(head);
+      std::set<std::string> tables;  // the op writers address a table by its name
+      for (const Binding& b : sb_.bindings)
+        if (!b.entry.empty() && !tables.insert(b.value).second)
+          unsupported(op_where(head) + ": two entries of table '" + b.value + "' in one op");
       return it->second(sb_, head);
     }
     if (!is_elementwise_op(head.op))
@@ -101,6 +121,7 @@ class KernelWriter {
 
   std::string buffer(const std::string& name) { return sb_.buffer(name); }
   std::string type_of(const std::string& name) { return sb_.type_of(name); }
+  std::string ctype(const std::string& name) { return sb_.compute_type(name); }
   void check_settings(const OpIn& op, std::set<std::string> allowed) {
     sb_.check_settings(op, allowed);
   }
@@ -112,23 +133,29 @@ class KernelWriter {
     if (it != locals_.end()) return it->second;
     const ValueIn& v = plan_.value(name);
     const std::string loc = "v" + std::to_string(next_local_++);
-    const std::string t = type_of(name);
+    const std::string t = ctype(name);
     if (v.storage == "internal")
       unsupported("value '" + name + "' is internal to kernel " + std::to_string(kernel_.id) +
                   " but read before the kernel computes it");
+    if (is_narrow_float(v.dtype)) sb_.use_narrow_helpers();
     body_ << "    " << (is_float_type(t) ? "precise " : "") << t << " " << loc << " = "
-          << buffer(name) << "[" << broadcast_index(v.shape, kernel_.shape, index_var) << "];  // "
-          << name << "\n";
+          << sb_.load(name, broadcast_index(v.shape, kernel_.shape, index_var)) << ";  // " << name
+          << "\n";
     locals_[name] = loc;
     return loc;
   }
 
   std::string assign_local(const std::string& name, const std::string& expr) {
-    const std::string t = type_of(name);
+    const std::string t = ctype(name);
     const std::string loc = "v" + std::to_string(next_local_++);
-    body_ << "    " << (is_float_type(t) ? "precise " : "") << t << " " << loc << " = " << expr
-          << ";  // " << name << "\n";
+    const std::string& dtype = plan_.value(name).dtype;
+    const bool narrow = is_narrow_float(dtype);  // the f32 result, rounded once to the dtype
+    if (narrow) sb_.use_narrow_helpers();
+    body_ << "    " << (is_float_type(t) ? "precise " : "") << t << " " << loc << " = "
+          << (narrow ? "oi_round_" + dtype + "(" + expr + ")" : expr) << ";  // " << name << "\n";
     locals_[name] = loc;
+    locals_[parse_ref(name).name] = loc;      // a table entry is stored under the table's name
+    stored_as_[parse_ref(name).name] = name;  // ... into the entry's binding
     return loc;
   }
 
@@ -141,6 +168,8 @@ class KernelWriter {
     if (const json::value* sat = setting(op, "saturate");
         sat && !(sat->is_bool() && sat->as_bool()))
       unsupported(op_where(op) + ": saturate=false is not supported");
+    if (from == "bool" || to == "bool")
+      unsupported(op_where(op) + ": casts from or to bool are not supported");
     if (from == to) return x;
     if (is_float_type(to)) return to + "(" + x + ")";
     if (!is_float_type(from)) {  // i32 <-> u32, saturating
@@ -161,21 +190,33 @@ class KernelWriter {
 
   // One elementwise op over the locals; returns the expression of its result.
   std::string op_expr(const OpIn& op, const std::string& index_var) {
-    const std::string out_t = type_of(op.output);
+    const std::string out_t = ctype(op.output);
     const ValueIn& out = plan_.value(op.output);
     if (out.shape != kernel_.shape)
       unsupported(op_where(op) + ": output '" + op.output + "' does not have the kernel's shape");
     std::vector<std::string> a;
     if (op.op == "cast") {
       if (op.inputs.size() != 1) invalid(op_where(op) + ": cast takes one input");
-      return cast_expr(op, local(op.inputs[0], index_var), type_of(op.inputs[0]), out_t);
+      const std::string& from = plan_.value(op.inputs[0]).dtype;
+      const std::string x = local(op.inputs[0], index_var);
+      if (is_narrow_float(out.dtype) && (from == "f64" || from == "i32" || from == "u32")) {
+        // Exactly to f64, to f32 rounding to odd; assign_local's rounding is then the one.
+        check_settings(op, {"to", "rounding_mode", "saturate"});
+        sb_.need_f64("cast " + from + " -> " + out.dtype + " (" + op_where(op) + ")");
+        return "oi_odd_f32(double(" + x + "))";
+      }
+      return cast_expr(op, x, ctype(op.inputs[0]), out_t);
     }
+    if (is_comparison(op.op)) return comparison(op, index_var);
     for (const std::string& in : op.inputs) {
-      if (type_of(in) != out_t)
+      if (plan_.value(in).dtype != out.dtype)
         unsupported(op_where(op) + ": mixed dtypes (" + plan_.value(in).dtype + " input, " +
                     out.dtype + " output) are not supported");
       a.push_back(local(in, index_var));
     }
+    if (is_logical(op.op)) return logical(op, a, out_t);
+    if (out_t == "bool")
+      unsupported(op_where(op) + " on bool is not supported (comparisons and and/or/xor/not are)");
     const bool f = is_float_type(out_t), d = out_t == "double";
     const std::string& o = op.op;
     auto need = [&](size_t n) {
@@ -291,6 +332,44 @@ class KernelWriter {
                 ")");
   }
 
+  // eq ne lt le gt ge: bool from two values of one dtype; with NaN only `ne` holds (GLSL's
+  // comparisons, IEEE where the device keeps NaN: the _ieee shaders).
+  std::string comparison(const OpIn& op, const std::string& index_var) {
+    check_settings(op, {});
+    if (op.inputs.size() != 2) invalid(op_where(op) + ": a comparison takes two inputs");
+    const ValueIn& x = plan_.value(op.inputs[0]);
+    const ValueIn& y = plan_.value(op.inputs[1]);
+    if (x.dtype != y.dtype)
+      unsupported(op_where(op) + ": mixed dtypes (" + x.dtype + ", " + y.dtype + ")");
+    if (plan_.value(op.output).dtype != "bool") invalid(op_where(op) + ": the output must be bool");
+    const std::string a = local(op.inputs[0], index_var), b = local(op.inputs[1], index_var);
+    const std::string& o = op.op;
+    const std::string sym = o == "eq"   ? "=="
+                            : o == "ne" ? "!="
+                            : o == "lt" ? "<"
+                            : o == "le" ? "<="
+                            : o == "gt" ? ">"
+                                        : ">=";
+    return "(" + a + " " + sym + " " + b + ")";
+  }
+
+  // and or xor not: logical on bool, bitwise on i32/u32.
+  std::string logical(const OpIn& op, const std::vector<std::string>& a, const std::string& t) {
+    check_settings(op, {});
+    const bool unary = op.op == "not";
+    if (a.size() != (unary ? 1u : 2u))
+      invalid(op_where(op) + ": expected " + std::string(unary ? "one input" : "two inputs"));
+    const bool b = t == "bool";
+    if (!b && t != "int" && t != "uint")
+      unsupported(op_where(op) + " on " + plan_.value(op.output).dtype +
+                  " is not supported (bool, i32 and u32 are)");
+    if (unary) return b ? "(!" + a[0] + ")" : "(~" + a[0] + ")";
+    const std::string sym = op.op == "and"  ? (b ? "&&" : "&")
+                            : op.op == "or" ? (b ? "||" : "|")
+                                            : (b ? "!=" : "^");
+    return "(" + a[0] + " " + sym + " " + a[1] + ")";
+  }
+
   void emit_ops(size_t first, const std::string& index_var) {
     for (size_t i = first; i < kernel_.ops.size(); ++i) {
       const OpIn& op = kernel_.ops[i];
@@ -310,7 +389,10 @@ class KernelWriter {
       if (plan_.value(w).shape != kernel_.shape)
         unsupported("kernel " + std::to_string(kernel_.id) + " writes '" + w +
                     "' with a shape other than the kernel's");
-      body_ << "    " << buffer(w) << "[" << index_var << "] = " << it->second << ";\n";
+      auto entry = stored_as_.find(w);
+      body_ << "    "
+            << sb_.store(entry == stored_as_.end() ? w : entry->second, index_var, it->second)
+            << "\n";
     }
   }
 
@@ -479,11 +561,57 @@ class KernelWriter {
     return finish_grid("reduction");
   }
 
+  // argmax_axis / argmin_axis: the index along `axis` as i64 (ties: the first, or the last with
+  // select_first=false; a NaN: the first NaN's index), one invocation per output element.
+  KernelShader write_arg_reduction() {
+    const OpIn& op = kernel_.ops.front();
+    if (kernel_.ops.size() != 1)
+      unsupported(op_where(op) + ": an epilogue after an arg reduction is not supported");
+    check_settings(op, {"axis", "keepdims", "select_first"});
+    if (op.inputs.size() != 1) invalid(op_where(op) + ": takes one input");
+    const ValueIn& in = plan_.value(op.inputs[0]);
+    const ValueIn& out = plan_.value(op.output);
+    if (out.dtype != "i64") invalid(op_where(op) + ": the output must be i64");
+    const std::string t = type_of(in.name);
+    const size_t rank = in.shape.size();
+    int64_t axis = sb_.int_setting(op, "axis", 0);
+    if (axis < 0) axis += static_cast<int64_t>(rank);
+    if (axis < 0 || axis >= static_cast<int64_t>(std::max<size_t>(rank, 1)))
+      invalid(op_where(op) + ": axis out of range");
+    const auto ax = static_cast<size_t>(axis);
+    const uint64_t R = rank ? in.shape[ax] : 1, inner = product(in.shape, ax + 1);
+    if (R == 0) invalid(op_where(op) + ": over an empty axis");
+    const uint64_t n = product(in.shape) / R;
+    if (product(out.shape) != n) invalid(op_where(op) + ": the output has another shape");
+    check_count(product(in.shape), "element count");
+    bool first = true;
+    if (const json::value* sf = setting(op, "select_first")) {
+      if (!sf->is_bool()) invalid(op_where(op) + ": select_first must be a boolean");
+      first = sf->as_bool();
+    }
+    const bool f = is_float_type(t);
+    if (f) sb_.add_helper("cast", kCastHelpers);
+    const std::string better = op.op == "argmax_axis" ? ">" : "<";
+    const std::string X = buffer(in.name);
+    body_ << "    const uint base = (i / " << u(inner) << ") * " << u(R * inner) << " + i % "
+          << u(inner) << ";\n"
+          << "    " << t << " best = " << X << "[base];\n    uint at = 0u;\n"
+          << "    bool nan = " << (f ? "oi_isnan(best)" : "false") << ";\n"
+          << "    for (uint r = 1u; r < " << u(R) << " && !nan; ++r) {\n"
+          << "      const " << t << " x = " << X << "[base + r * " << u(inner) << "];\n";
+    if (f) body_ << "      if (oi_isnan(x)) { at = r; nan = true; continue; }\n";
+    body_ << "      if (x " << better << " best" << (first ? "" : " || x == best")
+          << ") { best = x; at = r; }\n    }\n"
+          << "    " << buffer(out.name) << "[i] = uvec2(at, 0u);\n";
+    return sb_.grid(op.op, n, body_.str());
+  }
+
   const PlanIn& plan_;
   const KernelIn& kernel_;
   ShaderBuilder sb_;
   uint64_t out_elements_ = 0;
   std::map<std::string, std::string> locals_;
+  std::map<std::string, std::string> stored_as_;  // a written value's reference ("K[l, t]")
   std::ostringstream body_;
   int relu_count_ = 0;
   int next_local_ = 0;

@@ -18,6 +18,9 @@ struct Binding {
   std::string value;
   bool read = false;
   bool write = false;
+  // A table entry: its index terms as the plan writes them ("b", "0", "pos"); the host
+  // program binds the entry they select at each dispatch.
+  std::vector<std::string> entry;
 };
 
 struct KernelShader {
@@ -47,6 +50,8 @@ KernelShader write_counter_shader(const PlanIn& plan, const DeviceIn& device, ui
 // The GLSL type of a dtype the emitter supports in kernels ("float", "double", "int", "uint"),
 // else throws.
 std::string glsl_type(const std::string& dtype, const std::string& where);
+// Whether buffers of `dtype` can be bound at all (the writers refuse what they cannot compute).
+bool storable_dtype(const std::string& dtype);
 inline bool is_float_type(const std::string& t) {
   return t == "float" || t == "double";
 }

@@ -56,18 +56,44 @@ struct Value {
   std::optional<json::value> init;
   int buffer = -1;                  // index into Runner::buffers_ (the arena for arena values)
   std::vector<uint8_t> init_image;  // the @init value repeated, when there is one
+  // Tables: one buffer of entries `stride` bytes apart (the device's storage buffer offset
+  // alignment), the growing index (bound 0) outermost so that growing keeps the offsets;
+  // shape, elements and bytes are one entry's.
+  std::vector<std::string> indices;
+  std::vector<uint64_t> bound;        // 0: grows at run time
+  std::string pattern;                // constant tables: the model tensor of each entry
+  uint64_t stride = 0, capacity = 1;  // capacity: along the growing index
+  int growing = -1;
+  std::vector<bool> available;  // constant tables: the model has the entry as declared
+  bool table() const { return !indices.empty(); }
+  uint64_t fixed_entries() const {
+    uint64_t n = 1;
+    for (uint64_t b : bound) n *= b ? b : 1;
+    return n;
+  }
+  uint64_t entry_count() const { return fixed_entries() * (growing >= 0 ? capacity : 1); }
+  uint64_t table_bytes() const { return entry_count() * stride; }
+};
+
+// A kernel binding: the value, and for a table the index terms of the entry it binds.
+struct KernelBinding {
+  uint32_t binding = 0;
+  std::string value;
+  std::vector<std::string> entry;
 };
 
 struct Kernel {
   std::string spirv, spirv_ieee;  // the second keeps signed zeros, inf and NaN (float controls)
   std::array<uint64_t, 3> groups{0, 0, 0};
-  std::vector<std::pair<uint32_t, std::string>> bindings;
+  std::vector<KernelBinding> bindings;
   vk::UniqueDescriptorSetLayout set_layout;
   vk::UniquePipelineLayout layout;
   vk::UniquePipeline pipeline;
   vk::DescriptorSet set;
   uint64_t bytes_moved = 0;
-  bool float64 = false;  // the shader computes in f64 (shaderFloat64)
+  bool float64 = false;    // the shader computes in f64 (shaderFloat64)
+  bool storage16 = false;  // f16 buffers (storageBuffer16BitAccess)
+  bool storage8 = false;   // bool buffers (storageBuffer8BitAccess)
 };
 
 struct Buffer {
@@ -96,6 +122,38 @@ std::string shape_text(const std::vector<uint64_t>& s) {
   std::string t = "[";
   for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
   return t + "]";
+}
+
+// A double rounded once to a narrow float of eb exponent and mb mantissa bits (f16 5/10, bf16
+// 8/7, f8 5/2): nearest, ties to even, overflow to inf, NaN quiet (ops.md).
+uint32_t narrow_bits(double v, int eb, int mb) {
+  uint64_t x;
+  std::memcpy(&x, &v, 8);
+  const uint32_t sign = static_cast<uint32_t>(x >> 63) << (eb + mb);
+  const uint64_t e = (x >> 52) & 0x7ff, m = x & ((uint64_t{1} << 52) - 1);
+  const uint32_t maxe = (1u << eb) - 1, infb = maxe << mb;
+  if (e == 0x7ff) return sign | infb | (m ? (1u << (mb - 1)) | uint32_t(m >> (52 - mb)) : 0u);
+  if (e == 0 && m == 0) return sign;
+  int64_t ex;
+  uint64_t sig;
+  if (e == 0) {
+    int lead = 63;
+    while (!((m >> lead) & 1)) --lead;
+    sig = m << (52 - lead);
+    ex = -1022 - (52 - lead);
+  } else {
+    sig = m | (uint64_t{1} << 52);
+    ex = static_cast<int64_t>(e) - 1023;
+  }
+  const int64_t biased = ex + (1 << (eb - 1)) - 1;
+  if (biased >= static_cast<int64_t>(maxe)) return sign | infb;
+  const int64_t shift = biased < 1 ? 52 - mb + 1 - biased : 52 - mb;
+  if (shift > 53) return sign;
+  uint64_t r = sig >> shift;
+  const uint64_t rest = sig & ((uint64_t{1} << shift) - 1), tie = uint64_t{1} << (shift - 1);
+  if (rest > tie || (rest == tie && (r & 1))) ++r;
+  if (biased < 1) return sign | static_cast<uint32_t>(r);
+  return sign | static_cast<uint32_t>((static_cast<uint64_t>(biased - 1) << mb) + r);
 }
 
 // The @init literal as the bytes of one element of `dtype`.
@@ -130,6 +188,12 @@ std::vector<uint8_t> init_element(const Value& v) {
     put(static_cast<int64_t>(j.is_int64() ? j.as_int64() : static_cast<int64_t>(d)));
   else if (v.dtype == "u64")
     put(static_cast<uint64_t>(d));
+  else if (v.dtype == "f16")
+    put(static_cast<uint16_t>(narrow_bits(d, 5, 10)));
+  else if (v.dtype == "bf16")
+    put(static_cast<uint16_t>(narrow_bits(d, 8, 7)));
+  else if (v.dtype == "f8")
+    put(static_cast<uint8_t>(narrow_bits(d, 5, 2)));
   else if (v.dtype == "bool" || v.dtype == "u8")
     put(static_cast<uint8_t>(d != 0));
   else if (v.dtype == "i8")
@@ -204,6 +268,7 @@ class Runner {
       if (v.storage == "internal" || (v.storage == "arena" && !returned))
         input_error("'" + f + "' is a temporary: generated code fetches declared variables " +
                     "and returned values only");
+      if (v.table()) input_error("'" + f + "' is a table: fetch its entries through a variable");
     }
     for (uint64_t step = 0; step < opt_.steps; ++step) {
       run_step(step);
@@ -257,6 +322,17 @@ class Runner {
         if (auto* i = o.if_contains("init")) v.init = *i;
         if (auto* off = o.if_contains("offset")) v.offset = off->to_number<uint64_t>();
         if (auto* z = o.if_contains("zero_fill")) v.zero_fill = z->as_bool();
+        if (auto* ix = o.if_contains("indices")) {
+          for (const json::value& n : ix->as_array()) v.indices.emplace_back(n.as_string());
+          for (const json::value& b : o.at("bound").as_array())
+            v.bound.push_back(b.is_null() ? 0 : b.to_number<uint64_t>());
+          if (v.bound.size() != v.indices.size()) input_error("table '" + v.name + "': bounds");
+          for (size_t i = 0; i < v.bound.size(); ++i)
+            if (v.bound[i] == 0) v.growing = static_cast<int>(i);
+          v.bytes = o.at("entry_bytes").to_number<uint64_t>();
+          if (auto* p = o.if_contains("pattern")) v.pattern = std::string(p->as_string());
+          if (v.pattern.empty()) v.pattern = v.link + ".{" + v.indices[0] + "}";
+        }
         if (v.init) {
           std::vector<uint8_t> e = init_element(v);
           for (uint64_t i = 0; i < v.elements; ++i)
@@ -271,11 +347,18 @@ class Runner {
         k.spirv = std::string(o.at("spirv").as_string());
         if (auto* ieee = o.if_contains("spirv_ieee")) k.spirv_ieee = std::string(ieee->as_string());
         if (auto* f64 = o.if_contains("float64")) k.float64 = f64->as_bool();
+        if (auto* b16 = o.if_contains("storage16")) k.storage16 = b16->as_bool();
+        if (auto* b8 = o.if_contains("storage8")) k.storage8 = b8->as_bool();
         for (int i = 0; i < 3; ++i)
           k.groups[i] = o.at("workgroups").as_array().at(i).to_number<uint64_t>();
-        for (const json::value& b : o.at("bindings").as_array())
-          k.bindings.emplace_back(static_cast<uint32_t>(b.at("binding").to_number<uint64_t>()),
-                                  std::string(b.at("value").as_string()));
+        for (const json::value& b : o.at("bindings").as_array()) {
+          KernelBinding kb{static_cast<uint32_t>(b.at("binding").to_number<uint64_t>()),
+                           std::string(b.at("value").as_string()),
+                           {}};
+          if (auto* e = b.as_object().if_contains("entry"))
+            for (const json::value& t : e->as_array()) kb.entry.emplace_back(t.as_string());
+          k.bindings.push_back(std::move(kb));
+        }
         kernels_.push_back(std::move(k));
       }
       if (const json::value* errors = m.if_contains("errors"))
@@ -366,8 +449,32 @@ class Runner {
                      "' lacks shaderFloat64, which the f32 math kernels of this manifest need");
       features.shaderFloat64 = VK_TRUE;
     }
-    device_ = phys_.createDeviceUnique(
-        vk::DeviceCreateInfo({}, 1, &qci, 0, nullptr, 0, nullptr, &features));
+    // f16 and bool buffers: 16- and 8-bit storage, enabled only when a kernel has them.
+    const bool want16 =
+        std::any_of(kernels_.begin(), kernels_.end(), [](const Kernel& k) { return k.storage16; });
+    const bool want8 =
+        std::any_of(kernels_.begin(), kernels_.end(), [](const Kernel& k) { return k.storage8; });
+    vk::PhysicalDevice16BitStorageFeatures f16;
+    vk::PhysicalDevice8BitStorageFeatures f8;
+    if (want16 || want8) {
+      if (props_.apiVersion < VK_API_VERSION_1_2)
+        device_error("the device's Vulkan is older than 1.2, which f16/bool buffers need here");
+      auto have =
+          phys_.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDevice16BitStorageFeatures,
+                             vk::PhysicalDevice8BitStorageFeatures>();
+      if (want16 && !have.get<vk::PhysicalDevice16BitStorageFeatures>().storageBuffer16BitAccess)
+        device_error(std::string("the device '") + props_.deviceName.data() +
+                     "' lacks storageBuffer16BitAccess, which the f16 kernels need");
+      if (want8 && !have.get<vk::PhysicalDevice8BitStorageFeatures>().storageBuffer8BitAccess)
+        device_error(std::string("the device '") + props_.deviceName.data() +
+                     "' lacks storageBuffer8BitAccess, which the bool kernels need");
+      f16.storageBuffer16BitAccess = want16;
+      f8.storageBuffer8BitAccess = want8;
+      f16.pNext = &f8;
+    }
+    vk::DeviceCreateInfo dci({}, 1, &qci, 0, nullptr, 0, nullptr, &features);
+    if (want16 || want8) dci.pNext = &f16;
+    device_ = phys_.createDeviceUnique(dci);
     VULKAN_HPP_DEFAULT_DISPATCHER.init(*device_);
     queue_ = device_->getQueue(family_, 0);
     pool_ = device_->createCommandPoolUnique(
@@ -414,6 +521,18 @@ class Runner {
         staging = std::max(staging, (v.bytes + 15) / 16 * 16);  // a returned one is fetched
         continue;
       }
+      if (v.table()) {
+        v.stride = std::max<uint64_t>((v.bytes + align - 1) / align * align, align);
+        v.capacity = v.growing >= 0 ? 16 : 1;
+        if (v.bytes > props_.limits.maxStorageBufferRange)
+          device_error("an entry of table '" + v.name +
+                       "' is larger than the device's maxStorageBufferRange");
+        v.buffer = static_cast<int>(buffers_.size());
+        buffers_.push_back(
+            make_buffer(v.table_bytes(), usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
+        staging += (v.bytes + 15) / 16 * 16;
+        continue;
+      }
       if (v.bytes > props_.limits.maxStorageBufferRange)
         device_error("value '" + v.name + "' is larger than the device's maxStorageBufferRange");
       v.buffer = static_cast<int>(buffers_.size());
@@ -428,12 +547,40 @@ class Runner {
     staging_map_ = static_cast<uint8_t*>(device_->mapMemory(*staging_.memory, 0, VK_WHOLE_SIZE));
   }
 
+  // Table entries are dynamic storage buffers: the dispatch gives the entry's offset.
+  static vk::DescriptorType descriptor_type(const KernelBinding& b) {
+    return b.entry.empty() ? vk::DescriptorType::eStorageBuffer
+                           : vk::DescriptorType::eStorageBufferDynamic;
+  }
+
+  void write_descriptors(Kernel& k) {
+    std::vector<vk::DescriptorBufferInfo> infos;
+    for (const KernelBinding& b : k.bindings) {
+      const Value& v = value(b.value);
+      if (v.buffer < 0) input_error("kernel binds '" + b.value + "', which has no memory");
+      if (v.table() != !b.entry.empty())
+        input_error("kernel binds table '" + b.value + "' without an entry, or a value with one");
+      infos.push_back({*buffers_[static_cast<size_t>(v.buffer)].buffer,
+                       v.storage == "arena" ? v.offset : 0, std::max<uint64_t>(v.bytes, 4)});
+    }
+    std::vector<vk::WriteDescriptorSet> writes;
+    for (size_t i = 0; i < infos.size(); ++i)
+      writes.push_back(
+          {k.set, k.bindings[i].binding, 0, 1, descriptor_type(k.bindings[i]), nullptr, &infos[i]});
+    device_->updateDescriptorSets(writes, {});
+  }
+
   void create_pipelines() {
-    uint32_t sets = 0, descriptors = 0;
-    for (const Kernel& k : kernels_)
-      sets++, descriptors += static_cast<uint32_t>(k.bindings.size());
-    vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer, std::max(descriptors, 1u));
-    dpool_ = device_->createDescriptorPoolUnique({{}, std::max(sets, 1u), 1, &size});
+    uint32_t sets = 0, plain = 0, dynamic = 0;
+    for (const Kernel& k : kernels_) {
+      sets++;
+      for (const KernelBinding& b : k.bindings) (b.entry.empty() ? plain : dynamic)++;
+    }
+    std::vector<vk::DescriptorPoolSize> sizes{
+        {vk::DescriptorType::eStorageBuffer, std::max(plain, 1u)}};
+    if (dynamic) sizes.push_back({vk::DescriptorType::eStorageBufferDynamic, dynamic});
+    dpool_ = device_->createDescriptorPoolUnique(
+        {{}, std::max(sets, 1u), static_cast<uint32_t>(sizes.size()), sizes.data()});
     for (Kernel& k : kernels_) {
       const bool ieee =
           ieee_specials_ && !k.spirv_ieee.empty() && fs::exists(opt_.manifest_dir / k.spirv_ieee);
@@ -448,8 +595,8 @@ class Runner {
       std::memcpy(words.data(), bytes.data(), bytes.size());
       auto module = device_->createShaderModuleUnique({{}, bytes.size(), words.data()});
       std::vector<vk::DescriptorSetLayoutBinding> lb;
-      for (const auto& [b, name] : k.bindings)
-        lb.push_back({b, vk::DescriptorType::eStorageBuffer, 1, vk::ShaderStageFlagBits::eCompute});
+      for (const KernelBinding& b : k.bindings)
+        lb.push_back({b.binding, descriptor_type(b), 1, vk::ShaderStageFlagBits::eCompute});
       k.set_layout = device_->createDescriptorSetLayoutUnique(
           {{}, static_cast<uint32_t>(lb.size()), lb.data()});
       k.layout = device_->createPipelineLayoutUnique({{}, 1, &*k.set_layout});
@@ -460,19 +607,8 @@ class Runner {
         device_error("cannot create the pipeline of " + k.spirv);
       k.pipeline = std::move(result.value);
       k.set = device_->allocateDescriptorSets({*dpool_, 1, &*k.set_layout})[0];
-      std::vector<vk::DescriptorBufferInfo> infos;
-      for (const auto& [b, name] : k.bindings) {
-        const Value& v = value(name);
-        if (v.buffer < 0) input_error("kernel binds '" + name + "', which has no memory");
-        infos.push_back({*buffers_[static_cast<size_t>(v.buffer)].buffer,
-                         v.storage == "arena" ? v.offset : 0, std::max<uint64_t>(v.bytes, 4)});
-        k.bytes_moved += v.bytes;
-      }
-      std::vector<vk::WriteDescriptorSet> writes;
-      for (size_t i = 0; i < infos.size(); ++i)
-        writes.push_back({k.set, k.bindings[i].first, 0, 1, vk::DescriptorType::eStorageBuffer,
-                          nullptr, &infos[i]});
-      device_->updateDescriptorSets(writes, {});
+      for (const KernelBinding& b : k.bindings) k.bytes_moved += value(b.value).bytes;
+      write_descriptors(k);
     }
   }
 
@@ -483,12 +619,174 @@ class Runner {
   uint64_t offset_of(const Value& v) const { return v.storage == "arena" ? v.offset : 0; }
 
   void upload(const Value& v, const uint8_t* data, uint64_t bytes) {
+    upload_at(v, offset_of(v), data, bytes);
+  }
+
+  void upload_at(const Value& v, uint64_t offset, const uint8_t* data, uint64_t bytes) {
     if (bytes == 0) return;
     if (staging_used_ + bytes > staging_.size) submit_and_wait();
     std::memcpy(staging_map_ + staging_used_, data, bytes);
-    cmd_->copyBuffer(*staging_.buffer, buffer_of(v),
-                     vk::BufferCopy(staging_used_, offset_of(v), bytes));
+    cmd_->copyBuffer(*staging_.buffer, buffer_of(v), vk::BufferCopy(staging_used_, offset, bytes));
     staging_used_ += (bytes + 15) / 16 * 16;
+  }
+
+  // ---- tables ---------------------------------------------------------------------------
+  // An index term of the manifest: an integer, a loop index, a size variable or an integer
+  // scalar on the device, optionally plus or minus an integer ("t-1").
+  int64_t term(const std::string& t, const std::map<std::string, int64_t>& indices) {
+    const size_t op = t.find_first_of("+-", 1);
+    if (op != std::string::npos && !std::isdigit(static_cast<unsigned char>(t[0])) && t[0] != '-') {
+      const int64_t rest = std::stoll(t.substr(op + 1));
+      const int64_t base = bound(json::value(t.substr(0, op)), indices);
+      return t[op] == '+' ? base + rest : base - rest;
+    }
+    return bound(json::value(t), indices);
+  }
+
+  // The entry number (before the stride) of table `v` at `idx`; grows a growing table to
+  // hold it. `where` names the use for the messages.
+  uint64_t entry_number(Value& v, const std::vector<int64_t>& idx, const std::string& where) {
+    std::string text = v.name + "[";
+    for (size_t i = 0; i < idx.size(); ++i) text += (i ? ", " : "") + std::to_string(idx[i]);
+    text += "]";
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] < 0 || (v.bound[i] && static_cast<uint64_t>(idx[i]) >= v.bound[i]))
+        input_error(where + ": index " + std::to_string(idx[i]) + " of '" + text +
+                    "' is out of range" +
+                    (v.bound[i] ? " (bound " + std::to_string(v.bound[i]) + ")" : ""));
+    }
+    if (v.growing >= 0) {
+      const auto g = static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]);
+      if (g >= v.capacity) grow(v, g + 1);
+    }
+    uint64_t e = 0;
+    for (size_t i = 0; i < idx.size(); ++i)
+      if (static_cast<int>(i) != v.growing) e = e * v.bound[i] + static_cast<uint64_t>(idx[i]);
+    if (v.growing >= 0)
+      e += static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) * v.fixed_entries();
+    if (v.storage == "constant" && !v.available.at(e))
+      input_error(where + ": table entry '" + text + "' is unavailable (model tensor '" +
+                  entry_tensor(v, e) + "' is missing or not " + v.dtype + shape_text(v.shape) +
+                  ")");
+    return e;
+  }
+
+  // A growing table's capacity doubles until it holds `need` along the growing index: the
+  // recorded work runs first, the entries move to a new buffer (zeros after them) and every
+  // kernel binding the table gets the new buffer.
+  void grow(Value& v, uint64_t need) {
+    uint64_t cap = v.capacity;
+    while (cap < need) cap *= 2;
+    const uint64_t old_bytes = v.table_bytes();
+    v.capacity = cap;
+    if (v.table_bytes() > UINT32_MAX)
+      device_error("table '" + v.name + "' outgrew 4 GiB (32-bit dynamic offsets)");
+    submit_and_wait();
+    const auto usage = vk::BufferUsageFlagBits::eStorageBuffer |
+                       vk::BufferUsageFlagBits::eTransferSrc |
+                       vk::BufferUsageFlagBits::eTransferDst;
+    Buffer fresh = make_buffer(v.table_bytes(), usage, vk::MemoryPropertyFlagBits::eDeviceLocal);
+    Buffer& old = buffers_[static_cast<size_t>(v.buffer)];
+    cmd_->fillBuffer(*fresh.buffer, 0, VK_WHOLE_SIZE, 0);
+    barrier();
+    cmd_->copyBuffer(*old.buffer, *fresh.buffer, vk::BufferCopy(0, 0, old_bytes));
+    barrier();
+    submit_and_wait();
+    old = std::move(fresh);
+    if (v.init) {  // the new entries start from @init
+      for (uint64_t e = old_bytes / v.stride; e < v.entry_count(); ++e)
+        reset_entry(v, e * v.stride);
+      barrier();
+      submit_and_wait();
+    }
+    for (Kernel& k : kernels_)
+      for (const KernelBinding& b : k.bindings)
+        if (b.value == v.name) {
+          write_descriptors(k);
+          break;
+        }
+  }
+
+  // The regions of a copy side: whole values one region; table entries (ranges "a..b"
+  // expand, in row-major order) one region per entry, offset -1 for an entry past a growing
+  // table's capacity (it reads as zeros).
+  std::vector<int64_t> regions(Value& v, const json::value* entry,
+                               const std::map<std::string, int64_t>& indices,
+                               const std::string& where, bool write, uint64_t other_bytes = 0) {
+    if (!v.table()) return {static_cast<int64_t>(offset_of(v))};
+    if (!entry) input_error(where + ": table '" + v.name + "' without an entry");
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    int star = -1;  // "*": as many entries as the other side of the copy holds
+    for (const json::value& tv : entry->as_array()) {
+      const std::string t(tv.as_string());
+      const size_t dots = t.find("..");
+      if (t == "*") {
+        star = static_cast<int>(ranges.size());
+        ranges.emplace_back(0, 0);
+      } else if (dots == std::string::npos) {
+        const int64_t x = term(t, indices);
+        ranges.emplace_back(x, x + 1);
+      } else {
+        ranges.emplace_back(term(t.substr(0, dots), indices), term(t.substr(dots + 2), indices));
+      }
+    }
+    if (star >= 0) {
+      uint64_t others = 1;
+      for (size_t i = 0; i < ranges.size(); ++i)
+        if (static_cast<int>(i) != star)
+          others *= static_cast<uint64_t>(std::max<int64_t>(ranges[i].second - ranges[i].first, 0));
+      ranges[static_cast<size_t>(star)].second =
+          others && v.bytes ? static_cast<int64_t>(other_bytes / (others * v.bytes)) : 0;
+    }
+    std::vector<int64_t> out;
+    std::vector<int64_t> idx(ranges.size());
+    for (size_t i = 0; i < ranges.size(); ++i) idx[i] = ranges[i].first;
+    if (std::any_of(ranges.begin(), ranges.end(), [](auto& r) { return r.second <= r.first; }))
+      return out;
+    while (true) {
+      const bool past = !write && v.growing >= 0 &&
+                        static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) >= v.capacity &&
+                        idx[static_cast<size_t>(v.growing)] >= 0;
+      out.push_back(past ? -1 : static_cast<int64_t>(entry_number(v, idx, where) * v.stride));
+      size_t d = ranges.size();
+      while (d > 0 && ++idx[d - 1] == ranges[d - 1].second) {
+        idx[d - 1] = ranges[d - 1].first;
+        --d;
+      }
+      if (d == 0) break;
+    }
+    return out;
+  }
+
+  // transfer / cache.read / cache.write between whole values and table entries.
+  void copy_step(const json::object& s, const std::map<std::string, int64_t>& indices) {
+    Value& from = mutable_value(std::string(s.at("from").as_string()));
+    Value& to = mutable_value(std::string(s.at("to").as_string()));
+    const std::string where = "copy from '" + from.name + "' to '" + to.name + "'";
+    const std::vector<int64_t> dst = regions(to, s.if_contains("to_entry"), indices, where, true);
+    const std::vector<int64_t> src =
+        regions(from, s.if_contains("from_entry"), indices, where, false, to.bytes);
+    const uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
+    if (piece == 0) return;
+    // Each source piece goes to the next `piece` bytes of the destination.
+    uint64_t at = 0;
+    for (int64_t off : src) {
+      const uint64_t d = to.table() ? static_cast<uint64_t>(dst.at(at / to.bytes)) + at % to.bytes
+                                    : offset_of(to) + at;
+      if (off < 0 && from.init)  // past a growing table's capacity: @init, else zeros
+        upload_at(to, d, from.init_image.data(), std::min<uint64_t>(piece, from.init_image.size()));
+      else if (off < 0)
+        zero_range(to, d, piece);
+      else
+        cmd_->copyBuffer(buffer_of(from), buffer_of(to),
+                         vk::BufferCopy(static_cast<uint64_t>(off), d, piece));
+      at += piece;
+    }
+  }
+
+  Value& mutable_value(const std::string& name) {
+    value(name);  // the message for an unknown name
+    return values_[index_.at(name)];
   }
 
   void zero(const Value& v) {
@@ -539,7 +837,67 @@ class Runner {
     return &it->second;
   }
 
-  void set_initial(const Value& v) {
+  // A constant table's entries come from the model tensors its pattern names; an entry the
+  // model lacks or holds with another dtype or shape is unavailable (a dispatch that binds it
+  // stops the step, as the simulator fails where it reads the entry). Other tables start from
+  // @init, else zeros.
+  void set_initial_table(Value& v) {
+    zero_table(v);
+    if (v.storage == "constant") {
+      v.available.assign(v.entry_count(), false);
+      for (uint64_t e = 0; e < v.entry_count(); ++e) {
+        auto it = model_.tensors.find(entry_tensor(v, e));
+        if (it == model_.tensors.end() || !it->second.has_data ||
+            it->second.dtype != oinf_io::dtype_tag(v.dtype) || it->second.dims != v.shape)
+          continue;
+        v.available[e] = true;
+        upload_at(v, e * v.stride, it->second.data.data(), it->second.data.size());
+      }
+    } else if (v.init) {
+      for (uint64_t e = 0; e < v.entry_count(); ++e)
+        upload_at(v, e * v.stride, v.init_image.data(), v.init_image.size());
+    }
+  }
+
+  static std::string entry_tensor(const Value& v, uint64_t e) {
+    std::string name = v.pattern;
+    const std::string key = "{" + v.indices[0] + "}";
+    if (const size_t at = name.find(key); at != std::string::npos)
+      name.replace(at, key.size(), std::to_string(e));
+    return name;
+  }
+
+  void zero_table(const Value& v) { cmd_->fillBuffer(buffer_of(v), 0, VK_WHOLE_SIZE, 0); }
+
+  // An entry (at byte `offset`) or every entry of a table back to @init, else zeros.
+  void reset_entry(const Value& v, uint64_t offset) {
+    if (v.init)
+      upload_at(v, offset, v.init_image.data(), v.init_image.size());
+    else
+      zero_range(v, offset, v.bytes);
+  }
+
+  // Exactly these bytes of v's buffer (fillBuffer needs multiples of 4; a neighbour's bytes
+  // must not be touched by a command unordered with its own copy).
+  void zero_range(const Value& v, uint64_t offset, uint64_t bytes) {
+    if (offset % 4 == 0 && bytes % 4 == 0) {
+      if (bytes) cmd_->fillBuffer(buffer_of(v), offset, bytes, 0);
+      return;
+    }
+    const std::vector<uint8_t> zeros(bytes, 0);
+    upload_at(v, offset, zeros.data(), bytes);
+  }
+
+  void reset_table(const Value& v) {
+    zero_table(v);
+    if (v.init) {
+      barrier();
+      for (uint64_t e = 0; e < v.entry_count(); ++e) reset_entry(v, e * v.stride);
+    }
+  }
+
+  void set_initial(Value& v) {
+    if (v.table()) return set_initial_table(v);
     if (const oinf_io::Tensor* t = linked(v)) {
       upload(v, t->data.data(), t->data.size());
     } else if (v.init) {
@@ -550,7 +908,7 @@ class Runner {
   }
 
   void upload_create_time_values() {
-    for (const Value& v : values_)
+    for (Value& v : values_)
       if (v.storage == "constant" || v.storage == "persistent") set_initial(v);
     barrier();
     submit_and_wait();
@@ -609,7 +967,7 @@ class Runner {
 
   // ---- the program ----------------------------------------------------------------------
   void run_step(uint64_t step) {
-    for (const Value& v : values_) {
+    for (Value& v : values_) {
       if (v.storage == "step") set_initial(v);
       if (v.storage == "arena" && v.zero_fill) zero(v);
     }
@@ -656,24 +1014,36 @@ class Runner {
       if (op == "dispatch") {
         Kernel& k = kernels_.at(s.at("kernel").to_number<size_t>());
         if (k.groups[0] == 0 || k.groups[1] == 0 || k.groups[2] == 0) continue;
+        std::vector<uint32_t> offsets;  // of the table entries, in binding order
+        for (const KernelBinding& b : k.bindings) {
+          if (b.entry.empty()) continue;
+          Value& v = mutable_value(b.value);
+          std::vector<int64_t> idx;
+          for (const std::string& t : b.entry) idx.push_back(term(t, indices));
+          const uint64_t e = entry_number(
+              v, idx, "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>()));
+          offsets.push_back(static_cast<uint32_t>(e * v.stride));
+        }
         cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, *k.pipeline);
-        cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, *k.layout, 0, k.set, {});
+        cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, *k.layout, 0, k.set, offsets);
         cmd_->dispatch(static_cast<uint32_t>(k.groups[0]), static_cast<uint32_t>(k.groups[1]),
                        static_cast<uint32_t>(k.groups[2]));
       } else if (op == "barrier") {
         barrier();
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
-        const Value& v = value(std::string(s.at("value").as_string()));
-        if (v.init)
+        Value& v = mutable_value(std::string(s.at("value").as_string()));
+        if (const json::value* entry = s.as_object().if_contains("entry")) {
+          for (int64_t off : regions(v, entry, indices, "cache.reset of '" + v.name + "'", true))
+            reset_entry(v, static_cast<uint64_t>(off));
+        } else if (v.table()) {
+          reset_table(v);
+        } else if (v.init) {
           upload(v, v.init_image.data(), v.init_image.size());
-        else
+        } else {
           zero(v);
+        }
       } else if (op == "copy") {
-        const Value& from = value(std::string(s.at("from").as_string()));
-        const Value& to = value(std::string(s.at("to").as_string()));
-        if (from.bytes)
-          cmd_->copyBuffer(buffer_of(from), buffer_of(to),
-                           vk::BufferCopy(offset_of(from), offset_of(to), from.bytes));
+        copy_step(s.as_object(), indices);
       } else if (op == "loop") {
         const std::string index(s.at("index").as_string());
         const int64_t start = bound(s.at("start"), indices), end = bound(s.at("end"), indices);
