@@ -435,6 +435,7 @@ class Generator : public KernelEnv {
     std::ostringstream c;
     for (const Value& v : values_) {
       if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
+      if (v.ptable) continue;  // starts empty: the model does not fill it
       if (v.table) {
         c << embedded_table(v);
         continue;
