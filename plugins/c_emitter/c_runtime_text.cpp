@@ -39,7 +39,8 @@ void @NAME@_destroy(@NAME@_state* s);
 int @NAME@_insert(@NAME@_state* s, const char* name, const void* data, size_t bytes);
 /* Runs one step. Every dynamic input must have been inserted since the previous step. */
 int @NAME@_step(@NAME@_state* s);
-/* The current value of a declared variable (valid until the next step or destroy). */
+/* The current value of a declared variable (valid until the next step or destroy; a persistent
+ * table's entries are packed into a buffer of the state, valid until its next fetch too). */
 int @NAME@_fetch(const @NAME@_state* s, const char* name, const void** data, size_t* bytes);
 /* The shape of what fetch gives now: the declaration's, except that a persistent table comes
  * whole (dsl.md), its growable indices at their current sizes. */
