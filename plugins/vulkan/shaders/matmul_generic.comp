@@ -18,6 +18,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
 #include "half_formats.glsl"
+#include "matmul_subnormals.glsl"
 #if defined(F64)
 #include "wide_floats.glsl"
 #endif
@@ -150,6 +151,14 @@ void multiply() {
         acc64 = acc64 + packDouble2x32(x) * packDouble2x32(z);
 #else
         if (IN_FLOAT) {
+#if SCALE_SUBNORMALS
+          // a device that flushes: a subnormal bf16 operand keeps its value (f16 and f8 widen
+          // to normal f32 values), as in the f32 path
+          if (DT_IN == DT_BF16 && (is_subnormal(x.x) || is_subnormal(z.x))) {
+            accf = accf + exact_product(x.x, z.x);
+            continue;
+          }
+#endif
           accf = accf + uintBitsToFloat(x.x) * uintBitsToFloat(z.x);
         } else if (DT_IN == DT_BOOL) {
           any |= x.x & z.x;
