@@ -19,6 +19,16 @@ void check(oi_status* status) {
   throw abi::StatusError(OI_STATUS_INTERNAL, "matmul: " + what);
 }
 
+[[noreturn]] void bad_shape(const std::string& why) {
+  throw abi::StatusError(OI_STATUS_INVALID_ARGUMENT, "matmul: " + why);
+}
+
+std::string dims_text(const oi_tensor_desc& t) {
+  std::string text = "[";
+  for (uint32_t d = 0; d < t.rank; ++d) text += (d ? ", " : "") + std::to_string(t.dims[d]);
+  return text + "]";
+}
+
 uint64_t tensor_bytes(const oi_tensor_desc& t) {
   return (abi::element_count(t) * dtype_bits(t.dtype) + 7) / 8;
 }
@@ -54,14 +64,31 @@ void copy_staged(const oi_kernel_call& call, oi_buffer* staged, uint64_t count) 
 }  // namespace
 
 MatmulShape matmul_shape(const oi_kernel_call& call) {
+  if (call.num_inputs != 2 || call.num_outputs != 1) bad_shape("needs two inputs and one output");
   const oi_tensor_desc& a = call.inputs[0];
   const oi_tensor_desc& b = call.inputs[1];
   const oi_tensor_desc& out = call.outputs[0];
+  if (a.rank < 2 || b.rank < 2)
+    bad_shape("operands of rank >= 2, got " + dims_text(a) + " x " + dims_text(b));
   MatmulShape s;
   s.M = a.dims[a.rank - 2];
   s.K = a.dims[a.rank - 1];
   s.N = b.dims[b.rank - 1];
-  for (uint32_t d = 0; d + 2 < out.rank; ++d) s.batches *= out.dims[d];
+  // numpy: batch dims right-aligned, each 1 or the output's
+  bool ok = b.dims[b.rank - 2] == s.K && out.rank == std::max(a.rank, b.rank) &&
+            out.dims[out.rank - 2] == s.M && out.dims[out.rank - 1] == s.N;
+  for (uint32_t d = 0; ok && d + 2 < out.rank; ++d) {
+    const uint64_t want = out.dims[d];
+    for (const oi_tensor_desc* t : {&a, &b}) {
+      const uint32_t lead = out.rank - t->rank;  // dims t lacks count as 1
+      const uint64_t have = d < lead ? 1 : t->dims[d - lead];
+      ok = ok && (have == want || have == 1);
+    }
+    s.batches *= want;
+  }
+  if (!ok) {
+    bad_shape(dims_text(a) + " x " + dims_text(b) + " cannot give " + dims_text(out));
+  }
   return s;
 }
 
