@@ -369,7 +369,7 @@ void Interpreter::store(const Access& access, const Tensor& value) {
     ctx_.memory.write_table(v, slots_of(access), value, access.loc);
     return;
   }
-  Tensor& dst = plain_output(access);
+  Tensor& dst = plain_output(access, true);  // replaced whole: no download of a newer copy
   check_same_layout(value, v.dtype, v.shape, v, access.loc);
   if (&dst == &value) return;
   if (dst.is_view() || dst.nbytes() != value.nbytes()) {
