@@ -1,5 +1,6 @@
-// Ops over rows (ops-nn.md; f32, f64): softmax over `axis`, layer_norm and rms_norm over the
-// trailing axes from `axis`. One invocation per row, a few passes over it in order.
+// Ops over rows (ops-nn.md; f32, f64): softmax and log_softmax over `axis`, layer_norm and
+// rms_norm over the trailing axes from `axis`, one invocation per row, a few passes over it in
+// order; batch_norm per channel, one invocation per element.
 // GLSL's exp, sqrt and division are not correctly rounded; ops-nn.md's tolerance for them, (1e-5,
 // 1e-4), covers it.
 #include "ops.hpp"
@@ -53,6 +54,73 @@ KernelShader softmax(ShaderBuilder& sb, const OpIn& op) {
     << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = " << exp << X << at
     << " - m) / s;\n";
   return sb.grid("softmax", L == 0 ? 0 : product(in.shape) / L, b.str());
+}
+
+// log_softmax: x - max - log(sum of e^(x - max)), the same passes as softmax; f64 through
+// math_f64.glsl's exp_f64 and log_f64.
+KernelShader log_softmax(ShaderBuilder& sb, const OpIn& op) {
+  sb.check_settings(op, {"axis"});
+  if (op.inputs.size() != 1) invalid(op_where(op) + ": log_softmax takes one input");
+  const ValueIn& out = sb.value(op.output);
+  const std::string T = sb.type_of(out.name);
+  const ValueIn& in = typed_input(sb, op, 0, T);
+  if (in.shape != out.shape || in.shape.empty())
+    invalid(op_where(op) +
+            ": log_softmax needs an input of rank 1 or more and an output of its shape");
+  const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), in.shape.size());
+  const uint64_t L = in.shape[axis], inner = product(in.shape, axis + 1);
+  sb.check_count(product(in.shape), "element count");
+  const bool d = T == "double";
+  if (d) sb.use_math(op);
+  const std::string exp = d ? "exp_f64(" : "exp(", log = d ? "log_f64(" : "log(";
+  const std::string X = sb.buffer(in.name), Y = sb.buffer(out.name);
+  const std::string at = "[base + k * " + u(inner) + "]";
+  std::ostringstream b;
+  b << "    const uint base = (i / " << u(inner) << ") * " << u(L * inner) << " + i % " << u(inner)
+    << ";\n"
+    << "    " << T
+    << " m = " << (d ? "packDouble2x32(uvec2(0u, 0xfff00000u))" : "uintBitsToFloat(0xff800000u)")
+    << ";\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) m = oi_max(m, " << X << at << ");\n"
+    << "    " << T << " s = " << T << "(0);\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << exp << X << at << " - m);\n"
+    << "    const " << T << " ls = " << log << "s);\n"
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = " << X << at
+    << " - m - ls;\n";
+  return sb.grid("log_softmax", L == 0 ? 0 : product(in.shape) / L, b.str());
+}
+
+// batch_norm(x, scale, bias, mean, var) in inference form over channel axis 1:
+// (x - mean) / sqrt(var + epsilon) * scale + bias, one invocation per element.
+KernelShader batch_norm(ShaderBuilder& sb, const OpIn& op) {
+  sb.check_settings(op, {"epsilon"});
+  if (op.inputs.size() != 5)
+    invalid(op_where(op) + ": batch_norm takes x, scale, bias, mean and var");
+  const ValueIn& y = sb.value(op.output);
+  const std::string T = sb.type_of(y.name);
+  const ValueIn& x = typed_input(sb, op, 0, T);
+  if (y.shape != x.shape || x.shape.size() < 2)
+    invalid(op_where(op) + ": the output must have x's shape, x a rank of 2 or more");
+  const uint64_t C = x.shape[1], inner = product(x.shape, 2);
+  std::vector<std::string> p;
+  for (size_t k = 1; k < 5; ++k) {
+    const ValueIn& v = typed_input(sb, op, k, T);
+    if (product(v.shape) != C)
+      invalid(op_where(op) + ": '" + v.name + "' needs the " + std::to_string(C) + " channels");
+    p.push_back(sb.buffer(v.name) + "[c]");
+  }
+  double eps = 1e-5;
+  if (const json::value* e = sb.setting(op, "epsilon")) {
+    if (!e->is_number()) invalid(op_where(op) + ": epsilon must be a number");
+    eps = e->to_number<double>();
+  }
+  sb.check_count(product(x.shape), "element count");
+  std::ostringstream b;
+  b << "    const uint c = (i / " << u(inner) << ") % " << u(C) << ";\n"
+    << "    " << sb.buffer(y.name) << "[i] = (" << sb.buffer(x.name) << "[i] - " << p[2]
+    << ") / sqrt(" << p[3] << " + " << literal(json::value(eps), T, op_where(op)) << ") * " << p[0]
+    << " + " << p[1] << ";\n";
+  return sb.grid("batch_norm", product(x.shape), b.str());
 }
 
 // layer_norm(x, scale[, bias]): mean, then the mean of squared deviations (two passes, so no
@@ -137,6 +205,8 @@ KernelShader rms_norm(ShaderBuilder& sb, const OpIn& op) {
 
 void register_row_ops(OpRegistry& r) {
   r.ops["softmax"] = softmax;
+  r.ops["log_softmax"] = log_softmax;
+  r.ops["batch_norm"] = batch_norm;
   r.ops["layer_norm"] = layer_norm;
   r.ops["rms_norm"] = rms_norm;
 }

@@ -46,78 +46,74 @@ class ManifestWriter {
 
   // A copy between whole values and table entries (cache.read windows: ranges "a..b" of
   // integers), checked to move one dtype and the same number of bytes.
+  // A copy between whole values and table entries or slices (dsl.md: `A[]`, `A[a..b]` with an
+  // omitted start 0, an omitted or negative end counting from the table's current size, missing
+  // trailing indices as whole axes), checked here to move one dtype and, where the slice's
+  // length is static, the same number of bytes; the host program checks the others.
   void entry_copy(const std::string& kind, const std::string& line, const std::string& from,
                   const std::string& to, json::array& out) {
     const ValueRef f = parse_ref(from), t = parse_ref(to);
-    std::vector<std::string> all_terms;
-    auto side = [&](const ValueRef& r, const std::string& text, uint64_t& bytes) -> const ValueIn& {
+    auto num = [&](const std::string& x, int64_t& n) {
+      if (auto sv = plan_.sizevars.find(x); sv != plan_.sizevars.end()) {
+        n = static_cast<int64_t>(sv->second);
+        return true;
+      }
+      if (x.empty() || x.find_first_not_of("0123456789") != std::string::npos) return false;
+      n = std::stoll(x);
+      return true;
+    };
+    // The index terms of one side (empty for a whole value) and its bytes (0: known at run time).
+    auto side = [&](const ValueRef& r, const std::string& text, bool write, uint64_t& bytes,
+                    std::vector<std::string>& terms) -> const ValueIn& {
       auto it = plan_.value_index.find(r.name);
       if (it == plan_.value_index.end())
         invalid(kind + line + ": the plan does not list '" + r.name + "'");
       const ValueIn& v = plan_.values[it->second];
       if (v.storage == "internal") unsupported(kind + line + ": '" + text + "' has no memory");
-      if (r.all) {  // "T[]": every entry, the growing index as far as the other side holds
-        if (!v.is_table()) unsupported(kind + line + " of '" + text + "': not a table");
-        if (&r == &t) unsupported(kind + line + " to '" + text + "': writing every entry");
-        all_terms.clear();
-        uint64_t n = 1;
-        for (uint64_t b : v.bound) {
-          all_terms.push_back(b ? "0.." + std::to_string(b) : "*");
-          n *= b ? b : 1;
-        }
-        bytes =
-            v.bound.end() != std::find(v.bound.begin(), v.bound.end(), 0) ? 0 : n * v.entry_bytes;
-        return v;
-      }
       if (!v.is_table()) {
-        if (!r.index.empty())
-          unsupported(kind + line + " of '" + text +
-                      "': slices are not supported (whole values and table entries are)");
+        if (!r.index.empty() || r.all)
+          unsupported(
+              kind + line + " of '" + text +
+              "': slices of tensors are not supported (whole values and table entries are)");
         bytes = v.bytes;
         return v;
       }
-      if (r.index.size() != v.indices.size())
-        invalid(kind + line + ": '" + text + "' does not give every index of table '" + v.name +
-                "'");
+      terms = r.index;
+      if (terms.size() > v.indices.size())
+        invalid(kind + line + ": '" + text + "' gives more indices than table '" + v.name +
+                "' has");
+      for (size_t i = terms.size(); i < v.indices.size(); ++i)
+        terms.push_back(v.bound[i] ? "0.." + std::to_string(v.bound[i]) : "0..");
       uint64_t count = 1;
-      for (const std::string& term : r.index) {
+      bool known = true;
+      for (const std::string& term : terms) {
         const size_t dots = term.find("..");
         if (dots == std::string::npos) continue;
-        auto num = [&](const std::string& x) -> int64_t {
-          if (auto sv = plan_.sizevars.find(x); sv != plan_.sizevars.end())
-            return static_cast<int64_t>(sv->second);
-          if (x.empty() || x.find_first_not_of("-0123456789") != std::string::npos)
-            unsupported(kind + line + " of '" + text +
-                        "': a window's bounds must be integers or size variables");
-          return std::stoll(x);
-        };
-        const int64_t a = num(term.substr(0, dots)), b = num(term.substr(dots + 2));
-        if (b < a) invalid(kind + line + ": empty window '" + term + "'");
-        count *= static_cast<uint64_t>(b - a);
+        if (write)
+          unsupported(kind + line + " to '" + text + "': writing several entries is not supported");
+        int64_t a = 0, b = 0;
+        const std::string start = term.substr(0, dots), end = term.substr(dots + 2);
+        if ((start.empty() || num(start, a)) && num(end, b)) {
+          if (b < a) invalid(kind + line + ": empty window '" + term + "' of '" + text + "'");
+          count *= static_cast<uint64_t>(b - a);
+        } else {
+          known = false;
+        }
       }
-      bytes = count * v.entry_bytes;
+      bytes = known ? count * v.entry_bytes : 0;
       return v;
     };
     uint64_t fb = 0, tb = 0;
-    const ValueIn& fv = side(f, from, fb);
-    const ValueIn& tv = side(t, to, tb);
-    if (f.all) {  // a growing table gives as many entries as the destination holds
-      if (fb == 0 && (fv.entry_bytes == 0 || tb % fv.entry_bytes != 0))
-        unsupported(kind + line + " from '" + from + "' to '" + to +
-                    "': the destination is not a whole number of entries");
-      if (fb == 0) fb = tb;
-    }
-    for (const std::string& term : t.index)
-      if (term.find("..") != std::string::npos)
-        unsupported(kind + line + " to '" + to + "': writing a window of entries is not supported");
-    if (fv.dtype != tv.dtype || fb != tb)
+    std::vector<std::string> fterms, tterms;
+    const ValueIn& fv = side(f, from, false, fb, fterms);
+    const ValueIn& tv = side(t, to, true, tb, tterms);
+    if (fv.dtype != tv.dtype || (fb && tb && fb != tb))
       unsupported(kind + line + " from '" + from + "' to '" + to +
                   "': only copies of one dtype and size are supported");
     access(out, {from}, {to});
     json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
-    if (f.all) c["from_entry"] = json::array(all_terms.begin(), all_terms.end());
-    if (!f.index.empty()) c["from_entry"] = json::array(f.index.begin(), f.index.end());
-    if (!t.index.empty()) c["to_entry"] = json::array(t.index.begin(), t.index.end());
+    if (fv.is_table()) c["from_entry"] = json::array(fterms.begin(), fterms.end());
+    if (tv.is_table()) c["to_entry"] = json::array(tterms.begin(), tterms.end());
     out.push_back(std::move(c));
   }
 
@@ -256,10 +252,19 @@ class ManifestWriter {
         unsupported(kind + line + ": '" + target + "' must be a declared variable");
       if (v.is_table() && v.storage == "constant")
         unsupported(kind + line + " of constant table '" + r.name + "'");
-      if (!r.index.empty()) plan_.value(target);  // checks the index count, refuses windows
+      std::vector<std::string> terms = r.index;  // `X[l]`: every entry under l
+      if (!terms.empty()) {
+        if (!v.is_table() || terms.size() > v.indices.size())
+          unsupported(kind + line + " of '" + target + "': not an entry of a table");
+        for (const std::string& term : terms)
+          if (term.find("..") != std::string::npos)
+            unsupported(kind + line + " of '" + target + "': a window");
+        for (size_t i = terms.size(); i < v.indices.size(); ++i)
+          terms.push_back(v.bound[i] ? "0.." + std::to_string(v.bound[i]) : "0..");
+      }
       access(out, {}, {r.name});
       json::object reset{{"op", "reset"}, {"value", r.name}};
-      if (!r.index.empty()) reset["entry"] = json::array(r.index.begin(), r.index.end());
+      if (!terms.empty()) reset["entry"] = json::array(terms.begin(), terms.end());
       out.push_back(std::move(reset));
     } else if (kind == "yield" && entry_) {
       run_consumers(s, out);

@@ -63,6 +63,7 @@ struct Value {
   std::vector<uint64_t> bound;        // 0: grows at run time
   std::string pattern;                // constant tables: the model tensor of each entry
   uint64_t stride = 0, capacity = 1;  // capacity: along the growing index
+  uint64_t size = 0;  // along the growing index: the highest index written + 1 (dsl.md)
   int growing = -1;
   std::vector<bool> available;  // constant tables: the model has the entry as declared
   bool table() const { return !indices.empty(); }
@@ -80,6 +81,7 @@ struct KernelBinding {
   uint32_t binding = 0;
   std::string value;
   std::vector<std::string> entry;
+  bool write = false;  // the kernel writes the entry: a growing table's size follows
 };
 
 struct Kernel {
@@ -268,16 +270,16 @@ class Runner {
       if (v.storage == "internal" || (v.storage == "arena" && !returned))
         input_error("'" + f + "' is a temporary: generated code fetches declared variables " +
                     "and returned values only");
-      if (v.table()) input_error("'" + f + "' is a table: fetch its entries through a variable");
     }
     for (uint64_t step = 0; step < opt_.steps; ++step) {
       run_step(step);
       check_status(step);
       for (const std::string& f : fetch) {
-        const Value& v = value(f);
-        std::vector<uint8_t> bytes = download(v);
-        if (!opt_.quiet) print(step, v, bytes);
-        oinf_io::Tensor t{f, oinf_io::dtype_tag(v.dtype), v.shape, true, bytes};
+        Value& v = mutable_value(f);
+        std::vector<uint64_t> shape = v.shape;
+        std::vector<uint8_t> bytes = v.table() ? download_table(v, shape) : download(v);
+        if (!opt_.quiet) print(step, v, shape, bytes);
+        oinf_io::Tensor t{f, oinf_io::dtype_tag(v.dtype), shape, true, bytes};
         if (opt_.steps > 1) {
           oinf_io::Tensor s = t;
           s.name = f + ".step" + std::to_string(step);
@@ -357,6 +359,7 @@ class Runner {
                            {}};
           if (auto* e = b.as_object().if_contains("entry"))
             for (const json::value& t : e->as_array()) kb.entry.emplace_back(t.as_string());
+          kb.write = b.at("access").as_string() != "read";
           k.bindings.push_back(std::move(kb));
         }
         kernels_.push_back(std::move(k));
@@ -645,7 +648,8 @@ class Runner {
 
   // The entry number (before the stride) of table `v` at `idx`; grows a growing table to
   // hold it. `where` names the use for the messages.
-  uint64_t entry_number(Value& v, const std::vector<int64_t>& idx, const std::string& where) {
+  uint64_t entry_number(Value& v, const std::vector<int64_t>& idx, const std::string& where,
+                        bool write = false) {
     std::string text = v.name + "[";
     for (size_t i = 0; i < idx.size(); ++i) text += (i ? ", " : "") + std::to_string(idx[i]);
     text += "]";
@@ -658,6 +662,7 @@ class Runner {
     if (v.growing >= 0) {
       const auto g = static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]);
       if (g >= v.capacity) grow(v, g + 1);
+      if (write) v.size = std::max(v.size, g + 1);
     }
     uint64_t e = 0;
     for (size_t i = 0; i < idx.size(); ++i)
@@ -710,33 +715,38 @@ class Runner {
   // The regions of a copy side: whole values one region; table entries (ranges "a..b"
   // expand, in row-major order) one region per entry, offset -1 for an entry past a growing
   // table's capacity (it reads as zeros).
+  enum class Use { kRead, kWrite, kReset };
+
+  // The byte offsets of the entries a use selects: one for a whole value; for table entries
+  // and slices (dsl.md: "a..b", an omitted start 0, an omitted end the current size (the bound
+  // of a @fixed index), a negative end counting from it), one per entry in row-major order,
+  // -1 for an entry a read finds past a growing table's capacity (it reads as unwritten).
+  // Writes grow the table; a reset skips entries that do not exist yet. `shape` gets the
+  // slice's leading dims.
   std::vector<int64_t> regions(Value& v, const json::value* entry,
                                const std::map<std::string, int64_t>& indices,
-                               const std::string& where, bool write, uint64_t other_bytes = 0) {
+                               const std::string& where, Use use,
+                               std::vector<uint64_t>* shape = nullptr) {
     if (!v.table()) return {static_cast<int64_t>(offset_of(v))};
     if (!entry) input_error(where + ": table '" + v.name + "' without an entry");
     std::vector<std::pair<int64_t, int64_t>> ranges;
-    int star = -1;  // "*": as many entries as the other side of the copy holds
     for (const json::value& tv : entry->as_array()) {
       const std::string t(tv.as_string());
-      const size_t dots = t.find("..");
-      if (t == "*") {
-        star = static_cast<int>(ranges.size());
-        ranges.emplace_back(0, 0);
-      } else if (dots == std::string::npos) {
+      const size_t i = ranges.size(), dots = t.find("..");
+      const int64_t extent =
+          static_cast<int64_t>(i < v.bound.size() && v.bound[i] ? v.bound[i] : v.size);
+      if (dots == std::string::npos) {
         const int64_t x = term(t, indices);
         ranges.emplace_back(x, x + 1);
-      } else {
-        ranges.emplace_back(term(t.substr(0, dots), indices), term(t.substr(dots + 2), indices));
+        continue;
       }
-    }
-    if (star >= 0) {
-      uint64_t others = 1;
-      for (size_t i = 0; i < ranges.size(); ++i)
-        if (static_cast<int>(i) != star)
-          others *= static_cast<uint64_t>(std::max<int64_t>(ranges[i].second - ranges[i].first, 0));
-      ranges[static_cast<size_t>(star)].second =
-          others && v.bytes ? static_cast<int64_t>(other_bytes / (others * v.bytes)) : 0;
+      const std::string a = t.substr(0, dots), b = t.substr(dots + 2);
+      const int64_t lo = a.empty() ? 0 : term(a, indices);
+      int64_t hi = b.empty() ? extent : term(b, indices);
+      if (!b.empty() && hi < 0) hi += extent;
+      if (lo < 0) input_error(where + ": slice '" + t + "' of '" + v.name + "' starts below 0");
+      ranges.emplace_back(lo, std::max(hi, lo));
+      if (shape) shape->push_back(static_cast<uint64_t>(std::max(hi, lo) - lo));
     }
     std::vector<int64_t> out;
     std::vector<int64_t> idx(ranges.size());
@@ -744,10 +754,13 @@ class Runner {
     if (std::any_of(ranges.begin(), ranges.end(), [](auto& r) { return r.second <= r.first; }))
       return out;
     while (true) {
-      const bool past = !write && v.growing >= 0 &&
-                        static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) >= v.capacity &&
-                        idx[static_cast<size_t>(v.growing)] >= 0;
-      out.push_back(past ? -1 : static_cast<int64_t>(entry_number(v, idx, where) * v.stride));
+      const bool past = use != Use::kWrite && v.growing >= 0 &&
+                        static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) >= v.capacity;
+      if (!past)
+        out.push_back(
+            static_cast<int64_t>(entry_number(v, idx, where, use == Use::kWrite) * v.stride));
+      else if (use == Use::kRead)
+        out.push_back(-1);
       size_t d = ranges.size();
       while (d > 0 && ++idx[d - 1] == ranges[d - 1].second) {
         idx[d - 1] = ranges[d - 1].first;
@@ -758,15 +771,53 @@ class Runner {
     return out;
   }
 
+  // Every entry of a table (`return K`): [bound or size per index] + the entry's shape.
+  std::vector<uint8_t> download_table(Value& v, std::vector<uint64_t>& shape) {
+    json::array all;
+    for (size_t i = 0; i < v.indices.size(); ++i) all.emplace_back("..");
+    std::vector<uint64_t> lead;
+    const std::map<std::string, int64_t> none;
+    const std::vector<int64_t> offs = regions(v, &static_cast<const json::value&>(json::value(all)),
+                                              none, "fetch", Use::kRead, &lead);
+    shape = lead;
+    shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+    std::vector<uint8_t> bytes(offs.size() * v.bytes, 0);
+    if (bytes.empty()) return bytes;
+    Buffer host = make_buffer(
+        bytes.size(), vk::BufferUsageFlagBits::eTransferDst,
+        vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent);
+    barrier();
+    std::vector<vk::BufferCopy> copies;
+    for (size_t i = 0; i < offs.size(); ++i)
+      if (offs[i] >= 0) copies.emplace_back(static_cast<uint64_t>(offs[i]), i * v.bytes, v.bytes);
+    if (!copies.empty()) cmd_->copyBuffer(buffer_of(v), *host.buffer, copies);
+    submit_and_wait();
+    const auto* p = static_cast<const uint8_t*>(device_->mapMemory(*host.memory, 0, VK_WHOLE_SIZE));
+    std::memcpy(bytes.data(), p, bytes.size());
+    device_->unmapMemory(*host.memory);
+    for (size_t i = 0; i < offs.size(); ++i)  // past the capacity: unwritten
+      if (offs[i] < 0 && v.init)
+        std::memcpy(bytes.data() + i * v.bytes, v.init_image.data(), v.bytes);
+    return bytes;
+  }
+
   // transfer / cache.read / cache.write between whole values and table entries.
   void copy_step(const json::object& s, const std::map<std::string, int64_t>& indices) {
     Value& from = mutable_value(std::string(s.at("from").as_string()));
     Value& to = mutable_value(std::string(s.at("to").as_string()));
     const std::string where = "copy from '" + from.name + "' to '" + to.name + "'";
-    const std::vector<int64_t> dst = regions(to, s.if_contains("to_entry"), indices, where, true);
+    const std::vector<int64_t> dst =
+        regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite);
+    std::vector<uint64_t> lead;
     const std::vector<int64_t> src =
-        regions(from, s.if_contains("from_entry"), indices, where, false, to.bytes);
+        regions(from, s.if_contains("from_entry"), indices, where, Use::kRead, &lead);
     const uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
+    const uint64_t got = src.size() * piece, room = dst.size() * (to.table() ? to.bytes : to.bytes);
+    if (got != room) {  // dsl.md: a slice of another shape than the destination's is an error
+      lead.insert(lead.end(), from.shape.begin(), from.shape.end());
+      input_error(where + ": the slice is " + from.dtype + shape_text(lead) + ", '" + to.name +
+                  "' is " + to.dtype + shape_text(to.shape));
+    }
     if (piece == 0) return;
     // Each source piece goes to the next `piece` bytes of the destination.
     uint64_t at = 0;
@@ -1021,7 +1072,7 @@ class Runner {
           std::vector<int64_t> idx;
           for (const std::string& t : b.entry) idx.push_back(term(t, indices));
           const uint64_t e = entry_number(
-              v, idx, "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>()));
+              v, idx, "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>()), b.write);
           offsets.push_back(static_cast<uint32_t>(e * v.stride));
         }
         cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, *k.pipeline);
@@ -1033,10 +1084,12 @@ class Runner {
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
         Value& v = mutable_value(std::string(s.at("value").as_string()));
         if (const json::value* entry = s.as_object().if_contains("entry")) {
-          for (int64_t off : regions(v, entry, indices, "cache.reset of '" + v.name + "'", true))
+          for (int64_t off :
+               regions(v, entry, indices, "cache.reset of '" + v.name + "'", Use::kReset))
             reset_entry(v, static_cast<uint64_t>(off));
         } else if (v.table()) {
           reset_table(v);
+          v.size = 0;  // dsl.md: a whole-table reset empties it
         } else if (v.init) {
           upload(v, v.init_image.data(), v.init_image.size());
         } else {
@@ -1074,14 +1127,15 @@ class Runner {
     return true;
   }
 
-  void print(uint64_t step, const Value& v, const std::vector<uint8_t>& bytes) {
-    std::cout << "step " << step << ": " << v.name << ": " << v.dtype << shape_text(v.shape)
-              << " =";
+  void print(uint64_t step, const Value& v, const std::vector<uint64_t>& shape,
+             const std::vector<uint8_t>& bytes) {
+    std::cout << "step " << step << ": " << v.name << ": " << v.dtype << shape_text(shape) << " =";
     const uint32_t eb = elem_bytes(v.dtype);
-    const uint64_t n = eb ? std::min<uint64_t>(v.elements, 8) : 0;
+    const uint64_t elements = eb ? bytes.size() / eb : 0;
+    const uint64_t n = std::min<uint64_t>(elements, 8);
     for (uint64_t i = 0; i < n; ++i)
       std::cout << " " << element_text(v.dtype, bytes.data() + i * eb);
-    if (v.elements > n) std::cout << " ...";
+    if (elements > n) std::cout << " ...";
     std::cout << "\n";
   }
 
