@@ -290,9 +290,18 @@ static double half_value(uint16_t h) {
   return (h & 0x8000) ? -v : v;
 }
 
+/* oinf.md's dtype codes, as `openinfer run` prints them. */
+static const char* dtype_name(uint32_t code) {
+  static const char* const names[] = {"?",     "i8",     "i16",    "i32",  "i64", "u8", "u16",
+                                      "u32",   "u64",    "f16",    "f32",  "f64", "bool",
+                                      "bitset", "string", "ndarray", "bf16", "f8",  "i4",
+                                      "i2",    "i1",     "u4",     "u2",   "u1",  "t2", "t1"};
+  return code < sizeof names / sizeof names[0] ? names[code] : "?";
+}
+
 static void print_value(const char* name, const @NAME@_var_info* v, uint32_t rank,
                         const uint64_t* dims, const void* data) {
-  printf("  %s: dtype %u [", name, (unsigned)v->dtype);
+  printf("  %s: %s [", name, dtype_name(v->dtype));
   for (uint32_t k = 0; k < rank; ++k)
     printf("%s%llu", k ? ", " : "", (unsigned long long)dims[k]);
   printf("] = {");
