@@ -91,6 +91,9 @@ class KernelEnv {
   virtual int64_t kernel_id() const = 0;
   // The generated code's prefix (NAME of NAME_step, NAME_ERR_RUN).
   virtual const std::string& prefix() const = 0;
+  // The plan's `device` object (name, type, and for a CPU its `memory` caches and `cpu` ISA and
+  // SIMD features, docs/synth.md); nullptr where the plan has none.
+  virtual const json::object* device() const { return nullptr; }
 };
 
 // "op 'name' (line N)" of one of a kernel's ops, for messages.

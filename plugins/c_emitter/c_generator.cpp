@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "c_ops.hpp"
+#include "matmul_simd.hpp"
 #include "tables.hpp"
 
 namespace oi::c_emitter {
@@ -567,6 +568,10 @@ class Generator : public KernelEnv {
 
   int64_t kernel_id() const override { return kernel_id_; }
   const std::string& prefix() const override { return name_; }
+  const json::object* device() const override {
+    const json::value* d = root_.as_object().if_contains("device");
+    return d && d->is_object() ? &d->as_object() : nullptr;
+  }
 
   std::string scratch(uint64_t bytes) override {
     const int n = scratch_count_++;
@@ -881,6 +886,8 @@ class Generator : public KernelEnv {
          "#if defined(__GNUC__)\n#define OI_HELPER __attribute__((unused))\n#else\n"
          "#define OI_HELPER\n#endif\n\n";
     for (const char* h : op_table().helpers) c << h;
+    // The SIMD matmul's support code holds only the micro-kernels the plan's device allows.
+    c << matmul_simd_helpers_c(matmul_device(device()));
     const bool tables = std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     if (tables) c << kTablesC;
     // Variables: dims and the table fetch and insert use.

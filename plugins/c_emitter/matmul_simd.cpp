@@ -82,8 +82,9 @@ std::string micro_kernel(const Isa& s) {
 // Detection, packing and the loop nest; micro-kernels appended.
 const char* const kSimdSupportC =
     R"C(#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* The x86-64 SIMD matmul (f32): micro-kernels for AVX2+FMA and AVX-512F built by target
- * attributes, so the file needs no -m flags; the one to run is picked at run time. */
+/* The x86-64 SIMD matmul (f32): micro-kernels for AVX2+FMA and AVX-512F (those the plan's
+ * device allows) built by target attributes, so the file needs no -m flags; the one to run is
+ * picked at run time. */
 #include <immintrin.h>
 #define OI_MM_X86 1
 
@@ -91,6 +92,7 @@ const char* const kSimdSupportC =
  * generator emitted for the device (`allowed`: bit 0 AVX2, bit 1 AVX-512) and those the build
  * allows: -DOI_MM_KERNELS=1 keeps AVX-512 out, 0 leaves the portable loops (tests use both). */
 static OI_HELPER int oi_mm_isa(int allowed) {
+  allowed &= @EMITTED@; /* the micro-kernels this file holds */
 #ifdef OI_MM_KERNELS
   allowed &= OI_MM_KERNELS;
 #endif
@@ -168,11 +170,7 @@ static OI_HELPER void oi_mm_gemm(int isa, size_t M, size_t N, size_t K, const fl
             const size_t h = mc - ir < mr ? mc - ir : mr;
             float* tile = c + (ic + ir) * ldc + jc + jr;
             const int first = p0 == 0 && !accumulate;
-            if (isa == 2)
-              oi_mm_kernel_avx512(kc, ap + ir * kc, panel, tile, ldc, first, h, w);
-            else
-              oi_mm_kernel_avx2(kc, ap + ir * kc, panel, tile, ldc, first, h, w);
-          }
+@KERNEL_CALL@          }
         }
       }
     }
@@ -243,6 +241,11 @@ MatmulDevice matmul_device(const boost::json::object* plan_device) {
     d.l2_bytes = std::max<uint64_t>(number(mem->as_object(), "l2_bytes", d.l2_bytes), 65536);
     d.l3_bytes = std::max<uint64_t>(number(mem->as_object(), "l3_bytes", d.l3_bytes), d.l2_bytes);
   }
+  // The target's built-in description (no --device): its SIMD list is a baseline, not a limit;
+  // every micro-kernel is emitted and the CPU running the code picks, as without a device.
+  if (const auto* builtin = plan_device->if_contains("builtin");
+      builtin && builtin->is_bool() && builtin->as_bool())
+    return d;
   const auto* cpu = plan_device->if_contains("cpu");
   if (!cpu || !cpu->is_object()) return d;
   const auto& o = cpu->as_object();
@@ -267,18 +270,26 @@ SimdBlocking avx512_blocking(const MatmulDevice& d) {
   return blocking(kAvx512, d);
 }
 
-const char* matmul_simd_helpers_c() {
-  static const std::string text = [] {
-    std::string loops = kSimdLoopsC;
-    for (auto [key, v] : {std::pair{"@MR2@", kAvx2.mr},
-                          {"@NR2@", kAvx2.lanes * kAvx2.vectors},
-                          {"@MR5@", kAvx512.mr},
-                          {"@NR5@", kAvx512.lanes * kAvx512.vectors}})
-      for (size_t at = loops.find(key); at != std::string::npos; at = loops.find(key))
-        loops.replace(at, std::string(key).size(), std::to_string(v) + "u");
-    return std::string(kSimdSupportC) + micro_kernel(kAvx2) + micro_kernel(kAvx512) + loops;
-  }();
-  return text.c_str();
+std::string matmul_simd_helpers_c(const MatmulDevice& d) {
+  if (!d.avx2 && !d.avx512) return "";  // OI_MM_X86 stays undefined: the portable loops run
+  const std::string call = "(kc, ap + ir * kc, panel, tile, ldc, first, h, w);\n";
+  std::string dispatch;
+  if (d.avx2 && d.avx512)
+    dispatch = "            if (isa == 2)\n              oi_mm_kernel_avx512" + call +
+               "            else\n              oi_mm_kernel_avx2" + call;
+  else
+    dispatch = std::string("            oi_mm_kernel_") + (d.avx512 ? "avx512" : "avx2") + call;
+  std::string text = std::string(kSimdSupportC) + (d.avx2 ? micro_kernel(kAvx2) : "") +
+                     (d.avx512 ? micro_kernel(kAvx512) : "") + kSimdLoopsC;
+  for (auto [key, v] : {std::pair<const char*, std::string>{"@MR2@", u(kAvx2.mr)},
+                        {"@NR2@", u(kAvx2.lanes * kAvx2.vectors)},
+                        {"@MR5@", u(kAvx512.mr)},
+                        {"@NR5@", u(kAvx512.lanes * kAvx512.vectors)},
+                        {"@EMITTED@", std::to_string((d.avx2 ? 1 : 0) | (d.avx512 ? 2 : 0))},
+                        {"@KERNEL_CALL@", dispatch}})
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + v.size()))
+      text.replace(at, std::string(key).size(), v);
+  return text;
 }
 
 bool simd_product_applies(const SimdProduct& p, const MatmulDevice& d) {

@@ -22,10 +22,11 @@ struct MatmulDevice {
   uint64_t l1d_bytes = 32 << 10, l2_bytes = 1 << 20, l3_bytes = 32 << 20;
 };
 
-// From the plan's `device` object: its `cpu` section (isa, simd as /proc/cpuinfo spells the
-// features) and its `memory` cache sizes where present, docs/devices.md's keys. A CPU of another
-// ISA, or an x86-64 one without avx2+fma (avx512f), gets no such micro-kernel; without a `cpu`
-// section (or with no device) both are emitted and the CPU running the code picks.
+// From the plan's `device` object (docs/synth.md): its `cpu` section (isa, simd as /proc/cpuinfo
+// spells the features) and its `memory` cache sizes where present, docs/devices.md's keys. A CPU
+// of another ISA, or an x86-64 one without avx2+fma (avx512f), gets no such micro-kernel; a GPU
+// none; without a `cpu` section, with `builtin` true (the target's default description: no
+// --device) or with no device, both are emitted and the CPU running the code picks.
 MatmulDevice matmul_device(const boost::json::object* plan_device);
 
 // One micro-kernel's blocking: MR x NR register tile; KC depth steps per packed panel (the
@@ -37,8 +38,9 @@ struct SimdBlocking {
 SimdBlocking avx2_blocking(const MatmulDevice& d);
 SimdBlocking avx512_blocking(const MatmulDevice& d);
 
-// The C support code (packing, micro-kernels, blocked loops): one OpTable helper.
-const char* matmul_simd_helpers_c();
+// The C support code (packing, the micro-kernels `d` allows, blocked loops), written once into
+// each generated file; empty where `d` allows none.
+std::string matmul_simd_helpers_c(const MatmulDevice& d);
 
 // acc[M, N] = a[M, K] x b[K, N] (f32 row-major arrays named by the C expressions a and b; `acc`
 // declared by the caller, M, N, K > 0), where the SIMD path applies; `portable` writes the
@@ -58,5 +60,10 @@ void emit_simd_product(KernelEnv& env, std::ostringstream& c, const SimdProduct&
 // `portable` (accumulating into acc) runs where no kernel or no memory is had.
 void emit_simd_product_unpacked(std::ostringstream& c, const SimdProduct& p, const MatmulDevice& d,
                                 const std::function<void()>& portable);
+
+// emit_product (c_ops.hpp) for the plan's device `d`: conv's patch-tile products.
+struct ProductNames;
+void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M,
+                  const MatmulDevice& d);
 
 }  // namespace oi::c_emitter

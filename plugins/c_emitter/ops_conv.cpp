@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "c_ops.hpp"
+#include "matmul_simd.hpp"
 #include "window.hpp"
 
 namespace oi::c_emitter {
@@ -98,7 +99,7 @@ void patches_product(KernelEnv& env, std::ostringstream& c, const Window& g, con
       << "                }\n              }\n"
       << "          " << T << "* restrict acc = ytile;\n"
       << "          memset(acc, 0, " << mpg * R * size << "u);\n";
-    emit_product(c, {"wg", "ptile", T, Q, R}, mpg);
+    emit_product(c, {"wg", "ptile", T, Q, R}, mpg, matmul_device(env.device()));
     c << "          for (size_t mm = 0; mm < " << u(mpg) << "; ++mm) {\n"
       << "            " << T << "* orow = o + (n * " << u(M) << " + gi * " << u(mpg) << " + mm) * "
       << u(oplane) << " + cell0;\n";

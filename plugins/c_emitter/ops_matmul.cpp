@@ -1,8 +1,9 @@
 // matmul [M, K] x [K, N] in generated C (f32, f64), the head of a kernel whose elementwise
 // epilogue follows. Accumulated into a per-kernel scratch buffer (the output may be an input,
 // or live in registers). f32 products of 4 rows and columns or more run, on x86-64 with GCC or
-// Clang, the packed SIMD kernels of matmul_simd.cpp (AVX2+FMA or AVX-512F, picked at run time);
-// elsewhere, and for f64, the portable register blocks here: 4 rows x 4 steps of depth over
+// Clang, the packed SIMD kernels of matmul_simd.cpp (AVX2+FMA or AVX-512F: those the plan's
+// device allows, picked at run time); elsewhere, and for f64, the portable register blocks
+// here (also where the device allows no kernel): 4 rows x 4 steps of depth over
 // column blocks of 512, the innermost loop contiguous over the columns, each element summing in
 // k order in its dtype (ops.md: f32 for f32, f64 for f64).
 #include <algorithm>
@@ -79,22 +80,27 @@ void portable_product(std::ostringstream& c, const ProductNames& names, uint64_t
   c << "  }\n";
 }
 
-// The plan does not describe the CPU yet (plan_json.cpp writes the device's name, type and
-// preferences): both micro-kernels are emitted and the blocking uses matmul_device's defaults.
-MatmulDevice plan_device() {
-  return matmul_device(nullptr);
+// The micro-kernels and cache blocking the plan's device allows (its `cpu` and `memory`).
+MatmulDevice plan_device(const KernelEnv& env) {
+  return matmul_device(env.device());
 }
 
 }  // namespace
 
 // f32 through the SIMD kernels with buffers of their own where they apply (conv's patch tiles),
 // else the portable register blocks.
-void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M) {
+void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M,
+                  const MatmulDevice& d) {
   const SimdProduct simd{names.a, names.b, M, names.K, names.N, false};
-  if (names.T == "float" && simd_product_applies(simd, plan_device()))
-    emit_simd_product_unpacked(c, simd, plan_device(), [&] { portable_product(c, names, M); });
+  if (names.T == "float" && simd_product_applies(simd, d))
+    emit_simd_product_unpacked(c, simd, d, [&] { portable_product(c, names, M); });
   else
     portable_product(c, names, M);
+}
+
+// Without a device: every micro-kernel the generated file holds, the default blocking.
+void emit_product(std::ostringstream& c, const ProductNames& names, uint64_t M) {
+  emit_product(c, names, M, matmul_device(nullptr));
 }
 
 namespace {
@@ -146,7 +152,7 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   const std::string pa = loops == 1 ? "p_" + an : "(p_" + an + " + mm_a)",
                     pb = loops == 1 ? "p_" + bn : "(p_" + bn + " + mm_b)";
   const std::string zero = "    memset(acc, 0, " + u(bytes) + ");\n";
-  const MatmulDevice device = plan_device();
+  const MatmulDevice device = plan_device(env);
   const SimdProduct simd{pa, pb, rows, K, N, b.storage == "constant" && b_batches == 1};
   const bool use_simd = o.dtype == "f32" && simd_product_applies(simd, device);
   // A matrix-vector product with constant weights (an LSTM's gates): A packed transposed once,
@@ -187,8 +193,7 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
 }  // namespace
 
 void register_matmul_ops(OpTable& t) {
-  t.heads["matmul"] = matmul;
-  t.helpers.push_back(matmul_simd_helpers_c());
+  t.heads["matmul"] = matmul;  // its support code depends on the device: c_generator.cpp writes it
 }
 
 }  // namespace oi::c_emitter

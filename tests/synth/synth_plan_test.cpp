@@ -3,6 +3,7 @@
 // classes, the schedule of yield/await, and the JSON form. Expected byte counts are worked out
 // by hand in the comments.
 #define BOOST_TEST_MODULE synth_plan
+#include <algorithm>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 #include <string>
@@ -425,6 +426,42 @@ BOOST_AUTO_TEST_CASE(json_form_is_versioned_and_deterministic) {
   BOOST_TEST(root.at("blocks").as_array()[0].as_object().at("steps").as_array().size() == 3u);
   BOOST_TEST(root.at("memory").as_object().at("peak_bytes").as_int64() == 48);
   BOOST_TEST(p.report().find("k0 elementwise [4]: add mul") != std::string::npos);
+}
+
+// The plan's `device` carries a CPU's caches and SIMD features (from the description's
+// `memory` and `cpu` sections) for the C emitter's matmul; a GPU's plan has neither.
+BOOST_AUTO_TEST_CASE(json_form_describes_a_cpu_device) {
+  const std::string src = kVec + "block entry {\n  op add(x, x) >> y;\n  return y;\n}\n";
+  const std::string devices = std::string(OPENINFER_SOURCE_DIR) + "/devices/";
+  auto device_of = [&](const DeviceArch& arch) {
+    return boost::json::parse(plan_of(src, arch).to_json()).as_object().at("device").as_object();
+  };
+  const auto avx512 = device_of(DeviceArch::load(devices + "x86_64_avx512.json"));
+  BOOST_TEST(avx512.at("name").as_string() == "x86-64 AVX-512 (x86-64-v4)");  // kept as it was
+  BOOST_TEST(avx512.at("builtin").as_bool() == false);
+  const auto& memory = avx512.at("memory").as_object();
+  BOOST_TEST(memory.at("l1d_bytes").to_number<uint64_t>() == 49152u);
+  BOOST_TEST(memory.at("l2_bytes").to_number<uint64_t>() == 2097152u);
+  BOOST_TEST(memory.at("l3_bytes").to_number<uint64_t>() == 33554432u);
+  const auto& cpu_part = avx512.at("cpu").as_object();
+  BOOST_TEST(cpu_part.at("isa").as_string() == "x86-64");
+  BOOST_TEST(cpu_part.at("vector_bits").to_number<uint64_t>() == 512u);
+  const auto& simd = cpu_part.at("simd").as_array();
+  BOOST_TEST(simd.size() == 10u);
+  BOOST_TEST((std::find(simd.begin(), simd.end(), boost::json::value("avx512f")) != simd.end()));
+
+  const auto builtin = device_of(DeviceArch::for_target("c"));
+  BOOST_TEST(builtin.at("builtin").as_bool() == true);
+  BOOST_TEST(builtin.at("memory").as_object().at("l1d_bytes").to_number<uint64_t>() == 32768u);
+
+  for (const char* gpu : {"lavapipe.json", "nvidia_h100.json"}) {
+    const auto d = device_of(DeviceArch::load(devices + gpu));
+    BOOST_TEST(d.at("type").as_string() == "gpu");
+    BOOST_TEST(!d.contains("cpu"));
+    BOOST_TEST(!d.contains("memory"));
+    BOOST_TEST(!d.contains("builtin"));
+  }
+  BOOST_TEST(!device_of(DeviceArch::for_target("glsl")).contains("cpu"));
 }
 
 BOOST_AUTO_TEST_CASE(memory_plan_reuses_inside_a_loop_body) {

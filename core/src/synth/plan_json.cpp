@@ -298,6 +298,21 @@ std::string Plan::to_json() const {
   dev["origin"] = device.origin;
   dev["prefer_fusion"] = device.preferences.prefer_fusion;
   dev["max_kernel_ops"] = device.preferences.max_kernel_ops;
+  // A CPU's caches and instruction set, for emitters that size blocking and pick SIMD code
+  // (docs/devices.md's keys); `builtin`: the target's default description (--device not given).
+  if (device.has_cpu) {
+    dev["builtin"] = device.origin.rfind("<target ", 0) == 0;
+    json::object memory;
+    memory["l1d_bytes"] = device.memory.l1d_bytes;
+    memory["l2_bytes"] = device.memory.l2_bytes;
+    if (device.memory.l3_bytes) memory["l3_bytes"] = device.memory.l3_bytes;  // 0: none given
+    dev["memory"] = std::move(memory);
+    json::object cpu;
+    cpu["isa"] = device.cpu.isa;
+    cpu["simd"] = json::array(device.cpu.simd.begin(), device.cpu.simd.end());
+    cpu["vector_bits"] = device.cpu.vector_bits;
+    dev["cpu"] = std::move(cpu);
+  }
   root["device"] = std::move(dev);
   json::object sizes;  // loop bounds and dims may name them
   for (const SizeVarEntry& sv : model.sizevars()) sizes[sv.name] = sv.value;
