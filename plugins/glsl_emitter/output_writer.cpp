@@ -51,7 +51,7 @@ class ManifestWriter {
   // trailing indices as whole axes), checked here to move one dtype and, where the slice's
   // length is static, the same number of bytes; the host program checks the others.
   void entry_copy(const std::string& kind, const std::string& line, const std::string& from,
-                  const std::string& to, json::array& out) {
+                  const std::string& to, const std::string& at, json::array& out) {
     const ValueRef f = parse_ref(from), t = parse_ref(to);
     auto num = [&](const std::string& x, int64_t& n) {
       if (auto sv = plan_.sizevars.find(x); sv != plan_.sizevars.end()) {
@@ -114,6 +114,7 @@ class ManifestWriter {
     json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
     if (fv.is_table()) c["from_entry"] = json::array(fterms.begin(), fterms.end());
     if (tv.is_table()) c["to_entry"] = json::array(tterms.begin(), tterms.end());
+    if (!at.empty()) c["at"] = at;
     out.push_back(std::move(c));
   }
 
@@ -232,7 +233,12 @@ class ManifestWriter {
     } else if (kind == "return") {
       out.push_back(json::object{{"op", "return"}});
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
-      entry_copy(kind, line, str(s, "from"), str(s, "to"), out);
+      // The table access's own position where the plan gives it (the simulator's messages).
+      std::string at;
+      for (const char* key : {"to_at", "from_at", "at"})
+        if (const json::value* a = s.if_contains(key); a && a->is_string() && at.empty())
+          at = std::string(a->as_string());
+      entry_copy(kind, line, str(s, "from"), str(s, "to"), at, out);
     } else if (kind == "cache.increment" || kind == "cache.decrement") {
       // A one-invocation kernel adds the amount on the device (no read back).
       const std::string var = str(s, "var");
@@ -265,6 +271,7 @@ class ManifestWriter {
       access(out, {}, {r.name});
       json::object reset{{"op", "reset"}, {"value", r.name}};
       if (!terms.empty()) reset["entry"] = json::array(terms.begin(), terms.end());
+      if (const json::value* a = s.if_contains("target_at"); a && a->is_string()) reset["at"] = *a;
       out.push_back(std::move(reset));
     } else if (kind == "yield" && entry_) {
       run_consumers(s, out);
@@ -447,6 +454,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                                  : b.read          ? "read"
                                                    : "write"}};
       if (!b.entry.empty()) jb["entry"] = json::array(b.entry.begin(), b.entry.end());
+      if (!b.at.empty()) jb["at"] = b.at;
       bindings.push_back(std::move(jb));
       if (b.value == kStatusValue) continue;
       const std::string& d = plan.value(b.value).dtype;

@@ -40,7 +40,7 @@ ValueRef parse_ref(const std::string& text) {
     if (comma == std::string::npos) comma = inner.size();
     std::string term = inner.substr(start, comma - start);
     term.erase(std::remove(term.begin(), term.end(), ' '), term.end());
-    if (term.empty()) unsupported("'" + text + "': an empty index");
+    if (term.empty()) term = "..";  // an empty slot: the whole axis
     for (char c : term)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' ||
             c == '-'))
@@ -191,6 +191,11 @@ OpIn read_op(const json::object& o, const std::string& where) {
   if (!s.is_object()) invalid(where + ": settings must be an object");
   op.settings = s.as_object();
   op.output = text(key(o, "output", where), where + " output");
+  if (const json::value* a = o.if_contains("output_at"); a && a->is_string())
+    op.output_at = std::string(a->as_string());
+  if (const json::value* a = o.if_contains("inputs_at"); a && a->is_array())
+    for (const json::value& x : a->as_array())
+      op.inputs_at.push_back(x.is_string() ? std::string(x.as_string()) : std::string());
   return op;
 }
 

@@ -49,6 +49,10 @@ struct OpIn {
   std::vector<std::string> inputs;
   boost::json::object settings;
   std::string output;
+  // Source positions ("graph.oi:11:20") of the output and each input, for run-time messages
+  // about their table entries (empty when the plan has none).
+  std::string output_at;
+  std::vector<std::string> inputs_at;
 };
 
 struct KernelIn {

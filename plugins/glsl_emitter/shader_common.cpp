@@ -236,7 +236,7 @@ ShaderBuilder::ShaderBuilder(const PlanIn& p, const DeviceIn& d, const KernelIn&
 // one binding), in place of the table's binding from the kernel's reads and writes.
 void ShaderBuilder::set_entries() {
   std::vector<Binding> entries;
-  auto mark = [&](const std::string& text, const OpIn& op, bool write) {
+  auto mark = [&](const std::string& text, const OpIn& op, bool write, const std::string& at) {
     const ValueRef ref = parse_ref(text);
     if (ref.index.empty()) return;
     plan.value(text);  // checks the index count, refuses windows
@@ -250,11 +250,12 @@ void ShaderBuilder::set_entries() {
         b.write = b.write || write;
         return;
       }
-    entries.push_back({0, ref.name, !write, write, ref.index});
+    entries.push_back({0, ref.name, !write, write, ref.index, at});
   };
   for (const OpIn& op : kernel.ops) {
-    for (const std::string& in : op.inputs) mark(in, op, false);
-    mark(op.output, op, true);
+    for (size_t i = 0; i < op.inputs.size(); ++i)
+      mark(op.inputs[i], op, false, i < op.inputs_at.size() ? op.inputs_at[i] : std::string());
+    mark(op.output, op, true, op.output_at);
   }
   std::vector<Binding> out;
   for (const Binding& b : bindings) {
@@ -387,7 +388,7 @@ void ShaderBuilder::bind(const std::string& name, bool read, bool write) {
     if (device.max_buffer_range && v.bytes > device.max_buffer_range)
       unsupported("value '" + name + "' (" + std::to_string(v.bytes) +
                   " bytes) is larger than the device's max_storage_buffer_range_bytes");
-    bindings.push_back({static_cast<uint32_t>(bindings.size()), base, read, write, {}});
+    bindings.push_back({static_cast<uint32_t>(bindings.size()), base, read, write, {}, {}});
     return;
   }
   it->read = it->read || read;
@@ -457,7 +458,7 @@ void ShaderBuilder::use_math(const OpIn& op) {
 
 std::string ShaderBuilder::fail(const std::string& message, const std::string& detail) {
   if (errors_.empty())
-    bindings.push_back({static_cast<uint32_t>(bindings.size()), kStatusValue, true, true, {}});
+    bindings.push_back({static_cast<uint32_t>(bindings.size()), kStatusValue, true, true, {}, {}});
   // Codes are unique over the manifest: the kernel id, then the error's number in the kernel.
   const uint32_t code = (kernel.id << 8) | static_cast<uint32_t>(errors_.size() + 1);
   if (errors_.size() >= 255)

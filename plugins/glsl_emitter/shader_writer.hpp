@@ -21,6 +21,7 @@ struct Binding {
   // A table entry: its index terms as the plan writes them ("b", "0", "pos"); the host
   // program binds the entry they select at each dispatch.
   std::vector<std::string> entry;
+  std::string at;  // the entry's source position, for run-time messages
 };
 
 struct KernelShader {

@@ -329,7 +329,7 @@ block entry {
     w.add_sizevar("N", 4);
     w.add_sizevar("T", 5);
   };
-  c.expect_error = "index 5 of 'seen[5]' is out of range (bound 5)";
+  c.expect_error = "table 'seen': index t = 5 exceeds its @fixed bound t=5";
   run_case(c);
 }
 

@@ -82,6 +82,7 @@ struct KernelBinding {
   std::string value;
   std::vector<std::string> entry;
   bool write = false;  // the kernel writes the entry: a growing table's size follows
+  std::string at;      // the entry's source position, for messages
 };
 
 struct Kernel {
@@ -356,10 +357,13 @@ class Runner {
         for (const json::value& b : o.at("bindings").as_array()) {
           KernelBinding kb{static_cast<uint32_t>(b.at("binding").to_number<uint64_t>()),
                            std::string(b.at("value").as_string()),
+                           {},
+                           false,
                            {}};
           if (auto* e = b.as_object().if_contains("entry"))
             for (const json::value& t : e->as_array()) kb.entry.emplace_back(t.as_string());
           kb.write = b.at("access").as_string() != "read";
+          if (auto* a = b.as_object().if_contains("at")) kb.at = std::string(a->as_string());
           k.bindings.push_back(std::move(kb));
         }
         kernels_.push_back(std::move(k));
@@ -655,13 +659,21 @@ class Runner {
     text += "]";
     for (size_t i = 0; i < idx.size(); ++i) {
       if (idx[i] < 0 || (v.bound[i] && static_cast<uint64_t>(idx[i]) >= v.bound[i]))
-        input_error(where + ": index " + std::to_string(idx[i]) + " of '" + text +
-                    "' is out of range" +
-                    (v.bound[i] ? " (bound " + std::to_string(v.bound[i]) + ")" : ""));
+        input_error(where + ": table '" + v.name + "': index " + v.indices[i] + " = " +
+                    std::to_string(idx[i]) +
+                    (idx[i] < 0 ? " is negative"
+                                : " exceeds its @fixed bound " + v.indices[i] + "=" +
+                                      std::to_string(v.bound[i])));
     }
     if (v.growing >= 0) {
       const auto g = static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]);
-      if (g >= v.capacity) grow(v, g + 1);
+      if (g >= v.capacity) {
+        try {
+          grow(v, g + 1);
+        } catch (const vk::SystemError&) {
+          input_error(where + ": out of memory growing table '" + v.name + "'");
+        }
+      }
       if (write) v.size = std::max(v.size, g + 1);
     }
     uint64_t e = 0;
@@ -805,7 +817,9 @@ class Runner {
   void copy_step(const json::object& s, const std::map<std::string, int64_t>& indices) {
     Value& from = mutable_value(std::string(s.at("from").as_string()));
     Value& to = mutable_value(std::string(s.at("to").as_string()));
-    const std::string where = "copy from '" + from.name + "' to '" + to.name + "'";
+    const std::string where = s.contains("at")
+                                  ? std::string(s.at("at").as_string())
+                                  : "copy from '" + from.name + "' to '" + to.name + "'";
     const std::vector<int64_t> dst =
         regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite);
     std::vector<uint64_t> lead;
@@ -1072,7 +1086,10 @@ class Runner {
           std::vector<int64_t> idx;
           for (const std::string& t : b.entry) idx.push_back(term(t, indices));
           const uint64_t e = entry_number(
-              v, idx, "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>()), b.write);
+              v, idx,
+              b.at.empty() ? "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>())
+                           : b.at,
+              b.write);
           offsets.push_back(static_cast<uint32_t>(e * v.stride));
         }
         cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, *k.pipeline);
@@ -1085,7 +1102,10 @@ class Runner {
         Value& v = mutable_value(std::string(s.at("value").as_string()));
         if (const json::value* entry = s.as_object().if_contains("entry")) {
           for (int64_t off :
-               regions(v, entry, indices, "cache.reset of '" + v.name + "'", Use::kReset))
+               regions(v, entry, indices,
+                       s.as_object().contains("at") ? std::string(s.at("at").as_string())
+                                                    : "cache.reset of '" + v.name + "'",
+                       Use::kReset))
             reset_entry(v, static_cast<uint64_t>(off));
         } else if (v.table()) {
           reset_table(v);
