@@ -135,7 +135,7 @@ bool Interpreter::inputs_on_host(const Node& node, const OpPlan& plan) {
 void Interpreter::run_op(const Node& node) {
   const OpPlan& plan = ctx_.program.ops.at(&node);
   const VarInfo& out_var = *plan.output_var;
-  // A tiny result of host values is computed on the host (Program::kHostOpBytes).
+  // A tiny result of host values is computed on the host (kHostOpBytes in program.hpp).
   const bool on_host = plan.host_kernel != nullptr && inputs_on_host(node, plan);
   BackendSlot& slot = on_host ? *ctx_.program.fallback : *plan.backend;
   const Kernel& kernel = on_host ? *plan.host_kernel : *plan.kernel;
