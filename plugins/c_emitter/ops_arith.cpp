@@ -1,5 +1,8 @@
 // Elementwise arithmetic of ops.md in generated C: add, sub, mul, div (floats, with
-// div_by_zero_mask), neg, abs, min, max, relu (floats), fill and cast, on f32, f64 and i32.
+// div_by_zero_mask), neg, abs, min, max, relu (floats), fill and cast, on f32, f64 and i32;
+// on f16, bf16 and f8 (widened exactly to f32, computed in f32, rounded once to the output
+// dtype, ops.md "Float arithmetic"); add, sub, mul, neg, abs, min, max and fill on the packed
+// integers i4 u4 i2 u2 i1 u1 (computed as int32_t, wrapped to the dtype's width).
 // Integer arithmetic wraps through uint32_t (no undefined behaviour).
 #include <set>
 
@@ -140,6 +143,12 @@ static inline OI_HELPER void oi_set_bits(uint8_t* p, size_t i, unsigned bits, in
   }                                                                                 \
   static inline OI_HELPER void oi_set_##DT(uint8_t* p, size_t i, int32_t v) {     \
     oi_set_bits(p, i, BITS, v);                                                     \
+  }                                                                                 \
+  /* An int32_t wrapped around at the dtype's width (two's complement, ops.md). */  \
+  static inline OI_HELPER int32_t oi_wrap_##DT(int32_t v) {                         \
+    const uint32_t m = (uint32_t)v & ((1u << BITS) - 1u);                           \
+    return SIGNED ? (int32_t)(m ^ (1u << (BITS - 1))) - (int32_t)(1u << (BITS - 1)) \
+                  : (int32_t)m;                                                     \
   }
 OI_PACKED(i4, 4, 1)
 OI_PACKED(u4, 4, 0)
@@ -210,6 +219,38 @@ std::string cast_expr(const std::string& x, const std::string& from, const std::
   return "oi_to_i32_" + std::string(from == "f32" ? "f" : "d") + "(" + r + ")";
 }
 
+std::string arith(const ElementwiseCall& e);
+
+// f16, bf16, f8: the f32 expression over the widened operands, rounded once to the output
+// dtype; settings (alpha, clamps, div_by_zero_mask) are f32 as the CPU backend reads them.
+// fill rounds its value once from f64, as the simulator fills a tensor.
+std::string narrow_float_arith(const ElementwiseCall& e) {
+  if (e.op == "fill") {
+    check_settings(e.settings, {"value"}, e.where);
+    return e.settings.contains("value") ? literal(e.settings.at("value"), e.dtype, "fill value")
+                                        : "(" + std::string(c_type(e.dtype)) + ")0u";
+  }
+  std::vector<std::string> wide;
+  for (const auto& x : e.args) wide.push_back("oi_" + e.dtype + "_to_f32(" + x + ")");
+  const std::string f32 = "f32";
+  return "oi_f32_to_" + e.dtype + "(" + arith({e.op, f32, f32, wide, e.settings, e.where}) + ")";
+}
+
+// Packed integers: the i32 expression (wrapping through uint32_t), wrapped to the width.
+std::string packed_arith(const ElementwiseCall& e) {
+  packed_range(e.dtype, e.where);  // refuses the storage-only t1 and t2
+  static const std::set<std::string> ops = {"add", "sub", "mul", "neg", "abs", "min", "max", "fill"};
+  if (!ops.count(e.op))
+    throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
+  if (e.op == "fill") {
+    check_settings(e.settings, {"value"}, e.where);
+    return e.settings.contains("value") ? literal(e.settings.at("value"), e.dtype, "fill value")
+                                        : std::string("(int32_t)0");
+  }
+  const std::string i32 = "i32";
+  return "oi_wrap_" + e.dtype + "(" + arith({e.op, i32, i32, e.args, e.settings, e.where}) + ")";
+}
+
 std::string arith(const ElementwiseCall& e) {
   const std::string &op = e.op, &dtype = e.dtype, &where = e.where;
   const auto& a = e.args;
@@ -220,6 +261,8 @@ std::string arith(const ElementwiseCall& e) {
     check_settings(settings, {"to", "rounding_mode", "saturate"}, where);
     return cast_expr(a[0], e.from_dtype, dtype, settings, where);
   }
+  if (narrow_float(dtype)) return narrow_float_arith(e);
+  if (packed_bits(dtype)) return packed_arith(e);
   if (dtype != "f32" && dtype != "f64" && dtype != "i32")
     throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
   const std::set<std::string> allowed =

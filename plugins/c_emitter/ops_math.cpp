@@ -1,7 +1,9 @@
-// The elementwise math of ops-nn.md in generated C (f32, f64): exp, log, sqrt, rsqrt, sin, cos,
+// The elementwise math of ops-nn.md in generated C (f32, f64, f16, bf16, f8): exp, log, sqrt, rsqrt, sin, cos,
 // tanh, erf, sigmoid, silu, gelu (exact and tanh), pow. As the CPU backend does (float_math.hpp),
 // each op is computed in double with libm and an f32 result is rounded once to f32, so results
 // agree bit for bit with the simulator on the same libm (ops-nn.md allows 2 ulp in f32).
+// f16, bf16 and f8 operands are widened exactly to f32 and take that f32 result, rounded once
+// to their own dtype (the CPU backend's float_math.hpp).
 
 #include "c_ops.hpp"
 
@@ -24,6 +26,12 @@ static inline OI_HELPER double oi_gelu_tanh(double a) {
 )C";
 
 std::string math(const ElementwiseCall& e) {
+  if (e.dtype == "f16" || e.dtype == "bf16" || e.dtype == "f8") {
+    std::vector<std::string> wide;
+    for (const auto& x : e.args) wide.push_back("oi_" + e.dtype + "_to_f32(" + x + ")");
+    const std::string f32 = "f32";
+    return "oi_f32_to_" + e.dtype + "(" + math({e.op, f32, f32, wide, e.settings, e.where}) + ")";
+  }
   if (e.dtype != "f32" && e.dtype != "f64")
     throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
   std::string fn = e.op;
