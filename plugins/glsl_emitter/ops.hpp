@@ -36,5 +36,7 @@ void register_attention_ops(OpRegistry& r);
 
 // GLSL of the f32 math functions (oi_exp, ... computed in f64), for ShaderBuilder::use_math.
 const std::string& math_helpers_glsl();
+// GLSL of the f64 math functions (oi_exp_d, ...), after math_helpers_glsl().
+const std::string& math64_helpers_glsl();
 
 }  // namespace oi::glsl

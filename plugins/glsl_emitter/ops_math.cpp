@@ -4,9 +4,14 @@
 // errors), so, as the Vulkan backend does, each value is computed in f64 with
 // plugins/vulkan/shaders/math_f64.glsl (embedded at build time) and rounded once to f32; NaN,
 // infinities and zeros are settled first, with the CPU backend's results. sqrt is correctly rounded
-// (sqrt_f32_bits), as ops-nn.md requires.
-#include "embedded_math_f64.inc"  // kMathF64Glsl: plugins/vulkan/shaders/math_f64.glsl
+// (sqrt_f32_bits), as ops-nn.md requires. f64 results (within ops-nn.md's 4 ulp) come from the
+// Vulkan backend's f64 code, as its ew64 shader computes them: wide_floats.glsl (exp, log, sqrt
+// for every double) and math_f64_full.glsl (sin, cos, erf, gelu, pow, double-double steps).
+#include "embedded_math_f64.inc"       // kMathF64Glsl: plugins/vulkan/shaders/math_f64.glsl
+#include "embedded_math_f64_full.inc"  // kWideFloatsGlsl, kMathF64FullGlsl
 #include "ops.hpp"
+
+#include <sstream>
 
 namespace oi::glsl {
 namespace {
@@ -122,15 +127,86 @@ float oi_gelu_tanh(float a) {  // a / (1 + e^(-2u)), u = sqrt(2/pi) (a + 0.04471
 }
 )";
 
+// The f64 wrappers: NaN in gives the same NaN quieted (pow has its own rules), then as the
+// Vulkan backend's ew64.comp (math_op) computes each op, with the CPU backend's specials.
+const char* const kMath64Wrappers = R"(
+// f64 math (wide_floats.glsl, math_f64_full.glsl), as the Vulkan backend's ew64 shader.
+double oi_quiet_d(double v) {
+  const uvec2 w = unpackDouble2x32(v);
+  return packDouble2x32(uvec2(w.x, w.y | 0x00080000u));
+}
+#define OI_D_NAN_IN(v) if (is_nan_f64(v)) return oi_quiet_d(v)
+double oi_exp_d(double v) { OI_D_NAN_IN(v); return exp_any_f64(v); }
+double oi_log_d(double v) { OI_D_NAN_IN(v); return log_any_f64(v); }
+double oi_sqrt_d(double v) { OI_D_NAN_IN(v); return sqrt_any_f64(v); }
+double oi_rsqrt_d(double v) {
+  OI_D_NAN_IN(v);
+  const uvec2 x = unpackDouble2x32(v);
+  if (is_zero_word_pair(x)) return packDouble2x32(uvec2(0u, (x.y & 0x80000000u) | 0x7ff00000u));
+  if ((x.y & 0x80000000u) != 0u) return nan_f64();
+  if (is_inf_f64(v)) return 0.0LF;
+  return 1.0LF / sqrt_any_f64(v);
+}
+double oi_sin_d(double v) {
+  OI_D_NAN_IN(v);
+  return packDouble2x32(sincos_full_f64(unpackDouble2x32(v), false));
+}
+double oi_cos_d(double v) {
+  OI_D_NAN_IN(v);
+  return packDouble2x32(sincos_full_f64(unpackDouble2x32(v), true));
+}
+double oi_tanh_d(double v) {
+  OI_D_NAN_IN(v);
+  if (is_zero_word_pair(unpackDouble2x32(v))) return v;  // keeps -0
+  if (is_inf_f64(v)) return v < 0.0LF ? -1.0LF : 1.0LF;
+  return tanh_f64(v);
+}
+double oi_erf_d(double v) { OI_D_NAN_IN(v); return erf_full_f64(v); }
+double oi_sigmoid_d(double v) {
+  OI_D_NAN_IN(v);
+  if (is_inf_f64(v)) return v < 0.0LF ? 0.0LF : 1.0LF;
+  return 1.0LF / (1.0LF + exp_f64(-v));
+}
+double oi_silu_d(double v) {  // +inf stays, -inf gives NaN (inf / inf)
+  OI_D_NAN_IN(v);
+  if (is_inf_f64(v)) return v < 0.0LF ? nan_f64() : v;
+  return v / (1.0LF + exp_f64(-v));
+}
+double oi_gelu_d(double v) {
+  OI_D_NAN_IN(v);
+  return packDouble2x32(gelu_full_f64(unpackDouble2x32(v)));
+}
+double oi_gelu_tanh_d(double v) {
+  OI_D_NAN_IN(v);
+  return packDouble2x32(gelu_tanh_full_f64(unpackDouble2x32(v)));
+}
+double oi_pow_d(double a, double b) {
+  return packDouble2x32(pow_full_f64(unpackDouble2x32(a), unpackDouble2x32(b)));
+}
+)";
+
+// The Vulkan backend's files name each other with #include; here they are pasted in order.
+std::string without_includes(const char* text) {
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line))
+    out += (line.rfind("#include", 0) == 0 ? "// (included above) " + line : line) + "\n";
+  return out;
+}
+
 std::string math(ShaderBuilder& sb, const OpIn& op, const std::vector<std::string>& args) {
-  if (sb.compute_type(op.output) != "float")
+  const std::string type = sb.compute_type(op.output);
+  if (type != "float" && type != "double")
     unsupported(op_where(op) + " on " + sb.value(op.output).dtype +
-                " is not supported (f32, and f16/bf16/f8 through f32, are)");
+                " is not supported (f32, f64, and f16/bf16/f8 through f32, are)");
+  const bool d = type == "double";
+  const std::string suffix = d ? "_d" : "";
+  auto use = [&] { d ? sb.use_math64(op) : sb.use_math(op); };
   if (op.op == "pow") {
     sb.check_settings(op, {});
     if (args.size() != 2) invalid(op_where(op) + ": expected 2 inputs");
-    sb.use_math(op);
-    return "oi_pow(" + args[0] + ", " + args[1] + ")";
+    use();
+    return "oi_pow" + suffix + "(" + args[0] + ", " + args[1] + ")";
   }
   if (args.size() != 1) invalid(op_where(op) + ": expected 1 input");
   std::string fn = "oi_" + op.op;
@@ -143,14 +219,20 @@ std::string math(ShaderBuilder& sb, const OpIn& op, const std::vector<std::strin
   } else {
     sb.check_settings(op, {});
   }
-  sb.use_math(op);
-  return fn + "(" + args[0] + ")";
+  use();
+  return fn + suffix + "(" + args[0] + ")";
 }
 
 }  // namespace
 
 const std::string& math_helpers_glsl() {
   static const std::string text = std::string(kMathF64Glsl) + kMathWrappers;
+  return text;
+}
+
+const std::string& math64_helpers_glsl() {
+  static const std::string text =
+      without_includes(kWideFloatsGlsl) + without_includes(kMathF64FullGlsl) + kMath64Wrappers;
   return text;
 }
 

@@ -456,6 +456,12 @@ void ShaderBuilder::use_math(const OpIn& op) {
   math_ = true;
 }
 
+void ShaderBuilder::use_math64(const OpIn& op) {
+  use_math(op);
+  math64_ = true;
+  add_helper("math64", math64_helpers_glsl());
+}
+
 std::string ShaderBuilder::fail(const std::string& message, const std::string& detail) {
   if (errors_.empty())
     bindings.push_back({static_cast<uint32_t>(bindings.size()), kStatusValue, true, true, {}, {}});
@@ -479,6 +485,7 @@ std::string ShaderBuilder::header(const std::string& kind) const {
        "4461, 32);\n#endif\n";
   if (has_bits(16)) h << "#extension GL_EXT_shader_16bit_storage : require\n";
   if (has_bits(8)) h << "#extension GL_EXT_shader_8bit_storage : require\n";
+  if (math64_) h << "#extension GL_EXT_control_flow_attributes : require\n";
   return h.str();
 }
 

@@ -63,6 +63,8 @@ class ShaderBuilder {
   // The f64 math of plugins/vulkan/shaders/math_f64.glsl and the f32 wrappers around it
   // (needs the device's shaderFloat64; refused when its description says fp64 false).
   void use_math(const OpIn& op);
+  // The same with f64 results: wide_floats.glsl and math_f64_full.glsl, the f64 wrappers.
+  void use_math64(const OpIn& op);
   // Declares every buffer as uint: the kernel moves 32-bit words, bit for bit, whatever dtype.
   void use_raw_bits() { raw_bits_ = true; }
   // With raw bits: the GLSL word type of a value's elements ("uint"; "uvec2" for 8 bytes,
@@ -111,6 +113,7 @@ class ShaderBuilder {
   bool raw_bits_ = false;
   bool double_ = false;  // some value is f64: the device needs shaderFloat64
   bool math_ = false;
+  bool math64_ = false;  // loops marked [[dont_unroll]]: GL_EXT_control_flow_attributes
 };
 
 }  // namespace oi::glsl

@@ -1,0 +1,63 @@
+"""glsl_compare.py WANT.oinf GOT.oinf MODE: the glsl target's --save against the simulator's,
+with docs/synth-glsl.md's tolerance for MODE (integers, bools and narrow floats bit-exact in
+every mode):
+  exact   floats bit for bit (arithmetic, casts, movement, max_pool, tables)
+  ulp     f32 within 2 ulp, f64 within 4 (ops-nn.md; f32 div and the transcendental math)
+  reduce  |got - want| <= atol + rtol |want|: f32 (1e-6, 1e-5), f64 (1e-12, 1e-10) (matmul, sums)
+  nn      f32 (1e-5, 1e-4), f64 (1e-12, 1e-10) (softmax, the norms, conv, avg_pool)
+NaN where NaN and infinities with their sign in every mode."""
+import sys
+
+import numpy as np
+from openinfer import oinf
+
+want, got, mode = oinf.read(sys.argv[1]), oinf.read(sys.argv[2]), sys.argv[3]
+TOL = {
+    "reduce": {np.dtype(np.float32): (1e-6, 1e-5), np.dtype(np.float64): (1e-12, 1e-10)},
+    "nn": {np.dtype(np.float32): (1e-5, 1e-4), np.dtype(np.float64): (1e-12, 1e-10)},
+}
+if mode not in ("exact", "ulp", "reduce", "nn"):
+    sys.exit(f"unknown mode {mode!r}")
+if sorted(want.tensors) != sorted(got.tensors):
+    sys.exit(f"tensor names differ: {sorted(want.tensors)} vs {sorted(got.tensors)}")
+worst = 0.0
+for name in sorted(want.tensors):
+    w, g = np.asarray(want[name]), np.asarray(got[name])
+    if w.dtype != g.dtype or w.shape != g.shape:
+        sys.exit(f"{name}: {g.dtype}{list(g.shape)}, expected {w.dtype}{list(w.shape)}")
+    floating = w.dtype in (np.dtype(np.float32), np.dtype(np.float64))
+    if not floating or mode == "exact":
+        if w.tobytes() != g.tobytes():
+            diff = np.flatnonzero(w.reshape(-1).view(np.uint8) != g.reshape(-1).view(np.uint8))
+            sys.exit(f"{name}: differs from the simulator bit for bit (first byte {diff[0]})")
+        continue
+    wn, gn = np.isnan(w), np.isnan(g)
+    if not np.array_equal(wn, gn):
+        sys.exit(f"{name}: NaN in different places")
+    fin = np.isfinite(w)
+    if not np.array_equal(fin, np.isfinite(g)) or not np.array_equal(w[~fin & ~wn], g[~fin & ~wn]):
+        sys.exit(f"{name}: infinities differ")
+    wf, gf = w[fin], g[fin]
+    if mode == "ulp":
+        # Distance in representable values (ordered integers, signed zeros equal).
+        bits, top, allowed = (
+            (np.int32, 0x7FFFFFFF, 2) if w.dtype == np.float32 else (np.int64, 2**63 - 1, 4))
+        def ordered(a):
+            i = a.view(bits).astype(object if bits == np.int64 else np.int64)
+            return np.array([-(v & top) if v < 0 else v for v in i.reshape(-1)], dtype=object)
+        ulps = np.abs(ordered(wf) - ordered(gf)) if wf.size else np.zeros(0)
+        if ulps.size and ulps.max() > allowed:
+            i = int(np.argmax(ulps))
+            sys.exit(f"{name}: element {i}: {gf[i]!r} vs {wf[i]!r}, {ulps[i]} ulp apart "
+                     f"({allowed} allowed)")
+        worst = max(worst, float(ulps.max()) if ulps.size else 0.0)
+        continue
+    atol, rtol = TOL[mode][w.dtype]
+    d = np.abs(gf.astype(np.float64) - wf)
+    err = d - (atol + rtol * np.abs(wf.astype(np.float64)))
+    if err.size and err.max() > 0:
+        i = int(np.argmax(err))
+        sys.exit(f"{name}: element {i}: {gf[i]!r} vs {wf[i]!r} beyond ({atol}, {rtol})")
+    if d.size:
+        worst = max(worst, float(d.max()))
+print(f"ok ({mode}; largest difference {worst:.3g}{' ulp' if mode == 'ulp' else ''})")

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# glsl_vs_simulator.sh OPENINFER RUNNER GLSLC WORK SOURCE_DIR [NAME...]: every graph the C
+# target is held against the simulator with (tests/synth/CMakeLists.txt's synth_c_test list,
+# read from there, with the same graph, model, input files and steps; c_graph_list.py), and
+# tests/synth/c/matmul_tiles.oi on its generated data, synthesized with `--target glsl` for
+# devices/lavapipe.json, run by the manifest runner (built once) and compared with `openinfer
+# run --save` on the CPU backend (glsl_compare.py, docs/synth-glsl.md's tolerance per graph).
+# A graph the glsl target cannot run is listed below with its reason and printed as
+# `skip: NAME (reason)`; a graph of the list this script does not know fails, so none is left
+# out silently. NAMEs: run only those. Exit 77 (skipped): no Vulkan device.
+set -uo pipefail
+oi=$1; runner=$2; glslc=$3; work=$4; src=$5
+shift 5
+only=" $* "
+here=$src/tests/glsl_emitter
+
+# The graphs the glsl target does not run, with why (docs/synth-glsl.md says the same).
+declare -A skip=(
+  [chain_embedded]="--embed-weights is a C target option; the graph runs as chain"
+  [tables_embedded]="--embed-weights is a C target option; the graph runs as tables"
+  [prefix_table_embedded]="--embed-weights is a C target option; the graph runs as prefix_table"
+)
+# Tolerance per graph (glsl_compare.py's modes; ops.md and docs/synth-glsl.md's table).
+declare -A mode=(
+  [minimal]=exact [chain]=ulp [loops]=exact [cache]=exact [branch]=exact [run_steps]=exact
+  [run_pipeline]=exact [consumer]=exact [matmul]=reduce [cast]=exact [f16_cast]=exact
+  [logic]=exact [packed_cast]=exact [tables]=exact [table_ops]=reduce [reduce]=reduce
+  [math]=ulp [movement]=exact [conv]=nn [conv_large]=nn [pool]=nn [norm]=nn [nn_extra]=nn
+  [argmax]=exact [prefix_table]=exact [matmul_tiles]=reduce
+)
+
+rm -rf "$work"
+mkdir -p "$work"
+# The Vulkan device first: without one, nothing here can run.
+if ! "$runner" --manifest "$work/none" --steps 1 > "$work/probe.log" 2>&1 &&
+  grep -q "no Vulkan" "$work/probe.log"; then
+  echo "SKIP: no Vulkan device ($(head -1 "$work/probe.log"))"
+  exit 77
+fi
+
+list=$work/list.tsv
+PYTHONPATH="$src/python" /usr/bin/python3 "$here/c_graph_list.py" "$src/tests/synth/CMakeLists.txt" \
+  "$src" > "$list" || { echo "FAIL: cannot read the C target's list"; exit 1; }
+# matmul_tiles (its own script in tests/synth/c): the same graph on data generated the same way.
+mkdir -p "$work/matmul_tiles_data"
+/usr/bin/python3 "$src/tests/synth/c/matmul_tiles_data.py" "$work/matmul_tiles_data" > /dev/null
+printf 'matmul_tiles\ttolerance\t%s\t%s\t%s\t2\t%s\n' "$src/tests/synth/c/matmul_tiles.oi" \
+  "$work/matmul_tiles_data/model.txt" "$work/matmul_tiles_data/input.txt" \
+  "a=@IN@ s=@IN@ sb=@IN@ v=@IN@ col=@IN@ x1=@IN@ q=@IN@ ba=@IN@ bm=@IN@ bx=@IN@ bv=@IN@" >> "$list"
+
+passed=(); skipped=(); failed=()
+run_graph() {  # NAME GRAPH MODEL_TXT INPUT_TXT STEPS SPECS: 0 when the results agree
+  local name=$1 graph=$2 model_txt=$3 input_txt=$4 steps=$5 specs=$6 dir=$work/$1
+  mkdir -p "$dir"
+  "$oi" oinf pack "$model_txt" -o "$dir/model.oinf" > /dev/null &&
+    "$oi" oinf pack "$input_txt" -o "$dir/input.oinf" > /dev/null || return 1
+  local inputs=() spec
+  for spec in $specs; do inputs+=(--input "${spec//@IN@/$dir/input.oinf}"); done
+  "$oi" synth "$graph" --model "$dir/model.oinf" --target glsl \
+    --device "$src/devices/lavapipe.json" --name "$name" -o "$dir/gen" > "$dir/synth.log" 2>&1 ||
+    { cat "$dir/synth.log"; return 1; }
+  bash "$here/compile_shaders.sh" "$glslc" "$dir/gen" > "$dir/glslc.log" 2>&1 ||
+    { tail -20 "$dir/glslc.log"; return 1; }
+  "$runner" --manifest "$dir/gen" --model "$dir/model.oinf" --steps "$steps" "${inputs[@]}" \
+    --save "$dir/glsl.oinf" --quiet > "$dir/runner.log" 2>&1 ||
+    { echo "the manifest runner failed:"; cat "$dir/runner.log"; return 1; }
+  "$oi" run "$graph" --model "$dir/model.oinf" --steps "$steps" "${inputs[@]}" \
+    --save "$dir/sim.oinf" -q > "$dir/sim.log" 2>&1 || { cat "$dir/sim.log"; return 1; }
+  PYTHONPATH="$src/python" /usr/bin/python3 "$here/glsl_compare.py" "$dir/sim.oinf" \
+    "$dir/glsl.oinf" "${mode[$name]}"
+}
+
+while IFS=$'\t' read -r name env graph model_txt input_txt steps specs; do
+  if [[ "$only" != "  " && "$only" != *" $name "* ]]; then continue; fi
+  if [[ -n "${skip[$name]:-}" ]]; then
+    echo "skip: $name (${skip[$name]})"; skipped+=("$name"); continue
+  fi
+  if [[ -z "${mode[$name]:-}" ]]; then
+    echo "FAIL: $name: a graph of the C target's list that glsl_vs_simulator.sh does not know" \
+      "(give it a tolerance mode, or a skip with its reason)"
+    failed+=("$name"); continue
+  fi
+  echo "== $name ($steps steps, ${mode[$name]})"
+  if out=$(run_graph "$name" "$graph" "$model_txt" "$input_txt" "$steps" "$specs" 2>&1); then
+    echo "$out" | tail -1; passed+=("$name")
+  else
+    echo "$out" | tail -15 | sed 's/^/  /'; echo "FAIL: $name"; failed+=("$name")
+  fi
+done < "$list"
+
+echo "glsl vs simulator: ${#passed[@]} passed, ${#skipped[@]} skipped, ${#failed[@]} failed"
+[[ ${#failed[@]} == 0 ]] || { echo "failed: ${failed[*]}"; exit 1; }
+echo "ok: every graph of the list runs through the glsl target and matches the simulator"
