@@ -210,6 +210,32 @@ BOOST_AUTO_TEST_CASE(buffer_transfers_outside_a_buffer_are_errors) {
   BOOST_CHECK_NO_THROW(cpu->download(*buf, 4, std::span(data, 4)));
 }
 
+BOOST_AUTO_TEST_CASE(a_tensor_that_overruns_its_buffer_is_refused_before_the_kernel_runs) {
+  auto registry = oi::PluginRegistry::discover({cpu_plugin_dir()});
+  auto cpu = registry.backend("cpu");
+  const oi::DType i8 = oi::DType::i8;
+  const oi::Kernel* mm =
+      cpu->find_kernel("matmul", std::vector{i8, i8}, i8, oi::KernelMode::Normal);
+  BOOST_REQUIRE(mm);
+  std::vector<uint64_t> dims{8, 8};  // 64 bytes each
+  auto small = cpu->alloc(16), big = cpu->alloc(64), out = cpu->alloc(64);
+  oi::TensorArg ins[] = {{i8, dims, small.get(), 0}, {i8, dims, big.get(), 0}};
+  oi::TensorArg outs[] = {{i8, dims, out.get(), 0}};
+  try {
+    cpu->run(*mm, ins, outs, {});
+    BOOST_FAIL("no error");
+  } catch (const oi::Error& e) {
+    BOOST_TEST((e.kind() == oi::ErrorKind::Input));
+    BOOST_TEST(std::string(e.what()) ==
+               "input 0 (i8, 64 elements at byte 0) does not fit its buffer of 16 bytes");
+  }
+  // An offset that leaves too little room is refused the same way.
+  oi::TensorArg shifted[] = {{i8, dims, big.get(), 0}, {i8, dims, big.get(), 8}};
+  BOOST_CHECK_THROW(cpu->run(*mm, shifted, outs, {}), oi::Error);
+  oi::TensorArg fits[] = {{i8, dims, big.get(), 0}, {i8, dims, big.get(), 0}};
+  BOOST_CHECK_NO_THROW(cpu->run(*mm, fits, outs, {}));
+}
+
 BOOST_AUTO_TEST_CASE(search_path_puts_cli_dirs_first_then_the_environment_and_drops_repeats) {
   fs::path a = fresh_dir("path_a"), b = fresh_dir("path_b");
   std::string env = b.string() + ":" + a.string();

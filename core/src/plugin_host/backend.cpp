@@ -177,6 +177,18 @@ oi_tensor_desc to_abi_tensor(const TensorArg& t, const char* role, size_t index)
   if (t.buffer == nullptr) {
     throw input_error(std::string(role) + " " + std::to_string(index) + " has no buffer");
   }
+  // Kernels trust dims and offsets: a tensor that does not fit its buffer would be read or
+  // written out of bounds, so it is refused here, on the host's side of the ABI.
+  uint64_t numel = 1;
+  bool overflow = false;
+  for (uint64_t d : t.dims) overflow = overflow || __builtin_mul_overflow(numel, d, &numel);
+  const std::optional<uint64_t> bytes = overflow ? std::nullopt : storage_bytes(t.dtype, numel);
+  if (!bytes || t.byte_offset > t.buffer->size() || *bytes > t.buffer->size() - t.byte_offset) {
+    throw input_error(
+        std::string(role) + " " + std::to_string(index) + " (" + std::string(dtype_name(t.dtype)) +
+        ", " + std::to_string(numel) + " elements at byte " + std::to_string(t.byte_offset) +
+        ") does not fit its buffer of " + std::to_string(t.buffer->size()) + " bytes");
+  }
   oi_tensor_desc d{};
   d.struct_size = sizeof(d);
   d.abi_version = OI_PLUGIN_ABI_VERSION;
