@@ -19,6 +19,13 @@ const char* c_type(const std::string& dtype) {
   if (dtype == "i32") return "int32_t";
   if (dtype == "i64") return "int64_t";   // argmax/argmin results, gather indices, storage
   if (dtype == "bool") return "uint8_t";  // comparisons' results, masks, branch conditions
+  // The other whole-byte integers: storage, integer arithmetic and casts (ops_arith.cpp).
+  if (dtype == "i8") return "int8_t";
+  if (dtype == "i16") return "int16_t";
+  if (dtype == "u8") return "uint8_t";
+  if (dtype == "u16") return "uint16_t";
+  if (dtype == "u32") return "uint32_t";
+  if (dtype == "u64") return "uint64_t";
   // 16-bit floats are stored as their bits; kernels convert through oi_*_to_f32 (casts only).
   if (dtype == "f16" || dtype == "bf16") return "uint16_t";
   if (dtype == "f8") return "uint8_t";  // E5M2, stored as its bits too
@@ -64,14 +71,20 @@ uint32_t dtype_tag(const std::string& dtype) {
          : dtype == "u1"   ? 23
          : dtype == "t2"   ? 24
          : dtype == "t1"   ? 25
+         : dtype == "i8"   ? 1
+         : dtype == "i16"  ? 2
+         : dtype == "u8"   ? 5
+         : dtype == "u16"  ? 6
+         : dtype == "u32"  ? 7
+         : dtype == "u64"  ? 8
                            : 3;
 }
 
 uint64_t dtype_size(const std::string& dtype) {
-  return dtype == "f64" || dtype == "i64"    ? 8
-         : dtype == "bool" || dtype == "f8"  ? 1
-         : dtype == "f16" || dtype == "bf16" ? 2
-                                             : 4;
+  return dtype == "f64" || dtype == "i64" || dtype == "u64"                     ? 8
+         : dtype == "bool" || dtype == "f8" || dtype == "i8" || dtype == "u8"    ? 1
+         : dtype == "f16" || dtype == "bf16" || dtype == "i16" || dtype == "u16" ? 2
+                                                                                 : 4;
 }
 
 std::string number(double v) {
@@ -108,10 +121,12 @@ std::string literal(const json::value& v, const std::string& dtype, const std::s
   const bool flt = dtype == "f32" || dtype == "f64";
   if (v.is_int64() && dtype == "i64" && v.as_int64() == INT64_MIN)
     return "(int64_t)(-9223372036854775807LL - 1)";
+  if (v.is_uint64() && !flt)  // past INT64_MAX: a u64
+    return "(" + std::string(c_type(dtype)) + ")" + std::to_string(v.as_uint64()) + "ULL";
   if (v.is_int64())
     return flt ? "(" + std::string(c_type(dtype)) + ")" + number(double(v.as_int64()))
                : "(" + std::string(c_type(dtype)) + ")" + std::to_string(v.as_int64()) +
-                     (dtype == "i64" ? "LL" : "");
+                     (dtype == "i64" || dtype == "u64" ? "LL" : "");
   if (v.is_double() && flt) return "(" + std::string(c_type(dtype)) + ")" + number(v.as_double());
   if (v.is_bool()) return std::string("(") + c_type(dtype) + ")" + (v.as_bool() ? "1" : "0");
   if (v.is_string() && flt && (v.as_string() == "inf" || v.as_string() == "-inf"))

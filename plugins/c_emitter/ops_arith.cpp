@@ -156,6 +156,30 @@ OI_PACKED(i2, 2, 1)
 OI_PACKED(u2, 2, 0)
 OI_PACKED(i1, 1, 1)
 OI_PACKED(u1, 1, 0)
+/* An already rounded float to a whole-byte integer, saturating; NaN gives 0 (ops.md cast). The
+ * bounds are exact doubles: the range's ends, and 2^63, 2^64 past the 64-bit ones. */
+#define OI_TO_INT(DT, T, LO, HI, TMIN, TMAX)                        \
+  static inline OI_HELPER T oi_to_##DT##_d(double r) {              \
+    if (isnan(r)) return 0;                                         \
+    if (r >= HI) return TMAX;                                       \
+    if (r <= LO) return TMIN;                                       \
+    return (T)r;                                                    \
+  }
+OI_TO_INT(i8, int8_t, -128.0, 127.0, INT8_MIN, INT8_MAX)
+OI_TO_INT(i16, int16_t, -32768.0, 32767.0, INT16_MIN, INT16_MAX)
+OI_TO_INT(i64, int64_t, -9223372036854775808.0, 9223372036854775808.0, INT64_MIN, INT64_MAX)
+OI_TO_INT(u8, uint8_t, 0.0, 255.0, 0, UINT8_MAX)
+OI_TO_INT(u16, uint16_t, 0.0, 65535.0, 0, UINT16_MAX)
+OI_TO_INT(u32, uint32_t, 0.0, 4294967295.0, 0, UINT32_MAX)
+OI_TO_INT(u64, uint64_t, 0.0, 18446744073709551616.0, 0, UINT64_MAX)
+/* Integer to integer, saturating (ops.md cast): through int64_t, or from a u64 / to a u64. */
+static inline OI_HELPER int64_t oi_sat_i64(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+static inline OI_HELPER int64_t oi_sat_from_u64(uint64_t v, int64_t hi) {
+  return v > (uint64_t)hi ? hi : (int64_t)v;
+}
+static inline OI_HELPER uint64_t oi_sat_to_u64(int64_t v) { return v < 0 ? 0u : (uint64_t)v; }
 static inline OI_HELPER int32_t oi_clamp_i32(int32_t v, int32_t lo, int32_t hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
@@ -177,10 +201,78 @@ std::pair<int, int> packed_range(const std::string& d, const std::string& where)
   return {0, (1 << bits) - 1};
 }
 
+// Whole-byte integers other than i32 (i8 i16 i64 u8 u16 u32 u64): their range as int64_t
+// bounds (u64's top is past it: its casts are special-cased).
+bool wide_int(const std::string& d) {
+  return d == "i8" || d == "i16" || d == "i64" || d == "u8" || d == "u16" || d == "u32" ||
+         d == "u64";
+}
+std::pair<std::string, std::string> int_range(const std::string& d) {
+  if (d == "i8") return {"INT8_MIN", "INT8_MAX"};
+  if (d == "i16") return {"INT16_MIN", "INT16_MAX"};
+  if (d == "i32") return {"INT32_MIN", "INT32_MAX"};
+  if (d == "i64") return {"INT64_MIN", "INT64_MAX"};
+  if (d == "u8") return {"0", "UINT8_MAX"};
+  if (d == "u16") return {"0", "UINT16_MAX"};
+  if (d == "u32") return {"0", "(int64_t)UINT32_MAX"};
+  return {"0", "INT64_MAX"};
+}
+
+std::string cast_expr(const std::string& x, const std::string& from, const std::string& to,
+                      const json::object& settings, const std::string& where);
+
+// Casts with a whole-byte integer other than i32 on either side (ops.md: integer -> integer
+// saturates; float -> integer rounds with rounding_mode, then saturates, NaN to 0; integer ->
+// float rounds to nearest, C's conversion; to f16/bf16/f8 through f64, exact for 32 bits).
+std::string wide_int_cast(const std::string& x, const std::string& from, const std::string& to,
+                          const json::object& settings, const std::string& where) {
+  const std::string T = c_type(to);
+  const bool from_int = from == "i32" || wide_int(from) || from == "bool";
+  const bool to_int = to == "i32" || wide_int(to);
+  if (from_int && to_int) {
+    if (from == "bool") return "(" + T + ")" + x;
+    if (to == "u64") return from == "u64" ? x : "(uint64_t)oi_sat_to_u64((int64_t)" + x + ")";
+    const auto [lo, hi] = int_range(to);
+    if (from == "u64") return "(" + T + ")oi_sat_from_u64(" + x + ", " + hi + ")";
+    return "(" + T + ")oi_sat_i64((int64_t)" + x + ", " + lo + ", " + hi + ")";
+  }
+  if (from_int && (to == "f32" || to == "f64")) return "(" + T + ")" + x;
+  if (from_int && (to == "f16" || to == "bf16" || to == "f8")) {
+    if (from == "i64" || from == "u64")  // through f64 would round twice
+      throw CUnsupported("c emitter: " + where + " from " + from + " to " + to + " is not supported yet");
+    return "oi_f64_to_" + to + "((double)" + x + ")";
+  }
+  if (to_int && (from == "f32" || from == "f64")) {
+    if (settings.contains("saturate") && !settings.at("saturate").as_bool())
+      throw CUnsupported("c emitter: " + where + " with saturate=false is not supported yet");
+    const std::string mode =
+        settings.contains("rounding_mode") ? str(settings.at("rounding_mode")) : "trunc";
+    const std::string d = "(double)" + x;
+    const std::string r = mode == "trunc"          ? "trunc(" + d + ")"
+                          : mode == "floor"        ? "floor(" + d + ")"
+                          : mode == "ceil"         ? "ceil(" + d + ")"
+                          : mode == "nearest_even" ? "nearbyint(" + d + ")"
+                                                   : "";
+    if (r.empty()) throw CUnsupported("c emitter: " + where + ": rounding_mode " + mode);
+    return "oi_to_" + to + "_d(" + r + ")";
+  }
+  if (to_int && (from == "f16" || from == "bf16" || from == "f8"))
+    return wide_int_cast("oi_" + from + "_to_f32(" + x + ")", "f32", to, settings, where);
+  throw CUnsupported("c emitter: " + where + " from " + from + " to " + to + " is not supported yet");
+}
+
 std::string cast_expr(const std::string& x, const std::string& from, const std::string& to,
                       const json::object& settings, const std::string& where) {
   const std::string T = c_type(to);
   if (from == to) return x;
+  if (wide_int(from) && packed_bits(to)) {  // saturated to i32 first, then to the narrow range
+    const std::string i32 = "i32";
+    return cast_expr(wide_int_cast(x, from, i32, settings, where), i32, to, settings, where);
+  }
+  if (wide_int(from) || wide_int(to)) {
+    if (packed_bits(from)) return wide_int_cast(x, "i32", to, settings, where);
+    return wide_int_cast(x, from, to, settings, where);
+  }
   // Packed integers compute as int32_t: one from a packed dtype is an i32 value; one to a
   // packed dtype is rounded like an i32 (ops.md), then clamped to its range (saturate=true).
   if (packed_bits(from)) {
@@ -236,6 +328,34 @@ std::string narrow_float_arith(const ElementwiseCall& e) {
   return "oi_f32_to_" + e.dtype + "(" + arith({e.op, f32, f32, wide, e.settings, e.where}) + ")";
 }
 
+// Whole-byte integers other than i32: wrapped through an unsigned type as wide (uint32_t for
+// 8, 16 and 32 bits: no promotion to int can overflow), then converted back (modulo 2^width).
+std::string wide_int_arith(const ElementwiseCall& e) {
+  const std::string T = c_type(e.dtype);
+  const std::string U = e.dtype == "i64" || e.dtype == "u64" ? "uint64_t" : "uint32_t";
+  const bool is_signed = e.dtype[0] == 'i';
+  const auto& a = e.args;
+  check_settings(e.settings, e.op == "fill" ? std::vector<std::string>{"value"}
+                                            : std::vector<std::string>{}, e.where);
+  auto wrap = [&](const char* sym) {
+    return "(" + T + ")((" + U + ")" + a[0] + " " + sym + " (" + U + ")" + a[1] + ")";
+  };
+  if (e.op == "add") return wrap("+");
+  if (e.op == "sub") return wrap("-");
+  if (e.op == "mul") return wrap("*");
+  if (e.op == "neg") return "(" + T + ")((" + U + ")0 - (" + U + ")" + a[0] + ")";
+  if (e.op == "abs")
+    return is_signed ? "(" + a[0] + " < 0 ? (" + T + ")((" + U + ")0 - (" + U + ")" + a[0] + ") : " +
+                           a[0] + ")"
+                     : a[0];
+  if (e.op == "min") return "(" + a[1] + " < " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
+  if (e.op == "max") return "(" + a[1] + " > " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
+  if (e.op == "fill")
+    return e.settings.contains("value") ? literal(e.settings.at("value"), e.dtype, "fill value")
+                                        : "(" + T + ")0";
+  throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
+}
+
 // Packed integers: the i32 expression (wrapping through uint32_t), wrapped to the width.
 std::string packed_arith(const ElementwiseCall& e) {
   packed_range(e.dtype, e.where);  // refuses the storage-only t1 and t2
@@ -257,12 +377,13 @@ std::string arith(const ElementwiseCall& e) {
   const auto& settings = e.settings;
   const bool flt = dtype != "i32";
   if (op == "cast" && (narrow_float(dtype) || narrow_float(e.from_dtype) || packed_bits(dtype) ||
-                       packed_bits(e.from_dtype))) {
+                       packed_bits(e.from_dtype) || wide_int(dtype) || wide_int(e.from_dtype))) {
     check_settings(settings, {"to", "rounding_mode", "saturate"}, where);
     return cast_expr(a[0], e.from_dtype, dtype, settings, where);
   }
   if (narrow_float(dtype)) return narrow_float_arith(e);
   if (packed_bits(dtype)) return packed_arith(e);
+  if (wide_int(dtype)) return wide_int_arith(e);
   if (dtype != "f32" && dtype != "f64" && dtype != "i32")
     throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
   const std::set<std::string> allowed =
