@@ -10,6 +10,9 @@
 #                                                                       PyTorch CUDA eager)
 #          scripts/run-vulkan-on-gpu.sh exec PACK_DIR DEBS_DIR PROGRAM ARGS...  (any packed
 #                                                                       program: openinfer run)
+#          scripts/run-vulkan-on-gpu.sh examples [PACK_DIR] [DEBS_DIR]  (the examples on the
+#                                  Vulkan backend against their references; `pack` copies the
+#                                  Silero VAD model and chunks into PACK_DIR when present here)
 #          scripts/run-vulkan-on-gpu.sh chain [PACK_DIR] [DEBS_DIR] [NODES] [STEPS]
 #                                  (bench/vulkan_chain.sh: per-node cost of a chain of tiny ops)
 #
@@ -31,7 +34,7 @@ pack() {
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
   # The CPU plugin (per-node fallback) and the GPT example, when built.
-  for f in openinfer gpt_example; do [[ -f $build/bin/$f ]] && cp "$build/bin/$f" "$out/bin/"; done
+  for f in openinfer gpt_example resnet_example; do [[ -f $build/bin/$f ]] && cp "$build/bin/$f" "$out/bin/"; done
   for f in nn_attention_bench nn_spatial_bench; do
     [[ -f $build/bench/$f ]] && cp "$build/bench/$f" "$out/bin/"
   done
@@ -47,6 +50,13 @@ pack() {
     done
   done
   ldd --version | awk 'NR == 1 {print $NF}' >"$out/glibc/version"
+  # The Silero VAD model (downloaded once here, none there) and speech.wav as 212 chunks.
+  local vad=${OPENINFER_CACHE_DIR:-$HOME/.cache/openinfer}/silero_vad/silero_vad_16k.oinf
+  if [[ -f $vad ]]; then
+    mkdir -p "$out/vad" && cp "$vad" "$out/vad/"
+    /usr/bin/python3 examples/silero_vad/wav_to_chunks.py tests/silero_vad/speech.wav \
+      "$out/vad/chunks.oinf" >"$out/vad/steps"
+  fi
   echo "packed into $out ($(du -sh "$out" | cut -f1))"
 }
 
@@ -123,6 +133,38 @@ gpt() {
   done
 }
 
+# The examples on the Vulkan backend: the minimal one, the tiny ResNet-18 and GPT decoder of the
+# tests against PyTorch's references, and Silero VAD (when packed) against ONNX Runtime's.
+examples() {
+  setup "${1:-.vkgpu}" "${2:-.gl}"
+  local tmp rc=0
+  tmp=$(mktemp -d)
+  oi() { LD_LIBRARY_PATH=$LIBS "${LOADER[@]}" "$PACK/bin/openinfer" --plugin-dir "$PACK/plugins" "$@"; }
+  oi run examples/minimal/minimal.oi --model examples/minimal/model.oinf \
+    --input x=examples/minimal/input.oinf --backend vulkan || rc=$?
+  local fx=tests/examples/resnet/fixtures
+  launch "$PACK" "$2" resnet_example --model $fx/model.oinf --input $fx/input.oinf \
+    --reference $fx/reference.oinf --backend vulkan || rc=$?
+  launch "$PACK" "$2" gpt_example --model tests/gpt/fixtures/tiny_model.oinf \
+    --reference tests/gpt/fixtures/tiny_reference.oinf --steps 32 --backend vulkan || rc=$?
+  if [[ -d $PACK/vad ]]; then
+    oi run examples/silero_vad/vad.oi --model "$PACK/vad/silero_vad_16k.oinf" \
+      --steps "$(cat "$PACK/vad/steps")" --input "chunk=$PACK/vad/chunks.oinf:chunk.{step}" \
+      --backend vulkan --fetch prob --save "$tmp/probs.oinf" --quiet || rc=$?
+    PYTHONPATH=python ${PYTHON:-python3} - "$tmp" "$(cat "$PACK/vad/steps")" <<'PY' || rc=$?
+import json, sys
+from openinfer import oinf
+pkg = oinf.read(sys.argv[1] + "/probs.oinf")
+probs = [float(pkg[f"prob.step{i}"].reshape(-1)[0]) for i in range(int(sys.argv[2]))]
+json.dump({"probabilities": probs, "segments": []}, open(sys.argv[1] + "/ours.json", "w"))
+PY
+    ${PYTHON:-python3} tests/silero_vad/compare_probs.py "$tmp/ours.json" tests/silero_vad/ort_reference.json \
+      --first "$(cat "$PACK/vad/steps")" || rc=$?
+  fi
+  rm -rf "$tmp"
+  return $rc
+}
+
 # The attention and conv cases of bench/nn_*_bench on the Vulkan backend, then PyTorch CUDA.
 nn() {
   launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 21 \
@@ -142,10 +184,11 @@ case "${1:-}" in
   bench) shift; bench "$@" ;;
   gpt) shift; gpt "$@" ;;
   nn) shift; nn "$@" ;;
+  examples) shift; examples "$@" ;;
   chain) shift; chain "$@" ;;
   exec) shift; launch "$@" ;;  # exec PACK_DIR DEBS_DIR PROGRAM ARGS...: any packed program
   *)
-    echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench|nn|gpt [PACK_DIR] [DEBS_DIR]" \
+    echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench|nn|gpt|examples [PACK_DIR] [DEBS_DIR]" \
       "| chain [PACK_DIR] [DEBS_DIR] [NODES] [STEPS]" >&2
     exit 2
     ;;
