@@ -28,7 +28,7 @@ const char* c_type(const std::string& dtype) {
   if (dtype == "u64") return "uint64_t";
   // 16-bit floats are stored as their bits; kernels convert through oi_*_to_f32 (casts only).
   if (dtype == "f16" || dtype == "bf16") return "uint16_t";
-  if (dtype == "f8") return "uint8_t";  // E5M2, stored as its bits too
+  if (dtype == "f8") return "uint8_t";       // E5M2, stored as its bits too
   if (packed_bits(dtype)) return "uint8_t";  // packed integers: bytes, read through oi_get_*
   return nullptr;
 }
@@ -81,7 +81,7 @@ uint32_t dtype_tag(const std::string& dtype) {
 }
 
 uint64_t dtype_size(const std::string& dtype) {
-  return dtype == "f64" || dtype == "i64" || dtype == "u64"                     ? 8
+  return dtype == "f64" || dtype == "i64" || dtype == "u64"                      ? 8
          : dtype == "bool" || dtype == "f8" || dtype == "i8" || dtype == "u8"    ? 1
          : dtype == "f16" || dtype == "bf16" || dtype == "i16" || dtype == "u16" ? 2
                                                                                  : 4;

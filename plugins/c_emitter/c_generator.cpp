@@ -544,7 +544,7 @@ class Generator : public KernelEnv {
       }
       if (v.storage != "internal" && !c_type(v.dtype))
         throw CUnsupported("c emitter: dtype " + v.dtype + " of '" + v.name +
-                           "' is not supported yet (f32, f64, i32, i64)");
+                           "' is not supported yet");
       if (o.contains("link")) v.link = str(o.at("link"));
       if (o.contains("init")) v.init = &o.at("init");
       if (v.storage == "arena") {

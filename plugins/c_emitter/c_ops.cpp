@@ -76,8 +76,8 @@ std::string narrow_head(KernelEnv& env, const json::object& k, std::ostringstrea
     wide.widen(name, as);
     const std::string field = env.scratch(v.numel() * 4 + 8);
     c << "  float* restrict p_" << as << " = (float*)s->" << field << ";\n"
-      << "  for (size_t i = 0; i < " << u(v.numel()) << "; ++i) p_" << as << "[i] = oi_"
-      << v.dtype << "_to_f32(p_" << name << "[i]);\n";
+      << "  for (size_t i = 0; i < " << u(v.numel()) << "; ++i) p_" << as << "[i] = oi_" << v.dtype
+      << "_to_f32(p_" << name << "[i]);\n";
     in = as;
   }
   const std::string out = str(head.at("output"));
@@ -90,8 +90,8 @@ std::string narrow_head(KernelEnv& env, const json::object& k, std::ostringstrea
 
 // Wraps every registered head whose f32 form serves its narrow dtypes too.
 void register_narrow_heads(OpTable& t) {
-  for (const char* op : {"matmul", "sum_axis", "mean_axis", "max_axis", "min_axis",
-                         "argmax_axis", "argmin_axis"}) {
+  for (const char* op :
+       {"matmul", "sum_axis", "mean_axis", "max_axis", "min_axis", "argmax_axis", "argmin_axis"}) {
     auto it = t.heads.find(op);
     if (it == t.heads.end()) continue;
     f32_heads()[op] = it->second;

@@ -239,7 +239,8 @@ std::string wide_int_cast(const std::string& x, const std::string& from, const s
   if (from_int && (to == "f32" || to == "f64")) return "(" + T + ")" + x;
   if (from_int && (to == "f16" || to == "bf16" || to == "f8")) {
     if (from == "i64" || from == "u64")  // through f64 would round twice
-      throw CUnsupported("c emitter: " + where + " from " + from + " to " + to + " is not supported yet");
+      throw CUnsupported("c emitter: " + where + " from " + from + " to " + to +
+                         " is not supported yet");
     return "oi_f64_to_" + to + "((double)" + x + ")";
   }
   if (to_int && (from == "f32" || from == "f64")) {
@@ -258,7 +259,8 @@ std::string wide_int_cast(const std::string& x, const std::string& from, const s
   }
   if (to_int && (from == "f16" || from == "bf16" || from == "f8"))
     return wide_int_cast("oi_" + from + "_to_f32(" + x + ")", "f32", to, settings, where);
-  throw CUnsupported("c emitter: " + where + " from " + from + " to " + to + " is not supported yet");
+  throw CUnsupported("c emitter: " + where + " from " + from + " to " + to +
+                     " is not supported yet");
 }
 
 std::string cast_expr(const std::string& x, const std::string& from, const std::string& to,
@@ -282,18 +284,21 @@ std::string cast_expr(const std::string& x, const std::string& from, const std::
   if (packed_bits(to)) {
     const auto [lo, hi] = packed_range(to, where);
     if (from != "i32" && from != "f32" && from != "f64" && !narrow_float(from))
-      throw CUnsupported("c emitter: " + where + " from " + from + " to " + to + " is not supported yet");
-    return "oi_clamp_i32(" + cast_expr(x, from, "i32", settings, where) + ", " + std::to_string(lo) +
-           ", " + std::to_string(hi) + ")";
+      throw CUnsupported("c emitter: " + where + " from " + from + " to " + to +
+                         " is not supported yet");
+    return "oi_clamp_i32(" + cast_expr(x, from, "i32", settings, where) + ", " +
+           std::to_string(lo) + ", " + std::to_string(hi) + ")";
   }
   // 16- and 8-bit floats: widened exactly to f32, narrowed once from f32 or f64 (an i32 goes
   // through f64, where it is exact, so the result is rounded once).
-  if (narrow_float(from)) return cast_expr("oi_" + from + "_to_f32(" + x + ")", "f32", to, settings, where);
+  if (narrow_float(from))
+    return cast_expr("oi_" + from + "_to_f32(" + x + ")", "f32", to, settings, where);
   if (narrow_float(to)) {
     if (from == "f64") return "oi_f64_to_" + to + "(" + x + ")";
     if (from == "f32") return "oi_f32_to_" + to + "(" + x + ")";
     if (from == "i32") return "oi_f64_to_" + to + "((double)" + x + ")";
-    throw CUnsupported("c emitter: " + where + " from " + from + " to " + to + " is not supported yet");
+    throw CUnsupported("c emitter: " + where + " from " + from + " to " + to +
+                       " is not supported yet");
   }
   if (to != "i32") return "(" + T + ")" + x;
   if (from == "i32") return x;
@@ -335,8 +340,9 @@ std::string wide_int_arith(const ElementwiseCall& e) {
   const std::string U = e.dtype == "i64" || e.dtype == "u64" ? "uint64_t" : "uint32_t";
   const bool is_signed = e.dtype[0] == 'i';
   const auto& a = e.args;
-  check_settings(e.settings, e.op == "fill" ? std::vector<std::string>{"value"}
-                                            : std::vector<std::string>{}, e.where);
+  check_settings(e.settings,
+                 e.op == "fill" ? std::vector<std::string>{"value"} : std::vector<std::string>{},
+                 e.where);
   auto wrap = [&](const char* sym) {
     return "(" + T + ")((" + U + ")" + a[0] + " " + sym + " (" + U + ")" + a[1] + ")";
   };
@@ -345,8 +351,8 @@ std::string wide_int_arith(const ElementwiseCall& e) {
   if (e.op == "mul") return wrap("*");
   if (e.op == "neg") return "(" + T + ")((" + U + ")0 - (" + U + ")" + a[0] + ")";
   if (e.op == "abs")
-    return is_signed ? "(" + a[0] + " < 0 ? (" + T + ")((" + U + ")0 - (" + U + ")" + a[0] + ") : " +
-                           a[0] + ")"
+    return is_signed ? "(" + a[0] + " < 0 ? (" + T + ")((" + U + ")0 - (" + U + ")" + a[0] +
+                           ") : " + a[0] + ")"
                      : a[0];
   if (e.op == "min") return "(" + a[1] + " < " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
   if (e.op == "max") return "(" + a[1] + " > " + a[0] + " ? " + a[1] + " : " + a[0] + ")";
@@ -359,7 +365,8 @@ std::string wide_int_arith(const ElementwiseCall& e) {
 // Packed integers: the i32 expression (wrapping through uint32_t), wrapped to the width.
 std::string packed_arith(const ElementwiseCall& e) {
   packed_range(e.dtype, e.where);  // refuses the storage-only t1 and t2
-  static const std::set<std::string> ops = {"add", "sub", "mul", "neg", "abs", "min", "max", "fill"};
+  static const std::set<std::string> ops = {"add", "sub", "mul", "neg",
+                                            "abs", "min", "max", "fill"};
   if (!ops.count(e.op))
     throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
   if (e.op == "fill") {

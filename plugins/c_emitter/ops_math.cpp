@@ -1,8 +1,8 @@
-// The elementwise math of ops-nn.md in generated C (f32, f64, f16, bf16, f8): exp, log, sqrt, rsqrt, sin, cos,
-// tanh, erf, sigmoid, silu, gelu (exact and tanh), pow. As the CPU backend does (float_math.hpp),
-// each op is computed in double with libm and an f32 result is rounded once to f32, so results
-// agree bit for bit with the simulator on the same libm (ops-nn.md allows 2 ulp in f32).
-// f16, bf16 and f8 operands are widened exactly to f32 and take that f32 result, rounded once
+// The elementwise math of ops-nn.md in generated C (f32, f64, f16, bf16, f8): exp, log, sqrt,
+// rsqrt, sin, cos, tanh, erf, sigmoid, silu, gelu (exact and tanh), pow. As the CPU backend does
+// (float_math.hpp), each op is computed in double with libm and an f32 result is rounded once to
+// f32, so results agree bit for bit with the simulator on the same libm (ops-nn.md allows 2 ulp in
+// f32). f16, bf16 and f8 operands are widened exactly to f32 and take that f32 result, rounded once
 // to their own dtype (the CPU backend's float_math.hpp).
 
 #include "c_ops.hpp"
