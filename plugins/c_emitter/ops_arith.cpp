@@ -333,6 +333,22 @@ std::string narrow_float_arith(const ElementwiseCall& e) {
   return "oi_f32_to_" + e.dtype + "(" + arith({e.op, f32, f32, wide, e.settings, e.where}) + ")";
 }
 
+// Integer div (ops.md): truncation toward zero, INT_MIN / -1 wraps (negated through the
+// unsigned type U), a zero divisor gives div_by_zero_mask or 0 (the CPU backend's int_div).
+std::string int_div(const ElementwiseCall& e, const std::string& T, const std::string& U,
+                    bool is_signed) {
+  check_settings(e.settings, {"div_by_zero_mask"}, e.where);
+  const std::string &a = e.args[0], &b = e.args[1];
+  const std::string mask =
+      e.settings.contains("div_by_zero_mask")
+          ? literal(e.settings.at("div_by_zero_mask"), e.dtype, "div_by_zero_mask")
+          : "(" + T + ")0";
+  const std::string minus_a = "(" + T + ")((" + U + ")0 - (" + U + ")" + a + ")";
+  if (!is_signed) return "(" + b + " == 0 ? " + mask + " : (" + T + ")(" + a + " / " + b + "))";
+  return "(" + b + " == 0 ? " + mask + " : " + b + " == -1 ? " + minus_a + " : (" + T + ")(" + a +
+         " / " + b + "))";
+}
+
 // Whole-byte integers other than i32: wrapped through an unsigned type as wide (uint32_t for
 // 8, 16 and 32 bits: no promotion to int can overflow), then converted back (modulo 2^width).
 std::string wide_int_arith(const ElementwiseCall& e) {
@@ -340,6 +356,7 @@ std::string wide_int_arith(const ElementwiseCall& e) {
   const std::string U = e.dtype == "i64" || e.dtype == "u64" ? "uint64_t" : "uint32_t";
   const bool is_signed = e.dtype[0] == 'i';
   const auto& a = e.args;
+  if (e.op == "div") return int_div(e, T, U, is_signed);
   check_settings(e.settings,
                  e.op == "fill" ? std::vector<std::string>{"value"} : std::vector<std::string>{},
                  e.where);
@@ -365,7 +382,7 @@ std::string wide_int_arith(const ElementwiseCall& e) {
 // Packed integers: the i32 expression (wrapping through uint32_t), wrapped to the width.
 std::string packed_arith(const ElementwiseCall& e) {
   packed_range(e.dtype, e.where);  // refuses the storage-only t1 and t2
-  static const std::set<std::string> ops = {"add", "sub", "mul", "neg",
+  static const std::set<std::string> ops = {"add", "sub", "mul", "div", "neg",
                                             "abs", "min", "max", "fill"};
   if (!ops.count(e.op))
     throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
@@ -436,6 +453,7 @@ std::string arith(const ElementwiseCall& e) {
              " / " + a[1] + ")";
     return "(" + a[0] + " / " + a[1] + ")";
   }
+  if (op == "div") return int_div(e, "int32_t", "uint32_t", true);
   throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
 }
 
