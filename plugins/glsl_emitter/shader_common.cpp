@@ -509,7 +509,7 @@ std::string ShaderBuilder::declarations() const {
   if (!raw_bits_) {
     auto is_float = [&](const std::string& name) {
       const std::string& d = plan.value(name).dtype;
-      return d == "f32" || d == "f64" || d == "f16" || d == "bf16";
+      return d == "f32" || d == "f64" || is_narrow_float(d);
     };
     for (const Binding& b : bindings)
       any_float = any_float || (b.value != kStatusValue && is_float(b.value));

@@ -35,12 +35,42 @@ bool is_logical(const std::string& op) {
   return op == "and" || op == "or" || op == "xor" || op == "not";
 }
 
+bool is_float_test(const std::string& op) {
+  return op == "is_nan" || op == "is_inf" || op == "is_neg";
+}
+
 bool is_elementwise_op(const std::string& op) {
   static const std::set<std::string> ops = {"add", "sub", "mul",   "div",  "neg",  "abs",
                                             "min", "max", "clamp", "relu", "fill", "cast"};
-  return ops.count(op) > 0 || is_comparison(op) || is_logical(op) ||
+  return ops.count(op) > 0 || is_comparison(op) || is_logical(op) || is_float_test(op) ||
          op_registry().math.count(op) > 0;
 }
+
+// ops.md's is_nan, is_inf (either sign) and is_neg (x < 0: false for -0.0 and NaN), on the
+// bits, so no driver's fast-math assumption decides them.
+const char* const kFloatTestHelpers =
+    R"(bool oi_is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+bool oi_is_inf(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0x7f800000u; }
+bool oi_is_neg(float x) {
+  const uint b = floatBitsToUint(x), a = b & 0x7fffffffu;
+  return b != a && a != 0u && a <= 0x7f800000u;
+}
+#ifdef OI_HAS_DOUBLE
+bool oi_is_nan(double x) {
+  const uvec2 w = unpackDouble2x32(x);
+  const uint h = w.y & 0x7fffffffu;
+  return h > 0x7ff00000u || (h == 0x7ff00000u && w.x != 0u);
+}
+bool oi_is_inf(double x) {
+  const uvec2 w = unpackDouble2x32(x);
+  return (w.y & 0x7fffffffu) == 0x7ff00000u && w.x == 0u;
+}
+bool oi_is_neg(double x) {
+  const uvec2 w = unpackDouble2x32(x);
+  return (w.y & 0x80000000u) != 0u && ((w.y & 0x7fffffffu) | w.x) != 0u && !oi_is_nan(x);
+}
+#endif
+)";
 
 // Saturating float -> integer conversions of an already rounded value (NaN by its bits, so
 // no compiler assumes it away).
@@ -153,10 +183,24 @@ class KernelWriter {
     if (narrow) sb_.use_narrow_helpers();
     body_ << "    " << (is_float_type(t) ? "precise " : "") << t << " " << loc << " = "
           << (narrow ? "oi_round_" + dtype + "(" + expr + ")" : expr) << ";  // " << name << "\n";
+    result_in(name, loc);
+    return loc;
+  }
+
+  // A head's f32 result `acc` rounded to a narrow output dtype (f16, bf16, f8) before the
+  // epilogue reads it, as every op output is rounded; other dtypes as they are.
+  std::string rounded_result(const std::string& name, const std::string& acc) {
+    const std::string& dtype = plan_.value(name).dtype;
+    if (!is_narrow_float(dtype)) return acc;
+    body_ << "  precise float " << acc << "_r = oi_round_" << dtype << "(" << acc << ");\n";
+    return acc + "_r";
+  }
+
+  // The local holding value `name` (a plain value or a table entry's reference).
+  void result_in(const std::string& name, const std::string& loc) {
     locals_[name] = loc;
     locals_[parse_ref(name).name] = loc;      // a table entry is stored under the table's name
     stored_as_[parse_ref(name).name] = name;  // ... into the entry's binding
-    return loc;
   }
 
   // ops.md's cast between f32, f64, i32 and u32: float -> float and int -> float round to
@@ -208,6 +252,7 @@ class KernelWriter {
       return cast_expr(op, x, ctype(op.inputs[0]), out_t);
     }
     if (is_comparison(op.op)) return comparison(op, index_var);
+    if (is_float_test(op.op)) return float_test(op, index_var);
     for (const std::string& in : op.inputs) {
       if (plan_.value(in).dtype != out.dtype)
         unsupported(op_where(op) + ": mixed dtypes (" + plan_.value(in).dtype + " input, " +
@@ -353,6 +398,24 @@ class KernelWriter {
     return "(" + a + " " + sym + " " + b + ")";
   }
 
+  // is_nan is_inf is_neg: bool from one value; integers are never NaN or infinite.
+  std::string float_test(const OpIn& op, const std::string& index_var) {
+    check_settings(op, {});
+    if (op.inputs.size() != 1) invalid(op_where(op) + ": expected one input");
+    if (plan_.value(op.output).dtype != "bool") invalid(op_where(op) + ": the output must be bool");
+    const std::string t = sb_.compute_type(op.inputs[0]);
+    const std::string a = local(op.inputs[0], index_var);
+    if (t == "float" || t == "double") {
+      sb_.add_helper("float_tests", kFloatTestHelpers);
+      return "oi_" + op.op + "(" + a + ")";
+    }
+    if (t != "int" && t != "uint")
+      unsupported(op_where(op) + " on " + plan_.value(op.inputs[0]).dtype +
+                  " is not supported (f32, f64, f16/bf16/f8, i32 and u32 are)");
+    if (op.op == "is_neg" && t == "int") return "(" + a + " < 0)";
+    return "false";
+  }
+
   // and or xor not: logical on bool, bitwise on i32/u32.
   std::string logical(const OpIn& op, const std::vector<std::string>& a, const std::string& t) {
     check_settings(op, {});
@@ -416,9 +479,11 @@ class KernelWriter {
     const ValueIn& a = plan_.value(mm.inputs[0]);
     const ValueIn& b = plan_.value(mm.inputs[1]);
     const ValueIn& c = plan_.value(mm.output);
-    const std::string t = type_of(mm.output);
-    if (type_of(a.name) != t || type_of(b.name) != t)
+    // f16, bf16 and f8 widen exactly to f32, accumulate in f32 and round once (ops.md).
+    const std::string t = ctype(mm.output);
+    if (a.dtype != c.dtype || b.dtype != c.dtype)
       unsupported(op_where(mm) + ": mixed dtypes are not supported");
+    if (t == "bool") unsupported(op_where(mm) + " on bool is not supported");
     if (a.shape.size() < 2 || b.shape.size() < 2 || c.shape.size() < 2 || c.shape != kernel_.shape)
       invalid(op_where(mm) + ": matmul operands must have rank 2 or more");
     const uint64_t M = a.shape[a.shape.size() - 2], K = a.shape.back(), N = b.shape.back();
@@ -442,7 +507,8 @@ class KernelWriter {
     const uint64_t gx = (N + ts - 1) / ts, gy = (M + ts - 1) / ts;
     if (gx > kMaxGroups || gy > kMaxGroups || batches > kMaxGroups)
       unsupported(op_where(mm) + ": more than 65535 workgroups along one axis");
-    const std::string A = buffer(a.name), B = buffer(b.name);
+    buffer(a.name), buffer(b.name);  // their bindings
+    if (is_narrow_float(c.dtype)) sb_.use_narrow_helpers();
     std::ostringstream pre;
     pre << "shared " << t << " tile_a[" << ts << "][" << ts << "];\nshared " << t << " tile_b["
         << ts << "][" << ts << "];\n";
@@ -456,17 +522,17 @@ class KernelWriter {
       << "  const uint b_off = " << broadcast_index(bb, cb, "batch") << " * (K * N);\n"
       << "  " << t << " acc = " << t << "(0);\n"
       << "  for (uint k0 = 0u; k0 < K; k0 += TS) {\n"
-      << "    tile_a[ly][lx] = (row < M && k0 + lx < K) ? " << A
-      << "[a_off + row * K + k0 + lx] : " << t << "(0);\n"
-      << "    tile_b[ly][lx] = (k0 + ly < K && col < N) ? " << B
-      << "[b_off + (k0 + ly) * N + col] : " << t << "(0);\n"
+      << "    tile_a[ly][lx] = (row < M && k0 + lx < K) ? "
+      << sb_.load(a.name, "a_off + row * K + k0 + lx") << " : " << t << "(0);\n"
+      << "    tile_b[ly][lx] = (k0 + ly < K && col < N) ? "
+      << sb_.load(b.name, "b_off + (k0 + ly) * N + col") << " : " << t << "(0);\n"
       << "    barrier();\n"
       << "    const uint kn = min(TS, K - k0);  // never into the padding\n"
       << "    for (uint k = 0u; k < kn; ++k) acc += tile_a[ly][k] * tile_b[k][lx];\n"
       << "    barrier();\n  }\n"
       << "  if (row >= M || col >= N) return;\n"
       << "  const uint i = batch * (M * N) + row * N + col;\n";
-    locals_[mm.output] = "acc";
+    result_in(mm.output, rounded_result(mm.output, "acc"));
     emit_ops(1, "i");
     emit_stores("i");
     KernelShader ks;
@@ -485,8 +551,11 @@ class KernelWriter {
     check_settings(op, {"axes", "keepdims"});
     if (op.inputs.size() != 1) invalid(op_where(op) + ": a reduction takes one input");
     const ValueIn& in = plan_.value(op.inputs[0]);
-    const std::string t = type_of(op.output);
-    if (type_of(in.name) != t) unsupported(op_where(op) + ": mixed dtypes are not supported");
+    const std::string t = ctype(op.output);  // narrow floats in f32, rounded once at the end
+    if (in.dtype != plan_.value(op.output).dtype)
+      unsupported(op_where(op) + ": mixed dtypes are not supported");
+    if (t == "bool") unsupported(op_where(op) + " on bool is not supported");
+    if (is_narrow_float(in.dtype)) sb_.use_narrow_helpers();
     const size_t rank = in.shape.size();
     std::vector<bool> reduced(rank, false);
     if (const json::value* axes = setting(op, "axes")) {
@@ -527,9 +596,10 @@ class KernelWriter {
     const bool f = is_float_type(t);
     if ((o == "max_axis" || o == "min_axis") && R == 0)
       invalid(op_where(op) + ": max/min over an empty axis");
-    const std::string X = buffer(in.name);
+    buffer(in.name);  // its binding
     body_ << "    const uint base = " << decompose(kept_size, kept_stride, "i") << ";\n";
-    const std::string elem = X + "[base + " + decompose(red_size, red_stride, "r") + "]";
+    const std::string elem =
+        sb_.load(in.name, "base + " + decompose(red_size, red_stride, "r"));
     std::string init = o == "prod_axis" ? t + "(1)" : t + "(0)";
     uint64_t first = 0;
     if (o == "max_axis" || o == "min_axis") {
@@ -545,6 +615,15 @@ class KernelWriter {
     if (o == "min_axis") combine = f ? "oi_min(acc, x)" : "min(acc, x)";
     body_ << "    for (uint r = " << u(first) << "; r < " << u(R) << "; ++r) { " << t
           << " x = " << elem << "; acc = " << combine << "; }\n";
+    if ((o == "sum_axis" || o == "mean_axis") && f) {
+      // A sum that starts at +0.0 is never -0.0; a compiler that folds 0.0 + x into x (no
+      // signed-zero guarantee) would give -0.0 for a slice of -0.0: cleared on the bits.
+      if (t == "double")
+        body_ << "    { const uvec2 w = unpackDouble2x32(acc); if (((w.y & 0x7fffffffu) | w.x) == 0u) "
+                 "acc = packDouble2x32(uvec2(0u)); }\n";
+      else
+        body_ << "    if ((floatBitsToUint(acc) & 0x7fffffffu) == 0u) acc = uintBitsToFloat(0u);\n";
+    }
     if (o == "mean_axis") {
       if (R == 0)
         body_ << "    acc = " << (f ? t + "(uintBitsToFloat(0x7fc00000u))" : t + "(0)") << ";\n";
@@ -553,7 +632,7 @@ class KernelWriter {
       else
         body_ << "    acc = acc / " << t << "(" << R << ");\n";
     }
-    locals_[op.output] = "acc";
+    result_in(op.output, rounded_result(op.output, "acc"));
     if (plan_.value(op.output).shape != kernel_.shape)
       invalid(op_where(op) + ": the reduction's output does not have the kernel's shape");
     emit_ops(1, "i");
@@ -572,7 +651,9 @@ class KernelWriter {
     const ValueIn& in = plan_.value(op.inputs[0]);
     const ValueIn& out = plan_.value(op.output);
     if (out.dtype != "i64") invalid(op_where(op) + ": the output must be i64");
-    const std::string t = type_of(in.name);
+    const std::string t = ctype(in.name);  // f16, bf16, f8 widened exactly to f32
+    if (t == "bool") unsupported(op_where(op) + " on bool is not supported");
+    if (is_narrow_float(in.dtype)) sb_.use_narrow_helpers();
     const size_t rank = in.shape.size();
     int64_t axis = sb_.int_setting(op, "axis", 0);
     if (axis < 0) axis += static_cast<int64_t>(rank);
@@ -592,13 +673,14 @@ class KernelWriter {
     const bool f = is_float_type(t);
     if (f) sb_.add_helper("cast", kCastHelpers);
     const std::string better = op.op == "argmax_axis" ? ">" : "<";
-    const std::string X = buffer(in.name);
+    buffer(in.name);  // its binding
     body_ << "    const uint base = (i / " << u(inner) << ") * " << u(R * inner) << " + i % "
           << u(inner) << ";\n"
-          << "    " << t << " best = " << X << "[base];\n    uint at = 0u;\n"
+          << "    " << t << " best = " << sb_.load(in.name, "base") << ";\n    uint at = 0u;\n"
           << "    bool nan = " << (f ? "oi_isnan(best)" : "false") << ";\n"
           << "    for (uint r = 1u; r < " << u(R) << " && !nan; ++r) {\n"
-          << "      const " << t << " x = " << X << "[base + r * " << u(inner) << "];\n";
+          << "      const " << t << " x = " << sb_.load(in.name, "base + r * " + u(inner))
+          << ";\n";
     if (f) body_ << "      if (oi_isnan(x)) { at = r; nan = true; continue; }\n";
     body_ << "      if (x " << better << " best" << (first ? "" : " || x == best")
           << ") { best = x; at = r; }\n    }\n"

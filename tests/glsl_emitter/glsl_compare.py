@@ -1,11 +1,12 @@
 """glsl_compare.py WANT.oinf GOT.oinf MODE: the glsl target's --save against the simulator's,
-with docs/synth-glsl.md's tolerance for MODE (integers, bools and narrow floats bit-exact in
-every mode):
+with docs/synth-glsl.md's tolerance for MODE (integers and bools bit-exact in every mode; f16
+within 1 ulp in every mode but exact; bf16 and f8 are read back as f32):
   exact   floats bit for bit (arithmetic, casts, movement, max_pool, tables)
   ulp     f32 within 2 ulp, f64 within 4 (ops-nn.md; f32 div and the transcendental math)
   reduce  |got - want| <= atol + rtol |want|: f32 (1e-6, 1e-5), f64 (1e-12, 1e-10) (matmul, sums)
   nn      f32 (1e-5, 1e-4), f64 (1e-12, 1e-10) (softmax, the norms, conv, avg_pool)
-NaN where NaN and infinities with their sign in every mode."""
+NaN where NaN (any payload and sign: ops.md "NaN must match NaN"; x86 makes its default NaN
+negative, GLSL positive) and infinities with their sign in every mode."""
 import sys
 
 import numpy as np
@@ -25,8 +26,8 @@ for name in sorted(want.tensors):
     w, g = np.asarray(want[name]), np.asarray(got[name])
     if w.dtype != g.dtype or w.shape != g.shape:
         sys.exit(f"{name}: {g.dtype}{list(g.shape)}, expected {w.dtype}{list(w.shape)}")
-    floating = w.dtype in (np.dtype(np.float32), np.dtype(np.float64))
-    if not floating or mode == "exact":
+    floating = w.dtype in (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+    if not floating:
         if w.tobytes() != g.tobytes():
             diff = np.flatnonzero(w.reshape(-1).view(np.uint8) != g.reshape(-1).view(np.uint8))
             sys.exit(f"{name}: differs from the simulator bit for bit (first byte {diff[0]})")
@@ -34,16 +35,26 @@ for name in sorted(want.tensors):
     wn, gn = np.isnan(w), np.isnan(g)
     if not np.array_equal(wn, gn):
         sys.exit(f"{name}: NaN in different places")
+    if mode == "exact":
+        wb, gb = w[~wn], g[~wn]
+        if wb.tobytes() != gb.tobytes():
+            uint = {2: np.uint16, 4: np.uint32, 8: np.uint64}[w.itemsize]
+            i = int(np.flatnonzero(wb.view(uint) != gb.view(uint))[0])
+            sys.exit(f"{name}: element {i} of the non-NaN ones: {gb[i]!r} vs {wb[i]!r}, "
+                     "not bit for bit")
+        continue
     fin = np.isfinite(w)
     if not np.array_equal(fin, np.isfinite(g)) or not np.array_equal(w[~fin & ~wn], g[~fin & ~wn]):
         sys.exit(f"{name}: infinities differ")
     wf, gf = w[fin], g[fin]
-    if mode == "ulp":
+    if mode == "ulp" or w.dtype == np.float16:
         # Distance in representable values (ordered integers, signed zeros equal).
-        bits, top, allowed = (
-            (np.int32, 0x7FFFFFFF, 2) if w.dtype == np.float32 else (np.int64, 2**63 - 1, 4))
+        bits, top, allowed = {
+            np.dtype(np.float16): (np.int16, 0x7FFF, 1),
+            np.dtype(np.float32): (np.int32, 0x7FFFFFFF, 2),
+            np.dtype(np.float64): (np.int64, 2**63 - 1, 4)}[w.dtype]
         def ordered(a):
-            i = a.view(bits).astype(object if bits == np.int64 else np.int64)
+            i = a.view(bits).astype(object)
             return np.array([-(v & top) if v < 0 else v for v in i.reshape(-1)], dtype=object)
         ulps = np.abs(ordered(wf) - ordered(gf)) if wf.size else np.zeros(0)
         if ulps.size and ulps.max() > allowed:
