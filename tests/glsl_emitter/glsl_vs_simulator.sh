@@ -23,6 +23,7 @@ declare -A skip=(
   [prefix_table_embedded]="--embed-weights is a C target option; the graph runs as prefix_table"
   [packed_cast]="packed integer dtypes i4 u4 i2 u2 i1 u1 are not supported by the glsl emitter (several elements a byte: one invocation per byte would be needed)"
   [packed_arith]="packed integer dtypes i4 u4 i2 u2 i1 u1 are not supported by the glsl emitter (several elements a byte: one invocation per byte would be needed)"
+  [int_arith]="i8 i16 u8 u16 values, i64/u64 arithmetic and a cast to packed i4 are not supported by the glsl emitter"
 )
 # Tolerance per graph (glsl_compare.py's modes; ops.md and docs/synth-glsl.md's table).
 declare -A mode=(
