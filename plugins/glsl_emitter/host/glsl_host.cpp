@@ -407,7 +407,11 @@ class Runner {
     }
     vk::ApplicationInfo app("openinfer-glsl-host", 1, "openinfer", 1, VK_API_VERSION_1_2);
     vk::InstanceCreateInfo ici({}, &app);
-    instance_ = vk::createInstanceUnique(ici);
+    try {
+      instance_ = vk::createInstanceUnique(ici);
+    } catch (const vk::IncompatibleDriverError&) {  // a loader without any driver (ICD)
+      device_error("no Vulkan device (the Vulkan loader found no driver)");
+    }
     VULKAN_HPP_DEFAULT_DISPATCHER.init(*instance_);
     std::vector<vk::PhysicalDevice> devices = instance_->enumeratePhysicalDevices();
     const char* want = std::getenv("OPENINFER_VULKAN_DEVICE");
