@@ -24,22 +24,24 @@ size_t axis_of(const OpIn& op, int64_t axis, size_t rank) {
   return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }
 
-// softmax (max-subtracted): the max, the sum of exponentials, then the normalized outputs.
-// f32 uses GLSL's exp; f64 math_f64.glsl's exp_f64 (relative error below 1e-17).
-KernelShader softmax(ShaderBuilder& sb, const OpIn& op) {
+// softmax (max-subtracted): the max, the sum of exponentials, then the normalized outputs;
+// log_softmax the same passes ending in x - max - log(sum). f32 uses GLSL's exp and log; f64
+// math_f64.glsl's exp_f64 (relative error below 1e-17) and log_f64.
+KernelShader softmax_rows(ShaderBuilder& sb, const OpIn& op, const std::string& name, bool log) {
   sb.check_settings(op, {"axis"});
-  if (op.inputs.size() != 1) invalid(op_where(op) + ": softmax takes one input");
+  if (op.inputs.size() != 1) invalid(op_where(op) + ": " + name + " takes one input");
   const ValueIn& out = sb.value(op.output);
   const std::string T = sb.type_of(out.name);
   const ValueIn& in = typed_input(sb, op, 0, T);
   if (in.shape != out.shape || in.shape.empty())
-    invalid(op_where(op) + ": softmax needs an input of rank 1 or more and an output of its shape");
+    invalid(op_where(op) + ": " + name +
+            " needs an input of rank 1 or more and an output of its shape");
   const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), in.shape.size());
   const uint64_t L = in.shape[axis], inner = product(in.shape, axis + 1);
   sb.check_count(product(in.shape), "element count");
   const bool d = T == "double";
   if (d) sb.use_math(op);
-  const std::string exp = d ? "exp_f64(" : "exp(";
+  const std::string exp = d ? "exp_f64(" : "exp(", ln = d ? "log_f64(" : "log(";
   const std::string X = sb.buffer(in.name), Y = sb.buffer(out.name);
   const std::string at = "[base + k * " + u(inner) + "]";
   std::ostringstream b;
@@ -50,44 +52,24 @@ KernelShader softmax(ShaderBuilder& sb, const OpIn& op) {
     << ";\n"
     << "    for (uint k = 0u; k < " << u(L) << "; ++k) m = oi_max(m, " << X << at << ");\n"
     << "    " << T << " s = " << T << "(0);\n"
-    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << exp << X << at << " - m);\n"
-    << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = " << exp << X << at
-    << " - m) / s;\n";
-  return sb.grid("softmax", L == 0 ? 0 : product(in.shape) / L, b.str());
+    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << exp << X << at << " - m);\n";
+  if (log) {
+    b << "    const " << T << " ls = " << ln << "s);\n"
+      << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = " << X << at
+      << " - m - ls;\n";
+  } else {
+    b << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = " << exp << X << at
+      << " - m) / s;\n";
+  }
+  return sb.grid(name, L == 0 ? 0 : product(in.shape) / L, b.str());
 }
 
-// log_softmax: x - max - log(sum of e^(x - max)), the same passes as softmax; f64 through
-// math_f64.glsl's exp_f64 and log_f64.
+KernelShader softmax(ShaderBuilder& sb, const OpIn& op) {
+  return softmax_rows(sb, op, "softmax", false);
+}
+
 KernelShader log_softmax(ShaderBuilder& sb, const OpIn& op) {
-  sb.check_settings(op, {"axis"});
-  if (op.inputs.size() != 1) invalid(op_where(op) + ": log_softmax takes one input");
-  const ValueIn& out = sb.value(op.output);
-  const std::string T = sb.type_of(out.name);
-  const ValueIn& in = typed_input(sb, op, 0, T);
-  if (in.shape != out.shape || in.shape.empty())
-    invalid(op_where(op) +
-            ": log_softmax needs an input of rank 1 or more and an output of its shape");
-  const size_t axis = axis_of(op, sb.int_setting(op, "axis", -1), in.shape.size());
-  const uint64_t L = in.shape[axis], inner = product(in.shape, axis + 1);
-  sb.check_count(product(in.shape), "element count");
-  const bool d = T == "double";
-  if (d) sb.use_math(op);
-  const std::string exp = d ? "exp_f64(" : "exp(", log = d ? "log_f64(" : "log(";
-  const std::string X = sb.buffer(in.name), Y = sb.buffer(out.name);
-  const std::string at = "[base + k * " + u(inner) + "]";
-  std::ostringstream b;
-  b << "    const uint base = (i / " << u(inner) << ") * " << u(L * inner) << " + i % " << u(inner)
-    << ";\n"
-    << "    " << T
-    << " m = " << (d ? "packDouble2x32(uvec2(0u, 0xfff00000u))" : "uintBitsToFloat(0xff800000u)")
-    << ";\n"
-    << "    for (uint k = 0u; k < " << u(L) << "; ++k) m = oi_max(m, " << X << at << ");\n"
-    << "    " << T << " s = " << T << "(0);\n"
-    << "    for (uint k = 0u; k < " << u(L) << "; ++k) s += " << exp << X << at << " - m);\n"
-    << "    const " << T << " ls = " << log << "s);\n"
-    << "    for (uint k = 0u; k < " << u(L) << "; ++k) " << Y << at << " = " << X << at
-    << " - m - ls;\n";
-  return sb.grid("log_softmax", L == 0 ? 0 : product(in.shape) / L, b.str());
+  return softmax_rows(sb, op, "log_softmax", true);
 }
 
 // batch_norm(x, scale, bias, mean, var) in inference form over channel axis 1:
