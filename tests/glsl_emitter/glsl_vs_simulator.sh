@@ -4,7 +4,7 @@
 # read from there, with the same graph, model, input files and steps; c_graph_list.py), and
 # tests/synth/c/matmul_tiles.oi on its generated data, synthesized with `--target glsl` for
 # devices/lavapipe.json, run by the manifest runner (built once) and compared with `openinfer
-# run --save` on the CPU backend (glsl_compare.py, docs/synth-glsl.md's tolerance per graph).
+# run --save` on the CPU backend (tests/synth/compare_oinf.py, docs/synth-glsl.md's tolerance per graph).
 # A graph the glsl target cannot run is listed below with its reason and printed as
 # `skip: NAME (reason)`. A graph new to the list runs with the C test's tolerance; where the glsl
 # emitter refuses it (an UNIMPLEMENTED error naming what it lacks) it is reported as
@@ -25,7 +25,7 @@ declare -A skip=(
   [packed_arith]="packed integer dtypes i4 u4 i2 u2 i1 u1 are not supported by the glsl emitter (several elements a byte: one invocation per byte would be needed)"
   [int_arith]="i8 i16 u8 u16 values, i64/u64 arithmetic and a cast to packed i4 are not supported by the glsl emitter"
 )
-# Tolerance per graph (glsl_compare.py's modes; ops.md and docs/synth-glsl.md's table).
+# Tolerance per graph (compare_oinf.py's modes; ops.md and docs/synth-glsl.md's table).
 declare -A mode=(
   [minimal]=exact [chain]=ulp [loops]=exact [cache]=exact [branch]=exact [run_steps]=exact
   [run_pipeline]=exact [consumer]=exact [matmul]=reduce [cast]=exact [f16_cast]=exact
@@ -68,7 +68,7 @@ run_graph() {  # NAME GRAPH MODEL_TXT INPUT_TXT STEPS SPECS: 0 when the results 
   [[ $rc == 0 ]] || { echo "the manifest runner failed (exit $rc):"; cat "$dir/runner.log"; return 1; }
   "$oi" run "$graph" --model "$dir/model.oinf" --steps "$steps" "${inputs[@]}" \
     --save "$dir/sim.oinf" -q > "$dir/sim.log" 2>&1 || { cat "$dir/sim.log"; return 1; }
-  PYTHONPATH="$src/python" /usr/bin/python3 "$here/glsl_compare.py" "$dir/sim.oinf" \
+  PYTHONPATH="$src/python" /usr/bin/python3 "$src/tests/synth/compare_oinf.py" "$dir/sim.oinf" \
     "$dir/glsl.oinf" "${mode[$name]}"
 }
 

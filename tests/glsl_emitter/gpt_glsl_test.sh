@@ -11,6 +11,7 @@
 # Exit 77 (skipped): no Vulkan device.
 set -euo pipefail
 oi=$1; runner=$2; glslc=$3; work=$4; src=$5
+source "$src/tests/glsl_emitter/run_manifest.sh"
 fx=$src/tests/gpt/fixtures
 steps=32
 rm -rf "$work"
@@ -18,17 +19,8 @@ mkdir -p "$work"
 "$oi" synth "$src/examples/gpt/gpt.oi" --model "$fx/tiny_model.oinf" --target glsl \
   --device "$src/devices/lavapipe.json" --name gpt -o "$work/gen"
 bash "$src/tests/glsl_emitter/compile_shaders.sh" "$glslc" "$work/gen" plain
-set +e
-"$runner" --manifest "$work/gen" --model "$fx/tiny_model.oinf" --steps $steps \
-  --save "$work/glsl.oinf" --quiet > "$work/runner.log" 2>&1
-rc=$?
-set -e
-cat "$work/runner.log"
-if [[ $rc == 3 ]] && grep -q "no Vulkan" "$work/runner.log"; then
-  echo "SKIP: no Vulkan device"
-  exit 77
-fi
-[[ $rc == 0 ]] || { echo "FAIL: the manifest runner exited $rc"; exit 1; }
+run_manifest "$work/runner.log" --manifest "$work/gen" --model "$fx/tiny_model.oinf" --steps $steps \
+  --save "$work/glsl.oinf" --quiet
 "$oi" run "$src/examples/gpt/gpt.oi" --model "$fx/tiny_model.oinf" --steps $steps \
   --save "$work/sim.oinf" -q
 PYTHONPATH="$src/python" /usr/bin/python3 "$src/tests/synth/compare_oinf.py" "$work/sim.oinf" \

@@ -8,6 +8,7 @@
 # Exit 77 (skipped): the model cannot be downloaded, or no Vulkan device.
 set -euo pipefail
 oi=$1; runner=$2; glslc=$3; work=$4; src=$5
+source "$src/tests/glsl_emitter/run_manifest.sh"
 here="$src/tests/silero_vad"
 steps=40
 set +e
@@ -29,18 +30,8 @@ for comp in "$work"/gen/shaders/*.comp; do
 done
 /usr/bin/python3 "$src/examples/silero_vad/wav_to_chunks.py" "$here/speech.wav" \
   "$work/chunks.oinf" > /dev/null
-set +e
-"$runner" --manifest "$work/gen" --model "$model" --steps $steps \
-  --input "chunk=$work/chunks.oinf:chunk.{step}" --fetch prob --save "$work/glsl.oinf" --quiet \
-  > "$work/runner.log" 2>&1
-rc=$?
-set -e
-cat "$work/runner.log"
-if [[ $rc == 3 ]] && grep -q "no Vulkan" "$work/runner.log"; then
-  echo "SKIP: no Vulkan device"
-  exit 77
-fi
-[[ $rc == 0 ]] || { echo "FAIL: the manifest runner exited $rc"; exit 1; }
+run_manifest "$work/runner.log" --manifest "$work/gen" --model "$model" --steps $steps \
+  --input "chunk=$work/chunks.oinf:chunk.{step}" --fetch prob --save "$work/glsl.oinf" --quiet
 "$oi" run "$src/examples/silero_vad/vad.oi" --model "$model" --steps $steps \
   --input "chunk=$work/chunks.oinf:chunk.{step}" --fetch prob --save "$work/sim.oinf" -q
 to_json() {  # PROBS.oinf OUT.json: the per-chunk probabilities as compare_probs.py reads them
