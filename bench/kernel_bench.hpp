@@ -24,6 +24,7 @@ struct Options {
   int runs = 11;
   double budget_s = 3.0;
   std::string only;
+  int calls = 1;  // calls per timed sample (--calls): see time_calls
 };
 
 struct Timing {
@@ -48,6 +49,19 @@ Timing time_median(const Options& opt, const std::function<void()>& fn) {
   t.min_ms = ms.front();
   t.median_ms =
       ms.size() % 2 == 1 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  return t;
+}
+
+// A device backend runs asynchronously: each sample times `opt.calls` back-to-back calls and one
+// synchronize and reports the time per call. With calls > 1 the submit-and-wait latency of one
+// call is spread over the batch, as it is over a model's consecutive nodes.
+Timing time_calls(const Options& opt, oi::Backend& backend, const std::function<void()>& call) {
+  Timing t = time_median(opt, [&] {
+    for (int c = 0; c < opt.calls; ++c) call();
+    backend.synchronize();
+  });
+  t.median_ms /= opt.calls;
+  t.min_ms /= opt.calls;
   return t;
 }
 

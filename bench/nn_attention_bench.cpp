@@ -82,10 +82,7 @@ class Bench {
     const oi::Kernel& kern = kernel("attention", {f32, f32, f32}, f32);
     std::vector<oi::KernelSetting> settings{{"causal", true}};
     std::vector<oi::TensorArg> ins{q.arg(), k.arg(), v.arg()}, outs{y.arg()};
-    Timing t = time_median(opt_, [&] {
-      cpu_->run(kern, ins, outs, settings);
-      cpu_->synchronize();  // device backends run asynchronously
-    });
+    Timing t = time_calls(opt_, *cpu_, [&] { cpu_->run(kern, ins, outs, settings); });
     uint64_t visible = 0;  // causal: row i sees i + 1 + (tk - tq) keys
     for (uint64_t i = 0; i < tq; ++i) visible += i + 1 + (tk - tq);
     print_case(name, t, 4.0 * static_cast<double>(heads * visible * d));
@@ -97,10 +94,7 @@ class Bench {
     Operand pos = make(DType::i32, {}, 0, 4096);
     const oi::Kernel& kern = kernel("rope", {DType::f32, DType::i32}, DType::f32);
     std::vector<oi::TensorArg> ins{x.arg(), pos.arg()}, outs{y.arg()};
-    Timing t = time_median(opt_, [&] {
-      cpu_->run(kern, ins, outs, {});
-      cpu_->synchronize();  // device backends run asynchronously
-    });
+    Timing t = time_calls(opt_, *cpu_, [&] { cpu_->run(kern, ins, outs, {}); });
     print_case(name, t, 0);
   }
 
@@ -112,10 +106,7 @@ class Bench {
     const oi::Kernel& kern = kernel("dequantize", {DType::i8, DType::f32, DType::i8}, DType::f32);
     std::vector<oi::TensorArg> ins{x.arg(), scale.arg(), zero.arg()}, outs{y.arg()};
     std::vector<oi::KernelSetting> settings{{"axis", int64_t{0}}};
-    Timing t = time_median(opt_, [&] {
-      cpu_->run(kern, ins, outs, settings);
-      cpu_->synchronize();  // device backends run asynchronously
-    });
+    Timing t = time_calls(opt_, *cpu_, [&] { cpu_->run(kern, ins, outs, settings); });
     print_case(name, t, 0);
   }
 
@@ -133,6 +124,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--runs" && i + 1 < argc) {
       opt.runs = std::max(3, std::stoi(argv[++i]));
+    } else if (arg == "--calls" && i + 1 < argc) {
+      opt.calls = std::max(1, std::stoi(argv[++i]));
     } else if (arg == "--budget-s" && i + 1 < argc) {
       opt.budget_s = std::stod(argv[++i]);
     } else if (arg == "--only" && i + 1 < argc) {
@@ -140,9 +133,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--backend" && i + 1 < argc) {
       backend_name = argv[++i];
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--runs N] [--budget-s S] [--only CASE] [--backend cpu|vulkan]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--runs N] [--budget-s S] [--only CASE] [--backend cpu|vulkan] [--calls N]\n",
+          argv[0]);
       return 2;
     }
   }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch CUDA peer of `nn_attention_bench --backend vulkan` and `nn_spatial_bench --backend
 vulkan` on a lent NVIDIA GPU: the same attention and conv cases (f32, TF32 off), timed per call
-with CUDA events (median of RUNS after warm-up). Prints one JSON line per case, like the
-benches. Run there with the machine's python3 (torch with CUDA):
+with CUDA events (median of RUNS after warm-up). Attention is timed with the bool mask and
+without one (is_causal, or no mask for the decode row); the faster form is the peer. Prints one
+JSON line per case (and form), like the benches. Run there with the machine's python3 (torch with CUDA):
 
     python3 bench/nn_gpu_peers.py [--runs 51]
 """
@@ -55,15 +56,29 @@ def main():
             q, k, v = rand(heads, tq, d), rand(heads, tk, d), rand(heads, tk, d)
             # causal with Tq < Tk: query i sees keys j <= i + (Tk - Tq), as ops-nn.md says
             mask = torch.ones(tq, tk, dtype=torch.bool, device=dev).tril(tk - tq)
-            emit(case, "scaled_dot_product_attention",
+            emit(case, "scaled_dot_product_attention(attn_mask)",
                  time_ms(lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
                          args.runs))
+            # The same result without a mask tensor, which lets torch pick its fused kernels:
+            # is_causal for the square prefill, no mask at all for the decode (one query row
+            # at the end of the cache sees every key).
+            if tq == tk:
+                fast = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                emit(case, "scaled_dot_product_attention(is_causal)", time_ms(fast, args.runs))
+            elif tq == 1:
+                fast = lambda: F.scaled_dot_product_attention(q, k, v)
+                emit(case, "scaled_dot_product_attention(no mask)", time_ms(fast, args.runs))
         for case, x_shape, w_shape, groups in [
                 ("conv3x3_f32_1x64x56x56_to64", (1, 64, 56, 56), (64, 64, 3, 3), 1),
-                ("conv_depthwise3x3_f32_1x256x28x28", (1, 256, 28, 28), (256, 1, 3, 3), 256)]:
+                ("conv_depthwise3x3_f32_1x256x28x28", (1, 256, 28, 28), (256, 1, 3, 3), 256),
+                ("conv1x1s2_f32_1x256x28x28_to512", (1, 256, 28, 28), (512, 256, 1, 1), 1),
+                ("conv7x7s2_f32_1x3x224x224_to64", (1, 3, 224, 224), (64, 3, 7, 7), 1)]:
             x, w = rand(*x_shape), rand(*w_shape)
+            k = w_shape[-1]
+            stride = 1 if k == 3 else 2
             emit(case, "conv2d (cuDNN)",
-                 time_ms(lambda: F.conv2d(x, w, padding=1, groups=groups), args.runs))
+                 time_ms(lambda: F.conv2d(x, w, stride=stride, padding=k // 2, groups=groups),
+                         args.runs))
 
 
 if __name__ == "__main__":

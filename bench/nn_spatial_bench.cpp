@@ -74,10 +74,7 @@ class Bench {
                                             {"pads", std::vector<int64_t>{p, p, p, p}},
                                             {"group", static_cast<int64_t>(group)}};
     std::vector<oi::TensorArg> ins{x.arg(), w.arg(), b.arg()}, outs{y.arg()};
-    Timing t = time_median(opt_, [&] {
-      cpu_->run(kern, ins, outs, settings);
-      cpu_->synchronize();  // device backends run asynchronously
-    });
+    Timing t = time_calls(opt_, *cpu_, [&] { cpu_->run(kern, ins, outs, settings); });
     const double macs =
         static_cast<double>(x_dims[0] * w_dims[0] * oh * ow * w_dims[1] * w_dims[2] * w_dims[3]);
     print_case(name, t, 2 * macs);
@@ -95,10 +92,7 @@ class Bench {
                                             {"strides", std::vector<int64_t>{s, s}},
                                             {"pads", std::vector<int64_t>{p, p, p, p}}};
     std::vector<oi::TensorArg> ins{x.arg()}, outs{y.arg()};
-    Timing t = time_median(opt_, [&] {
-      cpu_->run(kern, ins, outs, settings);
-      cpu_->synchronize();  // device backends run asynchronously
-    });
+    Timing t = time_calls(opt_, *cpu_, [&] { cpu_->run(kern, ins, outs, settings); });
     print_case(name, t, 0);
   }
 
@@ -111,10 +105,7 @@ class Bench {
     const oi::Kernel& kern = kernel("batch_norm", {f32, f32, f32, f32, f32});
     std::vector<oi::TensorArg> ins{x.arg(), scale.arg(), bias.arg(), mean.arg(), var.arg()},
         outs{y.arg()};
-    Timing t = time_median(opt_, [&] {
-      cpu_->run(kern, ins, outs, {});
-      cpu_->synchronize();  // device backends run asynchronously
-    });
+    Timing t = time_calls(opt_, *cpu_, [&] { cpu_->run(kern, ins, outs, {}); });
     print_case(name, t, 0);
   }
 
@@ -132,6 +123,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--runs" && i + 1 < argc) {
       opt.runs = std::max(3, std::stoi(argv[++i]));
+    } else if (arg == "--calls" && i + 1 < argc) {
+      opt.calls = std::max(1, std::stoi(argv[++i]));
     } else if (arg == "--budget-s" && i + 1 < argc) {
       opt.budget_s = std::stod(argv[++i]);
     } else if (arg == "--only" && i + 1 < argc) {
@@ -139,9 +132,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--backend" && i + 1 < argc) {
       backend_name = argv[++i];
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--runs N] [--budget-s S] [--only CASE] [--backend cpu|vulkan]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--runs N] [--budget-s S] [--only CASE] [--backend cpu|vulkan] [--calls N]\n",
+          argv[0]);
       return 2;
     }
   }

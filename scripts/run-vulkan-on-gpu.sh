@@ -165,17 +165,39 @@ PY
   return $rc
 }
 
-# The attention and conv cases of bench/nn_*_bench on the Vulkan backend, then PyTorch CUDA.
+# The attention and conv cases of bench/nn_*_bench on the Vulkan backend, then PyTorch CUDA,
+# then one table of the ratios (PyTorch's median over ours; above 1: the Vulkan backend faster).
+# Each Vulkan sample is NN_CALLS (20) back-to-back calls and one wait, timed per call, next to
+# PyTorch's CUDA-event time of one call; NN_CALLS=1 times one call's submit and wait instead.
 nn() {
-  launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 21 \
-    --only attention_decode_f32_h32_d128_kv2048
-  launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 11 \
-    --only attention_prefill_causal_f32_h32_d128_t512
-  launch "${1:-.vkgpu}" "${2:-.gl}" nn_spatial_bench --backend vulkan --runs 21 \
-    --only conv3x3_f32_1x64x56x56_to64
-  launch "${1:-.vkgpu}" "${2:-.gl}" nn_spatial_bench --backend vulkan --runs 21 \
-    --only conv_depthwise3x3_f32_1x256x28x28
-  python3 bench/nn_gpu_peers.py
+  local out calls="--calls ${NN_CALLS:-20}"
+  out=$(mktemp -d)
+  launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 21 $calls \
+    --only attention_decode_f32_h32_d128_kv2048 | tee -a "$out/ours.jsonl"
+  launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 11 $calls \
+    --only attention_prefill_causal_f32_h32_d128_t512 | tee -a "$out/ours.jsonl"
+  for c in conv3x3_f32_1x64x56x56_to64 conv_depthwise3x3_f32_1x256x28x28 \
+    conv1x1s2_f32_1x256x28x28_to512 conv7x7s2_f32_1x3x224x224_to64; do
+    launch "${1:-.vkgpu}" "${2:-.gl}" nn_spatial_bench --backend vulkan --runs 21 $calls --only "$c" |
+      tee -a "$out/ours.jsonl"
+  done
+  python3 bench/nn_gpu_peers.py | tee "$out/torch.jsonl"
+  python3 - "$out" <<'PY'
+import json, os, sys
+read = lambda name: [json.loads(l) for l in open(os.path.join(sys.argv[1], name)) if '"case"' in l]
+peers = {}
+for r in read("torch.jsonl"):
+    if r["case"] not in peers or r["median_ms"] < peers[r["case"]]["median_ms"]:
+        peers[r["case"]] = r
+print("| case | Vulkan ms (min) | PyTorch CUDA ms (min) | PyTorch form | ratio |")
+print("| --- | --- | --- | --- | --- |")
+for o in read("ours.jsonl"):
+    t = peers.get(o["case"])
+    if t:
+        print(f"| {o['case']} | {o['median_ms']:.4f} ({o['min_ms']:.4f}) | {t['median_ms']:.4f} "
+              f"({t['min_ms']:.4f}) | {t['how']} | {t['median_ms'] / o['median_ms']:.2f}x |")
+PY
+  rm -rf "$out"
 }
 
 case "${1:-}" in
