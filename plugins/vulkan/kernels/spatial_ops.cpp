@@ -1,11 +1,13 @@
 // conv, max_pool, avg_pool (1-D as 2-D with H = 1) and batch_norm of ops-nn.md on
 // shaders/spatial.comp: one invocation per output element (direct loops, no im2col). f64 conv,
-// avg_pool and batch_norm run on the spatial_f64 variant (devices with shaderFloat64).
+// avg_pool and batch_norm run on the spatial_f64 variant (devices with shaderFloat64). Float
+// convs (f32, f16, bf16, f8) take the tiled paths of conv_fast.cpp where one applies.
 #include <algorithm>
 #include <bit>
 #include <limits>
 #include <string>
 
+#include "conv_fast.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
 
@@ -107,6 +109,7 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
     std::vector<int64_t> kernel;
     if constexpr (Op == SpatialOp::Conv) {
       const oi_tensor_desc& w = call->inputs[1];
+      if (w.rank != x.rank) fail(name, OI_STATUS_INVALID_ARGUMENT, "w must have x's rank");
       kernel.assign(w.dims + 2, w.dims + w.rank);
     } else {
       kernel = per_axis(*call, "kernel", sp, 1);
@@ -138,13 +141,28 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
       if (group < 1 || x.dims[1] % group != 0 || out.dims[1] % group != 0) {
         fail(name, OI_STATUS_INVALID_ARGUMENT, "group must divide the input and output channels");
       }
+      const oi_tensor_desc& w = call->inputs[1];
+      if (w.dims[0] != out.dims[1] ||
+          w.dims[1] * static_cast<uint64_t>(group) != x.dims[1]) {
+        fail(name, OI_STATUS_INVALID_ARGUMENT, "w must be [M, C/group, kernel...] for y's M");
+      }
       p[16] = fit32(group);
-      p[19] = element_index(call->inputs[1]);
-      job.buffers[1] = call->inputs[1].buffer;
+      p[19] = element_index(w);
+      fit32(p[18] + abi::element_count(x) + 4);  // every index a shader forms fits
+      fit32(p[19] + abi::element_count(w) + 4);
+      job.buffers[1] = w.buffer;
       if (call->num_inputs > 2) {
         p[17] |= 1;
         p[20] = element_index(call->inputs[2]);
         job.buffers[2] = call->inputs[2].buffer;
+      }
+      // Floats of one dtype: the tiled paths of conv_fast.cpp where one applies.
+      if (!f64 && out.dtype == x.dtype) {
+        const ConvShape shape{p[1],  p[2],  p[3],  p[4],  p[5],  p[6],  p[7],
+                              p[8],  p[9],  p[10], p[11], p[12], p[13], p[14],
+                              p[15], p[16], p[18], p[19], p[20], p[21], (p[17] & 1) != 0,
+                              x.dtype};
+        if (run_conv_fast(*call, shape)) return nullptr;
       }
     }
     if (Op == SpatialOp::AvgPool && abi::setting_bool(*call, "count_include_pad", false))
