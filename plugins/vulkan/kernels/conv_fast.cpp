@@ -5,7 +5,7 @@
 // least 3/4 of the tile rows it takes) and that still gives the GPU about one workgroup per SM
 // wins; small problems end on the tiles whose KS parts split k, so they still run 256
 // invocations a workgroup. Depthwise (shaders/conv_depthwise.comp): TH x TX output tiles of one
-// plane, TX the narrowest of 32/64 that covers a row (256 for long 1-D rows), R rows an
+// plane, TX 32 for rows up to 32 outputs, else 64 (256 for 1-D: one row), R rows an
 // invocation: the most rows that still leave two workgroups per SM.
 #include "conv_fast.hpp"
 
@@ -191,7 +191,7 @@ bool run_gemm(const oi_kernel_call& call, const ConvShape& s) {
 bool run_depthwise(const oi_kernel_call& call, const ConvShape& s) {
   if (s.c != s.group || s.kh * s.kw > kDepthwiseTaps || s.oc > kMaxGrid || s.n > kMaxGrid)
     return false;
-  const uint32_t tx = s.ow <= 32 ? 32 : s.ow <= 64 || s.oh > 1 ? 64 : 256, ty = 256 / tx;
+  const uint32_t tx = s.oh == 1 ? 256 : s.ow <= 32 ? 32 : 64, ty = 256 / tx;  // 1-D: one row
   const uint64_t cols = uint64_t{tx - 1} * s.sw + uint64_t{s.kw - 1} * s.dw + 1;
   const uint64_t tiles_w = ceil_div(s.ow, tx);
   uint32_t pick = 0;
@@ -199,7 +199,9 @@ bool run_depthwise(const oi_kernel_call& call, const ConvShape& s) {
   for (uint32_t r : {4u, 2u, 1u}) {
     const uint64_t rows = uint64_t{ty * r - 1} * s.sh + uint64_t{s.kh - 1} * s.dh + 1;
     const uint64_t tiles = tiles_w * ceil_div(s.oh, uint64_t{ty} * r);
-    if (rows * cols > kDepthwiseCells || tiles > kMaxGrid) continue;
+    // (a tile of half the rows already covering the plane: fewer rows do as well)
+    if (rows * cols > kDepthwiseCells || tiles > kMaxGrid || (r > 1 && ty * r / 2 >= s.oh))
+      continue;
     pick = r;
     pick_rows = rows;
     pick_tiles = tiles;
