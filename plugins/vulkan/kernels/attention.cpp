@@ -1,13 +1,27 @@
-// attention(q, k, v[, mask]) of ops-nn.md on shaders/attention.comp for f32, f16, bf16 and f64
-// (the attention_f64 variant), the mask f32/f16/bf16/f64 (added; an f64 mask to f32/f16/bf16
-// rounds to f32 on the attention_m64 variant) or bool (false = masked); `scale` (default
-// 1/sqrt(D)) and `causal`. The f64 cases need shaderFloat64.
-// Leading dims broadcast (one k/v head serving many q heads): the host lists each output
-// batch's element offsets into q, k, v and the mask.
+// attention(q, k, v[, mask]) of ops-nn.md. Three shaders:
+// - shaders/attention_flash.comp (many query rows, prefill): FlashAttention-2 style blocks of
+//   query rows against shared-memory tiles of K and V;
+// - shaders/attention_split.comp + attention_combine.comp (few query rows, decode): the keys
+//   split in chunks over many workgroups, the chunks' partial softmax sums merged by a second
+//   dispatch (skipped when one chunk suffices);
+// - shaders/attention.comp for everything else: f64 (the attention_f64 variant), an f64 mask
+//   (attention_m64: rounded to f32), head dims above 128 (up to 1024), no keys or D = 0, and
+//   devices whose subgroups are narrower than 8 lanes.
+// All take q, k, v of f32, f16, bf16 or f8 computed in f32; the mask f32/f16/bf16/f8 (added) or
+// bool (false = masked); `scale` (default 1/sqrt(D)) and `causal`. Leading dims broadcast (one
+// k/v head serving many q heads): the host lists each output batch's element offsets into q, k,
+// v and the mask.
+//
+// Tuning and testing without rebuilding: OPENINFER_VULKAN_ATTENTION=general|flash|split forces
+// a path wherever the fast paths apply; OPENINFER_VULKAN_ATTENTION_CHUNK=KEYS (a multiple of 16,
+// 16..256) sets the split's chunk; OPENINFER_VULKAN_ATTENTION_TILE=WG,BK (WG 128 or 256
+// invocations, BQ = WG / 4 query rows; BK keys a tile, 8..64) sets the flash tile.
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "elementwise.hpp"
@@ -17,8 +31,21 @@
 namespace oi::vulkan {
 namespace {
 
-constexpr uint64_t kMaxHeadDim = 1024;  // MAX_D of the shader
-constexpr uint32_t kNoMask = 99;
+constexpr uint64_t kMaxHeadDim = 1024;     // MAX_D of attention.comp
+constexpr uint64_t kMaxFastHeadDim = 128;  // D and Dv of the fast paths (registers)
+constexpr uint32_t kNoMask = 99, kMaskF64 = 10;
+// Query rows up to which the split (decode) path beats the flash one: it reads K and V once per
+// row, the flash path once per block of rows.
+constexpr uint64_t kSplitMaxRows = 4;
+// Workgroups a split dispatch wants: about four per SM of a large GPU (an H100 has 132).
+constexpr uint64_t kSplitFillGroups = 512;
+// Flash blocks of 64 rows (256 invocations) once they give every SM of such a GPU a few.
+constexpr uint64_t kFlashWideGroups = 528;
+// What every device gives (lavapipe: 32 KiB; NVIDIA 48 KiB): the flash tiles stay within it.
+constexpr uint64_t kSharedBytes = 32 * 1024;
+constexpr uint32_t kSplitLanes = 8, kSplitSlots = 16;  // attention_split.comp's key groups
+
+enum class Path { General, Flash, Split };
 
 [[noreturn]] void fail(oi_status_code code, const std::string& why) {
   throw abi::StatusError(code, "attention: " + why);
@@ -44,17 +71,173 @@ std::vector<uint64_t> strides_against(const oi_tensor_desc& t, const std::vector
   return s;
 }
 
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
+uint64_t round_up(uint64_t a, uint64_t b) {
+  return ceil_div(a, b) * b;
+}
+
+[[noreturn]] void bad_setting(const char* name, const std::string& why) {
+  fail(OI_STATUS_INVALID_ARGUMENT, std::string(name) + " " + why);
+}
+
+const char* env(const char* name) {
+  const char* text = std::getenv(name);
+  return text != nullptr && *text != '\0' ? text : nullptr;
+}
+
+// "a,b,...": exactly `count` positive integers, or an error naming the variable.
+std::vector<uint32_t> parse_list(const char* name, const char* text, size_t count) {
+  std::vector<uint32_t> v;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const unsigned long x = std::strtoul(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || x == 0 || x > 4096) bad_setting(name, "is not a list");
+    v.push_back(static_cast<uint32_t>(x));
+  }
+  if (v.size() != count) bad_setting(name, "needs " + std::to_string(count) + " numbers");
+  return v;
+}
+
+// The shape of a call and what the dispatches share.
+struct Shape {
+  uint64_t Tq = 0, Tk = 0, D = 0, Dv = 0, batches = 1;
+  uint32_t mask_code = kNoMask;
+  bool f64 = false;
+  bool aligned4 = false;  // every q/k/v matrix starts on a multiple of 4 elements
+  uint64_t rows() const { return Tq * batches; }
+};
+
+Path pick_path(const Shape& s, const oi_device* device) {
+  const uint32_t lanes = caps_of(device).subgroup_size;
+  const bool fast = !s.f64 && s.mask_code != kMaskF64 && s.D >= 1 && s.D <= kMaxFastHeadDim &&
+                    s.Dv <= kMaxFastHeadDim && s.Tk >= 1 && lanes >= kSplitLanes && lanes <= 128 &&
+                    std::has_single_bit(lanes);
+  if (!fast) return Path::General;
+  if (const char* forced = env("OPENINFER_VULKAN_ATTENTION")) {
+    const std::string name = forced;
+    if (name == "general") return Path::General;
+    if (name == "flash") return Path::Flash;
+    if (name == "split") return Path::Split;
+    bad_setting("OPENINFER_VULKAN_ATTENTION", "is not general, flash or split");
+  }
+  return s.Tq <= kSplitMaxRows ? Path::Split : Path::Flash;
+}
+
+// f32 with every row start on 16 bytes: the fast shaders' 16-byte loads (VEC4).
+uint32_t vec4_loads(const Shape& s, uint32_t dtype) {
+  return dtype == OI_DTYPE_F32 && s.aligned4 && s.D % 4 == 0 && s.Dv % 4 == 0 ? 1 : 0;
+}
+
+void run_flash(const oi_kernel_call& call, const Shape& s, Dispatch job) {
+  uint32_t wg = 128, bk = 32;
+  if (ceil_div(s.Tq, 64) * s.batches >= kFlashWideGroups) wg = 256;
+  const uint64_t dq = round_up(ceil_div(s.D, 4), 4), dvq = round_up(ceil_div(s.Dv, 4), 4);
+  auto shared_bytes = [&] {
+    return bk * std::max(dq, dvq) * 16 + (s.mask_code == kNoMask ? 4 : (wg / 4) * (bk + 1) * 4);
+  };
+  if (const char* text = env("OPENINFER_VULKAN_ATTENTION_TILE")) {
+    const auto v = parse_list("OPENINFER_VULKAN_ATTENTION_TILE", text, 2);
+    wg = v[0];
+    bk = v[1];
+    if ((wg != 128 && wg != 256) || bk < 8 || bk > 64 || shared_bytes() > kSharedBytes) {
+      bad_setting("OPENINFER_VULKAN_ATTENTION_TILE",
+                  "is no valid tile (WG 128 or 256, BK 8..64, within 32 KiB of shared memory)");
+    }
+  }
+  while (shared_bytes() > kSharedBytes && bk > 8) bk /= 2;
+  job.shader = "attention_flash";
+  job.spec.push_back(vec4_loads(s, call.inputs[0].dtype));
+  job.spec.push_back(static_cast<uint32_t>(dq));
+  job.spec.push_back(static_cast<uint32_t>(dvq));
+  job.spec.push_back(bk);
+  job.spec.push_back(wg);
+  const uint64_t groups = ceil_div(s.Tq, wg / 4) * s.batches;
+  job.groups = {fit32(std::min<uint64_t>(groups, 65535)), 1, 1};
+  run_dispatch(call.device, job);
+}
+
+// The keys of a split chunk for each of the 16 lane groups (a chunk is 16 times as many keys):
+// the largest that still gives the GPU kSplitFillGroups workgroups.
+uint32_t split_keys_per_group(const Shape& s) {
+  if (const char* text = env("OPENINFER_VULKAN_ATTENTION_CHUNK")) {
+    const auto v = parse_list("OPENINFER_VULKAN_ATTENTION_CHUNK", text, 1);
+    if (v[0] % kSplitSlots != 0 || v[0] > 16 * kSplitSlots) {
+      bad_setting("OPENINFER_VULKAN_ATTENTION_CHUNK", "is no multiple of 16 in 16..256");
+    }
+    return v[0] / kSplitSlots;
+  }
+  for (uint32_t kpt : {16u, 8u, 4u}) {
+    if (s.rows() * ceil_div(s.Tk, kpt * kSplitSlots) >= kSplitFillGroups) return kpt;
+  }
+  return 2;
+}
+
+void check(oi_status* status) {
+  if (status == nullptr) return;
+  const std::string what = host()->status_message ? host()->status_message(status) : "";
+  if (host()->status_free) host()->status_free(status);
+  fail(OI_STATUS_INTERNAL, what);
+}
+
+void run_split(const oi_kernel_call& call, const Shape& s, Dispatch job) {
+  const uint32_t kpt = split_keys_per_group(s);
+  const uint64_t chunk = uint64_t{kpt} * kSplitSlots, chunks = ceil_div(s.Tk, chunk);
+  const uint64_t dq = round_up(ceil_div(s.D, 4), kSplitLanes);
+  const uint64_t dvq = round_up(ceil_div(s.Dv, 4), kSplitLanes);
+  const uint64_t stride = 4 + 4 * dvq;  // floats of one chunk's partial result
+  job.params[10] = fit32(chunks);
+  job.params[11] = fit32(stride);
+  job.params[12] = chunks == 1 ? 1 : 0;
+  job.spec.push_back(vec4_loads(s, call.inputs[0].dtype));
+  job.spec.push_back(static_cast<uint32_t>(dq));
+  job.spec.push_back(static_cast<uint32_t>(dvq));
+  job.spec.push_back(kpt);
+  const uint32_t row_groups = fit32(std::min<uint64_t>(s.rows(), 65535));
+  job.groups = {fit32(std::min<uint64_t>(chunks, 65535)), row_groups, 1};
+  job.shader = "attention_split";
+  if (chunks == 1) {  // the split shader writes y itself
+    run_dispatch(call.device, job);
+    return;
+  }
+  oi_buffer* partials = nullptr;
+  const uint64_t floats = s.rows() * chunks * stride;
+  fit32(floats, "attention partial results");
+  check(buffer_alloc(call.device, floats * 4, &partials));
+  // The scratch goes when the call ends, thrown or not; commands recorded later run after the
+  // ones using it, so the buffer may be reused at once.
+  struct Free {
+    oi_device* d;
+    oi_buffer* b;
+    ~Free() { buffer_free(d, b); }
+  } release{call.device, partials};
+  job.buffers[5] = partials;
+  run_dispatch(call.device, job);
+  job.shader = "attention_combine";
+  job.spec.resize(2);  // DT and MDT
+  job.groups = {row_groups, 1, 1};
+  run_dispatch(call.device, job);
+}
+
 oi_status* attention_kernel(const oi_kernel_call* call) {
   OI_ABI_TRY
   const oi_tensor_desc &q = call->inputs[0], &k = call->inputs[1], &v = call->inputs[2];
   const oi_tensor_desc& out = call->outputs[0];
   const bool has_mask = call->num_inputs > 3;
   if (out.rank < 2) fail(OI_STATUS_INVALID_ARGUMENT, "q, k and v need rank >= 2");
-  const uint64_t Tq = q.dims[q.rank - 2], D = q.dims[q.rank - 1];
-  const uint64_t Tk = k.dims[k.rank - 2], Dv = v.dims[v.rank - 1];
+  Shape s;
+  s.Tq = q.dims[q.rank - 2];
+  s.D = q.dims[q.rank - 1];
+  s.Tk = k.dims[k.rank - 2];
+  s.Dv = v.dims[v.rank - 1];
+  const uint64_t Tq = s.Tq, D = s.D, Tk = s.Tk, Dv = s.Dv;
   std::vector<uint64_t> batch_dims(out.dims, out.dims + out.rank - 2);
   uint64_t batches = 1;
   for (uint64_t d : batch_dims) batches *= d;
+  s.batches = batches;
   if (batches == 0 || Tq == 0 || Dv == 0) return nullptr;
   if (D > kMaxHeadDim || Dv > kMaxHeadDim) {
     fail(OI_STATUS_UNIMPLEMENTED, "head dims above 1024 on the Vulkan backend");
@@ -63,9 +246,9 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
   auto batch_strides = [&](const oi_tensor_desc& t, uint64_t matrix) {
     oi_tensor_desc lead = t;
     lead.rank = t.rank - 2;
-    auto s = strides_against(lead, batch_dims);
-    for (auto& x : s) x *= matrix;
-    return s;
+    auto st = strides_against(lead, batch_dims);
+    for (auto& x : st) x *= matrix;
+    return st;
   };
   const auto sq = batch_strides(q, Tq * D), sk = batch_strides(k, Tk * D),
              sv = batch_strides(v, Tk * Dv);
@@ -77,17 +260,19 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
     std::vector<uint64_t> full = batch_dims;
     full.push_back(Tq);
     full.push_back(Tk);
-    const auto s = strides_against(m, full);
-    std::copy(s.begin(), s.end() - 2, sm.begin());
-    mask_row = s[s.size() - 2];
-    mask_col = s[s.size() - 1];
+    const auto st = strides_against(m, full);
+    std::copy(st.begin(), st.end() - 2, sm.begin());
+    mask_row = st[st.size() - 2];
+    mask_col = st[st.size() - 1];
     mask_code = static_cast<uint32_t>(wide_dtype_code(m.dtype));
   }
   const bool f64 = q.dtype == OI_DTYPE_F64;
+  s.f64 = f64;
+  s.mask_code = mask_code;
   Dispatch job;
-  job.shader = f64 ? "attention_f64" : mask_code == 10 ? "attention_m64" : "attention";
+  job.shader = f64 ? "attention_f64" : mask_code == kMaskF64 ? "attention_m64" : "attention";
   job.float_width = f64 ? 64 : 32;
-  job.also_f64 = !f64 && mask_code == 10;
+  job.also_f64 = !f64 && mask_code == kMaskF64;
   job.spec = {static_cast<uint32_t>(f64 ? 0 : ew_dtype_code(q.dtype)), mask_code};
   const double scale = abi::setting_float(*call, "scale", D > 0 ? 1.0 / std::sqrt(double(D)) : 1.0);
   job.params.assign(16, 0);
@@ -110,6 +295,7 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
   fit32(job.params[9] + batches * Tq * Dv + 2);
   const uint32_t q0 = element_index(q), k0 = element_index(k), v0 = element_index(v);
   const uint32_t m0 = has_mask ? element_index(call->inputs[3]) : 0;
+  s.aligned4 = true;
   for (uint64_t b = 0; b < batches; ++b) {
     uint64_t rest = b, oq = q0, ok = k0, ov = v0, om = m0;
     for (size_t d = batch_dims.size(); d-- > 0;) {
@@ -121,12 +307,24 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
       om += c * sm[d];
     }
     for (uint64_t o : {oq, ok, ov, om}) job.params.push_back(fit32(o));
+    s.aligned4 = s.aligned4 && oq % 4 == 0 && ok % 4 == 0 && ov % 4 == 0;
   }
   job.buffers = {q.buffer,   k.buffer, v.buffer, has_mask ? call->inputs[3].buffer : q.buffer,
                  out.buffer, nullptr};
   job.output = 4;
-  job.groups = {fit32(std::min<uint64_t>(Tq, 65535)), fit32(std::min<uint64_t>(batches, 65535)), 1};
-  run_dispatch(call->device, job);
+  switch (pick_path(s, call->device)) {
+    case Path::Flash:
+      run_flash(*call, s, job);
+      break;
+    case Path::Split:
+      run_split(*call, s, job);
+      break;
+    case Path::General:
+      job.groups = {fit32(std::min<uint64_t>(Tq, 65535)), fit32(std::min<uint64_t>(batches, 65535)),
+                    1};
+      run_dispatch(call->device, job);
+      break;
+  }
   OI_ABI_CATCH(call->host)
 }
 

@@ -1,0 +1,87 @@
+// What the fast attention shaders share (attention_flash.comp: many query rows;
+// attention_split.comp + attention_combine.comp: few rows, keys split in chunks): the params of
+// attention.comp, the buffers, 4-element loads, the mask and the output store. q, k, v and y are
+// f32, f16, bf16 or f8 (DT, ew.comp codes), all computed in f32.
+#ifndef OPENINFER_ATTENTION_FAST_GLSL
+#define OPENINFER_ATTENTION_FAST_GLSL
+
+layout(constant_id = 0) const uint DT = 0;    // q, k, v, y: 0 f32, 3 f16, 4 bf16, 13 f8
+layout(constant_id = 1) const uint MDT = 99;  // mask: 0 f32, 3 f16, 4 bf16, 13 f8, 9 bool, 99 none
+// 1: f32 with D, Dv and every q/k/v matrix start multiples of 4 elements: 16-byte loads.
+layout(constant_id = 2) const uint VEC4 = 0;
+const uint DT_BOOL = 9, NO_MASK = 99;
+
+// p: Tq, Tk, D, Dv, batches, causal, scale (f32 bits), mask row stride, mask column stride, y
+// element offset, chunks (split), partial stride in floats (split), 1 where the split shader
+// writes y itself (one chunk), -, -, -, then per batch (q, k, v, mask element offsets) from 16.
+// restrict: the parameters never alias the data, so loads of p[] can leave the loops.
+layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
+// Each data buffer twice: as words (any dtype) and as 16-byte quads (VEC4).
+layout(std430, binding = 1) readonly buffer Q { uint q[]; };
+layout(std430, binding = 1) readonly buffer Q4 { uvec4 q4[]; };
+layout(std430, binding = 2) readonly buffer K { uint k[]; };
+layout(std430, binding = 2) readonly buffer K4 { uvec4 k4[]; };
+layout(std430, binding = 3) readonly buffer V { uint v[]; };
+layout(std430, binding = 3) readonly buffer V4 { uvec4 v4[]; };
+layout(std430, binding = 4) readonly buffer M { uint mk[]; };
+layout(std430, binding = 5) buffer Y { uint y[]; };
+// The split shader's partial results: (max, sum, NaN seen, -, Dv sums) per (row, chunk).
+layout(std430, binding = 6) buffer Partials { float part[]; };
+
+#define NEG_INF uintBitsToFloat(0xff800000u)
+float nan_value() { return uintBitsToFloat(0x7fc00000u); }
+// On the bits: without IEEE_SPECIALS a compiler may assume no NaN and fold isnan away.
+bool is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+
+// Elements 4 * quad .. 4 * quad + 3 of the row starting at element `row` (a multiple of 4 under
+// VEC4), 0 past the row's length n.
+#define QUAD_LOADER(name, buf, buf4)                                                  \
+  vec4 name(uint row, uint quad, uint n) {                                           \
+    if (VEC4 != 0u) return 4u * quad < n ? uintBitsToFloat(buf4[(row >> 2) + quad]) : vec4(0.0); \
+    vec4 r = vec4(0.0);                                                               \
+    [[unroll]] for (uint c = 0u; c < 4u; ++c) {                                       \
+      const uint d = 4u * quad + c;                                                   \
+      if (d < n) r[c] = widen_float(RAW_AT(buf, row + d, float_bytes(DT)), DT);       \
+    }                                                                                 \
+    return r;                                                                         \
+  }
+QUAD_LOADER(load_q, q, q4)
+QUAD_LOADER(load_k, k, k4)
+QUAD_LOADER(load_v, v, v4)
+
+// The mask at element e as bits: a bool as 0 / 1, a float mask as its f32 value's bits.
+uint mask_bits(uint e) {
+  if (MDT == DT_BOOL) return (mk[e >> 2] >> ((e & 3u) * 8u)) & 0xffu;
+  return floatBitsToUint(widen_float(RAW_AT(mk, e, float_bytes(MDT)), MDT));
+}
+
+// A key's score from its dot product: false in `keep` for a key a bool mask hides; a float
+// mask is added (-inf weighs 0; NaN makes the row NaN).
+float masked_score(float dot_product, float scale, uint bits, inout bool keep) {
+  float add = 0.0;
+  if (MDT == DT_BOOL) {
+    keep = keep && bits != 0u;
+  } else if (MDT != NO_MASK) {
+    add = uintBitsToFloat(bits);
+  }
+  return keep ? dot_product * scale + add : NEG_INF;
+}
+
+void store(uint e, float val) {
+  if (DT == 0u) {
+    y[e] = floatBitsToUint(val);
+    return;
+  }
+  const uint bytes = float_bytes(DT), per = 4u / bytes, shift = (e % per) * 8u * bytes;
+  atomicAnd(y[e / per], ~(((1u << (8u * bytes)) - 1u) << shift));
+  atomicOr(y[e / per], narrow_float(val, DT) << shift);
+}
+
+// The invocation's index with the subgroups laid end to end: lanes that cooperate on one row or
+// key (a run of 4 or 8 aligned indices) then share a subgroup on any driver, and subgroup
+// shuffles combine them (the host asks for subgroups of at least 8 that divide the workgroup).
+uint lane_index() {
+  return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+}
+
+#endif
