@@ -1,13 +1,17 @@
-// The elementwise math ops of ops-nn.md (exp ... gelu, pow) over the F dtypes. f32 results are
-// computed in double and rounded once to f32 (so within 1 ulp of the exactly rounded value);
-// f8/bf16/f16 inputs are widened to f32, take that f32 result and round it once to their own
-// dtype; f64 computes in f64. An op is a functor with `double operator()(double...) const`.
+// The elementwise math ops of ops-nn.md (exp ... gelu, pow) over the F dtypes. f32, f16, bf16
+// and f8 go through vector_math's span functions (within 2 ulp of the exactly rounded f32 result,
+// measured at 1; the narrow floats widened to f32 and that result rounded once to their dtype);
+// f64 computes with the C library in f64, and pow's broadcasts other than a single exponent and
+// its narrow floats take the type-erased path (double, rounded once). An op is a functor with
+// `double operator()(double...) const` (the f64 and generic paths) and either
+// `vmath::Func vector_func() const` (one input) or `static constexpr bool kVectorPow` (pow).
 #pragma once
 
 #include <type_traits>
 
 #include "generic_elementwise.hpp"
 #include "unary_elementwise.hpp"
+#include "vector_math_call.hpp"
 
 namespace oi::cpu {
 
@@ -29,12 +33,6 @@ struct FloatMath2 {
   }
 };
 
-template <class Fn>
-struct FloatMathF32 {
-  Fn fn;
-  float operator()(float a) const { return static_cast<float>(fn(static_cast<double>(a))); }
-};
-
 template <size_t N, class Fn>
 oi_status* float_math_kernel(const oi_kernel_call* call) {
   OI_ABI_TRY
@@ -47,15 +45,15 @@ oi_status* float_math_kernel(const oi_kernel_call* call) {
   }();
   const uint32_t t = call->inputs[0].dtype;
   if constexpr (N == 1) {
-    // The common dtypes skip the type-erased element access.
-    if (t == dt::F32) {
-      unary_elementwise<float, float>(*call, FloatMathF32<Fn>{fn});
-      return nullptr;
-    }
+    static_assert(
+        requires { fn.vector_func(); }, "a one-input math op names its vmath::Func");
+    if (t != dt::F64 && run_unary_span(*call, vmath::unary_span(fn.vector_func()))) return nullptr;
     if (t == dt::F64) {
       unary_elementwise<double, double>(*call, fn);
       return nullptr;
     }
+  } else if constexpr (requires { Fn::kVectorPow; }) {
+    if (run_pow_span(*call, vmath::pow_span())) return nullptr;
   }
   using View = std::conditional_t<N == 1, FloatMath1<Fn>, FloatMath2<Fn>>;
   generic_elementwise<N>(*call, View{fn});

@@ -7,6 +7,7 @@ namespace oi::cpu {
 namespace {
 
 struct Op {
+  vmath::Func vector_func() const { return vmath::Func::Erf; }
   double operator()(double a) const { return std::erf(a); }
 };
 

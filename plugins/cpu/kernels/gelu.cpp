@@ -19,6 +19,9 @@ struct Op {
       fail(OI_STATUS_INVALID_ARGUMENT, "gelu: unknown approximate '" + std::string(mode) + "'");
     return Op{mode == "tanh"};
   }
+  vmath::Func vector_func() const {
+    return tanh_form ? vmath::Func::GeluTanh : vmath::Func::GeluErf;
+  }
   double operator()(double a) const {
     if (tanh_form) {
       const double u = 0.7978845608028654 * (a + 0.044715 * a * a * a);

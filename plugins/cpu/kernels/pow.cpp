@@ -8,6 +8,7 @@ namespace oi::cpu {
 namespace {
 
 struct Op {
+  static constexpr bool kVectorPow = true;  // f32: vmath::pow_span
   double operator()(double a, double b) const { return std::pow(a, b); }
 };
 

@@ -7,6 +7,7 @@ namespace oi::cpu {
 namespace {
 
 struct Op {
+  vmath::Func vector_func() const { return vmath::Func::Rsqrt; }
   double operator()(double a) const { return 1.0 / std::sqrt(a); }
 };
 

@@ -8,6 +8,7 @@ namespace oi::cpu {
 namespace {
 
 struct Op {
+  vmath::Func vector_func() const { return vmath::Func::Silu; }
   double operator()(double a) const { return a / (1.0 + std::exp(-a)); }
 };
 

@@ -8,6 +8,7 @@ namespace oi::cpu {
 namespace {
 
 struct Op {
+  vmath::Func vector_func() const { return vmath::Func::Sqrt; }
   double operator()(double a) const { return std::sqrt(a); }
 };
 
