@@ -14,9 +14,11 @@
 // Staging: W's rows are contiguous in k (consecutive invocations read consecutive k); X' rows
 // are read along the pixels (consecutive invocations read consecutive output columns, so
 // stride-1 convs read consecutive words). Each invocation keeps one pixel column for the whole
-// K loop (WG is a multiple of BN) and splits k into (channel, kh, kw) with multiply-shift
-// division by host-computed magic numbers. Rows past M, columns past P and k past K are staged
-// as 0 and never stored.
+// K loop (WG is a multiple of BN). What a k means in x (the channel's and the tap's offset, the
+// tap's row and column shifts) is the same for every pixel: the first BKT invocations work it
+// out for the next slice (multiply-shift division by host-computed magic numbers) while the
+// current one is stored, into a double-buffered table in shared memory. Rows past M, columns
+// past P and k past K are staged as 0 and never stored.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -52,6 +54,7 @@ const uint RED_SIZE = KS > 1 ? KS * BM * BN / 4 : 0;  // the parts' sums, after 
 const uint TILES_SIZE = A_SIZE + B_SIZE;
 // Bits, not floats: moving them through shared memory never flushes a subnormal.
 shared uvec4 sm[TILES_SIZE > RED_SIZE ? TILES_SIZE : RED_SIZE];
+shared uvec4 ktab[2 * BKT];  // per slice and k: x offset, row shift, column shift
 
 const uint BYTES = DT == 0u ? 4u : DT == 13u ? 1u : 2u;
 
@@ -69,6 +72,16 @@ uint div_magic(uint n, uint magic, uint shift) {
   uint hi, lo;
   umulExtended(n, magic, hi, lo);
   return hi >> shift;
+}
+
+// Slice `slice`'s table entry for k = slice * BKT + kk, into buffer slice & 1.
+void fill_ktab(uint slice, uint kk, uint K, uint KHW, uint KW, uint HW, uint W, uint DH, uint DW,
+               uint magic_taps, uint shift_taps, uint magic_kw, uint shift_kw) {
+  const uint k = slice * BKT + kk;
+  if (k >= K) return;
+  const uint c = div_magic(k, magic_taps, shift_taps), tap = k - c * KHW;
+  const uint kh = div_magic(tap, magic_kw, shift_kw), kw = tap - kh * KW;
+  ktab[(slice & 1u) * BKT + kk] = uvec4(c * HW + kh * DH * W + kw * DW, kh * DH, kw * DW, 0u);
 }
 
 void store(uint k, float v) {
@@ -101,7 +114,8 @@ void main() {
   const uint img = pix_ok ? pix / OHW : 0u, rest = pix - img * OHW;
   const uint oh = rest / OW, ow = rest - oh * OW;
   const int ih0 = int(oh * SH) - int(PH), iw0 = int(ow * SW) - int(PW);
-  const uint x_base = x0 + (img * C + g * CG) * H * W;
+  // x's index of the window's top-left cell (maybe outside x: only read with a tap inside)
+  const int x_corner = int(x0 + (img * C + g * CG) * H * W) + ih0 * int(W) + iw0;
   const uint w_base = w0 + g * M * K;
   const uint slices = (K + BKT - 1u) / BKT;
 
@@ -110,6 +124,10 @@ void main() {
   [[unroll]] for (uint i = 0u; i < TM; ++i)
     [[unroll]] for (uint j = 0u; j < TN / 4u; ++j) acc[i][j] = vec4(0.0);
 
+  if (t < BKT) {
+    fill_ktab(0u, t, K, KHW, KW, H * W, W, DH, DW, magic_taps, shift_taps, magic_kw, shift_kw);
+  }
+  barrier();
   for (uint s = 0u; s <= slices; ++s) {
     const uint cur = (s + 1u) & 1u;  // slice s - 1 is in buffer cur, slice s goes to cur ^ 1
     if (s < slices) {  // read slice s into registers
@@ -119,14 +137,12 @@ void main() {
         ra[r] = row < M && k < K ? load_bits(w_base + row * K + k, true) : 0u;
       }
       [[unroll]] for (uint r = 0u; r < LB; ++r) {
-        const uint k = k0 + r * (WG / BN) + t / BN;
+        const uint kk = r * (WG / BN) + t / BN;
         uint v = 0u;
-        if (pix_ok && k < K) {
-          const uint c = div_magic(k, magic_taps, shift_taps), tap = k - c * KHW;
-          const uint kh = div_magic(tap, magic_kw, shift_kw), kw = tap - kh * KW;
-          const int ih = ih0 + int(kh * DH), iw = iw0 + int(kw * DW);
-          if (uint(ih) < H && uint(iw) < W) {
-            v = load_bits(x_base + (c * H + uint(ih)) * W + uint(iw), false);
+        if (pix_ok && k0 + kk < K) {
+          const uvec4 e = ktab[(s & 1u) * BKT + kk];
+          if (uint(ih0 + int(e.y)) < H && uint(iw0 + int(e.z)) < W) {
+            v = load_bits(uint(x_corner + int(e.x)), false);
           }
         }
         rb[r] = v;
@@ -148,6 +164,10 @@ void main() {
     }
     if (s < slices) {  // store slice s into the other buffer: read by all a barrier ago
       const uint nxt = cur ^ 1u;
+      if (t < BKT) {  // and the next slice's table: this one's is still being read
+        fill_ktab(s + 1u, t, K, KHW, KW, H * W, W, DH, DW, magic_taps, shift_taps, magic_kw,
+                  shift_kw);
+      }
       [[unroll]] for (uint r = 0u; r < LA; ++r) {
         const uint e = r * WG + t, m = e / BKT;
         sm[(nxt * BKT + e % BKT) * AS4 + m / 4u][m % 4u] = ra[r];
