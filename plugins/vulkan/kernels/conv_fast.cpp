@@ -31,15 +31,17 @@ struct ConvTile {
 
 // Shared memory of each (double-buffered tiles and k table): 16.5, 25, 12.5, 17, 16.5, 18 and
 // 22 KiB, inside the 32 KiB of lavapipe and far inside NVIDIA's 48.
+// clang-format off
 constexpr ConvTile kTiles[] = {
     {128, 128, 8, 8, 8, 1},  // big problems: 64 outputs an invocation
     {128, 64, 16, 8, 4, 1},
-    {64, 128, 8, 4, 8, 1},  // 64 output channels, many pixels
+    {64, 128, 8, 4, 8, 1},   // 64 output channels over many pixels
     {64, 64, 16, 4, 4, 1},
-    {64, 32, 8, 4, 4, 2},  // small ones: two or four parts split k
+    {64, 32, 8, 4, 4, 2},    // small problems: two or four parts split k
     {32, 32, 8, 4, 4, 4},
-    {16, 64, 8, 4, 4, 4},  // few output channels a group
+    {16, 64, 8, 4, 4, 4},    // few output channels a group
 };
+// clang-format on
 // Workgroups before a bigger tile pays: about one per SM of a large GPU (an H100 has 132).
 constexpr uint64_t kFillGroups = 128;
 // Depthwise: two 256-invocation workgroups per SM.
@@ -54,7 +56,8 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
 }
 
 [[noreturn]] void bad_setting(const char* name, const std::string& why) {
-  throw abi::StatusError(OI_STATUS_INVALID_ARGUMENT, std::string("vulkan conv: ") + name + " " + why);
+  throw abi::StatusError(OI_STATUS_INVALID_ARGUMENT,
+                         std::string("vulkan conv: ") + name + " " + why);
 }
 
 std::string env(const char* name) {
@@ -153,7 +156,13 @@ bool run_gemm(const oi_kernel_call& call, const ConvShape& s) {
   const uint64_t gx = ceil_div(P, tile.bn), gy = ceil_div(M, tile.bm);
   if (gx > kMaxGrid || gy > kMaxGrid) return false;
   Dispatch job = base_job(s, "conv_gemm", call);
-  job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.ks, tile.invocations(),
+  job.spec = {tile.bm,
+              tile.bn,
+              tile.bk,
+              tile.tm,
+              tile.tn,
+              tile.ks,
+              tile.invocations(),
               static_cast<uint32_t>(wide_dtype_code(s.dtype))};
   uint32_t magic_taps = 0, shift_taps = 0, magic_kw = 0, shift_kw = 0;
   magic_divisor(s.kh * s.kw, magic_taps, shift_taps);
@@ -212,9 +221,28 @@ bool run_depthwise(const oi_kernel_call& call, const ConvShape& s) {
   if (pick == 0) return false;
   Dispatch job = base_job(s, "conv_depthwise", call);
   job.spec = {tx, pick, static_cast<uint32_t>(wide_dtype_code(s.dtype))};
-  job.params = {s.c,  s.h,  s.w,  s.oc, s.oh, s.ow, s.kh, s.kw, s.sh, s.sw, s.ph, s.pw,
-                s.dh, s.dw, s.oc / s.group, s.bias ? 1u : 0u, s.x0, s.w0, s.b0, s.y0,
-                static_cast<uint32_t>(pick_rows), static_cast<uint32_t>(cols),
+  job.params = {s.c,
+                s.h,
+                s.w,
+                s.oc,
+                s.oh,
+                s.ow,
+                s.kh,
+                s.kw,
+                s.sh,
+                s.sw,
+                s.ph,
+                s.pw,
+                s.dh,
+                s.dw,
+                s.oc / s.group,
+                s.bias ? 1u : 0u,
+                s.x0,
+                s.w0,
+                s.b0,
+                s.y0,
+                static_cast<uint32_t>(pick_rows),
+                static_cast<uint32_t>(cols),
                 static_cast<uint32_t>(tiles_w)};
   job.groups = {static_cast<uint32_t>(pick_tiles), s.oc, s.n};
   run_dispatch(call.device, job);

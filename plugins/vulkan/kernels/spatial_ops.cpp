@@ -142,8 +142,7 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
         fail(name, OI_STATUS_INVALID_ARGUMENT, "group must divide the input and output channels");
       }
       const oi_tensor_desc& w = call->inputs[1];
-      if (w.dims[0] != out.dims[1] ||
-          w.dims[1] * static_cast<uint64_t>(group) != x.dims[1]) {
+      if (w.dims[0] != out.dims[1] || w.dims[1] * static_cast<uint64_t>(group) != x.dims[1]) {
         fail(name, OI_STATUS_INVALID_ARGUMENT, "w must be [M, C/group, kernel...] for y's M");
       }
       p[16] = fit32(group);
@@ -158,10 +157,28 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
       }
       // Floats of one dtype: the tiled paths of conv_fast.cpp where one applies.
       if (!f64 && out.dtype == x.dtype) {
-        const ConvShape shape{p[1],  p[2],  p[3],  p[4],  p[5],  p[6],  p[7],
-                              p[8],  p[9],  p[10], p[11], p[12], p[13], p[14],
-                              p[15], p[16], p[18], p[19], p[20], p[21], (p[17] & 1) != 0,
-                              x.dtype};
+        const ConvShape shape{.n = p[1],
+                              .c = p[2],
+                              .h = p[3],
+                              .w = p[4],
+                              .oc = p[5],
+                              .oh = p[6],
+                              .ow = p[7],
+                              .kh = p[8],
+                              .kw = p[9],
+                              .sh = p[10],
+                              .sw = p[11],
+                              .ph = p[12],
+                              .pw = p[13],
+                              .dh = p[14],
+                              .dw = p[15],
+                              .group = p[16],
+                              .x0 = p[18],
+                              .w0 = p[19],
+                              .b0 = p[20],
+                              .y0 = p[21],
+                              .bias = (p[17] & 1) != 0,
+                              .dtype = x.dtype};
         if (run_conv_fast(*call, shape)) return nullptr;
       }
     }

@@ -23,9 +23,11 @@ const uint MAX_TAPS = 1024;
 // p: C, H, W, OC, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, output channels a group, flags
 // (1: bias), x / w / b / y element offsets, staged rows, staged columns, tiles across a row.
 layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
-layout(std430, binding = 1) readonly buffer X { uint x[]; };
-layout(std430, binding = 2) readonly buffer Wt { uint w[]; };
-layout(std430, binding = 3) readonly buffer Bias { uint bs[]; };
+// restrict: y never overlaps the operands (conv runs in normal mode only), so reads of them may
+// take the read-only cache path.
+layout(std430, binding = 1) restrict readonly buffer X { uint x[]; };
+layout(std430, binding = 2) restrict readonly buffer Wt { uint w[]; };
+layout(std430, binding = 3) restrict readonly buffer Bias { uint bs[]; };
 layout(std430, binding = 4) buffer Y { uint y[]; };
 
 shared float cells[MAX_CELLS];

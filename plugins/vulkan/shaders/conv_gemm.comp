@@ -39,9 +39,11 @@ layout(local_size_x_id = 6) in;
 // C/group, flags (1: bias), x / w / b / y element offsets, magic and shift dividing by KH*KW,
 // magic and shift dividing by KW (magic 0: the divisor is 1).
 layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
-layout(std430, binding = 1) readonly buffer X { uint x[]; };
-layout(std430, binding = 2) readonly buffer Wt { uint w[]; };
-layout(std430, binding = 3) readonly buffer Bias { uint bs[]; };
+// restrict: y never overlaps the operands (conv runs in normal mode only), so reads of them may
+// take the read-only cache path.
+layout(std430, binding = 1) restrict readonly buffer X { uint x[]; };
+layout(std430, binding = 2) restrict readonly buffer Wt { uint w[]; };
+layout(std430, binding = 3) restrict readonly buffer Bias { uint bs[]; };
 layout(std430, binding = 4) buffer Y { uint y[]; };
 
 const uint TX = BN / TN, TY = BM / TM, PT = TX * TY;  // PT: invocations a part
