@@ -29,8 +29,8 @@ struct ConvTile {
   uint32_t invocations() const { return ks * (bm / tm) * (bn / tn); }
 };
 
-// Shared memory of each (double-buffered tiles and k table): 16.5, 25, 12.5, 17, 16.5, 18 and
-// 22 KiB, inside the 32 KiB of lavapipe and far inside NVIDIA's 48.
+// Shared memory of each (double-buffered tiles and k table): 16.5, 25, 12.5, 17, 16.5, 18, 22
+// and 28 KiB, inside the 32 KiB of lavapipe and far inside NVIDIA's 48.
 // clang-format off
 constexpr ConvTile kTiles[] = {
     {128, 128, 8, 8, 8, 1},  // big problems: 64 outputs an invocation
@@ -40,6 +40,7 @@ constexpr ConvTile kTiles[] = {
     {64, 32, 8, 4, 4, 2},    // small problems: two or four parts split k
     {32, 32, 8, 4, 4, 4},
     {16, 64, 8, 4, 4, 4},    // few output channels a group
+    {16, 32, 8, 4, 4, 8},    // few pixels, long k (late layers at batch 1): eight parts
 };
 // clang-format on
 // Workgroups before a bigger tile pays: about one per SM of a large GPU (an H100 has 132).
@@ -107,15 +108,19 @@ bool forced_tile(ConvTile& tile) {
   return true;
 }
 
-ConvTile pick_tile(uint64_t M, uint64_t P, uint64_t groups) {
-  // Rows used of the rows taken: the tiles at the best use (or 3/4 and better) qualify.
+ConvTile pick_tile(uint64_t M, uint64_t P, uint64_t K, uint64_t groups) {
+  // Rows used of the rows taken: the tiles at the best use (or 3/4 and better) qualify, those
+  // that split k only where each part gets at least 4 slices' share (unless none else does).
   auto use = [&](const ConvTile& t) { return double(M) / double(ceil_div(M, t.bm) * t.bm); };
+  auto long_enough = [&](const ConvTile& t) { return t.ks == 1 || K >= 4ull * t.ks * t.bk; };
   double best = 0;
+  bool any_long = false;
   for (const ConvTile& t : kTiles) best = std::max(best, use(t));
   const double floor = std::min(best, 0.75);
+  for (const ConvTile& t : kTiles) any_long = any_long || (use(t) >= floor && long_enough(t));
   const ConvTile* last = nullptr;
   for (const ConvTile& t : kTiles) {
-    if (use(t) < floor) continue;
+    if (use(t) < floor || (any_long && !long_enough(t))) continue;
     last = &t;
     if (ceil_div(M, t.bm) * ceil_div(P, t.bn) * groups >= kFillGroups) return t;
   }
@@ -152,7 +157,7 @@ bool run_gemm(const oi_kernel_call& call, const ConvShape& s) {
   // Word indices stay below 2^31 (fit32 checked the tensors); k and the pixel too.
   if (P >= (uint64_t{1} << 31) || K >= (uint64_t{1} << 31) || s.group > kMaxGrid) return false;
   ConvTile tile{};
-  if (!forced_tile(tile)) tile = pick_tile(M, P, s.group);
+  if (!forced_tile(tile)) tile = pick_tile(M, P, K, s.group);
   const uint64_t gx = ceil_div(P, tile.bn), gy = ceil_div(M, tile.bm);
   if (gx > kMaxGrid || gy > kMaxGrid) return false;
   Dispatch job = base_job(s, "conv_gemm", call);
