@@ -27,6 +27,9 @@ using vu = uint64_t __attribute__((vector_size(32)));
 OI_VM_INLINE vd fmadd(vd a, vd b, vd c) {
   return _mm256_fmadd_pd(a, b, c);
 }
+OI_VM_INLINE vd gather(const double* table, vu index) {
+  return _mm256_i64gather_pd(table, reinterpret_cast<__m256i>(index), 8);
+}
 OI_VM_INLINE vd vsqrt(vd v) {
   return _mm256_sqrt_pd(v);
 }

@@ -10,6 +10,7 @@ relative error far below f32's 2^-24; the bound each one reaches is printed next
   * erf(x) / x for |x| <= 0.5: the Taylor series in x^2.
   * Cody-Waite split of pi/2 into two 32-bit heads and a tail, so k * head is exact for
     |k| < 2^21.
+  * e^x's table 2^(j/64), j < 64, each rounded once, and ln2/64 split as pi/2 is.
 """
 import mpmath as mp
 
@@ -60,6 +61,12 @@ def main():
           mp.nstr(half_pi - p1 - p2 - mp.mpf(float(p3)), 3) + ")")
     for name, v in (("kHalfPi1", p1), ("kHalfPi2", p2), ("kHalfPi3", p3)):
         print(f"constexpr double {name} = {float(v)!r};")
+    emit("kExp2Table", [mp.power(2, mp.mpf(j) / 64) for j in range(64)], "2^(j/64), j < 64")
+    ln2_64 = mp.log(2) / 64
+    hi = head_bits(ln2_64, 32)
+    print(f"constexpr double kLn2Over64Hi = {float(hi)!r};")
+    print(f"constexpr double kLn2Over64Lo = {float(ln2_64 - hi)!r};")
+    print(f"constexpr double k64OverLn2 = {float(1 / ln2_64)!r};")
 
 
 if __name__ == "__main__":

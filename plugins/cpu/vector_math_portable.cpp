@@ -24,6 +24,9 @@ using vu = uint64_t __attribute__((vector_size(16)));
 OI_VM_INLINE vd fmadd(vd a, vd b, vd c) {
   return a * b + c;  // -ffp-contract=off keeps this two roundings
 }
+OI_VM_INLINE vd gather(const double* table, vu index) {
+  return vd{table[index[0]], table[index[1]]};
+}
 
 #if defined(__SSE2__)
 OI_VM_INLINE vd vsqrt(vd v) {
