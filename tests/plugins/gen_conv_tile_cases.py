@@ -4,7 +4,8 @@ kernels (the Vulkan backend's implicit GEMM and depthwise tiles): output channel
 K = C/group*KH*KW that are no multiple of a tile, groups 2, 4 and 8, depthwise with 1, 2 and 3
 output channels a channel, a single input channel, dilation 2 and 3, strides 2 and 3,
 asymmetric pads, 1-D convs (long rows too), 1x1 convs, batch 2, with and without bias, a
-depthwise window too wide for shared memory, in f32 and (a subset) f16, bf16 and f8.
+depthwise window too wide for shared memory, enough depthwise channels for taller tiles (2 and
+4 output rows an invocation), in f32 and (a subset) f16, bf16 and f8.
 
 Inputs are dyadic: x multiples of 1/4 in [-3, 3], w and b multiples of 1/8 in [-1, 1] (each
 rounded to the dtype), so every product and partial sum is exact in f32 and the result does not
@@ -109,11 +110,11 @@ GEMM = [
     ((2, 6, 7, 10), (33, 6, 3, 3), False, [2, 2], [1, 0, 2, 1], None, 1),     # stride 2, asym
     ((1, 8, 13, 12), (24, 4, 3, 3), True, [3, 3], [1, 1, 1, 1], None, 2),     # groups 2, stride 3
     ((2, 8, 9, 9), (20, 2, 3, 3), True, None, [2, 2, 2, 2], [2, 2], 4),       # groups 4, dilated
-    ((1, 40, 10, 10), (36, 40, 1, 1), True, None, None, None, 1),             # 1x1, K 40
+    ((1, 40, 8, 9), (36, 40, 1, 1), True, None, None, None, 1),               # 1x1, K 40
     ((2, 17, 6, 7), (65, 17, 1, 1), False, [2, 2], None, None, 1),            # 1x1 stride 2
     ((1, 3, 30, 30), (16, 3, 7, 7), True, [2, 2], [3, 3, 3, 3], None, 1),     # 7x7 stem, K 147
     ((1, 40, 6, 6), (36, 40, 3, 3), True, None, [1, 1, 1, 1], None, 1),       # K 360
-    ((1, 8, 14, 14), (72, 8, 3, 3), True, None, [1, 1, 1, 1], None, 1),       # tiles both ways
+    ((1, 8, 12, 12), (72, 8, 3, 3), True, None, [1, 1, 1, 1], None, 1),       # tiles both ways
     ((1, 8, 10, 10), (32, 4, 3, 3), False, None, [1, 1, 1, 1], None, 2),      # 16 per group
     ((1, 6, 15, 14), (10, 6, 3, 3), True, [2, 1], [2, 1, 2, 3], [2, 2], 1),   # dilated, strided
     ((1, 4, 5, 9), (7, 4, 1, 3), True, [1, 2], [0, 1, 0, 0], None, 1),        # 1x3
@@ -137,6 +138,8 @@ DEPTHWISE = [
     ((1, 3, 300), (3, 1, 7), True, [1], [3, 3], None, 3),                     # 1-D, long row
     ((2, 2, 90), (6, 1, 4), False, [2], [1, 2], [2], 2),                      # 1-D, 3 per channel
     ((1, 2, 400), (2, 1, 3), True, [30], [1, 1], None, 2),                    # too wide: GEMM
+    ((1, 264, 9, 1), (264, 1, 3, 3), True, None, [1, 1, 1, 1], None, 264),    # 2 rows each
+    ((2, 132, 17, 1), (132, 1, 3, 3), False, None, [1, 1, 1, 1], None, 132),  # 4 rows each
 ]
 NARROW_SUBSET = [GEMM[0], GEMM[2], GEMM[5], GEMM[14], DEPTHWISE[1], DEPTHWISE[9]]
 
