@@ -16,7 +16,7 @@ import mpmath as mp
 
 mp.mp.dps = 50
 T_LO, T_HI = mp.mpf(2) / mp.mpf("12.5"), mp.mpf(1)
-ERFC_DEGREE = 14
+ERFC_DEGREE = 12
 ERF_TERMS = 9
 
 
