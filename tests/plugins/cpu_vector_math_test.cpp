@@ -200,7 +200,8 @@ class Sweep {
     v.reserve(kBlock);
     if (index <= pattern_blocks_) {
       const uint64_t first = (index - 1) * kBlock * stride_;
-      for (uint64_t p = first; p < (uint64_t{1} << 32) && v.size() < kBlock; p += stride_) {
+      const uint64_t end = std::min(first + kBlock * stride_, uint64_t{1} << 32);
+      for (uint64_t p = first; p < end; p += stride_) {
         const float x = from_bits(static_cast<uint32_t>(p));
         if (!(std::fabs(x) > max_abs_)) v.push_back(x);  // NaN stays
       }
