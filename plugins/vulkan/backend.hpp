@@ -25,6 +25,11 @@ struct DeviceCaps {
   bool storage16 = false;  // storageBuffer16BitAccess
   bool storage8 = false;   // storageBuffer8BitAccess
   uint32_t subgroup_size = 0;
+  // The subgroup operations compute shaders may use (VkSubgroupFeatureFlags; 0 where compute is
+  // not among the supported stages) and maxComputeSharedMemorySize, for the shaders that need
+  // them (the fast attention paths, the conv tiles).
+  uint32_t subgroup_ops = 0;
+  uint32_t max_shared_memory = 16384;
   uint32_t max_storage_range = 0;  // maxStorageBufferRange: the largest buffer a shader binds
 };
 

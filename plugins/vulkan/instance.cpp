@@ -39,7 +39,11 @@ DeviceCaps read_caps(vk::PhysicalDevice pd, uint32_t api) {
                         vk::PhysicalDeviceFloatControlsProperties>();
   const auto& limits = props.get<vk::PhysicalDeviceProperties2>().properties.limits;
   caps.max_storage_range = limits.maxStorageBufferRange;
-  caps.subgroup_size = props.get<vk::PhysicalDeviceSubgroupProperties>().subgroupSize;
+  const auto& subgroup = props.get<vk::PhysicalDeviceSubgroupProperties>();
+  caps.subgroup_size = subgroup.subgroupSize;
+  if (subgroup.supportedStages & vk::ShaderStageFlagBits::eCompute)
+    caps.subgroup_ops = static_cast<uint32_t>(subgroup.supportedOperations);
+  caps.max_shared_memory = limits.maxComputeSharedMemorySize;
   auto feats = pd.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDevice16BitStorageFeatures,
                                vk::PhysicalDevice8BitStorageFeatures>();
   const auto& core = feats.get<vk::PhysicalDeviceFeatures2>().features;

@@ -24,6 +24,8 @@
 #include <sstream>
 #include <string>
 
+#include <vulkan/vulkan_core.h>
+
 #include "elementwise.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
@@ -112,10 +114,16 @@ struct Shape {
 };
 
 Path pick_path(const Shape& s, const oi_device* device) {
-  const uint32_t lanes = caps_of(device).subgroup_size;
-  const bool fast = !s.f64 && s.mask_code != kMaskF64 && s.D >= 1 && s.D <= kMaxFastHeadDim &&
-                    s.Dv <= kMaxFastHeadDim && s.Tk >= 1 && lanes >= kSplitLanes && lanes <= 128 &&
-                    std::has_single_bit(lanes);
+  const DeviceCaps& caps = caps_of(device);
+  const uint32_t lanes = caps.subgroup_size;
+  // The fast shaders use basic, vote, arithmetic and shuffle subgroup operations and up to
+  // 32 KiB of shared memory.
+  const uint32_t ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                       VK_SUBGROUP_FEATURE_ARITHMETIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+  const bool device_ok = (caps.subgroup_ops & ops) == ops && caps.max_shared_memory >= 32768;
+  const bool fast = device_ok && !s.f64 && s.mask_code != kMaskF64 && s.D >= 1 &&
+                    s.D <= kMaxFastHeadDim && s.Dv <= kMaxFastHeadDim && s.Tk >= 1 &&
+                    lanes >= kSplitLanes && lanes <= 128 && std::has_single_bit(lanes);
   if (!fast) return Path::General;
   if (const char* forced = env("OPENINFER_VULKAN_ATTENTION")) {
     const std::string name = forced;

@@ -261,7 +261,8 @@ bool run_conv_fast(const oi_kernel_call& call, const ConvShape& s) {
   if (t != OI_DTYPE_F32 && t != OI_DTYPE_F16 && t != OI_DTYPE_BF16 && t != OI_DTYPE_F8)
     return false;
   const std::string path = env("OPENINFER_VULKAN_CONV_PATH");
-  if (path == "general") return false;
+  // Every tile stays within 32 KiB of shared memory; a device with less keeps spatial.comp.
+  if (path == "general" || caps_of(call.device).max_shared_memory < kMaxSharedBytes) return false;
   if (!path.empty() && path != "gemm" && path != "auto") {
     bad_setting("OPENINFER_VULKAN_CONV_PATH", "must be general, gemm or auto");
   }
