@@ -23,6 +23,8 @@ constexpr int kLanes = 4;
 using vd = __m256d;
 using vi = int64_t __attribute__((vector_size(32)));
 using vu = uint64_t __attribute__((vector_size(32)));
+using vf = __m256;
+using vfi = int32_t __attribute__((vector_size(32)));
 
 OI_VM_INLINE vd fmadd(vd a, vd b, vd c) {
   return _mm256_fmadd_pd(a, b, c);
@@ -42,6 +44,16 @@ OI_VM_INLINE void load_pair(const float* p, vd& lo, vd& hi) {
 }
 OI_VM_INLINE void store_pair(float* p, vd lo, vd hi) {
   _mm256_storeu_ps(p, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+}
+
+OI_VM_INLINE vf fmaddf(vf a, vf b, vf c) {
+  return _mm256_fmadd_ps(a, b, c);
+}
+OI_VM_INLINE vf loadf(const float* p) {
+  return _mm256_loadu_ps(p);
+}
+OI_VM_INLINE void storef(float* p, vf v) {
+  _mm256_storeu_ps(p, v);
 }
 
 #include "vector_math_kernels.inc"

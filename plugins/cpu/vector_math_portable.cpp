@@ -20,9 +20,22 @@ constexpr int kLanes = 2;
 using vd = double __attribute__((vector_size(16)));
 using vi = int64_t __attribute__((vector_size(16)));
 using vu = uint64_t __attribute__((vector_size(16)));
+using vf = float __attribute__((vector_size(16)));
+using vfi = int32_t __attribute__((vector_size(16)));
 
 OI_VM_INLINE vd fmadd(vd a, vd b, vd c) {
   return a * b + c;  // -ffp-contract=off keeps this two roundings
+}
+OI_VM_INLINE vf fmaddf(vf a, vf b, vf c) {
+  return a * b + c;
+}
+OI_VM_INLINE vf loadf(const float* p) {
+  vf v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+OI_VM_INLINE void storef(float* p, vf v) {
+  std::memcpy(p, &v, sizeof v);
 }
 OI_VM_INLINE vd gather(const double* table, vu index) {
   return vd{table[index[0]], table[index[1]]};
