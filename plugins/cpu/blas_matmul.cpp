@@ -95,7 +95,22 @@ bool blas_matmul(const std::byte* a, const std::byte* b, std::byte* out, uint64_
   return true;
 }
 
+template <class T>
+bool blas_gemm(const T* a, const T* b, T* c, uint64_t m, uint64_t k, uint64_t n, uint64_t lda,
+               uint64_t ldb, uint64_t ldc) {
+  if (m > INT_MAX || k > INT_MAX || n > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+    return false;
+  single_threaded_blas();
+  gemm(a, b, c, m, k, n, lda, ldb, ldc);
+  return true;
+}
+
 #else
+
+template <class T>
+bool blas_gemm(const T*, const T*, T*, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) {
+  return false;
+}
 
 template <class T>
 bool blas_matmul(const std::byte*, const std::byte*, std::byte*, uint64_t, const uint64_t*,
@@ -107,6 +122,10 @@ bool blas_matmul(const std::byte*, const std::byte*, std::byte*, uint64_t, const
 
 template bool blas_matmul<float>(const std::byte*, const std::byte*, std::byte*, uint64_t,
                                  const uint64_t*, const uint64_t*, uint64_t, uint64_t, uint64_t);
+template bool blas_gemm<float>(const float*, const float*, float*, uint64_t, uint64_t, uint64_t,
+                               uint64_t, uint64_t, uint64_t);
+template bool blas_gemm<double>(const double*, const double*, double*, uint64_t, uint64_t, uint64_t,
+                                uint64_t, uint64_t, uint64_t);
 template bool blas_matmul<double>(const std::byte*, const std::byte*, std::byte*, uint64_t,
                                   const uint64_t*, const uint64_t*, uint64_t, uint64_t, uint64_t);
 

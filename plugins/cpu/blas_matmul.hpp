@@ -20,4 +20,10 @@ bool blas_matmul(const std::byte* a, const std::byte* b, std::byte* out, uint64_
                  const uint64_t* a_matrix, const uint64_t* b_matrix, uint64_t M, uint64_t K,
                  uint64_t N);
 
+// One row-major product c[m, n] = a[m, k] x b[k, n] with leading dimensions, on the calling
+// thread (callers split the work). False where OpenBLAS is not built in.
+template <class T>
+bool blas_gemm(const T* a, const T* b, T* c, uint64_t m, uint64_t k, uint64_t n, uint64_t lda,
+               uint64_t ldb, uint64_t ldc);
+
 }  // namespace oi::cpu

@@ -16,6 +16,10 @@
 #include "conv_simd.hpp"
 #include "parallel.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 namespace oi::cpu {
 
 // Rows (image, channel, kh, kw) of the column matrix of `images` images, each of P outputs.
@@ -46,6 +50,73 @@ void im2col(const C* x, C* col, const WindowGeometry& g, uint64_t images) {
       std::fill(out + h.hi * g.out_w, out + P, C(0));
     }
   });
+}
+
+// The columns [p0, p0 + count) of one image's column matrix for channels [c0, c0 + channels):
+// rows (channel, kh, kw), `count` values each, zero where the window leaves the input.
+template <class C>
+void im2col_columns(const C* x, C* col, const WindowGeometry& g, uint64_t c0, uint64_t channels,
+                    uint64_t p0, uint64_t count) {
+  for (uint64_t row = 0; row < channels * g.taps(); ++row) {
+    const uint64_t tap = row % g.taps(), kh = tap / g.k_w, kw = tap % g.k_w;
+    const C* in = x + (c0 + row / g.taps()) * g.in_plane();
+    C* out = col + row * count;
+    const ValidRange h = valid_outputs(g.out_h, g.in_h, g.stride_h, g.dil_h, g.pad_top, kh);
+    const ValidRange w = valid_outputs(g.out_w, g.in_w, g.stride_w, g.dil_w, g.pad_left, kw);
+    const uint64_t shift = kw * g.dil_w - g.pad_left;  // wraps; only used with ow >= w.lo
+    for (uint64_t p = p0; p < p0 + count;) {           // one output row's part at a time
+      const uint64_t oh = p / g.out_w, ow0 = p % g.out_w;
+      const uint64_t ow1 = std::min(g.out_w, ow0 + (p0 + count - p));
+      C* o = out + (p - p0) - ow0;  // o[ow] is output cell (oh, ow)
+      if (oh < h.lo || oh >= h.hi) {
+        std::fill(o + ow0, o + ow1, C(0));
+      } else {
+        const C* r = in + (oh * g.stride_h + kh * g.dil_h - g.pad_top) * g.in_w;
+        const uint64_t lo = std::clamp(w.lo, ow0, ow1), hi = std::clamp(w.hi, lo, ow1);
+        std::fill(o + ow0, o + lo, C(0));
+        if (g.stride_w == 1) {
+          std::copy(r + (lo + shift), r + (hi + shift), o + lo);
+        } else {
+          for (uint64_t ow = lo; ow < hi; ++ow) o[ow] = r[ow * g.stride_w + shift];
+        }
+        std::fill(o + hi, o + ow1, C(0));
+      }
+      p += ow1 - ow0;
+    }
+  }
+}
+
+// y = conv(x, w) through OpenBLAS in column tiles: each task builds the column matrix of a few
+// hundred output cells of one image and group (within about 256 KiB, so it stays in L2) and
+// multiplies it at once, instead of writing the whole column matrix to memory and reading it
+// back. False where OpenBLAS is not built in.
+template <class C>
+bool conv_column_tiles(const C* x, const C* w, C* y, const ConvShape& s) {
+  const WindowGeometry& g = s.g;
+  const uint64_t G = s.group, Mg = s.out_per_group(), K = s.inner(), P = g.out_plane();
+  const uint64_t Cg = s.in_per_group(), M = s.out_channels;
+  constexpr uint64_t kTileBytes = uint64_t{256} << 10;
+  // At least two tiles per worker where the plane allows, so that one image keeps all busy.
+  const auto workers = static_cast<uint64_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+  const uint64_t share = (P + 2 * workers - 1) / (2 * workers) + 15;
+  const uint64_t cols = std::clamp<uint64_t>(
+      std::min(kTileBytes / sizeof(C) / K, std::max<uint64_t>(share, 32)) / 16 * 16, 16, P);
+  const uint64_t tiles = (P + cols - 1) / cols, tasks = g.batch * G * tiles;
+  bool ok = true;
+  tbb::parallel_for(
+      tbb::blocked_range<uint64_t>(0, tasks, 1), [&](const tbb::blocked_range<uint64_t>& r) {
+        thread_local std::vector<C> col;
+        if (col.size() < K * cols) col.resize(K * cols);
+        for (uint64_t t = r.begin(); t < r.end(); ++t) {
+          const uint64_t n = t / (G * tiles), gi = t / tiles % G, p0 = t % tiles * cols;
+          const uint64_t count = std::min(cols, P - p0);
+          im2col_columns(x + n * g.channels * g.in_plane(), col.data(), g, gi * Cg, Cg, p0, count);
+          if (!blas_gemm<C>(w + gi * Mg * K, col.data(), y + (n * M + gi * Mg) * P + p0, Mg, K,
+                            count, K, count, P))
+            ok = false;
+        }
+      });
+  return ok;
 }
 
 // out[b] = a[a_index(b)] x col[b] for b < batches, [Mg, K] x [K, P] -> [Mg, P].
@@ -154,6 +225,8 @@ void conv_compute(const C* x, const C* w, const C* bias, C* y, const ConvShape& 
   } else if (g.taps() == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
              g.pad_left == 0 && P == g.in_plane()) {
     grouped_matmul(w, x, y, g.batch * G, G, Mg, K, P);  // x is already the column matrix
+  } else if (M * K * P >= (uint64_t{1} << 16) && conv_column_tiles(x, w, y, s)) {
+    // done: column tiles through OpenBLAS
   } else {
     // Images in chunks, so the column matrix stays within about 32 MiB.
     const uint64_t per_image = std::max<uint64_t>(1, g.channels * g.taps() * P);

@@ -5,7 +5,8 @@ K = C/group*KH*KW that are no multiple of a tile, groups 2, 4 and 8, depthwise w
 output channels a channel, a single input channel, dilation 2 and 3, strides 2 and 3,
 asymmetric pads, 1-D convs (long rows too), 1x1 convs, batch 2, with and without bias, a
 depthwise window too wide for shared memory, enough depthwise channels for taller tiles (2 and
-4 output rows an invocation), in f32 and (a subset) f16, bf16 and f8.
+4 output rows an invocation), in f32 and (a subset) f16, bf16 and f8; and the CPU backend's
+column tiles (long K, tiles that start mid-row) in f32 and f64.
 
 Inputs are dyadic: x multiples of 1/4 in [-3, 3], w and b multiples of 1/8 in [-1, 1] (each
 rounded to the dtype), so every product and partial sum is exact in f32 and the result does not
@@ -22,7 +23,7 @@ import numpy as np
 from exact_floats import NARROW, float_bits, round_to
 
 rng = np.random.default_rng(20261124)
-TOL = {"f32": [1e-5, 1e-4]}  # ops-nn.md: conv in f32; narrow floats: 2 ulp of the output
+TOL = {"f32": [1e-5, 1e-4], "f64": [1e-12, 1e-10]}  # ops-nn.md; narrow floats: 2 ulp
 cases = []
 
 
@@ -31,6 +32,8 @@ def tensor(t, arr):
     flat = arr.reshape(-1)
     if t == "f32":
         data = flat.astype(np.float32).tobytes()
+    elif t == "f64":
+        data = flat.astype(np.float64).tobytes()
     else:
         nb = 1 if t == "f8" else 2
         data = b"".join(float_bits(t, float(v)).to_bytes(nb, "little") for v in flat)
@@ -148,6 +151,17 @@ for shape in GEMM + DEPTHWISE:
 for t in ["f16", "bf16", "f8"]:
     for shape in NARROW_SUBSET:
         conv_case(t, shape)
+# The CPU backend's column tiles (conv_float.hpp): K so long that one tile (at most 256 KiB of
+# the column matrix, and two tiles a worker) holds fewer output cells than the plane, so tiles
+# start in the middle of an output row: with two workers tiles of 48 cells over the 130-cell
+# plane and 32 over the 50-cell one (13 and 10 cells a row).
+COLUMN_TILES = [
+    ((1, 64, 9, 14), (12, 64, 3, 3), True, None, [1, 0, 2, 1], None, 1),          # K 576
+    ((1, 256, 6, 19), (8, 128, 3, 3), True, [1, 2], [2, 1, 1, 2], [2, 1], 2),     # K 1152
+]
+for shape in COLUMN_TILES:
+    conv_case("f32", shape)
+conv_case("f64", COLUMN_TILES[0])
 
 here = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(os.path.join(here, "cases"), exist_ok=True)
