@@ -29,6 +29,7 @@
 #include "elementwise.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
+#include "tuning_env.hpp"
 
 namespace oi::vulkan {
 namespace {
@@ -81,27 +82,7 @@ uint64_t round_up(uint64_t a, uint64_t b) {
 }
 
 [[noreturn]] void bad_setting(const char* name, const std::string& why) {
-  fail(OI_STATUS_INVALID_ARGUMENT, std::string(name) + " " + why);
-}
-
-const char* env(const char* name) {
-  const char* text = std::getenv(name);
-  return text != nullptr && *text != '\0' ? text : nullptr;
-}
-
-// "a,b,...": exactly `count` positive integers, or an error naming the variable.
-std::vector<uint32_t> parse_list(const char* name, const char* text, size_t count) {
-  std::vector<uint32_t> v;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const unsigned long x = std::strtoul(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || x == 0 || x > 4096) bad_setting(name, "is not a list");
-    v.push_back(static_cast<uint32_t>(x));
-  }
-  if (v.size() != count) bad_setting(name, "needs " + std::to_string(count) + " numbers");
-  return v;
+  bad_tuning("attention", name, why);
 }
 
 // The shape of a call and what the dispatches share.
@@ -125,7 +106,7 @@ Path pick_path(const Shape& s, const oi_device* device) {
                     s.D <= kMaxFastHeadDim && s.Dv <= kMaxFastHeadDim && s.Tk >= 1 &&
                     lanes >= kSplitLanes && lanes <= 128 && std::has_single_bit(lanes);
   if (!fast) return Path::General;
-  if (const char* forced = env("OPENINFER_VULKAN_ATTENTION")) {
+  if (const char* forced = tuning_env("OPENINFER_VULKAN_ATTENTION")) {
     const std::string name = forced;
     if (name == "general") return Path::General;
     if (name == "flash") return Path::Flash;
@@ -147,8 +128,8 @@ void run_flash(const oi_kernel_call& call, const Shape& s, Dispatch job) {
   auto shared_bytes = [&] {
     return bk * std::max(dq, dvq) * 16 + (s.mask_code == kNoMask ? 4 : (wg / 4) * (bk + 1) * 4);
   };
-  if (const char* text = env("OPENINFER_VULKAN_ATTENTION_TILE")) {
-    const auto v = parse_list("OPENINFER_VULKAN_ATTENTION_TILE", text, 2);
+  if (const char* text = tuning_env("OPENINFER_VULKAN_ATTENTION_TILE")) {
+    const auto v = parse_tuning_list("attention", "OPENINFER_VULKAN_ATTENTION_TILE", text, 2);
     wg = v[0];
     bk = v[1];
     if ((wg != 128 && wg != 256) || bk < 8 || bk > 64 || shared_bytes() > kSharedBytes) {
@@ -171,8 +152,8 @@ void run_flash(const oi_kernel_call& call, const Shape& s, Dispatch job) {
 // The keys of a split chunk for each of the 16 lane groups (a chunk is 16 times as many keys):
 // the largest that still gives the GPU kSplitFillGroups workgroups.
 uint32_t split_keys_per_group(const Shape& s) {
-  if (const char* text = env("OPENINFER_VULKAN_ATTENTION_CHUNK")) {
-    const auto v = parse_list("OPENINFER_VULKAN_ATTENTION_CHUNK", text, 1);
+  if (const char* text = tuning_env("OPENINFER_VULKAN_ATTENTION_CHUNK")) {
+    const auto v = parse_tuning_list("attention", "OPENINFER_VULKAN_ATTENTION_CHUNK", text, 1);
     if (v[0] % kSplitSlots != 0 || v[0] > 16 * kSplitSlots) {
       bad_setting("OPENINFER_VULKAN_ATTENTION_CHUNK", "is no multiple of 16 in 16..256");
     }

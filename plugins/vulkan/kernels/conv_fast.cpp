@@ -18,6 +18,7 @@
 #include "elementwise.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
+#include "tuning_env.hpp"
 
 namespace oi::vulkan {
 namespace {
@@ -57,13 +58,7 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
 }
 
 [[noreturn]] void bad_setting(const char* name, const std::string& why) {
-  throw abi::StatusError(OI_STATUS_INVALID_ARGUMENT,
-                         std::string("vulkan conv: ") + name + " " + why);
-}
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
+  bad_tuning("conv", name, why);
 }
 
 uint64_t shared_bytes(const ConvTile& t) {
@@ -87,18 +82,9 @@ bool valid_tile(const ConvTile& t) {
 
 bool forced_tile(ConvTile& tile) {
   const char* name = "OPENINFER_VULKAN_CONV_TILE";
-  const std::string text = env(name);
-  if (text.empty()) return false;
-  std::vector<uint32_t> v;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const unsigned long n = std::strtoul(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || n == 0 || n > 1024) bad_setting(name, "is not a list");
-    v.push_back(static_cast<uint32_t>(n));
-  }
-  if (v.size() != 6) bad_setting(name, "needs 6 numbers: BM,BN,BK,TM,TN,KS");
+  const char* text = tuning_env(name);
+  if (text == nullptr) return false;
+  const auto v = parse_tuning_list("conv", name, text, 6, 1024, ": BM,BN,BK,TM,TN,KS");
   tile = {v[0], v[1], v[2], v[3], v[4], v[5]};
   if (!valid_tile(tile)) {
     bad_setting(name,
@@ -260,7 +246,8 @@ bool run_conv_fast(const oi_kernel_call& call, const ConvShape& s) {
   const uint32_t t = s.dtype;
   if (t != OI_DTYPE_F32 && t != OI_DTYPE_F16 && t != OI_DTYPE_BF16 && t != OI_DTYPE_F8)
     return false;
-  const std::string path = env("OPENINFER_VULKAN_CONV_PATH");
+  const char* forced = tuning_env("OPENINFER_VULKAN_CONV_PATH");
+  const std::string path = forced != nullptr ? forced : "";
   // Every tile stays within 32 KiB of shared memory; a device with less keeps spatial.comp.
   if (path == "general" || caps_of(call.device).max_shared_memory < kMaxSharedBytes) return false;
   if (!path.empty() && path != "gemm" && path != "auto") {

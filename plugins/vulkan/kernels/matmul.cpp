@@ -18,6 +18,7 @@
 #include "elementwise.hpp"
 #include "matmul_shared.hpp"
 #include "openinfer/plugin_abi.hpp"
+#include "tuning_env.hpp"
 
 namespace oi::vulkan {
 namespace {
@@ -57,31 +58,15 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
 }
 
 [[noreturn]] void bad_setting(const char* name, const std::string& why) {
-  throw abi::StatusError(OI_STATUS_INVALID_ARGUMENT,
-                         std::string("vulkan matmul: ") + name + " " + why);
-}
-
-// "a,b,c,...": exactly `count` positive integers, or an error naming the variable.
-std::vector<uint32_t> parse_list(const char* name, const char* text, size_t count) {
-  std::vector<uint32_t> v;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const unsigned long x = std::strtoul(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || x == 0 || x > 4096) bad_setting(name, "is not a list");
-    v.push_back(static_cast<uint32_t>(x));
-  }
-  if (v.size() != count) bad_setting(name, "needs " + std::to_string(count) + " numbers");
-  return v;
+  bad_tuning("matmul", name, why);
 }
 
 // The tile forced by OPENINFER_VULKAN_MATMUL_TILE, checked against the shader's assumptions.
 bool forced_tile(Tile& tile) {
   const char* name = "OPENINFER_VULKAN_MATMUL_TILE";
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return false;
-  const auto v = parse_list(name, text, 5);
+  const char* text = tuning_env(name);
+  if (text == nullptr) return false;
+  const auto v = parse_tuning_list("matmul", name, text, 5);
   tile = {v[0], v[1], v[2], v[3], v[4]};
   const uint32_t wg =
       tile.tm % 4 == 0 && tile.tn % 4 == 0 && tile.bm % tile.tm == 0 && tile.bn % tile.tn == 0
@@ -112,9 +97,9 @@ GemvSplit default_gemv_split(uint64_t K, uint64_t N, uint64_t batches) {
 
 GemvSplit gemv_split(uint64_t K, uint64_t N, uint64_t batches) {
   const char* name = "OPENINFER_VULKAN_MATMUL_GEMV";
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return default_gemv_split(K, N, batches);
-  const auto v = parse_list(name, text, 3);
+  const char* text = tuning_env(name);
+  if (text == nullptr) return default_gemv_split(K, N, batches);
+  const auto v = parse_tuning_list("matmul", name, text, 3);
   const uint32_t lanes = v[0] <= v[1] && v[1] % v[0] == 0 ? v[1] / v[0] : 0;
   if (v[1] > 1024 || lanes == 0 || (lanes & (lanes - 1)) != 0 || v[2] > 16) {
     bad_setting(name,
