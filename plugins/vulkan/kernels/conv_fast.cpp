@@ -125,6 +125,15 @@ void magic_divisor(uint32_t d, uint32_t& magic, uint32_t& shift) {
   shift = l - 1;
 }
 
+// The parameters both conv shaders start with (after the GEMM's P, M, K): the window
+// geometry, `per_group` (the GEMM: input channels a group; depthwise: outputs a channel), the
+// bias flag and the element offsets of x, w, bias and y.
+void append_window(std::vector<uint32_t>& p, const ConvShape& s, uint32_t per_group) {
+  p.insert(p.end(), {s.c,  s.h,  s.w,  s.oc, s.oh, s.ow, s.kh,      s.kw,
+                     s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, per_group, s.bias ? 1u : 0u,
+                     s.x0, s.w0, s.b0, s.y0});
+}
+
 Dispatch base_job(const ConvShape& s, const char* shader, const oi_kernel_call& call) {
   Dispatch job;
   job.shader = shader;
@@ -158,33 +167,9 @@ bool run_gemm(const oi_kernel_call& call, const ConvShape& s) {
   uint32_t magic_taps = 0, shift_taps = 0, magic_kw = 0, shift_kw = 0;
   magic_divisor(s.kh * s.kw, magic_taps, shift_taps);
   magic_divisor(s.kw, magic_kw, shift_kw);
-  job.params = {static_cast<uint32_t>(P),
-                static_cast<uint32_t>(M),
-                static_cast<uint32_t>(K),
-                s.c,
-                s.h,
-                s.w,
-                s.oc,
-                s.oh,
-                s.ow,
-                s.kh,
-                s.kw,
-                s.sh,
-                s.sw,
-                s.ph,
-                s.pw,
-                s.dh,
-                s.dw,
-                static_cast<uint32_t>(cg),
-                s.bias ? 1u : 0u,
-                s.x0,
-                s.w0,
-                s.b0,
-                s.y0,
-                magic_taps,
-                shift_taps,
-                magic_kw,
-                shift_kw};
+  job.params = {static_cast<uint32_t>(P), static_cast<uint32_t>(M), static_cast<uint32_t>(K)};
+  append_window(job.params, s, static_cast<uint32_t>(cg));
+  job.params.insert(job.params.end(), {magic_taps, shift_taps, magic_kw, shift_kw});
   job.groups = {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), s.group};
   run_dispatch(call.device, job);
   return true;
@@ -212,29 +197,10 @@ bool run_depthwise(const oi_kernel_call& call, const ConvShape& s) {
   if (pick == 0) return false;
   Dispatch job = base_job(s, "conv_depthwise", call);
   job.spec = {tx, pick, static_cast<uint32_t>(wide_dtype_code(s.dtype))};
-  job.params = {s.c,
-                s.h,
-                s.w,
-                s.oc,
-                s.oh,
-                s.ow,
-                s.kh,
-                s.kw,
-                s.sh,
-                s.sw,
-                s.ph,
-                s.pw,
-                s.dh,
-                s.dw,
-                s.oc / s.group,
-                s.bias ? 1u : 0u,
-                s.x0,
-                s.w0,
-                s.b0,
-                s.y0,
-                static_cast<uint32_t>(pick_rows),
-                static_cast<uint32_t>(cols),
-                static_cast<uint32_t>(tiles_w)};
+  append_window(job.params, s, s.oc / s.group);
+  job.params.insert(job.params.end(),
+                    {static_cast<uint32_t>(pick_rows), static_cast<uint32_t>(cols),
+                     static_cast<uint32_t>(tiles_w)});
   job.groups = {static_cast<uint32_t>(pick_tiles), s.oc, s.n};
   run_dispatch(call.device, job);
   return true;
