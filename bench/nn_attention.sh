@@ -12,61 +12,6 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build_dir="build/bench"
-if [[ $# -gt 0 && "$1" != --* ]]; then
-  build_dir="$1"
-  shift
-fi
-bench_args=("$@")
-bin="$build_dir/bench/nn_attention_bench"
-if [[ ! -x "$bin" ]]; then
-  echo "nn_attention.sh: $bin not found; build it first:" >&2
-  echo "  cmake --build $build_dir -j2 --target nn_attention_bench openinfer_cpu" >&2
-  exit 2
-fi
-py=/usr/bin/python3
-if ! dpkg -s python3-torch >/dev/null 2>&1; then
-  sudo_cmd=()
-  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-torch >&2
-fi
-
-out="${NN_ATTENTION_OUT:-$(mktemp -d)}"
-mkdir -p "$out"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) nproc=$(nproc) load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
-echo "# raw JSON lines: $out"
-"$bin" "${bench_args[@]}" >"$out/openinfer.jsonl"
-"$py" "$root/bench/nn_attention_peers.py" "${bench_args[@]}" >"$out/torch.jsonl"
-
-"$py" - "$out" <<'PY'
-import json, os, sys
-
-out = sys.argv[1]
-oi, torch, infos = {}, {}, []
-for impl, table in (("openinfer", oi), ("torch", torch)):
-    with open(os.path.join(out, impl + ".jsonl")) as f:
-        for line in f:
-            rec = json.loads(line)
-            if "info" in rec:
-                infos.append(f"{impl}: {rec['info']}")
-            else:
-                table.setdefault(rec["case"], []).append(rec)
-for line in infos:
-    print("#", line)
-print("| case | OpenInfer ms (min) | torch ms (min) | torch form | OI/torch median | OI/torch min |"
-      " OI GFLOP/s |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
-for case, recs in oi.items():
-    o = recs[0]
-    peers = torch.get(case, [])
-    t = min(peers, key=lambda r: r["median_ms"]) if peers else None
-    gf = f"{o['flops'] / (o['median_ms'] * 1e6):.1f}" if o.get("flops") else "-"
-    if t:
-        print(f"| {case} | {o['median_ms']:.2f} ({o['min_ms']:.2f}) | {t['median_ms']:.2f} "
-              f"({t['min_ms']:.2f}) | {t['how']} | {t['median_ms'] / o['median_ms']:.2f}x | "
-              f"{t['min_ms'] / o['min_ms']:.2f}x | {gf} |")
-    else:
-        print(f"| {case} | {o['median_ms']:.2f} ({o['min_ms']:.2f}) | - | - | - | - | {gf} |")
-print("# OI/torch above 1: OpenInfer faster.")
-PY
+source "$root/bench/peer_run.sh"
+peer_run nn_attention_bench nn_attention_peers.py NN_ATTENTION_OUT "$@"
+"$py" "$root/bench/peer_table.py" "$out"
