@@ -9,6 +9,10 @@
 #include <algorithm>
 #include <climits>
 #include <mutex>
+
+// OpenBLAS's pthread build stops its thread pool with this (not in cblas.h; absent from other
+// builds, hence weak).
+extern "C" void blas_thread_shutdown_(void) __attribute__((weak));
 #endif
 
 namespace oi::cpu {
@@ -37,18 +41,23 @@ void gemm(const double* a, const double* b, double* c, uint64_t m, uint64_t k, u
               b, static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
 }
 
-// OpenBLAS's pthread pool would oversubscribe the cores oneTBB already uses (and its threads
-// spin after each call, slowing the next op): keep every BLAS call on the calling thread.
-void single_threaded_blas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
-}
-
 uint64_t ceil_div(uint64_t x, uint64_t y) {
   return (x + y - 1) / y;
 }
 
 }  // namespace
+
+// OpenBLAS's pthread pool would oversubscribe the cores oneTBB already uses: keep every BLAS
+// call on the calling thread. The pool is also stopped, because its threads start at load time
+// spinning for work (about 2^28 cycles each) and took a core from oneTBB's workers meanwhile:
+// a conv measured 2.9 instead of 1.5 ms for the first few hundred milliseconds of a process.
+void blas_single_threaded() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
+  });
+}
 
 template <class T>
 bool blas_matmul(const std::byte* a, const std::byte* b, std::byte* out, uint64_t batches,
@@ -61,7 +70,7 @@ bool blas_matmul(const std::byte* a, const std::byte* b, std::byte* out, uint64_
        {static_cast<const void*>(a), static_cast<const void*>(b), static_cast<const void*>(out)}) {
     if (reinterpret_cast<uintptr_t>(p) % alignof(T) != 0) return false;
   }
-  single_threaded_blas();
+  blas_single_threaded();
   const T* pa = reinterpret_cast<const T*>(a);
   const T* pb = reinterpret_cast<const T*>(b);
   T* po = reinterpret_cast<T*>(out);
@@ -100,12 +109,14 @@ bool blas_gemm(const T* a, const T* b, T* c, uint64_t m, uint64_t k, uint64_t n,
                uint64_t ldb, uint64_t ldc) {
   if (m > INT_MAX || k > INT_MAX || n > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
     return false;
-  single_threaded_blas();
+  blas_single_threaded();
   gemm(a, b, c, m, k, n, lda, ldb, ldc);
   return true;
 }
 
 #else
+
+void blas_single_threaded() {}
 
 template <class T>
 bool blas_gemm(const T*, const T*, T*, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) {

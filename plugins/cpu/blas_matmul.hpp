@@ -8,6 +8,11 @@
 
 namespace oi::cpu {
 
+// Keeps OpenBLAS on the calling thread (oneTBB splits the work) and stops its thread pool; once
+// per process, before the first product (device_open calls it, so the pool's spinning threads
+// do not slow the first ops either). Nothing without OpenBLAS.
+void blas_single_threaded();
+
 // One matmul of [M, K] x [K, N] -> [M, N] per batch, every operand contiguous and row-major:
 // batch b multiplies the matrix at index a_matrix[b] of `a` with b_matrix[b] of `b` into matrix
 // b of `out`. `out` must not overlap `a` or `b`. OpenBLAS runs single-threaded; the (batch,

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "blas_matmul.hpp"
 #include "cpu_status.hpp"
 #include "openinfer/plugin_abi.hpp"
 
@@ -71,6 +72,7 @@ oi_status* device_get_info(void*, uint32_t index, oi_device_info* out_info) {
 
 oi_status* device_open(void*, uint32_t index, oi_device** out_device) {
   if (index != 0) return abi::make_status(host(), OI_STATUS_NOT_FOUND, "cpu has one device");
+  blas_single_threaded();
   *out_device = &the_device;
   return nullptr;
 }
