@@ -5,7 +5,7 @@
 #   cmake --build BUILD_DIR -j2 --target nn_math_bench openinfer_cpu
 #   bench/nn_math.sh [BUILD_DIR] [--runs N] [--budget-s S] [--only CASE] [--plugin-dir DIR]
 #
-# BUILD_DIR defaults to build/bench. Builds nothing; needs Debian's python3-torch. Runs
+# BUILD_DIR defaults to build/bench. Builds nothing (bench/peer_run.sh installs python3-torch). Runs
 # BUILD_DIR/bench/nn_math_bench (--plugin-dir: another build's CPU plugin, e.g. the scalar libm
 # path before vector_math, for before/after), then bench/nn_math_peers.py with /usr/bin/python3,
 # and prints a table: OI/torch = torch time / OpenInfer time; GB/s = bytes the op must move (input
@@ -15,44 +15,18 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build_dir="build/bench"
-if [[ $# -gt 0 && "$1" != --* ]]; then
-  build_dir="$1"
-  shift
-fi
-bench_args=("$@")
-bin="$build_dir/bench/nn_math_bench"
-if [[ ! -x "$bin" ]]; then
-  echo "nn_math.sh: $bin not found; build it first:" >&2
-  echo "  cmake --build $build_dir -j2 --target nn_math_bench openinfer_cpu" >&2
-  exit 2
-fi
-py=/usr/bin/python3
-if ! "$py" -c "import torch" 2>/dev/null; then
-  echo "nn_math.sh: /usr/bin/python3 cannot import torch (apt-get install python3-torch)" >&2
-  exit 2
-fi
+source "$root/bench/peer_run.sh"
+peer_run nn_math_bench nn_math_peers.py NN_MATH_OUT "$@"
 
-out="${NN_MATH_OUT:-$(mktemp -d)}"
-mkdir -p "$out"
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) nproc=$(nproc) load=\"$(cut -d' ' -f1-3 /proc/loadavg)\""
-echo "# raw JSON lines: $out"
-"$bin" "${bench_args[@]}" >"$out/openinfer.jsonl"
-"$py" "$root/bench/nn_math_peers.py" "${bench_args[@]}" >"$out/torch.jsonl"
+"$py" - "$out" "$root/bench" <<'PY'
+import sys
 
-"$py" - "$out" <<'PY'
-import json, os, sys
+sys.path.insert(0, sys.argv[2])
+from peer_table import read  # noqa: E402
 
-out = sys.argv[1]
-oi, torch, infos = {}, {}, []
-for impl, table in (("openinfer", oi), ("torch", torch)):
-    with open(os.path.join(out, impl + ".jsonl")) as f:
-        for line in f:
-            rec = json.loads(line)
-            if "info" in rec:
-                infos.append(f"{impl}: {rec['info']}")
-            else:
-                table[rec["case"]] = rec
+(oi_all, torch_all), infos = read(sys.argv[1])
+oi = {case: recs[0] for case, recs in oi_all.items()}
+torch = {case: recs[0] for case, recs in torch_all.items()}
 for line in infos:
     print("#", line)
 probes = {"64x4096": "copy_f32_64x4096", "16M": "copy_f32_16M"}

@@ -1,5 +1,5 @@
 # Sourced by the bench scripts that pair an OpenInfer benchmark with a PyTorch peer script
-# (nn_rows.sh, nn_spatial.sh, nn_attention.sh):
+# (nn_rows.sh, nn_spatial.sh, nn_attention.sh, nn_math.sh):
 #
 #   peer_run BENCH PEER OUT_ENV "$@"    # "$@": [BUILD_DIR] [benchmark options]
 #
