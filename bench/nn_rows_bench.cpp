@@ -30,37 +30,6 @@ namespace {
 using namespace kernel_bench;
 using oi::DType;
 
-void print_bytes(const std::string& name, const Timing& t, double bytes) {
-  std::printf(
-      "{\"impl\":\"openinfer\",\"case\":\"%s\",\"median_ms\":%.4f,\"min_ms\":%.4f,\"runs\":%d,"
-      "\"bytes\":%.0f,\"gbps\":%.3f,\"gbps_best\":%.3f}\n",
-      name.c_str(), t.median_ms, t.min_ms, t.runs, bytes, bytes / (t.median_ms * 1e6),
-      bytes / (t.min_ms * 1e6));
-  std::fflush(stdout);
-}
-
-// dst = src over `threads` std::threads, each on its own contiguous slice.
-void threaded_copy(const std::byte* src, std::byte* dst, size_t bytes, unsigned threads) {
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([=] {
-      const size_t lo = bytes * t / threads, hi = bytes * (t + 1) / threads;
-      std::memcpy(dst + lo, src + lo, hi - lo);
-    });
-  for (auto& th : pool) th.join();
-}
-
-// Copies of `bytes` bytes, counted as read + write (STREAM's convention).
-void copy_probe(const Options& opt, const std::string& name, size_t bytes) {
-  if (!opt.only.empty() && name.rfind(opt.only, 0) != 0) return;
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::unique_ptr<std::byte[]> a(new std::byte[bytes]), b(new std::byte[bytes]);
-  std::memset(a.get(), 1, bytes);  // first touch, so no page faults are timed
-  std::memset(b.get(), 2, bytes);
-  Timing t = time_median(opt, [&] { threaded_copy(a.get(), b.get(), bytes, threads); });
-  print_bytes(name, t, 2.0 * static_cast<double>(bytes));
-}
-
 class Bench {
  public:
   Bench(std::shared_ptr<oi::Backend> cpu, Options opt) : cpu_(std::move(cpu)), opt_(opt) {}
