@@ -208,6 +208,14 @@ BOOST_AUTO_TEST_CASE(pattern_with_unknown_placeholder) {
   EXPECT_ERROR_AT(check(s), s, "P(l)", "uses {k}, which is not one of its indices");
 }
 
+// dsl.md: prefix tables (the declarations @pattern names) are volatile or constant only.
+BOOST_AUTO_TEST_CASE(pattern_on_a_persistent_table) {
+  auto s = "persistent { W(l): f32[4] @pattern(\"W.{l}\"); }\n" + entry("");
+  EXPECT_ERROR_AT(check(s), s, "W(l)",
+                  "@pattern on persistent table 'W': prefix tables are declared in volatile or "
+                  "constant memory");
+}
+
 BOOST_AUTO_TEST_CASE(init_must_fit_the_dtype) {
   auto s = "volatile { u: u8[2] @init(300); f: i32 @init(1.5); b: bool @init(2); }\n" + entry("");
   auto d = check(s);

@@ -54,6 +54,13 @@ void check_pattern(const VarDecl& d, Diagnostics& diag) {
     diag.error(d.loc, "@pattern on '" + d.name + "' needs a prefix table (" + d.name + "(i): ...)");
     return;
   }
+  // Prefix tables (the only declarations that read @pattern) live in volatile or constant
+  // memory; an indexed persistent declaration is a table, which names no model tensors.
+  if (d.memory == MemoryKind::Persistent) {
+    diag.error(d.loc, "@pattern on persistent table '" + d.name +
+                          "': prefix tables are declared in volatile or constant memory");
+    return;
+  }
   const std::string& p = *d.pattern;
   for (size_t open = p.find('{'); open != std::string::npos; open = p.find('{', open + 1)) {
     size_t close = p.find('}', open);
