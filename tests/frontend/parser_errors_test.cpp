@@ -193,6 +193,24 @@ BOOST_AUTO_TEST_CASE(caret_keeps_tabs_and_hint_survives_without_source) {
   BOOST_TEST(source_excerpt("a\nb", SourceLocation{"x", 9, 1}) == "");
 }
 
+// A 200 KB line with an error near its middle prints a window around the caret, not the line.
+BOOST_AUTO_TEST_CASE(long_line_error_prints_a_window) {
+  std::string line =
+      "volatile { a: f32[4]; }" + std::string(100000, ' ') + "?" + std::string(100000, ' ');
+  Failure f = parse_failure(line + "\nblock e { return; }\n");
+  BOOST_TEST(f.context.size() < 400u, f.context.size());
+  const size_t caret_line = f.context.find('\n');
+  BOOST_REQUIRE(caret_line != std::string::npos);
+  const std::string shown = f.context.substr(0, caret_line);
+  const std::string carets =
+      f.context.substr(caret_line + 1, f.context.find('\n', caret_line + 1) - caret_line - 1);
+  BOOST_TEST(shown.find("...") != std::string::npos);
+  BOOST_REQUIRE(carets.find('^') != std::string::npos);
+  BOOST_TEST(shown[carets.find('^')] == '?');  // the caret still points at the bad character
+  // Short lines are printed whole, as before.
+  BOOST_TEST(source_excerpt("abc def", SourceLocation{"x", 1, 5}) == "    abc def\n        ^");
+}
+
 BOOST_AUTO_TEST_CASE(closest_match_only_for_near_misses) {
   BOOST_TEST(*closest_match("volatle", {"dynamic", "volatile"}) == "volatile");
   BOOST_TEST(!closest_match("zzzzzz", {"dynamic", "volatile"}).has_value());

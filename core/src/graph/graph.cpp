@@ -1,6 +1,7 @@
 // Graph lookups, node numbering and source excerpts.
 #include "openinfer/graph.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace oi {
@@ -84,11 +85,24 @@ std::string source_excerpt(std::string_view source, const SourceLocation& loc,
       if (end == std::string_view::npos) end = source.size();
       if (end > begin && source[end - 1] == '\r') --end;
       std::string_view text = source.substr(begin, end - begin);
+      // A long line (minified or generated source) shows a window around the caret, marked
+      // with "..." where it was cut, so one error never prints a whole 200 KB line.
+      constexpr size_t kHalfWindow = 80;
+      const size_t caret = loc.col > 0 ? loc.col - 1 : 0;
+      size_t from = 0, to = text.size();
+      if (text.size() > 2 * kHalfWindow) {
+        from = caret > kHalfWindow ? std::min(caret - kHalfWindow, text.size()) : 0;
+        to = std::min(text.size(), std::max(caret, from) + kHalfWindow);
+      }
+      const std::string_view lead = from > 0 ? "..." : "";
       out += "    ";
-      out += text;
+      out += lead;
+      out += text.substr(from, to - from);
+      if (to < text.size()) out += "...";
       out += "\n    ";
+      out += std::string(lead.size(), ' ');
       // Keep tabs so the caret lines up under the same column on screen.
-      for (size_t i = 0; i + 1 < loc.col; ++i) {
+      for (size_t i = from; i < caret; ++i) {
         out += (i < text.size() && text[i] == '\t') ? '\t' : ' ';
       }
       out += "^";
