@@ -9,8 +9,9 @@
 # python3-torch, libopenblas0-pthread so that numpy uses OpenBLAS rather than the reference
 # BLAS, python3-threadpoolctl to report it): benchmarks are not part of CI, so these are not in
 # scripts/install-deps.sh. Runs bench/cpu_ops_bench, then bench/cpu_ops_peers.py with Debian's
-# /usr/bin/python3 for numpy (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for that command
-# only: they make a current OpenBLAS pick a slower kernel) and for torch, and prints a table.
+# /usr/bin/python3 for numpy and for torch, and prints a table. OPENBLAS_CORETYPE and
+# OPENBLAS_L2_SIZE are unset for every contender alike (some machines set them, which makes a
+# current OpenBLAS pick an older, slower kernel); each contender's BLAS kernel is printed.
 # The raw JSON lines are kept in $CPU_OPS_OUT (default: a temporary directory).
 set -euo pipefail
 
@@ -42,6 +43,13 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >&2
 fi
 
+# One environment for all: OpenInfer's f32 matmul is OpenBLAS too, so a variable unset for numpy
+# alone compared two different kernels.
+for v in OPENBLAS_CORETYPE OPENBLAS_L2_SIZE; do
+  [[ -n "${!v:-}" ]] && echo "# $v=${!v} was set: unset for every contender"
+  unset "$v"
+done
+
 out="${CPU_OPS_OUT:-$(mktemp -d)}"
 mkdir -p "$out"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) nproc=$(nproc) cpu=\"$(grep -m1 'model name' /proc/cpuinfo |
@@ -49,8 +57,7 @@ echo "# $(date -u +%Y-%m-%dT%H:%MZ) nproc=$(nproc) cpu=\"$(grep -m1 'model name'
 echo "# raw JSON lines: $out"
 
 "$bin" "${bench_args[@]}" | tee "$out/openinfer.jsonl" >/dev/null
-env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$root/bench/cpu_ops_peers.py" numpy \
-  "${bench_args[@]}" >"$out/numpy.jsonl"
+"$py" "$root/bench/cpu_ops_peers.py" numpy "${bench_args[@]}" >"$out/numpy.jsonl"
 "$py" "$root/bench/cpu_ops_peers.py" torch "${bench_args[@]}" >"$out/torch.jsonl"
 
 "$py" - "$out" <<'EOF'

@@ -49,7 +49,8 @@ def loaded_blas_libraries():
     return ", ".join(sorted(found)) or "(none found in /proc/self/maps)"
 
 
-def numpy_blas_info(np):
+def blas_kernels_info(np=None):
+    """The BLAS libraries loaded and the kernel each chose (threadpoolctl), else numpy's config."""
     try:
         from threadpoolctl import threadpool_info
         pools = threadpool_info()
@@ -60,6 +61,8 @@ def numpy_blas_info(np):
                 for p in pools)
     except ImportError:
         pass
+    if np is None:
+        return "(threadpoolctl missing)"
     import contextlib
     import io
     buf = io.StringIO()
@@ -71,7 +74,7 @@ def numpy_blas_info(np):
 def cases_numpy(args):
     import numpy as np
     rng = np.random.default_rng(0)
-    info("numpy", f"numpy {np.__version__}; BLAS: {numpy_blas_info(np)}")
+    info("numpy", f"numpy {np.__version__}; BLAS: {blas_kernels_info(np)}")
     info("numpy", "OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s" % (
         os.environ.get("OPENBLAS_CORETYPE", "(unset)"), os.environ.get("OPENBLAS_L2_SIZE", "(unset)")))
     info("numpy", "loaded: " + loaded_blas_libraries())
@@ -129,6 +132,7 @@ def cases_torch(args):
          + "; ".join(facts))
     torch.zeros(2, 2) @ torch.zeros(2, 2)  # load the BLAS before looking for it
     info("torch", "loaded: " + loaded_blas_libraries())
+    info("torch", "BLAS kernels: " + blas_kernels_info(None))
     torch.manual_seed(0)
     run = lambda fn: time_median(fn, args.runs, args.budget_s)
     f32 = lambda *shape: torch.rand(*shape, dtype=torch.float32) * 2 - 1

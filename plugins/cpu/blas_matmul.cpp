@@ -59,6 +59,11 @@ void blas_single_threaded() {
   });
 }
 
+std::string blas_kernel_name() {
+  const char* core = openblas_get_corename();
+  return std::string("OpenBLAS ") + (core ? core : "unknown");
+}
+
 template <class T>
 bool blas_matmul(const std::byte* a, const std::byte* b, std::byte* out, uint64_t batches,
                  const uint64_t* a_matrix, const uint64_t* b_matrix, uint64_t M, uint64_t K,
@@ -117,6 +122,10 @@ bool blas_gemm(const T* a, const T* b, T* c, uint64_t m, uint64_t k, uint64_t n,
 #else
 
 void blas_single_threaded() {}
+
+std::string blas_kernel_name() {
+  return "no BLAS";
+}
 
 template <class T>
 bool blas_gemm(const T*, const T*, T*, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t) {

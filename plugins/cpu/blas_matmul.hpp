@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace oi::cpu {
 
@@ -12,6 +13,11 @@ namespace oi::cpu {
 // per process, before the first product (device_open calls it, so the pool's spinning threads
 // do not slow the first ops either). Nothing without OpenBLAS.
 void blas_single_threaded();
+
+// The BLAS and the kernel it chose for this processor ("OpenBLAS Cooperlake"; OpenBLAS picks
+// by CPU and by OPENBLAS_CORETYPE), or "no BLAS": shown in the device name, so benchmarks
+// and test logs say which summation order the f32 matmul had.
+std::string blas_kernel_name();
 
 // One matmul of [M, K] x [K, N] -> [M, N] per batch, every operand contiguous and row-major:
 // batch b multiplies the matrix at index a_matrix[b] of `a` with b_matrix[b] of `b` into matrix

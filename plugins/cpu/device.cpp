@@ -40,7 +40,8 @@ bool flushes_subnormals() {
 
 const std::string& device_name() {
   static const std::string name =
-      "cpu (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads)";
+      "cpu (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads, " +
+      blas_kernel_name() + ")";
   return name;
 }
 
