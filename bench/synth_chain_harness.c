@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   int reps = atoi(argv[2]);
   char err[512];
   model_state* s = NULL;
-  if (model_create(argv[1], &s, err, sizeof err) != model_OK) return fprintf(stderr, "%s\n", err), 1;
+  if (model_create(argv[1], &s, err, sizeof err) != model_OK)
+    return fprintf(stderr, "%s\n", err), 1;
   const model_var_info* y = model_var("y");
   size_t n = y->bytes / sizeof(float);
   double best_chain = 1e30, best_copy = 1e30, best_scale = 1e30;

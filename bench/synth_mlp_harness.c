@@ -25,9 +25,11 @@ int main(int argc, char** argv) {
   const double flops = atof(argv[4]);
   char err[512];
   model_state* s = NULL;
-  if (model_create(argv[1], &s, err, sizeof err) != model_OK) return fprintf(stderr, "%s\n", err), 1;
+  if (model_create(argv[1], &s, err, sizeof err) != model_OK)
+    return fprintf(stderr, "%s\n", err), 1;
   model_oinf in;
-  if (model_oinf_read(argv[2], &in, err, sizeof err) != model_OK) return fprintf(stderr, "%s\n", err), 1;
+  if (model_oinf_read(argv[2], &in, err, sizeof err) != model_OK)
+    return fprintf(stderr, "%s\n", err), 1;
   uint32_t dtype = 0, rank = 0;
   uint64_t dims[8], nbytes = 0;
   const unsigned char* x = NULL;

@@ -1,6 +1,6 @@
 // `openinfer`: global options, sub-command dispatch, and the error/exit-code contract of cli.md.
-#include <boost/program_options/errors.hpp>
 #include <algorithm>
+#include <boost/program_options/errors.hpp>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -17,7 +17,9 @@ std::vector<Command>& command_registry() {
   return registry;
 }
 
-void usage_error(const std::string& message) { throw Error(ErrorKind::Usage, message); }
+void usage_error(const std::string& message) {
+  throw Error(ErrorKind::Usage, message);
+}
 
 namespace {
 

@@ -120,4 +120,6 @@ OI_CHECK(oi_emit_output, handle, 24);
 _Static_assert(sizeof(oi_emit_output) == 32, "oi_emit_output size");
 
 /* The file must define something to be a valid translation unit. */
-int oi_abi_layout_checked(void) { return 1; }
+int oi_abi_layout_checked(void) {
+  return 1;
+}

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   clang libclang-rt-14-dev            # libFuzzer and the asan preset
+  clang-format                        # tests: scripts/check-format.sh
   libboost1.81-dev libboost-json1.81-dev libboost-program-options1.81-dev
   libboost-test1.81-dev libboost-filesystem1.81-dev
   libtbb-dev libxsimd-dev libopenblas-dev   # libopenblas-dev: f32/f64 matmul in the CPU plugin

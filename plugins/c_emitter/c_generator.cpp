@@ -140,8 +140,8 @@ class Generator : public KernelEnv {
       loop_stack_.pop_back();
       body << indent << "}\n";
     } else if (kind == "cache.read" && is_table_access(str(st.at("from")))) {
-      body << table_access(str(st.at("from")), whole(st, "to").name, false,
-                           at_of(st, "from_at"), indent, entry);
+      body << table_access(str(st.at("from")), whole(st, "to").name, false, at_of(st, "from_at"),
+                           indent, entry);
     } else if (kind == "cache.write" && is_table_access(str(st.at("to")))) {
       body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
                            indent, entry);
@@ -270,8 +270,8 @@ class Generator : public KernelEnv {
       if (it == kernel_tabviews_.end()) {
         const AccessText a = parse_access(text);
         const Value& t = value(a.name);
-        auto lead = static_lead(table_decl(t), a,
-                                [&](const std::string& n) { return constant_index(n); });
+        auto lead =
+            static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
         if (!lead)
           throw CUnsupported("c emitter: '" + text + "' as an operand of kernel " +
                              std::to_string(id) +
@@ -306,22 +306,25 @@ class Generator : public KernelEnv {
     const Value& other = value(var);
     if (other.dtype != t.dtype || other.shape.size() < t.shape.size() ||
         !std::equal(t.shape.rbegin(), t.shape.rend(), other.shape.rbegin()))
-      throw std::runtime_error("'" + var + "' (" + other.dtype + ") does not hold entries of table '" +
-                               t.name + "' (" + t.dtype + ")");
-    const std::vector<uint64_t> lead(other.shape.begin(),
-                                     other.shape.end() - static_cast<std::ptrdiff_t>(t.shape.size()));
+      throw std::runtime_error("'" + var + "' (" + other.dtype +
+                               ") does not hold entries of table '" + t.name + "' (" + t.dtype +
+                               ")");
+    const std::vector<uint64_t> lead(
+        other.shape.begin(), other.shape.end() - static_cast<std::ptrdiff_t>(t.shape.size()));
     const std::string stop = entry ? "goto done;" : "return;";
     std::ostringstream c;
     c << indent << "{ /* " << (write ? "store into " : "read ") << text << " */\n"
-      << span_code(table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_,
-                   stop, indent + "  ", &lead, var);
+      << span_code(
+             table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_, stop,
+             indent + "  ", &lead, var);
     if (write)
       c << indent << "  if (oi_tab_write(&s->t_" << t.name << ", st, ln, s->v_" << var
         << ") != 0) {\n"
         << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
         << format_text(at.empty() ? "" : at + ": ") << "out of memory growing table '" << t.name
         << "'\");\n"
-        << indent << "    " << stop << "\n" << indent << "  }\n";
+        << indent << "    " << stop << "\n"
+        << indent << "  }\n";
     else
       c << indent << "  oi_tab_read(&s->t_" << t.name << ", st, ln, s->v_" << var << ");\n";
     c << indent << "}\n";
@@ -330,8 +333,8 @@ class Generator : public KernelEnv {
 
   // cache.reset of a table: whole (`K`), or the entries under leading indices (`K[l]`); as in
   // the simulator, the indices before the first slice choose the entries.
-  std::string table_reset(const std::string& text, const std::string& at,
-                          const std::string& indent, bool entry) {
+  std::string table_reset(const std::string& text, const std::string& at, const std::string& indent,
+                          bool entry) {
     const AccessText a = parse_access(text);
     const Value& t = value(a.name);
     const std::string stop = entry ? "goto done;" : "return;";
@@ -343,14 +346,16 @@ class Generator : public KernelEnv {
     for (; n < a.slots.size() && !a.slots[n].range; ++n) {
       const IndexText& i = *a.slots[n].index;
       std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
-      if (!i.literal && i.value != 0) e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+      if (!i.literal && i.value != 0)
+        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
       c << indent << "  pre[" << n << "] = " << e << ";\n"
         << indent << "  if (pre[" << n << "] < 0) {\n"
         << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
         << format_text((at.empty() ? "" : at + ": ") + "table '" + t.name + "': index " +
                        t.indices[n] + " = ")
         << "%lld is negative\", (long long)pre[" << n << "]);\n"
-        << indent << "    " << stop << "\n" << indent << "  }\n";
+        << indent << "    " << stop << "\n"
+        << indent << "  }\n";
     }
     c << indent << "  oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u);\n"
       << indent << "}\n";
@@ -534,7 +539,7 @@ class Generator : public KernelEnv {
           throw CUnsupported("c emitter: table '" + v.name + "' has more than 8 indices");
         v.bytes = v.numel() * dtype_size(v.dtype);
       } else if (o.contains("indices") && v.storage == "constant" &&
-          o.at("indices").as_array().size() == 1 && o.at("entries").is_number()) {
+                 o.at("indices").as_array().size() == 1 && o.at("entries").is_number()) {
         v.table = true;
         v.index = str(o.at("indices").at(0));
         v.entries = o.at("entries").to_number<uint64_t>();
@@ -795,8 +800,9 @@ class Generator : public KernelEnv {
         if (vi.dtype != vo.dtype && op_name != "cast" && !op_table().mixed_dtypes.count(op_name))
           throw CUnsupported("c emitter: op '" + op_name + "' mixes " + vi.dtype + " and " +
                              vo.dtype + ": not supported yet");
-        args.push_back(local.count(name) ? local[name]
-                                         : load(vi.dtype, "p_" + vi.name, index_expr(vi.shape, shape)));
+        args.push_back(local.count(name)
+                           ? local[name]
+                           : load(vi.dtype, "p_" + vi.name, index_expr(vi.shape, shape)));
       }
       const std::string from = operand(str(op.at("inputs").as_array().at(0))).dtype;
       const std::string where = op_where(op);
@@ -888,7 +894,8 @@ class Generator : public KernelEnv {
     for (const char* h : op_table().helpers) c << h;
     // The SIMD matmul's support code holds only the micro-kernels the plan's device allows.
     c << matmul_simd_helpers_c(matmul_device(device()));
-    const bool tables = std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
+    const bool tables =
+        std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     if (tables) c << kTablesC;
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
@@ -1111,16 +1118,17 @@ class Generator : public KernelEnv {
       if (v->ptable) {
         // Every entry, stacked as `[]` reads them, packed into the fetch buffer.
         const std::string t = "w->t_" + v->name, f = "w->f_" + v->name;
-        c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    " << N << "_state* w = ("
-          << N << "_state*)s;\n    int64_t st[" << v->bounds.size() << "] = {0}, ln["
-          << v->bounds.size() << "] = {0};\n    oi_tab_dims(&" << t
-          << ", ln);\n    size_t n = " << v->bytes << "u;\n    for (uint32_t k = 0; k < "
-          << v->bounds.size() << "u; ++k) n *= (size_t)ln[k];\n    if (n + 1u > " << f
+        c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    " << N << "_state* w = (" << N
+          << "_state*)s;\n    int64_t st[" << v->bounds.size() << "] = {0}, ln[" << v->bounds.size()
+          << "] = {0};\n    oi_tab_dims(&" << t << ", ln);\n    size_t n = " << v->bytes
+          << "u;\n    for (uint32_t k = 0; k < " << v->bounds.size()
+          << "u; ++k) n *= (size_t)ln[k];\n    if (n + 1u > " << f
           << "_bytes) {\n      void* grown = realloc(" << f << ", n + 1u);\n      if (!grown)\n"
-          << "        return fail(w, " << N << "_ERR_MEMORY, \"fetch '%s': out of memory\", name);\n"
-          << "      " << f << " = grown;\n      " << f << "_bytes = n + 1u;\n    }\n    oi_tab_read(&"
-          << t << ", st, ln, " << f << ");\n    *data = " << f << ";\n    *bytes = n;\n    return "
-          << N << "_OK;\n  }\n";
+          << "        return fail(w, " << N
+          << "_ERR_MEMORY, \"fetch '%s': out of memory\", name);\n"
+          << "      " << f << " = grown;\n      " << f
+          << "_bytes = n + 1u;\n    }\n    oi_tab_read(&" << t << ", st, ln, " << f
+          << ");\n    *data = " << f << ";\n    *bytes = n;\n    return " << N << "_OK;\n  }\n";
         continue;
       }
       c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    *data = s->v_" << v->name
@@ -1135,8 +1143,8 @@ class Generator : public KernelEnv {
     c << "int " << N << "_fetch_dims(const " << N
       << "_state* s, const char* name, uint32_t* rank, uint64_t dims[8]) {\n"
          "  const "
-      << N << "_var_info* v = " << N
-      << "_var(name);\n  if (!v || v->rank > 8) return fail((" << N << "_state*)s, " << N
+      << N << "_var_info* v = " << N << "_var(name);\n  if (!v || v->rank > 8) return fail((" << N
+      << "_state*)s, " << N
       << "_ERR_NAME, \"fetch '%s': no declared variable of that name\", name);\n"
          "  *rank = v->rank;\n  for (uint32_t k = 0; k < v->rank; ++k) dims[k] = v->dims[k];\n";
     for (const Value* v : declared)

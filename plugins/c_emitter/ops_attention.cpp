@@ -64,8 +64,8 @@ void attention(KernelEnv& env, const json::object& op, std::ostringstream& c) {
     << "        kb = " << index_expr(lead_of(k), out_lead) << ";\n"
     << "        vb = " << index_expr(lead_of(v), out_lead) << ";\n      }\n"
     << "      for (size_t r = 0; r < " << u(tq) << "; ++r) {\n"
-    << "        const " << T << "* qr = p_" << q.name << " + (qb * " << u(tq) << " + r) * "
-    << u(d) << ";\n";
+    << "        const " << T << "* qr = p_" << q.name << " + (qb * " << u(tq) << " + r) * " << u(d)
+    << ";\n";
   if (causal)
     c << "        const int64_t vis = (int64_t)r + 1 + " << static_cast<int64_t>(tk - tq)
       << "ll;\n        const size_t seen = vis < 0 ? 0u : vis > " << tk << "ll ? " << u(tk)

@@ -147,10 +147,10 @@ std::string span_code(const TableDecl& table, const AccessText& access,
              "  int64_t b = e < 0 ? size + e : e;\n";
       else
         c += indent + "  int64_t b = size;\n";
-      c += indent + "  if (a < 0) {\n" +
-           failure("table '" + tname + "': slice start %lld of index " + idx + " is negative",
-                   "a") +
-           indent + "  }\n";
+      c +=
+          indent + "  if (a < 0) {\n" +
+          failure("table '" + tname + "': slice start %lld of index " + idx + " is negative", "a") +
+          indent + "  }\n";
       if (fixed)
         c += indent + "  if (b > " + bound + "ll) {\n" +
              failure("table '" + tname + "': slice end %lld of index " + idx +

@@ -598,8 +598,7 @@ class KernelWriter {
       invalid(op_where(op) + ": max/min over an empty axis");
     buffer(in.name);  // its binding
     body_ << "    const uint base = " << decompose(kept_size, kept_stride, "i") << ";\n";
-    const std::string elem =
-        sb_.load(in.name, "base + " + decompose(red_size, red_stride, "r"));
+    const std::string elem = sb_.load(in.name, "base + " + decompose(red_size, red_stride, "r"));
     std::string init = o == "prod_axis" ? t + "(1)" : t + "(0)";
     uint64_t first = 0;
     if (o == "max_axis" || o == "min_axis") {
@@ -619,7 +618,8 @@ class KernelWriter {
       // A sum that starts at +0.0 is never -0.0; a compiler that folds 0.0 + x into x (no
       // signed-zero guarantee) would give -0.0 for a slice of -0.0: cleared on the bits.
       if (t == "double")
-        body_ << "    { const uvec2 w = unpackDouble2x32(acc); if (((w.y & 0x7fffffffu) | w.x) == 0u) "
+        body_ << "    { const uvec2 w = unpackDouble2x32(acc); if (((w.y & 0x7fffffffu) | w.x) == "
+                 "0u) "
                  "acc = packDouble2x32(uvec2(0u)); }\n";
       else
         body_ << "    if ((floatBitsToUint(acc) & 0x7fffffffu) == 0u) acc = uintBitsToFloat(0u);\n";
@@ -679,8 +679,7 @@ class KernelWriter {
           << "    " << t << " best = " << sb_.load(in.name, "base") << ";\n    uint at = 0u;\n"
           << "    bool nan = " << (f ? "oi_isnan(best)" : "false") << ";\n"
           << "    for (uint r = 1u; r < " << u(R) << " && !nan; ++r) {\n"
-          << "      const " << t << " x = " << sb_.load(in.name, "base + r * " + u(inner))
-          << ";\n";
+          << "      const " << t << " x = " << sb_.load(in.name, "base + r * " + u(inner)) << ";\n";
     if (f) body_ << "      if (oi_isnan(x)) { at = r; nan = true; continue; }\n";
     body_ << "      if (x " << better << " best" << (first ? "" : " || x == best")
           << ") { best = x; at = r; }\n    }\n"

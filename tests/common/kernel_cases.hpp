@@ -3,9 +3,9 @@
 // backend's conformance test, so each backend is held to the same expectations.
 #pragma once
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

@@ -9,6 +9,7 @@
 namespace oi {
 
 // Values are the OINF tags, so a DType converts to its tag with a cast.
+// clang-format off
 enum class DType : uint32_t {
   i8 = 1, i16 = 2, i32 = 3, i64 = 4,
   u8 = 5, u16 = 6, u32 = 7, u64 = 8,
@@ -19,6 +20,7 @@ enum class DType : uint32_t {
   u4 = 21, u2 = 22, u1 = 23,
   t2 = 24, t1 = 25,
 };
+// clang-format on
 
 enum class DTypeClass { Float, Signed, Unsigned, Bool, Bitset, Ternary };
 
@@ -30,15 +32,31 @@ struct DTypeInfo {
 };
 
 const DTypeInfo& dtype_info(DType t);
-inline std::string_view dtype_name(DType t) { return dtype_info(t).name; }
-inline uint32_t dtype_bits(DType t) { return dtype_info(t).bits; }
-inline DTypeClass dtype_class(DType t) { return dtype_info(t).cls; }
-inline bool is_float(DType t) { return dtype_class(t) == DTypeClass::Float; }
-inline bool is_signed_int(DType t) { return dtype_class(t) == DTypeClass::Signed; }
-inline bool is_unsigned_int(DType t) { return dtype_class(t) == DTypeClass::Unsigned; }
-inline bool is_integer(DType t) { return is_signed_int(t) || is_unsigned_int(t); }
+inline std::string_view dtype_name(DType t) {
+  return dtype_info(t).name;
+}
+inline uint32_t dtype_bits(DType t) {
+  return dtype_info(t).bits;
+}
+inline DTypeClass dtype_class(DType t) {
+  return dtype_info(t).cls;
+}
+inline bool is_float(DType t) {
+  return dtype_class(t) == DTypeClass::Float;
+}
+inline bool is_signed_int(DType t) {
+  return dtype_class(t) == DTypeClass::Signed;
+}
+inline bool is_unsigned_int(DType t) {
+  return dtype_class(t) == DTypeClass::Unsigned;
+}
+inline bool is_integer(DType t) {
+  return is_signed_int(t) || is_unsigned_int(t);
+}
 // Fewer than 8 bits per element: several elements share a byte, LSB first.
-inline bool is_packed(DType t) { return dtype_bits(t) < 8; }
+inline bool is_packed(DType t) {
+  return dtype_bits(t) < 8;
+}
 
 std::optional<DType> dtype_from_name(std::string_view name);
 std::optional<DType> dtype_from_tag(uint32_t tag);

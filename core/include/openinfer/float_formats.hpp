@@ -27,21 +27,33 @@ struct f16 {
   uint16_t bits = 0;
   f16() = default;
   explicit f16(float v) : bits(f32_to_f16_bits(v)) {}
-  static f16 from_bits(uint16_t b) { f16 h; h.bits = b; return h; }
+  static f16 from_bits(uint16_t b) {
+    f16 h;
+    h.bits = b;
+    return h;
+  }
   explicit operator float() const { return f16_bits_to_f32(bits); }
 };
 struct bf16 {
   uint16_t bits = 0;
   bf16() = default;
   explicit bf16(float v) : bits(f32_to_bf16_bits(v)) {}
-  static bf16 from_bits(uint16_t b) { bf16 h; h.bits = b; return h; }
+  static bf16 from_bits(uint16_t b) {
+    bf16 h;
+    h.bits = b;
+    return h;
+  }
   explicit operator float() const { return bf16_bits_to_f32(bits); }
 };
 struct f8 {
   uint8_t bits = 0;
   f8() = default;
   explicit f8(float v) : bits(f32_to_f8_bits(v)) {}
-  static f8 from_bits(uint8_t b) { f8 h; h.bits = b; return h; }
+  static f8 from_bits(uint8_t b) {
+    f8 h;
+    h.bits = b;
+    return h;
+  }
   explicit operator float() const { return f8_bits_to_f32(bits); }
 };
 static_assert(sizeof(f16) == 2 && sizeof(bf16) == 2 && sizeof(f8) == 1);

@@ -6,6 +6,8 @@
 namespace oi {
 namespace {
 
+// One dtype a line.
+// clang-format off
 constexpr std::array<DTypeInfo, 23> kInfos{{
     {DType::f8, "f8", 8, DTypeClass::Float},
     {DType::bf16, "bf16", 16, DTypeClass::Float},
@@ -31,6 +33,7 @@ constexpr std::array<DTypeInfo, 23> kInfos{{
     {DType::boolean, "bool", 8, DTypeClass::Bool},
     {DType::bitset, "bitset", 8, DTypeClass::Bitset},
 }};
+// clang-format on
 
 constexpr std::array<DType, 23> kAll = [] {
   std::array<DType, 23> a{};
@@ -65,7 +68,9 @@ std::optional<DType> dtype_from_tag(uint32_t tag) {
   return kInfos[kByTag[tag]].dtype;
 }
 
-std::span<const DType> all_dtypes() { return kAll; }
+std::span<const DType> all_dtypes() {
+  return kAll;
+}
 
 std::optional<uint64_t> storage_bytes(DType t, uint64_t numel) {
   const uint64_t bits = dtype_bits(t);
@@ -86,8 +91,10 @@ std::optional<uint64_t> checked_numel(std::span<const uint64_t> dims) {
     if (d == 0) {
       zero = true;
     } else if (!overflow) {
-      if (n > std::numeric_limits<uint64_t>::max() / d) overflow = true;
-      else n *= d;
+      if (n > std::numeric_limits<uint64_t>::max() / d)
+        overflow = true;
+      else
+        n *= d;
     }
   }
   // An empty dim makes the product 0 even if other dims are huge: still reject an overflowing

@@ -53,11 +53,11 @@ class Bits {
 // One node of the control-flow graph: a kernel or another step (a loop's header, a branch's
 // condition) at one place of the trace.
 struct TraceNode {
-  int64_t top = 0;              // the entry step it belongs to
+  int64_t top = 0;  // the entry step it belongs to
   const Step* step = nullptr;
   std::vector<size_t> succ;
-  std::vector<size_t> uses;     // arena values read (or partly written)
-  std::vector<size_t> defs;     // arena values written whole without being read
+  std::vector<size_t> uses;  // arena values read (or partly written)
+  std::vector<size_t> defs;  // arena values written whole without being read
 };
 
 class MemoryPlanner {
@@ -92,7 +92,7 @@ class MemoryPlanner {
   std::vector<TraceNode> nodes_;
   std::vector<Bits> live_in_, live_out_;
   std::vector<Bits> occupies_;  // per arena value: the trace positions holding its bytes
-  std::vector<std::tuple<size_t, size_t, size_t>> forced_;  // (value, from, to) held by yields
+  std::vector<std::tuple<size_t, size_t, size_t>> forced_;       // (value, from, to) held by yields
   std::vector<std::pair<size_t, const Step*>> yields_, awaits_;  // entry's, at trace positions
 
   std::optional<size_t> arena_id(const std::string& name) const {
@@ -139,7 +139,7 @@ class MemoryPlanner {
       if (s.kind == Step::Kind::Loop) {
         sequence(s.body, at, pending, stack);
         for (size_t q : pending) nodes_[q].succ.push_back(id);  // the next iteration
-        pending = {id};                                          // the exit
+        pending = {id};                                         // the exit
       } else if (s.kind == Step::Kind::Branch) {
         std::vector<size_t> exits;
         for (const std::string* name : {&s.node->then_block, &s.node->else_block}) {
@@ -299,7 +299,8 @@ class MemoryPlanner {
     std::set<std::string> taken;
     std::map<uint32_t, std::vector<size_t>> instances;  // kernel id -> trace positions
     for (size_t i = 0; i < nodes_.size(); ++i)
-      if (nodes_[i].step->kind == Step::Kind::Kernel) instances[nodes_[i].step->kernel].push_back(i);
+      if (nodes_[i].step->kind == Step::Kind::Kernel)
+        instances[nodes_[i].step->kernel].push_back(i);
     for (const auto& [kid, at] : instances) {
       const PlanKernel& k = c_.plan.kernels[kid];
       if (!k.inplace_ok) continue;
@@ -314,8 +315,8 @@ class MemoryPlanner {
           auto ri = arena_id(r);
           if (!ri || *ri == *wo || taken.count(r)) continue;
           PlanValue* in = arena_[*ri];
-          if (in->storage != Storage::Arena || in->dtype != out->dtype ||
-              in->shape != out->shape || in->shape != k.shape)
+          if (in->storage != Storage::Arena || in->dtype != out->dtype || in->shape != out->shape ||
+              in->shape != k.shape)
             continue;
           bool ok = true;
           for (size_t i : at) {
@@ -336,8 +337,9 @@ class MemoryPlanner {
 
   bool live_together(const PlanValue& a, const PlanValue& b) const {
     auto ia = arena_id(a.name), ib = arena_id(b.name);
-    return occupies_.empty() || !ia || !ib ? a.live_first <= b.live_last && b.live_first <= a.live_last
-                                           : occupies_[*ia].intersects(occupies_[*ib]);
+    return occupies_.empty() || !ia || !ib
+               ? a.live_first <= b.live_last && b.live_first <= a.live_last
+               : occupies_[*ia].intersects(occupies_[*ib]);
   }
   static bool partners(const PlanValue& a, const PlanValue& b) {
     return a.shares == b.name || b.shares == a.name;

@@ -66,6 +66,7 @@ typedef enum oi_status_code {
 /*===------------------------------------------------------------------------------------===*/
 
 /* Element types use the OINF dtype tags (oinf.md). */
+/* clang-format off */
 typedef enum oi_dtype {
   OI_DTYPE_I8 = 1, OI_DTYPE_I16 = 2, OI_DTYPE_I32 = 3, OI_DTYPE_I64 = 4,
   OI_DTYPE_U8 = 5, OI_DTYPE_U16 = 6, OI_DTYPE_U32 = 7, OI_DTYPE_U64 = 8,
@@ -76,6 +77,7 @@ typedef enum oi_dtype {
   OI_DTYPE_U4 = 21, OI_DTYPE_U2 = 22, OI_DTYPE_U1 = 23,
   OI_DTYPE_T2 = 24, OI_DTYPE_T1 = 25
 } oi_dtype;
+/* clang-format on */
 
 typedef enum oi_plugin_kind {
   OI_PLUGIN_KIND_BACKEND = 1, /* devices, buffers, kernels */
@@ -233,8 +235,8 @@ typedef struct oi_backend_api {
   void (*buffer_free)(oi_device* device, oi_buffer* buffer);
   oi_status* (*buffer_upload)(oi_device* device, oi_buffer* buffer, uint64_t offset,
                               const void* src, uint64_t bytes);
-  oi_status* (*buffer_download)(oi_device* device, oi_buffer* buffer, uint64_t offset,
-                                void* dst, uint64_t bytes);
+  oi_status* (*buffer_download)(oi_device* device, oi_buffer* buffer, uint64_t offset, void* dst,
+                                uint64_t bytes);
   /* Waits until every submitted kernel and transfer has finished. */
   oi_status* (*synchronize)(oi_device* device);
   const oi_kernel_def* kernels;
@@ -285,10 +287,10 @@ typedef struct oi_kernels_api {
 typedef struct oi_emit_request {
   uint32_t struct_size;
   uint32_t abi_version;
-  const char* plan_json;   /* the plan (format "openinfer-synth-plan") */
-  const char* device_json; /* the device description (docs/devices.md), canonical form */
-  const char* name;        /* base name of the generated files: "model" -> model.c, model.h */
-  const char* model_path;  /* the .oinf the plan was made for ("" when unknown) */
+  const char* plan_json;      /* the plan (format "openinfer-synth-plan") */
+  const char* device_json;    /* the device description (docs/devices.md), canonical form */
+  const char* name;           /* base name of the generated files: "model" -> model.c, model.h */
+  const char* model_path;     /* the .oinf the plan was made for ("" when unknown) */
   const char* const* options; /* "key=value" strings (--embed-weights -> "embed_weights=1") */
   uint32_t num_options;
   uint32_t reserved;
@@ -341,10 +343,10 @@ typedef struct oi_emitter_api {
 typedef struct oi_plugin_info {
   uint32_t struct_size;
   uint32_t abi_version;
-  uint32_t kind;  /* oi_plugin_kind */
-  uint32_t score; /* 0: cannot run on this machine; higher wins among plugins of one kind */
-  const char* name;        /* unique on the search path: "cpu" */
-  const char* version;     /* the plugin's own version: "0.1.0" */
+  uint32_t kind;       /* oi_plugin_kind */
+  uint32_t score;      /* 0: cannot run on this machine; higher wins among plugins of one kind */
+  const char* name;    /* unique on the search path: "cpu" */
+  const char* version; /* the plugin's own version: "0.1.0" */
   const char* description; /* (optional) one line */
   void* context;           /* passed back to table functions */
   /* (optional) Called once before the host forgets the plugin. */
