@@ -246,6 +246,19 @@ def shape_rule_of(name, op, refined):
     return rule
 
 
+def inline_settings_text(ops):
+    """' (`pads` of `avg_pool`, `conv`, `max_pool`)': the settings ops define inline, if any."""
+    inline = {}
+    for name in sorted(ops):
+        for s in ops[name].get("settings", []):
+            if isinstance(s, dict):
+                inline.setdefault(s["name"], []).append(name)
+    if not inline:
+        return ""
+    return " (" + "; ".join(f"`{s}` of " + ", ".join(f"`{o}`" for o in names)
+                            for s, names in sorted(inline.items())) + ")"
+
+
 def modes_text(op):
     modes = ["normal"]
     if op.get("inplace"):
@@ -355,8 +368,8 @@ def generate(catalog, refined):
         "## Shared settings",
         "",
         "The catalog's `settings` table, which op entries name. An op may give a setting its own "
-        "default (`setting_defaults`, shown with the op above) or define its own setting inline "
-        "(`pads` of `conv` and the pools).",
+        "default (`setting_defaults`) or define a setting inline" + inline_settings_text(ops) +
+        "; the op's own section shows what applies to it.",
         "",
         "| setting | type | default | meaning |",
         "|---|---|---|---|",
