@@ -1,4 +1,4 @@
-// A small reader and canonical writer of OINF packages (the spec's oinf.md, version 1) for the
+// A small reader and canonical writer of OINF packages (docs/oinf.md, version 1) for the
 // generated host program, which depends on no OpenInfer library. The reader checks every
 // offset and size against the file before using it; problems are std::runtime_error naming
 // the file and the entry.

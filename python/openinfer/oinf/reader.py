@@ -1,6 +1,6 @@
 """Validation and decoding of an OINF file (oinf.md, "Validation"), a port of the C++ reader
 (core/src/oinf/reader.cpp) with the same checks, in the same order, and the same messages:
-"ORIGIN: ENTRY: PROBLEM". It decides the spec's open points the same way: header flags,
+"ORIGIN: ENTRY: PROBLEM". It decides the points oinf.md leaves open the same way: header flags,
 reserved and value_flags must be 0; tensor flags may carry only HAS_DATA; gaps and padding
 bytes are never read; element values are not checked."""
 import mmap
