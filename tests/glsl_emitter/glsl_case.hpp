@@ -296,6 +296,18 @@ inline std::vector<float> ramp(size_t n, float start, float step) {
   return v;
 }
 
+// Multiples of 1/8 in [-limit/8, limit/8], stepping by `stride` eighths and wrapping: sums of
+// their products (matmul, conv, sum) are multiples of 1/64 that f32 holds exactly below 2^18, so
+// every summation order (OpenBLAS's kernel for this processor, a shader's loop, a subgroup tree)
+// gives the same bits, and the comparison can be exact.
+inline std::vector<float> eighths(size_t n, int limit, int stride, int offset = 0) {
+  std::vector<float> v(n);
+  const int span = 2 * limit + 1;
+  for (size_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>((static_cast<int>(i) * stride + offset) % span - limit) / 8.0f;
+  return v;
+}
+
 inline std::string emit_error(const std::string& source,
                               const std::function<void(ModelWriter&)>& model,
                               const DeviceArch& arch = lavapipe(),
