@@ -15,17 +15,20 @@ a/2 * erfc(-a/sqrt 2) (erfc exact, then the same double roundings), the tanh for
 a / (1 + e^(-2u)), u = sqrt(2/pi) (a + 0.044715 a^3). Nothing here runs OpenInfer code; each
 expectation is also checked against Python's math (the C library the CPU backend uses) so that
 no case asks the CPU for more than libm gives.
-Run: /usr/bin/python3 tests/plugins/gen_f64_math_cases.py  (writes cases/f64_math.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_f64_math_cases.py  (writes cases/f64_math.json)
+--out DIR writes it in DIR instead."""
 import json
 import math
-import os
 import struct
 
 import mpmath
 import numpy as np
 
+from case_output import output_path
+
+OUT = output_path("f64_math.json")
+
 mpmath.mp.prec = 300
-here = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(20261123)
 cases = []
 ULP = 4  # ops-nn.md: f64 elementwise math within 4 ulp
@@ -259,7 +262,7 @@ check_libm("pow", pow_pairs, pow_want, pow_libm)
 add_case("pow", "normal", [pow_a, pow_b], pow_want)
 add_case("pow", "inplace", [pow_a[1::2], pow_b[1::2]], pow_want[1::2])
 
-with open(os.path.join(here, "cases", "f64_math.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

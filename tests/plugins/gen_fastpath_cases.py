@@ -6,16 +6,19 @@ plain f32/f64 relu, and sum/mean over axis 0 with column tiles and their tails.
 
 Expectations are numpy's (f16 rounding: numpy's f32 -> f16 cast; bf16 rounding: torch's
 f32 -> bfloat16 cast, both to nearest even) and Python integers; nothing here runs OpenInfer
-code. Run: /usr/bin/python3 tests/plugins/gen_fastpath_cases.py  (writes cases/fastpath.json)"""
+code. Run: /usr/bin/python3 tests/plugins/gen_fastpath_cases.py  (writes cases/fastpath.json)
+--out DIR writes it in DIR instead."""
 import json
 import math
-import os
 
 import numpy as np
 import torch
 
+from case_output import output_path
+
+OUT = output_path("fastpath.json")
+
 rng = np.random.default_rng(20261123)
-here = os.path.dirname(os.path.abspath(__file__))
 cases = []
 
 LENGTHS = [1, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000]
@@ -253,7 +256,7 @@ for t, np_t in [("f32", np.float32), ("f64", np.float64)]:
                     "tolerance": tol}
             cases.append(case)
 
-with open(os.path.join(here, "cases", "fastpath.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

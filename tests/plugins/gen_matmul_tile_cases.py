@@ -11,14 +11,17 @@ summation order stays within ops.md's matmul tolerance of the float64 result. Ex
 numpy's (float64, rounded once to f32; the specials case by elementwise products and sums, so
 inf * 0 and inf - inf give NaN as IEEE says); cases that are not exact carry the tolerance. Nothing here runs OpenInfer code.
 
-Run: /usr/bin/python3 tests/plugins/gen_matmul_tile_cases.py  (writes cases/matmul_tiles.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_matmul_tile_cases.py  (writes cases/matmul_tiles.json)
+--out DIR writes it in DIR instead."""
 import json
-import os
 
 import numpy as np
 
+from case_output import output_path
+
+OUT = output_path("matmul_tiles.json")
+
 rng = np.random.default_rng(20261123)
-here = os.path.dirname(os.path.abspath(__file__))
 cases = []
 
 
@@ -97,7 +100,7 @@ specials_case(1, 12, 7, subnormals=False)
 specials_case(1, 40, 70, infs=False)
 specials_case(2, 40, 70, infs=False)
 
-with open(os.path.join(here, "cases", "matmul_tiles.json"), "w") as f:
+with open(OUT, "w") as f:
     json.dump({"cases": cases}, f, separators=(",", ":"))
     f.write("\n")
 print(f"wrote {len(cases)} cases")
