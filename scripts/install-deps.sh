@@ -12,6 +12,7 @@ packages=(
   libtbb-dev libxsimd-dev libopenblas-dev   # libopenblas-dev: f32/f64 matmul in the CPU plugin
   libvulkan-dev vulkan-tools glslc libshaderc-dev mesa-vulkan-drivers
   python3 python3-numpy python3-venv
+  python3-mpmath                      # tests: fixtures_regenerate (f64_math, vulkan_extra cases)
   python3-onnx espeak-ng   # examples/silero_vad: weights from ONNX, test speech
   python3-setuptools python3-wheel   # python/: the offline `pip install --no-build-isolation`
 )

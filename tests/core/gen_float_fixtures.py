@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Writes the numpy-computed fixtures for float_formats_test.cpp.
 
-Run with Debian's numpy:  /usr/bin/python3 tests/core/gen_float_fixtures.py
+Run with Debian's numpy:  /usr/bin/python3 tests/core/gen_float_fixtures.py [--out DIR]
+(--out: write the two files in DIR instead of fixtures/)
   fixtures/f16_to_f32.bin  65536 little-endian u32: float32 bits of every float16 pattern.
   fixtures/f32_to_f16.bin  records of (u32 float32 bits, u16 float16 bits), little-endian,
                            edge cases, midpoints between adjacent float16 values and random
                            float32 patterns, each with numpy's float16 conversion.
 """
+import argparse
 import os
 
 import numpy as np
@@ -54,15 +56,18 @@ def f32_inputs(rng):
 
 
 def main():
-    os.makedirs(HERE, exist_ok=True)
-    f16_to_f32().tofile(os.path.join(HERE, "f16_to_f32.bin"))
+    parser = argparse.ArgumentParser(description="Writes f16_to_f32.bin and f32_to_f16.bin.")
+    parser.add_argument("--out", metavar="DIR", default=HERE, help=f"default: {HERE}")
+    out = parser.parse_args().out
+    os.makedirs(out, exist_ok=True)
+    f16_to_f32().tofile(os.path.join(out, "f16_to_f32.bin"))
 
     inputs = f32_inputs(np.random.default_rng(20240611))
     halves = inputs.view(np.float32).astype(np.float16).view(np.uint16)
     records = np.zeros(inputs.size, dtype=[("f32", "<u4"), ("f16", "<u2")])
     records["f32"] = inputs
     records["f16"] = halves
-    records.tofile(os.path.join(HERE, "f32_to_f16.bin"))
+    records.tofile(os.path.join(out, "f32_to_f16.bin"))
     print(f"{inputs.size} f32 -> f16 records")
 
 

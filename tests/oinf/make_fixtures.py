@@ -2,7 +2,9 @@
 """Writes the OINF fixtures the C++ tests compare against, independently of the C++ code:
 an OINF canonical writer (oinf.md) in a few lines of Python, values encoded with numpy.
 Also copies them into tests/fuzz/corpus/oinf as the reader fuzzer's seeds.
-Run: /usr/bin/python3 tests/oinf/make_fixtures.py"""
+Run: /usr/bin/python3 tests/oinf/make_fixtures.py [--out DIR]
+(--out: write the four files in DIR instead, and copy nothing into the corpus)"""
+import argparse
 import os
 import shutil
 import struct
@@ -123,6 +125,12 @@ def values_of(dtype, n=15):
 
 
 def main():
+    global OUT
+    parser = argparse.ArgumentParser(description="Writes the OINF fixtures.")
+    parser.add_argument("--out", metavar="DIR", help=f"default: {OUT}, copied into {CORPUS}")
+    out = parser.parse_args().out
+    if out is not None:
+        OUT = out
     os.makedirs(OUT, exist_ok=True)
     write("example.oinf", [("B", 4)], [text("mode", "clamp_up")],
           [("a", "f32", [4], encode("f32", [1, 2, 3, 4]))])
@@ -154,6 +162,8 @@ def main():
     write("tensors.oinf", [], [], tensors)
     write("empty.oinf", [], [], [])
 
+    if out is not None:
+        return
     os.makedirs(CORPUS, exist_ok=True)
     for name in os.listdir(OUT):
         shutil.copy(os.path.join(OUT, name), os.path.join(CORPUS, name))

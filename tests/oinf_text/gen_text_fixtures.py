@@ -11,7 +11,9 @@ Shortest decimals: f64 from Python's repr, f32/f16 from numpy's Dragon4 (unique=
 from an exact brute force with fractions (checked against numpy on f16). Layout as Python repr:
 positional for decimal exponents -4..15, scientific otherwise.
 Run with Debian's /usr/bin/python3 (numpy): /usr/bin/python3 tests/oinf_text/gen_text_fixtures.py
+(--out DIR: write the three files in DIR instead of fixtures/)
 """
+import argparse
 import math
 import os
 import random
@@ -367,6 +369,9 @@ def check_writer_against_spec_example():
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Writes float_cases.txt, all_dtypes.txt/.oinf.")
+    parser.add_argument("--out", metavar="DIR", default=OUT, help=f"default: {OUT}")
+    OUT = parser.parse_args().out
     check_writer_against_spec_example()
     os.makedirs(OUT, exist_ok=True)
     float_cases()

@@ -9,16 +9,19 @@ dtype, with positive v so that no cancellation turns an f32 rounding error into 
 rope and dequantize round once from an exact or float64 result: dequantize is bit-exact, rope
 within 1 ulp (the kernel's libm cos/sin against numpy's).
 
-Run: /usr/bin/python3 tests/plugins/gen_attention_cases.py  (writes cases/attention.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_attention_cases.py  (writes cases/attention.json)
+--out DIR writes it in DIR instead."""
 import json
 import math
-import os
 from fractions import Fraction
 
 import numpy as np
 
 from exact_floats import FLOATS, FMT, NARROW, float_bits, floor_log2  # noqa: E402,F401
 from exact_floats import round_to as exact_round_to  # noqa: E402
+from case_output import output_path
+
+OUT = output_path("attention.json")
 
 rng = np.random.default_rng(20261123)
 INT_BITS = {"i8": 8, "u8": 8, "i4": 4, "u4": 4}
@@ -289,9 +292,7 @@ for xt in INT_BITS:
     add_case("dequantize", [tensor(xt, x), tensor("f16", fvalues("f16", (0,)))],
              tensor("f16", np.zeros((2, 0))), [isetting("axis", 1)])
 
-here = os.path.dirname(os.path.abspath(__file__))
-os.makedirs(os.path.join(here, "cases"), exist_ok=True)
-with open(os.path.join(here, "cases", "attention.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

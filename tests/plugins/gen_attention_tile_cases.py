@@ -15,15 +15,18 @@ every score is exact in f32 and only exp's rounding remains.
 Tolerances: ops-nn.md's (1e-5, 1e-4) for f32; 2 ulp for f16/bf16, with positive v so that no
 cancellation turns an f32 rounding error into many ulps.
 
-Run: /usr/bin/python3 tests/plugins/gen_attention_tile_cases.py  (writes cases/attention_tiles.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_attention_tile_cases.py  (writes cases/attention_tiles.json)
+--out DIR writes it in DIR instead."""
 import json
 import math
-import os
 
 import numpy as np
 
 from exact_floats import NARROW, float_bits
 from exact_floats import round_to as exact_round_to
+from case_output import output_path
+
+OUT = output_path("attention_tiles.json")
 
 rng = np.random.default_rng(20261124)
 cases = []
@@ -199,9 +202,7 @@ attention_case("f32", q, k, v)
 attention_case("f16", *qkv("f16", (2, 1, 32), (2, 130, 32), (2, 130, 32)), causal=True)
 attention_case("bf16", *qkv("bf16", (2, 3, 24), (1, 70, 24), (1, 70, 18)))
 
-here = os.path.dirname(os.path.abspath(__file__))
-os.makedirs(os.path.join(here, "cases"), exist_ok=True)
-with open(os.path.join(here, "cases", "attention_tiles.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

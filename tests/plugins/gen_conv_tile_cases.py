@@ -14,13 +14,16 @@ depend on the summation order. Expectations come from numpy float64 (pad, then o
 tap and group; exact for these inputs), rounded once to the output dtype; the f32 cases carry
 ops-nn.md's conv tolerance, the narrow ones its 2 ulp. Nothing here runs OpenInfer code.
 
-Run: /usr/bin/python3 tests/plugins/gen_conv_tile_cases.py  (writes cases/conv_tiles.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_conv_tile_cases.py  (writes cases/conv_tiles.json)
+--out DIR writes it in DIR instead."""
 import json
-import os
 
 import numpy as np
 
 from exact_floats import NARROW, float_bits, round_to
+from case_output import output_path
+
+OUT = output_path("conv_tiles.json")
 
 rng = np.random.default_rng(20261124)
 TOL = {"f32": [1e-5, 1e-4], "f64": [1e-12, 1e-10]}  # ops-nn.md; narrow floats: 2 ulp
@@ -163,9 +166,7 @@ for shape in COLUMN_TILES:
     conv_case("f32", shape)
 conv_case("f64", COLUMN_TILES[0])
 
-here = os.path.dirname(os.path.abspath(__file__))
-os.makedirs(os.path.join(here, "cases"), exist_ok=True)
-with open(os.path.join(here, "cases", "conv_tiles.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

@@ -5,7 +5,8 @@ f8 (E5M2), bf16 and f16, an exact rounding (nearest, ties to even) of the f32 re
 from oinf.md/ops.md with Python fractions; integer results use Python's unbounded ints, wrapped
 at the dtype's width. Nothing here runs OpenInfer code.
 
-Run: /usr/bin/python3 tests/plugins/gen_cpu_kernel_cases.py  (writes next to this script)"""
+Run: /usr/bin/python3 tests/plugins/gen_cpu_kernel_cases.py  (writes next to this script)
+--out DIR writes it in DIR instead."""
 import json
 import math
 import os
@@ -14,6 +15,9 @@ from fractions import Fraction
 import numpy as np
 
 from exact_floats import FLOATS, FMT, NARROW, float_bits, floor_log2, round_to  # noqa: E402,F401
+from case_output import output_path
+
+OUT = output_path("cpu_kernel_cases.json", os.path.dirname(os.path.abspath(__file__)))
 
 rng = np.random.default_rng(20240611)
 PACKED_S, PACKED_U = ["i1", "i2", "i4"], ["u1", "u2", "u4"]
@@ -990,7 +994,7 @@ for t in ALL:
         add_case("pad", "normal", [tensor(t, x)], tensor(t, y), st)
 
 
-with open(os.path.join(here, "cpu_kernel_cases.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

@@ -4,18 +4,22 @@
 mul, div and relu (widened to f32, computed, rounded once), wrapping i8..u64 add/sub/mul, the
 plain f32/f64 relu, and sum/mean over axis 0 with column tiles and their tails.
 
-Expectations are numpy's (f16 rounding: numpy's f32 -> f16 cast; bf16 rounding: torch's
-f32 -> bfloat16 cast, both to nearest even) and Python integers; nothing here runs OpenInfer
-code. Run: /usr/bin/python3 tests/plugins/gen_fastpath_cases.py  (writes cases/fastpath.json)"""
+Expectations are numpy's (f16 rounding: numpy's f32 -> f16 cast; bf16 rounding: the f32 bits
+rounded to their upper half, nearest even, every NaN 0xffff, bit for bit PyTorch's vectorized
+f32 -> bfloat16 cast, which wrote the committed file) and Python integers; nothing here runs
+OpenInfer code.
+Run: /usr/bin/python3 tests/plugins/gen_fastpath_cases.py  (writes cases/fastpath.json)
+--out DIR writes it in DIR instead."""
 import json
 import math
-import os
 
 import numpy as np
-import torch
+
+from case_output import output_path
+
+OUT = output_path("fastpath.json")
 
 rng = np.random.default_rng(20261123)
-here = os.path.dirname(os.path.abspath(__file__))
 cases = []
 
 LENGTHS = [1, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000]
@@ -28,8 +32,9 @@ def half_bits(t, x32):
     if t == "f16":
         with np.errstate(over="ignore"):
             return flat.astype(np.float16).view(np.uint16).reshape(x32.shape)
-    b = torch.from_numpy(flat.copy()).to(torch.bfloat16).view(torch.int16).numpy()
-    return b.view(np.uint16).reshape(x32.shape)
+    u = flat.view(np.uint32).astype(np.uint64)
+    b = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(flat), np.uint16(0xFFFF), b).reshape(x32.shape)
 
 
 def half_values(t, bits):
@@ -253,7 +258,7 @@ for t, np_t in [("f32", np.float32), ("f64", np.float64)]:
                     "tolerance": tol}
             cases.append(case)
 
-with open(os.path.join(here, "cases", "fastpath.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

@@ -15,7 +15,7 @@ matmul sum in any order, so f32/f64 cases carry its tolerance and f16/bf16/f8 ca
 the last place ("ulp": 1); --exact leaves the latter out, for a backend that sums in k order
 like the CPU. Nothing here runs OpenInfer code.
 
-Run: /usr/bin/python3 tests/plugins/gen_matmul_dtype_cases.py [--exact] [--out FILE]"""
+Run: /usr/bin/python3 tests/plugins/gen_matmul_dtype_cases.py [--exact] [--out FILE|DIR]"""
 import argparse
 import json
 import math
@@ -169,8 +169,12 @@ def case(t_in, t_out, a, b, mode="normal", inplace=None):
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--exact", action="store_true", help="no ulp bound for f16/bf16/f8")
-parser.add_argument("--out", default=os.path.join(here, "cases", "matmul_dtypes.json"))
+parser.add_argument("--out", metavar="FILE|DIR",
+                    default=os.path.join(here, "cases", "matmul_dtypes.json"),
+                    help="the file to write, or a directory to write matmul_dtypes.json in")
 args = parser.parse_args()
+if os.path.isdir(args.out):
+    args.out = os.path.join(args.out, "matmul_dtypes.json")
 exact = args.exact
 
 cases = []

@@ -8,17 +8,24 @@ Most operands are multiples of 1/8 in [-4, 4]: every product and partial sum is 
 f32, so any summation order gives numpy's float64 result exactly and a single wrong or missing
 term shows. Cases with full-mantissa operands keep them positive and K <= 100, where any f32
 summation order stays within ops.md's matmul tolerance of the float64 result. Expectations are
-numpy's (float64, rounded once to f32; the specials case by elementwise products and sums, so
-inf * 0 and inf - inf give NaN as IEEE says); cases that are not exact carry the tolerance. Nothing here runs OpenInfer code.
+numpy's float64 matmul for the multiples of 1/8 (exact), exact dot products (math.fsum: the
+products of f32 values are exact in float64) for the full-mantissa operands, so that the file does
+not depend on the BLAS's summation order, and elementwise products and a numpy sum for the
+specials (so inf * 0 and inf - inf give NaN as IEEE says); each rounded once to f32. Cases that
+are not exact carry the tolerance. Nothing here runs OpenInfer code.
 
-Run: /usr/bin/python3 tests/plugins/gen_matmul_tile_cases.py  (writes cases/matmul_tiles.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_matmul_tile_cases.py  (writes cases/matmul_tiles.json)
+--out DIR writes it in DIR instead."""
 import json
-import os
+import math
 
 import numpy as np
 
+from case_output import output_path
+
+OUT = output_path("matmul_tiles.json")
+
 rng = np.random.default_rng(20261123)
-here = os.path.dirname(os.path.abspath(__file__))
 cases = []
 
 
@@ -37,10 +44,16 @@ def positive(shape):
     return rng.uniform(0.5, 1.0, size=shape).astype(np.float32).astype(np.float64)
 
 
+def exact_matmul(a, b):
+    """a @ b (2-D) with every dot product summed exactly and rounded once to float64."""
+    return np.array([[math.fsum(a[i] * b[:, j]) for j in range(b.shape[1])]
+                     for i in range(a.shape[0])])
+
+
 def add_case(a, b, want=None, exact=True):
     """exact: every f32 summation order gives `want` (else ops.md's f32 matmul tolerance)."""
     if want is None:
-        want = np.matmul(a, b)
+        want = np.matmul(a, b) if exact else exact_matmul(a, b)
     case = {"op": "matmul", "mode": "normal", "inputs": [tensor(a), tensor(b)],
             "output": tensor(want), "settings": []}
     if not exact:
@@ -97,7 +110,7 @@ specials_case(1, 12, 7, subnormals=False)
 specials_case(1, 40, 70, infs=False)
 specials_case(2, 40, 70, infs=False)
 
-with open(os.path.join(here, "cases", "matmul_tiles.json"), "w") as f:
+with open(OUT, "w") as f:
     json.dump({"cases": cases}, f, separators=(",", ":"))
     f.write("\n")
 print(f"wrote {len(cases)} cases")

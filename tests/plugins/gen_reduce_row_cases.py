@@ -6,11 +6,15 @@ reduces with a workgroup per output. Expectations follow ops.md by hand-written 
 treat -0 and +0 as equal and pick the first (select_first) or last of equal values, max/min
 order -0 below +0. All exact.
 
-Run: /usr/bin/python3 tests/plugins/gen_reduce_row_cases.py  (writes cases/reduce_rows.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_reduce_row_cases.py  (writes cases/reduce_rows.json)
+--out DIR writes it in DIR instead."""
 import json
-import os
 
 import numpy as np
+
+from case_output import output_path
+
+OUT = output_path("reduce_rows.json")
 
 rng = np.random.default_rng(20261123)
 cases = []
@@ -135,8 +139,7 @@ for op in ("argmax", "argmin"):
     for first in (True, False):
         add(op, b, 1, first)
 
-here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "cases", "reduce_rows.json"), "w") as f:
+with open(OUT, "w") as f:
     json.dump({"format": "openinfer.cpu_kernel_cases", "cases": cases}, f, separators=(",", ":"))
     f.write("\n")
 print(f"wrote {len(cases)} cases")

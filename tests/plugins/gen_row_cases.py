@@ -7,12 +7,16 @@ ops-nn.md's formulas (softmax: m = max with NaN propagating, e^(x - m) / sum; th
 axis..rank-1 with the population variance), rounded once to f32; compared with ops-nn.md's f32
 tolerance (atol 1e-5, rtol 1e-4). Nothing here runs OpenInfer code.
 
-Run: /usr/bin/python3 tests/plugins/gen_row_cases.py  (writes cases/rows.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_row_cases.py  (writes cases/rows.json)
+--out DIR writes it in DIR instead."""
 import json
 import math
-import os
 
 import numpy as np
+
+from case_output import output_path
+
+OUT = output_path("rows.json")
 
 rng = np.random.default_rng(20261124)
 TOL = [1e-5, 1e-4]
@@ -106,9 +110,7 @@ for op in ["layer_norm", "rms_norm"]:
         ins = [x, scale] + ([] if bias is None else [bias])
         add_case(op, ins, norm_ref(x, scale, bias, a, eps, op == "rms_norm"), axis_setting(axis))
 
-here = os.path.dirname(os.path.abspath(__file__))
-os.makedirs(os.path.join(here, "cases"), exist_ok=True)
-with open(os.path.join(here, "cases", "rows.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

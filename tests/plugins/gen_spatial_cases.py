@@ -6,10 +6,10 @@ wrapped at the output width, pools from plain window loops over exact values (Fr
 avg_pool), batch_norm from float64 numpy; each result rounded once to the output dtype (nearest,
 ties to even) as ops.md says. Nothing here runs OpenInfer code.
 
-Run: /usr/bin/python3 tests/plugins/gen_spatial_cases.py  (writes cases/spatial.json)"""
+Run: /usr/bin/python3 tests/plugins/gen_spatial_cases.py  (writes cases/spatial.json)
+--out DIR writes it in DIR instead."""
 import json
 import math
-import os
 from fractions import Fraction
 
 import numpy as np
@@ -17,6 +17,10 @@ import numpy as np
 from exact_floats import FLOATS, FMT, NARROW, float_bits, floor_log2, round_to  # noqa: E402,F401
 import torch
 import torch.nn.functional as F
+
+from case_output import output_path
+
+OUT = output_path("spatial.json")
 
 rng = np.random.default_rng(20261123)
 BITS = {"i1": 1, "i2": 2, "i4": 4, "u1": 1, "u2": 2, "u4": 4, "i8": 8, "u8": 8, "i16": 16,
@@ -418,9 +422,7 @@ for t in ["f32", "f64", "f16"]:
         if t == "f32" or shape[0][1] < 48:
             conv_case(t, shape)
 
-here = os.path.dirname(os.path.abspath(__file__))
-os.makedirs(os.path.join(here, "cases"), exist_ok=True)
-with open(os.path.join(here, "cases", "spatial.json"), "w") as f:
+with open(OUT, "w") as f:
     f.write('{"format": "openinfer.cpu_kernel_cases", "cases": [\n')
     f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
     f.write("\n]}\n")

@@ -6,13 +6,17 @@ pow's special cases. Expectations from mpmath at 60 digits, rounded to f32 once;
 2 ulp. Every backend with these kernels runs them (tests/common/kernel_cases.hpp).
 
 Usage: /usr/bin/python3 tests/plugins/gen_vulkan_extra_cases.py  (writes cases/vulkan_extra.json)
+--out DIR writes it in DIR instead.
 """
 import json
 import math
-import os
 
 import mpmath
 import numpy as np
+
+from case_output import output_path
+
+OUT = output_path("vulkan_extra.json")
 
 mpmath.mp.dps = 60
 
@@ -73,8 +77,7 @@ cases = [
 ]
 cases[-3]["ulp"] = 0  # sqrt: correctly rounded
 
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases", "vulkan_extra.json")
-with open(path, "w") as f:
+with open(OUT, "w") as f:
     json.dump({"format": "openinfer.cpu_kernel_cases", "cases": cases}, f, indent=0)
     f.write("\n")
-print(f"{len(cases)} cases -> {path}")
+print(f"{len(cases)} cases -> {OUT}")

@@ -7,13 +7,16 @@ Expectations from Python integers, fractions (exact_floats.py) and math.sqrt (IE
 rounded); every backend with these kernels runs them (tests/common/kernel_cases.hpp).
 
 Usage: /usr/bin/python3 tests/plugins/gen_wide_dtypes.py  (writes cases/wide_dtypes.json)
+--out DIR writes it in DIR instead.
 """
 import json
 import math
-import os
 import struct
 
 from exact_floats import float_bits, round_to
+from case_output import output_path
+
+OUT = output_path("wide_dtypes.json")
 
 PACK = {"i64": "<q", "u64": "<Q", "f64": "<d"}
 
@@ -119,8 +122,7 @@ roots = [2.0, 3.0, 0.1, 1e-300, 5e-324, 1e300, 1.7976931348623157e308, 0.9999999
 cases.append(case("sqrt", [tensor("f64", roots)], tensor("f64", [math.sqrt(v) for v in roots]),
                   ulp=0))
 
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases", "wide_dtypes.json")
-with open(path, "w") as f:
+with open(OUT, "w") as f:
     json.dump({"format": "openinfer.cpu_kernel_cases", "cases": cases}, f, indent=0)
     f.write("\n")
-print(f"{len(cases)} cases -> {path}")
+print(f"{len(cases)} cases -> {OUT}")

@@ -1,7 +1,17 @@
 """Writes c/conv_model.txt and c/conv_input.txt (text form of .oinf) with deterministic
 pseudo-random values in [0, 1) (no heavy cancellation, so ops.md's relative tolerance holds
-between summation orders). Run from tests/synth: /usr/bin/python3 c/gen_conv_data.py"""
+between summation orders). Run from tests/synth: /usr/bin/python3 c/gen_conv_data.py [--out DIR]
+(--out: write the two files in DIR instead of c/)"""
+import argparse
+import os
+
 import numpy as np
+
+parser = argparse.ArgumentParser(description="Writes conv_model.txt and conv_input.txt.")
+parser.add_argument("--out", metavar="DIR", default="c",
+                    help="default: c (in the working directory)")
+OUT = parser.parse_args().out
+os.makedirs(OUT, exist_ok=True)
 
 rng = np.random.default_rng(20261124)
 
@@ -14,7 +24,7 @@ def tensor(name, dtype, shape):
     return f"{name}: {dtype}[{dims}] = {{ {vals} }}\n"
 
 
-with open("c/conv_model.txt", "w") as f:
+with open(os.path.join(OUT, "conv_model.txt"), "w") as f:
     f.write("# openinfer oinf text v1\n")
     for name, dtype, shape in [("b1", "f32", (5,)), ("b3", "f32", (3,)), ("bd", "f64", (3,)),
                                ("w1", "f32", (5, 4, 3)), ("w2", "f32", (6, 2, 3, 2)),
@@ -23,7 +33,7 @@ with open("c/conv_model.txt", "w") as f:
                                ("w5", "f32", (16, 2, 3, 3)), ("w6", "f32", (8, 3, 3, 3)),
                                ("b6", "f32", (8,)), ("w7", "f32", (2, 1, 3, 3))]:
         f.write(tensor(name, dtype, shape))
-with open("c/conv_input.txt", "w") as f:
+with open(os.path.join(OUT, "conv_input.txt"), "w") as f:
     f.write("# openinfer oinf text v1\n")
     for name, dtype, shape in [("x1", "f32", (2, 4, 9)), ("x2", "f32", (1, 4, 6, 7)),
                                ("xd", "f64", (1, 3, 8)), ("x4", "f32", (2, 6, 7)),
