@@ -331,6 +331,21 @@ block entry {
   };
   c.expect_error = "table 'seen': index t = 5 exceeds its @fixed bound t=5";
   run_case(c);
+
+  // A dynamic input never inserted: the simulator's error, not a step on zeros and exit 0.
+  c.name = "dynamic_input_not_inserted";
+  c.source = R"(
+dynamic { x: f32[N]; k: f32[N]; }
+volatile { y: f32[N]; }
+block entry {
+  op add(x, k) >> y;
+  return y;
+}
+)";
+  c.model = [](ModelWriter& w) { w.add_sizevar("N", 4); };
+  c.inputs = {{"x", Tensor::from(ramp(4, 1.0f, 0.1f), {4})}};
+  c.expect_error = "dynamic variable 'k' was not inserted for this step";
+  run_case(c);
 }
 
 // The C target's fixtures of these features, as they are (bit-exact: conversions round once).

@@ -20,6 +20,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -993,7 +994,10 @@ class Runner {
     }
   }
 
+  // Every dynamic value needs a fresh insert each step (dsl.md); the simulator and the C target
+  // stop with the same message, so a missing one never runs on stale or zero data.
   void insert_inputs(uint64_t step) {
+    std::set<std::string> inserted;
     for (const auto& [name, spec] : opt_.inputs) {
       const Value& v = value(name);
       const size_t colon = spec.find(':');
@@ -1012,7 +1016,12 @@ class Runner {
         input_error(file + ": tensor '" + tensor + "' is not " + v.dtype + shape_text(v.shape) +
                     " with data");
       upload(v, it->second.data.data(), it->second.data.size());
+      inserted.insert(name);
     }
+    for (const Value& v : values_)
+      if (v.storage == "dynamic" && !inserted.count(v.name))
+        throw Failure(1, "step " + std::to_string(step) + ": dynamic variable '" + v.name +
+                             "' was not inserted for this step (insert it before every step)");
   }
 
   // A shader that met a run-time error (gather's index out of range) wrote its code and
