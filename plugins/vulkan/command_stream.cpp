@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backend.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace oi::vulkan {
@@ -76,14 +77,16 @@ void CommandStream::close() noexcept {
   if (command_pool_) s_.device.destroyCommandPool(command_pool_);  // frees the buffers
   command_pool_ = nullptr;
   if (const char* env = std::getenv("OPENINFER_VULKAN_STATS"); env != nullptr && *env != '\0') {
-    std::fprintf(stderr,
-                 "vulkan: %llu commands (%llu dispatches) in %llu submits, %llu waits, %llu host "
-                 "round trips\n",
-                 static_cast<unsigned long long>(stats_.commands),
-                 static_cast<unsigned long long>(stats_.dispatches),
-                 static_cast<unsigned long long>(stats_.submits),
-                 static_cast<unsigned long long>(stats_.waits),
-                 static_cast<unsigned long long>(stats_.round_trips));
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%llu commands (%llu dispatches) in %llu submits, %llu waits, %llu host round "
+                  "trips",
+                  static_cast<unsigned long long>(stats_.commands),
+                  static_cast<unsigned long long>(stats_.dispatches),
+                  static_cast<unsigned long long>(stats_.submits),
+                  static_cast<unsigned long long>(stats_.waits),
+                  static_cast<unsigned long long>(stats_.round_trips));
+    abi::log(host(), OI_LOG_INFO, line);  // "plugin 'vulkan': ..." on stderr by default
   }
   s_ = {};
 }
