@@ -37,12 +37,43 @@ std::string summarize(const std::string& name, const Tensor& value, size_t max_v
   return s.str();
 }
 
+namespace {
+
+// Where a node's calls ran: "vulkan"; "cpu (declined by vulkan)" when every call was declined
+// there; "vulkan, cpu (1 of 3 calls declined by vulkan)" when some were.
+std::string placement(const std::vector<std::pair<std::string, uint64_t>>& backends,
+                      const std::vector<std::pair<std::string, uint64_t>>& declined,
+                      uint64_t calls) {
+  std::string text;
+  for (const auto& [name, n] : backends) text += (text.empty() ? "" : ", ") + name;
+  std::string why;
+  for (const auto& [name, n] : declined) {
+    why += why.empty() ? " (" : "; ";
+    if (n != calls) why += std::to_string(n) + " of " + std::to_string(calls) + " calls ";
+    why += "declined by " + name;
+  }
+  return text + (why.empty() ? "" : why + ")");
+}
+
+void count(std::vector<std::pair<std::string, uint64_t>>& list, std::string_view name) {
+  for (auto& [n, k] : list) {
+    if (n == name) {
+      ++k;
+      return;
+    }
+  }
+  list.emplace_back(std::string(name), 1);
+}
+
+}  // namespace
+
 void print_timing_table(std::ostream& out, std::span<const ExecEvent> events, uint64_t steps) {
   struct Row {
     std::string block, kind, op;
     uint32_t index = 0;
     uint64_t calls = 0;
     int64_t total_ns = 0;
+    std::vector<std::pair<std::string, uint64_t>> backends, declined;  // in order of first use
   };
   std::vector<Row> rows;
   std::map<std::pair<std::string, uint32_t>, size_t> where;
@@ -51,12 +82,18 @@ void print_timing_table(std::ostream& out, std::span<const ExecEvent> events, ui
     auto key = std::make_pair(std::string(ev.block), ev.node_index);
     auto [it, fresh] = where.emplace(key, rows.size());
     if (fresh) {
-      rows.push_back({key.first, std::string(node_kind_name(ev.kind)), std::string(ev.op_name),
-                      ev.node_index});
+      Row row;
+      row.block = key.first;
+      row.kind = node_kind_name(ev.kind);
+      row.op = ev.op_name;
+      row.index = ev.node_index;
+      rows.push_back(std::move(row));
     }
     Row& r = rows[it->second];
     r.calls += 1;
     r.total_ns += ev.duration_ns();
+    if (!ev.backend.empty()) count(r.backends, ev.backend);
+    if (!ev.declined_by.empty()) count(r.declined, ev.declined_by);
     auto [ext, first] = step_extent.emplace(ev.step, std::make_pair(ev.start_ns, ev.end_ns));
     if (!first) {
       ext->second.first = std::min(ext->second.first, ev.start_ns);
@@ -67,14 +104,16 @@ void print_timing_table(std::ostream& out, std::span<const ExecEvent> events, ui
   out << "  " << std::left << std::setw(12) << "block" << std::right << std::setw(5) << "node"
       << "  " << std::left << std::setw(16) << "op" << std::right << std::setw(7) << "calls"
       << std::setw(12) << "total" << std::setw(12) << "mean"
-      << "\n";
+      << "  backend\n";
   out << std::fixed << std::setprecision(3);
   for (const Row& r : rows) {
     const double total = static_cast<double>(r.total_ns) / 1000.0;
     out << "  " << std::left << std::setw(12) << r.block << std::right << std::setw(5) << r.index
         << "  " << std::left << std::setw(16) << (r.op.empty() ? r.kind : r.op) << std::right
         << std::setw(7) << r.calls << std::setw(12) << total << std::setw(12)
-        << total / static_cast<double>(r.calls) << "\n";
+        << total / static_cast<double>(r.calls);
+    const std::string placed = placement(r.backends, r.declined, r.calls);
+    out << (placed.empty() ? "" : "  " + placed) << "\n";
   }
   // Wall time, not the sum of rows: consumer blocks run beside entry and loops enclose bodies.
   int64_t wall_ns = 0;

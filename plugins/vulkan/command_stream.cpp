@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backend.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace oi::vulkan {
@@ -14,6 +15,8 @@ namespace {
 constexpr vk::DeviceSize kMaxArena = 16u << 20;       // transfers go through in pieces of this
 constexpr vk::DeviceSize kMaxInlineBytes = 4u << 20;  // vkCmdUpdateBuffer data per batch
 constexpr uint32_t kSetsPerPool = 256;
+
+thread_local uint64_t t_device_writes = 0;
 
 vk::DeviceSize align_up(vk::DeviceSize v, vk::DeviceSize a) {
   return (v + a - 1) / a * a;
@@ -35,6 +38,10 @@ std::string describe(const vk::SystemError& e) {
 }
 
 }  // namespace
+
+uint64_t device_writes_on_this_thread() {
+  return t_device_writes;
+}
 
 void CommandStream::open(const StreamSetup& setup) {
   s_ = setup;
@@ -76,14 +83,16 @@ void CommandStream::close() noexcept {
   if (command_pool_) s_.device.destroyCommandPool(command_pool_);  // frees the buffers
   command_pool_ = nullptr;
   if (const char* env = std::getenv("OPENINFER_VULKAN_STATS"); env != nullptr && *env != '\0') {
-    std::fprintf(stderr,
-                 "vulkan: %llu commands (%llu dispatches) in %llu submits, %llu waits, %llu host "
-                 "round trips\n",
-                 static_cast<unsigned long long>(stats_.commands),
-                 static_cast<unsigned long long>(stats_.dispatches),
-                 static_cast<unsigned long long>(stats_.submits),
-                 static_cast<unsigned long long>(stats_.waits),
-                 static_cast<unsigned long long>(stats_.round_trips));
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%llu commands (%llu dispatches) in %llu submits, %llu waits, %llu host round "
+                  "trips",
+                  static_cast<unsigned long long>(stats_.commands),
+                  static_cast<unsigned long long>(stats_.dispatches),
+                  static_cast<unsigned long long>(stats_.submits),
+                  static_cast<unsigned long long>(stats_.waits),
+                  static_cast<unsigned long long>(stats_.round_trips));
+    abi::log(host(), OI_LOG_INFO, line);  // "plugin 'vulkan': ..." on stderr by default
   }
   s_ = {};
 }
@@ -252,6 +261,7 @@ DispatchSlot CommandStream::begin_dispatch(std::span<const uint32_t> params) {
   slot.set = allocate_set(*b);
   slot.params = vk::DescriptorBufferInfo(b->params.alloc.buffer, at, bytes);
   ++stats_.dispatches;
+  ++t_device_writes;
   return slot;
 }
 
@@ -268,12 +278,14 @@ void CommandStream::end_command() {
 }
 
 void CommandStream::fill_zero(vk::Buffer buffer) {
+  ++t_device_writes;
   recording().cmd.fillBuffer(buffer, 0, VK_WHOLE_SIZE, 0);
   end_command();
 }
 
 void CommandStream::upload(vk::Buffer dst, vk::DeviceSize offset, const void* src,
                            vk::DeviceSize bytes) {
+  ++t_device_writes;
   const auto* from = static_cast<const std::byte*>(src);
   if (bytes <= kInlineUpload && offset % 4 == 0 && bytes % 4 == 0) {
     // The data goes into the command buffer: no staging, and in order with the commands around.
@@ -295,6 +307,7 @@ void CommandStream::upload(vk::Buffer dst, vk::DeviceSize offset, const void* sr
 
 void CommandStream::copy(vk::Buffer src, vk::DeviceSize src_offset, vk::Buffer dst,
                          vk::DeviceSize dst_offset, vk::DeviceSize bytes) {
+  ++t_device_writes;
   recording().cmd.copyBuffer(src, dst, vk::BufferCopy(src_offset, dst_offset, bytes));
   end_command();
 }

@@ -53,6 +53,11 @@ struct StreamStats {
   uint64_t round_trips = 0;  // downloads and synchronize calls: the host waited for results
 };
 
+// Commands that write device memory (dispatches, fills, uploads, copies) recorded so far by the
+// calling thread, on any stream: a kernel that declines its call must not have recorded any
+// (kernel_registry.cpp checks).
+uint64_t device_writes_on_this_thread();
+
 class CommandStream {
  public:
   static constexpr size_t kBatches = 3;          // the CPU records one while the GPU runs others

@@ -178,7 +178,7 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   for (size_t i = 0; i < kDataBindings; ++i) {
     const oi_buffer* b = job.buffers[i] ? job.buffers[i] : job.buffers[job.output];
     if (b->alloc.size > d.phys->caps.max_storage_range) {
-      throw abi::StatusError(OI_STATUS_UNIMPLEMENTED,
+      throw abi::StatusError(OI_STATUS_DECLINED,
                              "buffer larger than the device's maxStorageBufferRange (" +
                                  std::to_string(d.phys->caps.max_storage_range) + " bytes)");
     }

@@ -84,6 +84,8 @@ BOOST_AUTO_TEST_CASE(trace_json_has_the_seeds_fields) {
   BOOST_TEST(op.at("node_index").to_number<int64_t>() == 1);
   BOOST_TEST(op.at("kind").as_string() == "OpExecute");
   BOOST_TEST(op.at("op_name").as_string() == "add");
+  BOOST_TEST(op.at("backend").as_string() == "cpu");  // where it ran
+  BOOST_TEST(!op.contains("declined_by"));
   BOOST_TEST(op.at("params").as_array() == boost::json::array({"x", "a"}));
   BOOST_TEST(op.at("output").as_array() == boost::json::array({"t0"}));
   BOOST_TEST(op.at("node_uuid").as_string() == sim.graph().blocks[0].nodes[1].uuid);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "openinfer/error.hpp"
+#include "openinfer/plugin_abi.hpp"
 #include "openinfer/plugin_host.hpp"
 #include "plugin_test_support.hpp"
 
@@ -52,12 +53,13 @@ BOOST_AUTO_TEST_CASE(every_file_is_loaded_or_reported_with_its_reason) {
   BOOST_REQUIRE(softplus);
   BOOST_TEST((softplus->kind == oi::PluginKind::Kernels));
   BOOST_TEST(softplus->version == "1.0.0");
-  BOOST_TEST(softplus->abi_version == 1u);
+  BOOST_TEST(softplus->abi_version == 2u);
   BOOST_TEST(softplus->target_backend == "cpu");
   BOOST_TEST(softplus->kernel_count == 3u);
   BOOST_TEST(softplus->path == dir / fixture("softplus_kernels").filename());
   BOOST_TEST(loaded(plugins, "thrower"));
   BOOST_TEST(loaded(plugins, "legacy"));
+  BOOST_TEST(loaded(plugins, "legacy")->abi_version == 1u);
 
   const auto* text = skipped_file(registry, dir / "README.txt");
   BOOST_REQUIRE(text);
@@ -69,7 +71,7 @@ BOOST_AUTO_TEST_CASE(every_file_is_loaded_or_reported_with_its_reason) {
   const auto* too_new = skipped_file(registry, fixture("too_new_abi"));
   BOOST_REQUIRE(too_new);
   BOOST_TEST((too_new->reason == SkipReason::AbiTooNew));
-  BOOST_TEST(too_new->detail.find("plugin ABI 2, this host supports 1 to 1") != std::string::npos);
+  BOOST_TEST(too_new->detail.find("plugin ABI 3, this host supports 1 to 2") != std::string::npos);
   const auto* fails = skipped_file(registry, fixture("init_fails"));
   BOOST_REQUIRE(fails);
   BOOST_TEST((fails->reason == SkipReason::InitFailed));
@@ -169,6 +171,8 @@ BOOST_AUTO_TEST_CASE(an_older_plugin_with_a_smaller_table_still_loads_and_runs) 
   const oi::Kernel* add =
       legacy->find_kernel("add", std::vector{f32, f32}, f32, oi::KernelMode::Normal);
   BOOST_REQUIRE(add);
+  BOOST_TEST(add->abi_version == 1u);
+  BOOST_TEST(!legacy->can_copy_buffers());
   const float a[3] = {1.5f, -2.0f, 0.25f}, b[3] = {2.0f, 0.5f, 0.25f};
   std::vector<uint64_t> dims{3};
   auto ba = legacy->alloc(12), bb = legacy->alloc(12), by = legacy->alloc(12);
@@ -185,6 +189,80 @@ BOOST_AUTO_TEST_CASE(an_older_plugin_with_a_smaller_table_still_loads_and_runs) 
   BOOST_TEST(y[2] == 0.5f);
   float host[1] = {0};
   BOOST_CHECK_THROW(legacy->wrap_host(host, 4), oi::Error);
+}
+
+// One number, one layout: a table that reports ABI 1 ends at ABI 1's 112 bytes, even when its
+// struct_size covers buffer_copy (built between the slot's arrival and the version bump).
+BOOST_AUTO_TEST_CASE(an_abi_1_plugin_gets_none_of_the_abi_2_fields) {
+  fs::path dir = fresh_dir("interim");
+  copy_into(dir, fixture("abi1_interim_backend"));
+  auto registry = oi::PluginRegistry::discover({dir});
+  auto interim = registry.backend("interim");
+  BOOST_TEST(interim->plugin().abi_version == 1u);
+  BOOST_TEST(!interim->can_copy_buffers());  // its buffer_copy fails if called
+  const float data[2] = {1.5f, -4.0f};
+  auto src = interim->alloc(8), dst = interim->alloc(8);
+  interim->upload(*src, 0, std::as_bytes(std::span(data)));
+  interim->copy(*src, 0, *dst, 0, 8);  // through the host
+  float out[2] = {0, 0};
+  interim->download(*dst, 0, std::as_writable_bytes(std::span(out)));
+  BOOST_TEST(out[0] == 1.5f);
+  BOOST_TEST(out[1] == -4.0f);
+
+  // Status 8 is OI_STATUS_DECLINED only from ABI 2 kernels: here it is a plain error.
+  const oi::DType f32 = oi::DType::f32;
+  const oi::Kernel* add =
+      interim->find_kernel("add", std::vector{f32, f32}, f32, oi::KernelMode::Normal);
+  BOOST_REQUIRE(add);
+  std::vector<uint64_t> dims{2};
+  oi::TensorArg ins[] = {{f32, dims, src.get(), 0}, {f32, dims, src.get(), 0}};
+  oi::TensorArg outs[] = {{f32, dims, dst.get(), 0}};
+  try {
+    interim->run(*add, ins, outs, {});
+    BOOST_FAIL("no error");
+  } catch (const oi::KernelDeclined&) {
+    BOOST_FAIL("an ABI 1 kernel cannot decline");
+  } catch (const oi::Error& e) {
+    BOOST_TEST(std::string(e.what()).find("interim: status 8 from an ABI 1 kernel") !=
+               std::string::npos);
+  }
+}
+
+// ABI 1 reserved the emitter kind with an empty table: an ABI 1 emitter is refused, not read.
+BOOST_AUTO_TEST_CASE(an_abi_1_emitter_is_skipped) {
+  fs::path dir = fresh_dir("abi1_emitter");
+  copy_into(dir, fixture("abi1_emitter"));
+  auto registry = oi::PluginRegistry::discover({dir});
+  BOOST_TEST(registry.plugins().empty());
+  BOOST_REQUIRE(registry.skipped().size() == 1u);
+  BOOST_TEST((registry.skipped()[0].reason == SkipReason::InitFailed));
+  BOOST_TEST(registry.skipped()[0].detail.find("emitter plugins need plugin ABI 2") !=
+             std::string::npos);
+}
+
+namespace {
+std::vector<std::string> g_logged;
+void record_log(const oi_host_api*, uint32_t level, const char* message) {
+  g_logged.push_back(std::to_string(level) + " " + message);
+}
+}  // namespace
+
+// oi::abi::log (plugin_abi.hpp) calls oi_host_api.log only on a host of ABI 2 or later.
+BOOST_AUTO_TEST_CASE(the_log_helper_uses_the_host_log_only_where_the_host_has_one) {
+  oi_host_api v2{};
+  v2.struct_size = sizeof(v2);
+  v2.abi_version = 2;
+  v2.log = record_log;
+  g_logged.clear();
+  oi::abi::log(&v2, OI_LOG_WARNING, "careful");
+  BOOST_TEST(g_logged == std::vector<std::string>{"2 careful"}, boost::test_tools::per_element());
+  oi_host_api v1 = v2;
+  v1.abi_version = 1;  // a v1 host has no log even if the bytes are there: stderr instead
+  oi::abi::log(&v1, OI_LOG_DEBUG, "dropped");
+  oi_host_api small = v2;
+  small.struct_size = offsetof(oi_host_api, log);  // too small to hold it
+  oi::abi::log(&small, OI_LOG_DEBUG, "dropped");
+  BOOST_TEST(g_logged.size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_backend_is_an_environment_error_listing_what_was_found) {

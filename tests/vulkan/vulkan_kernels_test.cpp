@@ -17,7 +17,10 @@
 #include "../common/kernel_cases.hpp"
 #include "openinfer/error.hpp"
 #include "openinfer/float_formats.hpp"
+#include "openinfer/graph.hpp"
+#include "openinfer/model.hpp"
 #include "openinfer/plugin_host.hpp"
+#include "openinfer/simulator.hpp"
 
 namespace json = boost::json;
 using oi::DType;
@@ -300,13 +303,54 @@ BOOST_AUTO_TEST_CASE(broadcasting_at_byte_offsets) {
   BOOST_TEST(bad == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(misaligned_offsets_are_refused_not_miscomputed) {
+// Declined (OI_STATUS_DECLINED): the host may run the call elsewhere; nothing is computed here.
+BOOST_AUTO_TEST_CASE(misaligned_offsets_are_declined_not_miscomputed) {
   std::vector<uint64_t> dims{4};
   auto buf = gpu()->alloc(64);
   oi::TensorArg ins[] = {{DType::f32, dims, buf.get(), 2}, {DType::f32, dims, buf.get(), 0}};
   oi::TensorArg outs[] = {{DType::f32, dims, buf.get(), 32}};
-  BOOST_CHECK_THROW(gpu()->run(kernel("add", {DType::f32, DType::f32}, DType::f32), ins, outs, {}),
-                    oi::Error);
+  try {
+    gpu()->run(kernel("add", {DType::f32, DType::f32}, DType::f32), ins, outs, {});
+    BOOST_FAIL("no decline");
+  } catch (const oi::KernelDeclined& e) {
+    BOOST_TEST(e.backend() == "vulkan");
+    BOOST_TEST(e.reason().find("byte offsets") != std::string::npos);
+  }
+}
+
+// A reduction of rank 9 is beyond the shaders (rank 8): the Vulkan kernel declines the call and
+// the executor runs it on the CPU fallback, which the events record.
+BOOST_AUTO_TEST_CASE(a_rank_9_reduction_is_declined_and_runs_on_the_cpu) {
+  const oi::Graph graph = oi::Graph::parse(R"(
+dynamic { x: f32[1, 1, 1, 1, 1, 1, 2, 3, 4]; }
+block entry {
+  assign s: f32[1, 1, 1, 1, 1, 1, 2, 3, 1];
+  op sum_axis(x, axes=[8], keepdims=true) >> s;
+  return s;
+}
+)",
+                                           "rank9.oi");
+  const oi::Model model = oi::Model::from_bytes(oi::ModelWriter().to_bytes(), "empty.oinf");
+  oi::SimulatorOptions options;
+  options.fallback = registry().backend("cpu");
+  const oi::Simulator sim(model, graph, gpu(), options);
+  auto exec = sim.make_executor();
+  std::vector<float> x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  exec.insert("x", oi::Tensor::from<float>(x, {1, 1, 1, 1, 1, 1, 2, 3, 4}));
+  exec.step();
+  const auto s = exec.fetch<float>("s");
+  BOOST_REQUIRE(s.size() == 6u);
+  for (size_t r = 0; r < 6; ++r) BOOST_TEST(s[r] == static_cast<float>(16 * r + 6));
+  bool seen = false;
+  for (const auto& ev : exec.events()) {
+    if (ev.kind != oi::NodeKind::Op) continue;
+    seen = true;
+    BOOST_TEST(ev.backend == "cpu");
+    BOOST_TEST(ev.declined_by == "vulkan");
+    BOOST_TEST(ev.decline_reason == "vulkan: tensors of rank above 8");
+  }
+  BOOST_TEST(seen);
 }
 
 // ops-nn.md: an index out of range is a run-time error naming the op, the index and the bound,

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "openinfer/dtype.hpp"
+#include "openinfer/error.hpp"
 #include "openinfer/plugin_abi.h"
 
 namespace oi {
@@ -68,7 +70,45 @@ struct Kernel {
   KernelMode mode;
   std::string provider;  // the plugin that registered it
   const oi_kernel_def* def;
+  const oi_host_api* host = nullptr;  // the provider's host table (call->host); null: the host's
+  uint32_t abi_version = 1;           // the provider's plugin ABI (DECLINED needs 2)
 };
+
+// Backend::run's error when the kernel declined the call (OI_STATUS_DECLINED, ABI 2): these
+// operands are beyond its limits (rank, sizes, alignment), not wrong, and another backend may
+// run the op. The executor then runs the node on its fallback backend; uncaught it is an input
+// error (exit 1): "backend 'B' declined op 'OP': REASON".
+class KernelDeclined : public Error {
+ public:
+  KernelDeclined(std::string backend, std::string op, std::string reason)
+      : Error(ErrorKind::Input, "backend '" + backend + "' declined op '" + op + "': " + reason),
+        backend_(std::move(backend)),
+        op_(std::move(op)),
+        reason_(std::move(reason)) {}
+  const std::string& backend() const noexcept { return backend_; }
+  const std::string& op() const noexcept { return op_; }
+  const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string backend_, op_, reason_;
+};
+
+// Messages plugins send through oi_host_api.log (ABI 2).
+enum class LogLevel : uint32_t { Debug = 0, Info = 1, Warning = 2, Error = 3 };
+std::string_view log_level_name(LogLevel level);  // "debug", "info", "warning", "error"
+struct PluginLogMessage {
+  std::string_view plugin;  // the plugin's name (its file name while its init runs)
+  LogLevel level;
+  std::string_view message;
+};
+using PluginLogSink = std::function<void(const PluginLogMessage&)>;
+// Where plugin messages go, process-wide: installs `sink` and returns the one it replaces.
+// Calls are serialised (one at a time, from whichever thread the plugin logs on); a sink must
+// not call into plugins or install another sink. An empty function restores the default.
+PluginLogSink set_plugin_log_sink(PluginLogSink sink);
+// The default: INFO and above to stderr, one line each, "plugin 'NAME': warning: MESSAGE"
+// ("error: ", none for INFO); DEBUG is dropped.
+void default_plugin_log_sink(const PluginLogMessage& message);
 
 class Backend;
 
@@ -134,7 +174,8 @@ class Backend : public std::enable_shared_from_this<Backend> {
   std::shared_ptr<DeviceBuffer> wrap_host(void* memory, uint64_t bytes);
   void upload(DeviceBuffer& buffer, uint64_t offset, std::span<const std::byte> data);
   void download(const DeviceBuffer& buffer, uint64_t offset, std::span<std::byte> data) const;
-  // True when the plugin copies between its buffers itself (oi_backend_api.buffer_copy).
+  // True when the plugin copies between its buffers itself (oi_backend_api.buffer_copy, read
+  // only from a plugin of ABI 2 or later).
   bool can_copy_buffers() const;
   // Copies `bytes` bytes inside the backend's memory, in order with kernels and transfers and
   // without waiting where the plugin has buffer_copy; else through the host (download, upload).
@@ -142,7 +183,8 @@ class Backend : public std::enable_shared_from_this<Backend> {
   void copy(const DeviceBuffer& src, uint64_t src_offset, DeviceBuffer& dst, uint64_t dst_offset,
             uint64_t bytes);
   // Runs a kernel from kernels(). The caller has validated the operands against the op's
-  // schema. A failure status becomes oi::Error carrying the plugin's message.
+  // schema. A failure status becomes oi::Error carrying the plugin's message; a decline
+  // (OI_STATUS_DECLINED from a kernel of an ABI 2 plugin) becomes KernelDeclined.
   void run(const Kernel& kernel, std::span<const TensorArg> inputs,
            std::span<const TensorArg> outputs, std::span<const KernelSetting> settings);
   void synchronize();

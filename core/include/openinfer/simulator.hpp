@@ -42,7 +42,7 @@ struct SimulatorOptions {
   const OpCatalog* catalog = nullptr;
 };
 
-// One executed node. Views point into the simulator's copy of the graph.
+// One executed node. Views point into the simulator's copy of the graph and its backends.
 struct ExecEvent {
   NodeKind kind = NodeKind::Barrier;
   std::string_view block;
@@ -57,6 +57,12 @@ struct ExecEvent {
   uint64_t thread = 0;     // a small id of the OS thread that ran the node
   int64_t start_ns = 0;    // since the executor was made; 0 without timing
   int64_t end_ns = 0;
+  // Op nodes: the backend whose kernel ran the call. When a backend declined the call first
+  // (OI_STATUS_DECLINED: its operands were beyond that kernel's limits), declined_by names it
+  // and decline_reason is its message; the call then ran on `backend`, the other one.
+  std::string_view backend;
+  std::string_view declined_by;
+  std::string decline_reason;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 

@@ -89,7 +89,7 @@ bool Interpreter::step_node() {
   ev.start_ns = ctx_.now_ns();
   execute(node, ev);
   ev.end_ns = ctx_.now_ns();
-  events_->push_back(ev);
+  events_->push_back(std::move(ev));
   return true;
 }
 
@@ -117,7 +117,7 @@ void Interpreter::execute(const Node& node, ExecEvent& ev) {
     case NodeKind::Dep:
       return;  // temporaries are zeroed lazily; ordering nodes do nothing when run in order
     case NodeKind::Op:
-      run_op(node);
+      run_op(node, ev);
       return;
     case NodeKind::Transfer:
     case NodeKind::CacheWrite: {

@@ -70,7 +70,11 @@ class Interpreter {
   };
 
   void execute(const Node& node, ExecEvent& ev);
-  void run_op(const Node& node);
+  // Runs an op node on its backend; a declined call runs on the other backend of the program
+  // (its fallback), recorded in `ev`.
+  void run_op(const Node& node, ExecEvent& ev);
+  void run_op_on(const Node& node, const OpPlan& plan, BackendSlot& slot, const Kernel& kernel,
+                 KernelMode mode);
   bool inputs_on_host(const Node& node, const OpPlan& plan);
   // transfer / cache.write of a value held in device memory, copied inside the device
   // (interpreter_device.cpp); false when the host path must run.

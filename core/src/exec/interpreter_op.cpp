@@ -132,13 +132,52 @@ bool Interpreter::inputs_on_host(const Node& node, const OpPlan& plan) {
   return true;
 }
 
-void Interpreter::run_op(const Node& node) {
+void Interpreter::run_op(const Node& node, ExecEvent& ev) {
   const OpPlan& plan = ctx_.program.ops.at(&node);
-  const VarInfo& out_var = *plan.output_var;
+  BackendSlot* fallback = ctx_.program.fallback.get();
   // A tiny result of host values is computed on the host (kHostOpBytes in program.hpp).
   const bool on_host = plan.host_kernel != nullptr && inputs_on_host(node, plan);
-  BackendSlot& slot = on_host ? *ctx_.program.fallback : *plan.backend;
-  const Kernel& kernel = on_host ? *plan.host_kernel : *plan.kernel;
+  BackendSlot& slot = on_host ? *fallback : *plan.backend;
+  ev.backend = slot.backend->name();
+  try {
+    if (on_host) {
+      run_op_on(node, plan, slot, *plan.host_kernel, plan.mode);
+    } else {
+      run_op_on(node, plan, slot, *plan.kernel, plan.mode);
+    }
+    return;
+  } catch (const KernelDeclined& declined) {
+    // The kernel took nothing of this call (plugin_abi.h: it declines before writing or
+    // queueing anything), so the node runs again, whole, on the other backend: inputs read to
+    // its memory, the output written back, as for an op the backend lacks. Only this call:
+    // the next one tries the node's own backend again.
+    BackendSlot* other = on_host ? plan.backend : plan.decline_kernel ? fallback : nullptr;
+    const Kernel* kernel = on_host ? plan.kernel : plan.decline_kernel;
+    if (other == nullptr || kernel == nullptr || other == &slot) {
+      std::string why;
+      if (fallback == nullptr) {
+        why = "no fallback backend is loaded to run it";
+      } else if (fallback == &slot) {  // the node was on the fallback: the primary lacks the op
+        why = "backend '" + ctx_.program.primary->backend->name() + "' has no kernel for it";
+      } else {
+        why = "the fallback backend '" + fallback->backend->name() + "' has no kernel for it";
+      }
+      throw input_error(where(node.loc) + declined.what() + "; " + why);
+    }
+    ev.declined_by = slot.backend->name();
+    ev.decline_reason = declined.reason();
+    ev.backend = other->backend->name();
+    try {
+      run_op_on(node, plan, *other, *kernel, on_host ? plan.mode : plan.decline_mode);
+    } catch (const KernelDeclined& again) {
+      throw input_error(where(node.loc) + declined.what() + ", and " + again.what());
+    }
+  }
+}
+
+void Interpreter::run_op_on(const Node& node, const OpPlan& plan, BackendSlot& slot,
+                            const Kernel& kernel, KernelMode mode) {
+  const VarInfo& out_var = *plan.output_var;
 
   // Values stay in a device backend's memory between nodes (entry's interpreter only:
   // consumers run concurrently on snapshots and copy through the host).
@@ -150,9 +189,9 @@ void Interpreter::run_op(const Node& node) {
   Tensor* out = nullptr;
   const bool plain = !node.output.has_brackets && !out_var.table && !out_var.auto_dim;
   const bool overlaid = overlay_value(out_var) != nullptr;
-  bool direct = plain && !(plan.output_aliases_input && plan.mode != KernelMode::InPlace);
+  bool direct = plain && !(plan.output_aliases_input && mode != KernelMode::InPlace);
   // A table entry (or slice) written on the device goes into the table's device copy.
-  const bool table_device = resident && !plain && !overlaid && plan.mode == KernelMode::Normal &&
+  const bool table_device = resident && !plain && !overlaid && mode == KernelMode::Normal &&
                             ctx_.memory.device_table_capable(out_var);
   std::vector<SlotValue> table_slots;
   Shape table_shape;
@@ -162,7 +201,7 @@ void Interpreter::run_op(const Node& node) {
     out = &staged;  // unused: the kernel writes the table's staging buffer
   } else if (direct) {
     out = resident && !overlaid ? &ctx_.memory.write(out_var, node.output.loc, HostSync::No)
-                                : &plain_output(node.output, plan.mode == KernelMode::Normal);
+                                : &plain_output(node.output, mode == KernelMode::Normal);
     out->mutable_bytes();
   } else if (!plain) {
     Tensor current;
@@ -231,9 +270,9 @@ void Interpreter::run_op(const Node& node) {
     std::shared_ptr<DeviceBuffer> table_out;
     if (table_device) table_out = ctx_.memory.table_staging(out_var, backend, table_bytes);
     // A staged output gets a buffer of its own (its variable's may be an input).
-    const DeviceBuffer* out_buffer = table_device ? table_out.get()
-                                                  : buffers.get(*out, direct ? out_state : nullptr,
-                                                                plan.mode == KernelMode::InPlace);
+    const DeviceBuffer* out_buffer =
+        table_device ? table_out.get()
+                     : buffers.get(*out, direct ? out_state : nullptr, mode == KernelMode::InPlace);
     auto& in_args = op_args_;
     in_args.clear();
     for (size_t i = 0; i < inputs.size(); ++i) {

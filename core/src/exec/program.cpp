@@ -271,6 +271,14 @@ void Program::plan_op(const Node& node, const OpCatalog& catalog) {
     if (plain_inputs && bytes && *bytes <= limit)
       plan.host_kernel = fallback->backend->find_kernel(node.op, inputs, output, plan.mode);
   }
+  if (plan.backend == primary.get() && fallback) {
+    // Where a declined call goes: the same mode if the fallback has it, else the next one.
+    for (auto it = std::find(modes.begin(), modes.end(), plan.mode);
+         it != modes.end() && plan.decline_kernel == nullptr; ++it) {
+      plan.decline_kernel = fallback->backend->find_kernel(node.op, inputs, output, *it);
+      plan.decline_mode = *it;
+    }
+  }
   if (plan.backend != primary.get()) {
     warnings.push_back(where(node.loc) + "warning: backend '" + primary->backend->name() +
                        "' lacks " + signature + "; this node runs on '" +

@@ -90,6 +90,10 @@ struct OpPlan {
   // The host fallback's kernel for a tiny result of plain variables (kHostOpBytes): used
   // instead of `kernel` when every input is current on the host (docs/runtime.md).
   const Kernel* host_kernel = nullptr;
+  // The fallback's kernel (in `decline_mode`) for a call the primary's kernel declines
+  // (OI_STATUS_DECLINED): null when `backend` is the fallback or the fallback lacks the op.
+  const Kernel* decline_kernel = nullptr;
+  KernelMode decline_mode = KernelMode::Normal;
   std::vector<PlannedSetting> settings;
   std::vector<KernelSetting> static_settings;  // when !dynamic_settings
 };

@@ -67,6 +67,11 @@ boost::json::array trace_to_json(std::span<const ExecEvent> events) {
     int64_t ns = ev.duration_ns();
     o["micros"] = boost::json::array{ns / 1000000, (ns / 1000) % 1000, ns % 1000};
     o["op_name"] = ev.op_name;
+    if (!ev.backend.empty()) o["backend"] = ev.backend;
+    if (!ev.declined_by.empty()) {
+      o["declined_by"] = ev.declined_by;
+      o["decline_reason"] = ev.decline_reason;
+    }
     o["step"] = ev.step;
     if (ev.iteration >= 0) o["iteration"] = ev.iteration;
     o["track"] = ev.track;

@@ -111,7 +111,9 @@ void Backend::download(const DeviceBuffer& buffer, uint64_t offset,
 }
 
 bool Backend::can_copy_buffers() const {
-  return OI_STRUCT_HAS(state_->api, oi_backend_api, buffer_copy) &&
+  // buffer_copy was added in ABI 2: an ABI 1 table ends before it, whatever its struct_size.
+  return state_->plugin->info.abi_version >= 2 &&
+         OI_STRUCT_HAS(state_->api, oi_backend_api, buffer_copy) &&
          state_->api->buffer_copy != nullptr;
 }
 
@@ -221,7 +223,7 @@ void Backend::run(const Kernel& kernel, std::span<const TensorArg> inputs,
   oi_kernel_call call{};
   call.struct_size = sizeof(call);
   call.abi_version = OI_PLUGIN_ABI_VERSION;
-  call.host = plugin_host::host_api();
+  call.host = kernel.host != nullptr ? kernel.host : plugin_host::host_api();
   call.device = state_->device;
   call.kernel = kernel.def;
   call.inputs = in.data();
@@ -232,6 +234,11 @@ void Backend::run(const Kernel& kernel, std::span<const TensorArg> inputs,
   call.num_settings = static_cast<uint32_t>(set.size());
   // The message is built only on failure: this is the executor's per-node hot path.
   if (oi_status* status = kernel.def->run(&call)) {
+    if (kernel.abi_version >= 2 && plugin_host::status_code_of(status) == OI_STATUS_DECLINED) {
+      std::string reason = plugin_host::take_status_message(status);
+      if (kernel.provider != name()) reason += " (kernel from plugin '" + kernel.provider + "')";
+      throw KernelDeclined(name(), kernel.op, std::move(reason));
+    }
     throw_if_error(status, "op '" + kernel.op + "' failed on backend '" + name() +
                                "' (kernel from plugin '" + kernel.provider + "')");
   }

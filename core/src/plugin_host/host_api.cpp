@@ -1,4 +1,9 @@
-// The oi_host_api table and the conversion between oi_status and oi::Error.
+// The oi_host_api tables (one per plugin file, so that a log message names its plugin), the
+// plugin log sink, and the conversion between oi_status and oi::Error.
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -9,6 +14,33 @@ struct oi_status {
   uint32_t code;
   std::string message;
 };
+
+namespace oi {
+
+std::string_view log_level_name(LogLevel level) {
+  switch (level) {
+    case LogLevel::Debug:
+      return "debug";
+    case LogLevel::Info:
+      return "info";
+    case LogLevel::Warning:
+      return "warning";
+    case LogLevel::Error:
+      return "error";
+  }
+  return "unknown";
+}
+
+void default_plugin_log_sink(const PluginLogMessage& m) {
+  if (m.level == LogLevel::Debug) return;
+  std::string line = "plugin '" + std::string(m.plugin) + "': ";
+  if (m.level != LogLevel::Info) line += std::string(log_level_name(m.level)) + ": ";
+  line.append(m.message);
+  line += '\n';
+  std::fputs(line.c_str(), stderr);  // one write: lines of concurrent plugins do not interleave
+}
+
+}  // namespace oi
 
 namespace oi::plugin_host {
 namespace {
@@ -37,8 +69,56 @@ void status_free(oi_status* status) {
   if (status != &out_of_memory_status) delete status;
 }
 
-const oi_host_api host_table{sizeof(oi_host_api), OI_PLUGIN_ABI_VERSION, status_create,
-                             status_code,         status_message,        status_free};
+void log_message(const oi_host_api* host, uint32_t level, const char* message);
+
+// One plugin file's table and the name its messages carry.
+struct PluginHostTable {
+  oi_host_api api{sizeof(oi_host_api), OI_PLUGIN_ABI_VERSION, status_create, status_code,
+                  status_message,      status_free,           log_message};
+  std::string name;
+};
+
+// Process-wide and never destroyed: a plugin keeps its table, and threads it started may log,
+// until the process ends (plugin libraries are never unloaded).
+struct HostState {
+  std::mutex mutex;  // the maps and the names
+  std::map<std::string, std::unique_ptr<PluginHostTable>> by_path;
+  std::map<const oi_host_api*, PluginHostTable*> by_api;
+  std::mutex sink_mutex;  // serialises sink calls and guards `sink`
+  PluginLogSink sink;
+};
+
+HostState& host_state() {
+  static HostState* state = new HostState;
+  return *state;
+}
+
+void log_message(const oi_host_api* host, uint32_t level, const char* message) {
+  try {
+    HostState& s = host_state();
+    std::string name = "?";
+    {
+      std::lock_guard lock(s.mutex);
+      if (auto it = s.by_api.find(host); it != s.by_api.end()) name = it->second->name;
+    }
+    const LogLevel checked =
+        level > static_cast<uint32_t>(LogLevel::Error) ? LogLevel::Error : LogLevel(level);
+    const PluginLogMessage m{name, checked, message != nullptr ? message : ""};
+    std::lock_guard lock(s.sink_mutex);
+    if (s.sink) {
+      s.sink(m);
+    } else {
+      default_plugin_log_sink(m);
+    }
+  } catch (...) {
+    // A message that cannot be delivered (no memory, a throwing sink) is dropped: nothing
+    // may cross back into the plugin.
+  }
+}
+
+// The table for status calls made outside any plugin (the host's own bookkeeping).
+const oi_host_api host_table{sizeof(oi_host_api), OI_PLUGIN_ABI_VERSION, status_create, status_code,
+                             status_message,      status_free,           log_message};
 
 std::string_view code_name(uint32_t code) {
   switch (code) {
@@ -56,6 +136,8 @@ std::string_view code_name(uint32_t code) {
       return "internal error";
     case OI_STATUS_OUT_OF_MEMORY:
       return "out of memory";
+    case OI_STATUS_DECLINED:
+      return "declined";
     default:
       return "unknown status code";
   }
@@ -65,6 +147,28 @@ std::string_view code_name(uint32_t code) {
 
 const oi_host_api* host_api() {
   return &host_table;
+}
+
+const oi_host_api* host_api_for(const std::filesystem::path& path) {
+  HostState& s = host_state();
+  std::lock_guard lock(s.mutex);
+  auto& table = s.by_path[path.string()];
+  if (!table) {
+    table = std::make_unique<PluginHostTable>();
+    table->name = path.filename().string();
+    s.by_api.emplace(&table->api, table.get());
+  }
+  return &table->api;
+}
+
+void set_host_api_name(const oi_host_api* host, const std::string& name) {
+  HostState& s = host_state();
+  std::lock_guard lock(s.mutex);
+  if (auto it = s.by_api.find(host); it != s.by_api.end()) it->second->name = name;
+}
+
+uint32_t status_code_of(const oi_status* status) {
+  return status_code(status);
 }
 
 std::string take_status_message(oi_status* status) {
@@ -84,3 +188,14 @@ void throw_if_error(oi_status* status, std::string_view context) {
 }
 
 }  // namespace oi::plugin_host
+
+namespace oi {
+
+PluginLogSink set_plugin_log_sink(PluginLogSink sink) {
+  auto& s = plugin_host::host_state();
+  std::lock_guard lock(s.sink_mutex);
+  std::swap(s.sink, sink);
+  return sink;
+}
+
+}  // namespace oi

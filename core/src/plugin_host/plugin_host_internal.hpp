@@ -14,8 +14,14 @@
 
 namespace oi::plugin_host {
 
-// The host API table handed to every plugin.
+// The host API table for the host's own status calls.
 const oi_host_api* host_api();
+// The table handed to the plugin file at `path` (one per file, never freed: a plugin may keep
+// it and log from its own threads until the process ends). Its log messages carry the file's
+// name until set_host_api_name gives the plugin's own.
+const oi_host_api* host_api_for(const std::filesystem::path& path);
+void set_host_api_name(const oi_host_api* host, const std::string& name);
+uint32_t status_code_of(const oi_status* status);
 
 // Takes ownership of `status`; throws oi::Error("CONTEXT: MESSAGE") unless it is NULL.
 // UNAVAILABLE and INCOMPATIBLE are environment errors (exit 3), the rest input errors.
@@ -48,6 +54,7 @@ std::filesystem::path program_directory();
 // before the library closes.
 struct LoadedPlugin {
   std::shared_ptr<PluginLibrary> library;
+  const oi_host_api* host = nullptr;  // the table the plugin was given (host_api_for)
   oi_plugin_info info{};
   PluginDescription description;
   std::vector<Kernel> kernels;  // backends' and kernels plugins' kernel tables

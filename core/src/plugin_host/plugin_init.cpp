@@ -29,7 +29,7 @@ void check_table_header(const Table* table, size_t min_size, const char* what) {
 }
 
 std::vector<Kernel> read_kernels(const oi_kernel_def* defs, uint32_t count,
-                                 const std::string& provider) {
+                                 const LoadedPlugin& provider) {
   if (count > 0 && defs == nullptr) throw BadPluginInfo{"reports kernels but no kernel table"};
   std::vector<Kernel> kernels;
   kernels.reserve(count);
@@ -49,7 +49,14 @@ std::vector<Kernel> read_kernels(const oi_kernel_def* defs, uint32_t count,
     if (d.mode > OI_KERNEL_MODE_ACCUMULATE) {
       throw BadPluginInfo{where + " has unknown mode " + std::to_string(d.mode)};
     }
-    Kernel k{d.op, {}, DType::f32, static_cast<KernelMode>(d.mode), provider, &d};
+    Kernel k{d.op,
+             {},
+             DType::f32,
+             static_cast<KernelMode>(d.mode),
+             provider.description.name,
+             &d,
+             provider.host,
+             provider.info.abi_version};
     for (uint32_t j = 0; j < d.num_inputs; ++j) {
       auto t = dtype_from_tag(d.input_dtypes[j]);
       if (!t)
@@ -75,7 +82,7 @@ void describe_backend(LoadedPlugin& p) {
       !api->synchronize) {
     throw BadPluginInfo{"backend table lacks a required function"};
   }
-  p.kernels = read_kernels(api->kernels, api->num_kernels, p.description.name);
+  p.kernels = read_kernels(api->kernels, api->num_kernels, p);
   p.description.kernel_count = p.kernels.size();
   uint32_t devices = 0;
   throw_if_error(api->device_count(p.info.context, &devices), "device_count");
@@ -92,12 +99,18 @@ void describe_kernels(LoadedPlugin& p) {
   const oi_kernels_api* api = p.info.kernels;
   check_table_header(api, sizeof(oi_kernels_api), "kernels");
   p.description.target_backend = c_string(api->backend, "target backend name");
-  p.kernels = read_kernels(api->kernels, api->num_kernels, p.description.name);
+  p.kernels = read_kernels(api->kernels, api->num_kernels, p);
   p.description.kernel_count = p.kernels.size();
   p.description.op_schema_count = api->op_schemas_json ? 1 : 0;
 }
 
 void describe_emitter(LoadedPlugin& p) {
+  // ABI 1 reserved the emitter kind with an empty table: its functions are ABI 2 fields.
+  if (p.info.abi_version < 2) {
+    throw BadPluginInfo{
+        "emitter plugins need plugin ABI 2 (ABI 1 only reserved the kind); "
+        "rebuild against the current openinfer/plugin_abi.h"};
+  }
   const oi_emitter_api* api = p.info.emitter;
   check_table_header(api, OI_EMITTER_API_MIN_SIZE, "emitter");
   p.description.target_backend = c_string(api->target, "emitter target");
@@ -116,9 +129,10 @@ std::variant<std::shared_ptr<LoadedPlugin>, SkippedPlugin> init_plugin(
   oi_plugin_info info{};
   info.struct_size = sizeof(info);
   info.abi_version = OI_PLUGIN_ABI_VERSION;
-  oi_status* status = library->entry_point()(OI_PLUGIN_ABI_VERSION, host_api(), &info);
+  const oi_host_api* host = host_api_for(path);
+  oi_status* status = library->entry_point()(OI_PLUGIN_ABI_VERSION, host, &info);
   if (status != nullptr) {
-    bool too_new = host_api()->status_code(status) == OI_STATUS_INCOMPATIBLE &&
+    bool too_new = status_code_of(status) == OI_STATUS_INCOMPATIBLE &&
                    info.abi_version > OI_PLUGIN_ABI_VERSION;
     std::string message = take_status_message(status);
     if (too_new) {
@@ -137,6 +151,7 @@ std::variant<std::shared_ptr<LoadedPlugin>, SkippedPlugin> init_plugin(
   }
   auto plugin = std::make_shared<LoadedPlugin>();
   plugin->library = std::move(library);
+  plugin->host = host;
   plugin->info = info;  // from here on, shutdown runs when `plugin` goes away
   try {
     if (info.abi_version == 0) throw BadPluginInfo{"reports ABI version 0"};
@@ -146,6 +161,7 @@ std::variant<std::shared_ptr<LoadedPlugin>, SkippedPlugin> init_plugin(
     }
     PluginDescription& d = plugin->description;
     d.name = c_string(info.name, "name");
+    set_host_api_name(host, d.name);
     d.version = c_string(info.version, "version");
     if (OI_STRUCT_HAS(&info, oi_plugin_info, description) && info.description) {
       d.description = info.description;

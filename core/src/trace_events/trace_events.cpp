@@ -71,8 +71,9 @@ boost::json::object node_args(const ExecEvent& ev) {
   boost::json::array one = trace_to_json(std::span<const ExecEvent>(&ev, 1));
   boost::json::object& t = one.at(0).as_object();
   boost::json::object args;
-  for (const char* key : {"block_name", "node_index", "node_uuid", "kind", "op_name", "params",
-                          "output", "step", "iteration"}) {
+  for (const char* key :
+       {"block_name", "node_index", "node_uuid", "kind", "op_name", "backend", "declined_by",
+        "decline_reason", "params", "output", "step", "iteration"}) {
     if (auto* v = t.if_contains(key)) args[key] = *v;
   }
   return args;

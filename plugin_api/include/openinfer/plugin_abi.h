@@ -7,10 +7,18 @@
  * Versioning rules:
  * - Every struct starts with `uint32_t struct_size; uint32_t abi_version;`. The writer of a
  *   struct sets them to its own sizeof() and OI_PLUGIN_ABI_VERSION.
- * - Structs and tables are append-only. The reader touches a field only when struct_size covers
- *   it (OI_STRUCT_HAS), so a plugin built against an older header keeps loading in a newer host.
+ * - Structs and tables are append-only. One version number is one layout: the fields above a
+ *   struct's "End of ABI version N" line are exactly what the version N header had, and every
+ *   field appended later says which version added it ("added in ABI 2").
+ * - The reader touches a field only when the writer's abi_version is at least the version that
+ *   added it and struct_size covers it (OI_STRUCT_HAS), so a plugin built against an older
+ *   header keeps loading in a newer host.
  * - A host serves every ABI version from 1 up to its own and refuses a newer one, naming both.
  * - Frozen layouts are checked by plugin_api/abi_layout_check.c.
+ *
+ * ABI 2 added: oi_backend_api.buffer_copy, OI_STATUS_DECLINED (a kernel declines one call and
+ * the host runs it on its fallback backend), oi_host_api.log with the OI_LOG_* levels, and the
+ * emitter tables (ABI 1 only reserved OI_PLUGIN_KIND_EMITTER and an empty oi_emitter_api).
  *
  * Ownership: status objects are created and freed by the host (oi_host_api), so one side owns
  * their memory. Buffers, devices and kernel tables belong to the plugin. Strings returned by a
@@ -27,7 +35,7 @@ extern "C" {
 #endif
 
 /* The ABI version this header describes. */
-#define OI_PLUGIN_ABI_VERSION 1u
+#define OI_PLUGIN_ABI_VERSION 2u
 
 /* The one symbol a plugin exports. */
 #define OI_PLUGIN_ENTRY_POINT "openinfer_plugin_init"
@@ -58,8 +66,22 @@ typedef enum oi_status_code {
   OI_STATUS_UNAVAILABLE = 4,      /* the device or a resource is missing on this machine */
   OI_STATUS_INCOMPATIBLE = 5,     /* ABI or version mismatch */
   OI_STATUS_INTERNAL = 6,         /* a bug or an unexpected exception in the plugin */
-  OI_STATUS_OUT_OF_MEMORY = 7     /* an allocation failed */
+  OI_STATUS_OUT_OF_MEMORY = 7,    /* an allocation failed */
+  /* (added in ABI 2) Kernels only: this call is beyond what the kernel takes (a rank, size,
+   * alignment or device limit that depends on the operands), not an error. The host runs the
+   * node on its fallback backend for this call, as for an op the backend has no kernel for;
+   * without one the run fails naming the backend, the op and the message. A kernel declines
+   * before it writes any output or queues any work. From an ABI 1 plugin it is an error. */
+  OI_STATUS_DECLINED = 8
 } oi_status_code;
+
+/* (added in ABI 2) Levels of oi_host_api.log. */
+typedef enum oi_log_level {
+  OI_LOG_DEBUG = 0,   /* dropped unless the host's sink asks for it */
+  OI_LOG_INFO = 1,    /* statistics the user asked for (OPENINFER_VULKAN_STATS) */
+  OI_LOG_WARNING = 2, /* something the user should know: a slow path, a device quirk */
+  OI_LOG_ERROR = 3    /* a failure the plugin cannot report through a status */
+} oi_log_level;
 
 /*===------------------------------------------------------------------------------------===*/
 /* Element types, plugin kinds, kernel modes, features                                      */
@@ -82,7 +104,8 @@ typedef enum oi_dtype {
 typedef enum oi_plugin_kind {
   OI_PLUGIN_KIND_BACKEND = 1, /* devices, buffers, kernels */
   OI_PLUGIN_KIND_KERNELS = 2, /* op schemas and kernels for an existing backend */
-  OI_PLUGIN_KIND_EMITTER = 3  /* source emitters: a synthesizer plan to source files */
+  OI_PLUGIN_KIND_EMITTER = 3  /* source emitters: a synthesizer plan to source files (ABI 2:
+                               * ABI 1 only reserved the kind) */
 } oi_plugin_kind;
 
 typedef enum oi_kernel_mode {
@@ -116,6 +139,14 @@ typedef struct oi_host_api {
   const char* (*status_message)(const oi_status* status);
   void (*status_free)(oi_status* status);
   /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
+  /* (added in ABI 2) Reports a message (oi_log_level, NUL-terminated UTF-8, copied) through the
+   * host instead of writing to stderr. `host` is the table this function was read from: each
+   * plugin gets its own, so the host knows whose message it is and prefixes the plugin's name.
+   * By default the host prints INFO and above to stderr; a program may install its own sink.
+   * Thread-safe; may be called from any thread for as long as the plugin is loaded. A host of
+   * ABI 1 has no log (check abi_version >= 2 and OI_STRUCT_HAS; oi::abi::log does). */
+  void (*log)(const struct oi_host_api* host, uint32_t level, const char* message);
+  /* ---- End of ABI version 2 - DO NOT MODIFY ABOVE ---- */
 } oi_host_api;
 
 /*===------------------------------------------------------------------------------------===*/
@@ -250,13 +281,14 @@ typedef struct oi_backend_api {
    * memory is host addressable; the host passes it to kernels as oi_tensor_desc.host_data. */
   oi_status* (*buffer_host_pointer)(oi_device* device, oi_buffer* buffer, void** out_pointer);
   /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
-  /* (optional, may be NULL; tables built against an older header end before it) Copies `bytes`
-   * bytes from `src` at `src_offset` to `dst` at `dst_offset` inside the device, in order with
-   * kernels and transfers: after every one issued before it, before every later one, and
-   * without waiting for the device. The two ranges must not overlap. Without it the host copies
-   * through its own memory (buffer_download, then buffer_upload). */
+  /* (added in ABI 2; optional, may be NULL) Copies `bytes` bytes from `src` at `src_offset` to
+   * `dst` at `dst_offset` inside the device, in order with kernels and transfers: after every
+   * one issued before it, before every later one, and without waiting for the device. The two
+   * ranges must not overlap. The host reads it only from a table of abi_version >= 2; without
+   * it the host copies through its own memory (buffer_download, then buffer_upload). */
   oi_status* (*buffer_copy)(oi_device* device, oi_buffer* src, uint64_t src_offset, oi_buffer* dst,
                             uint64_t dst_offset, uint64_t bytes);
+  /* ---- End of ABI version 2 - DO NOT MODIFY ABOVE ---- */
 } oi_backend_api;
 
 /* The prefix every backend table must have (the optional slots may be missing). */
@@ -279,11 +311,17 @@ typedef struct oi_kernels_api {
   /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
 } oi_kernels_api;
 
+/*===------------------------------------------------------------------------------------===*/
+/* Emitter plugins (added in ABI 2: ABI 1 reserved the kind and an empty oi_emitter_api)     */
+/*===------------------------------------------------------------------------------------===*/
+
 /* Emitter plugins turn a synthesizer plan into source files (docs/synth.md, docs/plugin-abi.md).
  * The plan crosses the boundary in its versioned JSON form; the files come back to the host,
- * which checks their names and writes them atomically. */
+ * which checks their names and writes them atomically. The host uses an emitter only from a
+ * plugin of abi_version >= 2. */
 
-/* What the host asks for. Strings are NUL-terminated UTF-8 and live for the call. */
+/* (added in ABI 2) What the host asks for. Strings are NUL-terminated UTF-8 and live for the
+ * call. */
 typedef struct oi_emit_request {
   uint32_t struct_size;
   uint32_t abi_version;
@@ -294,18 +332,21 @@ typedef struct oi_emit_request {
   const char* const* options; /* "key=value" strings (--embed-weights -> "embed_weights=1") */
   uint32_t num_options;
   uint32_t reserved;
+  /* ---- End of ABI version 2 - DO NOT MODIFY ABOVE ---- */
 } oi_emit_request;
 
-/* One generated file: `path` is relative, '/'-separated, without "." or ".." parts. */
+/* (added in ABI 2) One generated file: `path` is relative, '/'-separated, without "." or ".."
+ * parts. */
 typedef struct oi_emitted_file {
   uint32_t struct_size;
   uint32_t abi_version;
   const char* path;
   const char* data; /* `size` bytes, not necessarily NUL-terminated */
   uint64_t size;
+  /* ---- End of ABI version 2 - DO NOT MODIFY ABOVE ---- */
 } oi_emitted_file;
 
-/* Filled by emit; owned by the plugin until the host passes it to release. */
+/* (added in ABI 2) Filled by emit; owned by the plugin until the host passes it to release. */
 typedef struct oi_emit_output {
   uint32_t struct_size;
   uint32_t abi_version;
@@ -313,21 +354,23 @@ typedef struct oi_emit_output {
   uint32_t num_files;
   uint32_t reserved;
   void* handle; /* the plugin's own bookkeeping for release */
+  /* ---- End of ABI version 2 - DO NOT MODIFY ABOVE ---- */
 } oi_emit_output;
 
 typedef struct oi_emitter_api {
   uint32_t struct_size;
   uint32_t abi_version;
   /* ---- End of ABI version 1 - DO NOT MODIFY ABOVE ---- */
-  /* The emitter's target: what `openinfer synth --target` names ("c", "glsl"). */
+  /* (added in ABI 2) The emitter's target: what `openinfer synth --target` names ("c", "glsl"). */
   const char* target;
-  /* Generates the files for one plan. The host zeroes `out` and sets its struct_size; on
-   * success the plugin fills it. A plan the emitter cannot express is an error
+  /* (added in ABI 2) Generates the files for one plan. The host zeroes `out` and sets its
+   * struct_size; on success the plugin fills it. A plan the emitter cannot express is an error
    * (UNIMPLEMENTED naming the op, dtype or construct), never partial or wrong code. */
   oi_status* (*emit)(void* context, const oi_emit_request* request, oi_emit_output* out);
-  /* Frees what emit returned (called once per successful emit). */
+  /* (added in ABI 2) Frees what emit returned (called once per successful emit). */
   void (*release)(void* context, oi_emit_output* out);
-  /* ---- End of the emitter functions: a host needs struct_size >= OI_EMITTER_API_MIN_SIZE ---- */
+  /* ---- End of ABI version 2 - DO NOT MODIFY ABOVE ---- */
+  /* The required fields end here: a host needs struct_size >= OI_EMITTER_API_MIN_SIZE. */
 } oi_emitter_api;
 
 /* The size an emitter table must have for the host to use it. */

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -21,7 +22,9 @@
 
 namespace oi::abi {
 
-// Throw this inside OI_ABI_TRY to return a status with a specific code.
+// Throw this inside OI_ABI_TRY to return a status with a specific code. A kernel whose operands
+// are beyond its limits throws StatusError(OI_STATUS_DECLINED, why) before it writes anything:
+// the host then runs the call on its fallback backend (ABI 2).
 class StatusError : public std::runtime_error {
  public:
   StatusError(oi_status_code code, const std::string& message)
@@ -116,6 +119,27 @@ inline void write_versioned(T* out, T value) {
   value.struct_size = size;
   value.abi_version = OI_PLUGIN_ABI_VERSION;
   std::memcpy(static_cast<void*>(out), &value, size);
+}
+
+// Sends a message through the host's log (oi_host_api.log, ABI 2): the host prefixes the
+// plugin's name and decides where it goes. A host of ABI 1 has no log, so the message goes to
+// stderr there, DEBUG dropped. Never throws.
+inline void log(const oi_host_api* host, oi_log_level level, const char* message) noexcept {
+  if (message == nullptr) message = "";
+  if (host != nullptr && host->abi_version >= 2 && OI_STRUCT_HAS(host, oi_host_api, log) &&
+      host->log != nullptr) {
+    host->log(host, static_cast<uint32_t>(level), message);
+    return;
+  }
+  if (level == OI_LOG_DEBUG) return;
+  const char* prefix = level == OI_LOG_ERROR     ? "error: "
+                       : level == OI_LOG_WARNING ? "warning: "
+                                                 : "";
+  std::fprintf(stderr, "%s%s\n", prefix, message);
+}
+
+inline void log(const oi_host_api* host, oi_log_level level, const std::string& message) noexcept {
+  log(host, level, message.c_str());
 }
 
 // Number of elements of a tensor operand.

@@ -57,7 +57,7 @@ enum class Path { General, Flash, Split };
 uint32_t element_index(const oi_tensor_desc& t) {
   const uint32_t size = dtype_bytes(t.dtype);
   if (t.byte_offset % size != 0)
-    fail(OI_STATUS_UNIMPLEMENTED, "byte offsets must be multiples of the element size");
+    fail(OI_STATUS_DECLINED, "byte offsets must be multiples of the element size");
   return fit32(t.byte_offset / size);
 }
 
@@ -229,7 +229,7 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
   s.batches = batches;
   if (batches == 0 || Tq == 0 || Dv == 0) return nullptr;
   if (D > kMaxHeadDim || Dv > kMaxHeadDim) {
-    fail(OI_STATUS_UNIMPLEMENTED, "head dims above 1024 on the Vulkan backend");
+    fail(OI_STATUS_DECLINED, "head dims above 1024 on the Vulkan backend");
   }
   // Per tensor: strides of the batch dims (matrices for q/k/v, elements for the mask).
   auto batch_strides = [&](const oi_tensor_desc& t, uint64_t matrix) {

@@ -16,8 +16,7 @@ namespace {
 }
 
 uint32_t fit32(uint64_t v) {
-  if (v > std::numeric_limits<uint32_t>::max() / 4)
-    fail(OI_STATUS_UNIMPLEMENTED, "sizes above 2^30");
+  if (v > std::numeric_limits<uint32_t>::max() / 4) fail(OI_STATUS_DECLINED, "sizes above 2^30");
   return static_cast<uint32_t>(v);
 }
 
@@ -33,7 +32,7 @@ uint32_t quantized_index(const oi_tensor_desc& t) {
 uint32_t float_index(const oi_tensor_desc& t) {
   const uint32_t size = dtype_bytes(t.dtype);
   if (t.byte_offset % size != 0)
-    fail(OI_STATUS_UNIMPLEMENTED, "byte offsets must be multiples of the element size");
+    fail(OI_STATUS_DECLINED, "byte offsets must be multiples of the element size");
   return fit32(t.byte_offset / size);
 }
 

@@ -16,8 +16,12 @@ void unsupported(const std::string& why) {
   throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan: " + why);
 }
 
+void declined(const std::string& why) {
+  throw abi::StatusError(OI_STATUS_DECLINED, "vulkan: " + why);
+}
+
 uint32_t fit32(uint64_t v, const char* what) {
-  if (v > std::numeric_limits<uint32_t>::max()) unsupported(std::string(what) + " above 2^32");
+  if (v > std::numeric_limits<uint32_t>::max()) declined(std::string(what) + " above 2^32");
   return static_cast<uint32_t>(v);
 }
 
@@ -119,7 +123,7 @@ void put_op_settings(std::vector<uint32_t>& p, EltwiseOp op, uint32_t dtype,
 // f16 and bf16 on shaders/eltwise_narrow.comp: offsets in elements, one invocation a word.
 void narrow_job(Dispatch& job, const oi_kernel_call& call, EltwiseOp op, uint32_t count) {
   auto element_offset = [](const oi_tensor_desc& t) {
-    if (t.byte_offset % 2 != 0) unsupported("f16/bf16 tensor byte offsets must be even");
+    if (t.byte_offset % 2 != 0) declined("f16/bf16 tensor byte offsets must be even");
     return fit32(t.byte_offset / 2, "an element offset");
   };
   const oi_tensor_desc& out = call.outputs[0];
@@ -150,7 +154,7 @@ bool is_narrow(uint32_t dtype) {
 }
 
 uint32_t word_offset(const oi_tensor_desc& t) {
-  if (t.byte_offset % 4 != 0) unsupported("tensor byte offsets must be multiples of 4");
+  if (t.byte_offset % 4 != 0) declined("tensor byte offsets must be multiples of 4");
   return fit32(t.byte_offset / 4, "a word offset");
 }
 
@@ -161,7 +165,7 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
   const DeviceCaps& caps = caps_of(call->device);
   const bool int64 = dtype == OI_DTYPE_I64 || dtype == OI_DTYPE_U64;  // u64: i64's bits
   if ((dtype == OI_DTYPE_F64 && !caps.f64) || (int64 && op != EltwiseOp::Fill && !caps.i64)) {
-    unsupported("this device lacks 64-bit shader arithmetic");
+    declined("this device lacks 64-bit shader arithmetic");
   }
   const uint32_t count = fit32(abi::element_count(out), "an element count");
   if (count == 0) return nullptr;

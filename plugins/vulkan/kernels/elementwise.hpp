@@ -31,10 +31,14 @@ void add_eltwise_u64(std::vector<VulkanKernel>& list, const char* op, uint32_t n
 // f16 and bf16: stored two a word, computed in f32 (shaders/eltwise_narrow.comp).
 bool is_narrow(uint32_t dtype);
 
-// Shared by the kernels: an unsupported case as OI_STATUS_UNIMPLEMENTED "vulkan: WHY"; a size
-// as a shader word ("vulkan: WHAT above 2^32" past it); element strides of `in` against `out`'s
+// Shared by the kernels: a case the backend does not handle as OI_STATUS_UNIMPLEMENTED
+// "vulkan: WHY" (a real error: no shader where the kernel table promised one); a call beyond the
+// backend's limits (offsets, sizes, device features) as OI_STATUS_DECLINED "vulkan: WHY", which
+// the host runs on its fallback backend, thrown before anything is recorded; a size as a shader
+// word (declined as "vulkan: WHAT above 2^32" past it); element strides of `in` against `out`'s
 // dims (numpy: right-aligned, 0 on broadcast).
 [[noreturn]] void unsupported(const std::string& why);
+[[noreturn]] void declined(const std::string& why);
 uint32_t fit32(uint64_t v, const char* what = "sizes");
 std::vector<uint64_t> strides_against(const oi_tensor_desc& in, const oi_tensor_desc& out);
 

@@ -55,7 +55,7 @@ uint32_t element_offset(const oi_tensor_desc& t) {
   if (bits < 8) return fit32(t.byte_offset * (8 / bits), "an element offset");  // packed
   const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0)
-    unsupported("tensor byte offsets must be multiples of the element size");
+    declined("tensor byte offsets must be multiples of the element size");
   return fit32(t.byte_offset / size, "an element offset");
 }
 
@@ -333,8 +333,8 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   const bool wide = is_wide(in_dtype) || is_wide(out.dtype);
   const bool wide_f64 = in_dtype == OI_DTYPE_F64 || out.dtype == OI_DTYPE_F64;
   const DeviceCaps& caps = caps_of(call->device);
-  if ((math || (wide && wide_f64)) && !caps.f64) unsupported("this device lacks shaderFloat64");
-  if (wide && !wide_f64 && !caps.i64) unsupported("this device lacks shaderInt64");
+  if ((math || (wide && wide_f64)) && !caps.f64) declined("this device lacks shaderFloat64");
+  if (wide && !wide_f64 && !caps.i64) declined("this device lacks shaderInt64");
 
   Dispatch job;
   job.params.assign(kHeaderWords, 0);

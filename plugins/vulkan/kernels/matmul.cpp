@@ -118,7 +118,7 @@ Tile pick_tile(uint64_t M, uint64_t N, uint64_t batches) {
 }
 
 uint32_t grid(uint64_t groups) {
-  if (groups > 65535) unsupported("matmul: M or N too large for one dispatch");
+  if (groups > 65535) declined("matmul: M or N too large for one dispatch");
   return static_cast<uint32_t>(groups);
 }
 

@@ -22,7 +22,7 @@ constexpr uint32_t kWorkgroup = 256, kTileRows = 16, kSmallTileRows = 4;
 
 uint32_t grid(uint64_t size, uint32_t tile) {
   const uint64_t groups = (size + tile - 1) / tile;
-  if (groups > 65535) unsupported("matmul: M or N too large for one dispatch");
+  if (groups > 65535) declined("matmul: M or N too large for one dispatch");
   return static_cast<uint32_t>(groups);
 }
 
@@ -31,7 +31,7 @@ uint32_t grid(uint64_t size, uint32_t tile) {
 uint32_t element_start(const oi_tensor_desc& t) {
   const uint32_t bits = dtype_bits(t.dtype);
   if (t.byte_offset * 8 % bits != 0) {
-    unsupported("tensor byte offsets must be multiples of the element size");
+    declined("tensor byte offsets must be multiples of the element size");
   }
   const uint64_t first = t.byte_offset * 8 / bits;
   fit32((first + abi::element_count(t)) * (bits == 64 ? 2 : 1), "an element index");
@@ -53,7 +53,7 @@ void matmul_generic_into(const oi_kernel_call& call) {
     unsupported("matmul: no shader for these dtypes");
   }
   const bool f64 = a.dtype == OI_DTYPE_F64;
-  if (f64 && !caps_of(call.device).f64) unsupported("this device lacks 64-bit shader arithmetic");
+  if (f64 && !caps_of(call.device).f64) declined("this device lacks 64-bit shader arithmetic");
   Dispatch job;
   job.shader = f64 ? "matmul_generic_f64" : "matmul_generic";
   job.float_width = f64 ? 64 : is_float(a.dtype) ? 32 : 0;

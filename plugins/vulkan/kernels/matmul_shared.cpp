@@ -47,7 +47,7 @@ void copy_staged(const oi_kernel_call& call, oi_buffer* staged, uint64_t count) 
   if (code < 0) unsupported("matmul: no shader code for the output dtype");
   const uint64_t first = out.byte_offset * 8 / bits;  // packed tensors start on a byte
   if (out.byte_offset * 8 % bits != 0) {
-    unsupported("tensor byte offsets must be multiples of the element size");
+    declined("tensor byte offsets must be multiples of the element size");
   }
   fit32((first + count) * (bits == 64 ? 2 : 1), "an element index");
   Dispatch job;

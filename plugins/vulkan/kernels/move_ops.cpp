@@ -25,7 +25,7 @@ constexpr uint32_t kDims = 16, kSources = 24, kSourceWords = 11, kPads = 68;
 
 int32_t fit_i32(int64_t v) {
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
-    fail(OI_STATUS_UNIMPLEMENTED, "vulkan: an index or stride above 2^31");
+    fail(OI_STATUS_DECLINED, "vulkan: an index or stride above 2^31");
   }
   return static_cast<int32_t>(v);
 }
@@ -43,8 +43,7 @@ uint32_t element_index(const oi_tensor_desc& t) {
     return static_cast<uint32_t>(fit_i32(static_cast<int64_t>(t.byte_offset * 8 / bits)));
   const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0) {
-    fail(OI_STATUS_UNIMPLEMENTED,
-         "vulkan: tensor byte offsets must be multiples of the element size");
+    fail(OI_STATUS_DECLINED, "vulkan: tensor byte offsets must be multiples of the element size");
   }
   return static_cast<uint32_t>(fit_i32(static_cast<int64_t>(t.byte_offset / size)));
 }
@@ -71,7 +70,7 @@ struct MoveJob {
 };
 
 MoveJob start_job(const oi_kernel_call& c, uint32_t mode, const std::vector<uint64_t>& dims) {
-  if (dims.size() > kMaxRank) fail(OI_STATUS_UNIMPLEMENTED, "vulkan: tensors of rank above 8");
+  if (dims.size() > kMaxRank) fail(OI_STATUS_DECLINED, "vulkan: tensors of rank above 8");
   const oi_tensor_desc& out = c.outputs[0];
   MoveJob m;
   m.count = static_cast<uint32_t>(fit_i32(static_cast<int64_t>(abi::element_count(out))));
@@ -231,7 +230,7 @@ oi_status* gather_kernel(const oi_kernel_call* call) {
   MoveJob m = start_job(*call, kModeGather, {outer, q, inner});
   m.job.params[4] = static_cast<uint32_t>(bound);
   if (idx.byte_offset % 4 != 0)
-    fail(OI_STATUS_UNIMPLEMENTED, "vulkan: index byte offsets must be multiples of 4");
+    fail(OI_STATUS_DECLINED, "vulkan: index byte offsets must be multiples of 4");
   m.job.params[8] = static_cast<uint32_t>(fit_i32(static_cast<int64_t>(idx.byte_offset / 4)));
   m.job.params[9] = wide ? 64 : 32;
   set_source(m.job, 0, data, 0, 0, 0, {});

@@ -36,8 +36,7 @@ uint32_t element_index(const oi_tensor_desc& t) {
   if (bits < 8) return fit32(t.byte_offset * (8 / bits));
   const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0) {
-    fail(OI_STATUS_UNIMPLEMENTED,
-         "vulkan: tensor byte offsets must be multiples of the element size");
+    fail(OI_STATUS_DECLINED, "vulkan: tensor byte offsets must be multiples of the element size");
   }
   return fit32(t.byte_offset / size);
 }
@@ -79,7 +78,7 @@ oi_status* reduce_kernel(const oi_kernel_call* call) {
                                               : "is_finite";
   const oi_tensor_desc& in = call->inputs[0];
   const oi_tensor_desc& out = call->outputs[0];
-  if (in.rank > kMaxRank) fail(OI_STATUS_UNIMPLEMENTED, "vulkan: tensors of rank above 8");
+  if (in.rank > kMaxRank) fail(OI_STATUS_DECLINED, "vulkan: tensors of rank above 8");
   const std::vector<bool> red = reduced_axes(*call, name, arg);
   std::vector<uint64_t> stride(in.rank, 1);
   for (uint32_t k = in.rank; k-- > 1;) stride[k - 1] = stride[k] * in.dims[k];

@@ -38,7 +38,7 @@ oi_status* rope_kernel(const oi_kernel_call* call) {
   if (count == 0) return nullptr;
   const uint64_t half = D / 2;
   if (x.byte_offset % dtype_bytes(x.dtype) != 0 || out.byte_offset % dtype_bytes(out.dtype) != 0) {
-    fail(OI_STATUS_UNIMPLEMENTED, "byte offsets must be multiples of the element size");
+    fail(OI_STATUS_DECLINED, "byte offsets must be multiples of the element size");
   }
   int64_t pos = 0;
   if (pos_t.dtype == OI_DTYPE_I32) {

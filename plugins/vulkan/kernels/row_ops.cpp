@@ -18,7 +18,7 @@ enum class RowOp : uint32_t { Softmax = 0, LogSoftmax = 1, LayerNorm = 2, RmsNor
 uint32_t element_index(const oi_tensor_desc& t) {
   const uint32_t size = dtype_bytes(t.dtype);
   if (t.byte_offset % size != 0) {
-    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED,
+    throw abi::StatusError(OI_STATUS_DECLINED,
                            "vulkan: tensor byte offsets must be multiples of the element size");
   }
   return fit32(t.byte_offset / size);

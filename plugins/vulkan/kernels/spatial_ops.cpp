@@ -22,7 +22,7 @@ enum class SpatialOp : uint32_t { Conv = 0, MaxPool = 1, AvgPool = 2, BatchNorm 
 
 uint32_t fit32(uint64_t v) {
   if (v > std::numeric_limits<uint32_t>::max() / 2) {
-    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED, "vulkan: sizes above 2^31");
+    throw abi::StatusError(OI_STATUS_DECLINED, "vulkan: sizes above 2^31");
   }
   return static_cast<uint32_t>(v);
 }
@@ -33,7 +33,7 @@ uint32_t element_index(const oi_tensor_desc& t) {
   if (bits < 8) return fit32(t.byte_offset * (8 / bits));
   const uint32_t size = bits / 8;
   if (t.byte_offset % size != 0) {
-    throw abi::StatusError(OI_STATUS_UNIMPLEMENTED,
+    throw abi::StatusError(OI_STATUS_DECLINED,
                            "vulkan: tensor byte offsets must be multiples of the element size");
   }
   return fit32(t.byte_offset / size);
