@@ -11,6 +11,11 @@ the figures.
     mcu_check.py vad SIM.oinf GOT.oinf STEPS REFERENCE.json
         Silero VAD: every probability within 1e-4 of the simulator's and of ONNX Runtime's, and
         the same speech segments (Silero's get_speech_timestamps rules, as ort_reference.js)
+    mcu_check.py macs PLAN.json
+        the multiply-accumulates of one step (matmul, conv, attention; an upper bound where a
+        branch decides)
+    mcu_check.py table OPENINFER SOURCE_DIR [VAD_MODEL] < "EXAMPLE BOARD WORK" lines
+        bench/mcu_table.sh's table of mcu_test.sh's figures
     mcu_check.py sizes --map MAP --elf-size TEXT_DATA_BSS --model-object NAME.o --report REPORT
                        --console LOG [--su-dir DIR] [--json OUT] [--budget KEY=MAX]...
         flash, RAM and stack from the linker map, the driver's console and -fstack-usage, against
@@ -164,6 +169,70 @@ def cmd_vad(args):
         problems.append(f"segments differ from ONNX Runtime's: {ours} vs {ref['segments']}")
     if problems:
         fail("; ".join(problems))
+
+
+# ---- multiply-accumulates of a plan (openinfer synth --plan-only) ----
+
+def prod(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def plan_macs(plan):
+    """The multiply-accumulates of one step of a plan: matmul (output elements x depth), conv
+    (output elements x C/group x the kernel's taps, padding included), attention (q.k and p.v);
+    loop bodies times their trip count (literals and size variables), and of a conditional
+    branch the costlier alternative, so an upper bound where the path depends on data."""
+    values = {v["name"]: v for v in plan["values"]}
+    sizes = plan.get("sizevars", {})
+    kernels = {k["id"]: k for k in plan["kernels"]}
+    blocks = {b["name"]: b for b in plan["blocks"]}
+
+    def shape(text):
+        v = values[text.split("[")[0].strip()]
+        return v["shape"]
+
+    def kernel(k):
+        op = k["ops"][0]
+        name, ins = op["op"], op["inputs"]
+        if name == "matmul":
+            return prod(k["shape"]) * shape(ins[0])[-1]
+        if name == "conv":
+            return prod(shape(op["output"])) * prod(shape(ins[1])[1:])
+        if name == "attention":
+            q, kk, v = shape(ins[0]), shape(ins[1]), shape(ins[2])
+            return prod(q[:-1]) * kk[-2] * (q[-1] + v[-1])
+        return 0
+
+    def bound(text):
+        text = str(text)
+        if text.lstrip("-").isdigit():
+            return int(text)
+        if text in sizes:
+            return int(sizes[text])
+        raise ValueError(f"loop bound {text} is known only at run time")
+
+    def steps(list_):
+        total = 0
+        for st in list_:
+            kind = st["kind"]
+            if kind == "kernel":
+                total += kernel(kernels[st["kernel"]])
+            elif kind == "loop":
+                total += max(bound(st["end"]) - bound(st["start"]), 0) * steps(st["body"])
+            elif kind == "branch":
+                then = steps(blocks[st["then"]]["steps"]) if st.get("then") else 0
+                other = steps(blocks[st["else"]]["steps"]) if st.get("else") else 0
+                total += max(then, other)
+        return total
+
+    return steps(blocks[plan["blocks"][0]["name"]]["steps"])
+
+
+def cmd_macs(args):
+    print(plan_macs(json.load(open(args[0]))))
 
 
 # ---- sizes: the linker map, the driver's console, -fstack-usage, the synthesis report ----
@@ -343,11 +412,47 @@ def cmd_sizes(args):
         fail("; ".join(problems))
 
 
+def cmd_table(args):
+    """Lines "EXAMPLE BOARD WORK" on stdin (mcu_test.sh's work folders) -> one Markdown table."""
+    import subprocess
+    oi, root, model_vad = args[0], args[1], args[2] if len(args) > 2 else ""
+    graphs = {"vad": ("examples/silero_vad/vad.oi", model_vad),
+              "resnet": ("examples/resnet/resnet.oi",
+                         os.path.join(root, "tests/examples/resnet/fixtures/model.oinf")),
+              "gpt": (None, os.path.join(root, "tests/gpt/fixtures/tiny_model.oinf"))}
+    names = {"m4": "Cortex-M4F (mps2-an386)", "m7": "Cortex-M7 (mps2-an500)",
+             "m55": "Cortex-M55 (mps3-an547)"}
+    print("| example | board | instructions | MACs | instr/MAC | flash: weights + code (driver "
+          "apart) | RAM: arena + state (I/O) | stack: painted / report | report: flash / RAM |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for line in sys.stdin:
+        example, board, work = line.split()
+        fig = json.load(open(os.path.join(work, "figures.json")))
+        graph, model = graphs[example]
+        graph = os.path.join(work, "gpt_fixed.oi") if graph is None else os.path.join(root, graph)
+        plan = json.loads(subprocess.run([oi, "synth", graph, "--model", model, "--plan-only"],
+                                         capture_output=True, text=True, check=True).stdout)
+        if example == "gpt":
+            # per token over the 32-position window: the layers' products, attention, the head
+            s = plan["sizevars"]
+            macs = s["L"] * (4 * s["D"] ** 2 + 2 * s["D"] * s["F"] + 2 * s["D"] * 32) + \
+                s["D"] * s["Vocab"]
+            insn, what = fig["instructions_total"] // (s["P"] + fig["steps"] - 1), "per token"
+        else:
+            macs, insn, what = plan_macs(plan), fig["instructions_per_step"], "per step"
+        print(f"| {example} | {names[board]} | {insn:,} {what} | {macs:,} | {insn / macs:.2f} | "
+              f"{fig['weights']:,} + {fig['code']:,} ({fig['driver_code']:,}) | "
+              f"{fig['arena']:,} + {fig['state']:,} ({fig['io']:,}) | "
+              f"{fig['stack_painted']} / {fig['stack_estimate']} B | "
+              f"{fig['report_flash']:,} / {fig['report_ram']:,} |")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"inputs": cmd_inputs, "outputs": cmd_outputs, "vad": cmd_vad, "sizes": cmd_sizes}.get(
+    {"inputs": cmd_inputs, "outputs": cmd_outputs, "vad": cmd_vad, "sizes": cmd_sizes,
+     "macs": cmd_macs, "table": cmd_table}.get(
         cmd, lambda _: sys.exit(__doc__))(args)
 
 
