@@ -234,10 +234,18 @@ class Generator : public KernelEnv {
   }
 
   // The source position the plan gives for messages ("gpt.oi:137:3"), else the line.
+  // The freestanding profile keeps its messages short (its error buffer is small): the file's
+  // name without its folders.
   static std::string at_of(const json::object& o, const char* key) {
-    if (o.contains(key)) return str(o.at(key));
-    if (o.contains("at")) return str(o.at("at"));
-    return o.contains("line") ? "line " + json::serialize(o.at("line")) : std::string();
+    std::string at;
+    if (o.contains(key))
+      at = str(o.at(key));
+    else if (o.contains("at"))
+      at = str(o.at("at"));
+    else
+      return o.contains("line") ? "line " + json::serialize(o.at("line")) : std::string();
+    const size_t slash = at.find_last_of('/');
+    return emit_profile().freestanding && slash != std::string::npos ? at.substr(slash + 1) : at;
   }
 
   // C of an index name at the current place: loop index, then integer scalar, then size
@@ -1445,7 +1453,7 @@ class Generator : public KernelEnv {
     const uint64_t P = ptr_bytes_;
     small.push_back({"unsigned char* arena;", P, P});
     small.push_back({"int failed;", 4, 4});
-    if (messages) small.push_back({"char error[96];", 96, 1});
+    if (messages) small.push_back({"char error[128];", 128, 1});
     auto storage = [&](const std::string& field, const Value& v, uint64_t n, bool io) {
       const std::string T = c_type(v.dtype);
       const uint64_t count = std::max<uint64_t>(packed_bits(v.dtype) ? v.bytes : n, 1);
