@@ -153,14 +153,24 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const int more = i + 1 < argc;
-    if (strcmp(a, "--model") == 0 && more) ++i; /* the weights are embedded */
-    else if (strcmp(a, "--steps") == 0 && more) steps = strtol(argv[++i], NULL, 10);
-    else if (strcmp(a, "--input") == 0 && more && n_inputs < MAX_ITEMS) inputs[n_inputs++] = argv[++i];
-    else if (strcmp(a, "--fetch") == 0 && more && n_fetch < MAX_ITEMS) fetch[n_fetch++] = argv[++i];
-    else if (strcmp(a, "--save") == 0 && more) save = argv[++i];
-    else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) quiet = 1;
-    else return fprintf(stderr, "usage: %s [--steps N] [--input NAME=FILE[:TENSOR]]... "
-                                "[--fetch NAME]... [--save OUT.oinf] [-q]\n", argv[0]), 2;
+    if (strcmp(a, "--model") == 0 && more)
+      ++i; /* the weights are embedded */
+    else if (strcmp(a, "--steps") == 0 && more)
+      steps = strtol(argv[++i], NULL, 10);
+    else if (strcmp(a, "--input") == 0 && more && n_inputs < MAX_ITEMS)
+      inputs[n_inputs++] = argv[++i];
+    else if (strcmp(a, "--fetch") == 0 && more && n_fetch < MAX_ITEMS)
+      fetch[n_fetch++] = argv[++i];
+    else if (strcmp(a, "--save") == 0 && more)
+      save = argv[++i];
+    else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+      quiet = 1;
+    else
+      return fprintf(stderr,
+                     "usage: %s [--steps N] [--input NAME=FILE[:TENSOR]]... "
+                     "[--fetch NAME]... [--save OUT.oinf] [-q]\n",
+                     argv[0]),
+             2;
   }
   if (steps < 1) return fail("--steps must be at least 1");
   if (n_fetch == 0) {
@@ -212,7 +222,8 @@ int main(int argc, char** argv) {
         rc = fail("cannot read an --input file");
       } else if (find_tensor(f, size, tensor, &dtype, &data, &nbytes)) {
         const MODEL(_var_info)* v = MODEL(_var)(spec);
-        if (!v || v->dtype != dtype) rc = fail("--input: another dtype");
+        if (!v || v->dtype != dtype)
+          rc = fail("--input: another dtype");
         else if ((rc = MODEL(_insert)(&state, spec, data, (size_t)nbytes)) != MODEL(_OK))
           rc = fail(MODEL(_strerror)(rc));
       }
@@ -237,8 +248,10 @@ int main(int argc, char** argv) {
       if (!e.data || !e.name) return fail("out of memory");
       memcpy(e.data, data, bytes);
       owned[n_owned++] = e.data;
-      if (steps > 1) sprintf(e.name, "%s.step%ld", fetch[i], step);
-      else strcpy(e.name, fetch[i]);
+      if (steps > 1)
+        sprintf(e.name, "%s.step%ld", fetch[i], step);
+      else
+        strcpy(e.name, fetch[i]);
       saved[n_saved++] = e;
       if (steps > 1 && step == steps - 1) {
         entry last = e;
