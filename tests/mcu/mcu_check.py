@@ -335,6 +335,8 @@ def cmd_sizes(args):
         sums[(who, kind)] = sums.get((who, kind), 0) + size
         if who == "model" and output == ".bss" and ".bss.arena_storage" in name:
             sums[("model", "arena")] = sums.get(("model", "arena"), 0) + size
+        if output == ".bss" and name == ".bss.oi_model_state":  # the driver's state variable
+            sums[("model", "state")] = size
 
     def get(who, kind):
         return sums.get((who, kind), 0)
@@ -359,7 +361,7 @@ def cmd_sizes(args):
         "libm_libc_code": get("runtime", "code"),
         "driver_code": get("driver", "code"),
         "arena": get("model", "arena"),
-        "state": console.get("state_bytes", 0),
+        "state": get("model", "state"),
         "io": rep["io"],
         "stack_painted": max(console.get(k, 0) for k in
                              ("stack_init", "stack_insert", "stack_step", "stack_fetch")),
@@ -384,6 +386,9 @@ def cmd_sizes(args):
             problems.append(f"the report's {label} {reported} B is not within 5% of the map's "
                             f"{measured} B")
 
+    if fig["state"] != console.get("state_bytes", 0):
+        problems.append(f"the map's state {fig['state']} B is not sizeof(state) "
+                        f"{console.get('state_bytes', 0)} B")
     near("flash", rep["flash"], fig["flash"])
     near("RAM without the stack", rep["ram"] - rep["stack"], fig["ram"])
     if rep["stack"] < fig["stack_painted"]:
