@@ -91,47 +91,62 @@ void mcu_conv(std::ostringstream& c, const Window& g, const Value& x, const Valu
       c << in << "const " << T << "* xc = xg;\n";
       for (uint64_t r = 0; r < R; ++r)
         c << in << "const " << T << "* wp" << r << " = w" << r << ";\n";
-      c << in << "for (size_t ci = 0; ci < " << u(cpg) << "; ++ci) {\n";
-      const std::string in2 = in + "  ", in3 = in + "    ";
-      c << in2 << "for (size_t kh = 0; kh < " << u(g.k_h) << "; ++kh) {\n"
-        << in3 << "const ptrdiff_t ih = (ptrdiff_t)(oh * " << u(g.stride_h) << " + kh * "
-        << u(g.dil_h) << ") - " << g.pad_top << ";\n"
-        << in3 << "if (ih < 0 || ih >= " << g.in_h << ") continue;\n"
-        << in3 << "const " << T << "* const xr = xc + (size_t)ih * " << u(g.in_w)
-        << (blk.loop ? " + ow0 * " + u(g.stride_w) : std::string()) << ";\n";
-      // the inputs each tap column reads, once per row of taps
-      std::map<int64_t, std::string> xs;
-      auto xname = [&](int64_t off) {
-        auto it = xs.find(off);
-        if (it != xs.end()) return it->second;
-        const std::string n = "x" + std::to_string(xs.size());
-        xs[off] = n;
-        c << in3 << "const " << T << " " << n << " = xr[" << off << "];\n";
-        return n;
+      // The taps of input channel xc + cu (weights wpR + cu * taps): every row of taps of the
+      // window, each input it reads loaded once.
+      auto channel = [&](uint64_t cu, const std::string& in2) {
+        const std::string in3 = in2 + "  ";
+        c << in2 << "for (size_t kh = 0; kh < " << u(g.k_h) << "; ++kh) {\n"
+          << in3 << "const ptrdiff_t ih = (ptrdiff_t)(oh * " << u(g.stride_h) << " + kh * "
+          << u(g.dil_h) << ") - " << g.pad_top << ";\n"
+          << in3 << "if (ih < 0 || ih >= " << g.in_h << ") continue;\n"
+          << in3 << "const " << T << "* const xr = xc + " << u(cu * iplane) << " + (size_t)ih * "
+          << u(g.in_w) << (blk.loop ? " + ow0 * " + u(g.stride_w) : std::string()) << ";\n";
+        std::map<int64_t, std::string> xs;
+        auto xname = [&](int64_t off) {
+          auto it = xs.find(off);
+          if (it != xs.end()) return it->second;
+          const std::string n = "x" + std::to_string(xs.size());
+          xs[off] = n;
+          c << in3 << "const " << T << " " << n << " = xr[" << off << "];\n";
+          return n;
+        };
+        for (uint64_t kw = 0; kw < g.k_w; ++kw) {
+          std::vector<std::pair<uint64_t, std::string>> used;  // column t, its input
+          for (uint64_t t = 0; t < nt; ++t) {
+            const int64_t off =
+                blk.loop ? static_cast<int64_t>(t) * sw + static_cast<int64_t>(kw) * dw - g.pad_left
+                         : column(blk.first + t, kw);
+            if (!blk.loop && (off < 0 || off >= W)) continue;  // in the padding: no tap
+            used.push_back({t, xname(off)});
+          }
+          if (used.empty()) continue;
+          for (uint64_t r = 0; r < R; ++r) {
+            c << in3 << "{\n"
+              << in3 << "  const " << T << " v = wp" << r << "[" << u(cu * taps) << " + kh * "
+              << u(g.k_w) << " + " << kw << "u];\n";
+            for (const auto& [t, xv] : used)
+              c << in3 << "  " << acc(r, t) << " = " << F << "(v, " << xv << ", " << acc(r, t)
+                << ");\n";
+            c << in3 << "}\n";
+          }
+        }
+        c << in2 << "}\n";
       };
-      for (uint64_t kw = 0; kw < g.k_w; ++kw) {
-        std::vector<std::pair<uint64_t, std::string>> used;  // column t, its input
-        for (uint64_t t = 0; t < nt; ++t) {
-          const int64_t off =
-              blk.loop ? static_cast<int64_t>(t) * sw + static_cast<int64_t>(kw) * dw - g.pad_left
-                       : column(blk.first + t, kw);
-          if (!blk.loop && (off < 0 || off >= W)) continue;  // in the padding: no tap
-          used.push_back({t, xname(off)});
-        }
-        if (used.empty()) continue;
-        for (uint64_t r = 0; r < R; ++r) {
-          c << in3 << "{\n"
-            << in3 << "  const " << T << " v = wp" << r << "[kh * " << u(g.k_w) << " + " << kw
-            << "u];\n";
-          for (const auto& [t, xv] : used)
-            c << in3 << "  " << acc(r, t) << " = " << F << "(v, " << xv << ", " << acc(r, t)
-              << ");\n";
-          c << in3 << "}\n";
-        }
+      // Two input channels per pass (half the loop's pointer steps), then the odd one.
+      const uint64_t pairs = cpg / 2;
+      if (pairs > 0) {
+        c << in << "for (size_t ci = 0; ci < " << u(pairs) << "; ++ci) {\n";
+        channel(0, in + "  ");
+        channel(1, in + "  ");
+        c << in << "  xc += " << u(2 * iplane) << ";\n";
+        for (uint64_t r = 0; r < R; ++r) c << in << "  wp" << r << " += " << u(2 * taps) << ";\n";
+        c << in << "}\n";
       }
-      c << in2 << "}\n" << in2 << "xc += " << u(iplane) << ";\n";
-      for (uint64_t r = 0; r < R; ++r) c << in2 << "wp" << r << " += " << u(taps) << ";\n";
-      c << in << "}\n";
+      if (cpg % 2) {
+        c << in << "{\n";
+        channel(0, in + "  ");
+        c << in << "}\n";
+      }
       for (uint64_t r = 0; r < R; ++r)
         for (uint64_t t = 0; t < nt; ++t)
           c << in << "o" << r << "[oh * " << u(g.out_w) << " + "
@@ -178,8 +193,10 @@ void mcu_product(std::ostringstream& c, const ProductNames& n, uint64_t M) {
         << ind << "  const " << T << "* ap" << r << " = " << n.a << " + (i0 + " << r << "u) * "
         << u(K) << ";\n";
     }
-    c << ind << "  const " << T << "* bp = " << n.b << " + j0;\n"
-      << ind << "  for (size_t k = 0; k < " << u(K) << "; ++k) {\n";
+    c << ind << "  const " << T << "* bp = " << n.b << " + j0;\n";
+    // One step of depth per pass: GCC walks the rows with post-incremented loads (VLDMIA
+    // rN!), which unrolling the depth would turn into offset loads and pointer additions.
+    c << ind << "  for (size_t k = 0; k < " << u(K) << "; ++k) {\n";
     for (uint64_t t = 0; t < TN; ++t)
       c << ind << "    const " << T << " b" << t << " = bp[" << t << "];\n";
     for (uint64_t r = 0; r < R; ++r) {

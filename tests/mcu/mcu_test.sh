@@ -108,7 +108,7 @@ sed -n "/^$example: the freestanding C/,\$p" synth.txt
 # Cross-compile: the model with -fstack-usage, the driver, startup and semihosting; the model
 # first on the link line, so the map charges the library functions it calls to it.
 flags=("${cpu[@]}" -mthumb -O2 -std=c11 -ffunction-sections -fdata-sections -fno-math-errno
-       -Wall -Wextra -Werror --specs=picolibc.specs)
+       -Wall -Wextra -Werror --specs=picolibc.specs --picolibc-buildtype=release)
 arm-none-eabi-gcc "${flags[@]}" -fstack-usage -c "gen/$example.c" -o "$example.o"
 arm-none-eabi-gcc "${flags[@]}" -Igen -I"$here" -DOI_MODEL="$example" \
   "-DOI_MODEL_HEADER=\"$example.h\"" -c "$here/driver.c" -o driver.o
