@@ -1598,6 +1598,7 @@ class Generator : public KernelEnv {
         h << "/* Copies input '" << v->name << "' (" << what << ") for the next step. */\nint " << N
           << "_insert_" << v->name << "(" << N << "_state* s, const " << T
           << "* data, size_t count);\n";
+      if (v->storage == "constant") continue;  // weights: by name only (NAME_fetch)
       h << "/* '" << v->name << "' (" << what
         << ") as it is now: valid until the next step. */\nint " << N << "_fetch_" << v->name
         << "(const " << N << "_state* s, const " << T << "** data, size_t* count);\n";
@@ -1773,6 +1774,7 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
           << "* data, size_t count) {\n  if (!s || !data || count != " << n << "u) return " << N
           << "_ERR_INPUT;\n  memcpy(s->v_" << v->name << ", data, " << v->bytes << "u);\n  s->have_"
           << v->name << " = 1;\n  return " << N << "_OK;\n}\n\n";
+      if (v->storage == "constant") continue;
       c << "int " << N << "_fetch_" << v->name << "(const " << N << "_state* s, const " << T
         << "** data, size_t* count) {\n  if (!s || !data || !count) return " << N
         << "_ERR_INPUT;\n  *data = (const " << T << "*)"
