@@ -53,7 +53,8 @@ std::string math(const ElementwiseCall& e) {
   }
   if (e.dtype == "f64") return fn + "(" + e.args[0] + ")";
   // The freestanding profile on an FPU without doubles (a Cortex-M4F): libm's float functions,
-  // within ops-nn.md's 2 ulp of the double forms' results.
+  // within a few ulp of the double forms' results (more in the far tails of the compound forms,
+  // gelu's tanh form at large negative inputs; docs/synth.md).
   if (emit_profile().float_math) {
     const std::string a = "(" + e.args[0] + ")";
     if (e.op == "sigmoid") return "(1.0f / (1.0f + expf(-" + a + ")))";
