@@ -34,7 +34,8 @@ constexpr const char* kUsage =
     "schedule; docs/synth.md) and has the emitter plugin of the target write source files to\n"
     "OUTDIR. The device is FILE.json (docs/devices.md) or the target's built-in description.\n"
     "--plan-only prints the plan's JSON form instead of emitting; --report prints fused groups,\n"
-    "kernels, buffers and peak memory (to stderr with --plan-only).";
+    "kernels, buffers and peak memory (to stderr with --plan-only), and what the emitter reports\n"
+    "(for a freestanding device: flash, RAM and stack against its budgets).";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -109,6 +110,12 @@ int run_synth(const std::vector<std::string>& args, Context& ctx) {
   const fs::path dir = vm["output"].as<std::string>();
   const auto files = plan.emit(registry, dir, emit);
   ctx.out << "wrote " << files.size() << " files to " << dir.string() << "\n";
+  // An emitter's own report (the C emitter's freestanding profile: flash, RAM and stack against
+  // the device's budgets) is a file NAME.report.txt; --report prints it too.
+  if (vm.count("report"))
+    for (const auto& f : files)
+      if (f.filename().string().size() > 11 && f.filename().string().ends_with(".report.txt"))
+        ctx.out << read_text(f.string());
   return 0;
 }
 

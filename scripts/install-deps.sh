@@ -15,6 +15,7 @@ packages=(
   python3-mpmath                      # tests: fixtures_regenerate (f64_math, vulkan_extra cases)
   python3-onnx espeak-ng   # examples/silero_vad: weights from ONNX, test speech
   python3-setuptools python3-wheel   # python/: the offline `pip install --no-build-isolation`
+  gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm   # tests/mcu: Cortex-M under QEMU
 )
 
 # examples/silero_vad's reference (onnxruntime-node) needs node and npm; a machine that has

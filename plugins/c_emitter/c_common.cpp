@@ -9,6 +9,22 @@
 
 namespace oi::c_emitter {
 
+namespace {
+thread_local EmitProfile g_profile;
+}  // namespace
+
+const EmitProfile& emit_profile() {
+  return g_profile;
+}
+
+ProfileScope::ProfileScope(const EmitProfile& p) : saved_(g_profile) {
+  g_profile = p;
+}
+
+ProfileScope::~ProfileScope() {
+  g_profile = saved_;
+}
+
 std::string str(const json::value& v) {
   return std::string(v.as_string());
 }

@@ -19,7 +19,7 @@ struct Value {
   std::string name, memory, storage, dtype;
   std::vector<uint64_t> shape;
   uint64_t bytes = 0, offset = 0;
-  int64_t live_first = -1;
+  int64_t live_first = -1, live_last = -1;  // arena values: the entry steps holding the bytes
   bool zero_fill = false;
   std::string link;
   const json::value* init = nullptr;
@@ -94,6 +94,29 @@ class KernelEnv {
   // The plan's `device` object (name, type, and for a CPU its `memory` caches and `cpu` ISA and
   // SIMD features, docs/synth.md); nullptr where the plan has none.
   virtual const json::object* device() const { return nullptr; }
+};
+
+// The profile the C being written follows (docs/synth.md), from the plan's device: hosted C
+// (libc: allocation, stdio, files), or the freestanding profile a microcontroller's description
+// selects (`cpu.profile`: no allocation, no stdio, no files; every buffer static). Set by
+// generate_c for the plan it writes (ProfileScope); op generators read it.
+struct EmitProfile {
+  bool freestanding = false;
+  // f32 math (exp, tanh, sigmoid, sqrt, ...) in float with libm's f functions instead of in
+  // double, where the FPU has no double precision (`cpu.fpu` "sp" or "none"): a Cortex-M4F
+  // would emulate every double operation in software.
+  bool float_math = false;
+};
+const EmitProfile& emit_profile();
+class ProfileScope {
+ public:
+  explicit ProfileScope(const EmitProfile& p);
+  ~ProfileScope();
+  ProfileScope(const ProfileScope&) = delete;
+  ProfileScope& operator=(const ProfileScope&) = delete;
+
+ private:
+  EmitProfile saved_;
 };
 
 // "op 'name' (line N)" of one of a kernel's ops, for messages.

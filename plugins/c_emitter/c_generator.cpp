@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -39,6 +41,7 @@ class Generator : public KernelEnv {
     if (!o.contains("format") || o.at("format") != "openinfer-synth-plan" ||
         o.at("version").as_int64() != 1)
       throw std::runtime_error("not an openinfer-synth-plan version 1 document");
+    read_profile();
     read_values();
   }
 
@@ -72,14 +75,20 @@ class Generator : public KernelEnv {
       for (const Value& v : values_)
         if (v.storage == "arena" && v.zero_fill && v.live_first == position)
           step_body << "  memset(s->v_" << v.name << ", 0, " << v.bytes << ");\n";
+      if (st.at("kind") == "kernel") entry_kernel_step_[st.at("kernel").as_int64()] = position;
       emit_step(st.as_object(), kernels, step_body, "  ", true);
       ++position;
     }
+    if (freestanding_)
+      return freestanding_files(kernels.str() + block_protos.str() + "\n" + block_defs.str(),
+                                step_body.str());
     return {{name_ + ".h", header()},
             {name_ + ".c",
              source(kernels.str() + block_protos.str() + "\n" + block_defs.str(), step_body.str())},
             {name_ + "_main.c", replace_name(kMainC, name_)}};
   }
+
+  EmitProfile profile() const { return {freestanding_, float_math_}; }
 
  private:
   // One step of a block, `indent` deep; loops recurse into their bodies.
@@ -225,10 +234,18 @@ class Generator : public KernelEnv {
   }
 
   // The source position the plan gives for messages ("gpt.oi:137:3"), else the line.
+  // The freestanding profile keeps its messages short (its error buffer is small): the file's
+  // name without its folders.
   static std::string at_of(const json::object& o, const char* key) {
-    if (o.contains(key)) return str(o.at(key));
-    if (o.contains("at")) return str(o.at("at"));
-    return o.contains("line") ? "line " + json::serialize(o.at("line")) : std::string();
+    std::string at;
+    if (o.contains(key))
+      at = str(o.at(key));
+    else if (o.contains("at"))
+      at = str(o.at("at"));
+    else
+      return o.contains("line") ? "line " + json::serialize(o.at("line")) : std::string();
+    const size_t slash = at.find_last_of('/');
+    return emit_profile().freestanding && slash != std::string::npos ? at.substr(slash + 1) : at;
   }
 
   // C of an index name at the current place: loop index, then integer scalar, then size
@@ -287,6 +304,7 @@ class Generator : public KernelEnv {
         v.bytes = v.numel() * dtype_size(v.dtype);
         tabviews_[v.name] = v;
         tabview_fields_.push_back({v.name, v.bytes});
+        field_kernel_[v.name] = id;
         it = kernel_tabviews_.emplace(text, TabView{v}).first;
       }
       (output ? it->second.write : it->second.read) = true;
@@ -537,6 +555,12 @@ class Generator : public KernelEnv {
                              " is not supported yet");
         if (v.indices.size() > 8 || v.bounds.size() != v.indices.size())
           throw CUnsupported("c emitter: table '" + v.name + "' has more than 8 indices");
+        for (size_t k = 0; freestanding_ && k < v.bounds.size(); ++k)
+          if (v.bounds[k] < 0)
+            throw CUnsupported("c emitter: table '" + v.name + "' grows along index '" +
+                               v.indices[k] + "' (no @fixed bound): the freestanding profile of " +
+                               device_name_ +
+                               " allocates nothing, so every index of a table needs @fixed");
         v.bytes = v.numel() * dtype_size(v.dtype);
       } else if (o.contains("indices") && v.storage == "constant" &&
                  o.at("indices").as_array().size() == 1 && o.at("entries").is_number()) {
@@ -555,6 +579,7 @@ class Generator : public KernelEnv {
       if (v.storage == "arena") {
         v.offset = o.at("offset").to_number<uint64_t>();
         v.live_first = o.at("live").as_array().at(0).to_number<int64_t>();
+        v.live_last = o.at("live").as_array().at(1).to_number<int64_t>();
         v.zero_fill = o.at("zero_fill").as_bool();
       }
       index_[v.name] = values_.size();
@@ -583,6 +608,7 @@ class Generator : public KernelEnv {
     const std::string field =
         "kacc_" + std::to_string(kernel_id_) + (n ? "_" + std::to_string(n) : std::string());
     scratch_.push_back({field, bytes});
+    field_kernel_[field] = kernel_id_;
     return field;
   }
 
@@ -896,7 +922,7 @@ class Generator : public KernelEnv {
     c << matmul_simd_helpers_c(matmul_device(device()));
     const bool tables =
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
-    if (tables) c << kTablesC;
+    if (tables) c << tables_c(false);
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
@@ -1171,13 +1197,748 @@ class Generator : public KernelEnv {
     c << "  return s->failed;\n}\n";
     return c.str();
   }
+
+  // ---- the freestanding profile (docs/synth.md "The freestanding profile") ----
+  // Chosen by the plan's device (`cpu.profile` "freestanding"): NAME.h and NAME.c only, no
+  // allocation, no stdio, no files, no exit. Working memory is one arena (the memory plan's,
+  // then the kernels' scratch, shared by all kernels since each is done with it on return),
+  // everything kept between steps is one struct the caller allocates, weights are const arrays.
+
+  bool freestanding_ = false;
+  bool float_math_ = false;
+  uint64_t ptr_bytes_ = 8;  // the target's pointers: 4 on the M profile's 32-bit cores
+  uint64_t align_ = 16;     // cpu.alignment_bytes
+  uint64_t flash_budget_ = 0, ram_budget_ = 0;
+  std::string device_name_ = "the device", device_origin_;
+  std::map<std::string, int64_t> field_kernel_;   // scratch or tabview field -> its kernel
+  std::map<int64_t, int64_t> entry_kernel_step_;  // kernels that are steps of entry: the step
+
+  void read_profile() {
+    const auto* d = root_.as_object().if_contains("device");
+    if (!d || !d->is_object()) return;
+    const auto& dev = d->as_object();
+    freestanding_ = dev.contains("profile") && dev.at("profile") == "freestanding";
+    if (dev.contains("name")) device_name_ = str(dev.at("name"));
+    if (dev.contains("origin")) device_origin_ = str(dev.at("origin"));
+    if (const auto* m = dev.if_contains("memory"); m && m->is_object()) {
+      if (const auto* f = m->as_object().if_contains("flash_bytes"))
+        flash_budget_ = f->to_number<uint64_t>();
+      if (const auto* r = m->as_object().if_contains("ram_bytes"))
+        ram_budget_ = r->to_number<uint64_t>();
+    }
+    if (const auto* c = dev.if_contains("cpu"); c && c->is_object()) {
+      const auto& cpu = c->as_object();
+      if (cpu.contains("isa") && str(cpu.at("isa")).rfind("armv", 0) == 0) ptr_bytes_ = 4;
+      const std::string fpu = cpu.contains("fpu") ? str(cpu.at("fpu")) : "";
+      float_math_ = freestanding_ && (fpu == "sp" || fpu == "none");
+      if (cpu.contains("alignment_bytes"))
+        align_ = std::max<uint64_t>(cpu.at("alignment_bytes").to_number<uint64_t>(), 1);
+    }
+  }
+
+  static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+  // One member of the state struct, with its size and alignment on the target (ILP32 on the
+  // M profile), so the report gives sizeof(state) without a compiler.
+  struct Member {
+    std::string decl;
+    uint64_t size, align;
+    bool io = false;  // a dynamic input's buffer (reported as I/O)
+  };
+  static uint64_t type_align(const std::string& ctype, uint64_t ptr) {
+    if (ctype == "double" || ctype == "int64_t" || ctype == "uint64_t") return 8;
+    if (ctype == "float" || ctype == "int32_t" || ctype == "uint32_t" || ctype == "int") return 4;
+    if (ctype == "int16_t" || ctype == "uint16_t") return 2;
+    if (ctype == "ptr") return ptr;
+    return 1;
+  }
+
+  // What the scratch of each kernel becomes: an offset into the arena past the plan's values
+  // (every kernel starts at the same offset), or, for a kernel that keeps work between calls
+  // (a state flag: packed weights), an array of the state.
+  struct ScratchLayout {
+    std::map<std::string, uint64_t> offset;      // field -> offset from the arena's start
+    std::map<std::string, uint64_t> persistent;  // field -> bytes (state arrays)
+    uint64_t plan = 0, region = 0, total = 0, align = 8;
+  };
+  ScratchLayout scratch_layout() const {
+    ScratchLayout l;
+    l.align =
+        std::max<uint64_t>({align_, 8, root_.at("memory").at("alignment").to_number<uint64_t>()});
+    l.plan = align_up(arena_bytes_, l.align);
+    std::set<int64_t> keeps;  // kernels with state flags
+    for (const auto& f : flags_) keeps.insert(std::stoll(f.substr(5, f.find('_', 5) - 5)));
+    // Each kernel's fields one after another: their offsets from the block's start.
+    std::map<int64_t, std::vector<std::pair<std::string, uint64_t>>> fields;
+    std::map<int64_t, uint64_t> need;
+    auto add = [&](const std::string& field, uint64_t bytes) {
+      const int64_t k = field_kernel_.at(field);
+      const uint64_t at = align_up(need[k], l.align);
+      fields[k].push_back({field, at});
+      need[k] = at + std::max<uint64_t>(bytes, 1);
+    };
+    for (const auto& [field, bytes] : tabview_fields_) add(field, bytes);
+    for (const auto& [field, bytes] : scratch_) {
+      if (keeps.count(field_kernel_.at(field)))
+        l.persistent[field] = bytes;
+      else
+        add(field, bytes);
+    }
+    for (const auto& [k, list] : fields) {
+      // A kernel that is a step of entry takes bytes of the plan's arena that no value holds at
+      // that step (the plan's `live` steps), when such a gap is large enough; other kernels
+      // (in loops, branches, consumers), and those without a gap, take the region past it.
+      uint64_t base = l.plan;
+      if (auto step = entry_kernel_step_.find(k); step != entry_kernel_step_.end()) {
+        std::vector<std::pair<uint64_t, uint64_t>> held;
+        for (const Value& v : values_)
+          if (v.storage == "arena" && v.live_first <= step->second && step->second <= v.live_last)
+            held.push_back({v.offset, v.offset + v.bytes});
+        std::sort(held.begin(), held.end());
+        uint64_t at = 0;
+        for (const auto& [lo, hi] : held) {
+          if (at + need[k] <= lo) break;
+          at = std::max(at, align_up(hi, l.align));
+        }
+        if (at + need[k] <= arena_bytes_) base = at;
+      }
+      for (const auto& [field, off] : list) l.offset[field] = base + off;
+      if (base == l.plan) l.region = std::max(l.region, align_up(need[k], l.align));
+    }
+    l.total = l.plan + l.region;
+    return l;
+  }
+
+  // A C literal of element i of `bytes` (the model's bytes of `dtype`), exactly.
+  static std::string element_literal(const std::string& dtype, const std::string& bytes, size_t i) {
+    const char* p = bytes.data();
+    char buf[64];
+    if (dtype == "f32") {
+      float f;
+      std::memcpy(&f, p + 4 * i, 4);
+      if (std::isnan(f)) return std::signbit(f) ? "-NAN" : "NAN";
+      if (std::isinf(f)) return f < 0 ? "-INFINITY" : "INFINITY";
+      if (f == 0) return std::signbit(f) ? "-0.0f" : "0.0f";
+      std::snprintf(buf, sizeof buf, "%af", static_cast<double>(f));
+      return buf;
+    }
+    if (dtype == "f64") {
+      double f;
+      std::memcpy(&f, p + 8 * i, 8);
+      if (std::isnan(f)) return std::signbit(f) ? "-(double)NAN" : "(double)NAN";
+      if (std::isinf(f)) return f < 0 ? "-(double)INFINITY" : "(double)INFINITY";
+      if (f == 0) return std::signbit(f) ? "-0.0" : "0.0";
+      std::snprintf(buf, sizeof buf, "%a", f);
+      return buf;
+    }
+    auto le = [&](size_t size) {
+      uint64_t v = 0;
+      for (size_t b = 0; b < size; ++b)
+        v |= static_cast<uint64_t>(static_cast<unsigned char>(p[size * i + b])) << (8 * b);
+      return v;
+    };
+    if (dtype == "i64") {
+      const auto v = static_cast<int64_t>(le(8));
+      if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
+      return std::to_string(v) + "LL";
+    }
+    if (dtype == "u64") return std::to_string(le(8)) + "ULL";
+    if (dtype == "i32") {
+      const auto v = static_cast<int32_t>(static_cast<uint32_t>(le(4)));
+      if (v == INT32_MIN) return "(-2147483647 - 1)";
+      return std::to_string(v);
+    }
+    if (dtype == "u32") return std::to_string(le(4)) + "u";
+    if (dtype == "i16") return std::to_string(static_cast<int16_t>(le(2)));
+    if (dtype == "i8") return std::to_string(static_cast<int8_t>(le(1)));
+    const uint64_t size = dtype_size(dtype);
+    if (size == 2 && !packed_bits(dtype)) return std::to_string(le(2));  // u16, f16, bf16 bits
+    return std::to_string(static_cast<unsigned char>(p[i]));  // u8, bool, f8, packed bytes
+  }
+
+  // `static const T name[n] = {...};` of the model's bytes, in the dtype they are stored in.
+  std::string typed_array(const std::string& name, const std::string& dtype,
+                          const std::string& bytes) const {
+    const bool packed = packed_bits(dtype) != 0;
+    const uint64_t size = packed ? 1 : dtype_size(dtype);
+    const size_t n = bytes.size() / size;
+    std::ostringstream c;
+    c << "static const " << (packed ? "uint8_t" : c_type(dtype)) << " " << name << "["
+      << std::max<size_t>(n, 1) << "] OI_CONST_ALIGN = {";
+    for (size_t i = 0; i < n; ++i)
+      c << (i % 8 ? " " : "\n  ") << element_literal(dtype, bytes, i) << ",";
+    if (n == 0) c << "0";
+    c << "\n};\n";
+    return c.str();
+  }
+
+  // --embed-weights in the freestanding profile: the model's tensors as const arrays of their
+  // dtype (in flash), checked against the declarations as the loader checks them. Returns the
+  // C and adds the arrays' bytes to `bytes`.
+  std::string embedded_typed(uint64_t& bytes) const {
+    std::ostringstream c;
+    for (const Value& v : values_) {
+      if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
+      if (v.ptable) continue;
+      if (v.table) {
+        std::string all, avail;
+        const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
+        for (uint64_t e = 0; e < v.entries; ++e) {
+          auto t = (*embed_)(v.entry_link(e));
+          const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
+                              t->bytes.size() == entry_bytes;
+          all += usable ? t->bytes : std::string(entry_bytes, '\0');
+          avail += std::string(avail.empty() ? "" : ", ") + (usable ? "1" : "0");
+        }
+        if (all.size() != v.bytes)
+          throw std::runtime_error("'" + v.name + "': the entries do not fill the table");
+        embedded_.insert(v.name);
+        c << "static const unsigned char emb_avail_" << v.name << "[" << v.entries + 1 << "] = {"
+          << avail << (avail.empty() ? "0" : ", 0") << "};\n";
+        c << typed_array("emb_" + v.name, v.dtype, all);
+        bytes += all.size() + v.entries + 1;
+        continue;
+      }
+      auto t = (*embed_)(v.link);
+      if (!t) continue;
+      if (t->dtype != dtype_tag(v.dtype) || t->dims != v.shape || t->bytes.size() != v.bytes)
+        throw std::runtime_error("'" + v.name + "': model tensor '" + v.link +
+                                 "' has another dtype or shape");
+      embedded_.insert(v.name);
+      c << typed_array("emb_" + v.name, v.dtype, t->bytes);
+      bytes += t->bytes.size();
+    }
+    return c.str();
+  }
+
+  // The values the caller sees by name: declared ones, and returned temporaries.
+  std::vector<const Value*> declared_values() const {
+    std::vector<const Value*> declared;
+    for (const Value& v : values_)
+      if (!v.table && (v.memory != "temporary" ||
+                       std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end()))
+        declared.push_back(&v);
+    return declared;
+  }
+
+  static uint64_t elements(const Value& v) {
+    uint64_t n = v.numel();
+    if (v.ptable)
+      for (int64_t b : v.bounds) n *= static_cast<uint64_t>(b);
+    return n;
+  }
+
+  // The C the freestanding profile needs around the kernels: the state's members, init, the
+  // typed and by-name insert and fetch, step, the error strings; plus the budget report.
+  std::vector<GeneratedFile> freestanding_files(const std::string& kernels,
+                                                const std::string& step_body) {
+    const std::string& N = name_;
+    const ScratchLayout layout = scratch_layout();
+    const bool tables =
+        std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
+    bool models_data = false;
+    for (const Value& v : values_)
+      if ((v.storage == "constant" || v.storage == "persistent" || v.storage == "step") &&
+          !v.ptable && (!v.link.empty() || v.table))
+        models_data = true;
+    if (models_data && !embed_)
+      throw CUnsupported("c emitter: the freestanding profile of " + device_name_ +
+                         " reads no files: synthesize with --embed-weights (the weights become "
+                         "const arrays in flash)");
+    const bool messages = kernels.find("fail(s,") != std::string::npos ||
+                          step_body.find("fail(s,") != std::string::npos;
+
+    // ---- the state ----
+    std::vector<Member> small, arrays;
+    const uint64_t P = ptr_bytes_;
+    small.push_back({"unsigned char* arena;", P, P});
+    small.push_back({"int failed;", 4, 4});
+    if (messages) small.push_back({"char error[128];", 128, 1});
+    auto storage = [&](const std::string& field, const Value& v, uint64_t n, bool io) {
+      const std::string T = c_type(v.dtype);
+      const uint64_t count = std::max<uint64_t>(packed_bits(v.dtype) ? v.bytes : n, 1);
+      const uint64_t esize = packed_bits(v.dtype) ? 1 : dtype_size(v.dtype);
+      arrays.push_back({T + " " + field + "[" + std::to_string(count) + "];", count * esize,
+                        type_align(T, P), io});
+    };
+    for (const Value& v : values_) {
+      if (v.storage == "internal") continue;
+      if (v.ptable) {
+        // data, entry_bytes, init: pointers; rank; bound, cap, size: int64_t[8] each
+        const uint64_t head = align_up(3 * P + 4, 8);
+        small.push_back({"oi_table t_" + v.name + ";", head + 3 * 64, 8});
+        storage("m_t_" + v.name, v, elements(v), false);
+        continue;
+      }
+      small.push_back({"void* v_" + v.name + ";", P, P});
+      if (v.storage == "step") small.push_back({"const void* from_" + v.name + ";", P, P});
+      if (v.storage == "dynamic") small.push_back({"int have_" + v.name + ";", 4, 4});
+      if (v.table) small.push_back({"const unsigned char* avail_" + v.name + ";", P, P});
+      if (v.storage == "persistent" || v.storage == "step" || v.storage == "dynamic")
+        storage("m_" + v.name, v, v.numel(), v.storage == "dynamic");
+      if (v.storage == "constant" && !embedded_.count(v.name) && packed_bits(v.dtype))
+        storage("m_" + v.name, v, v.numel(), false);  // a packed @init constant: filled by init
+      if (yielded_.count(v.name)) {
+        small.push_back({"void* snap_" + v.name + ";", P, P});
+        small.push_back({"void* res_" + v.name + ";", P, P});
+        storage("m_snap_" + v.name, v, v.numel(), false);
+        storage("m_res_" + v.name, v, v.numel(), false);
+      }
+    }
+    for (const auto& [field, bytes] : tabview_fields_)
+      small.push_back({"void* v_" + field + ";", P, P});
+    for (const auto& [field, bytes] : scratch_) {
+      small.push_back({"void* " + field + ";", P, P});
+      if (layout.persistent.count(field))
+        arrays.push_back({"double m_" + field + "[" + std::to_string(bytes / 8 + 1) + "];",
+                          (bytes / 8 + 1) * 8, 8});
+    }
+    for (const auto& f : flags_) small.push_back({"int " + f + ";", 4, 4});
+    uint64_t state_bytes = 0, io_bytes = 0, state_align = 1;
+    std::ostringstream members;
+    for (const auto* list : {&small, &arrays})
+      for (const Member& m : *list) {
+        state_bytes = align_up(state_bytes, m.align) + m.size;
+        state_align = std::max(state_align, m.align);
+        if (m.io) io_bytes += m.size;
+        members << "  " << m.decl << "\n";
+      }
+    state_bytes = align_up(state_bytes, state_align);
+
+    // ---- constants: embedded weights, @init and zero constants (flash) ----
+    uint64_t weight_bytes = 0;
+    std::ostringstream consts;
+    if (embed_) consts << embedded_typed(weight_bytes);
+    for (const Value& v : values_) {
+      if (v.storage != "constant" || v.table || embedded_.count(v.name) || packed_bits(v.dtype))
+        continue;
+      consts << "static const " << c_type(v.dtype) << " cinit_" << v.name << "["
+             << std::max<uint64_t>(v.numel(), 1) << "] OI_CONST_ALIGN = {";
+      if (!v.init) {
+        consts << "0";
+      } else {
+        for (uint64_t i = 0; i < v.numel(); ++i)
+          consts << (i ? ", " : "") << literal(*v.init, v.dtype, "@init of '" + v.name + "'");
+      }
+      consts << "};\n";
+      weight_bytes += v.bytes;
+    }
+    std::vector<const Value*> declared = declared_values();
+    for (const Value* v : declared) {
+      if (v->ptable) {
+        consts << "static const uint64_t dims_" << v->name << "[] = {";
+        for (size_t i = 0; i < v->bounds.size(); ++i)
+          consts << (i ? ", " : "") << v->bounds[i] << "u";
+        for (uint64_t d : v->shape) consts << ", " << d << "u";
+        consts << "};\n";
+        if (v->init) {
+          consts << "static const " << c_type(v->dtype) << " tinit_" << v->name << "[" << v->numel()
+                 << "] = {";
+          for (uint64_t i = 0; i < v->numel(); ++i)
+            consts << (i ? ", " : "") << literal(*v->init, v->dtype, "@init of '" + v->name + "'");
+          consts << "};\n";
+        }
+        continue;
+      }
+      consts << "static const uint64_t dims_" << v->name << "[] = {";
+      for (size_t i = 0; i < v->shape.size(); ++i) consts << (i ? ", " : "") << v->shape[i] << "u";
+      consts << (v->shape.empty() ? "0" : "") << "};\n";
+    }
+    consts << "static const " << N << "_var_info vars[] = {\n";
+    for (const Value* v : declared)
+      consts << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, "
+             << v->shape.size() + v->bounds.size() << "u, dims_" << v->name << ", "
+             << (v->ptable ? elements(*v) * dtype_size(v->dtype) : v->bytes) << "u, "
+             << (v->storage == "dynamic" ? 1 : 0) << "},\n";
+    consts << "  {NULL, 0u, 0u, NULL, 0u, 0}};\n";
+    consts << "static const char* const outputs[] = {";
+    for (const auto& o : outputs_) consts << "\"" << o << "\", ";
+    consts << "NULL};\n\n";
+
+    // ---- the header ----
+    std::ostringstream h;
+    h << "/* Generated by OpenInfer's C emitter from " << str(root_.at("graph"))
+      << ": the freestanding profile for " << device_name_
+      << "\n * (docs/synth.md). No allocation, no stdio, no files, no exit: call " << N
+      << "_init once with an arena, then per step\n * " << N << "_insert_* every input, " << N
+      << "_step and " << N << "_fetch_*. */\n#ifndef " << N << "_H\n#define " << N
+      << "_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" "
+         "{\n#endif\n\n"
+      << "enum {\n  " << N << "_OK = 0,\n  " << N
+      << "_ERR_NAME = 4,   /* no variable of that name */\n  " << N
+      << "_ERR_INPUT = 5,  /* an input missing, of the wrong size, or a NULL argument */\n  " << N
+      << "_ERR_MEMORY = 6, /* a table access past its storage (never with checked bounds) */\n  "
+      << N << "_ERR_RUN = 7,    /* an op failed during a step (an index out of range) */\n  " << N
+      << "_ERR_ARENA = 8   /* init without an arena, or one not aligned to " << N
+      << "_ARENA_ALIGN */\n};\n\n"
+      << "/* The working memory of a step: the memory plan's arena (" << layout.plan
+      << " B) and the kernels' scratch\n * (" << layout.region << " B). */\n#define " << N
+      << "_ARENA_BYTES " << layout.total << "u\n#define " << N << "_ARENA_ALIGN " << layout.align
+      << "u\n\n";
+    if (tables) h << tables_type_c() << "\n";
+    h << "/* Everything kept between steps: persistent values, inputs, tables. Allocate it where "
+         "you\n * like (static storage is usual; "
+      << state_bytes << " B on this target); its members are private. */\ntypedef struct " << N
+      << "_state {\n"
+      << members.str() << "} " << N << "_state;\n\n"
+      << "/* Sets up `s` (every persistent value at its start) over `arena`: " << N
+      << "_ARENA_BYTES bytes aligned to\n * " << N << "_ARENA_ALIGN, or NULL for " << N
+      << ".c's static arena (left out when " << N << "_NO_STATIC_ARENA is defined). */\nint " << N
+      << "_init(" << N << "_state* s, void* arena);\n/* One step; every input must have been "
+      << "inserted since the previous one. */\nint " << N << "_step(" << N << "_state* s);\n";
+    for (const Value* v : declared) {
+      const std::string T = c_type(v->dtype);
+      std::string shape;
+      for (size_t i = 0; i < v->bounds.size(); ++i)
+        shape += (shape.empty() ? "" : ", ") + std::to_string(v->bounds[i]);
+      for (uint64_t d : v->shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      const std::string what = v->dtype + "[" + shape + "]: " + std::to_string(elements(*v)) +
+                               " element" + (elements(*v) == 1 ? "" : "s");
+      if (v->storage == "dynamic")
+        h << "/* Copies input '" << v->name << "' (" << what << ") for the next step. */\nint " << N
+          << "_insert_" << v->name << "(" << N << "_state* s, const " << T
+          << "* data, size_t count);\n";
+      if (v->storage == "constant") continue;  // weights: by name only (NAME_fetch)
+      h << "/* '" << v->name << "' (" << what
+        << ") as it is now: valid until the next step. */\nint " << N << "_fetch_" << v->name
+        << "(const " << N << "_state* s, const " << T << "** data, size_t* count);\n";
+    }
+    h << "/* The message of an error code, and of the last error of `s`. */\nconst char* " << N
+      << "_strerror(int code);\nconst char* " << N << "_error(const " << N << "_state* s);\n\n"
+      << "/* By name, for generic drivers: a declared variable (dtype is its OINF tag, input 1 "
+         "for\n * the dynamic inputs), insert and fetch of `bytes` bytes, and the names entry's "
+         "`return` lists. */\ntypedef struct "
+      << N
+      << "_var_info {\n  const char* name;\n  uint32_t dtype;\n  uint32_t rank;\n  const "
+         "uint64_t* dims;\n  size_t bytes;\n  int input;\n} "
+      << N << "_var_info;\nconst " << N << "_var_info* " << N << "_var(const char* name);\nint "
+      << N << "_insert(" << N << "_state* s, const char* name, const void* data, size_t bytes);\n"
+      << "int " << N << "_fetch(const " << N
+      << "_state* s, const char* name, const void** data, size_t* bytes);\nconst char* const* " << N
+      << "_outputs(size_t* count);\n\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
+
+    // ---- the source ----
+    std::ostringstream c;
+    c << "/* Generated by OpenInfer's C emitter from " << str(root_.at("graph"))
+      << ": the freestanding profile for " << device_name_
+      << " (docs/synth.md).\n * No allocation, no stdio, no files, no exit; libm and memcpy/memset "
+         "only. */\n#include <math.h>\n"
+      << (messages ? "#include <stdarg.h>\n" : "") << "#include <string.h>\n\n#include \"" << N
+      << ".h\"\n\n"
+      << "/* GCC's -O2 cost model (very-cheap) leaves these loops scalar; ask for the dynamic\n"
+         " * one on the kernels alone. */\n"
+         "#if defined(__GNUC__) && !defined(__clang__)\n"
+         "#define OI_KERNEL __attribute__((optimize(\"tree-vectorize\", "
+         "\"vect-cost-model=dynamic\")))\n"
+         "#else\n#define OI_KERNEL\n#endif\n"
+         "#if defined(__GNUC__)\n#define OI_HELPER __attribute__((unused))\n#define OI_CONST_ALIGN "
+         "__attribute__((aligned("
+      << align_
+      << ")))\n#else\n#define OI_HELPER\n#define OI_CONST_ALIGN\n#endif\n"
+         "/* The register-blocked kernels' multiply-add: fused where the FPU fuses (VFMA). */\n"
+         "#if defined(__FP_FAST_FMAF)\n#define OI_FMAF(a, b, c) fmaf(a, b, c)\n#else\n"
+         "#define OI_FMAF(a, b, c) ((a) * (b) + (c))\n#endif\n"
+         "#if defined(__FP_FAST_FMA)\n#define OI_FMA(a, b, c) fma(a, b, c)\n#else\n"
+         "#define OI_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n\n";
+    for (const char* hp : op_table().helpers) c << hp;
+    if (tables) c << tables_c(true);
+    c << "#ifndef " << N << "_NO_STATIC_ARENA\nstatic _Alignas(" << layout.align
+      << ") unsigned char arena_storage[" << std::max<uint64_t>(layout.total, 1)
+      << "u];\n#endif\n\n";
+    if (messages)
+      c << R"C(/* printf's %s, %d, %lld, %zu and %% (what the run-time messages use) into out. */
+static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_list args) {
+  size_t n = 0;
+  for (const char* p = fmt; *p; ++p) {
+    unsigned long long u = 0;
+    int neg = 0;
+    if (*p != '%' || p[1] == '%') {
+      if (n + 1 < size) out[n++] = *p;
+      if (*p == '%') ++p;
+      continue;
+    }
+    ++p;
+    if (*p == 's') {
+      for (const char* q = va_arg(args, const char*); *q; ++q)
+        if (n + 1 < size) out[n++] = *q;
+      continue;
+    } else if (p[0] == 'l' && p[1] == 'l' && p[2] == 'd') {
+      const long long v = va_arg(args, long long);
+      neg = v < 0;
+      u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
+      p += 2;
+    } else if (p[0] == 'z' && p[1] == 'u') {
+      u = va_arg(args, size_t);
+      ++p;
+    } else if (*p == 'd') {
+      const int v = va_arg(args, int);
+      neg = v < 0;
+      u = neg ? 0ull - (unsigned long long)(long long)v : (unsigned long long)v;
+    } else {
+      break;
+    }
+    char digits[24];
+    int k = 0;
+    do {
+      digits[k++] = (char)('0' + (int)(u % 10u));
+      u /= 10u;
+    } while (u);
+    if (neg && n + 1 < size) out[n++] = '-';
+    while (k)
+      if (n + 1 < size) out[n++] = digits[--k];
+      else --k;
+  }
+  out[n] = '\0';
+}
+
+)C"
+        << "static inline OI_HELPER int fail(" << N
+        << "_state* s, int code, const char* fmt, ...) {\n  va_list args;\n  va_start(args, fmt);\n"
+           "  oi_vformat(s->error, sizeof s->error, fmt, args);\n  va_end(args);\n  return "
+           "code;\n}\n\n";
+    c << consts.str();
+    c << "const char* " << N << "_strerror(int code) {\n  switch (code) {\n    case " << N
+      << "_OK: return \"ok\";\n    case " << N
+      << "_ERR_NAME: return \"no variable of that name\";\n"
+      << "    case " << N
+      << "_ERR_INPUT: return \"an input is missing, of the wrong size, or NULL\";\n    case " << N
+      << "_ERR_MEMORY: return \"a table access past its storage\";\n    case " << N
+      << "_ERR_RUN: return \"an op failed during the step\";\n    case " << N
+      << "_ERR_ARENA: return \"no arena, or an arena not aligned to " << N
+      << "_ARENA_ALIGN\";\n    default: return \"unknown error code\";\n  }\n}\n\n";
+    c << "const char* " << N << "_error(const " << N << "_state* s) {\n  "
+      << (messages ? "return s->failed && s->error[0] ? s->error : " + N + "_strerror(s->failed);"
+                   : "return " + N + "_strerror(s->failed);")
+      << "\n}\n\n";
+    // init
+    c << "int " << N << "_init(" << N << "_state* s, void* arena) {\n  if (!s) return " << N
+      << "_ERR_INPUT;\n  memset(s, 0, sizeof *s);\n#ifndef " << N
+      << "_NO_STATIC_ARENA\n  if (!arena) arena = arena_storage;\n#endif\n  if (!arena || "
+         "(uintptr_t)arena % "
+      << N << "_ARENA_ALIGN != 0u) return s->failed = " << N
+      << "_ERR_ARENA;\n  s->arena = (unsigned char*)arena;\n";
+    for (const Value& v : values_) {
+      if (v.storage == "internal") continue;
+      if (v.ptable) {
+        c << "  {\n    static const int64_t bound[] = {";
+        for (size_t i = 0; i < v.bounds.size(); ++i) c << (i ? ", " : "") << v.bounds[i] << "ll";
+        c << "};\n    oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size() << "u, bound, "
+          << v.bytes << "u, "
+          << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
+          << ", (unsigned char*)s->m_t_" << v.name << ");\n  }\n";
+        continue;
+      }
+      if (v.storage == "arena") {
+        c << "  s->v_" << v.name << " = s->arena + " << v.offset << "u;\n";
+      } else if (v.storage == "constant") {
+        if (v.table)
+          c << "  s->v_" << v.name << " = (void*)emb_" << v.name << ";\n  s->avail_" << v.name
+            << " = emb_avail_" << v.name << ";\n";
+        else if (embedded_.count(v.name))
+          c << "  s->v_" << v.name << " = (void*)emb_" << v.name << ";\n";
+        else if (packed_bits(v.dtype))
+          c << "  s->v_" << v.name << " = s->m_" << v.name << ";\n  { "
+            << fill_code(v, "s->v_" + v.name) << " }\n";
+        else
+          c << "  s->v_" << v.name << " = (void*)cinit_" << v.name << ";\n";
+      } else {
+        c << "  s->v_" << v.name << " = s->m_" << v.name << ";\n";
+        if (v.storage == "persistent") {
+          if (embedded_.count(v.name))
+            c << "  memcpy(s->v_" << v.name << ", emb_" << v.name << ", " << v.bytes << "u);\n";
+          else if (v.init)
+            c << "  { " << fill_code(v, "s->v_" + v.name) << " }\n";
+        }
+        if (v.storage == "step" && embedded_.count(v.name))
+          c << "  s->from_" << v.name << " = emb_" << v.name << ";\n";
+      }
+      if (yielded_.count(v.name))
+        c << "  s->snap_" << v.name << " = s->m_snap_" << v.name << ";\n  s->res_" << v.name
+          << " = s->m_res_" << v.name << ";\n";
+    }
+    for (const auto& [field, bytes] : tabview_fields_)
+      c << "  s->v_" << field << " = s->arena + " << layout.offset.at(field) << "u;\n";
+    for (const auto& [field, bytes] : scratch_) {
+      if (layout.persistent.count(field))
+        c << "  s->" << field << " = s->m_" << field << ";\n";
+      else
+        c << "  s->" << field << " = s->arena + " << layout.offset.at(field) << "u;\n";
+    }
+    c << "  return " << N << "_OK;\n}\n\n";
+    // typed and by-name insert and fetch
+    for (const Value* v : declared) {
+      const std::string T = c_type(v->dtype);
+      const uint64_t n = elements(*v);
+      if (v->storage == "dynamic")
+        c << "int " << N << "_insert_" << v->name << "(" << N << "_state* s, const " << T
+          << "* data, size_t count) {\n  if (!s || !data || count != " << n << "u) return " << N
+          << "_ERR_INPUT;\n  memcpy(s->v_" << v->name << ", data, " << v->bytes << "u);\n  s->have_"
+          << v->name << " = 1;\n  return " << N << "_OK;\n}\n\n";
+      if (v->storage == "constant") continue;
+      c << "int " << N << "_fetch_" << v->name << "(const " << N << "_state* s, const " << T
+        << "** data, size_t* count) {\n  if (!s || !data || !count) return " << N
+        << "_ERR_INPUT;\n  *data = (const " << T << "*)"
+        << (v->ptable ? "s->t_" + v->name + ".data" : "s->v_" + v->name) << ";\n  *count = " << n
+        << "u;\n  return " << N << "_OK;\n}\n\n";
+    }
+    c << "const " << N << "_var_info* " << N << "_var(const char* name) {\n  for (const " << N
+      << "_var_info* v = vars; v->name; ++v)\n    if (strcmp(v->name, name) == 0) return v;\n"
+         "  return NULL;\n}\n\n";
+    c << "const char* const* " << N << "_outputs(size_t* count) {\n  *count = " << outputs_.size()
+      << "u;\n  return outputs;\n}\n\n";
+    c << "int " << N << "_insert(" << N
+      << "_state* s, const char* name, const void* data, size_t bytes) {\n"
+         "  const "
+      << N << "_var_info* v = " << N << "_var(name);\n  (void)s;\n  (void)data;\n"
+      << "  if (!v || !v->input) return " << N << "_ERR_NAME;\n  if (bytes != v->bytes) return "
+      << N << "_ERR_INPUT;\n";
+    for (const Value* v : declared)
+      if (v->storage == "dynamic")
+        c << "  if (strcmp(name, \"" << v->name << "\") == 0)\n    return " << N << "_insert_"
+          << v->name << "(s, (const " << c_type(v->dtype) << "*)data, " << elements(*v) << "u);\n";
+    c << "  return " << N << "_ERR_NAME;\n}\n\n";
+    c << "int " << N << "_fetch(const " << N
+      << "_state* s, const char* name, const void** data, size_t* bytes) {\n"
+         "  const "
+      << N << "_var_info* v = " << N << "_var(name);\n  if (!v || !s || !data || !bytes) return "
+      << N << "_ERR_NAME;\n  *bytes = v->bytes;\n";
+    for (const Value* v : declared)
+      c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    *data = "
+        << (v->ptable ? "s->t_" + v->name + ".data" : "s->v_" + v->name) << ";\n    return " << N
+        << "_OK;\n  }\n";
+    c << "  return " << N << "_ERR_NAME;\n}\n\n";
+    c << kernels;
+    c << "int " << N << "_step(" << N << "_state* s) {\n  if (!s || !s->arena) return " << N
+      << "_ERR_ARENA;\n";
+    for (const Value& v : values_)
+      if (v.storage == "dynamic")
+        c << "  if (!s->have_" << v.name << ") return s->failed = " << N << "_ERR_INPUT;\n";
+    for (const Value& v : values_)
+      if (v.storage == "step")
+        c << "  if (s->from_" << v.name << ") memcpy(s->v_" << v.name << ", s->from_" << v.name
+          << ", " << v.bytes << "u);\n  else { " << fill_code(v, "s->v_" + v.name) << " }\n";
+    c << "  s->failed = " << N << "_OK;\n" << step_body;
+    if (step_body.find("goto done;") != std::string::npos) c << "done:\n";
+    for (const Value& v : values_)
+      if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
+    c << "  return s->failed;\n}\n";
+
+    const std::string source = c.str();
+    const std::string report =
+        budget_report(source, code_estimate(kernels + step_body, tables, messages), weight_bytes,
+                      layout, state_bytes, io_bytes);
+    return {{N + ".h", h.str()}, {N + ".c", source}, {N + ".report.txt", report}};
+  }
+
+  // Flash, RAM and stack of the freestanding program (the model's part: no driver), and the
+  // device's budgets: over one, synthesis stops with the numbers.
+  std::string budget_report(const std::string& source, uint64_t code, uint64_t weight_bytes,
+                            const ScratchLayout& layout, uint64_t state_bytes,
+                            uint64_t io_bytes) const {
+    const uint64_t stack = stack_estimate(source);
+    const uint64_t flash = weight_bytes + code;
+    const uint64_t ram = layout.total + state_bytes + stack;
+    auto pct = [](uint64_t v, uint64_t of) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.1f%%",
+                    100.0 * static_cast<double>(v) / static_cast<double>(of));
+      return std::string(b);
+    };
+    std::ostringstream r;
+    r << name_ << ": the freestanding C for " << device_name_
+      << (device_origin_.empty() ? "" : " (" + device_origin_ + ")") << "\n"
+      << "  flash  " << flash << " B";
+    if (flash_budget_) r << " of " << flash_budget_ << " B (" << pct(flash, flash_budget_) << ")";
+    r << ": weights and constants " << weight_bytes << " B, code about " << code
+      << " B (the model's functions and the libm functions they call)\n"
+      << "  RAM    " << ram << " B";
+    if (ram_budget_) r << " of " << ram_budget_ << " B (" << pct(ram, ram_budget_) << ")";
+    r << ": arena " << layout.total << " B (memory plan " << layout.plan << " B, kernel scratch "
+      << layout.region << " B), state " << state_bytes - io_bytes << " B, I/O buffers " << io_bytes
+      << " B, stack about " << stack << " B\n";
+    if (flash_budget_ && flash > flash_budget_)
+      throw std::runtime_error(
+          "'" + name_ + "' does not fit " + device_name_ + ": " + std::to_string(flash) +
+          " B of flash (weights and constants " + std::to_string(weight_bytes) + " B, code about " +
+          std::to_string(code) + " B) over memory.flash_bytes " + std::to_string(flash_budget_));
+    if (ram_budget_ && ram > ram_budget_)
+      throw std::runtime_error(
+          "'" + name_ + "' does not fit " + device_name_ + ": " + std::to_string(ram) +
+          " B of RAM (arena " + std::to_string(layout.total) + " B, state " +
+          std::to_string(state_bytes - io_bytes) + " B, I/O buffers " + std::to_string(io_bytes) +
+          " B, stack about " + std::to_string(stack) + " B) over memory.ram_bytes " +
+          std::to_string(ram_budget_));
+    return r.str();
+  }
+
+  // Code bytes, estimated from the generated C (Thumb-2 at -O2): about 6.5 bytes per statement
+  // of the kernels and the steps, their messages, the per-variable functions and tables, the
+  // table and message support, and the libm functions called. Against arm-none-eabi-size on
+  // the VAD, the tiny ResNet and the tiny GPT (tests/mcu) it lands within 25% of the code, so
+  // within 2% of the flash these models need.
+  uint64_t code_estimate(const std::string& code, bool tables, bool messages) const {
+    uint64_t statements = 0, strings = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < code.size(); ++i) {
+      const char ch = code[i];
+      if (in_string) {
+        if (ch == '\\')
+          ++i;
+        else if (ch == '"')
+          in_string = false;
+        ++strings;
+      } else if (ch == '"') {
+        in_string = true;
+      } else if (ch == ';') {
+        ++statements;
+      }
+    }
+    uint64_t bytes = 400 + statements * 13 / 2 + strings + 64 * declared_values().size() +
+                     (tables ? 1800 : 0) + (messages ? 600 : 0);
+    for (const auto& [fn, size] : std::vector<std::pair<const char*, uint64_t>>{{"expf(", 500},
+                                                                                {"tanhf(", 800},
+                                                                                {"erfcf(", 1500},
+                                                                                {"logf(", 500},
+                                                                                {"sinf(", 1500},
+                                                                                {"cosf(", 1500},
+                                                                                {"powf(", 1500},
+                                                                                {"exp(", 1200},
+                                                                                {"tanh(", 1500},
+                                                                                {"erfc(", 2500},
+                                                                                {"erf(", 2500},
+                                                                                {"log(", 1000},
+                                                                                {"sin(", 2000},
+                                                                                {"cos(", 2000},
+                                                                                {"pow(", 3000},
+                                                                                {"sqrt(", 100},
+                                                                                {"memcpy(", 150},
+                                                                                {"memset(", 100}})
+      if (code.find(fn) != std::string::npos) bytes += size;
+    return bytes;
+  }
+
+  // The deepest stack of a step: the step's frame, the blocks it calls, a kernel's frame and
+  // what a kernel calls (libm, memcpy); generous by design (the tests' painted-stack check must
+  // stay below it).
+  static uint64_t stack_estimate(const std::string& source) {
+    uint64_t blocks = 0;
+    for (size_t at = source.find("static void block_"); at != std::string::npos;
+         at = source.find("static void block_", at + 1))
+      ++blocks;
+    const bool libm = source.find("exp") != std::string::npos ||
+                      source.find("tanh") != std::string::npos ||
+                      source.find("erf") != std::string::npos;
+    return 128 + 64 * std::min<uint64_t>(blocks, 8) + 320 + (libm ? 256 : 64);
+  }
 };
 
 }  // namespace
 
 std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name,
                                       const WeightLookup* embed) {
-  return Generator(plan_json, name, embed).run();
+  Generator generator(plan_json, name, embed);
+  ProfileScope scope(generator.profile());
+  return generator.run();
 }
 
 }  // namespace oi::c_emitter

@@ -232,6 +232,8 @@ uint64_t number(const boost::json::object& o, const char* key, uint64_t fallback
 
 MatmulDevice matmul_device(const boost::json::object* plan_device) {
   MatmulDevice d;
+  // The freestanding profile allocates nothing: no packed panels, the portable loops.
+  if (emit_profile().freestanding) return {false, false, d.l1d_bytes, d.l2_bytes, d.l3_bytes};
   if (!plan_device) return d;
   if (const auto* type = plan_device->if_contains("type");
       type && type->is_string() && type->as_string() != "cpu")

@@ -7,6 +7,7 @@
 
 #include "c_ops.hpp"
 #include "matmul_simd.hpp"
+#include "ops_mcu.hpp"
 #include "window.hpp"
 
 namespace oi::c_emitter {
@@ -152,6 +153,8 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
       y.shape[1] != M || (b && (b->shape.size() != 1 || b->shape[0] != M)))
     throw std::runtime_error(where + ": group, channels, w or the bias do not fit");
   if (y.numel() == 0) return;
+  // The freestanding profile (microcontrollers): weights read in place (ops_mcu.cpp).
+  if (emit_profile().freestanding) return mcu_conv(c, g, x, w, b, M, group, "o");
   const uint64_t cpg = g.channels / group, mpg = M / group;
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
   const std::string T = c_type(y.dtype);

@@ -48,9 +48,24 @@ std::string math(const ElementwiseCall& e) {
   }
   if (e.op == "pow") {  // a^b as C's pow, numpy broadcasting (the kernel's index arithmetic)
     if (e.dtype == "f64") return "pow(" + e.args[0] + ", " + e.args[1] + ")";
+    if (emit_profile().float_math) return "powf(" + e.args[0] + ", " + e.args[1] + ")";
     return "(float)pow((double)" + e.args[0] + ", (double)" + e.args[1] + ")";
   }
   if (e.dtype == "f64") return fn + "(" + e.args[0] + ")";
+  // The freestanding profile on an FPU without doubles (a Cortex-M4F): libm's float functions,
+  // within a few ulp of the double forms' results (more in the far tails of the compound forms,
+  // gelu's tanh form at large negative inputs; docs/synth.md).
+  if (emit_profile().float_math) {
+    const std::string a = "(" + e.args[0] + ")";
+    if (e.op == "sigmoid") return "(1.0f / (1.0f + expf(-" + a + ")))";
+    if (e.op == "silu") return "(" + a + " / (1.0f + expf(-" + a + ")))";
+    if (e.op == "rsqrt") return "(1.0f / sqrtf(" + a + "))";
+    if (fn == "oi_gelu") return "(" + a + " * 0.5f * erfcf(-" + a + " * 0.70710678f))";
+    if (fn == "oi_gelu_tanh")
+      return "(" + a + " / (1.0f + expf(-2.0f * (0.79788456f * (" + a + " + 0.044715f * " + a +
+             " * " + a + " * " + a + ")))))";
+    return e.op + "f(" + e.args[0] + ")";
+  }
   return "(float)" + fn + "((double)" + e.args[0] + ")";
 }
 

@@ -11,6 +11,7 @@
 
 #include "c_ops.hpp"
 #include "matmul_simd.hpp"
+#include "ops_mcu.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -157,7 +158,8 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   const bool use_simd = o.dtype == "f32" && simd_product_applies(simd, device);
   // A matrix-vector product with constant weights (an LSTM's gates): A packed transposed once,
   // the product computed as x^T A^T so the vectorized loop runs over A's M rows.
-  const bool gemv = !use_simd && N == 1 && M >= 8 && a.storage == "constant" && a_batches == 1;
+  const bool gemv = !use_simd && N == 1 && M >= 8 && a.storage == "constant" && a_batches == 1 &&
+                    !emit_profile().freestanding;
   if (gemv) {
     const std::string at = env.scratch(M * K * dtype_size(o.dtype)), flag = env.state_flag();
     c << "  " << T << "* restrict at = (" << T << "*)s->" << at << ";\n"
@@ -179,6 +181,8 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
       c << zero;
       portable_product(c, {pa, pb, T, K, N}, rows);
     });
+  } else if (emit_profile().freestanding) {
+    mcu_product(c, {pa, pb, T, K, N}, rows);  // register blocks, A and B in place (ops_mcu.cpp)
   } else {
     c << zero;
     if (gemv)

@@ -209,13 +209,17 @@ std::optional<std::vector<uint64_t>> static_lead(
   return lead;
 }
 
-const char* const kTablesC = R"C(
+namespace {
+
+const char* const kTablesComment = R"C(
 /* ---- persistent tables (dsl.md) ----
  * A table is a dense array over its indices: capacity cap[k] along index k (the @fixed bound,
  * or grown geometrically on write for a growable index), entries row-major over the
  * capacities. size[k] is the highest index written + 1. Entries not allocated or never written
  * read as the @init entry (zeros without one). */
-#define OI_TAB_RANK 8
+)C";
+
+const char* const kTablesTypeC = R"C(#define OI_TAB_RANK 8
 typedef struct oi_table {
   unsigned char* data;
   size_t entry_bytes;
@@ -226,7 +230,10 @@ typedef struct oi_table {
   int64_t size[OI_TAB_RANK];
 } oi_table;
 
-static OI_HELPER void oi_tab_fill(const oi_table* t, unsigned char* p, size_t entries) {
+)C";
+
+const char* const kTablesFillC =
+    R"C(static OI_HELPER void oi_tab_fill(const oi_table* t, unsigned char* p, size_t entries) {
   if (!t->init) {
     memset(p, 0, entries * t->entry_bytes);
     return;
@@ -247,7 +254,10 @@ static OI_HELPER size_t oi_tab_count(const oi_table* t, const int64_t* cap, int*
   return *ok ? n : 0;
 }
 
-/* Grows the capacities to hold index need[k] - 1 along every index (geometric growth of the
+)C";
+
+const char* const kTablesAllocC =
+    R"C(/* Grows the capacities to hold index need[k] - 1 along every index (geometric growth of the
  * growable ones); the entries keep their keys. 0, or -1 when the memory cannot be had. */
 static OI_HELPER int oi_tab_reserve(oi_table* t, const int64_t* need) {
   int64_t cap[OI_TAB_RANK];
@@ -305,7 +315,40 @@ static OI_HELPER int oi_tab_create(oi_table* t, uint32_t rank, const int64_t* bo
   return fixed ? oi_tab_reserve(t, need) : 0;
 }
 
-/* The entry at `key`, or NULL where nothing is allocated (it reads as unwritten). */
+)C";
+
+// The freestanding profile (docs/synth.md): every index has a @fixed bound, so a table is one
+// array of the state, never grown; the access code checks the bounds before it reaches here.
+const char* const kTablesStaticC =
+    R"C(/* A table over `data` (the state's array of bound entries): nothing is allocated. */
+static OI_HELPER void oi_tab_create(oi_table* t, uint32_t rank, const int64_t* bound,
+                                    size_t entry_bytes, const unsigned char* init,
+                                    unsigned char* data) {
+  memset(t, 0, sizeof *t);
+  t->rank = rank;
+  t->entry_bytes = entry_bytes;
+  t->init = init;
+  t->data = data;
+  size_t count = 1;
+  for (uint32_t k = 0; k < rank; ++k) {
+    t->bound[k] = bound[k];
+    t->cap[k] = bound[k];
+    count *= (size_t)bound[k];
+  }
+  oi_tab_fill(t, data, count);
+}
+
+/* Every index is fixed: the capacities are the bounds, checked before every access. */
+static OI_HELPER int oi_tab_reserve(oi_table* t, const int64_t* need) {
+  for (uint32_t k = 0; k < t->rank; ++k)
+    if (need[k] > t->cap[k]) return -1;
+  return 0;
+}
+
+)C";
+
+const char* const kTablesAccessC =
+    R"C(/* The entry at `key`, or NULL where nothing is allocated (it reads as unwritten). */
 static OI_HELPER unsigned char* oi_tab_at(const oi_table* t, const int64_t* key) {
   if (!t->data) return NULL;
   size_t at = 0;
@@ -392,5 +435,18 @@ static OI_HELPER void oi_tab_dims(const oi_table* t, int64_t* ln) {
   for (uint32_t k = 0; k < t->rank; ++k) ln[k] = t->bound[k] >= 0 ? t->bound[k] : t->size[k];
 }
 )C";
+
+}  // namespace
+
+std::string tables_c(bool freestanding) {
+  if (freestanding)
+    return std::string(kTablesComment) + kTablesFillC + kTablesStaticC + kTablesAccessC;
+  return std::string(kTablesComment) + kTablesTypeC + kTablesFillC + kTablesAllocC + kTablesAccessC;
+}
+
+std::string tables_type_c() {
+  return std::string("#ifndef OI_TABLE_DEFINED\n#define OI_TABLE_DEFINED\n") + kTablesTypeC +
+         "#endif\n";
+}
 
 }  // namespace oi::c_emitter

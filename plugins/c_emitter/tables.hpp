@@ -61,7 +61,10 @@ std::optional<std::vector<uint64_t>> static_lead(
     const TableDecl& table, const AccessText& access,
     const std::function<std::optional<int64_t>(const std::string&)>& constant);
 
-// The run-time support: oi_table and its functions (static, OI_HELPER).
-extern const char* const kTablesC;
+// The run-time support: oi_table and its functions (static, OI_HELPER). Hosted, tables grow
+// with malloc; freestanding, every index is @fixed and a table lives in an array of the state
+// (oi_tab_create takes it), and the oi_table type comes from the header (tables_type_c).
+std::string tables_c(bool freestanding);
+std::string tables_type_c();
 
 }  // namespace oi::c_emitter

@@ -18,13 +18,34 @@ done
 # SYNTH_EMBED=1: --embed-weights (the model's tensors become arrays of model.c).
 embed=""
 if [ "${SYNTH_EMBED:-0}" = 1 ]; then embed=--embed-weights; fi
+# SYNTH_FREESTANDING=DEVICE.json: the freestanding profile of that microcontroller (docs/synth.md:
+# weights embedded, no main of its own), driven by tests/mcu/host_driver.c, which takes the
+# hosted driver's options. `sources CC FLAGS...` compiles the program's sources.
+if [ -n "${SYNTH_FREESTANDING:-}" ]; then
+  embed="--embed-weights --device $SYNTH_FREESTANDING"
+  driver="$(cd "$(dirname "$0")/../mcu" && pwd)/host_driver.c"
+  sources() {
+    # shellcheck disable=SC2086
+    "$@" "$work/gen/model.c" "$driver" -I"$work/gen" -DOI_MODEL=model \
+      '-DOI_MODEL_HEADER="model.h"' $libs
+  }
+else
+  # shellcheck disable=SC2086
+  sources() { "$@" "$work"/gen/*.c $libs; }
+fi
+libs=""
+build() {
+  libs=-lm
+  sources "$@"
+  libs=""
+}
 # shellcheck disable=SC2086
 "$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen" --report $embed
-"$cc" -std=c11 -Wall -Wextra -Werror -O2 "$work"/gen/*.c -lm -o "$work/prog"
+build "$cc" -std=c11 -Wall -Wextra -Werror -O2 -o "$work/prog"
 # Clang's warnings differ from GCC's (unused static functions of a macro, say): where Clang is
 # installed and CC is not it, the same flags must pass there too (syntax and warnings only).
 if command -v clang >/dev/null 2>&1 && [ "$(basename "$cc")" != clang ]; then
-  clang -std=c11 -Wall -Wextra -Werror -fsyntax-only "$work"/gen/*.c
+  sources clang -std=c11 -Wall -Wextra -Werror -fsyntax-only
 fi
 # shellcheck disable=SC2086
 "$work/prog" --model "$work/model.oinf" --steps "$steps" $inputs --save "$work/gen.oinf" -q
@@ -43,8 +64,8 @@ same() {
   fi
 }
 same "$work/sim.oinf" "$work/gen.oinf"
-"$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
-  -fno-sanitize-recover=all "$work"/gen/*.c -lm -o "$work/prog_san"
+build "$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+  -fno-sanitize-recover=all -o "$work/prog_san"
 # shellcheck disable=SC2086
 "$work/prog_san" --model "$work/model.oinf" --steps "$steps" $inputs --save "$work/san.oinf" -q
 same "$work/sim.oinf" "$work/san.oinf"

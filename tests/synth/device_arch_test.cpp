@@ -40,7 +40,8 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 BOOST_AUTO_TEST_CASE(shipped_descriptions_load_without_warnings) {
   for (const char* name :
-       {"ada_mock", "nvidia_h100", "nvidia_h200", "lavapipe", "x86_64_avx2", "x86_64_avx512"}) {
+       {"ada_mock", "nvidia_h100", "nvidia_h200", "lavapipe", "x86_64_avx2", "x86_64_avx512",
+        "cortex_m4f_stm32l4r5", "cortex_m7_stm32h743", "cortex_m55_corstone300"}) {
     BOOST_TEST_CONTEXT(name) {
       auto a = DeviceArch::load(std::string(OPENINFER_SOURCE_DIR) + "/devices/" + name + ".json");
       BOOST_TEST(a.warnings.empty());
@@ -69,6 +70,54 @@ BOOST_AUTO_TEST_CASE(cpu_description_parses) {
   BOOST_TEST(a.cpu.cache_line_bytes == 64u);  // default
   BOOST_TEST(a.preferences.arena_alignment == 64u);
   BOOST_TEST(a.warnings.empty());
+}
+
+// Microcontrollers: the freestanding profile, the M-profile ISAs, the FPU, flash and RAM
+// budgets; cache sizes are optional for them (a Cortex-M4 has none), required for hosted CPUs.
+BOOST_AUTO_TEST_CASE(microcontroller_descriptions) {
+  const std::string dir = std::string(OPENINFER_SOURCE_DIR) + "/devices/";
+  auto m4 = DeviceArch::load(dir + "cortex_m4f_stm32l4r5.json");
+  BOOST_TEST(m4.is_freestanding());
+  BOOST_TEST(m4.cpu.isa == "armv7e-m");
+  BOOST_TEST(m4.cpu.fpu == "sp");
+  BOOST_TEST(m4.has_simd("dsp"));
+  BOOST_TEST(m4.memory.flash_bytes == 2097152u);
+  BOOST_TEST(m4.memory.ram_bytes == 655360u);
+  BOOST_TEST(m4.memory.l1d_bytes == 0u);
+  BOOST_TEST(m4.to_json().find("l1d_bytes") == std::string::npos);
+  auto m7 = DeviceArch::load(dir + "cortex_m7_stm32h743.json");
+  BOOST_TEST(m7.memory.l1d_bytes == 16384u);
+  BOOST_TEST(m7.cpu.fpu == "dp");
+  auto m55 = DeviceArch::load(dir + "cortex_m55_corstone300.json");
+  BOOST_TEST(m55.cpu.isa == "armv8.1-m.main");
+  BOOST_TEST(m55.has_simd("mve.fp"));
+  BOOST_TEST(m55.cpu.vector_bits == 128u);
+  BOOST_TEST(!DeviceArch::parse(kCpu, "dev.json").is_freestanding());
+  BOOST_TEST(DeviceArch::parse(kCpu, "dev.json").cpu.profile == "hosted");
+
+  const std::string mcu = R"({
+  "device": {"type": "cpu", "name": "mcu"},
+  "memory": {"global_bytes": 1024, "flash_bytes": 4096, "ram_bytes": 1024},
+  "cpu": {"isa": "armv7e-m", "simd": [], "vector_bits": 0, "threads": 1,
+          "profile": "freestanding", "fpu": "sp", "alignment_bytes": 8},
+  "preferences": {"prefer_fusion": true, "max_kernel_ops": 8}
+})";
+  BOOST_TEST(error_of(mcu) == "");
+  const std::string cached =
+      replace(mcu, R"("ram_bytes": 1024})", R"("ram_bytes": 1024, "l1d_bytes": 1, "l2_bytes": 1})");
+  BOOST_TEST(error_of(replace(cached, R"("profile": "freestanding")", R"("profile": "bare")")) ==
+             "key 'cpu.profile': expected one of \"hosted\", \"freestanding\", got \"bare\"");
+  BOOST_TEST(error_of(replace(mcu, R"("fpu": "sp")", R"("fpu": "vfp")")) ==
+             "key 'cpu.fpu': expected one of \"none\", \"sp\", \"dp\", got \"vfp\"");
+  BOOST_TEST(error_of(replace(mcu, R"("alignment_bytes": 8)", R"("alignment_bytes": 12)")) ==
+             "key 'cpu.alignment_bytes': expected a power of two");
+  BOOST_TEST(error_of(replace(mcu, R"("ram_bytes": 1024)", R"("ram_bytes": 0)")) ==
+             "key 'memory.ram_bytes': expected a positive integer, got 0");
+  // Hosted, the same description needs its caches.
+  BOOST_TEST(error_of(replace(mcu, R"("profile": "freestanding")", R"("profile": "hosted")")) ==
+             "key 'memory.l1d_bytes': is required");
+  auto a = DeviceArch::parse(mcu, "dev.json");
+  BOOST_TEST(DeviceArch::parse(a.to_json(), "round").to_json() == a.to_json());
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_the_key) {

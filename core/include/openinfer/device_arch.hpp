@@ -1,7 +1,8 @@
 // The device-architecture description the synthesizer plans for (docs/devices.md): the seeds'
 // schema (device, limits, features, memory, preferences), extended for CPUs (ISA, SIMD features,
-// cache sizes, threads). Loaded from JSON with errors that name the key; unknown keys are kept
-// as warnings so newer files still load.
+// cache sizes, threads; for microcontrollers the M-profile ISAs, the FPU, flash and RAM budgets
+// and the freestanding profile). Loaded from JSON with errors that name the key; unknown keys are
+// kept as warnings so newer files still load.
 #pragma once
 
 #include <array>
@@ -47,6 +48,11 @@ struct DeviceArch {
     uint64_t l2_bytes = 0;
     uint64_t l3_bytes = 0;               // CPU, whole package
     uint64_t bandwidth_bytes_per_s = 0;  // 0: not given
+    uint64_t l1i_bytes = 0;              // CPU, per core; 0: not given (or no cache)
+    // A microcontroller's budgets (docs/devices.md): code and constants in flash, data in RAM
+    // (arena, state, I/O buffers, stack). 0: not given, nothing is checked.
+    uint64_t flash_bytes = 0;
+    uint64_t ram_bytes = 0;
   };
   // CPU section (required for type "cpu").
   struct Cpu {
@@ -55,6 +61,11 @@ struct DeviceArch {
     uint32_t vector_bits = 0;       // widest SIMD register the code may use
     uint32_t threads = 1;
     uint32_t cache_line_bytes = 64;
+    // "hosted" (libc: the generated code allocates, reads files, prints) or "freestanding" (no
+    // allocation, no stdio or files: static memory, weights in flash; docs/synth.md).
+    std::string profile = "hosted";
+    std::string fpu;                // "none", "sp" (single precision), "dp"; "" not given
+    uint32_t alignment_bytes = 16;  // alignment of the generated code's arrays (freestanding)
   };
   struct Preferences {
     std::string default_precision = "fp32";  // "fp32", "fp16", "bf16"
@@ -86,6 +97,8 @@ struct DeviceArch {
   static DeviceArch for_target(std::string_view target);
 
   bool is_cpu() const { return device.type == "cpu"; }
+  // A CPU description whose `cpu.profile` is "freestanding" (a microcontroller).
+  bool is_freestanding() const { return has_cpu && cpu.profile == "freestanding"; }
   bool has_simd(std::string_view feature) const;
 
   // The canonical JSON form (every known key; parse(to_json()) gives the same description).

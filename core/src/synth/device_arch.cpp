@@ -183,21 +183,32 @@ DeviceArch DeviceArch::parse(std::string_view text, std::string_view origin_view
     r.boolean("cooperative_matrix", a.features.cooperative_matrix, gpu);
     r.warn_unknown();
   }
+  // A freestanding CPU (a microcontroller) may have no caches: its cache sizes are optional.
+  bool freestanding = false;
+  if (const json::value* c = root.as_object().if_contains("cpu"); c && c->is_object() && !gpu)
+    if (const json::value* p = c->as_object().if_contains("profile"))
+      freestanding = p->is_string() && p->as_string() == "freestanding";
   {
     const json::object* o = top.object("memory", true);
     SectionReader r(*o, "memory", a.origin, a.warnings);
+    const bool caches = !gpu && !freestanding;
     r.uint("global_bytes", a.memory.global_bytes, true, true);
     r.uint("shared_bytes_per_sm", a.memory.shared_bytes_per_sm, gpu);
-    r.uint("l1d_bytes", a.memory.l1d_bytes, !gpu, !gpu);
-    r.uint("l2_bytes", a.memory.l2_bytes, true);
+    r.uint("l1d_bytes", a.memory.l1d_bytes, caches, caches);
+    r.uint("l1i_bytes", a.memory.l1i_bytes, false);
+    r.uint("l2_bytes", a.memory.l2_bytes, !freestanding);
     r.uint("l3_bytes", a.memory.l3_bytes, false);
     r.uint("bandwidth_bytes_per_s", a.memory.bandwidth_bytes_per_s, false);
+    r.uint("flash_bytes", a.memory.flash_bytes, false, true);
+    r.uint("ram_bytes", a.memory.ram_bytes, false, true);
     r.warn_unknown();
   }
   if (const json::object* o = top.object("cpu", !gpu)) {
     a.has_cpu = true;
     SectionReader r(*o, "cpu", a.origin, a.warnings);
-    r.string("isa", a.cpu.isa, true, {"x86-64", "aarch64", "riscv64", "generic"});
+    r.string("isa", a.cpu.isa, true,
+             {"x86-64", "aarch64", "riscv64", "armv6-m", "armv7-m", "armv7e-m", "armv8-m.base",
+              "armv8-m.main", "armv8.1-m.main", "generic"});
     r.strings("simd", a.cpu.simd, true);
     r.uint("vector_bits", a.cpu.vector_bits, true, false, 2048);
     if (a.cpu.vector_bits % 8 != 0 ||
@@ -207,6 +218,11 @@ DeviceArch DeviceArch::parse(std::string_view text, std::string_view origin_view
     r.uint("cache_line_bytes", a.cpu.cache_line_bytes, false, true, 4096);
     if (!is_power_of_two(a.cpu.cache_line_bytes))
       r.fail("cache_line_bytes", "expected a power of two");
+    r.string("profile", a.cpu.profile, false, {"hosted", "freestanding"});
+    r.string("fpu", a.cpu.fpu, false, {"none", "sp", "dp"});
+    r.uint("alignment_bytes", a.cpu.alignment_bytes, false, true, 4096);
+    if (!is_power_of_two(a.cpu.alignment_bytes))
+      r.fail("alignment_bytes", "expected a power of two");
     r.warn_unknown();
   }
   if (const json::object* o = top.object("preferences", true)) {
@@ -244,7 +260,11 @@ DeviceArch DeviceArch::for_target(std::string_view target) {
     a.memory.l2_bytes = 1 << 20;
     a.memory.l3_bytes = 32ull << 20;
     a.has_cpu = true;
-    a.cpu = {"x86-64", {"sse2", "avx", "avx2", "fma"}, 256, 1, 64};
+    a.cpu.isa = "x86-64";
+    a.cpu.simd = {"sse2", "avx", "avx2", "fma"};
+    a.cpu.vector_bits = 256;
+    a.cpu.threads = 1;
+    a.cpu.cache_line_bytes = 64;
     a.preferences.max_kernel_ops = 16;
     return a;
   }
@@ -301,10 +321,14 @@ std::string DeviceArch::to_json() const {
   json::object m;
   m["global_bytes"] = memory.global_bytes;
   if (!is_cpu()) m["shared_bytes_per_sm"] = memory.shared_bytes_per_sm;
-  if (is_cpu()) m["l1d_bytes"] = memory.l1d_bytes;
-  m["l2_bytes"] = memory.l2_bytes;
+  const bool freestanding = is_freestanding();
+  if (is_cpu() && (!freestanding || memory.l1d_bytes)) m["l1d_bytes"] = memory.l1d_bytes;
+  if (memory.l1i_bytes) m["l1i_bytes"] = memory.l1i_bytes;
+  if (!freestanding || memory.l2_bytes) m["l2_bytes"] = memory.l2_bytes;
   if (memory.l3_bytes) m["l3_bytes"] = memory.l3_bytes;
   if (memory.bandwidth_bytes_per_s) m["bandwidth_bytes_per_s"] = memory.bandwidth_bytes_per_s;
+  if (memory.flash_bytes) m["flash_bytes"] = memory.flash_bytes;
+  if (memory.ram_bytes) m["ram_bytes"] = memory.ram_bytes;
   root["memory"] = std::move(m);
   if (has_cpu) {
     json::object c;
@@ -313,6 +337,9 @@ std::string DeviceArch::to_json() const {
     c["vector_bits"] = cpu.vector_bits;
     c["threads"] = cpu.threads;
     c["cache_line_bytes"] = cpu.cache_line_bytes;
+    c["profile"] = cpu.profile;
+    if (!cpu.fpu.empty()) c["fpu"] = cpu.fpu;
+    c["alignment_bytes"] = cpu.alignment_bytes;
     root["cpu"] = std::move(c);
   }
   json::object p;

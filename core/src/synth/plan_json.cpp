@@ -302,15 +302,22 @@ std::string Plan::to_json() const {
   // (docs/devices.md's keys); `builtin`: the target's default description (--device not given).
   if (device.has_cpu) {
     dev["builtin"] = device.origin.rfind("<target ", 0) == 0;
+    // "freestanding": a microcontroller's C (no allocation, stdio or files; docs/synth.md).
+    dev["profile"] = device.cpu.profile;
+    if (!device.device.architecture.empty()) dev["architecture"] = device.device.architecture;
     json::object memory;
-    memory["l1d_bytes"] = device.memory.l1d_bytes;
+    memory["l1d_bytes"] = device.memory.l1d_bytes;  // 0: no data cache (freestanding only)
     memory["l2_bytes"] = device.memory.l2_bytes;
     if (device.memory.l3_bytes) memory["l3_bytes"] = device.memory.l3_bytes;  // 0: none given
+    if (device.memory.flash_bytes) memory["flash_bytes"] = device.memory.flash_bytes;
+    if (device.memory.ram_bytes) memory["ram_bytes"] = device.memory.ram_bytes;
     dev["memory"] = std::move(memory);
     json::object cpu;
     cpu["isa"] = device.cpu.isa;
     cpu["simd"] = json::array(device.cpu.simd.begin(), device.cpu.simd.end());
     cpu["vector_bits"] = device.cpu.vector_bits;
+    if (!device.cpu.fpu.empty()) cpu["fpu"] = device.cpu.fpu;
+    cpu["alignment_bytes"] = device.cpu.alignment_bytes;
     dev["cpu"] = std::move(cpu);
   }
   root["device"] = std::move(dev);

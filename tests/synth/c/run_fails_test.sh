@@ -14,9 +14,19 @@ inputs=""
 for spec in "$@"; do
   inputs="$inputs --input $(printf '%s' "$spec" | sed "s|@IN@|$work/input.oinf|")"
 done
-"$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen"
-"$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
-  -fno-sanitize-recover=all "$work"/gen/*.c -lm -o "$work/prog"
+# SYNTH_FREESTANDING=DEVICE.json: the freestanding profile of that microcontroller, driven by
+# tests/mcu/host_driver.c (c_vs_simulator.sh has the same).
+if [ -n "${SYNTH_FREESTANDING:-}" ]; then
+  "$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen" --embed-weights \
+    --device "$SYNTH_FREESTANDING"
+  "$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+    -fno-sanitize-recover=all "$work/gen/model.c" "$(dirname "$0")/../../mcu/host_driver.c" \
+    -I"$work/gen" -DOI_MODEL=model '-DOI_MODEL_HEADER="model.h"' -lm -o "$work/prog"
+else
+  "$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen"
+  "$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+    -fno-sanitize-recover=all "$work"/gen/*.c -lm -o "$work/prog"
+fi
 set +e
 # shellcheck disable=SC2086
 out=$("$work/prog" --model "$work/model.oinf" --steps "$steps" $inputs 2>&1)
