@@ -361,10 +361,12 @@ static int call_kernel(const oik_kernel* k, const char* op, oik_tensor* in, uint
       for (uint32_t i = 0; i < n; ++i) xs[i] = &in[i];
       return ((oik_sig_concat)k->fn)(xs, n, y, s_int(s, "axis", 0), err);
     }
-    case OIK_SIG_SLICE:
-      return ((oik_sig_slice)k->fn)(&in[0], y, s_list(s, "starts", l1, &c1),
-                                    s_list(s, "ends", l2, NULL), s_list(s, "axes", l3, NULL),
-                                    s_list(s, "steps", l4, NULL), c1, err);
+    case OIK_SIG_SLICE: {
+      const int64_t* starts = s_list(s, "starts", l1, &c1); /* sets c1 before the call */
+      return ((oik_sig_slice)k->fn)(&in[0], y, starts, s_list(s, "ends", l2, NULL),
+                                    s_list(s, "axes", l3, NULL), s_list(s, "steps", l4, NULL), c1,
+                                    err);
+    }
     case OIK_SIG_GATHER:
       return ((oik_sig_gather)k->fn)(&in[0], &in[1], y, s_int(s, "axis", 0), err);
     case OIK_SIG_PAD_F:

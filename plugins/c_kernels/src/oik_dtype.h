@@ -379,6 +379,18 @@ OIK_INLINE int oik_dt_is_float(uint32_t dt) {
   return dt == OIK_F8 || dt == OIK_BF16 || dt == OIK_F16 || dt == OIK_F32 || dt == OIK_F64;
 }
 
+/* Copies `count` consecutive elements of dtype token T, src[si..] -> dst[di..]. */
+#define OIK_MOVE(T, dst, di, src, si, count)                                                 \
+  do {                                                                                       \
+    if (OIK_BITS_##T >= 8) {                                                                 \
+      memmove((char*)(dst) + (di) * (OIK_BITS_##T / 8),                                      \
+              (const char*)(src) + (si) * (OIK_BITS_##T / 8), (count) * (OIK_BITS_##T / 8)); \
+    } else {                                                                                 \
+      for (uint64_t mv_k = 0; mv_k < (count); ++mv_k)                                        \
+        oik_stb_##T(dst, (di) + mv_k, oik_ldb_##T(src, (si) + mv_k));                        \
+    }                                                                                        \
+  } while (0)
+
 /* Copies `count` consecutive elements src[si..] -> dst[di..] of one dtype: bytes for whole-byte
  * dtypes, raw bits element by element for packed ones (they stay packed). */
 OIK_INLINE void oik_move(uint32_t dt, void* dst, uint64_t di, const void* src, uint64_t si,

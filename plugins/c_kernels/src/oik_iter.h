@@ -118,6 +118,38 @@ OIK_INLINE void oik_reduce_init(oik_reduce* r, const oik_tensor* x, const unsign
   }
 }
 
+/* Sets up the fold of x over `axes` (num_axes < 0: every axis; 0: none, the output equals the
+ * input). Negative axes count from the end; repeated ones count once. */
+OIK_INLINE int oik_reduce_setup(oik_reduce* r, const oik_tensor* x, const int64_t* axes,
+                                int64_t num_axes, const char* op, oik_error* err) {
+  unsigned char reduced[OIK_MAX_RANK];
+  const int rc = oik_check_rank(x, err);
+  if (rc) return rc;
+  for (uint32_t k = 0; k < x->rank; ++k) reduced[k] = num_axes < 0;
+  for (int64_t i = 0; i < num_axes; ++i) {
+    const int64_t a = oik_norm_axis(axes[i], x->rank);
+    if (a < 0) {
+      oik_msg m = {{0}, 0};
+      oik_msg_s(&m, op);
+      oik_msg_s(&m, ": axis ");
+      oik_msg_i(&m, axes[i]);
+      oik_msg_s(&m, " is out of range");
+      return oik_fail(err, OIK_ERR_INVALID_ARGUMENT, &m);
+    }
+    reduced[a] = 1;
+  }
+  oik_reduce_init(r, x, reduced);
+  return OIK_OK;
+}
+
+/* "<op>: max/min/argmax/argmin over an empty axis" (ops.md: an error, not a made-up value). */
+OIK_INLINE int oik_fail_empty_axis(oik_error* err, const char* op) {
+  oik_msg m = {{0}, 0};
+  oik_msg_s(&m, op);
+  oik_msg_s(&m, ": max/min/argmax/argmin over an empty axis");
+  return oik_fail(err, OIK_ERR_INVALID_ARGUMENT, &m);
+}
+
 /* The input index of the first element folded into output element o. */
 OIK_INLINE uint64_t oik_reduce_base(const oik_reduce* r, uint64_t o) {
   uint64_t base = 0;
@@ -139,5 +171,21 @@ OIK_INLINE uint64_t oik_reduce_step(const oik_reduce* r, uint64_t* coord, uint64
   }
   return offset;
 }
+
+/* Walks the reduction of x into y: for each output element o, INIT, then STEP(v, e) for each
+ * folded element v (e counts them from 0) in row-major order, then STORE(o, e). CT, LD: the
+ * compute type and the loader of x's elements. */
+#define OIK_REDUCE_LOOP(r, x, CT, LD, INIT, STEP, STORE) \
+  for (uint64_t o = 0; o < (r).out_n; ++o) {             \
+    const uint64_t base = oik_reduce_base(&(r), o);      \
+    uint64_t coord[OIK_MAX_RANK] = {0}, off = 0, e = 0;  \
+    INIT;                                                \
+    for (; e < (r).count; ++e) {                         \
+      const CT v = LD((x)->data, base + off);            \
+      STEP;                                              \
+      off = oik_reduce_step(&(r), coord, off);           \
+    }                                                    \
+    STORE;                                               \
+  }
 
 #endif
