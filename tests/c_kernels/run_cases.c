@@ -629,6 +629,114 @@ static void run_file(const char* path) {
   free(text);
 }
 
+/*===--- Checks the cases do not make: errors, unaligned data, NULL errors ----------------===*/
+
+static void check(int ok, const char* what) {
+  if (ok) {
+    ++passed;
+  } else {
+    ++failed;
+    fprintf(stderr, "FAIL self-check: %s\n", what);
+  }
+}
+
+static void self_checks(void) {
+  /* gather: an index out of range is an error naming the op, the index and the bound; all
+   * indices are checked before anything is written. */
+  {
+    const float data[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    float out[4] = {-1, -1, -1, -1};
+    const uint64_t ddims[2] = {4, 2}, idims[1] = {2}, odims[2] = {2, 2};
+    const int64_t bad[2][2] = {{1, 4}, {1, -5}};
+    const char* want[2] = {"gather: index 4 is out of range for axis 0 of size 4 (allowed -4..3)",
+                           "gather: index -5 is out of range for axis 0 of size 4"};
+    for (int c = 0; c < 2; ++c) {
+      oik_tensor d = {(void*)data, OIK_F32, 2, ddims}, i = {(void*)bad[c], OIK_I64, 1, idims};
+      oik_tensor y = {out, OIK_F32, 2, odims};
+      oik_error err = {0, {0}};
+      const int rc = oik_gather_f32(&d, &i, &y, 0, &err);
+      check(rc == OIK_ERR_INVALID_ARGUMENT && err.code == rc && strstr(err.message, want[c]),
+            "gather index out of range");
+      check(out[0] == -1 && out[3] == -1, "gather writes nothing on an error");
+      check(oik_gather_f32(&d, &i, &y, 0, NULL) == OIK_ERR_INVALID_ARGUMENT,
+            "an error without an oik_error");
+    }
+  }
+  /* max/min/argmax over an empty axis are errors (ops.md). */
+  {
+    float in[1] = {0}, out[2] = {0};
+    const uint64_t xdims[2] = {2, 0}, ydims[1] = {2};
+    const int64_t axes[1] = {1};
+    oik_tensor x = {in, OIK_F32, 2, xdims}, y = {out, OIK_F32, 1, ydims};
+    int64_t idx[2];
+    oik_tensor yi = {idx, OIK_I64, 1, ydims};
+    oik_error err = {0, {0}};
+    check(oik_max_axis_f32(&x, &y, axes, 1, &err) == OIK_ERR_INVALID_ARGUMENT &&
+              strstr(err.message, "over an empty axis"),
+          "max_axis over an empty axis");
+    check(oik_argmin_axis_f32(&x, &yi, 1, 1, &err) == OIK_ERR_INVALID_ARGUMENT,
+          "argmin_axis over an empty axis");
+    check(oik_sum_axis_f32(&x, &y, axes, 1, &err) == OIK_OK && out[0] == 0 && out[1] == 0,
+          "sum_axis over an empty axis is 0");
+  }
+  /* matmul in place needs its scratch. */
+  {
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1};
+    const uint64_t dims[2] = {2, 2};
+    oik_tensor ta = {a, OIK_F32, 2, dims}, tb = {b, OIK_F32, 2, dims};
+    oik_error err = {0, {0}};
+    check(oik_matmul_scratch_size(&ta, &tb, &ta) == 4 * 8, "matmul scratch size in place");
+    check(oik_matmul_scratch_size(&ta, &tb, &tb) == 4 * 8, "matmul scratch size in place");
+    check(oik_matmul_f32(&ta, &tb, &ta, NULL, &err) == OIK_ERR_INVALID_ARGUMENT,
+          "matmul in place without scratch");
+  }
+  /* Ranks above OIK_MAX_RANK are refused, never overrun. */
+  {
+    uint64_t dims[OIK_MAX_RANK + 1];
+    for (int k = 0; k <= OIK_MAX_RANK; ++k) dims[k] = 1;
+    float a = 1, b = 2, c = 0;
+    oik_tensor ta = {&a, OIK_F32, OIK_MAX_RANK + 1, dims},
+               tb = {&b, OIK_F32, OIK_MAX_RANK + 1, dims};
+    oik_tensor tc = {&c, OIK_F32, OIK_MAX_RANK + 1, dims};
+    oik_error err = {0, {0}};
+    check(oik_add_f32(&ta, &tb, &tc, &err) == OIK_ERR_UNIMPLEMENTED, "rank above OIK_MAX_RANK");
+  }
+  /* rope needs an even last dim. */
+  {
+    float x[3] = {0}, y[3];
+    int32_t pos = 0;
+    const uint64_t dims[2] = {1, 3};
+    oik_tensor tx = {x, OIK_F32, 2, dims}, ty = {y, OIK_F32, 2, dims},
+               tp = {&pos, OIK_I32, 0, NULL};
+    oik_error err = {0, {0}};
+    check(oik_rope_f32(&tx, &tp, &ty, 10000, 0, &err) == OIK_ERR_INVALID_ARGUMENT &&
+              strstr(err.message, "rope: the last dim must be even, got 3"),
+          "rope with an odd last dim");
+  }
+  /* Tensors at any byte offset (a view into a mapped model file), normal and in place: relu
+   * with alpha 0 gives +0.0 for negatives and -0.0. */
+  {
+    unsigned char model[1 + 5 * 4], out[1 + 5 * 4];
+    const float values[5] = {-2.0f, -0.0f, 0.5f, 3.0f, -7.25f}, want[5] = {0, 0, 0.5f, 3.0f, 0};
+    memcpy(model + 1, values, sizeof values);
+    const uint64_t dims[1] = {5};
+    oik_tensor x = {model + 1, OIK_F32, 1, dims}, y = {out + 1, OIK_F32, 1, dims};
+    check(oik_relu_f32(&x, &y, 0, -INFINITY, INFINITY, NULL) == 0 &&
+              memcmp(out + 1, want, sizeof want) == 0,
+          "relu on unaligned data");
+    check(oik_relu_f32(&x, &x, 0, -INFINITY, INFINITY, NULL) == 0 &&
+              memcmp(model + 1, want, sizeof want) == 0,
+          "relu in place on unaligned data");
+  }
+  /* Packed outputs leave the bits past the last element alone. */
+  {
+    unsigned char a = 0x21, b = 0x13, y = 0xf0; /* i4 [1, 2] + [3, 1], y's high nibble unused */
+    const uint64_t dims[1] = {1};
+    oik_tensor ta = {&a, OIK_I4, 1, dims}, tb = {&b, OIK_I4, 1, dims}, ty = {&y, OIK_I4, 1, dims};
+    check(oik_add_i4(&ta, &tb, &ty, NULL) == 0 && y == 0xf4, "packed store keeps its neighbours");
+  }
+}
+
 int main(int argc, char** argv) {
   const char* dir = NULL;
   const char* report = NULL;
@@ -649,6 +757,7 @@ int main(int argc, char** argv) {
             "usage: run_cases PLUGIN_TESTS_DIR [--report FILE] [--require-all] [--quiet]\n");
     return 2;
   }
+  self_checks();
   char path[4096];
   snprintf(path, sizeof path, "%s/cpu_kernel_cases.json", dir);
   run_file(path);
