@@ -69,7 +69,7 @@ static int shape_of(const oik_tensor* x, const oik_tensor* w, const oik_tensor* 
     for (uint64_t n = 0; n < g.batch; ++n) {                                                      \
       for (uint64_t m = 0; m < M; ++m) {                                                          \
         const uint64_t c0 = (m / Mg) * Cg;                                                        \
-        const CT bias = b ? LDB(b, m) : 0;                                                        \
+        const CT bias = b ? (CT)LDB(b, m) : 0;                                                    \
         for (uint64_t oh = 0; oh < g.out_h; ++oh) {                                               \
           const oik_range h = oik_valid_taps(oh * g.stride_h, g.k_h, g.dil_h, g.pad_top, g.in_h); \
           for (uint64_t ow = 0; ow < g.out_w; ++ow, ++out) {                                      \
@@ -92,18 +92,12 @@ static int shape_of(const oik_tensor* x, const oik_tensor* w, const oik_tensor* 
     return oik_ok(err);                                                                           \
   }
 
-#define DEF_F(T) DEF(oik_conv_##T, oik_ct_##T, oik_ldc_##T, LDB_F_##T, oik_stc_##T, MAC_F, ADD_F)
-#define BIAS_RT(b, m) oik_ldi_dt((b)->dtype, (b)->data, m)
-#define DEF_I(T) DEF(oik_conv_##T, int64_t, oik_ldc_##T, BIAS_RT, oik_stc_##T, MAC_I, oik_wadd)
-#define DEF_ACC(I, O) \
-  DEF(oik_conv_##I##_##O, int64_t, oik_ldi_##I, BIAS_RT, oik_sti_##O, MAC_I, oik_wadd)
-
-#define BIAS_F(b, m) oik_ldf_dt((b)->dtype, (b)->data, m)
+/* The bias by its dtype tag: x's dtype, or the accumulator's under acc= (exact as double). */
 #define BIAS_D(b, m) oik_ldd_dt((b)->dtype, (b)->data, m)
-#define LDB_F_f8 BIAS_F
-#define LDB_F_bf16 BIAS_F
-#define LDB_F_f16 BIAS_F
-#define LDB_F_f32 BIAS_F
-#define LDB_F_f64 BIAS_D
+#define BIAS_I(b, m) oik_ldi_dt((b)->dtype, (b)->data, m)
+#define DEF_F(T) DEF(oik_conv_##T, oik_ct_##T, oik_ldc_##T, BIAS_D, oik_stc_##T, MAC_F, ADD_F)
+#define DEF_I(T) DEF(oik_conv_##T, int64_t, oik_ldc_##T, BIAS_I, oik_stc_##T, MAC_I, oik_wadd)
+#define DEF_ACC(I, O) \
+  DEF(oik_conv_##I##_##O, int64_t, oik_ldi_##I, BIAS_I, oik_sti_##O, MAC_I, oik_wadd)
 
 OIK_conv_F(DEF_F) OIK_conv_I(DEF_I) OIK_conv_ACC(DEF_ACC)

@@ -297,6 +297,61 @@ OIK_INLINE double oik_int_to_f64(int64_t v, int is_signed) {
   return is_signed ? (double)v : (double)(uint64_t)v;
 }
 
+/*===--- cast's conversions (ops.md): rounding_mode, then saturate or wrap ------------------===*/
+
+/* x rounded to an integral value with cast's rounding_mode. */
+OIK_INLINE double oik_round_with(double x, oik_rounding r) {
+  switch (r) {
+    case OIK_ROUND_FLOOR:
+      return floor(x);
+    case OIK_ROUND_CEIL:
+      return ceil(x);
+    case OIK_ROUND_NEAREST_EVEN:
+      return nearbyint(x); /* half to even in the default rounding mode */
+    default:
+      return trunc(x);
+  }
+}
+
+/* An integral double reduced modulo 2^64 into [-2^63, 2^63), exactly. */
+OIK_INLINE int64_t oik_wrap_to_int64(double r) {
+  const double two63 = 9223372036854775808.0, two64 = 18446744073709551616.0;
+  double m = fmod(r, two64);
+  if (m >= two63) m -= two64;
+  if (m < -two63) m += two64;
+  return (int64_t)m;
+}
+
+/* A float cast to an integer dtype of `bits` bits: rounded, then clamped to the range (NaN 0) or,
+ * without saturate, wrapped modulo 2^64 (NaN and +-inf 0); the store keeps the low bits. */
+OIK_INLINE int64_t oik_float_to_int(double x, oik_rounding rounding, int saturate, int bits,
+                                    int is_signed) {
+  if (x != x) return 0;
+  if (saturate) {
+    const double r = oik_round_with(x, rounding);
+    const double lo = (double)oik_int_lowest(bits, is_signed);
+    const double above = ldexp(1.0, is_signed ? bits - 1 : bits);
+    if (r < lo) return oik_int_lowest(bits, is_signed);
+    if (r >= above) return (int64_t)oik_int_highest(bits, is_signed);
+    return oik_integral_to_i64(r);
+  }
+  if (isinf(x)) return 0;
+  return oik_wrap_to_int64(oik_round_with(x, rounding)); /* the store keeps the low bits */
+}
+
+/* An integer (in from_signed) cast to an integer dtype: clamped to its range, or (without
+ * saturate) left for the store to keep the low bits. */
+OIK_INLINE int64_t oik_int_to_int(int64_t v, int from_signed, int bits, int to_signed,
+                                  int saturate) {
+  if (!saturate) return v; /* the store keeps the low bits */
+  if (from_signed && v < 0) {
+    const int64_t lo = oik_int_lowest(bits, to_signed);
+    return v < lo ? lo : v;
+  }
+  const uint64_t hi = oik_int_highest(bits, to_signed);
+  return (uint64_t)v > hi ? (int64_t)hi : v;
+}
+
 /*===--- min/max of ops.md: a NaN operand gives NaN, -0.0 < +0.0 ---------------------------===*/
 
 OIK_INLINE float oik_fminf(float a, float b) {
