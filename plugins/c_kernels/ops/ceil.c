@@ -1,0 +1,8 @@
+/* ceil: toward +inf, as in C (ops.md). Computed in f32 (f64), then rounded once to a narrow dtype.
+ */
+#include "oik_ew.h"
+
+#define OP(a, T) oik_ceil(a)
+#define DEF_F(T) OIK_EW1_SAME(ceil, T, OP)
+
+OIK_ceil_F(DEF_F)

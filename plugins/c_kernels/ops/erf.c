@@ -1,0 +1,13 @@
+/* erf: the error function (ops-nn.md "Elementwise math"), F dtypes, normal and in place. Evaluated
+ * in double with libm and rounded once to f32 (f64 stays f64); f8/bf16/f16 round that f32 result
+ * once more to their dtype, as ops-nn.md's accuracy rule says. */
+#include "oik_ew.h"
+
+static inline double op_erf(double a) {
+  return erf(a);
+}
+
+#define OP(a, T) ((oik_ct_##T)op_erf(a))
+#define DEF_F(T) OIK_EW1_SAME(erf, T, OP)
+
+OIK_erf_F(DEF_F)

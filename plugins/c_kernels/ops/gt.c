@@ -1,0 +1,10 @@
+/* gt: elementwise a > b -> bool; any comparison with NaN is false except ne (IEEE,
+ * ops.md). Integers compare in their dtype's signedness. */
+#include "oik_ew.h"
+
+#define OP_F(a, b, T) ((a) > (b))
+#define OP_I(a, b, T) oik_int_less(b, a, OIK_SIGNED_##T)
+#define DEF_F(T) OIK_EW2_TO(gt, T, bool, OP_F)
+#define DEF_I(T) OIK_EW2_TO(gt, T, bool, OP_I)
+
+OIK_gt_F(DEF_F) OIK_gt_I(DEF_I)
