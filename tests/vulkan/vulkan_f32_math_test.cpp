@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <random>
@@ -68,8 +69,7 @@ float from_bits(uint32_t b) {
 int64_t ulps(float a, float b) {
   auto key = [](float x) {
     const uint32_t u = bits_of(x);
-    return (u & 0x80000000u) ? -static_cast<int64_t>(u & 0x7fffffffu) - 1
-                             : static_cast<int64_t>(u);
+    return (u & 0x80000000u) ? -static_cast<int64_t>(u & 0x7fffffffu) - 1 : static_cast<int64_t>(u);
   };
   return std::llabs(key(a) - key(b));
 }
@@ -77,27 +77,44 @@ int64_t ulps(float a, float b) {
 // Inputs: the specials and switch points, a stride through every bit pattern (a quarter), the
 // rest uniform in [lo, hi].
 std::vector<float> sweep(std::vector<float> special, double lo, double hi, uint32_t seed) {
-  const size_t n = std::max(sweep_size(), special.size() + 16);
   std::vector<float> x = std::move(special);
   for (const float s : std::vector<float>(x)) {  // neighbours of each switch point
     x.push_back(std::nextafter(s, INFINITY));
     x.push_back(std::nextafter(s, -INFINITY));
   }
+  const size_t n = std::max(sweep_size(), x.size() + 64);
   const size_t strided = (n - x.size()) / 4;
   const uint64_t step = (uint64_t{1} << 32) / strided;
-  for (size_t i = 0; i < strided; ++i) x.push_back(from_bits(static_cast<uint32_t>(i * step + seed)));
+  for (size_t i = 0; i < strided; ++i)
+    x.push_back(from_bits(static_cast<uint32_t>(i * step + seed)));
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(lo, hi);
   while (x.size() < n) x.push_back(static_cast<float>(u(rng)));
   return x;
 }
 
-const std::vector<float> kCommon = {0.0f,     -0.0f,         INFINITY,     -INFINITY,
-                                    NAN,      -NAN,          from_bits(0x7f800001u),
-                                    1e-45f,   -1e-45f,       1.1754942e-38f, -1.1754942e-38f,
-                                    1.17549435e-38f,         3.4028235e38f, -3.4028235e38f,
-                                    1.0f,     -1.0f,         0.5f,         2.0f,
-                                    0x1p-12f, -0x1p-12f,     0x1p-30f,     -0x1p-60f};
+const std::vector<float> kCommon = {0.0f,
+                                    -0.0f,
+                                    INFINITY,
+                                    -INFINITY,
+                                    NAN,
+                                    -NAN,
+                                    from_bits(0x7f800001u),
+                                    1e-45f,
+                                    -1e-45f,
+                                    1.1754942e-38f,
+                                    -1.1754942e-38f,
+                                    1.17549435e-38f,
+                                    3.4028235e38f,
+                                    -3.4028235e38f,
+                                    1.0f,
+                                    -1.0f,
+                                    0.5f,
+                                    2.0f,
+                                    0x1p-12f,
+                                    -0x1p-12f,
+                                    0x1p-30f,
+                                    -0x1p-60f};
 
 std::vector<float> with_common(std::vector<float> v) {
   v.insert(v.begin(), kCommon.begin(), kCommon.end());
@@ -111,12 +128,12 @@ struct Stats {
 };
 
 void check(const std::string& name, const std::vector<float>& got, const std::vector<float>& want,
-           const std::vector<std::string>& args, int64_t bound, Stats& st) {
+           const std::function<std::string(size_t)>& arg, int64_t bound, Stats& st) {
   for (size_t i = 0; i < want.size(); ++i) {
     const float g = got[i], w = want[i];
     if (std::isnan(w) || std::isnan(g)) {
       if (std::isnan(w) != std::isnan(g) && ++st.nan_mismatch <= 5)
-        BOOST_ERROR(name << "(" << args[i] << "): got " << g << ", want " << w);
+        BOOST_ERROR(name << "(" << arg(i) << "): got " << g << ", want " << w);
       continue;
     }
     const int64_t d = ulps(g, w);
@@ -124,12 +141,12 @@ void check(const std::string& name, const std::vector<float>& got, const std::ve
     if (d > st.worst) {
       st.worst = d;
       std::ostringstream e;
-      e << name << "(" << args[i] << ") = " << std::setprecision(9) << g << ", want " << w;
+      e << name << "(" << arg(i) << ") = " << std::setprecision(9) << g << ", want " << w;
       st.example = e.str();
     }
     if (d > bound && ++st.over <= 5)
-      BOOST_ERROR(name << "(" << args[i] << "): got " << std::setprecision(9) << g << ", want "
-                       << w << " (" << d << " ulp)");
+      BOOST_ERROR(name << "(" << arg(i) << "): got " << std::setprecision(9) << g << ", want " << w
+                       << " (" << d << " ulp)");
   }
 }
 
@@ -168,36 +185,55 @@ void unary(const std::string& name, const std::string& op, const std::vector<flo
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<float> got = run(op, {x}, settings);
   std::vector<float> want(x.size());
-  std::vector<std::string> args(x.size());
-  for (size_t i = 0; i < x.size(); ++i) {
-    want[i] = static_cast<float>(ref(x[i]));
-    args[i] = hex(x[i]);
-  }
+  for (size_t i = 0; i < x.size(); ++i) want[i] = static_cast<float>(ref(x[i]));
   Stats st;
-  check(name, got, want, args, bound, st);
+  check(
+      name, got, want, [&](size_t i) { return hex(x[i]); }, bound, st);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << std::left << std::setw(10) << name << " " << x.size() << " inputs: max " << st.worst
-            << " ulp (" << st.differ << " differ from the rounded reference" << ")"
-            << (st.example.empty() ? "" : "; e.g. " + st.example) << " [" << std::fixed
+            << " ulp (" << st.differ << " differ from the rounded reference"
+            << ")" << (st.example.empty() ? "" : "; e.g. " + st.example) << " [" << std::fixed
             << std::setprecision(1) << s << " s]" << std::defaultfloat << std::endl;
   BOOST_TEST(st.worst <= bound, name << ": " << st.worst << " ulp");
 }
 
-double ref_rsqrt(double x) { return 1.0 / std::sqrt(x); }
-double ref_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double ref_silu(double x) { return x / (1.0 + std::exp(-x)); }
-double ref_gelu(double x) { return x * 0.5 * std::erfc(-x * 0.70710678118654752440); }
+double ref_rsqrt(double x) {
+  return 1.0 / std::sqrt(x);
+}
+double ref_sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+double ref_silu(double x) {
+  return x / (1.0 + std::exp(-x));
+}
+double ref_gelu(double x) {
+  return x * 0.5 * std::erfc(-x * 0.70710678118654752440);
+}
 double ref_gelu_tanh(double x) {
   const double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
   return x / (1.0 + std::exp(-2.0 * u));
 }
-double ref_exp(double x) { return std::exp(x); }
-double ref_log(double x) { return std::log(x); }
-double ref_sqrt(double x) { return std::sqrt(x); }
-double ref_sin(double x) { return std::sin(x); }
-double ref_cos(double x) { return std::cos(x); }
-double ref_tanh(double x) { return std::tanh(x); }
-double ref_erf(double x) { return std::erf(x); }
+double ref_exp(double x) {
+  return std::exp(x);
+}
+double ref_log(double x) {
+  return std::log(x);
+}
+double ref_sqrt(double x) {
+  return std::sqrt(x);
+}
+double ref_sin(double x) {
+  return std::sin(x);
+}
+double ref_cos(double x) {
+  return std::cos(x);
+}
+double ref_tanh(double x) {
+  return std::tanh(x);
+}
+double ref_erf(double x) {
+  return std::erf(x);
+}
 
 // The f32 values nearest k pi/2 (k < 2^20, every 61st; and powers of two up to 2^80) and their
 // neighbours, and the arguments of every f32 closest to a multiple of pi/2 relative to it (an
@@ -216,10 +252,11 @@ std::vector<float> near_half_pi() {
   };
   for (uint32_t k = 1; k < (1u << 20); k += 61) add(k);
   for (int e = 20; e <= 80; ++e) add(std::ldexp(1.0L, e) + 1);
-  for (uint32_t b : {0x6f79be45u, 0x50a3e87fu, 0x6ff9be45u, 0x5123e87fu, 0x437ce5f1u, 0x7079be45u,
-                     0x6a1976f1u, 0x53b146a6u, 0x65898498u, 0x51a3e87fu, 0x43fce5f1u, 0x77584625u,
-                     0x4c2332e9u, 0x4096cbe4u, 0x6c55da58u, 0x70f9be45u, 0x6a9976f1u, 0x5c07bcd0u,
-                     0x543146a6u, 0x66098498u, 0x5223e87fu, 0x474d246fu, 0x723fa09au, 0x447ce5f1u}) {
+  for (uint32_t b :
+       {0x6f79be45u, 0x50a3e87fu, 0x6ff9be45u, 0x5123e87fu, 0x437ce5f1u, 0x7079be45u,
+        0x6a1976f1u, 0x53b146a6u, 0x65898498u, 0x51a3e87fu, 0x43fce5f1u, 0x77584625u,
+        0x4c2332e9u, 0x4096cbe4u, 0x6c55da58u, 0x70f9be45u, 0x6a9976f1u, 0x5c07bcd0u,
+        0x543146a6u, 0x66098498u, 0x5223e87fu, 0x474d246fu, 0x723fa09au, 0x447ce5f1u}) {
     v.push_back(from_bits(b));
     v.push_back(-from_bits(b));
   }
@@ -230,8 +267,8 @@ std::vector<float> near_half_pi() {
 
 BOOST_AUTO_TEST_CASE(the_f32_path_is_forced) {
   std::cout << "device: " << gpu()->device_name()
-            << "; OPENINFER_VULKAN_F32_MATH=" << env_or("OPENINFER_VULKAN_F32_MATH", "")
-            << "; " << sweep_size() << " inputs a function" << std::endl;
+            << "; OPENINFER_VULKAN_F32_MATH=" << env_or("OPENINFER_VULKAN_F32_MATH", "") << "; "
+            << sweep_size() << " inputs a function" << std::endl;
   BOOST_TEST(env_or("OPENINFER_VULKAN_F32_MATH", "") == "f32");
 }
 
@@ -242,11 +279,11 @@ BOOST_AUTO_TEST_CASE(exp_log_sqrt_rsqrt) {
               -105.0, 90.0, 1),
         ref_exp);
   unary("log", "log",
-        sweep(with_common({1.41421354f, 1.41421366f, 0.707106769f, 0.99999994f, 1.00000012f}),
-              0.0, 4.0, 2),
+        sweep(with_common({1.41421354f, 1.41421366f, 0.707106769f, 0.99999994f, 1.00000012f}), 0.0,
+              4.0, 2),
         ref_log);
-  unary("sqrt", "sqrt", sweep(with_common({4.0f, 0.25f, 9.99999975e-06f}), 0.0, 1e6, 3),
-        ref_sqrt, {}, 0);
+  unary("sqrt", "sqrt", sweep(with_common({4.0f, 0.25f, 9.99999975e-06f}), 0.0, 1e6, 3), ref_sqrt,
+        {}, 0);
   unary("rsqrt", "rsqrt", sweep(with_common({4.0f, 0.25f, 3.0f}), 0.0, 100.0, 4), ref_rsqrt);
 }
 
@@ -261,24 +298,72 @@ BOOST_AUTO_TEST_CASE(sin_cos_over_every_range) {
 
 BOOST_AUTO_TEST_CASE(tanh_erf) {
   unary("tanh", "tanh",
-        sweep(with_common({9.1f, 9.0f, 0.17328680f, 0.5f, 8.9f, -9.1f}), -10.0, 10.0, 6),
-        ref_tanh);
-  unary("erf", "erf",
-        sweep(with_common({1.0f, -1.0f, 2.0f, 3.0f, 3.92f, 4.0f, -4.0f, 0.99999994f}), -4.5, 4.5,
-              7),
-        ref_erf);
+        sweep(with_common({9.1f, 9.0f, 0.17328680f, 0.5f, 8.9f, -9.1f}), -10.0, 10.0, 6), ref_tanh);
+  unary(
+      "erf", "erf",
+      sweep(with_common({1.0f, -1.0f, 2.0f, 3.0f, 3.92f, 4.0f, -4.0f, 0.99999994f}), -4.5, 4.5, 7),
+      ref_erf);
 }
 
 BOOST_AUTO_TEST_CASE(sigmoid_silu_gelu) {
   const std::vector<float> edges = {17.5f, -110.0f, -120.0f, -40.0f, -20.0f, 16.6f};
   unary("sigmoid", "sigmoid", sweep(with_common(edges), -112.0, 20.0, 8), ref_sigmoid);
   unary("silu", "silu", sweep(with_common(edges), -122.0, 20.0, 9), ref_silu);
-  const std::vector<float> g = {10.0f, -15.5f, 1.41421354f, -1.41421354f, 1.41421366f,
-                                2.82842708f, -2.82842708f, 4.24264050f, -5.65685415f,
-                                -8.48528099f, -11.3137083f, -14.2f};
+  const std::vector<float> g = {10.0f,        -15.5f,       1.41421354f,  -1.41421354f,
+                                1.41421366f,  2.82842708f,  -2.82842708f, 4.24264050f,
+                                -5.65685415f, -8.48528099f, -11.3137083f, -14.2f};
   unary("gelu", "gelu", sweep(with_common(g), -16.0, 11.0, 10), ref_gelu);
   unary("gelu_tanh", "gelu", sweep(with_common({10.0f, -12.0f, -10.5f, -9.0f}), -13.0, 11.0, 11),
         ref_gelu_tanh, {{"approximate", std::string("tanh")}});
+}
+
+// OPENINFER_F32_MATH_EXHAUSTIVE=exp,log,...: those unary functions over all 2^32 inputs, in
+// pieces of 2^24 (minutes a function on lavapipe), the largest distance printed.
+BOOST_AUTO_TEST_CASE(exhaustive_when_asked) {
+  const std::string list = env_or("OPENINFER_F32_MATH_EXHAUSTIVE", "");
+  if (list.empty()) return;
+  struct Fn {
+    const char* name;
+    const char* op;
+    double (*ref)(double);
+  };
+  const Fn fns[] = {{"exp", "exp", ref_exp},
+                    {"log", "log", ref_log},
+                    {"sqrt", "sqrt", ref_sqrt},
+                    {"rsqrt", "rsqrt", ref_rsqrt},
+                    {"sin", "sin", ref_sin},
+                    {"cos", "cos", ref_cos},
+                    {"tanh", "tanh", ref_tanh},
+                    {"erf", "erf", ref_erf},
+                    {"sigmoid", "sigmoid", ref_sigmoid},
+                    {"silu", "silu", ref_silu},
+                    {"gelu", "gelu", ref_gelu},
+                    {"gelu_tanh", "gelu", ref_gelu_tanh}};
+  std::stringstream names(list);
+  std::string name;
+  while (std::getline(names, name, ',')) {
+    const Fn* f = nullptr;
+    for (const Fn& g : fns) f = name == g.name ? &g : f;
+    BOOST_TEST_REQUIRE(f != nullptr, "unknown function " << name);
+    std::vector<oi::KernelSetting> settings;
+    if (name == "gelu_tanh") settings.push_back({"approximate", std::string("tanh")});
+    const auto t0 = std::chrono::steady_clock::now();
+    Stats st;
+    const uint64_t piece = uint64_t{1} << 24;
+    std::vector<float> x(piece), want(piece);
+    for (uint64_t base = 0; base < (uint64_t{1} << 32); base += piece) {
+      for (uint64_t i = 0; i < piece; ++i) x[i] = from_bits(static_cast<uint32_t>(base + i));
+      const std::vector<float> got = run(f->op, {x}, settings);
+      for (uint64_t i = 0; i < piece; ++i) want[i] = static_cast<float>(f->ref(x[i]));
+      check(
+          name, got, want, [&](size_t i) { return hex(x[i]); }, name == "sqrt" ? 0 : 2, st);
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << std::left << std::setw(10) << name << " all 2^32 inputs: max " << st.worst
+              << " ulp (" << st.differ << " differ from the rounded reference)"
+              << (st.example.empty() ? "" : "; e.g. " + st.example) << " [" << std::fixed
+              << std::setprecision(0) << s << " s]" << std::defaultfloat << std::endl;
+  }
 }
 
 // pow: C99's specials (every pair of the special values), integer exponents of negative bases,
@@ -287,9 +372,9 @@ BOOST_AUTO_TEST_CASE(sigmoid_silu_gelu) {
 BOOST_AUTO_TEST_CASE(pow_pairs) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<float> x, y;
-  const std::vector<float> sp = {0.0f, -0.0f, INFINITY, -INFINITY, NAN,  1.0f,  -1.0f, 0.5f,
-                                 -0.5f, 2.0f, -2.0f,    3.0f,      -3.0f, 2.5f, -2.5f, 1e-45f,
-                                 1e38f, -1e38f};
+  const std::vector<float> sp = {0.0f,  -0.0f, INFINITY, -INFINITY, NAN,   1.0f,
+                                 -1.0f, 0.5f,  -0.5f,    2.0f,      -2.0f, 3.0f,
+                                 -3.0f, 2.5f,  -2.5f,    1e-45f,    1e38f, -1e38f};
   for (float a : sp)
     for (float b : sp) x.push_back(a), y.push_back(b);
   std::mt19937_64 rng(12);
@@ -327,13 +412,11 @@ BOOST_AUTO_TEST_CASE(pow_pairs) {
   }
   const std::vector<float> got = run("pow", {x, y});
   std::vector<float> want(n);
-  std::vector<std::string> args(n);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i)
     want[i] = static_cast<float>(std::pow(static_cast<double>(x[i]), static_cast<double>(y[i])));
-    args[i] = hex(x[i]) + ", " + hex(y[i]);
-  }
   Stats st;
-  check("pow", got, want, args, 2, st);
+  check(
+      "pow", got, want, [&](size_t i) { return hex(x[i]) + ", " + hex(y[i]); }, 2, st);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << "pow        " << n << " inputs: max " << st.worst << " ulp (" << st.differ
             << " differ)" << (st.example.empty() ? "" : "; e.g. " + st.example) << " ["
@@ -363,13 +446,12 @@ BOOST_AUTO_TEST_CASE(fma_triples) {
   }
   const std::vector<float> got = run("fma", {a, b, c});
   std::vector<float> want(n);
-  std::vector<std::string> args(n);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i)
     want[i] = static_cast<float>(std::fma(static_cast<double>(a[i]), b[i], c[i]));
-    args[i] = hex(a[i]) + ", " + hex(b[i]) + ", " + hex(c[i]);
-  }
   Stats st;
-  check("fma", got, want, args, 2, st);
+  check(
+      "fma", got, want, [&](size_t i) { return hex(a[i]) + ", " + hex(b[i]) + ", " + hex(c[i]); },
+      2, st);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << "fma        " << n << " inputs: max " << st.worst << " ulp (" << st.differ
             << " differ)" << (st.example.empty() ? "" : "; e.g. " + st.example) << " ["
@@ -382,7 +464,8 @@ int main(int argc, char* argv[]) {
   try {
     for (const auto& p : registry().plugins()) {
       if (p.name != "vulkan") continue;
-      if (!p.device_name.empty()) return boost::unit_test::unit_test_main(&init_unit_test, argc, argv);
+      if (!p.device_name.empty())
+        return boost::unit_test::unit_test_main(&init_unit_test, argc, argv);
       std::cout << "SKIPPED: no Vulkan device (" << p.description << ")\n";
       return 77;
     }
