@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """The constants of math_f32.glsl, printed as GLSL (reproducible with Debian's python3-mpmath;
-run: /usr/bin/python3 plugins/vulkan/shaders/math_f32_coefficients.py).
+run: /usr/bin/python3 plugins/vulkan/shaders/math_f32_coefficients.py). With --check it compares
+them with the block in math_f32.glsl instead and fails, with the difference, where they differ
+(CTest's math_f32_constants_current); --write puts them there.
 
 math_f32.glsl computes ops-nn.md's f32 math in f32 arithmetic, with double-f32 ("float-float")
 steps where one rounding would cost too much. Every constant a float-float step uses is split
@@ -13,6 +15,11 @@ each approximation are relative to the function, far below f32's 2^-24:
   * erfc(z) = e^(-z^2) F(z) for 1 <= z <= 12: F a Chebyshev fit (mpmath.chebyfit) on each of
     six intervals in w = (z - c) / h, w in [-1, 1].
 """
+import contextlib
+import difflib
+import io
+import os
+import sys
 import textwrap
 
 import mpmath as mp
@@ -149,5 +156,38 @@ def main():
     array("M32_ERFC_LO", los)
 
 
+GLSL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "math_f32.glsl")
+BEGIN = "// ---- constants: plugins/vulkan/shaders/math_f32_coefficients.py ----\n"
+END = "// Horner steps written out"
+
+
+def committed_block(text):
+    start = text.index(BEGIN) + len(BEGIN)
+    return start, text.index(END, start)
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 1:
+        main()
+        sys.exit(0)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main()
+    want = out.getvalue() + "\n"
+    with open(GLSL, encoding="utf-8") as f:
+        text = f.read()
+    start, end = committed_block(text)
+    if sys.argv[1] == "--write":
+        with open(GLSL, "w", encoding="utf-8") as f:
+            f.write(text[:start] + want + text[end:])
+        sys.exit(0)
+    if sys.argv[1] != "--check":
+        sys.exit("usage: math_f32_coefficients.py [--check | --write]")
+    if text[start:end] == want:
+        print("math_f32.glsl's constants are what math_f32_coefficients.py prints")
+        sys.exit(0)
+    sys.stdout.writelines(difflib.unified_diff(text[start:end].splitlines(True),
+                                               want.splitlines(True), "math_f32.glsl",
+                                               "math_f32_coefficients.py"))
+    sys.exit("math_f32.glsl's constants differ: run /usr/bin/python3 "
+             "plugins/vulkan/shaders/math_f32_coefficients.py --write")
