@@ -7,8 +7,8 @@
 //
 // Only IEEE f32 add, subtract and multiply are relied on to be exact (Vulkan requires them
 // correctly rounded), never a fused fma (Vulkan does not promise one): exact products are
-// Dekker's (m32_two_prod), and every float local is `precise`, so no compiler contracts or
-// reassociates them. Division and sqrt of the driver only give first estimates that a residual
+// Dekker's (m32_two_prod), and every float local whose rounding matters is `precise`, so no
+// compiler contracts or reassociates them. Division and sqrt of the driver only give first estimates that a residual
 // corrects. Where one rounding of an intermediate would cost too much, values are float-float
 // (a vec2 (hi, lo), hi + lo): argument reductions, the leading terms of each series, the final
 // additions. Each result is the float-float value rounded once (m32_bits: also into the
