@@ -29,7 +29,8 @@ pack() {
   local build=${1:-build/vulkan} out=${2:-.vkgpu}
   rm -rf "$out"
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
-  for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_bench; do
+  for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_f32_math_test \
+    vulkan_bench; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
@@ -103,6 +104,10 @@ run() {
     --report_level=detailed || rc=$?
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_cache_test --report_level=detailed || rc=$?
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_batching_test --report_level=detailed || rc=$?
+  # The f32 math without f64 (forced by the test itself), then every shared case with it.
+  launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_f32_math_test --report_level=short || rc=$?
+  OPENINFER_VULKAN_F32_MATH=f32 launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_kernels_test \
+    --report_level=short || rc=$?
   return $rc
 }
 

@@ -34,8 +34,12 @@ void register_conv_ops(OpRegistry& r);
 void register_row_ops(OpRegistry& r);
 void register_attention_ops(OpRegistry& r);
 
-// GLSL of the f32 math functions (oi_exp, ... computed in f64), for ShaderBuilder::use_math.
+// GLSL of the f32 math functions (oi_exp, ... computed in f64), for ShaderBuilder::use_math on a
+// device with fp64, and of math_f64.glsl's f64 functions (exp_f64, ...) for f64 values.
 const std::string& math_helpers_glsl();
+// GLSL of the same f32 functions computed in f32 arithmetic (math_f32.glsl), for a device
+// without fp64 (after div_f32.glsl, which it uses).
+const std::string& math32_helpers_glsl();
 // GLSL of the f64 math functions (oi_exp_d, ...), after math_helpers_glsl().
 const std::string& math64_helpers_glsl();
 

@@ -1,12 +1,15 @@
 // The elementwise math of ops-nn.md on f32 (and the narrow floats through it): exp, log, sqrt,
 // rsqrt, sin, cos, tanh, erf, sigmoid, silu, gelu (approximate "none" and "tanh"), pow. GLSL's own
 // exp, log, sin, ... are far less accurate than ops-nn.md's 2 ulp (Vulkan allows 3 ulp and absolute
-// errors), so, as the Vulkan backend does, each value is computed in f64 with
-// plugins/vulkan/shaders/math_f64.glsl (embedded at build time) and rounded once to f32; NaN,
-// infinities and zeros are settled first, with the CPU backend's results. sqrt is correctly rounded
-// (sqrt_f32_bits), as ops-nn.md requires. f64 results (within ops-nn.md's 4 ulp) come from the
-// Vulkan backend's f64 code, as its ew64 shader computes them: wide_floats.glsl (exp, log, sqrt
-// for every double) and math_f64_full.glsl (sin, cos, erf, gelu, pow, double-double steps).
+// errors), so the Vulkan backend's code is used, embedded at build time: on a device with fp64
+// each value is computed in f64 with plugins/vulkan/shaders/math_f64.glsl and rounded once to f32
+// (NaN, infinities and zeros settled first, with the CPU backend's results; sqrt correctly
+// rounded by sqrt_f32_bits); on a device without it in f32 arithmetic with
+// plugins/vulkan/shaders/math_f32.glsl (float-float steps, the same special cases, within 1 ulp;
+// sqrt correctly rounded). f64 results (within ops-nn.md's 4 ulp) come from the Vulkan backend's
+// f64 code, as its ew64 shader computes them: wide_floats.glsl (exp, log, sqrt for every double)
+// and math_f64_full.glsl (sin, cos, erf, gelu, pow, double-double steps); they need fp64.
+#include "embedded_math_f32.inc"       // kMathF32Glsl: plugins/vulkan/shaders/math_f32.glsl
 #include "embedded_math_f64.inc"       // kMathF64Glsl: plugins/vulkan/shaders/math_f64.glsl
 #include "embedded_math_f64_full.inc"  // kWideFloatsGlsl, kMathF64FullGlsl
 #include "ops.hpp"
@@ -127,6 +130,28 @@ float oi_gelu_tanh(float a) {  // a / (1 + e^(-2u)), u = sqrt(2/pi) (a + 0.04471
 }
 )";
 
+// The f32 wrappers for a device without fp64: math_f32.glsl's functions work on the bits and
+// settle NaN, infinities, zeros and subnormals as the wrappers above do.
+const char* const kMath32Wrappers = R"(
+// f32 math in f32 arithmetic (math_f32.glsl): the device has no shaderFloat64.
+#define OI_M32(f, a) uintBitsToFloat(f(floatBitsToUint(a)))
+float oi_exp(float a) { return OI_M32(m32_exp, a); }
+float oi_log(float a) { return OI_M32(m32_log, a); }
+float oi_sqrt(float a) { return OI_M32(m32_sqrt, a); }
+float oi_rsqrt(float a) { return OI_M32(m32_rsqrt, a); }
+float oi_sin(float a) { return OI_M32(m32_sin, a); }
+float oi_cos(float a) { return OI_M32(m32_cos, a); }
+float oi_tanh(float a) { return OI_M32(m32_tanh, a); }
+float oi_erf(float a) { return OI_M32(m32_erf, a); }
+float oi_sigmoid(float a) { return OI_M32(m32_sigmoid, a); }
+float oi_silu(float a) { return OI_M32(m32_silu, a); }
+float oi_gelu(float a) { return OI_M32(m32_gelu, a); }
+float oi_gelu_tanh(float a) { return OI_M32(m32_gelu_tanh, a); }
+float oi_pow(float a, float b) {
+  return uintBitsToFloat(m32_pow(floatBitsToUint(a), floatBitsToUint(b)));
+}
+)";
+
 // The f64 wrappers: NaN in gives the same NaN quieted (pow has its own rules), then as the
 // Vulkan backend's ew64.comp (math_op) computes each op, with the CPU backend's specials.
 const char* const kMath64Wrappers = R"(
@@ -227,6 +252,11 @@ std::string math(ShaderBuilder& sb, const OpIn& op, const std::vector<std::strin
 
 const std::string& math_helpers_glsl() {
   static const std::string text = std::string(kMathF64Glsl) + kMathWrappers;
+  return text;
+}
+
+const std::string& math32_helpers_glsl() {
+  static const std::string text = without_includes(kMathF32Glsl) + kMath32Wrappers;
   return text;
 }
 

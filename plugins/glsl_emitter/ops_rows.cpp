@@ -40,7 +40,7 @@ KernelShader softmax_rows(ShaderBuilder& sb, const OpIn& op, const std::string& 
   const uint64_t L = in.shape[axis], inner = product(in.shape, axis + 1);
   sb.check_count(product(in.shape), "element count");
   const bool d = T == "double";
-  if (d) sb.use_math(op);
+  if (d) sb.use_f64_math(op);
   const std::string exp = d ? "exp_f64(" : "exp(", ln = d ? "log_f64(" : "log(";
   const std::string X = sb.buffer(in.name), Y = sb.buffer(out.name);
   const std::string at = "[base + k * " + u(inner) + "]";

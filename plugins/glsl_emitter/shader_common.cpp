@@ -449,15 +449,20 @@ std::string ShaderBuilder::string_setting(const OpIn& op, const char* name,
   return std::string(v->as_string());
 }
 
-void ShaderBuilder::use_math(const OpIn& op) {
-  if (!device.fp64)
-    unsupported(op_where(op) + ": the f32 math is computed in f64, which the device '" +
-                device.name + "' does not offer (features.fp64 false)");
+void ShaderBuilder::use_math(const OpIn&) {
+  if (device.fp64)
+    math_ = true;
+  else
+    math32_ = true;
+}
+
+void ShaderBuilder::use_f64_math(const OpIn& op) {
+  need_double(op_where(op));
   math_ = true;
 }
 
 void ShaderBuilder::use_math64(const OpIn& op) {
-  use_math(op);
+  use_f64_math(op);
   math64_ = true;
   add_helper("math64", math64_helpers_glsl());
 }
@@ -518,6 +523,7 @@ std::string ShaderBuilder::declarations() const {
   if (any_float) d << kDivF32Glsl << kFloatHelpers;
   if (any_float && double_) d << kDoubleHelpers;
   if (math_) d << math_helpers_glsl();
+  if (math32_) d << math32_helpers_glsl();
   for (const auto& [key, text] : helpers_) d << text;
   return d.str();
 }

@@ -60,10 +60,14 @@ class ShaderBuilder {
   std::vector<int64_t> int_list(const OpIn& op, const char* name) const;  // [] when absent
   std::string string_setting(const OpIn& op, const char* name, const std::string& fallback) const;
 
-  // The f64 math of plugins/vulkan/shaders/math_f64.glsl and the f32 wrappers around it
-  // (needs the device's shaderFloat64; refused when its description says fp64 false).
+  // The f32 math functions (oi_exp, ...): computed in f64 (plugins/vulkan/shaders/math_f64.glsl,
+  // the kernel then needs shaderFloat64) where the device description offers fp64, else in f32
+  // arithmetic (math_f32.glsl).
   void use_math(const OpIn& op);
-  // The same with f64 results: wide_floats.glsl and math_f64_full.glsl, the f64 wrappers.
+  // math_f64.glsl's f64 functions (exp_f64, ...) for f64 values: refused, naming the device
+  // key, when the description says fp64 false.
+  void use_f64_math(const OpIn& op);
+  // The f64 math with f64 results: wide_floats.glsl and math_f64_full.glsl, the f64 wrappers.
   void use_math64(const OpIn& op);
   // Declares every buffer as uint: the kernel moves 32-bit words, bit for bit, whatever dtype.
   void use_raw_bits() { raw_bits_ = true; }
@@ -112,7 +116,8 @@ class ShaderBuilder {
   std::vector<std::pair<std::string, std::string>> helpers_;
   bool raw_bits_ = false;
   bool double_ = false;  // some value is f64: the device needs shaderFloat64
-  bool math_ = false;
+  bool math_ = false;    // math_f64.glsl and its f32 wrappers
+  bool math32_ = false;  // math_f32.glsl and its f32 wrappers (no fp64)
   bool math64_ = false;  // loops marked [[dont_unroll]]: GL_EXT_control_flow_attributes
 };
 

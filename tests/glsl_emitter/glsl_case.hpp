@@ -48,6 +48,12 @@ inline DeviceArch lavapipe() {
   return DeviceArch::load(fs::path(OPENINFER_SOURCE_DIR) / "devices" / "lavapipe.json");
 }
 
+// The glsl target's built-in generic Vulkan 1.2 GPU, written out: no fp64 (the f32 math in f32
+// arithmetic, math_f32.glsl), no fp16 storage.
+inline DeviceArch generic_vulkan() {
+  return DeviceArch::load(fs::path(OPENINFER_SOURCE_DIR) / "devices" / "generic_vulkan.json");
+}
+
 inline std::vector<EmittedFile> emit(const Plan& plan, const std::string& plan_json,
                                      const std::string& name = "model") {
   return registry().emitter("glsl")->emit(
@@ -81,6 +87,9 @@ struct Case {
   bool div_ulps = false;  // f32 within 2 ulp (div, ops-nn.md's elementwise math)
   // Non-empty: the runner must fail (exit 1) with this in its message, and the simulator too.
   std::string expect_error;
+  // The device description planned for (devices/lavapipe.json when empty); the shaders still
+  // run on the machine's Vulkan device (lavapipe).
+  std::string device;
 };
 
 inline int64_t ulp_distance(float a, float b) {
@@ -153,7 +162,8 @@ inline void run_case(const Case& c) {
   }
   const Model model = Model::open(dir / "model.oinf");
   const Graph graph = Graph::parse(c.source, c.name + ".oi");
-  const Plan plan = Synthesizer(lavapipe()).synthesize(model, graph);
+  const DeviceArch arch = c.device.empty() ? lavapipe() : DeviceArch::load(c.device);
+  const Plan plan = Synthesizer(arch).synthesize(model, graph);
   const auto files = emit(plan, plan.to_json());
   write_emitted_files(dir / "out", files);
   for (const auto& f : files) {

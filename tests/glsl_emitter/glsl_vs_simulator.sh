@@ -3,18 +3,25 @@
 # target is held against the simulator with (tests/synth/CMakeLists.txt's synth_c_test list,
 # read from there, with the same graph, model, input files and steps; c_graph_list.py), and
 # tests/synth/c/matmul_tiles.oi on its generated data, synthesized with `--target glsl` for
-# devices/lavapipe.json, run by the manifest runner (built once) and compared with `openinfer
+# devices/lavapipe.json (or GLSL_VS_DEVICE, below), run by the manifest runner (built once) and compared with `openinfer
 # run --save` on the CPU backend (tests/synth/compare_oinf.py, docs/synth-glsl.md's tolerance per graph).
 # A graph the glsl target cannot run is listed below with its reason and printed as
 # `skip: NAME (reason)`. A graph new to the list runs with the C test's tolerance; where the glsl
 # emitter refuses it (an UNIMPLEMENTED error naming what it lacks) it is reported as
 # `skip: NAME (new in the C list; ...the emitter's message)`, any other failure fails the test.
 # NAMEs: run only those. Exit 77 (skipped): no Vulkan device.
+# GLSL_VS_DEVICE=FILE.json plans for another device description (devices/generic_vulkan.json:
+# no fp64, so the f32 math is computed in f32 arithmetic); there a graph the emitter refuses for
+# a feature the description lacks (an error naming `features.fp64 false` or `features.fp16
+# false`: f64 or f16 values) is printed as `skip: NAME (device: ...)`, and a kernel that would
+# still need shaderFloat64 fails the graph.
 set -uo pipefail
 oi=$1; runner=$2; glslc=$3; work=$4; src=$5
 shift 5
 only=" $* "
 here=$src/tests/glsl_emitter
+device=${GLSL_VS_DEVICE:-$src/devices/lavapipe.json}
+no_fp64=$(/usr/bin/python3 -c "import json, sys; print(int(not json.load(open(sys.argv[1])).get('features', {}).get('fp64', False)))" "$device")
 
 # The graphs the glsl target does not run, with why (docs/synth-glsl.md says the same).
 declare -A skip=(
@@ -56,8 +63,11 @@ run_graph() {  # NAME GRAPH MODEL_TXT INPUT_TXT STEPS SPECS: 0 when the results 
   local inputs=() spec
   for spec in $specs; do inputs+=(--input "${spec//@IN@/$dir/input.oinf}"); done
   "$oi" synth "$graph" --model "$dir/model.oinf" --target glsl \
-    --device "$src/devices/lavapipe.json" --name "$name" -o "$dir/gen" > "$dir/synth.log" 2>&1 ||
+    --device "$device" --name "$name" -o "$dir/gen" > "$dir/synth.log" 2>&1 ||
     { cat "$dir/synth.log"; return 1; }
+  if [[ $no_fp64 == 1 ]] && grep -q '"float64":true' "$dir/gen/manifest.json"; then
+    echo "a kernel needs shaderFloat64 on a device description without fp64"; return 1
+  fi
   bash "$here/compile_shaders.sh" "$glslc" "$dir/gen" > "$dir/glslc.log" 2>&1 ||
     { tail -20 "$dir/glslc.log"; return 1; }
   "$runner" --manifest "$dir/gen" --model "$dir/model.oinf" --steps "$steps" "${inputs[@]}" \
@@ -97,6 +107,9 @@ while IFS=$'\t' read -r name env graph model_txt input_txt steps specs; do
   fi
   if [[ $rc == 0 ]]; then
     echo "$out" | tail -1; passed+=("$name")
+  elif [[ -n ${GLSL_VS_DEVICE:-} ]] &&
+    refusal=$(grep -m1 -E "glsl emitter: .*\(features\.fp(64|16) false\)" "$work/$name/synth.log" 2>/dev/null); then
+    echo "skip: $name (device: ${refusal#*glsl emitter: })"; skipped+=("$name")
   elif [[ $new == 1 ]] && refusal=$(grep -m1 "glsl emitter: " "$work/$name/synth.log" 2>/dev/null); then
     echo "skip: $name (new in the C list; ${refusal#*glsl emitter: })"; skipped+=("$name")
   else

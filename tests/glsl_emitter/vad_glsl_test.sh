@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Silero VAD (examples/silero_vad/vad.oi) synthesized for devices/lavapipe.json with the glsl
-# target, its shaders compiled with glslc, the first 40 chunks of tests/silero_vad/speech.wav
-# (silence, then the onset of speech: probabilities from 0.005 to 1.0) streamed through the
-# manifest runner one per step, and every probability held within 1e-4 of the simulator's on
-# the CPU backend (`openinfer run`) and of ONNX Runtime's (tests/silero_vad/ort_reference.json).
-#   vad_glsl_test.sh OPENINFER RUNNER GLSLC WORK SOURCE_DIR
+# Silero VAD (examples/silero_vad/vad.oi) synthesized for devices/lavapipe.json (or DEVICE) with
+# the glsl target, its shaders compiled with glslc, the first 40 chunks of
+# tests/silero_vad/speech.wav (silence, then the onset of speech: probabilities from 0.005 to
+# 1.0) streamed through the manifest runner one per step, and every probability held within
+# 1e-4 of the simulator's on the CPU backend (`openinfer run`) and of ONNX Runtime's
+# (tests/silero_vad/ort_reference.json). For a DEVICE without fp64 (devices/generic_vulkan.json)
+# the LSTM's sigmoid and tanh are computed in f32 arithmetic (math_f32.glsl) and no kernel may
+# need shaderFloat64.
+#   vad_glsl_test.sh OPENINFER RUNNER GLSLC WORK SOURCE_DIR [DEVICE]
 # Exit 77 (skipped): the model cannot be downloaded, or no Vulkan device.
 set -euo pipefail
 oi=$1; runner=$2; glslc=$3; work=$4; src=$5
+device=${6:-$src/devices/lavapipe.json}
 source "$src/tests/glsl_emitter/run_manifest.sh"
 here="$src/tests/silero_vad"
 steps=40
@@ -23,7 +27,11 @@ fi
 rm -rf "$work"
 mkdir -p "$work"
 "$oi" synth "$src/examples/silero_vad/vad.oi" --model "$model" --target glsl \
-  --device "$src/devices/lavapipe.json" --name vad -o "$work/gen"
+  --device "$device" --name vad -o "$work/gen"
+if [[ $(/usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1])).get('features', {}).get('fp64', False))" "$device") == False ]] &&
+  grep -q '"float64":true' "$work/gen/manifest.json"; then
+  echo "FAIL: a kernel needs shaderFloat64 on $(basename "$device"), which has no fp64"; exit 1
+fi
 for comp in "$work"/gen/shaders/*.comp; do
   "$glslc" --target-env=vulkan1.1 -O "$comp" -o "${comp%.comp}.spv"
   "$glslc" --target-env=vulkan1.1 -O -DOI_IEEE_SPECIALS "$comp" -o "${comp%.comp}_ieee.spv"
@@ -57,4 +65,4 @@ sys.exit(0 if diff <= 1e-4 else 1)
 PY
 /usr/bin/python3 "$here/compare_probs.py" "$work/glsl.json" "$here/ort_reference.json" \
   --first $steps --min-chunks $steps
-echo "ok: the glsl target gives the simulator's probabilities on $steps chunks"
+echo "ok: the glsl target gives the simulator's probabilities on $steps chunks ($(basename "$device"))"

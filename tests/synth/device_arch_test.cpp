@@ -40,8 +40,8 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 BOOST_AUTO_TEST_CASE(shipped_descriptions_load_without_warnings) {
   for (const char* name :
-       {"ada_mock", "nvidia_h100", "nvidia_h200", "lavapipe", "x86_64_avx2", "x86_64_avx512",
-        "cortex_m4f_stm32l4r5", "cortex_m7_stm32h743", "cortex_m55_corstone300"}) {
+       {"ada_mock", "nvidia_h100", "nvidia_h200", "lavapipe", "generic_vulkan", "x86_64_avx2",
+        "x86_64_avx512", "cortex_m4f_stm32l4r5", "cortex_m7_stm32h743", "cortex_m55_corstone300"}) {
     BOOST_TEST_CONTEXT(name) {
       auto a = DeviceArch::load(std::string(OPENINFER_SOURCE_DIR) + "/devices/" + name + ".json");
       BOOST_TEST(a.warnings.empty());
@@ -52,6 +52,11 @@ BOOST_AUTO_TEST_CASE(shipped_descriptions_load_without_warnings) {
       BOOST_TEST(b.to_json() == a.to_json());
     }
   }
+  // generic_vulkan.json is the glsl target's built-in device, written out (no fp64, no fp16).
+  auto generic =
+      DeviceArch::load(std::string(OPENINFER_SOURCE_DIR) + "/devices/generic_vulkan.json");
+  BOOST_TEST(generic.to_json() == DeviceArch::for_target("glsl").to_json());
+  BOOST_TEST(!generic.features.fp64);
   auto ada = DeviceArch::load(std::string(OPENINFER_SOURCE_DIR) + "/devices/ada_mock.json");
   BOOST_TEST(ada.device.type == "gpu");
   BOOST_TEST(ada.limits.max_workgroup_size[2] == 64u);

@@ -11,6 +11,7 @@
 #include "elementwise.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
+#include "tuning_env.hpp"
 
 namespace oi::vulkan {
 namespace {
@@ -316,6 +317,19 @@ std::vector<uint32_t> dtype_union(std::initializer_list<std::vector<uint32_t>> s
   return out;
 }
 
+bool f32_math_in_f64(bool device_has_f64) {
+  const char* forced = tuning_env("OPENINFER_VULKAN_F32_MATH");
+  const std::string mode = forced != nullptr ? forced : "auto";
+  if (mode == "f32") return false;
+  if (mode == "f64") {
+    if (!device_has_f64)
+      unsupported("OPENINFER_VULKAN_F32_MATH=f64: this device lacks shaderFloat64");
+    return true;
+  }
+  if (mode != "auto") bad_tuning("math", "OPENINFER_VULKAN_F32_MATH", "must be f32, f64 or auto");
+  return device_has_f64;
+}
+
 oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   OI_ABI_TRY
   if (op == EwOp::Gelu && abi::setting_string(*call, "approximate", "none") == "tanh") {
@@ -327,13 +341,14 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   const uint32_t in_dtype = call->num_inputs > 0 ? call->inputs[0].dtype : out.dtype;
   const int in_code = wide_dtype_code(in_dtype), out_code = wide_dtype_code(out.dtype);
   if (in_code < 0 || out_code < 0) unsupported("dtype not addressable by ew.comp");
-  const bool math = needs_f64_math(op);
   // An 8-byte operand or result: ew64.comp, its f64 build where f64 is involved (casts between
   // f64 and i64/u64 included: word-pair arithmetic), else its i64 build.
   const bool wide = is_wide(in_dtype) || is_wide(out.dtype);
   const bool wide_f64 = in_dtype == OI_DTYPE_F64 || out.dtype == OI_DTYPE_F64;
   const DeviceCaps& caps = caps_of(call->device);
-  if ((math || (wide && wide_f64)) && !caps.f64) declined("this device lacks shaderFloat64");
+  const bool math = is_math_op(op) && !wide;
+  const bool math64 = math && f32_math_in_f64(caps.f64);
+  if (wide && wide_f64 && !caps.f64) declined("this device lacks shaderFloat64");
   if (wide && !wide_f64 && !caps.i64) declined("this device lacks shaderInt64");
 
   Dispatch job;
@@ -356,9 +371,9 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   job.buffers[3] = out.buffer;
   job.output = 3;
   const char* wide_shader = !wide_f64 ? "ew64_i" : full_f64_math(op) ? "ew64_fm" : "ew64_f";
-  job.shader = wide ? wide_shader : math ? "ew_math" : "ew";
+  job.shader = wide ? wide_shader : math64 ? "ew_math" : math ? "ew_math32" : "ew";
   job.float_width = 32;
-  job.also_f64 = math || (wide && wide_f64);
+  job.also_f64 = math64 || (wide && wide_f64);
   const int c_code = op == EwOp::Filter ? wide_dtype_code(call->inputs[2].dtype) : 0;
   if (c_code < 0) unsupported("dtype not addressable by ew.comp");
   job.spec = {static_cast<uint32_t>(op), static_cast<uint32_t>(in_code),

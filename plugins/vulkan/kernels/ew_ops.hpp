@@ -63,10 +63,16 @@ enum class EwOp : uint32_t {
   Fma = 53,
 };
 
-// The transcendental ops compute in f64 (shaders/math_f64.glsl): they need shaderFloat64.
-constexpr bool needs_f64_math(EwOp op) {
+// The transcendental ops (and fma): computed in f64 (shaders/math_f64.glsl, variant ew_math)
+// on a device with shaderFloat64, else in f32 arithmetic (shaders/math_f32.glsl, ew_math32).
+constexpr bool is_math_op(EwOp op) {
   return static_cast<uint32_t>(op) >= 40;
 }
+
+// Whether f32 (and narrower) math runs on ew_math (f64) rather than ew_math32 on a device:
+// OPENINFER_VULKAN_F32_MATH=f32 forces the f32 code (for testing it on any device), =f64 the
+// f64 code (an error without shaderFloat64), unset or `auto` takes f64 where the device has it.
+bool f32_math_in_f64(bool device_has_f64);
 
 oi_status* run_ew(const oi_kernel_call* call, EwOp op);
 

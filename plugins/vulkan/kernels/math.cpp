@@ -1,6 +1,7 @@
 // The elementwise math of ops-nn.md (exp ... gelu, pow) and fma on shaders/ew.comp, for f32,
-// f16 and bf16: computed in f64 and rounded once to f32 (then once more to f16/bf16), so they
-// need shaderFloat64.
+// f16, bf16 and f8: on a device with shaderFloat64 computed in f64 and rounded once to f32
+// (math_f64.glsl, the ew_math variants), elsewhere in f32 arithmetic (math_f32.glsl, ew_math32;
+// OPENINFER_VULKAN_F32_MATH=f32 picks it on any device), then once more to f16/bf16/f8.
 #include "ew_ops.hpp"
 
 namespace oi::vulkan {
@@ -8,7 +9,7 @@ namespace {
 
 template <EwOp Op>
 void unary(std::vector<VulkanKernel>& list, const char* op) {
-  add_ew(list, op, &ew_kernel<Op>, 1, dtype_union({kEwFloats, kEwF8}), true, 0, Needs::F64);
+  add_ew(list, op, &ew_kernel<Op>, 1, dtype_union({kEwFloats, kEwF8}), true);
 }
 
 void register_math(std::vector<VulkanKernel>& list) {
@@ -24,8 +25,8 @@ void register_math(std::vector<VulkanKernel>& list) {
   unary<EwOp::Silu>(list, "silu");
   unary<EwOp::Gelu>(list, "gelu");  // run_ew switches to the tanh form by `approximate`
   const auto floats = dtype_union({kEwFloats, kEwF8});
-  add_ew(list, "pow", &ew_kernel<EwOp::Pow>, 2, floats, true, 0, Needs::F64);
-  add_ew(list, "fma", &ew_kernel<EwOp::Fma>, 3, floats, true, 0, Needs::F64);
+  add_ew(list, "pow", &ew_kernel<EwOp::Pow>, 2, floats, true);
+  add_ew(list, "fma", &ew_kernel<EwOp::Fma>, 3, floats, true);
 
   // f64 on ew64.comp, within ops-nn.md's 4 ulp: exp ... silu through math_f64.glsl and
   // wide_floats.glsl; sin, cos, erf, gelu and pow through math_f64_full.glsl (exact argument

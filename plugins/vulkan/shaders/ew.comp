@@ -5,8 +5,9 @@
 // compared and classified with integer code (exact on devices that flush subnormals), and
 // narrowed once (f8 is OCP E5M2: the high byte of an f16). One invocation writes one output
 // word; a word the tensor shares with a neighbour at either end is updated with atomics, leaving
-// the neighbour's bits alone. Built twice: with -DMATH_F64 it
-// also holds the transcendental ops (computed in f64, math_f64.glsl), which need shaderFloat64.
+// the neighbour's bits alone. Built three times: with -DMATH_F64 it also holds the
+// transcendental ops computed in f64 (math_f64.glsl), which need shaderFloat64; with -DMATH_F32
+// the same ops computed in f32 (math_f32.glsl), for devices without it.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
@@ -14,6 +15,8 @@
 #include "half_formats.glsl"
 #if defined(MATH_F64)
 #include "math_f64.glsl"
+#elif defined(MATH_F32)
+#include "math_f32.glsl"
 #endif
 
 layout(local_size_x = 256) in;
@@ -274,6 +277,24 @@ uint fma_bits(uint x, uint z, uint w) {
   precise double sum = prod + f32_to_f64(w);
   return from_f64(sum);
 }
+#elif defined(MATH_F32)
+// The same ops in f32 arithmetic (math_f32.glsl), with the same special cases.
+uint math_unary(uint x) {
+  if (OP == OP_EXP) return m32_exp(x);
+  if (OP == OP_LOG) return m32_log(x);
+  if (OP == OP_SQRT) return m32_sqrt(x);
+  if (OP == OP_RSQRT) return m32_rsqrt(x);
+  if (OP == OP_SIN) return m32_sin(x);
+  if (OP == OP_COS) return m32_cos(x);
+  if (OP == OP_TANH) return m32_tanh(x);
+  if (OP == OP_ERF) return m32_erf(x);
+  if (OP == OP_SIGMOID) return m32_sigmoid(x);
+  if (OP == OP_SILU) return m32_silu(x);
+  if (OP == OP_GELU) return m32_gelu(x);
+  return m32_gelu_tanh(x);
+}
+uint pow_bits(uint x, uint z) { return m32_pow(x, z); }
+uint fma_bits(uint x, uint z, uint w) { return m32_fma(x, z, w); }
 #endif
 
 uint float_op(uint x, uint z, uint w) {
@@ -331,7 +352,7 @@ uint float_op(uint x, uint z, uint w) {
              : OP == OP_LE ? kx <= kz : OP == OP_GT ? kx > kz : kx >= kz;
     return r ? 1u : 0u;
   }
-#if defined(MATH_F64)
+#if defined(MATH_F64) || defined(MATH_F32)
   if (OP == OP_POW) return encode_float(pow_bits(x, z));
   if (OP == OP_FMA) return encode_float(fma_bits(x, z, w));
   if (OP >= OP_EXP) return encode_float(math_unary(x));
