@@ -7,6 +7,7 @@
 
 #include "c_ops.hpp"
 #include "matmul_simd.hpp"
+#include "panel_product.hpp"
 #include "window.hpp"
 
 namespace oi::c_emitter {
@@ -61,6 +62,62 @@ void channels_inner(KernelEnv& env, std::ostringstream& c, const Window& g, cons
     << "          o[(n * " << u(M) << " + m) * " << u(oplane) << " + q] = yt[q * " << u(M)
     << " + m]" << (b ? " + p_" + b->name + "[m]" : "") << ";\n"
     << "    }\n";
+}
+
+// f32 with constant weights and few output cells (the Silero VAD's convs): per image and group
+// the patch matrix pt[q][cell] (q = (ci, kh, kw), zeros where the window leaves the input; x
+// itself for a 1x1 conv without stride or padding) times the weights packed at the first call,
+// by panel_product.hpp's register tiles (every weight read once per image for up to 8 cells),
+// the bias added as each output is stored.
+void conv_panels(KernelEnv& env, std::ostringstream& c, const Window& g, const Value& x,
+                 const Value& w, const Value* b, uint64_t M, uint64_t group) {
+  const uint64_t cpg = g.channels / group, mpg = M / group, taps = g.k_h * g.k_w;
+  const uint64_t Q = cpg * taps, iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
+  const bool direct = taps == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
+                      g.pad_left == 0 && oplane == iplane;
+  PanelProduct p;
+  p.R = mpg;
+  p.C = oplane;
+  p.K = Q;
+  p.w = "p_" + w.name;
+  p.w_rs = Q;
+  p.w_ks = 1;
+  p.copies = group;
+  p.w_copy = mpg * Q;
+  p.x_cs = 1;
+  p.x_ks = direct ? iplane : oplane;
+  p.y_rs = oplane;
+  p.y_cs = 1;
+  p.bias = b != nullptr;
+  const PanelPlan plan = emit_panel_functions(env, p);
+  emit_panel_setup(c, plan, "    ");
+  const std::string pt = direct ? "" : env.scratch(Q * oplane * 4);
+  if (!direct) c << "    float* restrict pt = (float*)s->" << pt << ";\n";
+  c << "    for (size_t n = 0; n < " << u(g.batch) << "; ++n)\n"
+    << "      for (size_t gi = 0; gi < " << u(group) << "; ++gi) {\n"
+    << "        const float* xg = p_" << x.name << " + (n * " << u(g.channels) << " + gi * "
+    << u(cpg) << ") * " << u(iplane) << ";\n";
+  if (!direct)
+    c << "        for (size_t ci = 0; ci < " << u(cpg) << "; ++ci)\n"
+      << "          for (size_t kh = 0; kh < " << u(g.k_h) << "; ++kh)\n"
+      << "            for (size_t kw = 0; kw < " << u(g.k_w) << "; ++kw) {\n"
+      << "              float* restrict row = pt + ((ci * " << u(g.k_h) << " + kh) * " << u(g.k_w)
+      << " + kw) * " << u(oplane) << ";\n"
+      << "              for (size_t cell = 0; cell < " << u(oplane) << "; ++cell) {\n"
+      << "                const size_t oh = cell / " << u(g.out_w) << ", ow = cell % " << u(g.out_w)
+      << ";\n"
+      << "                const ptrdiff_t ih = (ptrdiff_t)(oh * " << u(g.stride_h) << " + kh * "
+      << u(g.dil_h) << ") - " << g.pad_top << ";\n"
+      << "                const ptrdiff_t iw = (ptrdiff_t)(ow * " << u(g.stride_w) << " + kw * "
+      << u(g.dil_w) << ") - " << g.pad_left << ";\n"
+      << "                row[cell] = ih >= 0 && ih < " << g.in_h << " && iw >= 0 && iw < "
+      << g.in_w << " ? xg[ci * " << u(iplane) << " + (size_t)ih * " << u(g.in_w)
+      << " + (size_t)iw] : 0.0f;\n"
+      << "              }\n            }\n";
+  emit_panel_call(c, plan, "gi", direct ? "xg" : "pt",
+                  "o + (n * " + u(M) + " + gi * " + u(mpg) + ") * " + u(oplane),
+                  b ? "p_" + b->name + " + gi * " + u(mpg) : "", "        ");
+  c << "      }\n";
 }
 
 // Larger output planes (ResNet's): per image and group, tiles of output cells become patch
@@ -156,6 +213,11 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
   const std::string T = c_type(y.dtype);
   // Weights that change between calls (a table entry chosen by a loop index) are not packed.
+  if (y.dtype == "f32" && w.storage == "constant" && iplane > 0 && oplane <= 64 &&
+      panel_product_applies(mpg, std::min<uint64_t>(oplane, 16), cpg * g.k_h * g.k_w)) {
+    conv_panels(env, c, g, x, w, b, M, group);
+    return;
+  }
   if (mpg >= 8 && oplane <= 64 && iplane > 0 && w.storage == "constant") {
     channels_inner(env, c, g, x, w, b, M, group);
     return;
@@ -199,6 +261,7 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
 
 void register_conv_ops(OpTable& t) {
   t.ops["conv"] = conv;
+  t.helpers.push_back(kPanelHelpersC);
 }
 
 }  // namespace oi::c_emitter

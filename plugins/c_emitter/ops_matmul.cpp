@@ -11,6 +11,7 @@
 
 #include "c_ops.hpp"
 #include "matmul_simd.hpp"
+#include "panel_product.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -152,6 +153,33 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   const std::string pa = loops == 1 ? "p_" + an : "(p_" + an + " + mm_a)",
                     pb = loops == 1 ? "p_" + bn : "(p_" + bn + " + mm_b)";
   const std::string zero = "    memset(acc, 0, " + u(bytes) + ");\n";
+  // f32 with a constant A of one batch and few columns (an LSTM's gates, W x): A packed once
+  // into row blocks, panel_product.hpp's register tiles over the columns of B.
+  if (o.dtype == "f32" && a.storage == "constant" && a_batches == 1 &&
+      panel_product_applies(M, N, K)) {
+    PanelProduct p;
+    p.R = M;
+    p.C = N;
+    p.K = K;
+    p.w = "p_" + an;
+    p.w_rs = K;
+    p.w_ks = 1;
+    p.x_cs = 1;
+    p.x_ks = N;
+    p.y_rs = N;
+    p.y_cs = 1;
+    const PanelPlan plan = emit_panel_functions(env, p);
+    emit_panel_setup(c, plan, "  ");
+    if (batches == 1) {
+      emit_panel_call(c, plan, "0", "p_" + bn, "mm_out", "", "  ");
+    } else {
+      c << "  for (size_t i = 0; i < " << u(batches) << "; ++i) {\n"
+        << "    const size_t mm_b = " << index_expr(bb, ob) << " * " << u(K * N) << ";\n";
+      emit_panel_call(c, plan, "0", "p_" + bn + " + mm_b", "mm_out + i * " + u(M * N), "", "    ");
+      c << "  }\n";
+    }
+    return out;
+  }
   const MatmulDevice device = plan_device(env);
   const SimdProduct simd{pa, pb, rows, K, N, b.storage == "constant" && b_batches == 1};
   const bool use_simd = o.dtype == "f32" && simd_product_applies(simd, device);
