@@ -4,6 +4,7 @@
 // columns the tap reaches (so padded cells are never read), then the bias is added, as the CPU
 // backend does. Its summation order may differ from the backend's (ops-nn.md's tolerance).
 #include <algorithm>
+#include <utility>
 
 #include "c_ops.hpp"
 #include "matmul_simd.hpp"
@@ -97,23 +98,55 @@ void conv_panels(KernelEnv& env, std::ostringstream& c, const Window& g, const V
     << "      for (size_t gi = 0; gi < " << u(group) << "; ++gi) {\n"
     << "        const float* xg = p_" << x.name << " + (n * " << u(g.channels) << " + gi * "
     << u(cpg) << ") * " << u(iplane) << ";\n";
-  if (!direct)
-    c << "        for (size_t ci = 0; ci < " << u(cpg) << "; ++ci)\n"
-      << "          for (size_t kh = 0; kh < " << u(g.k_h) << "; ++kh)\n"
-      << "            for (size_t kw = 0; kw < " << u(g.k_w) << "; ++kw) {\n"
-      << "              float* restrict row = pt + ((ci * " << u(g.k_h) << " + kh) * " << u(g.k_w)
-      << " + kw) * " << u(oplane) << ";\n"
-      << "              for (size_t cell = 0; cell < " << u(oplane) << "; ++cell) {\n"
-      << "                const size_t oh = cell / " << u(g.out_w) << ", ow = cell % " << u(g.out_w)
-      << ";\n"
-      << "                const ptrdiff_t ih = (ptrdiff_t)(oh * " << u(g.stride_h) << " + kh * "
-      << u(g.dil_h) << ") - " << g.pad_top << ";\n"
-      << "                const ptrdiff_t iw = (ptrdiff_t)(ow * " << u(g.stride_w) << " + kw * "
-      << u(g.dil_w) << ") - " << g.pad_left << ";\n"
-      << "                row[cell] = ih >= 0 && ih < " << g.in_h << " && iw >= 0 && iw < "
-      << g.in_w << " ? xg[ci * " << u(iplane) << " + (size_t)ih * " << u(g.in_w)
-      << " + (size_t)iw] : 0.0f;\n"
-      << "              }\n            }\n";
+  if (!direct) {
+    // The patch rows of each tap, with the output cells whose input lies inside x known here:
+    // zeros, a strided copy, zeros.
+    c << "        for (size_t ci = 0; ci < " << u(cpg) << "; ++ci) {\n"
+      << "          const float* restrict xc = xg + ci * " << u(iplane) << ";\n"
+      << "          float* restrict pc = pt + ci * " << u(taps * oplane) << ";\n";
+    auto inside = [](uint64_t out, uint64_t in, uint64_t stride, int64_t offset) {
+      // [lo, hi): the outputs o with 0 <= o * stride + offset < in
+      uint64_t lo = 0, hi = 0;
+      while (lo < out && static_cast<int64_t>(lo * stride) + offset < 0) ++lo;
+      hi = lo;
+      while (hi < out && static_cast<int64_t>(hi * stride) + offset < static_cast<int64_t>(in))
+        ++hi;
+      return std::pair<uint64_t, uint64_t>{lo, hi};
+    };
+    for (uint64_t kh = 0; kh < g.k_h; ++kh)
+      for (uint64_t kw = 0; kw < g.k_w; ++kw) {
+        const int64_t dy = static_cast<int64_t>(kh * g.dil_h) - g.pad_top,
+                      dx = static_cast<int64_t>(kw * g.dil_w) - g.pad_left;
+        const auto [h0, h1] = inside(g.out_h, g.in_h, g.stride_h, dy);
+        const auto [w0, w1] = inside(g.out_w, g.in_w, g.stride_w, dx);
+        c << "          {\n            float* restrict r = pc + " << u((kh * g.k_w + kw) * oplane)
+          << ";\n";
+        if (h0 >= h1 || w0 >= w1) {
+          c << "            for (size_t q = 0; q < " << u(oplane) << "; ++q) r[q] = 0.0f;\n";
+        } else {
+          if (h0 > 0)
+            c << "            for (size_t q = 0; q < " << u(h0 * g.out_w)
+              << "; ++q) r[q] = 0.0f;\n";
+          c << "            for (size_t oh = " << u(h0) << "; oh < " << u(h1) << "; ++oh) {\n"
+            << "              float* restrict rr = r + oh * " << u(g.out_w) << ";\n"
+            << "              const ptrdiff_t base = (ptrdiff_t)(oh * " << u(g.stride_h * g.in_w)
+            << ") + " << dy * static_cast<int64_t>(g.in_w) + dx << ";\n";
+          if (w0 > 0)
+            c << "              for (size_t ow = 0; ow < " << u(w0) << "; ++ow) rr[ow] = 0.0f;\n";
+          c << "              for (size_t ow = " << u(w0) << "; ow < " << u(w1)
+            << "; ++ow) rr[ow] = xc[(size_t)(base + (ptrdiff_t)(ow * " << u(g.stride_w) << "))];\n";
+          if (w1 < g.out_w)
+            c << "              for (size_t ow = " << u(w1) << "; ow < " << u(g.out_w)
+              << "; ++ow) rr[ow] = 0.0f;\n";
+          c << "            }\n";
+          if (h1 < g.out_h)
+            c << "            for (size_t q = " << u(h1 * g.out_w) << "; q < " << u(oplane)
+              << "; ++q) r[q] = 0.0f;\n";
+        }
+        c << "          }\n";
+      }
+    c << "        }\n";
+  }
   emit_panel_call(c, plan, "gi", direct ? "xg" : "pt",
                   "o + (n * " + u(M) + " + gi * " + u(mpg) + ") * " + u(oplane),
                   b ? "p_" + b->name + " + gi * " + u(mpg) : "", "        ");

@@ -47,7 +47,8 @@ void tile_body(std::ostringstream& c, const PanelProduct& p, const Tile& t, uint
   c << in << "{\n";
   for (uint64_t i = 0; i < mb; ++i) {
     c << in << "  " << v;
-    for (uint64_t j = 0; j < nb; ++j) c << (j ? ", " : " ") << acc(i, j) << " = " << f << "_setzero_ps()";
+    for (uint64_t j = 0; j < nb; ++j)
+      c << (j ? ", " : " ") << acc(i, j) << " = " << f << "_setzero_ps()";
     c << ";\n";
   }
   c << in << "  const float* restrict xc = x + " << c0 << " * " << u(p.x_cs) << ";\n"

@@ -41,11 +41,11 @@ bool panel_product_applies(uint64_t R, uint64_t C, uint64_t K);
 // `emit_panel_call` computes one product.
 struct PanelPlan {
   PanelProduct p;
-  std::string fn;           // the functions' common prefix, kernel_ID_ppN
-  std::string buffer;       // the state's scratch field holding the packed copies
-  std::string flag;         // the state flag: packed
-  uint64_t copy_floats = 0; // one packed copy's floats (the largest of the layouts)
-  int allowed = 0;          // micro-kernels emitted: bit 0 AVX2, bit 1 AVX-512
+  std::string fn;            // the functions' common prefix, kernel_ID_ppN
+  std::string buffer;        // the state's scratch field holding the packed copies
+  std::string flag;          // the state flag: packed
+  uint64_t copy_floats = 0;  // one packed copy's floats (the largest of the layouts)
+  int allowed = 0;           // micro-kernels emitted: bit 0 AVX2, bit 1 AVX-512
 };
 PanelPlan emit_panel_functions(KernelEnv& env, const PanelProduct& p);
 void emit_panel_setup(std::ostringstream& c, const PanelPlan& plan, const std::string& indent);
