@@ -38,8 +38,8 @@ static float* read_wav(const char* path, size_t* count) {
   size_t at = 12;
   int pcm16 = 0;
   while (at + 8 <= (size_t)size) {
-    uint32_t len = (uint32_t)buf[at + 4] | (uint32_t)buf[at + 5] << 8 | (uint32_t)buf[at + 6] << 16 |
-                   (uint32_t)buf[at + 7] << 24;
+    uint32_t len = (uint32_t)buf[at + 4] | (uint32_t)buf[at + 5] << 8 |
+                   (uint32_t)buf[at + 6] << 16 | (uint32_t)buf[at + 7] << 24;
     if (!memcmp(buf + at, "fmt ", 4))
       pcm16 = buf[at + 8] == 1 && buf[at + 10] == 1 && buf[at + 22] == 16;
     if (!memcmp(buf + at, "data", 4) && pcm16) {
@@ -132,12 +132,13 @@ int main(int argc, char** argv) {
   }
   qsort(walls, (size_t)(passes > 0 ? passes : 0), sizeof(double), cmp_double);
   const double per = 1e6 / (double)chunks;
-  printf("{\"us_per_chunk\": %.2f, \"median_pass_us_per_chunk\": %.2f, "
-         "\"min_pass_us_per_chunk\": %.2f, \"cpu_us_per_chunk\": %.2f, \"chunks\": %zu, "
-         "\"passes\": %d",
-         passes > 0 ? per * total / passes : 0.0, passes > 0 ? per * walls[passes / 2] : 0.0,
-         passes > 0 ? per * walls[0] : 0.0, passes > 0 ? per * cpu_total / passes : 0.0, chunks,
-         passes);
+  printf(
+      "{\"us_per_chunk\": %.2f, \"median_pass_us_per_chunk\": %.2f, "
+      "\"min_pass_us_per_chunk\": %.2f, \"cpu_us_per_chunk\": %.2f, \"chunks\": %zu, "
+      "\"passes\": %d",
+      passes > 0 ? per * total / passes : 0.0, passes > 0 ? per * walls[passes / 2] : 0.0,
+      passes > 0 ? per * walls[0] : 0.0, passes > 0 ? per * cpu_total / passes : 0.0, chunks,
+      passes);
   if (with_probs) {
     printf(", \"probabilities\": [");
     for (size_t c = 0; c < chunks; ++c) printf("%s%.9g", c ? ", " : "", (double)probs[c]);
