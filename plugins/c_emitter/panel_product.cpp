@@ -39,20 +39,28 @@ uint64_t round_up(uint64_t v, uint64_t m) {
 // floats per depth step) times columns [c0, c0 + nb) of X; `valid` rows of the tile exist.
 void tile_body(std::ostringstream& c, const PanelProduct& p, const Tile& t, uint64_t mb,
                uint64_t nb, uint64_t rows, const std::string& r0, const std::string& c0,
-               uint64_t valid, const std::string& in) {
+               uint64_t valid, const std::string& in, bool blocked) {
   const std::string v = t.vec, f = t.pfx;
   auto acc = [](uint64_t i, uint64_t j) {
     return "a" + std::to_string(i) + "_" + std::to_string(j);
+  };
+  // Blocked over K: the partial sums of the tile wait in `part` ([column][row]) between the
+  // depth blocks k0 .. k1; the first block starts from zero, the last stores to y.
+  auto at_part = [&](uint64_t i, uint64_t j) {
+    return "part + (" + c0 + " + " + u(j) + ") * " + u(rows) + " + " + u(i * t.lanes);
   };
   c << in << "{\n";
   for (uint64_t i = 0; i < mb; ++i) {
     c << in << "  " << v;
     for (uint64_t j = 0; j < nb; ++j)
-      c << (j ? ", " : " ") << acc(i, j) << " = " << f << "_setzero_ps()";
+      c << (j ? ", " : " ") << acc(i, j) << " = "
+        << (blocked ? "first ? " + f + "_setzero_ps() : " + f + "_loadu_ps(" + at_part(i, j) + ")"
+                    : f + "_setzero_ps()");
     c << ";\n";
   }
   c << in << "  const float* restrict xc = x + " << c0 << " * " << u(p.x_cs) << ";\n"
-    << in << "  for (size_t k = 0; k < " << u(p.K) << "; ++k) {\n"
+    << in << "  for (size_t k = " << (blocked ? "k0" : "0") << "; k < " << (blocked ? "k1" : u(p.K))
+    << "; ++k) {\n"
     << in << "    const float* restrict wk = wb + k * " << u(rows) << ";\n";
   for (uint64_t i = 0; i < mb; ++i)
     c << in << "    const " << v << " w" << i << " = " << f << "_loadu_ps(wk + " << i * t.lanes
@@ -67,6 +75,13 @@ void tile_body(std::ostringstream& c, const PanelProduct& p, const Tile& t, uint
     c << in << "    }\n";
   }
   c << in << "  }\n";
+  if (blocked) {
+    c << in << "  if (!last) {\n";
+    for (uint64_t i = 0; i < mb; ++i)
+      for (uint64_t j = 0; j < nb; ++j)
+        c << in << "    " << f << "_storeu_ps(" << at_part(i, j) << ", " << acc(i, j) << ");\n";
+    c << in << "  } else {\n";
+  }
   for (uint64_t i = 0; i < mb; ++i) {
     const uint64_t lanes = std::min(t.lanes, valid > i * t.lanes ? valid - i * t.lanes : 0);
     if (lanes == 0) continue;
@@ -89,25 +104,42 @@ void tile_body(std::ostringstream& c, const PanelProduct& p, const Tile& t, uint
       }
     }
   }
+  if (blocked) c << in << "  }\n";
   c << in << "}\n";
 }
 
 // The product for one instruction set: full blocks of mb * lanes rows, then the last rows
 // (rounded up to lanes in the packing); per block, tiles of nb columns, then the rest.
-std::string simd_function(const PanelProduct& p, const Tile& t, const std::string& name) {
+std::string simd_function(const PanelProduct& p, const Tile& t, const std::string& name,
+                          uint64_t l2_bytes) {
   std::ostringstream c;
   const uint64_t rb = t.mb * t.lanes, full = p.R / rb, rest = p.R - full * rb;
   const uint64_t cf = p.C / t.nb * t.nb, cr = p.C - cf;
+  // Depth blocks: a block's weights (kc x rb) and columns of X (kc x C) together within half of
+  // L2, so the weights are read from L2, not L3, by every tile of columns after the first.
+  uint64_t kc = std::max<uint64_t>(l2_bytes / 2 / (4 * (rb + p.C)), 64) / 8 * 8;
+  const bool blocked = kc < p.K && p.C > t.nb;
+  if (blocked) kc = (p.K + (p.K + kc - 1) / kc - 1) / ((p.K + kc - 1) / kc);  // balanced
   c << "static OI_HELPER __attribute__((target(\"" << t.target << "\"))) void " << name
     << "(\n    const float* restrict wp, const float* restrict x, float* restrict y,\n"
        "    const float* restrict bias) {\n  (void)bias;\n";
+  if (blocked) c << "  float part[" << p.C * rb << "];\n";
   auto columns = [&](uint64_t mb, uint64_t rows, const std::string& r0, uint64_t valid,
                      const std::string& in) {
-    if (cf > 0) {
-      c << in << "for (size_t c0 = 0; c0 < " << u(cf) << "; c0 += " << u(t.nb) << ")\n";
-      tile_body(c, p, t, mb, t.nb, rows, r0, "c0", valid, in + "  ");
+    std::string ind = in;
+    if (blocked) {
+      c << in << "for (size_t k0 = 0; k0 < " << u(p.K) << "; k0 += " << u(kc) << ") {\n"
+        << in << "  const size_t k1 = k0 + " << u(kc) << " < " << u(p.K) << " ? k0 + " << u(kc)
+        << " : " << u(p.K) << ";\n"
+        << in << "  const int first = k0 == 0, last = k1 == " << u(p.K) << ";\n";
+      ind = in + "  ";
     }
-    if (cr > 0) tile_body(c, p, t, mb, cr, rows, r0, u(cf), valid, in);
+    if (cf > 0) {
+      c << ind << "for (size_t c0 = 0; c0 < " << u(cf) << "; c0 += " << u(t.nb) << ")\n";
+      tile_body(c, p, t, mb, t.nb, rows, r0, "c0", valid, ind + "  ", blocked);
+    }
+    if (cr > 0) tile_body(c, p, t, mb, cr, rows, r0, u(cf), valid, ind, blocked);
+    if (blocked) c << in << "}\n";
   };
   if (full > 0) {
     c << "  for (size_t b = 0; b < " << u(full) << "; ++b) {\n"
@@ -189,14 +221,14 @@ PanelPlan emit_panel_functions(KernelEnv& env, const PanelProduct& p) {
   const MatmulDevice d = matmul_device(env.device());
   plan.allowed = (d.avx2 ? 1 : 0) | (d.avx512 ? 2 : 0);
   plan.copy_floats = p.K * round_up(p.R, 16);
-  plan.buffer = env.scratch(plan.copy_floats * p.copies * 4 + 64);
+  plan.buffer = env.scratch(plan.copy_floats * p.copies * p.entries * 4 + 64);
   plan.flag = env.state_flag();
   plan.fn = "pp_" + plan.buffer;
   std::string text = portable_function(p, plan.fn + "_portable");
   if (plan.allowed) {
     text += "#ifdef OI_MM_X86\n";
-    if (d.avx512) text += simd_function(p, avx512_tile(p.R, p.C), plan.fn + "_avx512");
-    if (d.avx2) text += simd_function(p, avx2_tile(p.R, p.C), plan.fn + "_avx2");
+    if (d.avx512) text += simd_function(p, avx512_tile(p.R, p.C), plan.fn + "_avx512", d.l2_bytes);
+    if (d.avx2) text += simd_function(p, avx2_tile(p.R, p.C), plan.fn + "_avx2", d.l2_bytes);
     text += "#endif\n\n";
   }
   env.function(text);
@@ -206,19 +238,20 @@ PanelPlan emit_panel_functions(KernelEnv& env, const PanelProduct& p) {
 void emit_panel_setup(std::ostringstream& c, const PanelPlan& plan, const std::string& in) {
   const PanelProduct& p = plan.p;
   const Tile t5 = avx512_tile(p.R, p.C), t2 = avx2_tile(p.R, p.C);
-  c << in << "float* const pp_w = oi_pp_align(s->" << plan.buffer << ");\n"
+  c << in << "float* const pp_w = oi_pp_align(s->" << plan.buffer << ") + " << p.entry << " * "
+    << u(plan.copy_floats * p.copies) << ";\n"
     << in << "int pp_isa = 0;\n";
   if (plan.allowed)
     c << "#ifdef OI_MM_X86\n" << in << "pp_isa = oi_mm_isa(" << plan.allowed << ");\n#endif\n";
   c << in << "(void)pp_isa;\n"
-    << in << "if (!s->" << plan.flag << ") {\n"
+    << in << "if (!(s->" << plan.flag << " & (1 << " << p.entry << "))) {\n"
     << in << "  const size_t rb = pp_isa == 2 ? " << u(t5.mb * 16) << " : pp_isa == 1 ? "
     << u(t2.mb * 8) << " : 16u, lanes = pp_isa == 1 ? 8u : 16u;\n"
     << in << "  for (size_t j = 0; j < " << u(p.copies) << "; ++j)\n"
     << in << "    oi_pp_pack(" << p.w << " + j * " << u(p.w_copy) << ", " << u(p.w_rs) << ", "
     << u(p.w_ks) << ", " << u(p.R) << ", " << u(p.K) << ", rb, lanes, pp_w + j * "
     << u(plan.copy_floats) << ");\n"
-    << in << "  s->" << plan.flag << " = 1;\n"
+    << in << "  s->" << plan.flag << " |= 1 << " << p.entry << ";\n"
     << in << "}\n";
 }
 

@@ -27,6 +27,11 @@ struct PanelProduct {
   // Identical products applied `copies` times (conv's groups): copy j's W at w + j * w_copy,
   // packed at pp_w + j * PanelPlan::copy_floats.
   uint64_t copies = 1, w_copy = 0;
+  // Weights that are one of `entries` entries of a constant table, chosen per call by the C
+  // expression `entry` (a loop index: conv's w[b]): each entry packed at its first use into a
+  // buffer of its own (entries <= 30; bits of the state flag). 1 and "0": constant weights.
+  uint64_t entries = 1;
+  std::string entry = "0";
   // X: element (c, k) at x[c * x_cs + k * x_ks]; y: (r, c) at y[r * y_rs + c * y_cs].
   uint64_t x_cs = 0, x_ks = 0, y_rs = 0, y_cs = 0;
   bool bias = false;  // the kernel function adds bias[r]
