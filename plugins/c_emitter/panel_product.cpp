@@ -42,7 +42,11 @@ void tile_body(std::ostringstream& c, const PanelProduct& p, const Tile& t, uint
                uint64_t valid, const std::string& in, bool blocked) {
   const std::string v = t.vec, f = t.pfx;
   auto acc = [](uint64_t i, uint64_t j) {
-    return "a" + std::to_string(i) + "_" + std::to_string(j);
+    std::string name = "a";  // appended (GCC 12's -O3 -Wrestrict misfires on "a" + string)
+    name += std::to_string(i);
+    name += '_';
+    name += std::to_string(j);
+    return name;
   };
   // Blocked over K: the partial sums of the tile wait in `part` ([column][row]) between the
   // depth blocks k0 .. k1; the first block starts from zero, the last stores to y.
