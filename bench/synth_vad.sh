@@ -55,9 +55,10 @@ json() { /usr/bin/python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; 
 c_run() { "$work/vad_c" "$wav" "$passes" | json '["us_per_chunk"]'; }
 sim_run() {  # THREADS; leaves the device line in $work/sim_device
   "$vad" --model "$model" --threads "$1" --repeat "$passes" "$wav" 2>&1 >/dev/null |
-    sed -n 's/^openinfer: \([0-9.]*\) us per chunk.*; \(.*\))$/\1 \2/p' >"$work/sim_line"
-  cut -d' ' -f2- "$work/sim_line" >"$work/sim_device_$1"
-  printf "%.1f" "$(cut -d' ' -f1 "$work/sim_line")"
+    grep '^openinfer: ' >"$work/sim_line"
+  # "openinfer: 65.7 us per chunk (20 passes of 212 chunks; cpu (2 threads, OpenBLAS Cooperlake))"
+  sed -n 's/^openinfer: .*; \(.*\))$/\1/p' "$work/sim_line" >"$work/sim_device_$1"
+  printf "%.1f" "$(sed -n 's/^openinfer: \([0-9.]*\) us per chunk.*/\1/p' "$work/sim_line")"
 }
 ort_run() {  # THREADS
   node "$root/tests/silero_vad/ort_reference.js" --ort-dir "$cache/ort" \
@@ -80,8 +81,9 @@ for ((r = 1; r <= rounds; r++)); do
   C+=("$c"); S1+=("$s1"); O1+=("$o1"); S2+=("$s2"); O2+=("$o2")
   printf "%-6s %10.1f %10.1f %10.1f %12.1f %12.1f\n" "$r" "$c" "$s1" "$o1" "$s2" "$o2"
 done
-echo "sim1 device: $(cat "$work/sim_device_1")"
-echo "sim2 device: $(cat "$work/sim_device_2")"
+for t in 1 2; do
+  echo "sim$t device: $(cat "$work/sim_device_$t")"  # empty: an older vad; `openinfer plugins` names it
+done
 echo "ort: onnxruntime-node $(node -e "console.log(require('$cache/ort/node_modules/onnxruntime-node/package.json').version)") (its own MLAS kernels; no OpenBLAS)"
 /usr/bin/python3 - "${C[*]}" "${S1[*]}" "${O1[*]}" "${S2[*]}" "${O2[*]}" <<'PY'
 import statistics, sys
