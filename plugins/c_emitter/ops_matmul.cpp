@@ -53,14 +53,21 @@ void block(std::ostringstream& c, const ProductNames& n, uint64_t R, uint64_t U,
 // whole steps of depth, then the rest; all over column blocks.
 void portable_product(std::ostringstream& c, const ProductNames& names, uint64_t M) {
   const uint64_t K = names.K, N = names.N;
-  const uint64_t M4 = M / kRows * kRows, K4 = K / kDepth * kDepth;
-  c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(kColumns) << ") {\n"
-    << "    const size_t j1 = j0 + " << u(kColumns) << " < " << u(N) << " ? j0 + " << u(kColumns)
-    << " : " << u(N) << ";\n";
+  // One row (a matrix-vector product): 8 steps of depth per pass, halving the passes over the
+  // output row that each step of depth costs.
+  const uint64_t depth = M == 1 ? 2 * kDepth : kDepth;
+  const uint64_t M4 = M / kRows * kRows, K4 = K / depth * depth;
+  // A product of a few rows (a decoder's token times its weights): whole rows of B per pass,
+  // so B, read once, streams from memory in order; the rows of the output (at most 4 x N
+  // values) stay in cache meanwhile.
+  const uint64_t cols = M <= kRows ? std::max<uint64_t>(N, 1) : kColumns;
+  c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(cols) << ") {\n"
+    << "    const size_t j1 = j0 + " << u(cols) << " < " << u(N) << " ? j0 + " << u(cols) << " : "
+    << u(N) << ";\n";
   auto rows = [&](uint64_t R, const std::string& indent) {
     if (K4 > 0) {
-      c << indent << "for (size_t k = 0; k < " << u(K4) << "; k += " << u(kDepth) << ")\n";
-      block(c, names, R, kDepth, indent + "  ");
+      c << indent << "for (size_t k = 0; k < " << u(K4) << "; k += " << u(depth) << ")\n";
+      block(c, names, R, depth, indent + "  ");
     }
     if (K > K4) {
       c << indent << "{\n" << indent << "  const size_t k = " << u(K4) << ";\n";
