@@ -55,10 +55,11 @@ int main(int argc, char** argv) {
     }
     tokens[i] = *(const int64_t*)data;
   }
-  printf("{\"prompt_ms\": %.2f, \"decode_tokens_per_s\": %.3f, \"cpu_ms_per_token\": %.2f, "
-         "\"tokens\": [",
-         1e3 * prompt_s, steps > 1 ? (steps - 1) / t_dec : 0.0,
-         steps > 1 ? 1e3 * c_dec / (steps - 1) : 0.0);
+  printf(
+      "{\"prompt_ms\": %.2f, \"decode_tokens_per_s\": %.3f, \"cpu_ms_per_token\": %.2f, "
+      "\"tokens\": [",
+      1e3 * prompt_s, steps > 1 ? (steps - 1) / t_dec : 0.0,
+      steps > 1 ? 1e3 * c_dec / (steps - 1) : 0.0);
   for (int i = 0; i < steps; ++i) printf("%s%lld", i ? ", " : "", (long long)tokens[i]);
   printf("]}\n");
   free(tokens);

@@ -79,10 +79,11 @@ int main(int argc, char** argv) {
   qsort(walls, (size_t)(steps > 0 ? steps : 0), sizeof(double), cmp_double);
   const double batch = (double)dims[0];
   if (steps > 0)
-    printf("{\"ms_per_image_median\": %.3f, \"ms_per_image_min\": %.3f, \"cpu_ms_per_image\": %.3f, "
-           "\"batch\": %.0f, \"steps\": %d}\n",
-           1e3 * walls[steps / 2] / batch, 1e3 * walls[0] / batch, 1e3 * cpu / steps / batch, batch,
-           steps);
+    printf(
+        "{\"ms_per_image_median\": %.3f, \"ms_per_image_min\": %.3f, \"cpu_ms_per_image\": %.3f, "
+        "\"batch\": %.0f, \"steps\": %d}\n",
+        1e3 * walls[steps / 2] / batch, 1e3 * walls[0] / batch, 1e3 * cpu / steps / batch, batch,
+        steps);
   free(walls);
   resnet_oinf_free(&in);
   resnet_destroy(s);
