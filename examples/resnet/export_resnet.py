@@ -19,6 +19,9 @@ Writes into OUT_DIR:
   input.oinf      `image`: f32[B, 3, 32S, 32S], normal noise (random images)
   reference.oinf  `logits`: f32[B, K] from PyTorch's float32 eval-mode forward of the unfolded
                   network (torch.set_num_threads(1), so the reference does not depend on threads)
+  model.onnx      with --onnx: the same unfolded eval-mode network for ONNX Runtime (opset 13,
+                  input `image`, output `logits`; bench/synth_resnet.sh times it), and
+                  image.f32 (the input as raw little-endian f32)
 """
 import argparse
 import os
@@ -90,6 +93,7 @@ def main():
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--classes", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--onnx", action="store_true", help="also write model.onnx and image.f32")
     args = p.parse_args()
     if args.size % 32 != 0 or args.size <= 0:
         p.error("--size must be a positive multiple of 32")
@@ -106,6 +110,10 @@ def main():
     with torch.no_grad():
         logits = m(image)
     oinf.write(os.path.join(args.out_dir, "reference.oinf"), tensors={"logits": logits.numpy()})
+    if args.onnx:
+        torch.onnx.export(m, image, os.path.join(args.out_dir, "model.onnx"), opset_version=13,
+                          input_names=["image"], output_names=["logits"])
+        image.numpy().astype("<f4").tofile(os.path.join(args.out_dir, "image.f32"))
     print(f"wrote {args.out_dir}/model.oinf, input.oinf, reference.oinf "
           f"(width {args.width}, {args.size}x{args.size}, batch {args.batch}, "
           f"{args.classes} classes)")

@@ -26,6 +26,10 @@ float SileroStream::push(std::span<const float> samples) {
   return exec_.fetch<float>("prob")[0];
 }
 
+std::string SileroStream::device_name() const {
+  return registry_.backend("cpu")->device_name();
+}
+
 void SileroStream::reset() {
   exec_ = sim_.make_executor();
 }

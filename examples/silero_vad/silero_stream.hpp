@@ -32,6 +32,9 @@ class SileroStream {
   void reset();
 
   oi::Executor& executor() { return exec_; }
+  // The CPU backend's device, as `openinfer plugins` prints it ("cpu (2 threads, OpenBLAS
+  // Cooperlake)"): which BLAS kernel its products use.
+  std::string device_name() const;
 
  private:
   oi::Model model_;

@@ -222,8 +222,9 @@ int main(int argc, char** argv) {
       for (int r = 0; r < o.repeat; ++r) run_stream(vad, audio.samples, nullptr);
       const double us =
           std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "openinfer: %.1f us per chunk (%d passes of %zu chunks)\n",
-                   us / (o.repeat * static_cast<double>(chunks)), o.repeat, chunks);
+      std::fprintf(stderr, "openinfer: %.1f us per chunk (%d passes of %zu chunks; %s)\n",
+                   us / (o.repeat * static_cast<double>(chunks)), o.repeat, chunks,
+                   vad.device_name().c_str());
     }
 
     silero_vad::SegmentOptions seg;

@@ -94,6 +94,9 @@ class KernelEnv {
   // The plan's `device` object (name, type, and for a CPU its `memory` caches and `cpu` ISA and
   // SIMD features, docs/synth.md); nullptr where the plan has none.
   virtual const json::object* device() const { return nullptr; }
+  // A whole static function definition, written into NAME.c before the kernel being written
+  // (kernels' per-shape helpers: micro-kernels with target attributes).
+  virtual void function(const std::string& text) = 0;
 };
 
 // The profile the C being written follows (docs/synth.md), from the plan's device: hosted C

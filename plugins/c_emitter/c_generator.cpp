@@ -612,6 +612,10 @@ class Generator : public KernelEnv {
     return field;
   }
 
+  // Functions the kernel being written asked for, written before it.
+  std::string functions_;
+  void function(const std::string& text) override { functions_ += text; }
+
   std::string state_flag() override {
     const std::string field =
         "flag_" + std::to_string(kernel_id_) + "_" + std::to_string(flags_.size());
@@ -756,6 +760,7 @@ class Generator : public KernelEnv {
   std::string kernel(const json::object& k) {
     kernel_id_ = k.at("id").as_int64();
     scratch_count_ = 0;
+    functions_.clear();
     const std::string kind = str(k.at("kind"));
     if (kind == "op") return single_op_kernel(k);
     if (kind != "elementwise" && kind != "matmul" && kind != "reduction")
@@ -852,7 +857,7 @@ class Generator : public KernelEnv {
           << ((1u << (v.numel() % (8 / bits) * bits)) - 1u) << "u;\n";
     }
     c << "}\n\n";
-    return c.str();
+    return functions_ + c.str();
   }
 
   // A kernel of kind `op`: one op that is neither elementwise nor a head (movement, conv,
@@ -887,7 +892,7 @@ class Generator : public KernelEnv {
     c << "  {\n" << body.str() << "  }\n";
     if (alias) c << "  memcpy(p_" << out.name << ", o, " << out.bytes << "u);\n";
     c << "}\n\n";
-    return c.str();
+    return functions_ + c.str();
   }
 
   std::string header() const {

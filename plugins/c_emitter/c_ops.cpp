@@ -29,6 +29,7 @@ class WideEnv : public KernelEnv {
   int64_t kernel_id() const override { return env_.kernel_id(); }
   const std::string& prefix() const override { return env_.prefix(); }
   const json::object* device() const override { return env_.device(); }
+  void function(const std::string& text) override { env_.function(text); }
   bool widened(const std::string& name) const { return wide_.count(name) != 0; }
   void widen(const std::string& name, const std::string& as) {
     Value v = env_.value(name);

@@ -177,6 +177,62 @@ static OI_HELPER void oi_mm_gemm(int isa, size_t M, size_t N, size_t K, const fl
   }
 }
 
+/* a[M, K] (row stride lda) packed whole, once, for oi_mm_gemm_pa: per block of kcb depth steps
+ * (the last may be shorter) at ap + p0 * mpad, mpad = M rounded up to mr, the block's rows
+ * packed by oi_mm_pack_a (panel i0 at + i0 * kc). Constant weights: conv's w. */
+static OI_HELPER void oi_mm_pack_a_all(const float* a, size_t lda, size_t M, size_t K, size_t kcb,
+                                       size_t mr, float* restrict ap) {
+  const size_t mpad = (M + mr - 1) / mr * mr;
+  for (size_t p0 = 0; p0 < K; p0 += kcb)
+    oi_mm_pack_a(a + p0, lda, M, K - p0 < kcb ? K - p0 : kcb, mr, ap + p0 * mpad);
+}
+
+/* c[M, N] (row stride ldc) = A x B, A packed whole by oi_mm_pack_a_all and B by oi_mm_pack_b,
+ * both with (kcb, the kernel's mr and nr): oi_mm_gemm's loops without packing. */
+static OI_HELPER void oi_mm_gemm_pa(int isa, size_t M, size_t N, size_t K, const float* ap,
+                                    const float* bp, float* c, size_t ldc, size_t kcb, size_t mcb) {
+  const size_t mr = isa == 2 ? @MR5@ : @MR2@, nr = isa == 2 ? @NR5@ : @NR2@;
+  const size_t npad = (N + nr - 1) / nr * nr, mpad = (M + mr - 1) / mr * mr;
+  for (size_t p0 = 0; p0 < K; p0 += kcb) {
+    const size_t kc = K - p0 < kcb ? K - p0 : kcb;
+    const float* block = bp + p0 * npad;
+    for (size_t ic = 0; ic < M; ic += mcb) {
+      const size_t mc = M - ic < mcb ? M - ic : mcb;
+      const float* apb = ap + p0 * mpad + ic * kc;
+      for (size_t jr = 0; jr < N; jr += nr) {
+        const size_t w = N - jr < nr ? N - jr : nr;
+        const float* panel = block + jr * kc;
+        for (size_t ir = 0; ir < mc; ir += mr) {
+          const size_t h = mc - ir < mr ? mc - ir : mr;
+          float* tile = c + (ic + ir) * ldc + jr;
+          const int first = p0 == 0;
+          const float* app = apb + ir * kc;
+@KERNEL_CALL_PA@        }
+      }
+    }
+  }
+}
+
+/* `count` values into the packed B of oi_mm_pack_b (block of depth step k at bk, kc steps deep,
+ * panels of nr columns): columns col .. col + count - 1 of row k get src[j * stride], or zeros
+ * where src is NULL. */
+static OI_HELPER void oi_mm_b_run(float* bk, size_t kc, size_t nr, size_t col, size_t count,
+                                  const float* src, size_t stride) {
+  while (count) {
+    const size_t lane = col % nr, n = nr - lane < count ? nr - lane : count;
+    float* restrict d = bk + col / nr * nr * kc + lane;
+    if (!src)
+      for (size_t j = 0; j < n; ++j) d[j] = 0.0f;
+    else if (stride == 1)
+      memcpy(d, src, n * sizeof(float));
+    else
+      for (size_t j = 0; j < n; ++j) d[j] = src[j * stride];
+    if (src) src += n * stride;
+    col += n;
+    count -= n;
+  }
+}
+
 /* c[M, N] += a[M, K] x b[K, N] (row-major, M, N, K > 0) with packing buffers of its own, for
  * products whose operands change every call (conv's patch tiles); `blocking`: oi_mm_gemm's
  * {kcb, mcb, ncb} for AVX2, then for AVX-512. 0, c untouched: no kernel allowed here, or no
@@ -283,11 +339,19 @@ std::string matmul_simd_helpers_c(const MatmulDevice& d) {
     dispatch = std::string("            oi_mm_kernel_") + (d.avx512 ? "avx512" : "avx2") + call;
   std::string text = std::string(kSimdSupportC) + (d.avx2 ? micro_kernel(kAvx2) : "") +
                      (d.avx512 ? micro_kernel(kAvx512) : "") + kSimdLoopsC;
+  std::string dispatch_pa;
+  const std::string call_pa = "(kc, app, panel, tile, ldc, first, h, w);\n";
+  if (d.avx2 && d.avx512)
+    dispatch_pa = "          if (isa == 2)\n            oi_mm_kernel_avx512" + call_pa +
+                  "          else\n            oi_mm_kernel_avx2" + call_pa;
+  else
+    dispatch_pa = std::string("          oi_mm_kernel_") + (d.avx512 ? "avx512" : "avx2") + call_pa;
   for (auto [key, v] : {std::pair<const char*, std::string>{"@MR2@", u(kAvx2.mr)},
                         {"@NR2@", u(kAvx2.lanes * kAvx2.vectors)},
                         {"@MR5@", u(kAvx512.mr)},
                         {"@NR5@", u(kAvx512.lanes * kAvx512.vectors)},
                         {"@EMITTED@", std::to_string((d.avx2 ? 1 : 0) | (d.avx512 ? 2 : 0))},
+                        {"@KERNEL_CALL_PA@", dispatch_pa},
                         {"@KERNEL_CALL@", dispatch}})
     for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + v.size()))
       text.replace(at, std::string(key).size(), v);

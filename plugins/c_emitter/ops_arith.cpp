@@ -36,6 +36,32 @@ const char* const kArithHelpersC =
   }
 OI_MINMAX(float, f)
 OI_MINMAX(double, d)
+/* relu with the default settings, the values of oi_relu_f(a, 0, -inf, inf) without a branch or
+ * a float comparison (which GCC 12 does not if-convert, so the loop stayed scalar): a where it
+ * is above +0 and not NaN (its bits, as an integer, in [1, +inf]), else a * 0 + 0 (+0, or a
+ * NaN for -inf and NaN), selected bitwise. */
+static inline OI_HELPER float oi_relu0_f(float a) {
+  const float m = a * 0.0f + 0.0f;
+  uint32_t ai, mi, r;
+  float y;
+  memcpy(&ai, &a, sizeof ai);
+  memcpy(&mi, &m, sizeof mi);
+  const uint32_t keep = 0u - (uint32_t)(ai - 1u < 0x7f800000u);
+  r = (ai & keep) | (mi & ~keep);
+  memcpy(&y, &r, sizeof y);
+  return y;
+}
+static inline OI_HELPER double oi_relu0_d(double a) {
+  const double m = a * 0.0 + 0.0;
+  uint64_t ai, mi, r;
+  double y;
+  memcpy(&ai, &a, sizeof ai);
+  memcpy(&mi, &m, sizeof mi);
+  const uint64_t keep = 0u - (uint64_t)(ai - 1u < 0x7ff0000000000000u);
+  r = (ai & keep) | (mi & ~keep);
+  memcpy(&y, &r, sizeof y);
+  return y;
+}
 static inline OI_HELPER int32_t oi_min_i(int32_t a, int32_t b) { return b < a ? b : a; }
 /* An already rounded float to i32, saturating; NaN gives 0 (ops.md cast). */
 static inline OI_HELPER int32_t oi_to_i32_d(double r) {
@@ -436,6 +462,7 @@ std::string arith(const ElementwiseCall& e) {
     return flt ? (dtype == "f32" ? "fabsf(" : "fabs(") + a[0] + ")"
                : "(" + a[0] + " < 0 ? (int32_t)(0u - (uint32_t)" + a[0] + ") : " + a[0] + ")";
   if (op == "min" || op == "max") return "oi_" + op + "_" + sfx + "(" + a[0] + ", " + a[1] + ")";
+  if (op == "relu" && flt && settings.empty()) return "oi_relu0_" + sfx + "(" + a[0] + ")";
   if (op == "relu" && flt) {
     const std::string alpha =
         settings.contains("alpha") ? setting("alpha", "0") : setting("negative_slope", "0");

@@ -12,6 +12,7 @@
 #include "c_ops.hpp"
 #include "matmul_simd.hpp"
 #include "ops_mcu.hpp"
+#include "panel_product.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -53,14 +54,21 @@ void block(std::ostringstream& c, const ProductNames& n, uint64_t R, uint64_t U,
 // whole steps of depth, then the rest; all over column blocks.
 void portable_product(std::ostringstream& c, const ProductNames& names, uint64_t M) {
   const uint64_t K = names.K, N = names.N;
-  const uint64_t M4 = M / kRows * kRows, K4 = K / kDepth * kDepth;
-  c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(kColumns) << ") {\n"
-    << "    const size_t j1 = j0 + " << u(kColumns) << " < " << u(N) << " ? j0 + " << u(kColumns)
-    << " : " << u(N) << ";\n";
+  // One row (a matrix-vector product): 8 steps of depth per pass, halving the passes over the
+  // output row that each step of depth costs.
+  const uint64_t depth = M == 1 ? 2 * kDepth : kDepth;
+  const uint64_t M4 = M / kRows * kRows, K4 = K / depth * depth;
+  // A product of a few rows (a decoder's token times its weights): whole rows of B per pass,
+  // so B, read once, streams from memory in order; the rows of the output (at most 4 x N
+  // values) stay in cache meanwhile.
+  const uint64_t cols = M <= kRows ? std::max<uint64_t>(N, 1) : kColumns;
+  c << "  for (size_t j0 = 0; j0 < " << u(N) << "; j0 += " << u(cols) << ") {\n"
+    << "    const size_t j1 = j0 + " << u(cols) << " < " << u(N) << " ? j0 + " << u(cols) << " : "
+    << u(N) << ";\n";
   auto rows = [&](uint64_t R, const std::string& indent) {
     if (K4 > 0) {
-      c << indent << "for (size_t k = 0; k < " << u(K4) << "; k += " << u(kDepth) << ")\n";
-      block(c, names, R, kDepth, indent + "  ");
+      c << indent << "for (size_t k = 0; k < " << u(K4) << "; k += " << u(depth) << ")\n";
+      block(c, names, R, depth, indent + "  ");
     }
     if (K > K4) {
       c << indent << "{\n" << indent << "  const size_t k = " << u(K4) << ";\n";
@@ -153,6 +161,34 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   const std::string pa = loops == 1 ? "p_" + an : "(p_" + an + " + mm_a)",
                     pb = loops == 1 ? "p_" + bn : "(p_" + bn + " + mm_b)";
   const std::string zero = "    memset(acc, 0, " + u(bytes) + ");\n";
+  // f32 with a constant A of one batch and few columns (an LSTM's gates, W x): A packed once
+  // into row blocks, panel_product.hpp's register tiles over the columns of B.
+  // Not freestanding: the packed copy of A would live in RAM (ops_mcu.cpp reads A in flash).
+  if (o.dtype == "f32" && a.storage == "constant" && a_batches == 1 &&
+      !emit_profile().freestanding && panel_product_applies(M, N, K)) {
+    PanelProduct p;
+    p.R = M;
+    p.C = N;
+    p.K = K;
+    p.w = "p_" + an;
+    p.w_rs = K;
+    p.w_ks = 1;
+    p.x_cs = 1;
+    p.x_ks = N;
+    p.y_rs = N;
+    p.y_cs = 1;
+    const PanelPlan plan = emit_panel_functions(env, p);
+    emit_panel_setup(c, plan, "  ");
+    if (batches == 1) {
+      emit_panel_call(c, plan, "0", "p_" + bn, "mm_out", "", "  ");
+    } else {
+      c << "  for (size_t i = 0; i < " << u(batches) << "; ++i) {\n"
+        << "    const size_t mm_b = " << index_expr(bb, ob) << " * " << u(K * N) << ";\n";
+      emit_panel_call(c, plan, "0", "p_" + bn + " + mm_b", "mm_out + i * " + u(M * N), "", "    ");
+      c << "  }\n";
+    }
+    return out;
+  }
   const MatmulDevice device = plan_device(env);
   const SimdProduct simd{pa, pb, rows, K, N, b.storage == "constant" && b_batches == 1};
   const bool use_simd = o.dtype == "f32" && simd_product_applies(simd, device);

@@ -3,11 +3,102 @@
 // cell visits the taps of its window that fall inside the input in row-major order, as the CPU
 // backend does: padded cells never win a max (a NaN wins, -0.0 below +0.0; a window of padding
 // only gives -inf, or INT32_MIN for i32) and count in a mean only with count_include_pad=true.
+#include <utility>
+
 #include "c_ops.hpp"
 #include "window.hpp"
 
 namespace oi::c_emitter {
 namespace {
+
+// f32 max_pool without a branch per tap: each tap's value becomes an integer key whose order is
+// the float order with -0.0 below +0.0 (oi_max_f's), the keys' maximum is the result; a window
+// holding a NaN (flagged on the side, rare) is searched again for its first NaN in tap order,
+// which oi_max_f's fold returns. Padded taps are skipped by the ranges of valid taps computed
+// per output row and column (no test per tap); a window of padding only gives -inf.
+void max_pool_f32(std::ostringstream& c, const Window& g, const std::string& x) {
+  const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
+  // The outputs whose window lies inside the input along an axis: [lo, hi).
+  auto whole = [](uint64_t out, uint64_t in, uint64_t stride, uint64_t dil, int64_t pad,
+                  uint64_t taps) {
+    uint64_t lo = 0;
+    while (lo < out && static_cast<int64_t>(lo * stride) - pad < 0) ++lo;
+    uint64_t hi = lo;
+    while (hi < out &&
+           static_cast<int64_t>(hi * stride + (taps - 1) * dil) - pad < static_cast<int64_t>(in))
+      ++hi;
+    return std::pair<uint64_t, uint64_t>{lo, hi};
+  };
+  const auto [ih0, ih1] = whole(g.out_h, g.in_h, g.stride_h, g.dil_h, g.pad_top, g.k_h);
+  const auto [iw0, iw1] = whole(g.out_w, g.in_w, g.stride_w, g.dil_w, g.pad_left, g.k_w);
+  // The taps [lo, hi) of output o that read inside the input (general outputs only).
+  auto range = [&](const char* o, uint64_t stride, uint64_t dil, int64_t pad, uint64_t taps,
+                   uint64_t in, const char* lo, const char* hi, const std::string& ind) {
+    c << ind << "const ptrdiff_t " << lo << "_base = (ptrdiff_t)(" << o << " * " << u(stride)
+      << ") - " << pad << ";\n"
+      << ind << "size_t " << lo << " = 0, " << hi << " = " << u(taps) << ";\n"
+      << ind << "while (" << lo << " < " << hi << " && " << lo << "_base + (ptrdiff_t)(" << lo
+      << " * " << u(dil) << ") < 0) ++" << lo << ";\n"
+      << ind << "while (" << hi << " > " << lo << " && " << lo << "_base + (ptrdiff_t)((" << hi
+      << " - 1u) * " << u(dil) << ") >= " << static_cast<int64_t>(in) << ") --" << hi << ";\n";
+  };
+  // One output from the taps kh in [h0, h1), kw in [w0, w1) (C expressions).
+  auto body = [&](const std::string& h0, const std::string& h1, const std::string& w0,
+                  const std::string& w1, const std::string& ind) {
+    const std::string at = "xp[(size_t)(h0_base + (ptrdiff_t)(kh * " + u(g.dil_h) + ")) * " +
+                           u(g.in_w) + " + (size_t)(w0_base + (ptrdiff_t)(kw * " + u(g.dil_w) +
+                           "))]";
+    c << ind << "int32_t best = (int32_t)0x807fffff; /* the key of -inf */\n"
+      << ind << "uint32_t nan = 0;\n"
+      << ind << "for (size_t kh = " << h0 << "; kh < " << h1 << "; ++kh)\n"
+      << ind << "  for (size_t kw = " << w0 << "; kw < " << w1 << "; ++kw) {\n"
+      << ind << "    const float v = " << at << ";\n"
+      << ind << "    uint32_t b;\n"
+      << ind << "    memcpy(&b, &v, sizeof b);\n"
+      << ind << "    nan |= (uint32_t)((b & 0x7fffffffu) > 0x7f800000u);\n"
+      << ind
+      << "    const int32_t key = (int32_t)(b ^ ((uint32_t)((int32_t)b >> 31) & 0x7fffffffu));\n"
+      << ind << "    best = key > best ? key : best;\n"
+      << ind << "  }\n"
+      << ind << "float m;\n"
+      << ind << "if (nan) {\n"
+      << ind << "  m = -(float)INFINITY;\n"
+      << ind << "  for (size_t kh = " << h0 << "; kh < " << h1 << "; ++kh)\n"
+      << ind << "    for (size_t kw = " << w0 << "; kw < " << w1 << "; ++kw) m = oi_max_f(m, " << at
+      << ");\n"
+      << ind << "} else {\n"
+      << ind << "  const uint32_t b = (uint32_t)best ^ ((uint32_t)(best >> 31) & 0x7fffffffu);\n"
+      << ind << "  memcpy(&m, &b, sizeof m);\n"
+      << ind << "}\n"
+      << ind << "yp[oh * " << u(g.out_w) << " + ow] = m;\n";
+  };
+  c << "    for (size_t pl = 0; pl < " << u(g.batch * g.channels) << "; ++pl) {\n"
+    << "      const float* xp = p_" << x << " + pl * " << u(iplane) << ";\n"
+    << "      float* yp = o + pl * " << u(oplane) << ";\n"
+    << "      for (size_t oh = 0; oh < " << u(g.out_h) << "; ++oh) {\n";
+  range("oh", g.stride_h, g.dil_h, g.pad_top, g.k_h, g.in_h, "h0", "h1", "        ");
+  // Rows with every tap inside and the columns with every tap inside: constant tap loops.
+  c << "        size_t ow = 0;\n";
+  if (ih0 < ih1 && iw0 < iw1) {
+    c << "        if (" << (ih0 > 0 ? "oh >= " + u(ih0) + " && " : std::string()) << "oh < "
+      << u(ih1) << ") {\n";
+    if (iw0 > 0) {
+      c << "          for (; ow < " << u(iw0) << "; ++ow) {\n";
+      range("ow", g.stride_w, g.dil_w, g.pad_left, g.k_w, g.in_w, "w0", "w1", "            ");
+      body("h0", "h1", "w0", "w1", "            ");
+      c << "          }\n";
+    }
+    c << "          for (; ow < " << u(iw1) << "; ++ow) {\n"
+      << "            const ptrdiff_t w0_base = (ptrdiff_t)(ow * " << u(g.stride_w) << ") - "
+      << g.pad_left << ";\n";
+    body("0u", u(g.k_h), "0u", u(g.k_w), "            ");
+    c << "          }\n        }\n";
+  }
+  c << "        for (; ow < " << u(g.out_w) << "; ++ow) {\n";
+  range("ow", g.stride_w, g.dil_w, g.pad_left, g.k_w, g.in_w, "w0", "w1", "          ");
+  body("h0", "h1", "w0", "w1", "          ");
+  c << "        }\n      }\n    }\n";
+}
 
 void pool(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const std::string where = op_where(op), name = str(op.at("op"));
@@ -36,6 +127,10 @@ void pool(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   if (y.numel() == 0) return;
   const std::string T = c_type(y.dtype), sfx = y.dtype == "f32" ? "f" : "d";
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
+  if (is_max && y.dtype == "f32") {
+    max_pool_f32(c, g, x.name);
+    return;
+  }
   c << "    for (size_t pl = 0; pl < " << u(g.batch * g.channels) << "; ++pl) {\n"
     << "      const " << T << "* xp = p_" << x.name << " + pl * " << u(iplane) << ";\n"
     << "      " << T << "* yp = o + pl * " << u(oplane) << ";\n"

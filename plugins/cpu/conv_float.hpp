@@ -14,6 +14,7 @@
 #include "conv_depthwise_f32.hpp"
 #include "conv_geometry.hpp"
 #include "conv_simd.hpp"
+#include "conv_small_f32.hpp"
 #include "parallel.hpp"
 
 #include <tbb/blocked_range.h>
@@ -217,6 +218,8 @@ void conv_compute(const C* x, const C* w, const C* bias, C* y, const ConvShape& 
   if (g.batch * M * P == 0) return;
   if constexpr (std::is_same_v<C, float>) {
     if (s.in_per_group() == 1 && g.taps() > 1 && depthwise_f32_avx2(x, w, bias, y, s)) return;
+    // Few output cells (a streaming model's step): dot products of w's rows in place.
+    if (s.in_per_group() > 1 && P <= kSmallConvCells && conv_small_f32(x, w, bias, y, s)) return;
   }
   if (s.in_per_group() == 1 && g.taps() > 1 && g.stride_h == 1 && g.stride_w == 1) {
     depthwise_stride1(x, w, y, s);

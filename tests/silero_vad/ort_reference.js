@@ -8,6 +8,7 @@
 //
 //   node ort_reference.js --ort-dir DIR --model silero_vad_op18_ifless.onnx --wav speech.wav
 //        [--bench N]   also time N passes over the file: per-chunk latency on one thread
+//        [--threads T] ONNX Runtime's intra-op threads (default 1)
 //
 // DIR is an `npm install --prefix DIR onnxruntime-node` directory.
 'use strict';
@@ -20,7 +21,7 @@ const CONTEXT = 64;
 const SAMPLE_RATE = 16000;
 
 function parseArgs(argv) {
-  const args = { bench: 0 };
+  const args = { bench: 0, threads: 1 };
   for (let i = 2; i < argv.length; i += 1) {
     const key = argv[i];
     const value = argv[i + 1];
@@ -29,6 +30,7 @@ function parseArgs(argv) {
     else if (key === '--model') args.model = value;
     else if (key === '--wav') args.wav = value;
     else if (key === '--bench') args.bench = Number(value);
+    else if (key === '--threads') args.threads = Number(value);
     else throw new Error(`unknown option ${key}`);
     i += 1;
   }
@@ -152,7 +154,7 @@ async function main() {
   const args = parseArgs(process.argv);
   const ort = require(path.resolve(args.ortDir, 'node_modules', 'onnxruntime-node'));
   const session = await ort.InferenceSession.create(args.model, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: args.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
@@ -174,7 +176,11 @@ async function main() {
     const t0 = process.hrtime.bigint();
     for (let r = 0; r < args.bench; r += 1) await streamProbabilities(ort, session, samples);
     const ns = Number(process.hrtime.bigint() - t0);
-    result.bench = { passes: args.bench, us_per_chunk: ns / 1000 / (args.bench * probs.length) };
+    result.bench = {
+      passes: args.bench,
+      threads: args.threads,
+      us_per_chunk: ns / 1000 / (args.bench * probs.length),
+    };
   }
   process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
 }

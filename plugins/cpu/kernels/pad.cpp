@@ -95,7 +95,14 @@ oi_status* pad_kernel(const oi_kernel_call* call) {
         if (i < 0) constant = true;
         base += i * stride[k];
       }
+      // The inside of the row is one run of the input row.
+      const uint64_t lo = rank ? static_cast<uint64_t>(begin[rank - 1]) : 0,
+                     hi = rank ? lo + static_cast<uint64_t>(dim[rank - 1]) : 1;
+      const bool runs = !constant && !mover.packed();
+      if (runs) mover.run(out, r * last + lo, in, static_cast<uint64_t>(base), hi - lo);
       for (uint64_t j = 0; j < last; ++j) {
+        if (runs && j == lo) j = hi;
+        if (j >= last) break;
         const int64_t i =
             rank ? source_index(static_cast<int64_t>(j), dim[rank - 1], begin[rank - 1], mode) : 0;
         if (constant || i < 0) {

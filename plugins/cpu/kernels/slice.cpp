@@ -4,6 +4,7 @@
 // element and stay packed. Output row r (all axes but the last) starts at one input offset; the
 // last axis is a strided run of the input.
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,15 +80,25 @@ SlicePlan plan_slice(const oi_kernel_call& call) {
 
 oi_status* slice_kernel(const oi_kernel_call* call) {
   OI_ABI_TRY
-  const SlicePlan p = plan_slice(*call);
+  SlicePlan p = plan_slice(*call);
   const oi_tensor_desc& in_desc = call->inputs[0];
-  const uint32_t rank = in_desc.rank;
   uint64_t total = 1;
   for (uint64_t c : p.count) total *= c;
   if (total == 0) return nullptr;
+  // Trailing axes taken whole join the axis before them when it steps by 1: one longer run per
+  // row ([1, 258, 4] sliced on axis 1 is one run of 129 x 4 elements).
+  std::vector<uint64_t> dims(in_desc.dims, in_desc.dims + in_desc.rank);
+  uint32_t rank = in_desc.rank;
+  while (rank > 1 && p.start[rank - 1] == 0 && p.step[rank - 1] == 1 &&
+         p.count[rank - 1] == dims[rank - 1] && p.step[rank - 2] == 1) {
+    const uint64_t inner = dims[rank - 1];
+    --rank;
+    dims[rank - 1] *= inner;
+    p.start[rank - 1] *= static_cast<int64_t>(inner);
+    p.count[rank - 1] *= inner;
+  }
   std::vector<int64_t> stride(rank, 1);  // input strides in elements
-  for (uint32_t k = rank; k-- > 1;)
-    stride[k - 1] = stride[k] * static_cast<int64_t>(in_desc.dims[k]);
+  for (uint32_t k = rank; k-- > 1;) stride[k - 1] = stride[k] * static_cast<int64_t>(dims[k]);
   const uint64_t last = rank ? p.count[rank - 1] : 1;
   const int64_t last_step = rank ? p.step[rank - 1] * stride[rank - 1] : 1;
   const int64_t last_start = rank ? p.start[rank - 1] * stride[rank - 1] : 0;
@@ -95,6 +106,7 @@ oi_status* slice_kernel(const oi_kernel_call* call) {
   const ElementMover mover(in_desc.dtype);
   const std::byte* in = input_data(*call, 0);
   std::byte* out = output_data(*call, 0);
+  const uint64_t size = mover.packed() ? 0 : mover.bytes(1);
   auto copy = [&](uint64_t begin, uint64_t end) {
     for (uint64_t r = begin; r < end; ++r) {
       int64_t base = last_start;
@@ -104,7 +116,9 @@ oi_status* slice_kernel(const oi_kernel_call* call) {
         rest /= p.count[k];
         base += (p.start[k] + idx * p.step[k]) * stride[k];
       }
-      if (last_step == 1) {
+      if (last == 1 && size == 4) {  // one f32 or i32 per row (a column of a matrix)
+        std::memcpy(out + r * 4, in + base * 4, 4);
+      } else if (last_step == 1) {
         mover.run(out, r * last, in, static_cast<uint64_t>(base), last);
       } else {
         for (uint64_t j = 0; j < last; ++j)

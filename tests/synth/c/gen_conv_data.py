@@ -33,6 +33,13 @@ with open(os.path.join(OUT, "conv_model.txt"), "w") as f:
                                ("w5", "f32", (16, 2, 3, 3)), ("w6", "f32", (8, 3, 3, 3)),
                                ("b6", "f32", (8,)), ("w7", "f32", (2, 1, 3, 3))]:
         f.write(tensor(name, dtype, shape))
+    # conv_large.oi's patch panels (more than 256 cells): a generator of their own, so the
+    # values above stay as they were.
+    rng2 = np.random.default_rng(20261127)
+    for name, shape in [("w8", (16, 2, 3, 3)), ("b8", (16,)), ("w9", (12, 3, 5, 5))]:
+        arr = rng2.random(shape)
+        f.write(f"{name}: f32[{', '.join(str(d) for d in shape)}] = {{ "
+                + ", ".join("%.6g" % float(v) for v in arr.ravel()) + " }\n")
 with open(os.path.join(OUT, "conv_input.txt"), "w") as f:
     f.write("# openinfer oinf text v1\n")
     for name, dtype, shape in [("x1", "f32", (2, 4, 9)), ("x2", "f32", (1, 4, 6, 7)),
@@ -40,3 +47,6 @@ with open(os.path.join(OUT, "conv_input.txt"), "w") as f:
                                ("x5", "f32", (1, 4, 5, 4)), ("x6", "f32", (1, 3, 25, 23)),
                                ("x7", "f32", (1, 2, 20, 20))]:
         f.write(tensor(name, dtype, shape))
+    arr = np.random.default_rng(20261128).random((1, 3, 40, 36))
+    f.write("x9: f32[1, 3, 40, 36] = { " + ", ".join("%.6g" % float(v) for v in arr.ravel())
+            + " }\n")

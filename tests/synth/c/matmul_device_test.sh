@@ -1,6 +1,6 @@
 #!/bin/sh
 # matmul_device_test.sh OPENINFER CC WORK SOURCE_DIR: the plan's device reaches the C emitter's
-# SIMD matmul (matmul_simd.cpp). matmul_tiles.oi and conv_large.oi are synthesized without
+# SIMD matmul (matmul_simd.cpp) and conv's panels. matmul_tiles.oi and conv_large.oi are synthesized without
 # --device (the built-in description: both micro-kernels, default blocking), with
 # devices/x86_64_avx2.json (the AVX2 kernel only), devices/x86_64_avx512.json (both, blocking
 # from its 48 KiB L1d) and an aarch64 copy of the AVX2 file (no SIMD kernel); the generated C
@@ -22,7 +22,7 @@ tiles_inputs=""
 for x in a s sb v col x1 q ba bm bx bv; do
   tiles_inputs="$tiles_inputs --input $x=$work/tiles_input.oinf"
 done
-conv_inputs="--input x6=$work/conv_input.oinf --input x7=$work/conv_input.oinf"
+conv_inputs="--input x6=$work/conv_input.oinf --input x7=$work/conv_input.oinf --input x9=$work/conv_input.oinf"
 
 fail() {
   echo "FAIL: $*" >&2
@@ -90,12 +90,13 @@ check "$tiles" "$tm" 2 "$tiles_inputs" "$src/devices/x86_64_avx2.json" 1 0 \
 check "$tiles" "$tm" 2 "$tiles_inputs" "$src/devices/x86_64_avx512.json" 1 1 \
   "mm_kc = mm_isa == 2 ? 384u : 768u"
 check "$tiles" "$tm" 2 "$tiles_inputs" "$work/aarch64.json" 0 0 ""
-# conv's patch-tile products: oi_mm_product's first argument is the kernels allowed (bit 0
-# AVX2, bit 1 AVX-512), its blocking {AVX2 kc, mc, nc, AVX-512 kc, mc, nc}.
+# conv's patch panels (ops_conv.cpp, conv_gemm): oi_mm_isa's argument is the kernels allowed
+# (bit 0 AVX2, bit 1 AVX-512), the depth blocks those of the matmul above.
 cm=$work/conv_model.oinf
-check "$conv" "$cm" 1 "$conv_inputs" none 1 1 "oi_mm_product(3, "
-check "$conv" "$cm" 1 "$conv_inputs" "$src/devices/x86_64_avx2.json" 1 0 "oi_mm_product(1, "
+check "$conv" "$cm" 1 "$conv_inputs" none 1 1 "kcb = mm_isa == 2 ? 256u : 512u"
+check "$conv" "$cm" 1 "$conv_inputs" "$src/devices/x86_64_avx2.json" 1 0 \
+  "const int mm_isa = oi_mm_isa(1);" sanitize
 check "$conv" "$cm" 1 "$conv_inputs" "$src/devices/x86_64_avx512.json" 1 1 \
-  "mm_blocking[6] = {768u, "
+  "kcb = mm_isa == 2 ? 384u : 768u"
 check "$conv" "$cm" 1 "$conv_inputs" "$work/aarch64.json" 0 0 ""
 echo "ok: the generated matmul and conv hold the micro-kernels and blocking each device allows and match the simulator"
