@@ -1,40 +1,10 @@
 /* argmin_axis: the index of the min along `axis` (default 0) as i64; ties pick the first index
  * (select_first) or the last, a NaN its first index (ops.md). Floats compare exactly in double.
  * An empty axis is an error; a rank-0 input gives 0. */
-#include "oik_ew.h"
+#include "oik_arg_reduce.h"
 
-#define DEF(T, CT, LD, BETTER)                                                               \
-  int oik_argmin_axis_##T(const oik_tensor* x, const oik_tensor* y, int64_t axis,            \
-                          int select_first, oik_error* err) {                                \
-    uint32_t along = 0;                                                                      \
-    oik_split s = {1, 1, 1};                                                                 \
-    if (x->rank > 0) {                                                                       \
-      const int64_t a = oik_norm_axis(axis, x->rank);                                        \
-      if (a < 0) return oik_fail_axis(err, "argmin_axis", axis, x->rank);                    \
-      along = (uint32_t)a;                                                                   \
-      s = oik_split_at(x, along);                                                            \
-    }                                                                                        \
-    if (s.len == 0 && s.outer * s.inner > 0) return oik_fail_empty_axis(err, "argmin_axis"); \
-    for (uint64_t o = 0; o < s.outer * s.inner; ++o) {                                       \
-      const uint64_t base = (o / s.inner) * s.len * s.inner + o % s.inner;                   \
-      CT best = 0;                                                                           \
-      int64_t index = 0;                                                                     \
-      for (uint64_t k = 0; k < s.len; ++k) {                                                 \
-        const CT v = LD(x->data, base + k * s.inner);                                        \
-        if (v != v) { /* a NaN wins at its first index */                                    \
-          index = (int64_t)k;                                                                \
-          break;                                                                             \
-        }                                                                                    \
-        if (k == 0 || BETTER || (!select_first && v == best)) {                              \
-          best = v;                                                                          \
-          index = (int64_t)k;                                                                \
-        }                                                                                    \
-      }                                                                                      \
-      oik_stc_i64(y->data, o, index);                                                        \
-    }                                                                                        \
-    return oik_ok(err);                                                                      \
-  }
-#define DEF_F(T) DEF(T, double, oik_ldd_##T, v < best)
-#define DEF_I(T) DEF(T, int64_t, oik_ldc_##T, oik_int_less(v, best, OIK_SIGNED_##T))
+#define DEF_F(T) OIK_ARG_REDUCE(argmin_axis, T, double, oik_ldd_##T, v < best)
+#define DEF_I(T) \
+  OIK_ARG_REDUCE(argmin_axis, T, int64_t, oik_ldc_##T, oik_int_less(v, best, OIK_SIGNED_##T))
 
 OIK_argmin_axis_F(DEF_F) OIK_argmin_axis_I(DEF_I)
