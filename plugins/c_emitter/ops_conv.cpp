@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "c_ops.hpp"
+#include "conv_winograd.hpp"
 #include "matmul_simd.hpp"
 #include "ops_mcu.hpp"
 #include "panel_product.hpp"
@@ -351,6 +352,9 @@ void conv_gemm(KernelEnv& env, std::ostringstream& c, const Window& g, const Val
   c << "    }\n";
 }
 
+void conv_direct(KernelEnv& env, std::ostringstream& c, const Window& g, const Value& x,
+                 const Value& w, const Value* b, uint64_t M, uint64_t group);
+
 void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const std::string where = op_where(op);
   const auto& settings = op.at("settings").as_object();
@@ -378,11 +382,23 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   if (y.numel() == 0) return;
   // The freestanding profile (microcontrollers): weights read in place (ops_mcu.cpp).
   if (emit_profile().freestanding) return mcu_conv(c, g, x, w, b, M, group, "o");
+  // 3x3 stride-1 convs (ResNet's) as Winograd F(2x2, 3x3) where the CPU has AVX-512F, the
+  // paths below elsewhere.
+  if (y.dtype == "f32" && packable(w) && winograd_applies(env, g, M, group)) {
+    const Entries e = weight_entries(w);
+    return conv_winograd(env, c, g, x, w, b, M, e.count, e.expr,
+                         [&] { conv_direct(env, c, g, x, w, b, M, group); });
+  }
+  conv_direct(env, c, g, x, w, b, M, group);
+}
+
+void conv_direct(KernelEnv& env, std::ostringstream& c, const Window& g, const Value& x,
+                 const Value& w, const Value* b, uint64_t M, uint64_t group) {
   const uint64_t cpg = g.channels / group, mpg = M / group;
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
-  const std::string T = c_type(y.dtype);
+  const std::string T = c_type(x.dtype);
   // Weights that change between calls (a table entry chosen by a loop index) are not packed.
-  if (y.dtype == "f32" && packable(w) && iplane > 0 && oplane <= 256 &&
+  if (x.dtype == "f32" && packable(w) && iplane > 0 && oplane <= 256 &&
       panel_product_applies(mpg, std::min<uint64_t>(oplane, 16), cpg * g.k_h * g.k_w)) {
     conv_panels(env, c, g, x, w, b, M, group);
     return;
@@ -391,7 +407,7 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
     channels_inner(env, c, g, x, w, b, M, group);
     return;
   }
-  if (y.dtype == "f32" && packable(w) && iplane > 0 && oplane > 256 && mpg >= 8) {
+  if (x.dtype == "f32" && packable(w) && iplane > 0 && oplane > 256 && mpg >= 8) {
     const MatmulDevice d = matmul_device(env.device());
     if (d.avx2 || d.avx512) {
       conv_gemm(env, c, g, x, w, b, M, group,

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "c_ops.hpp"
+#include "matmul_simd.hpp"
 #include "window.hpp"
 
 namespace oi::c_emitter {
@@ -16,7 +17,62 @@ namespace {
 // holding a NaN (flagged on the side, rare) is searched again for its first NaN in tap order,
 // which oi_max_f's fold returns. Padded taps are skipped by the ranges of valid taps computed
 // per output row and column (no test per tap); a window of padding only gives -inf.
-void max_pool_f32(std::ostringstream& c, const Window& g, const std::string& x) {
+// AVX-512F for the outputs [lo, hi) of a row whose windows lie inside the input (stride 1 or
+// 2, no dilation): 16 outputs per vector, each tap's 16 inputs one load (stride 1) or the even
+// lanes of two (stride 2), the keys' maximum as above. It returns 1 where a window held a NaN
+// (the caller redoes the row with the scalar code, which finds the first NaN).
+std::string max_pool_row_avx512(const Window& g, const std::string& name, uint64_t lo,
+                                uint64_t hi) {
+  std::ostringstream c;
+  c << "static OI_HELPER __attribute__((target(\"avx512f\"))) int " << name
+    << "(const float* restrict xp, float* restrict yr, size_t oh) {\n"
+    << "  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, "
+       "26, 28, 30);\n"
+    << "  const __m512i mag = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);\n"
+    << "  (void)ev;\n"
+    << "  __mmask16 nan = 0;\n"
+    << "  const float* restrict x0 = xp + (size_t)((ptrdiff_t)(oh * " << u(g.stride_h) << ") - "
+    << g.pad_top << ") * " << u(g.in_w) << ";\n"
+    << "  for (size_t ow = " << u(lo) << "; ow < " << u(hi) << "; ow += 16u) {\n"
+    << "    const size_t n = " << u(hi) << " - ow < 16u ? " << u(hi) << " - ow : 16u;\n"
+    << "    const __mmask16 k = (__mmask16)((1u << n) - 1u);\n"
+    << "    /* the input columns the vector's taps read, from its first one on */\n"
+    << "    const size_t c0 = ow * " << u(g.stride_w) << " - " << g.pad_left << ";\n"
+    << "    const size_t left = " << u(g.in_w) << " - c0;\n"
+    << "    __m512i best = _mm512_set1_epi32((int)0x807fffff);\n"
+    << "    for (size_t kh = 0; kh < " << u(g.k_h) << "; ++kh) {\n"
+    << "      const float* restrict r = x0 + kh * " << u(g.in_w) << " + c0;\n"
+    << "      for (size_t kw = 0; kw < " << u(g.k_w) << "; ++kw) {\n";
+  if (g.stride_w == 1) {
+    c << "        const __m512i b = _mm512_castps_si512(_mm512_maskz_loadu_ps(k, r + kw));\n";
+  } else {
+    c << "        const size_t a = left - kw;\n"
+      << "        const __mmask16 k0 = (__mmask16)(a >= 16u ? 0xFFFFu : (1u << a) - 1u);\n"
+      << "        const __mmask16 k1 = (__mmask16)(a >= 32u ? 0xFFFFu : a <= 16u ? 0u : (1u << (a "
+         "- "
+         "16u)) - 1u);\n"
+      << "        const __m512 l0 = _mm512_maskz_loadu_ps(k0, r + kw);\n"
+      << "        const __m512 l1 = k1 ? _mm512_maskz_loadu_ps(k1, r + kw + 16) : "
+         "_mm512_setzero_ps();\n"
+      << "        const __m512i b = _mm512_castps_si512(_mm512_permutex2var_ps(l0, ev, l1));\n";
+  }
+  c << "        nan |= _mm512_mask_cmpgt_epi32_mask(k, _mm512_and_si512(b, mag), inf);\n"
+    << "        const __m512i key = _mm512_xor_si512(b, _mm512_and_si512(_mm512_srai_epi32(b, "
+       "31), mag));\n"
+    << "        best = _mm512_max_epi32(best, key);\n"
+    << "      }\n"
+    << "    }\n"
+    << "    const __m512i m = _mm512_xor_si512(best, _mm512_and_si512(_mm512_srai_epi32(best, 31), "
+       "mag));\n"
+    << "    _mm512_mask_storeu_ps(yr + ow, k, _mm512_castsi512_ps(m));\n"
+    << "    (void)left;\n"
+    << "  }\n"
+    << "  return nan != 0;\n"
+    << "}\n\n";
+  return c.str();
+}
+
+void max_pool_f32(KernelEnv& env, std::ostringstream& c, const Window& g, const std::string& x) {
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
   // The outputs whose window lies inside the input along an axis: [lo, hi).
   auto whole = [](uint64_t out, uint64_t in, uint64_t stride, uint64_t dil, int64_t pad,
@@ -72,6 +128,12 @@ void max_pool_f32(std::ostringstream& c, const Window& g, const std::string& x) 
       << ind << "}\n"
       << ind << "yp[oh * " << u(g.out_w) << " + ow] = m;\n";
   };
+  if (matmul_device(env.device()).avx512)
+    c << "    int mp_isa = 0;\n"
+      << "#ifdef OI_MM_X86\n"
+      << "    mp_isa = oi_mm_isa(2);\n"
+      << "#endif\n"
+      << "    (void)mp_isa;\n";
   c << "    for (size_t pl = 0; pl < " << u(g.batch * g.channels) << "; ++pl) {\n"
     << "      const float* xp = p_" << x << " + pl * " << u(iplane) << ";\n"
     << "      float* yp = o + pl * " << u(oplane) << ";\n"
@@ -87,6 +149,18 @@ void max_pool_f32(std::ostringstream& c, const Window& g, const std::string& x) 
       range("ow", g.stride_w, g.dil_w, g.pad_left, g.k_w, g.in_w, "w0", "w1", "            ");
       body("h0", "h1", "w0", "w1", "            ");
       c << "          }\n";
+    }
+    // The inside as vectors where the device allows AVX-512F (stride 1 or 2, no dilation), the
+    // scalar loop where the CPU lacks it or a window held a NaN.
+    const bool vec =
+        matmul_device(env.device()).avx512 && g.stride_w <= 2 && g.dil_w == 1 && iw1 - iw0 >= 16;
+    if (vec) {
+      const std::string fn = "mp_" + std::to_string(env.kernel_id()) + "_row";
+      env.function("#ifdef OI_MM_X86\n" + max_pool_row_avx512(g, fn, iw0, iw1) + "#endif\n\n");
+      c << "#ifdef OI_MM_X86\n"
+        << "          if (mp_isa == 2 && !" << fn << "(xp, yp + oh * " << u(g.out_w)
+        << ", oh)) ow = " << u(iw1) << ";\n"
+        << "#endif\n";
     }
     c << "          for (; ow < " << u(iw1) << "; ++ow) {\n"
       << "            const ptrdiff_t w0_base = (ptrdiff_t)(ow * " << u(g.stride_w) << ") - "
@@ -128,7 +202,7 @@ void pool(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const std::string T = c_type(y.dtype), sfx = y.dtype == "f32" ? "f" : "d";
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
   if (is_max && y.dtype == "f32") {
-    max_pool_f32(c, g, x.name);
+    max_pool_f32(env, c, g, x.name);
     return;
   }
   c << "    for (size_t pl = 0; pl < " << u(g.batch * g.channels) << "; ++pl) {\n"
