@@ -20,6 +20,8 @@ uint64_t round_up(uint64_t v, uint64_t m) {
 
 struct Shape {
   uint64_t C, M, H, W, OH, OW, TH, TW, T, Hp, Wp, Tb, mr, nv;
+  uint64_t vs, ms;  // floats between V's and M's 16 planes
+  bool prefetch;    // U is larger than L2
   int64_t pt, pl;
 };
 
@@ -49,6 +51,11 @@ Shape shape_of(const Window& g, uint64_t M, uint64_t l2_bytes) {
   const uint64_t vecs = s.Tb / 16;
   s.nv = vecs % 3 == 0 ? 3 : vecs % 2 == 0 ? 2 : std::min<uint64_t>(vecs, 3);
   s.mr = 24 / s.nv;
+  // A cache line more than the planes, so the 16 streams of a transform fall in different L1
+  // sets (plane sizes are multiples of 4 KiB).
+  s.vs = s.C * s.Tb + 16;
+  s.ms = s.M * s.Tb + 16;
+  s.prefetch = 16 * s.M * s.C * 4 > l2_bytes;
   return s;
 }
 
@@ -62,6 +69,11 @@ void gemm_tile(std::ostringstream& c, const Shape& s, uint64_t mr, uint64_t nv,
   c << in << "  for (size_t ci = 0; ci < " << u(s.C) << "; ++ci) {\n"
     << in << "    const float* restrict vp = vx + ci * " << u(s.Tb) << " + v0 * 16u;\n"
     << in << "    const float* restrict up = ub + ci * " << u(mr) << ";\n";
+  // U from memory (larger than L2: ResNet's last stages): fetched 4 KiB ahead of its use, each
+  // of the (up to two) cache lines a step reads.
+  if (s.prefetch)
+    for (uint64_t b = 0; b < mr * 4; b += 64)
+      c << in << "    _mm_prefetch((const char*)up + " << u(4096 + b) << ", _MM_HINT_T0);\n";
   for (uint64_t j = 0; j < nv; ++j)
     c << in << "    const __m512 v" << j << " = _mm512_loadu_ps(vp + " << u(j * 16) << ");\n";
   for (uint64_t i = 0; i < mr; ++i) {
@@ -86,8 +98,8 @@ std::string gemm_function(const Shape& s, const std::string& name) {
     << "(const float* restrict U, const float* restrict V, float* restrict Mo, size_t nvec) {\n"
     << "  for (size_t xi = 0; xi < 16u; ++xi) {\n"
     << "    const float* restrict ux = U + xi * " << u(s.M * s.C) << ";\n"
-    << "    const float* restrict vx = V + xi * " << u(s.C * s.Tb) << ";\n"
-    << "    float* restrict mx = Mo + xi * " << u(s.M * s.Tb) << ";\n";
+    << "    const float* restrict vx = V + xi * " << u(s.vs) << ";\n"
+    << "    float* restrict mx = Mo + xi * " << u(s.ms) << ";\n";
   auto rows = [&](uint64_t mr, const std::string& in) {
     c << in << "size_t v0 = 0;\n"
       << in << "for (; v0 + " << u(s.nv) << " <= nvec; v0 += " << u(s.nv) << ")\n";
@@ -135,33 +147,40 @@ std::string input_function(const Shape& s, const std::string& name) {
     << "        const __mmask16 k = (__mmask16)((1u << n) - 1u);\n"
     << "        const float* restrict p = P + (ci * " << u(s.Hp) << " + 2u * th) * " << u(s.Wp)
     << " + 2u * tw;\n"
-    << "        __m512 h[4][4];\n"
-    << "        for (size_t r = 0; r < 4u; ++r) {\n"
-    << "          const float* restrict q = p + r * " << u(s.Wp) << ";\n"
-    << "          const __m512 l0 = _mm512_loadu_ps(q), l1 = _mm512_loadu_ps(q + 16);\n"
-    << "          const __m512 l2 = _mm512_loadu_ps(q + 2), l3 = _mm512_loadu_ps(q + 18);\n"
-    << "          const __m512 e0 = _mm512_permutex2var_ps(l0, ev, l1);\n"
-    << "          const __m512 e1 = _mm512_permutex2var_ps(l0, od, l1);\n"
-    << "          const __m512 e2 = _mm512_permutex2var_ps(l2, ev, l3);\n"
-    << "          const __m512 e3 = _mm512_permutex2var_ps(l2, od, l3);\n"
-    << "          h[r][0] = _mm512_sub_ps(e0, e2);\n"
-    << "          h[r][1] = _mm512_add_ps(e1, e2);\n"
-    << "          h[r][2] = _mm512_sub_ps(e2, e1);\n"
-    << "          h[r][3] = _mm512_sub_ps(e1, e3);\n"
-    << "        }\n"
+    << "        __m512 h0_0, h0_1, h0_2, h0_3, h1_0, h1_1, h1_2, h1_3, h2_0, h2_1, h2_2, h2_3, "
+       "h3_0, h3_1, h3_2, h3_3;\n"
     << "        float* restrict v = V + ci * " << u(s.Tb) << " + th * " << u(s.TW)
-    << " + tw - t0;\n"
-    << "        for (size_t j = 0; j < 4u; ++j) {\n"
-    << "          _mm512_mask_storeu_ps(v + j * " << u(s.C * s.Tb)
-    << ", k, _mm512_sub_ps(h[0][j], h[2][j]));\n"
-    << "          _mm512_mask_storeu_ps(v + (4u + j) * " << u(s.C * s.Tb)
-    << ", k, _mm512_add_ps(h[1][j], h[2][j]));\n"
-    << "          _mm512_mask_storeu_ps(v + (8u + j) * " << u(s.C * s.Tb)
-    << ", k, _mm512_sub_ps(h[2][j], h[1][j]));\n"
-    << "          _mm512_mask_storeu_ps(v + (12u + j) * " << u(s.C * s.Tb)
-    << ", k, _mm512_sub_ps(h[1][j], h[3][j]));\n"
-    << "        }\n"
-    << "      }\n"
+    << " + tw - t0;\n";
+  // Straight-line code (GCC keeps arrays of vectors in memory): per row r the columns' B^T
+  // (h<r>_<j>), then B^T across the rows into the 16 planes.
+  for (int r = 0; r < 4; ++r) {
+    const std::string R = std::to_string(r);
+    c << "        {\n"
+      << "          const float* restrict q = p + " << u(r * s.Wp) << ";\n"
+      << "          const __m512 l0 = _mm512_loadu_ps(q), l1 = _mm512_loadu_ps(q + 16);\n"
+      << "          const __m512 l2 = _mm512_loadu_ps(q + 2), l3 = _mm512_loadu_ps(q + 18);\n"
+      << "          const __m512 e0 = _mm512_permutex2var_ps(l0, ev, l1);\n"
+      << "          const __m512 e1 = _mm512_permutex2var_ps(l0, od, l1);\n"
+      << "          const __m512 e2 = _mm512_permutex2var_ps(l2, ev, l3);\n"
+      << "          const __m512 e3 = _mm512_permutex2var_ps(l2, od, l3);\n"
+      << "          h" << R << "_0 = _mm512_sub_ps(e0, e2);\n"
+      << "          h" << R << "_1 = _mm512_add_ps(e1, e2);\n"
+      << "          h" << R << "_2 = _mm512_sub_ps(e2, e1);\n"
+      << "          h" << R << "_3 = _mm512_sub_ps(e1, e3);\n"
+      << "        }\n";
+  }
+  for (int j = 0; j < 4; ++j) {
+    const std::string J = std::to_string(j);
+    c << "        _mm512_mask_storeu_ps(v + " << u(j * s.vs) << ", k, _mm512_sub_ps(h0_" << J
+      << ", h2_" << J << "));\n"
+      << "        _mm512_mask_storeu_ps(v + " << u((4 + j) * s.vs) << ", k, _mm512_add_ps(h1_" << J
+      << ", h2_" << J << "));\n"
+      << "        _mm512_mask_storeu_ps(v + " << u((8 + j) * s.vs) << ", k, _mm512_sub_ps(h2_" << J
+      << ", h1_" << J << "));\n"
+      << "        _mm512_mask_storeu_ps(v + " << u((12 + j) * s.vs) << ", k, _mm512_sub_ps(h1_" << J
+      << ", h3_" << J << "));\n";
+  }
+  c << "      }\n"
     << "    }\n"
     << "}\n\n";
   return c.str();
@@ -192,33 +211,42 @@ std::string output_function(const Shape& s, const std::string& name, bool bias) 
     << "        const __mmask16 k = (__mmask16)((1u << n) - 1u);\n"
     << "        const float* restrict q = Mo + m * " << u(s.Tb) << " + th * " << u(s.TW)
     << " + tw - t0;\n"
-    << "        __m512 r[2][4];\n"
-    << "        for (size_t j = 0; j < 4u; ++j) {\n"
-    << "          const __m512 m0 = _mm512_maskz_loadu_ps(k, q + j * " << u(s.M * s.Tb) << ");\n"
-    << "          const __m512 m1 = _mm512_maskz_loadu_ps(k, q + (4u + j) * " << u(s.M * s.Tb)
-    << ");\n"
-    << "          const __m512 m2 = _mm512_maskz_loadu_ps(k, q + (8u + j) * " << u(s.M * s.Tb)
-    << ");\n"
-    << "          const __m512 m3 = _mm512_maskz_loadu_ps(k, q + (12u + j) * " << u(s.M * s.Tb)
-    << ");\n"
-    << "          r[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);\n"
-    << "          r[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);\n"
-    << "        }\n"
     << "        /* output columns 2 tw .. 2 tw + 2 n - 1 that lie inside the row */\n"
     << "        const size_t cols = 2u * n < " << u(s.OW) << " - 2u * tw ? 2u * n : " << u(s.OW)
     << " - 2u * tw;\n"
     << "        const __mmask16 k0 = (__mmask16)(cols >= 16u ? 0xFFFFu : (1u << cols) - 1u);\n"
-    << "        const __mmask16 k1 = (__mmask16)(cols <= 16u ? 0u : (1u << (cols - 16u)) - 1u);\n"
-    << "        for (size_t i = 0; i < 2u && 2u * th + i < " << u(s.OH) << "; ++i) {\n"
-    << "          const __m512 y0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(r[i][0], r[i][1]), "
-       "r[i][2]), bv);\n"
-    << "          const __m512 y1 = _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(r[i][1], r[i][2]), "
-       "r[i][3]), bv);\n"
-    << "          float* restrict yr = ym + (2u * th + i) * " << u(s.OW) << " + 2u * tw;\n"
-    << "          _mm512_mask_storeu_ps(yr, k0, _mm512_permutex2var_ps(y0, lo, y1));\n"
-    << "          if (k1) _mm512_mask_storeu_ps(yr + 16, k1, _mm512_permutex2var_ps(y0, hi, y1));\n"
-    << "        }\n"
-    << "      }\n"
+    << "        const __mmask16 k1 = (__mmask16)(cols <= 16u ? 0u : (1u << (cols - 16u)) - 1u);\n";
+  // Straight-line: A^T across the rows of M (r<i>_<j>), then across the columns.
+  for (int j = 0; j < 4; ++j) {
+    const std::string J = std::to_string(j);
+    c << "        const __m512 m0_" << J << " = _mm512_maskz_loadu_ps(k, q + " << u(j * s.ms)
+      << ");\n"
+      << "        const __m512 m1_" << J << " = _mm512_maskz_loadu_ps(k, q + " << u((4 + j) * s.ms)
+      << ");\n"
+      << "        const __m512 m2_" << J << " = _mm512_maskz_loadu_ps(k, q + " << u((8 + j) * s.ms)
+      << ");\n"
+      << "        const __m512 m3_" << J << " = _mm512_maskz_loadu_ps(k, q + " << u((12 + j) * s.ms)
+      << ");\n"
+      << "        const __m512 r0_" << J << " = _mm512_add_ps(_mm512_add_ps(m0_" << J << ", m1_"
+      << J << "), m2_" << J << ");\n"
+      << "        const __m512 r1_" << J << " = _mm512_sub_ps(_mm512_sub_ps(m1_" << J << ", m2_"
+      << J << "), m3_" << J << ");\n";
+  }
+  for (int i = 0; i < 2; ++i) {
+    const std::string I = std::to_string(i);
+    c << "        " << (i ? "if (2u * th + 1u < " + u(s.OH) + ") " : std::string()) << "{\n"
+      << "          const __m512 y0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(r" << I << "_0, r"
+      << I << "_1), r" << I << "_2), bv);\n"
+      << "          const __m512 y1 = _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(r" << I << "_1, r"
+      << I << "_2), r" << I << "_3), bv);\n"
+      << "          float* restrict yr = ym + (2u * th + " << I << "u) * " << u(s.OW)
+      << " + 2u * tw;\n"
+      << "          _mm512_mask_storeu_ps(yr, k0, _mm512_permutex2var_ps(y0, lo, y1));\n"
+      << "          if (k1) _mm512_mask_storeu_ps(yr + 16, k1, _mm512_permutex2var_ps(y0, hi, "
+         "y1));\n"
+      << "        }\n";
+  }
+  c << "      }\n"
     << "    }\n"
     << "  }\n"
     << "}\n\n";
@@ -243,8 +271,7 @@ void conv_winograd(KernelEnv& env, std::ostringstream& c, const Window& g, const
   const Shape s = shape_of(g, M, matmul_device(env.device()).l2_bytes);
   const std::string ub = env.scratch(16 * s.M * s.C * 4 * entries + 64),
                     pb = env.scratch(s.C * s.Hp * s.Wp * 4 + 64),
-                    vb = env.scratch(16 * s.C * s.Tb * 4 + 64),
-                    mb = env.scratch(16 * s.M * s.Tb * 4 + 64);
+                    vb = env.scratch(16 * s.vs * 4 + 64), mb = env.scratch(16 * s.ms * 4 + 64);
   const std::string packed = env.state_flag(), zeroed = env.state_flag();
   const std::string fn = "wg_" + ub;
   env.function("#ifdef OI_MM_X86\n" + input_function(s, fn + "_in") +
@@ -289,7 +316,7 @@ void conv_winograd(KernelEnv& env, std::ostringstream& c, const Window& g, const
     // The planes' borders (and V's unused lanes) stay zero: only the inside is written later.
     << "      if (!s->" << zeroed << ") {\n"
     << "        memset(wp, 0, " << u(s.C * s.Hp * s.Wp * 4) << ");\n"
-    << "        memset(wv, 0, " << u(16 * s.C * s.Tb * 4) << ");\n"
+    << "        memset(wv, 0, " << u(16 * s.vs * 4) << ");\n"
     << "        s->" << zeroed << " = 1;\n"
     << "      }\n"
     << "      for (size_t n = 0; n < " << u(g.batch) << "; ++n) {\n"
