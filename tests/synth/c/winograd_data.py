@@ -27,8 +27,11 @@ with open(f"{sys.argv[1]}/model.txt", "w") as f:
         f.write(tensor(f"w2.{b}", unit(64, 64, 3, 3) / 64))
         f.write(tensor(f"c2.{b}", rng.standard_normal(64).astype(np.float32)))
     f.write(tensor("w3", unit(24, 20, 3, 3)))
+    f.write(tensor("w4", unit(160, 128, 3, 3)))
+    f.write(tensor("c4", rng.standard_normal(160).astype(np.float32)))
 with open(f"{sys.argv[1]}/input.txt", "w") as f:
     f.write("# openinfer oinf text v1\n")
     f.write(tensor("x1", unit(1, 16, 9, 11)))
     f.write(tensor("x2", unit(1, 64, 20, 20)))
     f.write(tensor("x3", unit(2, 20, 13, 40)))
+    f.write(tensor("x4", unit(1, 128, 6, 6)))

@@ -9,7 +9,7 @@ oi=$1; cc=$2; work=$3; src=$4
 here=$src/tests/synth
 mkdir -p "$work/data"
 /usr/bin/python3 "$here/c/winograd_data.py" "$work/data"
-names="x1 x2 x3"
+names="x1 x2 x3 x4"
 spec=""
 for x in $names; do spec="$spec $x=@IN@"; done
 # shellcheck disable=SC2086
