@@ -31,7 +31,7 @@ with open(f"{sys.argv[1]}/model.txt", "w") as f:
     f.write(tensor("c4", rng.standard_normal(160).astype(np.float32)))
 with open(f"{sys.argv[1]}/input.txt", "w") as f:
     f.write("# openinfer oinf text v1\n")
-    f.write(tensor("x1", unit(1, 16, 9, 11)))
+    f.write(tensor("x1", unit(1, 16, 11, 13)))
     f.write(tensor("x2", unit(1, 64, 20, 20)))
     f.write(tensor("x3", unit(2, 20, 13, 40)))
     f.write(tensor("x4", unit(1, 128, 6, 6)))
