@@ -12,15 +12,10 @@
 namespace oi::c_emitter {
 namespace {
 
-// f32 max_pool without a branch per tap: each tap's value becomes an integer key whose order is
-// the float order with -0.0 below +0.0 (oi_max_f's), the keys' maximum is the result; a window
-// holding a NaN (flagged on the side, rare) is searched again for its first NaN in tap order,
-// which oi_max_f's fold returns. Padded taps are skipped by the ranges of valid taps computed
-// per output row and column (no test per tap); a window of padding only gives -inf.
 // AVX-512F for the outputs [lo, hi) of a row whose windows lie inside the input (stride 1 or
 // 2, no dilation): 16 outputs per vector, each tap's 16 inputs one load (stride 1) or the even
-// lanes of two (stride 2), the keys' maximum as above. It returns 1 where a window held a NaN
-// (the caller redoes the row with the scalar code, which finds the first NaN).
+// lanes of two (stride 2), the integer keys of max_pool_f32 below. It returns 1 where a window
+// held a NaN (the caller redoes the row with the scalar code, which finds the first NaN).
 std::string max_pool_row_avx512(const Window& g, const std::string& name, uint64_t lo,
                                 uint64_t hi) {
   std::ostringstream c;
@@ -48,9 +43,8 @@ std::string max_pool_row_avx512(const Window& g, const std::string& name, uint64
   } else {
     c << "        const size_t a = left - kw;\n"
       << "        const __mmask16 k0 = (__mmask16)(a >= 16u ? 0xFFFFu : (1u << a) - 1u);\n"
-      << "        const __mmask16 k1 = (__mmask16)(a >= 32u ? 0xFFFFu : a <= 16u ? 0u : (1u << (a "
-         "- "
-         "16u)) - 1u);\n"
+      << "        const __mmask16 k1 =\n"
+      << "            (__mmask16)(a >= 32u ? 0xFFFFu : a <= 16u ? 0u : (1u << (a - 16u)) - 1u);\n"
       << "        const __m512 l0 = _mm512_maskz_loadu_ps(k0, r + kw);\n"
       << "        const __m512 l1 = k1 ? _mm512_maskz_loadu_ps(k1, r + kw + 16) : "
          "_mm512_setzero_ps();\n"
@@ -72,6 +66,11 @@ std::string max_pool_row_avx512(const Window& g, const std::string& name, uint64
   return c.str();
 }
 
+// f32 max_pool without a branch per tap: each tap's value becomes an integer key whose order is
+// the float order with -0.0 below +0.0 (oi_max_f's), the keys' maximum is the result; a window
+// holding a NaN (flagged on the side, rare) is searched again for its first NaN in tap order,
+// which oi_max_f's fold returns. Padded taps are skipped by the ranges of valid taps computed
+// per output row and column (no test per tap); a window of padding only gives -inf.
 void max_pool_f32(KernelEnv& env, std::ostringstream& c, const Window& g, const std::string& x) {
   const uint64_t iplane = g.in_h * g.in_w, oplane = g.out_h * g.out_w;
   // The outputs whose window lies inside the input along an axis: [lo, hi).
