@@ -7,6 +7,7 @@
 
 #include "openinfer/error.hpp"
 #include "openinfer/graph.hpp"
+#include "openinfer/graph_builder.hpp"
 #include "openinfer/graph_json.hpp"
 
 using namespace oi;
@@ -171,4 +172,38 @@ BOOST_AUTO_TEST_CASE(scope_json_errors_name_the_path) {
                  "blocks[0].scopes[0].color: unknown field"));
   BOOST_TEST(has(json_error(head + R"(3, "decls": [], "blocks": []})"),
                  "unsupported version 3 (this reader knows 1 to 2)"));
+}
+
+BOOST_AUTO_TEST_CASE(the_builder_makes_the_same_scopes_as_the_parser) {
+  const Graph parsed = Graph::parse(R"(dynamic { x: f32[B]; }
+block entry {
+  scope a (fuse=false) {
+    op relu(x) >> x;
+    scope b { loop l (i in 0..2) { op relu(x) >> x; } }
+  }
+  loop m (j in 0..2) { scope c { op relu(x) >> x; } }
+  return;
+})",
+                                    "<builder>");
+  GraphBuilder b;
+  b.declare(MemoryKind::Dynamic, "x", DType::f32, {dim("B")});
+  b.block("entry")
+      .scope("a", {setting("fuse", Value::boolean(false))},
+             [](NodeListBuilder& a) {
+               a.op("relu", {ref("x")}, {}, out("x")).scope("b", {}, [](NodeListBuilder& s) {
+                 s.loop("l", "i", bound(0), bound(2),
+                        [](NodeListBuilder& body) { body.op("relu", {ref("x")}, {}, out("x")); });
+               });
+             })
+      .loop("m", "j", bound(0), bound(2),
+            [](NodeListBuilder& body) {
+              body.scope("c", {},
+                         [](NodeListBuilder& c) { c.op("relu", {ref("x")}, {}, out("x")); });
+            })
+      .ret();
+  const GraphJsonOptions no_locations{false};
+  BOOST_TEST(graph_to_json(b.build(), no_locations) == graph_to_json(parsed, no_locations));
+
+  std::vector<Node> loose;
+  BOOST_CHECK_THROW(NodeListBuilder(loose).scope("a", {}, [](NodeListBuilder&) {}), Error);
 }
