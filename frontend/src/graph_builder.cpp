@@ -63,6 +63,7 @@ Access as_access(Ref r) {
 Node& NodeListBuilder::add(NodeKind kind) {
   Node& node = nodes_->emplace_back();
   node.kind = kind;
+  node.scope = scope_;
   return node;
 }
 
@@ -133,9 +134,20 @@ NodeListBuilder& NodeListBuilder::loop(std::string name, std::string var, Bound 
   node.end = std::move(end);
   // Build the body in a separate vector: `node` may move if the body adds to this list.
   std::vector<Node> nodes;
-  NodeListBuilder body_builder(nodes);
+  NodeListBuilder body_builder(nodes, block_, scope_);
   body(body_builder);
   nodes_->back().body = std::move(nodes);
+  return *this;
+}
+
+NodeListBuilder& NodeListBuilder::scope(std::string name, std::vector<Setting> hints,
+                                        const std::function<void(NodeListBuilder&)>& body) {
+  if (block_ == nullptr) {
+    throw Error(ErrorKind::Usage, "NodeListBuilder::scope needs a builder of GraphBuilder::block");
+  }
+  block_->scopes.push_back(Scope{std::move(name), scope_, std::move(hints), {}});
+  NodeListBuilder inner(*nodes_, block_, static_cast<int32_t>(block_->scopes.size() - 1));
+  body(inner);
   return *this;
 }
 
@@ -232,7 +244,7 @@ DeclBuilder GraphBuilder::declare(MemoryKind memory, std::string name, DType dty
 NodeListBuilder GraphBuilder::block(std::string name) {
   Block& block = blocks_.emplace_back();
   block.name = std::move(name);
-  return NodeListBuilder(block.nodes);
+  return NodeListBuilder(block.nodes, &block);
 }
 
 Graph GraphBuilder::build() {

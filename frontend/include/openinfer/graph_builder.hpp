@@ -39,6 +39,9 @@ Bound bound(std::string name);
 class NodeListBuilder {
  public:
   explicit NodeListBuilder(std::vector<Node>& nodes) : nodes_(&nodes) {}
+  // A list of `block`'s (so that scopes can be added), its nodes in scope `scope`.
+  NodeListBuilder(std::vector<Node>& nodes, Block* block, int32_t scope = -1)
+      : nodes_(&nodes), block_(block), scope_(scope) {}
 
   NodeListBuilder& assign(std::string var, DType dtype, std::vector<Dim> dims = {});
   NodeListBuilder& op(std::string op, std::vector<Ref> inputs, std::vector<Setting> settings,
@@ -59,10 +62,16 @@ class NodeListBuilder {
   NodeListBuilder& dep(std::string after, std::string before);
   NodeListBuilder& yield(std::vector<std::string> names);
   NodeListBuilder& await(std::vector<std::string> names);
+  // `scope name (hints) { body }` (dsl.md "Scopes"): `body` adds the scope's nodes to this
+  // list. Needs a builder of GraphBuilder::block (throws oi::Error(Usage) otherwise).
+  NodeListBuilder& scope(std::string name, std::vector<Setting> hints,
+                         const std::function<void(NodeListBuilder&)>& body);
 
  private:
   Node& add(NodeKind kind);
   std::vector<Node>* nodes_;
+  Block* block_ = nullptr;
+  int32_t scope_ = -1;
 };
 
 // Sets attributes of one declaration. Valid until the builder is built.
