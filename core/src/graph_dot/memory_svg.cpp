@@ -69,7 +69,7 @@ std::string plan_memory_svg(const Plan& plan) {
   const int64_t peak_pos = most == held.end() ? -1 : most - held.begin();
 
   const MemoryPlan& m = plan.memory;
-  const int plot_width = static_cast<int>(std::clamp<int64_t>(positions * 12, 720, 1600));
+  const int plot_width = static_cast<int>(std::clamp<int64_t>(positions * 8, 720, 1100));
   const int width = kLeft + plot_width + kRight;
   const int height = kTop + (arena.empty() ? 0 : kPlotHeight + kBottom);
   std::ostringstream o;
