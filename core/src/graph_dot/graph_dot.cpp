@@ -10,10 +10,11 @@
 // and do not constrain the layout.
 #include <algorithm>
 #include <filesystem>
-#include <set>
 #include <sstream>
 #include <utility>
 
+#include "dot_edges.hpp"
+#include "dot_labels.hpp"
 #include "dot_text.hpp"
 #include "openinfer/graph_dot.hpp"
 #include "openinfer/model.hpp"
@@ -24,17 +25,10 @@ namespace {
 using dot::dot_quote;
 using dot::html;
 
-constexpr size_t kLabelWidth = 44;  // characters per label line before it wraps
-
-// One piece of label text: HTML and the characters it shows.
-struct Piece {
-  std::string markup;
-  size_t width = 0;
-};
-
 class DotWriter {
  public:
-  DotWriter(const Graph& graph, const DotOptions& options) : g_(graph), o_(options) {}
+  DotWriter(const Graph& graph, const DotOptions& options)
+      : g_(graph), o_(options), labels_(graph, options.model) {}
 
   std::string write() {
     number();
@@ -52,8 +46,9 @@ class DotWriter {
     for (size_t b = 0; b < g_.blocks.size(); ++b) write_block(b);
     stack_blocks();
     add_branch_edges();
-    add_yield_edges();
-    if (o_.data_edges) add_data_edges();
+    const dot::EndFn end_fn = [this](const Node& n) { return end(n); };
+    dot::yield_edges(g_, end_fn, edges_);
+    if (o_.data_edges) dot::data_edges(g_, labels_, end_fn, edges_);
     for (const std::string& e : edges_) out_ << "  " << e << "\n";
     out_ << "}\n";
     return out_.str();
@@ -62,6 +57,7 @@ class DotWriter {
  private:
   const Graph& g_;
   const DotOptions& o_;
+  dot::Labels labels_;
   std::ostringstream out_;
   std::vector<std::string> edges_;
   std::map<const Node*, std::string> ids_;
@@ -73,7 +69,7 @@ class DotWriter {
   std::map<const Node*, std::string> endpoint_;
   size_t clusters_ = 0;
 
-  // --- names and text ----------------------------------------------------------------------
+  // --- ids ---------------------------------------------------------------------------------
 
   void number() {
     for (size_t b = 0; b < g_.blocks.size(); ++b) {
@@ -92,126 +88,7 @@ class DotWriter {
     return it != endpoint_.end() ? it->second : dot_quote(id(n));
   }
 
-  const Node* assign_of(std::string_view name) const {
-    const Block* entry = g_.find_block("entry");
-    if (!entry) return nullptr;
-    for (const Node& n : entry->nodes)
-      if (n.kind == NodeKind::Assign && n.var == name) return &n;
-    return nullptr;
-  }
-
-  bool is_variable(std::string_view name) const {
-    return g_.find_decl(name) != nullptr || assign_of(name) != nullptr;
-  }
-
-  // A variable's name in its memory kind's ink; other names (loop indices) as they are.
-  std::string name_markup(std::string_view name) const {
-    const char* ink = nullptr;
-    if (const VarDecl* d = g_.find_decl(name))
-      ink = dot::memory_colours(d->memory).ink;
-    else if (assign_of(name))
-      ink = dot::temporary_colours().ink;
-    if (!ink) return html(name);
-    return std::string("<FONT COLOR=\"") + ink + "\">" + html(name) + "</FONT>";
-  }
-
-  Piece ref_piece(const Ref& r) const {
-    const std::string idx = dot::indices_text(r);
-    return {name_markup(r.name) + html(idx), r.name.size() + idx.size()};
-  }
-
-  Piece access_piece(const Access& a) const {
-    const std::string slots = dot::slots_text(a);
-    return {name_markup(a.name) + html(slots), a.name.size() + slots.size()};
-  }
-
-  Piece name_piece(const std::string& name) const { return {name_markup(name), name.size()}; }
-
-  // Pieces joined by ", ", broken into lines of about kLabelWidth characters.
-  static std::string join(const std::vector<Piece>& pieces, size_t first_width = 0) {
-    std::string s;
-    size_t line = first_width;
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      if (i) {
-        s += ",";
-        ++line;
-        if (line + 1 + pieces[i].width > kLabelWidth) {
-          s += "<BR/>";
-          line = 0;
-        } else {
-          s += " ";
-          ++line;
-        }
-      }
-      s += pieces[i].markup;
-      line += pieces[i].width;
-    }
-    return s;
-  }
-
-  std::string dim_text(const Dim& dim) const {
-    if (o_.model) {
-      uint64_t product = 1;
-      bool known = true;
-      for (const DimFactor& f : dim.factors) {
-        if (!f.is_sizevar()) {
-          product *= static_cast<uint64_t>(f.value);
-        } else if (auto v = o_.model->find_sizevar(f.sizevar)) {
-          product *= *v;
-        } else {
-          known = false;
-        }
-      }
-      if (known) return std::to_string(product);
-    }
-    std::string s;
-    for (size_t i = 0; i < dim.factors.size(); ++i) {
-      const DimFactor& f = dim.factors[i];
-      s += (i ? "*" : "") + (f.is_sizevar() ? f.sizevar : std::to_string(f.value));
-    }
-    return s;
-  }
-
-  std::string bound_text(const Bound& b) const {
-    if (o_.model && b.is_name() && !g_.find_decl(b.name))
-      if (auto v = o_.model->find_sizevar(b.name)) return std::to_string(*v);
-    return dot::bound_text(b);
-  }
-
-  // "f32[B, D]" (dims resolved with a model), "i32" for a scalar.
-  std::string type_text(DType dtype, const std::vector<Dim>& dims) const {
-    std::string s(dtype_name(dtype));
-    if (dims.empty()) return s;
-    s += "[";
-    for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + dim_text(dims[i]);
-    return s + "]";
-  }
-
   // --- the memory sections -------------------------------------------------------------------
-
-  std::string decl_text(const VarDecl& d) const {
-    std::string s = d.name;
-    if (!d.indices.empty()) {
-      s += "(";
-      for (size_t i = 0; i < d.indices.size(); ++i) s += (i ? ", " : "") + d.indices[i];
-      s += ")";
-    }
-    s += ": " + type_text(d.dtype, d.dims);
-    if (d.table) s += " @table";
-    if (!d.fixed.empty()) {
-      s += " @fixed(";
-      for (size_t i = 0; i < d.fixed.size(); ++i)
-        s += (i ? ", " : "") + d.fixed[i].index + "=" + bound_text(d.fixed[i].bound);
-      s += ")";
-    }
-    if (!d.auto_dim.empty()) {
-      s += " @auto_dim(";
-      for (size_t i = 0; i < d.auto_dim.size(); ++i) s += (i ? ", " : "") + d.auto_dim[i];
-      s += ")";
-    }
-    if (d.init) s += " @init(" + dot::value_text(*d.init) + ")";
-    return s;
-  }
 
   // One table per memory section, rows coloured by kind, each row a port for data edges.
   void write_memory() {
@@ -234,7 +111,7 @@ class DotWriter {
            << "</B></FONT></TD></TR>";
       for (const VarDecl* d : decls)
         out_ << "<TR><TD ALIGN=\"LEFT\" BGCOLOR=\"" << c.fill << "\" PORT=\"" << d->name << "\">"
-             << html(decl_text(*d)) << "</TD></TR>";
+             << html(labels_.decl_text(*d)) << "</TD></TR>";
       out_ << "</TABLE>>];\n";
       tables.push_back(dot_quote("mem_" + std::string(memory_kind_name(kind))));
     }
@@ -336,7 +213,8 @@ class DotWriter {
       previous = ends.second;
     }
     if (open_group) close_cluster(--depth);
-    add_dep_edges(nodes);
+    dot::dep_edges(
+        nodes, [this](const Node& n) { return end(n); }, edges_);
     return {first, previous};
   }
 
@@ -350,8 +228,7 @@ class DotWriter {
     for (size_t k = i; k <= j; ++k) {
       const Node& a = nodes[k];
       out_ << "<TR><TD ALIGN=\"LEFT\" BGCOLOR=\"" << dot::temporary_colours().fill << "\" PORT=\""
-           << a.var << "\"><B>assign</B> " << name_markup(a.var)
-           << html(": " + type_text(a.dtype, a.dims)) << "</TD></TR>";
+           << a.var << "\">" << labels_.assign_row(a) << "</TD></TR>";
       if (k > i) endpoint_[&a] = dot_quote(run) + ":" + dot_quote(a.var);
     }
     out_ << "</TABLE>>];\n";
@@ -378,8 +255,8 @@ class DotWriter {
     out_ << "subgraph " << dot_quote(cluster_name("loop")) << " {\n";
     indent(depth + 1);
     out_ << "label="
-         << dot_quote("loop " + loop.loop_name + " (" + loop.var + " in " + bound_text(loop.start) +
-                      ".." + bound_text(loop.end) + ")")
+         << dot_quote("loop " + loop.loop_name + " (" + loop.var + " in " +
+                      labels_.bound_text(loop.start) + ".." + labels_.bound_text(loop.end) + ")")
          << "; style=\"rounded,filled\"; fillcolor=\"#f5f5f5\"; color=\"#999999\";\n";
     auto ends = emit_list(loop.body, id(loop), depth + 1);
     close_cluster(depth);
@@ -393,109 +270,8 @@ class DotWriter {
   }
 
   // Label markup, shape and fill of a node by kind.
-  struct Look {
-    std::string label;
-    const char* shape = "box";
-    const char* style = "rounded,filled";
-    std::string fill = "#ffffff";
-    const char* font = nullptr;
-  };
-
-  Look look(const Node& n) const {
-    Look k;
-    const std::string kw(node_keyword(n));
-    const std::string head = "<B>" + html(n.kind == NodeKind::Op ? n.op : kw) + "</B>";
-    const std::string arrow = " &#8594; ";
-    switch (n.kind) {
-      case NodeKind::Op: {
-        std::vector<Piece> inputs;
-        for (const Ref& r : n.inputs) inputs.push_back(ref_piece(r));
-        const Piece out = access_piece(n.output);
-        k.label = head + "<BR/>" + join(inputs) + arrow + out.markup;
-        if (!n.settings.empty()) {
-          std::vector<Piece> settings;
-          for (const Setting& s : n.settings) {
-            const std::string v = dot::value_text(s.value);
-            settings.push_back({html(s.name) + "=" +
-                                    (s.value.kind == Value::Kind::Ident ? name_markup(v) : html(v)),
-                                s.name.size() + 1 + v.size()});
-          }
-          k.label += "<BR/><FONT POINT-SIZE=\"9\">" + join(settings) + "</FONT>";
-        }
-        break;
-      }
-      case NodeKind::Assign:
-        k.label = head + " " + name_markup(n.var) + html(": " + type_text(n.dtype, n.dims));
-        k.style = "filled";
-        k.fill = dot::temporary_colours().fill;
-        break;
-      case NodeKind::Transfer:
-        k.label = head + "<BR/>" + ref_piece(n.inputs.at(0)).markup + arrow +
-                  access_piece(n.output).markup;
-        k.style = "filled";
-        k.fill = "#e0f3f8";
-        break;
-      case NodeKind::CacheRead:
-        k.label =
-            head + "<BR/>" + access_piece(n.target).markup + arrow + access_piece(n.output).markup;
-        k.style = "filled";
-        k.fill = "#fff7bc";
-        break;
-      case NodeKind::CacheWrite:
-        k.label = head + "<BR/>" + ref_piece(n.inputs.at(0)).markup + arrow +
-                  access_piece(n.target).markup;
-        k.style = "filled";
-        k.fill = "#fff7bc";
-        break;
-      case NodeKind::CacheIncrement:
-      case NodeKind::CacheDecrement:
-        k.label =
-            head + (n.amount != 1 ? " " + std::to_string(n.amount) : "") + " " + name_markup(n.var);
-        k.style = "filled";
-        k.fill = "#fff7bc";
-        break;
-      case NodeKind::CacheReset:
-        k.label = head + " " + access_piece(n.target).markup;
-        k.style = "filled";
-        k.fill = "#fff7bc";
-        break;
-      case NodeKind::Branch:
-        k.label = head + (n.cond.empty() ? "" : " " + name_markup(n.cond));
-        k.shape = "hexagon";
-        k.style = "filled";
-        k.fill = "#deebf7";
-        break;
-      case NodeKind::Return:
-      case NodeKind::Yield:
-      case NodeKind::Await: {
-        std::vector<Piece> names;
-        for (const std::string& name : n.names) names.push_back(name_piece(name));
-        k.label = head + (names.empty() ? "" : " " + join(names, kw.size() + 1));
-        k.fill = n.kind == NodeKind::Return ? "#eeeeee" : "#efedf5";
-        if (n.kind != NodeKind::Return) k.shape = n.kind == NodeKind::Yield ? "house" : "invhouse";
-        if (n.kind != NodeKind::Return) k.style = "filled";
-        break;
-      }
-      case NodeKind::Barrier:
-        k.label = head;
-        k.style = "filled";
-        k.fill = "#222222";
-        k.font = "#ffffff";
-        break;
-      case NodeKind::Dep:
-        k.label = head + html(" after(" + n.dep_after + ") before(" + n.dep_before + ")");
-        k.shape = "note";
-        k.style = "filled";
-        k.fill = "#fde0dd";
-        break;
-      case NodeKind::Loop:
-        break;  // drawn as a cluster
-    }
-    return k;
-  }
-
   void emit_node(const Node& n, size_t depth) {
-    Look k = look(n);
+    dot::Look k = labels_.look(n);
     if (const DotNodeMark* mark = mark_of(n)) {
       if (!mark->fill.empty()) k.fill = mark->fill;
       if (!mark->note.empty())
@@ -516,10 +292,6 @@ class DotWriter {
 
   // --- edges other than the source order ---------------------------------------------------
 
-  void edge(const std::string& from, const std::string& to, const std::string& attrs) {
-    edges_.push_back(from + " -> " + to + " [" + attrs + "];");
-  }
-
   size_t block_index(std::string_view name) const {
     for (size_t b = 0; b < g_.blocks.size(); ++b)
       if (g_.blocks[b].name == name) return b;
@@ -530,9 +302,10 @@ class DotWriter {
   void branch_edge(const Node& from, const std::string& target, const std::string& label) {
     const size_t b = block_index(target);
     if (b == g_.blocks.size()) return;  // the validator reports unknown blocks
-    edge(end(from), dot_quote(block_first_[b]),
-         "lhead=" + dot_quote("cluster_block_" + target) + ", label=" + dot_quote(label) +
-             ", color=\"#2166ac\", fontcolor=\"#2166ac\", penwidth=1.4, constraint=false");
+    edges_.push_back(dot::edge(
+        end(from), dot_quote(block_first_[b]),
+        "lhead=" + dot_quote("cluster_block_" + target) + ", label=" + dot_quote(label) +
+            ", color=\"#2166ac\", fontcolor=\"#2166ac\", penwidth=1.4, constraint=false"));
   }
 
   void add_branch_edges() {
@@ -546,143 +319,6 @@ class DotWriter {
           branch_edge(n, n.else_block, "not " + n.cond);
         }
       });
-  }
-
-  // yield -> each consumer's await, the consumer's closing yield -> entry's matching await.
-  void add_yield_edges() {
-    const Block* entry = g_.find_block("entry");
-    if (!entry) return;
-    std::vector<const Node*> flat;
-    for_each_node(entry->nodes, [&](const Node& n, size_t) { flat.push_back(&n); });
-    const std::string style =
-        "style=dashed, color=\"#6a51a3\", fontcolor=\"#6a51a3\", penwidth=1.6, constraint=false, ";
-    for (size_t p = 0; p < flat.size(); ++p) {
-      const Node& y = *flat[p];
-      if (y.kind != NodeKind::Yield) continue;
-      for (size_t b = 0; b < g_.blocks.size(); ++b) {
-        const Block& c = g_.blocks[b];
-        if (&c == entry || c.nodes.empty() || c.nodes.front().kind != NodeKind::Await) continue;
-        const auto& want = c.nodes.front().names;
-        const auto yielded = [&](const std::string& w) {
-          return std::find(y.names.begin(), y.names.end(), w) != y.names.end();
-        };
-        if (want.empty() || !std::all_of(want.begin(), want.end(), yielded)) continue;
-        const std::string names = join_names(want);
-        edge(end(y), end(c.nodes.front()), style + "label=" + dot_quote("yield " + names));
-        const Node& last = c.nodes.back();
-        if (last.kind != NodeKind::Yield) continue;
-        for (size_t q = p + 1; q < flat.size(); ++q) {
-          if (flat[q]->kind != NodeKind::Await) continue;
-          const auto& got = flat[q]->names;
-          if (std::none_of(got.begin(), got.end(), [&](const std::string& w) {
-                return std::find(want.begin(), want.end(), w) != want.end();
-              }))
-            continue;
-          edge(end(last), end(*flat[q]), style + "label=" + dot_quote("await " + names));
-          break;
-        }
-      }
-    }
-  }
-
-  static std::string join_names(const std::vector<std::string>& names) {
-    std::string s;
-    for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
-    return s;
-  }
-
-  // dep after(a) before(b): the nearest earlier `a` to the nearest later `b` of the same list.
-  void add_dep_edges(const std::vector<Node>& nodes) {
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const Node& d = nodes[i];
-      if (d.kind != NodeKind::Dep) continue;
-      const Node* after = nullptr;
-      const Node* before = nullptr;
-      for (size_t j = i; j-- > 0;)
-        if (node_keyword(nodes[j]) == d.dep_after && nodes[j].kind != NodeKind::Loop) {
-          after = &nodes[j];
-          break;
-        }
-      for (size_t j = i + 1; j < nodes.size(); ++j)
-        if (node_keyword(nodes[j]) == d.dep_before && nodes[j].kind != NodeKind::Loop) {
-          before = &nodes[j];
-          break;
-        }
-      if (!after || !before) continue;  // the validator reports these
-      edge(end(*after), end(*before),
-           "style=dotted, color=\"#cb181d\", fontcolor=\"#cb181d\", penwidth=1.6, "
-           "constraint=false, label=\"dep\"");
-    }
-  }
-
-  // The variables a node reads and writes as data (not indices or bounds).
-  static void data_names(const Node& n, std::vector<std::string>& reads,
-                         std::vector<std::string>& writes) {
-    for (const Ref& r : n.inputs) reads.push_back(r.name);
-    switch (n.kind) {
-      case NodeKind::Op:
-      case NodeKind::Transfer:
-        writes.push_back(n.output.name);
-        break;
-      case NodeKind::CacheRead:
-        reads.push_back(n.target.name);
-        writes.push_back(n.output.name);
-        break;
-      case NodeKind::CacheWrite:
-      case NodeKind::CacheReset:
-        writes.push_back(n.target.name);
-        break;
-      case NodeKind::CacheIncrement:
-      case NodeKind::CacheDecrement:
-        reads.push_back(n.var);
-        writes.push_back(n.var);
-        break;
-      case NodeKind::Branch:
-        if (!n.cond.empty()) reads.push_back(n.cond);
-        break;
-      case NodeKind::Return:
-      case NodeKind::Yield:
-        reads.insert(reads.end(), n.names.begin(), n.names.end());
-        break;
-      case NodeKind::Await:
-        writes.insert(writes.end(), n.names.begin(), n.names.end());
-        break;
-      case NodeKind::Assign:
-        writes.push_back(n.var);
-        break;
-      default:
-        break;
-    }
-  }
-
-  // From the last earlier writer in the same block (source order), else from the variable's
-  // row in its memory table (a temporary: from its assign).
-  void add_data_edges() {
-    for (const Block& block : g_.blocks) {
-      std::map<std::string, std::string, std::less<>> writer;
-      for_each_node(block.nodes, [&](const Node& n, size_t) {
-        if (n.kind == NodeKind::Loop) return;
-        std::vector<std::string> reads, writes;
-        data_names(n, reads, writes);
-        std::set<std::string> done;
-        for (const std::string& r : reads) {
-          if (!is_variable(r) || !done.insert(r).second) continue;
-          std::string from;
-          if (auto it = writer.find(r); it != writer.end()) {
-            from = it->second;
-          } else if (const VarDecl* d = g_.find_decl(r)) {
-            from =
-                dot_quote("mem_" + std::string(memory_kind_name(d->memory))) + ":" + dot_quote(r);
-          } else if (const Node* a = assign_of(r)) {
-            from = end(*a);
-          }
-          if (from.empty() || from == end(n)) continue;
-          edge(from, end(n),
-               "color=\"#9e9e9e\", fontcolor=\"#757575\", constraint=false, label=" + dot_quote(r));
-        }
-        for (const std::string& w : writes) writer[w] = end(n);
-      });
-    }
   }
 };
 
