@@ -155,6 +155,17 @@ int run_run(const std::vector<std::string>& args, Context& ctx) {
     if (std::find(names.begin(), names.end(), "cpu") != names.end())
       sim_options.fallback = registry.backend("cpu");
   }
+  // Backends that scopes name in `placement` (dsl.md "Scopes"); one not found is the
+  // simulator's warning, and its nodes stay on --backend.
+  const auto names = registry.backend_names();
+  for (const Block& block : graph.blocks) {
+    for (size_t i = 0; i < block.scopes.size(); ++i) {
+      const std::string placement = scope_hints(block, static_cast<int32_t>(i)).placement;
+      if (placement.empty() || placement == o.backend) continue;
+      if (std::find(names.begin(), names.end(), placement) == names.end()) continue;
+      sim_options.placements.push_back(registry.backend(placement));
+    }
+  }
   const Simulator sim(model, graph, backend, sim_options);
   if (!o.quiet) {
     for (const auto& w : sim.warnings()) ctx.err << w << "\n";

@@ -12,7 +12,9 @@
 #include <iomanip>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "openinfer/error.hpp"
@@ -67,6 +69,41 @@ void count(std::vector<std::pair<std::string, uint64_t>>& list, std::string_view
 
 }  // namespace
 
+// Time per scope (dsl.md "Scopes"): the sum of its nodes' times, nested scopes' nodes included;
+// entries count how often the scope was entered (once per loop iteration for a scope inside a
+// loop body). Nothing when no node ran in a scope.
+static void print_scope_rows(std::ostream& out, std::span<const ExecEvent> events) {
+  struct Row {
+    std::string block, path;
+    std::set<std::tuple<uint64_t, uint32_t, uint64_t>> entries;  // step, track, instance
+    int64_t total_ns = 0;
+  };
+  std::vector<Row> rows;
+  std::map<std::pair<std::string, std::string>, size_t> where;
+  for (const ExecEvent& ev : events) {
+    for (const ExecScope& scope : ev.scopes) {
+      auto key = std::make_pair(std::string(ev.block), std::string(scope.path));
+      auto [it, fresh] = where.emplace(key, rows.size());
+      if (fresh) rows.push_back(Row{key.first, key.second, {}, 0});
+      Row& r = rows[it->second];
+      r.entries.insert({ev.step, ev.track, scope.instance});
+      r.total_ns += ev.duration_ns();
+    }
+  }
+  if (rows.empty()) return;
+  out << "  scopes:\n";
+  out << "  " << std::left << std::setw(12) << "block" << std::setw(23) << "scope" << std::right
+      << std::setw(7) << "entries" << std::setw(12) << "total" << std::setw(12) << "mean"
+      << "\n";
+  for (const Row& r : rows) {
+    const double total = static_cast<double>(r.total_ns) / 1000.0;
+    const auto entries = static_cast<double>(r.entries.size());
+    out << "  " << std::left << std::setw(12) << r.block << std::setw(23) << r.path << std::right
+        << std::setw(7) << r.entries.size() << std::setw(12) << total << std::setw(12)
+        << total / entries << "\n";
+  }
+}
+
 void print_timing_table(std::ostream& out, std::span<const ExecEvent> events, uint64_t steps) {
   struct Row {
     std::string block, kind, op;
@@ -115,6 +152,7 @@ void print_timing_table(std::ostream& out, std::span<const ExecEvent> events, ui
     const std::string placed = placement(r.backends, r.declined, r.calls);
     out << (placed.empty() ? "" : "  " + placed) << "\n";
   }
+  print_scope_rows(out, events);
   // Wall time, not the sum of rows: consumer blocks run beside entry and loops enclose bodies.
   int64_t wall_ns = 0;
   for (const auto& [step, ext] : step_extent) wall_ns += ext.second - ext.first;

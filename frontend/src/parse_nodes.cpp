@@ -10,15 +10,24 @@ Block Parser::parse_block() {
   block.loc = location(keyword);
   block.name.assign(expect_name("a block name").text);
   expect(TokenKind::LBrace, "after the block name");
+  block_ = &block;
   parse_nodes_until_brace(block.nodes, 0);
+  block_ = nullptr;
   return block;
 }
 
 void Parser::parse_nodes_until_brace(std::vector<Node>& nodes, size_t loop_depth) {
   while (!accept(TokenKind::RBrace)) {
     if (at(TokenKind::End)) fail_expected("'}'", "to close the block");
+    // `scope` is no keyword (it stays usable as a name): a node starting `scope NAME` is one.
+    if (at_word("scope") && peek(1).kind == TokenKind::Ident) {
+      parse_scope(nodes, loop_depth);
+      continue;
+    }
     // Parsed in place: a Node is large, so moving it costs more than parsing it.
-    parse_node(nodes.emplace_back(), loop_depth);
+    Node& node = nodes.emplace_back();
+    node.scope = scope_;
+    parse_node(node, loop_depth);
   }
 }
 
@@ -75,10 +84,10 @@ void Parser::parse_node(Node& node, size_t loop_depth) {
     expect(TokenKind::Semicolon, "after the variable list");
   } else {
     std::string hint = did_you_mean(word, {"assign", "op", "transfer", "cache", "loop", "branch",
-                                           "return", "barrier", "dep", "yield", "await"});
+                                           "return", "barrier", "dep", "yield", "await", "scope"});
     if (hint.empty()) {
       hint =
-          "nodes start with assign, op, transfer, cache.*, loop, branch, return, barrier, "
+          "nodes start with assign, op, transfer, cache.*, loop, scope, branch, return, barrier, "
           "dep, yield or await";
     }
     fail(keyword, "unknown node '" + std::string(word) + "'", hint);
@@ -227,6 +236,39 @@ void Parser::parse_branch(Node& node) {
   }
   node.else_block.assign(expect_name("the block to run when false").text);
   expect(TokenKind::Semicolon, "after the branch");
+}
+
+void Parser::parse_scope(std::vector<Node>& nodes, size_t loop_depth) {
+  const Token& keyword = advance();
+  Scope scope;
+  scope.loc = location(keyword);
+  // Scopes nest as deep as loops may: every consumer's recursion over them stays bounded.
+  if (scope_depth_ >= kMaxLoopDepth) {
+    fail(scope.loc,
+         "scopes nest too deeply (more than " + std::to_string(kMaxLoopDepth) + " levels)");
+  }
+  scope.name.assign(expect_name("a scope name").text);
+  scope.parent = scope_;
+  if (accept(TokenKind::LParen)) {
+    while (!accept(TokenKind::RParen)) {
+      if (!(at(TokenKind::Ident) && peek(1).kind == TokenKind::Equals)) {
+        fail_expected("a hint (name=value)", "in the scope's hints",
+                      "write `scope attention (fuse=false, placement=\"cpu\") { ... }`");
+      }
+      scope.hints.push_back(parse_setting());
+      if (!accept(TokenKind::Comma) && !at(TokenKind::RParen)) {
+        fail_expected("',' or ')'", "after the hint");
+      }
+    }
+  }
+  expect(TokenKind::LBrace, "to open the scope", "write `scope attention { ... }`");
+  const int32_t outer = scope_;
+  scope_ = static_cast<int32_t>(block_->scopes.size());
+  block_->scopes.push_back(std::move(scope));
+  ++scope_depth_;
+  parse_nodes_until_brace(nodes, loop_depth);
+  --scope_depth_;
+  scope_ = outer;
 }
 
 std::string Parser::parse_dep_node_name(std::string_view context) {

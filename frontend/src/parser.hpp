@@ -66,6 +66,8 @@ class Parser {
   void parse_loop(Node& node, size_t loop_depth);
   void parse_branch(Node& node);
   void parse_dep(Node& node);
+  // `scope NAME (hints) { nodes }`: the nodes go into `nodes`, each marked with the scope.
+  void parse_scope(std::vector<Node>& nodes, size_t loop_depth);
   std::string parse_dep_node_name(std::string_view context);
   void parse_name_list(std::vector<std::string>& names, std::string_view what);
 
@@ -74,6 +76,9 @@ class Parser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   Graph graph_;
+  Block* block_ = nullptr;  // the block being parsed (its scope list grows)
+  int32_t scope_ = -1;      // the innermost open scope
+  size_t scope_depth_ = 0;
 };
 
 bool is_keyword(std::string_view word);

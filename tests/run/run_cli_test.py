@@ -220,6 +220,64 @@ def case_trace_events():
     check(s0["ts"] + s0["dur"] <= s1["ts"] + 1e-3, "step 1 starts after step 0 ends")
 
 
+def scoped_graph(placement):
+    """tests/run/data/scopes.oi with its body scope's hints (or none)."""
+    text = open(os.path.join(DATA, "scopes.oi")).read().replace("PLACEMENT", placement)
+    path = os.path.join(TMP, "scopes.oi")
+    open(path, "w").write(text)
+    return path
+
+
+def case_scopes():
+    mm = ("--model", os.path.join(MINIMAL, "model.oinf"))
+    x_in = ("--input", "x=" + os.path.join(MINIMAL, "input.oinf"))
+    a = model_vector(os.path.join(MINIMAL, "model.oinf"), "a")
+    x = model_vector(os.path.join(MINIMAL, "input.oinf"), "x")
+    want = x + a
+    for _ in range(2):
+        want = want * x + a  # float32 throughout: each op is one correctly rounded operation
+    trace = os.path.join(TMP, "trace.json")
+    events_path = os.path.join(TMP, "events.json")
+    p = run("run", scoped_graph(""), *mm, *x_in, "--steps", "2", "--timer", "--trace", trace,
+            "--trace-events", events_path, "--save", os.path.join(TMP, "plain.oinf"))
+    # The timer's scope rows: prep entered once per step, body once per iteration.
+    rows = {m.group(1): (int(m.group(2)), float(m.group(3)))
+            for m in re.finditer(r"^  entry\s+(\S+)\s+(\d+)\s+([\d.]+)\s+[\d.]+$", p.stdout, re.M)}
+    check("  scopes:" in p.stdout and rows.keys() == {"prep", "body"}, "scope rows: " + p.stdout)
+    check(rows["prep"][0] == 2 and rows["body"][0] == 4, f"entries {rows}")
+    events = json.load(open(trace))
+    scoped = [(e["op_name"], e.get("scope")) for e in events if e["step"] == 0]
+    check(scoped == [("add", "prep"), ("loop", None), ("mul", "body"), ("add", "body"),
+                     ("mul", "body"), ("add", "body"), ("return", None)], f"trace scopes {scoped}")
+    slices = [e for e in json.load(open(events_path))["traceEvents"] if e.get("cat") == "scope"]
+    check(sorted((e["name"], e["args"]["step"]) for e in slices) ==
+          [("body", 0), ("body", 0), ("body", 1), ("body", 1), ("prep", 0), ("prep", 1)],
+          f"scope slices {slices}")
+    check(np.array_equal(model_vector(os.path.join(TMP, "plain.oinf"), "y"), want), "y without placement")
+
+    # placement="vulkan" moves the body's ops to the Vulkan backend, the rest stays on cpu.
+    plugins = run("plugins").stdout
+    if "vulkan" not in plugins:
+        print("skipped: no vulkan backend for the placement check")
+        return
+    p = run("run", scoped_graph('(placement="vulkan")'), *mm, *x_in, "--steps", "2", "--trace", trace,
+            "--save", os.path.join(TMP, "placed.oinf"))
+    backends = [(e["op_name"], e.get("backend")) for e in json.load(open(trace)) if e["kind"] == "OpExecute"]
+    check(backends[:3] == [("add", "cpu"), ("mul", "vulkan"), ("add", "vulkan")], f"backends {backends}")
+    check(np.array_equal(model_vector(os.path.join(TMP, "placed.oinf"), "y"), want), "y with placement")
+    check(open(os.path.join(TMP, "placed.oinf"), "rb").read() == open(os.path.join(TMP, "plain.oinf"), "rb").read(),
+          "identical files with and without the placement")
+
+    # Wrong input: the same located error as `graph check`.
+    bad = scoped_graph("(placment=\"vulkan\")")
+    e = run("run", bad, *mm, *x_in, code=1)
+    g = run("graph", "check", bad, code=1)
+    check(e.stderr.splitlines()[0] == g.stderr.splitlines()[0] or e.stderr.splitlines()[0] in g.stdout,
+          f"run: {e.stderr!r} graph check: {g.stdout!r} {g.stderr!r}")
+    check(re.search(r"scopes\.oi:8:17: error: unknown scope hint 'placment'.*\(in scope body\)", e.stderr),
+          "located error: " + e.stderr)
+
+
 def case_errors():
     mm = ("--model", os.path.join(MINIMAL, "model.oinf"))
     graph = os.path.join(MINIMAL, "minimal.oi")

@@ -198,6 +198,9 @@ std::string_view node_keyword(const Node& node);
 //   Barrier         -
 //   Dep             dep_after, dep_before ("matmul", "cache.write", "transfer", ...)
 //   Yield, Await    names
+// Every kind also has `scope`: the innermost scope of its block that holds it (Block::scopes),
+// -1 outside scopes. Nodes inside a scope stay in their block's (or loop body's) node list in
+// source order: a scope groups nodes, it does not nest them (dsl.md "Scopes").
 // Transfer and CacheRead outputs are plain refs (Access::is_plain_ref); an op output may be a
 // table entry, a slice or an auto_dim part.
 struct Node {
@@ -229,13 +232,34 @@ struct Node {
   std::vector<std::string> names;
   std::string dep_after;
   std::string dep_before;
+  int32_t scope = -1;
 
   friend bool operator==(const Node&, const Node&) = default;
+};
+
+// `scope NAME (hints) { ... }` inside a block (dsl.md "Scopes"): a named group of nodes that
+// changes no value. Tools use it: fusion never crosses its boundary, hints guide the
+// synthesizer and the simulator, traces and timers report time per scope.
+struct Scope {
+  std::string name;            // as written: `qk`
+  int32_t parent = -1;         // the enclosing scope (an earlier entry of Block::scopes), or -1
+  std::vector<Setting> hints;  // `fuse=false`, `placement="cpu"`, `no_reorder=true`
+  SourceLocation loc;          // the `scope` keyword
+  friend bool operator==(const Scope&, const Scope&) = default;
+};
+
+// A scope's hints with those of its enclosing scopes applied (the innermost setting wins).
+struct ScopeHints {
+  bool fuse = true;
+  bool no_reorder = false;
+  std::string placement;  // empty: the simulator's own backend
 };
 
 struct Block {
   std::string name;
   std::vector<Node> nodes;
+  // Every scope of the block (loop bodies included) in source order of their `scope` keyword.
+  std::vector<Scope> scopes;
   SourceLocation loc;
   friend bool operator==(const Block&, const Block&) = default;
 };
@@ -287,6 +311,17 @@ class Graph {
 // then "    hint: HINT" when hint is non-empty (Graph::excerpt with an explicit source).
 std::string source_excerpt(std::string_view source, const SourceLocation& loc,
                            std::string_view hint = {});
+
+// "attention.qk": the names of `scope` and its enclosing scopes, outermost first; "" for -1.
+std::string scope_path(const Block& block, int32_t scope);
+// Whether scope `inner` is `outer` or lies inside it (-1 is the block itself, outside every
+// scope: every scope lies inside it).
+bool scope_within(const Block& block, int32_t inner, int32_t outer);
+// The hints in force for nodes of `scope` (defaults for -1). Hints of the wrong type are
+// ignored here; the validator reports them.
+ScopeHints scope_hints(const Block& block, int32_t scope);
+// Whether the language defines a scope hint of this name: fuse, no_reorder, placement.
+bool is_scope_hint(std::string_view name);
 
 // The name-based UUID of a node path such as "entry/4/0" (deterministic, RFC 4122 v5).
 std::string node_uuid(std::string_view block_name, std::string_view position_path);

@@ -8,7 +8,10 @@
 
 namespace oi {
 
-inline constexpr int kGraphJsonVersion = 1;
+// The newest version this library reads and writes. Version 2 added scopes (`scopes` of a
+// block, `scope` of a node); a graph without scopes is written as version 1, so that readers
+// of version 1 keep reading it. Both versions are read.
+inline constexpr int kGraphJsonVersion = 2;
 
 struct GraphJsonOptions {
   // Write each construct's "loc" (line, column). Without them two graphs built differently

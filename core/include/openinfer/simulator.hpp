@@ -40,6 +40,18 @@ struct SimulatorOptions {
   std::shared_ptr<Backend> fallback;
   // The op catalog to check against (nullptr: the builtin one).
   const OpCatalog* catalog = nullptr;
+  // Backends a scope's `placement` hint may name besides `backend` and `fallback` (dsl.md
+  // "Scopes"). A placement naming no backend given runs on `backend`, with a warning.
+  std::vector<std::shared_ptr<Backend>> placements;
+};
+
+// One scope holding an executed node (dsl.md "Scopes").
+struct ExecScope {
+  std::string_view name;  // "qk"
+  std::string_view path;  // "attention.qk"
+  // Numbers the entries into scopes of one track in a step: a scope in a loop body is entered
+  // once per iteration, and two runs of one scope in a row stay apart.
+  uint64_t instance = 0;
 };
 
 // One executed node. Views point into the simulator's copy of the graph and its backends.
@@ -63,7 +75,13 @@ struct ExecEvent {
   std::string_view backend;
   std::string_view declined_by;
   std::string decline_reason;
+  // The scopes holding the node, outermost first; empty outside scopes.
+  std::vector<ExecScope> scopes;
   int64_t duration_ns() const { return end_ns - start_ns; }
+  // The innermost scope's path ("attention.qk"), "" outside scopes.
+  std::string_view scope() const {
+    return scopes.empty() ? std::string_view() : scopes.back().path;
+  }
 };
 
 // The trace JSON of cli.md "Trace files" for `events`.

@@ -4,8 +4,11 @@
 //              change at run time, growable tables and @auto_dim, stay run-time values);
 //   fuse     - runs of elementwise ops (broadcast included) become one kernel, up to the
 //              device's max_kernel_ops and only where prefer_fusion allows; matmul and
-//              reductions take an elementwise epilogue. Nodes are never reordered, and no group
-//              crosses a barrier, dep, cache operation, transfer, loop, branch, yield or await;
+//              reductions take an elementwise epilogue. An independent op may move up next to
+//              its group's ops to lengthen it (never across another node kind or a scope
+//              boundary, nor inside a `no_reorder` scope), and no group crosses a barrier, dep,
+//              cache operation, transfer, loop, branch, yield, await or scope boundary;
+//              `fuse=false` scopes get one kernel per op;
 //   memory   - liveness of temporaries (values that fusion made internal need no memory), an
 //              arena with reused offsets, in-place reuse where the catalog allows, and
 //              dynamic / constant / persistent memory kept apart; peak against the unplanned sum;
@@ -74,11 +77,14 @@ struct PlanKernel {
   uint32_t id = 0;
   std::string kind;                   // "elementwise", "matmul", "reduction", "op"
   Dims shape;                         // iteration shape: the output shape of every op of the group
-  std::vector<const Node*> ops;       // source order; for matmul/reduction ops[0] is the head
+  std::vector<const Node*> ops;       // run order; for matmul/reduction ops[0] is the head
   std::vector<std::string> reads;     // values read from memory
   std::vector<std::string> writes;    // values written to memory
   std::vector<std::string> internal;  // values kept in registers
   bool inplace_ok = false;            // every op may write over an input (catalog `inplace`)
+  std::string scope;                  // the scope path of its ops ("attention.qk"), "" outside
+  std::string placement;              // the scope's `placement` hint, if any
+  bool reordered = false;             // an op moved up past other nodes to join the group
 };
 
 struct Step {
@@ -104,6 +110,7 @@ struct Step {
   uint32_t kernel = 0;             // Kind::Kernel
   std::vector<Step> body;          // Kind::Loop
   std::vector<std::string> tasks;  // Kind::Yield in entry: consumer blocks, source order
+  std::string scope;               // the node's scope path, "" outside scopes (not kernels)
 };
 std::string_view step_kind_name(Step::Kind k);  // "kernel", "transfer", "cache.read", ...
 

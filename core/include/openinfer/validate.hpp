@@ -31,6 +31,7 @@ class Diagnostics {
 
   // Messages ordered by origin, line, column (stable: same place keeps report order).
   const std::vector<ValidationMessage>& messages() const { return messages_; }
+  std::vector<ValidationMessage>& messages() { return messages_; }
   size_t error_count() const;
   size_t warning_count() const;
   bool ok() const { return error_count() == 0; }

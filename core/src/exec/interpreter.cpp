@@ -1,6 +1,7 @@
 // Node execution and control flow (dsl.md "Blocks and nodes").
 #include "interpreter.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -38,7 +39,40 @@ void check_same_layout(const Tensor& value, DType dtype, const Shape& shape, con
 Interpreter::Interpreter(StepContext& ctx, const Block& block, uint32_t track, Overlay* overlay,
                          std::vector<ExecEvent>* events)
     : ctx_(ctx), track_(track), overlay_(overlay), events_(events), thread_id_(thread_number()) {
-  frames_.push_back(Frame{&block.nodes, 0, &block});
+  push_frame(Frame{&block.nodes, 0, &block});
+}
+
+void Interpreter::push_frame(Frame frame) {
+  frame.scope_base = scopes_.size();
+  frames_.push_back(frame);
+}
+
+void Interpreter::pop_frame() {
+  scopes_.resize(std::min(scopes_.size(), frames_.back().scope_base));
+  frames_.pop_back();
+}
+
+void Interpreter::track_scopes(const Block& block, size_t block_frame, const Node& node,
+                               ExecEvent& ev) {
+  const size_t block_base = frames_[block_frame].scope_base;
+  const size_t frame_base = frames_.back().scope_base;
+  if (node.scope < 0 && scopes_.size() == block_base) return;  // the common case
+  // The node's scopes, outermost first; those below frame_base hold the running loop.
+  std::vector<int32_t> chain;
+  for (int32_t s = node.scope; s >= 0; s = block.scopes[static_cast<size_t>(s)].parent)
+    chain.insert(chain.begin(), s);
+  size_t keep = std::max(frame_base, block_base);
+  while (keep < scopes_.size() && keep - block_base < chain.size() &&
+         scopes_[keep].id == chain[keep - block_base])
+    ++keep;
+  scopes_.resize(keep);
+  for (size_t i = keep - block_base; i < chain.size(); ++i)
+    scopes_.push_back({chain[i], next_instance_++});
+  const auto& infos = ctx_.program.scopes.at(&block);
+  for (size_t i = block_base; i < scopes_.size(); ++i) {
+    const auto id = static_cast<size_t>(scopes_[i].id);
+    ev.scopes.push_back({block.scopes[id].name, infos[id].path, scopes_[i].instance});
+  }
 }
 
 Interpreter::~Interpreter() {
@@ -63,9 +97,10 @@ bool Interpreter::step_node() {
     if (f.pc < f.nodes->size()) break;
     if (f.loop != nullptr && ++f.index < f.end) {
       f.pc = 0;
+      scopes_.resize(std::min(scopes_.size(), f.scope_base));  // scopes in the body start anew
       continue;
     }
-    frames_.pop_back();  // end of a loop, or a block without `return`
+    pop_frame();  // end of a loop, or a block without `return`
   }
   if (frames_.empty()) return false;
   Frame& f = frames_.back();
@@ -76,6 +111,7 @@ bool Interpreter::step_node() {
     if (frames_[i].loop != nullptr && ev.iteration < 0) ev.iteration = frames_[i].index;
     if (frames_[i].block != nullptr) {
       ev.block = frames_[i].block->name;
+      track_scopes(*frames_[i].block, i, node, ev);
       break;
     }
   }
@@ -96,7 +132,7 @@ bool Interpreter::step_node() {
 void Interpreter::leave_block() {
   while (!frames_.empty()) {
     bool block = frames_.back().block != nullptr;
-    frames_.pop_back();
+    pop_frame();
     if (block) return;
   }
 }
@@ -105,8 +141,7 @@ void Interpreter::enter_loop(const Node& node) {
   int64_t start = eval(node.start, node.loc);
   int64_t end = eval(node.end, node.loc);
   if (start >= end) return;
-  Frame f{&node.body, 0, nullptr, &node, start, end};
-  frames_.push_back(f);
+  push_frame(Frame{&node.body, 0, nullptr, &node, start, end});
 }
 
 void Interpreter::execute(const Node& node, ExecEvent& ev) {
@@ -190,7 +225,7 @@ void Interpreter::execute(const Node& node, ExecEvent& ev) {
       }
       const Block* block = ctx_.program.graph.find_block(target);
       if (block == nullptr) throw input_error(where(node.loc) + "no block '" + target + "'");
-      frames_.push_back(Frame{&block->nodes, 0, block});
+      push_frame(Frame{&block->nodes, 0, block});
       (void)ev;
       return;
     }

@@ -60,6 +60,12 @@ class Interpreter {
     const Node* loop = nullptr;
     int64_t index = 0;
     int64_t end = 0;
+    size_t scope_base = 0;  // scopes_ entries that enclose this frame (kept while it runs)
+  };
+  // A scope entered and not yet left (dsl.md "Scopes").
+  struct OpenScope {
+    int32_t id;
+    uint64_t instance;
   };
   struct Consumer {
     const Block* block;
@@ -85,6 +91,10 @@ class Interpreter {
   void run_await(const Node& node);
   void enter_loop(const Node& node);
   void leave_block();
+  void push_frame(Frame frame);
+  void pop_frame();
+  // Leaves and enters scopes so that scopes_ holds `node`'s, and lists them in `ev`.
+  void track_scopes(const Block& block, size_t block_frame, const Node& node, ExecEvent& ev);
 
   // Names: loop index, then declared scalar, then size variable (dsl.md).
   std::optional<int64_t> loop_index(std::string_view name) const;
@@ -110,6 +120,8 @@ class Interpreter {
   Overlay* overlay_;
   std::vector<ExecEvent>* events_;
   std::vector<Frame> frames_;
+  std::vector<OpenScope> scopes_;
+  uint64_t next_instance_ = 0;
   std::vector<std::unique_ptr<Consumer>> consumers_;
   std::vector<std::string> outputs_;
   uint64_t thread_id_;

@@ -151,7 +151,7 @@ void Interpreter::run_op(const Node& node, ExecEvent& ev) {
     // queueing anything), so the node runs again, whole, on the other backend: inputs read to
     // its memory, the output written back, as for an op the backend lacks. Only this call:
     // the next one tries the node's own backend again.
-    BackendSlot* other = on_host ? plan.backend : plan.decline_kernel ? fallback : nullptr;
+    BackendSlot* other = on_host ? plan.backend : plan.decline_backend;
     const Kernel* kernel = on_host ? plan.kernel : plan.decline_kernel;
     if (other == nullptr || kernel == nullptr || other == &slot) {
       std::string why;

@@ -86,7 +86,8 @@ std::optional<KernelValue> literal_setting(const Value& v, SettingKind kind) {
 }  // namespace
 
 Program::Program(const Model& m, const Graph& g, std::shared_ptr<Backend> backend,
-                 std::shared_ptr<Backend> fallback_backend, const OpCatalog* catalog_ptr)
+                 std::shared_ptr<Backend> fallback_backend, const OpCatalog* catalog_ptr,
+                 std::vector<std::shared_ptr<Backend>> placements)
     : graph(g), model(m) {
   if (!backend) throw input_error("Simulator: no backend given");
   const OpCatalog& catalog = catalog_or_builtin(catalog_ptr);
@@ -102,9 +103,31 @@ Program::Program(const Model& m, const Graph& g, std::shared_ptr<Backend> backen
     fallback->backend = std::move(fallback_backend);
     fallback->concurrent = (fallback->backend->features() & OI_FEATURE_CONCURRENT_KERNELS) != 0;
   }
+  for (std::shared_ptr<Backend>& b : placements) {
+    if (!b || slot_named(b->name()) != nullptr) continue;
+    auto slot = std::make_unique<BackendSlot>();
+    slot->concurrent = (b->features() & OI_FEATURE_CONCURRENT_KERNELS) != 0;
+    slot->backend = std::move(b);
+    placed.push_back(std::move(slot));
+  }
+  for (const Block& block : graph.blocks) {
+    auto& infos = scopes[&block];
+    for (size_t i = 0; i < block.scopes.size(); ++i) {
+      const auto id = static_cast<int32_t>(i);
+      infos.push_back({scope_path(block, id), scope_hints(block, id)});
+    }
+  }
   add_variables();
   plan_ops(catalog);
   find_consumers();
+}
+
+BackendSlot* Program::slot_named(std::string_view name) const {
+  for (BackendSlot* slot : {primary.get(), fallback.get()})
+    if (slot != nullptr && slot->backend->name() == name) return slot;
+  for (const auto& slot : placed)
+    if (slot->backend->name() == name) return slot.get();
+  return nullptr;
 }
 
 const VarInfo* Program::find(std::string_view name) const {
@@ -196,7 +219,7 @@ void Program::plan_ops(const OpCatalog& catalog) {
     for_each_node(block.nodes, [&](const Node& node, size_t) {
       if (node.kind != NodeKind::Op) return;
       try {
-        plan_op(node, catalog);
+        plan_op(node, block, catalog);
       } catch (const Error& e) {
         errors += "    " + std::string(e.what()) + "\n";
         ++error_count;
@@ -210,7 +233,7 @@ void Program::plan_ops(const OpCatalog& catalog) {
   }
 }
 
-void Program::plan_op(const Node& node, const OpCatalog& catalog) {
+void Program::plan_op(const Node& node, const Block& block, const OpCatalog& catalog) {
   auto facts = op_facts(catalog, node.op);
   if (!facts) throw input_error(where(node.loc) + "unknown op '" + node.op + "'");
   OpPlan plan;
@@ -236,8 +259,27 @@ void Program::plan_op(const Node& node, const OpCatalog& catalog) {
   } else {
     modes = {KernelMode::Normal};
   }
-  for (BackendSlot* slot : {primary.get(), fallback.get()}) {
-    if (slot == nullptr || plan.kernel != nullptr) continue;
+  // A scope's placement goes first; where that backend lacks the op, the host fallback runs
+  // it (dsl.md "Scopes"), then the primary.
+  const ScopeInfo* scope =
+      node.scope >= 0 ? &scopes.at(&block).at(static_cast<size_t>(node.scope)) : nullptr;
+  BackendSlot* placed_on = nullptr;
+  if (scope != nullptr && !scope->hints.placement.empty()) {
+    placed_on = slot_named(scope->hints.placement);
+    if (placed_on == nullptr) {
+      warnings.push_back(where(node.loc) + "warning: no backend '" + scope->hints.placement +
+                         "' is loaded for the placement of scope " + scope->path +
+                         "; this node runs on '" + primary->backend->name() + "'");
+    }
+  }
+  std::vector<BackendSlot*> order;
+  for (BackendSlot* slot :
+       {placed_on, placed_on ? fallback.get() : nullptr, primary.get(), fallback.get()}) {
+    if (slot != nullptr && std::find(order.begin(), order.end(), slot) == order.end())
+      order.push_back(slot);
+  }
+  for (BackendSlot* slot : order) {
+    if (plan.kernel != nullptr) continue;
     for (KernelMode mode : modes) {
       if (const Kernel* k = slot->backend->find_kernel(node.op, inputs, output, mode)) {
         plan.kernel = k;
@@ -255,9 +297,13 @@ void Program::plan_op(const Node& node, const OpCatalog& catalog) {
                       primary->backend->name() +
                       (fallback ? "' and '" + fallback->backend->name() : std::string()) + "')");
   }
-  if (plan.backend == primary.get() && fallback && !primary->backend->can_wrap_host_memory() &&
-      fallback->backend->can_wrap_host_memory() && !node.output.has_brackets &&
-      !plan.output_var->table && !plan.output_var->auto_dim && !plan.output_var->prefix) {
+  // The backend the node is meant for: its scope's placement, else the primary.
+  BackendSlot* intended = placed_on ? placed_on : primary.get();
+  // A tiny result goes to the host only where no scope placed the node.
+  if (placed_on == nullptr && plan.backend == primary.get() && fallback &&
+      !primary->backend->can_wrap_host_memory() && fallback->backend->can_wrap_host_memory() &&
+      !node.output.has_brackets && !plan.output_var->table && !plan.output_var->auto_dim &&
+      !plan.output_var->prefix) {
     bool plain_inputs = true;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const VarInfo& v = *plan.input_vars[i];
@@ -271,17 +317,23 @@ void Program::plan_op(const Node& node, const OpCatalog& catalog) {
     if (plain_inputs && bytes && *bytes <= limit)
       plan.host_kernel = fallback->backend->find_kernel(node.op, inputs, output, plan.mode);
   }
-  if (plan.backend == primary.get() && fallback) {
-    // Where a declined call goes: the same mode if the fallback has it, else the next one.
+  // Where a declined call goes: the host fallback, else (a placed node) the primary; the
+  // same mode if that backend has it, else the next one.
+  BackendSlot* other = fallback && fallback.get() != plan.backend ? fallback.get()
+                       : primary.get() != plan.backend            ? primary.get()
+                                                                  : nullptr;
+  if (plan.backend == intended && other != nullptr) {
     for (auto it = std::find(modes.begin(), modes.end(), plan.mode);
          it != modes.end() && plan.decline_kernel == nullptr; ++it) {
-      plan.decline_kernel = fallback->backend->find_kernel(node.op, inputs, output, *it);
+      plan.decline_kernel = other->backend->find_kernel(node.op, inputs, output, *it);
       plan.decline_mode = *it;
     }
+    if (plan.decline_kernel != nullptr) plan.decline_backend = other;
   }
-  if (plan.backend != primary.get()) {
-    warnings.push_back(where(node.loc) + "warning: backend '" + primary->backend->name() +
-                       "' lacks " + signature + "; this node runs on '" +
+  if (plan.backend != intended) {
+    const std::string why = placed_on ? " (the placement of scope " + scope->path + ")" : "";
+    warnings.push_back(where(node.loc) + "warning: backend '" + intended->backend->name() + "'" +
+                       why + " lacks " + signature + "; this node runs on '" +
                        plan.backend->backend->name() + "'");
   }
   for (const SettingFact& fact : facts->settings) {

@@ -96,6 +96,15 @@ struct OpPlan {
   KernelMode decline_mode = KernelMode::Normal;
   std::vector<PlannedSetting> settings;
   std::vector<KernelSetting> static_settings;  // when !dynamic_settings
+  // Where a declined call goes (with decline_kernel): the host fallback, or the primary for a
+  // node a scope placed elsewhere.
+  BackendSlot* decline_backend = nullptr;
+};
+
+// A scope of one block as the executor reports it.
+struct ScopeInfo {
+  std::string path;  // "attention.qk"
+  ScopeHints hints;  // inherited
 };
 
 // An op whose output has at most this many bytes runs on the host fallback when its inputs
@@ -110,7 +119,9 @@ struct Program {
   Model model;
   std::unique_ptr<BackendSlot> primary;
   std::unique_ptr<BackendSlot> fallback;
+  std::vector<std::unique_ptr<BackendSlot>> placed;  // SimulatorOptions::placements
   std::vector<std::string> warnings;
+  std::unordered_map<const Block*, std::vector<ScopeInfo>> scopes;
   std::vector<VarInfo> vars;
   std::unordered_map<std::string, size_t> var_ids;
   std::unordered_map<const Node*, OpPlan> ops;
@@ -120,7 +131,8 @@ struct Program {
   const Block* entry = nullptr;
 
   Program(const Model& model, const Graph& graph, std::shared_ptr<Backend> backend,
-          std::shared_ptr<Backend> fallback_backend, const OpCatalog* catalog);
+          std::shared_ptr<Backend> fallback_backend, const OpCatalog* catalog,
+          std::vector<std::shared_ptr<Backend>> placements = {});
 
   const VarInfo* find(std::string_view name) const;
   const VarInfo& var(std::string_view name, const SourceLocation& loc) const;
@@ -131,7 +143,9 @@ struct Program {
   void add_variables();
   Shape resolve_dims(const std::vector<Dim>& dims, const SourceLocation& loc) const;
   void plan_ops(const OpCatalog& catalog);
-  void plan_op(const Node& node, const OpCatalog& catalog);
+  void plan_op(const Node& node, const Block& block, const OpCatalog& catalog);
+  // The slot of the backend named `name` (primary, fallback, or a placement), else nullptr.
+  BackendSlot* slot_named(std::string_view name) const;
   void find_consumers();
 };
 

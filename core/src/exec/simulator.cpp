@@ -9,7 +9,8 @@ namespace oi {
 Simulator::Simulator(const Model& model, const Graph& graph, std::shared_ptr<Backend> backend,
                      SimulatorOptions options)
     : program_(std::make_shared<exec::Program>(model, graph, std::move(backend),
-                                               std::move(options.fallback), options.catalog)) {}
+                                               std::move(options.fallback), options.catalog,
+                                               std::move(options.placements))) {}
 Simulator::~Simulator() = default;
 Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;

@@ -74,6 +74,7 @@ boost::json::array trace_to_json(std::span<const ExecEvent> events) {
     }
     o["step"] = ev.step;
     if (ev.iteration >= 0) o["iteration"] = ev.iteration;
+    if (!ev.scopes.empty()) o["scope"] = ev.scope();
     o["track"] = ev.track;
     o["thread"] = ev.thread;
     o["start_ns"] = ev.start_ns;

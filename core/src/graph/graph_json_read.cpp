@@ -28,10 +28,11 @@ class Reader {
       fail("format", "expected \"openinfer-graph\"");
     }
     int64_t version = integer(field(o, "", "version"), "version");
-    if (version != kGraphJsonVersion) {
-      fail("version", "unsupported version " + std::to_string(version) + " (this reader knows " +
-                          std::to_string(kGraphJsonVersion) + ")");
+    if (version < 1 || version > kGraphJsonVersion) {
+      fail("version", "unsupported version " + std::to_string(version) +
+                          " (this reader knows 1 to " + std::to_string(kGraphJsonVersion) + ")");
     }
+    version_ = version;
     Graph g;
     g.origin = o.contains("origin") ? string(o.at("origin"), "origin") : origin_;
     origin_ = g.origin;
@@ -43,10 +44,17 @@ class Reader {
     for (size_t i = 0; i < blocks.size(); ++i) {
       std::string path = "blocks[" + std::to_string(i) + "]";
       const json::object& b = object(blocks[i], path);
-      check_keys(b, path, {"name", "loc", "nodes"});
+      if (version_ >= 2) {
+        check_keys(b, path, {"name", "loc", "scopes", "nodes"});
+      } else {
+        check_keys(b, path, {"name", "loc", "nodes"});
+      }
       Block block;
       block.name = name(field(b, path, "name"), path + ".name");
       block.loc = loc(b, path);
+      if (const json::value* x = b.if_contains("scopes"))
+        block.scopes = scopes(*x, path + ".scopes");
+      scope_count_ = block.scopes.size();
       block.nodes = nodes(field(b, path, "nodes"), path + ".nodes", 0);
       g.blocks.push_back(std::move(block));
     }
@@ -360,6 +368,43 @@ class Reader {
     return d;
   }
 
+  std::vector<Setting> settings(const json::value& v, const std::string& path) const {
+    const json::array& a = array(v, path);
+    std::vector<Setting> out;
+    for (size_t i = 0; i < a.size(); ++i) {
+      std::string sp = path + "[" + std::to_string(i) + "]";
+      const json::object& s = object(a[i], sp);
+      check_keys(s, sp, {"name", "value", "loc"});
+      out.push_back({name(field(s, sp, "name"), join(sp, "name")),
+                     value(field(s, sp, "value"), join(sp, "value")), loc(s, sp)});
+    }
+    return out;
+  }
+
+  // A block's scopes; a parent is an earlier scope, so paths and nesting are finite.
+  std::vector<Scope> scopes(const json::value& v, const std::string& path) const {
+    const json::array& a = array(v, path);
+    std::vector<Scope> out;
+    for (size_t i = 0; i < a.size(); ++i) {
+      std::string sp = path + "[" + std::to_string(i) + "]";
+      const json::object& o = object(a[i], sp);
+      check_keys(o, sp, {"name", "parent", "hints", "loc"});
+      Scope scope;
+      scope.name = name(field(o, sp, "name"), join(sp, "name"));
+      if (const json::value* x = o.if_contains("parent")) {
+        int64_t parent = integer(*x, join(sp, "parent"));
+        if (parent < 0 || static_cast<size_t>(parent) >= i)
+          fail(join(sp, "parent"), "expected the index of an earlier scope of the block");
+        scope.parent = static_cast<int32_t>(parent);
+      }
+      if (const json::value* x = o.if_contains("hints"))
+        scope.hints = settings(*x, join(sp, "hints"));
+      scope.loc = loc(o, sp);
+      out.push_back(std::move(scope));
+    }
+    return out;
+  }
+
   std::vector<Node> nodes(const json::value& v, const std::string& path, size_t depth) const {
     const json::array& a = array(v, path);
     std::vector<Node> out;
@@ -378,59 +423,60 @@ class Reader {
     n.kind = *k;
     if (const json::value* uuid = o.if_contains("uuid")) string(*uuid, join(path, "uuid"));
     n.loc = loc(o, path);
+    if (const json::value* x = o.if_contains("scope")) {
+      if (version_ < 2) fail(join(path, "scope"), "unknown field (scopes need version 2)");
+      int64_t scope = integer(*x, join(path, "scope"));
+      if (scope < 0 || static_cast<size_t>(scope) >= scope_count_)
+        fail(join(path, "scope"), "expected the index of one of the block's scopes");
+      n.scope = static_cast<int32_t>(scope);
+    }
     auto get = [&](std::string_view key) -> const json::value& { return field(o, path, key); };
     auto at = [&](std::string_view key) { return join(path, key); };
     switch (n.kind) {
       case NodeKind::Assign:
-        check_keys(o, path, {"kind", "uuid", "loc", "var", "dtype", "dims"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "var", "dtype", "dims"});
         n.var = name(get("var"), at("var"));
         n.dtype = dtype(get("dtype"), at("dtype"));
         n.dims = dims(get("dims"), at("dims"));
         break;
       case NodeKind::Op: {
-        check_keys(o, path, {"kind", "uuid", "loc", "op", "inputs", "settings", "output"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "op", "inputs", "settings", "output"});
         n.op = name(get("op"), at("op"));
         const json::array& inputs = array(get("inputs"), at("inputs"));
         for (size_t i = 0; i < inputs.size(); ++i)
           n.inputs.push_back(ref(inputs[i], at("inputs") + "[" + std::to_string(i) + "]"));
-        const json::array& settings = array(get("settings"), at("settings"));
-        for (size_t i = 0; i < settings.size(); ++i) {
-          std::string sp = at("settings") + "[" + std::to_string(i) + "]";
-          const json::object& s = object(settings[i], sp);
-          check_keys(s, sp, {"name", "value", "loc"});
-          n.settings.push_back({name(field(s, sp, "name"), join(sp, "name")),
-                                value(field(s, sp, "value"), join(sp, "value")), loc(s, sp)});
-        }
+        n.settings = settings(get("settings"), at("settings"));
         n.output = access(get("output"), at("output"));
         break;
       }
       case NodeKind::Transfer:
-        check_keys(o, path, {"kind", "uuid", "loc", "input", "output"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "input", "output"});
         n.inputs.push_back(ref(get("input"), at("input")));
         n.output = plain(access(get("output"), at("output")), at("output"));
         break;
       case NodeKind::CacheRead:
-        check_keys(o, path, {"kind", "uuid", "loc", "target", "output"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "target", "output"});
         n.target = access(get("target"), at("target"));
         n.output = plain(access(get("output"), at("output")), at("output"));
         break;
       case NodeKind::CacheWrite:
-        check_keys(o, path, {"kind", "uuid", "loc", "input", "target"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "input", "target"});
         n.inputs.push_back(ref(get("input"), at("input")));
         n.target = access(get("target"), at("target"));
         break;
       case NodeKind::CacheIncrement:
       case NodeKind::CacheDecrement:
-        check_keys(o, path, {"kind", "uuid", "loc", "var", "amount"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "var", "amount"});
         n.var = name(get("var"), at("var"));
         n.amount = non_negative(get("amount"), at("amount"));
         break;
       case NodeKind::CacheReset:
-        check_keys(o, path, {"kind", "uuid", "loc", "target"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "target"});
         n.target = access(get("target"), at("target"));
         break;
       case NodeKind::Loop:
-        check_keys(o, path, {"kind", "uuid", "loc", "name", "var", "start", "end", "body"});
+        check_keys(o, path,
+                   {"kind", "uuid", "loc", "scope", "name", "var", "start", "end", "body"});
         if (depth >= kMaxLoopDepth)
           fail(path,
                "loops nest too deeply (more than " + std::to_string(kMaxLoopDepth) + " levels)");
@@ -441,7 +487,7 @@ class Reader {
         n.body = nodes(get("body"), at("body"), depth + 1);
         break;
       case NodeKind::Branch:
-        check_keys(o, path, {"kind", "uuid", "loc", "cond", "then", "else"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "cond", "then", "else"});
         n.then_block = name(get("then"), at("then"));
         if (o.contains("cond") || o.contains("else")) {
           n.cond = name(get("cond"), at("cond"));
@@ -451,16 +497,16 @@ class Reader {
       case NodeKind::Return:
       case NodeKind::Yield:
       case NodeKind::Await:
-        check_keys(o, path, {"kind", "uuid", "loc", "names"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "names"});
         n.names = names(get("names"), at("names"));
         if (n.kind != NodeKind::Return && n.names.empty())
           fail(at("names"), "expected at least one name");
         break;
       case NodeKind::Barrier:
-        check_keys(o, path, {"kind", "uuid", "loc"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope"});
         break;
       case NodeKind::Dep:
-        check_keys(o, path, {"kind", "uuid", "loc", "after", "before"});
+        check_keys(o, path, {"kind", "uuid", "loc", "scope", "after", "before"});
         n.dep_after = name(get("after"), at("after"));
         n.dep_before = name(get("before"), at("before"));
         break;
@@ -474,6 +520,8 @@ class Reader {
   }
 
   std::string origin_;
+  int64_t version_ = 1;
+  size_t scope_count_ = 0;  // of the block being read
 };
 
 }  // namespace

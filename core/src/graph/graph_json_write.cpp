@@ -1,5 +1,6 @@
 // Graph -> JSON (docs/graph-json.md). Every optional field is written only when set, in a fixed
 // order, so the output is a pure function of the graph.
+#include <algorithm>
 #include <boost/json.hpp>
 #include <charconv>
 #include <cmath>
@@ -20,7 +21,9 @@ class Writer {
   json::value graph(const Graph& g) const {
     json::object out;
     out["format"] = "openinfer-graph";
-    out["version"] = kGraphJsonVersion;
+    const bool scoped = std::any_of(g.blocks.begin(), g.blocks.end(),
+                                    [](const Block& b) { return !b.scopes.empty(); });
+    out["version"] = scoped ? kGraphJsonVersion : 1;
     out["origin"] = g.origin;
     json::array decls;
     for (const VarDecl& decl : g.decls) decls.push_back(this->decl(decl));
@@ -30,6 +33,7 @@ class Writer {
       json::object b;
       b["name"] = block.name;
       add_loc(b, block.loc);
+      if (!block.scopes.empty()) b["scopes"] = scopes(block.scopes);
       b["nodes"] = nodes(block.nodes);
       blocks.push_back(std::move(b));
     }
@@ -187,6 +191,31 @@ class Writer {
     return out;
   }
 
+  json::value settings(const std::vector<Setting>& list) const {
+    json::array out;
+    for (const Setting& s : list) {
+      json::object setting;
+      setting["name"] = s.name;
+      setting["value"] = value(s.value);
+      add_loc(setting, s.loc);
+      out.push_back(std::move(setting));
+    }
+    return out;
+  }
+
+  json::value scopes(const std::vector<Scope>& list) const {
+    json::array out;
+    for (const Scope& s : list) {
+      json::object scope;
+      scope["name"] = s.name;
+      if (s.parent >= 0) scope["parent"] = s.parent;
+      if (!s.hints.empty()) scope["hints"] = settings(s.hints);
+      add_loc(scope, s.loc);
+      out.push_back(std::move(scope));
+    }
+    return out;
+  }
+
   json::value nodes(const std::vector<Node>& list) const {
     json::array out;
     for (const Node& n : list) out.push_back(node(n));
@@ -198,6 +227,7 @@ class Writer {
     out["kind"] = node_kind_name(n.kind);
     out["uuid"] = n.uuid;
     add_loc(out, n.loc);
+    if (n.scope >= 0) out["scope"] = n.scope;
     switch (n.kind) {
       case NodeKind::Assign:
         out["var"] = n.var;
@@ -209,15 +239,7 @@ class Writer {
         json::array inputs;
         for (const Ref& r : n.inputs) inputs.push_back(ref(r));
         out["inputs"] = std::move(inputs);
-        json::array settings;
-        for (const Setting& s : n.settings) {
-          json::object setting;
-          setting["name"] = s.name;
-          setting["value"] = value(s.value);
-          add_loc(setting, s.loc);
-          settings.push_back(std::move(setting));
-        }
-        out["settings"] = std::move(settings);
+        out["settings"] = settings(n.settings);
         out["output"] = access(n.output);
         break;
       }

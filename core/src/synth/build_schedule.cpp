@@ -1,6 +1,8 @@
-// Pass 2: fusion and the schedule. Nodes keep their source order: a kernel is a run of
-// consecutive op nodes, so a barrier, dep, cache operation, transfer, loop, branch, yield,
-// await or return between two ops always ends the group.
+// Pass 2: fusion and the schedule. A kernel is a run of consecutive op nodes of one scope, so
+// a barrier, dep, cache operation, transfer, loop, branch, yield, await, return or scope
+// boundary between two ops always ends the group. Nodes keep their source order except that an
+// independent op may move up to join the open group (synth.md "Reordering"): only past other
+// ops of the same scope, never in a `no_reorder` scope.
 #include <algorithm>
 #include <set>
 
@@ -31,6 +33,7 @@ class Scheduler {
     for (const Block& b : c_.graph.blocks)
       if (&b != entry) order.push_back(&b);
     for (const Block* b : order) {
+      block_ = b;
       BlockPlan bp;
       bp.name = b->name;
       bp.role = b == entry                                                        ? "entry"
@@ -44,6 +47,7 @@ class Scheduler {
 
  private:
   Context& c_;
+  const Block* block_ = nullptr;  // the block being scheduled (its scopes)
   uint32_t next_step_ = 0;
   std::map<std::string, std::set<const Node*>> accessors_;  // value -> nodes touching it
   std::map<const Node*, uint32_t> node_step_;               // node -> its step (or kernel step)
@@ -91,6 +95,7 @@ class Scheduler {
   // iteration shape that breaks no ordering inside the fused loop).
   bool can_join(const PlanKernel& k, const Node& n) {
     if (k.ops.size() >= c_.arch.preferences.max_kernel_ops) return false;
+    if (n.scope != k.ops.front()->scope) return false;  // fusion never crosses a scope boundary
     if (classify(n) != OpClass::Elementwise || !plain_operands(n)) return false;
     const PlanValue* out = c_.value(n.output.name);
     if (out->shape != k.shape) return false;
@@ -119,6 +124,8 @@ class Scheduler {
                                          : "op";
     if (const PlanValue* out = c_.value(n.output.name)) k.shape = out->shape;
     k.ops.push_back(&n);
+    k.scope = scope_path(*block_, n.scope);
+    k.placement = scope_hints(*block_, n.scope).placement;
     c_.plan.kernels.push_back(std::move(k));
     return c_.plan.kernels.back().id;
   }
@@ -156,26 +163,74 @@ class Scheduler {
     }
   }
 
+  // Whether the ops at order[from..to) may all run after `m` instead of before it: no value
+  // one writes is read or written by the other.
+  static bool independent(const Node& m, const std::vector<const Node*>& order, size_t from,
+                          size_t to) {
+    std::vector<std::string> m_reads, m_writes;
+    node_names(m, m_reads, m_writes);
+    for (size_t i = from; i < to; ++i) {
+      std::vector<std::string> reads, writes;
+      node_names(*order[i], reads, writes);
+      for (const std::string& w : m_writes)
+        if (contains(reads, w) || contains(writes, w)) return false;
+      for (const std::string& r : m_reads)
+        if (contains(writes, r)) return false;
+    }
+    return true;
+  }
+
+  // Moves a later op that can join kernel `k` to order[next], past ops it is independent of
+  // (synth.md "Reordering"). Only ops of the kernel's scope are passed, never another node
+  // kind (barrier, dep, cache operation, transfer, control flow), and never in a no_reorder
+  // scope. Returns whether an op moved.
+  bool pull_partner(std::vector<const Node*>& order, size_t next, const PlanKernel& k) {
+    const int32_t scope = k.ops.front()->scope;
+    if (scope_hints(*block_, scope).no_reorder) return false;
+    if (next >= order.size() || can_join(k, *order[next])) return false;
+    for (size_t j = next; j < order.size(); ++j) {
+      const Node& m = *order[j];
+      if (m.kind == NodeKind::Assign) continue;  // a declaration: nothing runs there
+      if (m.kind != NodeKind::Op || m.scope != scope) return false;
+      if (j > next && can_join(k, m) && independent(m, order, next, j)) {
+        std::rotate(order.begin() + static_cast<std::ptrdiff_t>(next),
+                    order.begin() + static_cast<std::ptrdiff_t>(j),
+                    order.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool fusion_in_scope(const Node& n) const { return scope_hints(*block_, n.scope).fuse; }
+
   std::vector<Step> schedule(const std::vector<Node>& nodes) {
     std::vector<Step> out;
     std::optional<uint32_t> open;  // the kernel still accepting ops
-    for (const Node& n : nodes) {
+    std::vector<const Node*> order;
+    for (const Node& n : nodes) order.push_back(&n);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Node& n = *order[i];
       if (n.kind == NodeKind::Assign) continue;  // a declaration: zero-filled by the plan
       if (n.kind == NodeKind::Op) {
         if (open && can_join(c_.plan.kernels[*open], n)) {
           c_.plan.kernels[*open].ops.push_back(&n);
           node_step_[&n] = out.back().id;
-          continue;
+        } else {
+          const OpClass cls = classify(n);
+          Step s;
+          s.kind = Step::Kind::Kernel;
+          s.id = next_step_++;
+          s.kernel = open_kernel(n, cls);
+          node_step_[&n] = s.id;
+          out.push_back(std::move(s));
+          const bool head = cls != OpClass::Other && plain_operands(n);
+          open = head && allows_fusion() && fusion_in_scope(n)
+                     ? std::optional<uint32_t>(out.back().kernel)
+                     : std::nullopt;
         }
-        const OpClass cls = classify(n);
-        Step s;
-        s.kind = Step::Kind::Kernel;
-        s.id = next_step_++;
-        s.kernel = open_kernel(n, cls);
-        node_step_[&n] = s.id;
-        out.push_back(std::move(s));
-        const bool head = cls != OpClass::Other && plain_operands(n);
-        open = head && allows_fusion() ? std::optional<uint32_t>(out.back().kernel) : std::nullopt;
+        if (open && pull_partner(order, i + 1, c_.plan.kernels[*open]))
+          c_.plan.kernels[*open].reordered = true;
         continue;
       }
       open.reset();
@@ -183,6 +238,7 @@ class Scheduler {
       s.kind = step_kind(n.kind);
       s.id = next_step_++;
       s.node = &n;
+      s.scope = scope_path(*block_, n.scope);
       node_step_[&n] = s.id;
       if (n.kind == NodeKind::Loop) s.body = schedule(n.body);
       if (n.kind == NodeKind::Yield) s.tasks = consumers_of(n);

@@ -189,6 +189,7 @@ json::object step_json(const Step& s) {
   }
   const Node& n = *s.node;
   o["node"] = n.uuid;
+  if (!s.scope.empty()) o["scope"] = s.scope;
   o["line"] = n.loc.line;
   o["at"] = n.loc.to_string();
   switch (s.kind) {
@@ -340,6 +341,9 @@ std::string Plan::to_json() const {
     o["writes"] = strings(k.writes);
     o["internal"] = strings(k.internal);
     o["inplace_ok"] = k.inplace_ok;
+    if (!k.scope.empty()) o["scope"] = k.scope;
+    if (!k.placement.empty()) o["placement"] = k.placement;
+    if (k.reordered) o["reordered"] = true;
     ks.push_back(std::move(o));
   }
   root["kernels"] = std::move(ks);
@@ -396,6 +400,9 @@ std::string Plan::report() const {
       o << "  internal:";
       for (const auto& i : k.internal) o << " " << i;
     }
+    if (k.reordered) o << "  (reordered)";
+    if (!k.scope.empty()) o << "  scope " << k.scope;
+    if (!k.placement.empty()) o << " placement " << k.placement;
     o << "\n";
   }
   o << "buffers:\n";

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace oi {
@@ -73,7 +74,7 @@ boost::json::object node_args(const ExecEvent& ev) {
   boost::json::object args;
   for (const char* key :
        {"block_name", "node_index", "node_uuid", "kind", "op_name", "backend", "declined_by",
-        "decline_reason", "params", "output", "step", "iteration"}) {
+        "decline_reason", "params", "output", "step", "iteration", "scope"}) {
     if (auto* v = t.if_contains(key)) args[key] = *v;
   }
   return args;
@@ -112,6 +113,34 @@ boost::json::object trace_events_to_json(std::span<const ExecEvent> events,
       out.push_back(
           complete("step " + std::to_string(step), "step", track, extent.span, {{"step", step}}));
     }
+  }
+
+  // Scopes (dsl.md "Scopes"): one slice per entry into a scope, spanning its nodes, so that
+  // the viewer nests nodes in scopes in steps. Outer scopes first, then in order of entry.
+  struct ScopeExtent {
+    Span span{INT64_MAX, INT64_MIN};
+    size_t depth = 0;
+    std::string_view name, path;
+  };
+  std::map<std::tuple<uint64_t, uint32_t, uint64_t>, ScopeExtent> scopes;  // step, track, instance
+  for (size_t i = 0; i < events.size(); ++i) {
+    const ExecEvent& ev = events[i];
+    for (size_t d = 0; d < ev.scopes.size(); ++d) {
+      ScopeExtent& s = scopes[{ev.step, ev.track, ev.scopes[d].instance}];
+      s.span.start = std::min(s.span.start, spans[i].start);
+      s.span.end = std::max(s.span.end, spans[i].end);
+      s.depth = d;
+      s.name = ev.scopes[d].name;
+      s.path = ev.scopes[d].path;
+    }
+  }
+  std::vector<std::pair<std::tuple<uint64_t, uint32_t, uint64_t>, const ScopeExtent*>> ordered;
+  for (const auto& [key, extent] : scopes) ordered.emplace_back(key, &extent);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.second->depth < b.second->depth; });
+  for (const auto& [key, extent] : ordered) {
+    out.push_back(complete(extent->name, "scope", std::get<1>(key), extent->span,
+                           {{"scope", extent->path}, {"step", std::get<0>(key)}}));
   }
 
   for (size_t i = 0; i < events.size(); ++i) {

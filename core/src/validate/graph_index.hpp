@@ -80,5 +80,8 @@ void check_control_flow(const GraphIndex& index);
 void check_names(const GraphIndex& index);
 void check_nodes(const GraphIndex& index);
 void check_concurrency(const GraphIndex& index);
+void check_scopes(const GraphIndex& index);
+// Appends " (in scope attention.qk)" to each message at a place inside a scope.
+void name_scopes(const Graph& graph, Diagnostics& diag);
 
 }  // namespace oi::validation

@@ -13,6 +13,7 @@ void run_level1(const validation::GraphIndex& index) {
   validation::check_names(index);
   validation::check_nodes(index);
   validation::check_concurrency(index);
+  validation::check_scopes(index);
 }
 
 }  // namespace
@@ -21,6 +22,7 @@ Diagnostics validate_graph(const Graph& graph, const OpCatalog& catalog) {
   Diagnostics diag;
   validation::GraphIndex index(graph, catalog, diag);
   run_level1(index);
+  validation::name_scopes(graph, diag);
   diag.sort();
   return diag;
 }
@@ -31,6 +33,7 @@ Diagnostics validate_against_model(const Graph& graph, const OpCatalog& catalog,
   validation::GraphIndex index(graph, catalog, diag);
   run_level1(index);
   validation::check_against_model(index, model);
+  validation::name_scopes(graph, diag);
   diag.sort();
   return diag;
 }
