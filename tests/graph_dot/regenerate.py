@@ -35,6 +35,7 @@ def graph_cases():
         ("constructs.model.dot", "constructs.oi", [], "constructs_model.txt"),
         ("concurrency.dot", "concurrency.oi", [], None),
         ("concurrency.data.dot", "concurrency.oi", ["--data"], None),
+        ("scopes.dot", "scopes.oi", [], None),
     ]
 
 
@@ -64,13 +65,15 @@ def write_graph_cases(binary, out, work):
 
 
 def write_plan_cases(binary, out, work):
-    pictures = os.path.join(work, "plan")
-    run([binary, "synth", os.path.join(GRAPHS, "plan.oi"), "--model",
-         pack(binary, "plan_model.txt", work), "--plan-only", "--svg", pictures, "--name", "plan"])
+    model = pack(binary, "plan_model.txt", work)
     written = []
-    for name in ("plan.plan.dot", "plan.memory.svg"):  # plan.plan.svg depends on Graphviz
-        shutil.copyfile(os.path.join(pictures, name), os.path.join(out, name))
-        written.append(name)
+    for name in ("plan", "scopes_plan"):
+        pictures = os.path.join(work, name)
+        run([binary, "synth", os.path.join(GRAPHS, name + ".oi"), "--model", model, "--plan-only",
+             "--svg", pictures, "--name", name])
+        for f in (name + ".plan.dot", name + ".memory.svg"):  # NAME.plan.svg: Graphviz's
+            shutil.copyfile(os.path.join(pictures, f), os.path.join(out, f))
+            written.append(f)
     return written
 
 

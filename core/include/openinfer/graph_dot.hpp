@@ -42,9 +42,10 @@ struct DotOptions {
   const DotDecorations* decorations = nullptr;  // plan groups and marks
 };
 
-// The graph as a Graphviz digraph: each block a cluster with its nodes in order, loops nested
-// clusters, branches, yield/await and dep as edges of their own style, the memory sections as
-// tables coloured by memory kind. The graph should have validated (names are not checked here).
+// The graph as a Graphviz digraph: each block a cluster with its nodes in order, loops and
+// scopes nested clusters, branches, yield/await and dep as edges of their own style, the memory
+// sections as tables coloured by memory kind. The graph should have validated (names are not
+// checked here).
 std::string graph_to_dot(const Graph& graph, const DotOptions& options = {});
 
 // The plan's graph with its kernels as coloured groups labelled with their kind.

@@ -3,12 +3,12 @@
 // Layout: one cluster per block, its nodes chained top to bottom in source order, the blocks
 // stacked in source order under the memory tables (invisible edges), so the picture stays one
 // column wide and its labels readable when it is shown at page width. A run of consecutive
-// assigns is one table node. A loop is a cluster nested in its block (a scope would be one more
-// nested cluster, emitted the same way by emit_list); consecutive nodes of one decoration group
-// (a fused kernel) share a cluster. Edges that are not the source order (branches, yield/await,
-// dep, data) are collected while the clusters are written, emitted after them at the top level,
-// and do not constrain the layout.
+// assigns is one table node. Loops and scopes are clusters nested in their block; consecutive
+// nodes of one decoration group (a fused kernel) share a cluster. Edges that are not the source
+// order (branches, yield/await, dep, data) are collected while the clusters are written, emitted
+// after them at the top level, and do not constrain the layout.
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <sstream>
 #include <utility>
@@ -24,6 +24,8 @@ namespace {
 
 using dot::dot_quote;
 using dot::html;
+
+constexpr size_t kNoGroup = SIZE_MAX;
 
 class DotWriter {
  public:
@@ -155,7 +157,7 @@ class DotWriter {
     out_ << "  subgraph " << dot_quote("cluster_block_" + block.name) << " {\n"
          << "    label=" << dot_quote("block " + block.name + (consumer ? " (consumer)" : ""))
          << "; style=\"rounded\"; color=\"#666666\"; penwidth=1.5; fontsize=13;\n";
-    const auto ends = emit_list(block.nodes, "b" + std::to_string(b), 2);
+    const auto ends = emit_list(block, block.nodes, -1, "b" + std::to_string(b), 2);
     block_first_.push_back(ends.first);
     block_last_.push_back(ends.second);
     out_ << "  }\n";
@@ -172,9 +174,12 @@ class DotWriter {
   }
 
   // Emits the nodes of one list (a block or a loop body) with their sequence edges and dep
-  // edges. Returns the ids of the first and the last node drawn.
-  std::pair<std::string, std::string> emit_list(const std::vector<Node>& nodes,
-                                                const std::string& owner, size_t depth) {
+  // edges, scopes and decoration groups as clusters around runs of them (a group, a fused
+  // kernel, never crosses a scope boundary). `base` is the scope the list itself lies in (a
+  // loop's). Returns the ids of the first and the last node drawn.
+  std::pair<std::string, std::string> emit_list(const Block& block, const std::vector<Node>& nodes,
+                                                int32_t base, const std::string& owner,
+                                                size_t depth) {
     if (nodes.empty()) {
       const std::string empty = owner + "_empty";
       indent(depth);
@@ -182,23 +187,36 @@ class DotWriter {
       return {empty, empty};
     }
     std::string first, previous;
-    std::optional<size_t> open_group;
+    std::vector<int32_t> open_scopes;  // outermost first
+    size_t open_group = kNoGroup;
     for (size_t i = 0; i < nodes.size(); ++i) {
       const Node& n = nodes[i];
-      const DotNodeMark* mark = mark_of(n);
-      const std::optional<size_t> group = mark ? mark->group : std::nullopt;
-      if (group != open_group) {
-        if (open_group) close_cluster(--depth);
-        if (group) open_group_cluster(*group, depth++);
+      const size_t group = group_of(n);
+      const std::vector<int32_t> scopes = scope_chain(block, n.scope, base);
+      size_t keep = 0;
+      while (keep < open_scopes.size() && keep < scopes.size() && open_scopes[keep] == scopes[keep])
+        ++keep;
+      if (open_group != kNoGroup && (group != open_group || keep < open_scopes.size() ||
+                                     scopes.size() > open_scopes.size())) {
+        close_cluster(--depth);
+        open_group = kNoGroup;
+      }
+      for (; open_scopes.size() > keep; open_scopes.pop_back()) close_cluster(--depth);
+      for (; open_scopes.size() < scopes.size(); ++depth) {
+        open_scopes.push_back(scopes[open_scopes.size()]);
+        open_scope_cluster(block, open_scopes.back(), depth);
+      }
+      if (group != kNoGroup && group != open_group) {
+        open_group_cluster(group, depth++);
         open_group = group;
       }
       std::pair<std::string, std::string> ends;
       if (n.kind == NodeKind::Loop) {
-        ends = emit_loop(n, depth);
-      } else if (n.kind == NodeKind::Assign && !group) {
+        ends = emit_loop(block, n, depth);
+      } else if (n.kind == NodeKind::Assign && group == kNoGroup) {
         size_t j = i;
         while (j + 1 < nodes.size() && nodes[j + 1].kind == NodeKind::Assign &&
-               !(mark_of(nodes[j + 1]) && mark_of(nodes[j + 1])->group))
+               nodes[j + 1].scope == n.scope && group_of(nodes[j + 1]) == kNoGroup)
           ++j;
         emit_assigns(nodes, i, j, depth);
         ends = {id(n), id(n)};
@@ -212,10 +230,45 @@ class DotWriter {
       if (first.empty()) first = ends.first;
       previous = ends.second;
     }
-    if (open_group) close_cluster(--depth);
+    if (open_group != kNoGroup) close_cluster(--depth);
+    for (; !open_scopes.empty(); open_scopes.pop_back()) close_cluster(--depth);
     dot::dep_edges(
         nodes, [this](const Node& n) { return end(n); }, edges_);
     return {first, previous};
+  }
+
+  // The node's decoration group, kNoGroup without one.
+  size_t group_of(const Node& n) const {
+    const DotNodeMark* mark = mark_of(n);
+    return mark && mark->group ? *mark->group : kNoGroup;
+  }
+
+  // The scopes from just inside `base` down to `scope`, outermost first (empty when `scope`
+  // is `base`).
+  static std::vector<int32_t> scope_chain(const Block& block, int32_t scope, int32_t base) {
+    std::vector<int32_t> chain;
+    for (int32_t s = scope; s >= 0 && s != base && static_cast<size_t>(s) < block.scopes.size();
+         s = block.scopes[static_cast<size_t>(s)].parent)
+      chain.insert(chain.begin(), s);
+    return chain;
+  }
+
+  // A scope: a dashed green cluster labelled with its name and hints.
+  void open_scope_cluster(const Block& block, int32_t scope, size_t depth) {
+    const Scope& sc = block.scopes[static_cast<size_t>(scope)];
+    std::string label = "scope " + sc.name;
+    if (!sc.hints.empty()) {
+      label += " (";
+      for (size_t h = 0; h < sc.hints.size(); ++h)
+        label += (h ? ", " : "") + sc.hints[h].name + "=" + dot::value_text(sc.hints[h].value);
+      label += ")";
+    }
+    indent(depth);
+    out_ << "subgraph " << dot_quote(cluster_name("scope")) << " {\n";
+    indent(depth + 1);
+    out_ << "label=" << dot_quote(label)
+         << "; style=\"rounded,dashed\"; color=\"#1b9e77\"; fontcolor=\"#1b9e77\"; penwidth=1.4; "
+            "fontsize=11;\n";
   }
 
   // Assigns i..j as one table node (its id the first assign's), a row and a port each.
@@ -238,11 +291,13 @@ class DotWriter {
   void open_group_cluster(size_t group, size_t depth) {
     const DotGroup& g = o_.decorations->groups.at(group);
     indent(depth);
-    out_ << "subgraph " << dot_quote(cluster_name("group")) << " {\n";
+    // Named after the group: the runs of a kernel whose op moved up (PlanKernel::reordered)
+    // become one cluster, drawn around the moved op with the source order's edges crossing it.
+    out_ << "subgraph " << dot_quote("cluster_group_" + std::to_string(group)) << " {\n";
     indent(depth + 1);
     out_ << "label=" << dot_quote(g.label)
          << "; style=\"rounded,filled\"; fillcolor=" << dot_quote(g.fill)
-         << "; color=\"#777777\"; fontsize=10;\n";
+         << "; color=\"#777777\"; fontcolor=\"#000000\"; penwidth=1; fontsize=10;\n";
   }
 
   void close_cluster(size_t depth) {
@@ -250,15 +305,17 @@ class DotWriter {
     out_ << "}\n";
   }
 
-  std::pair<std::string, std::string> emit_loop(const Node& loop, size_t depth) {
+  std::pair<std::string, std::string> emit_loop(const Block& block, const Node& loop,
+                                                size_t depth) {
     indent(depth);
     out_ << "subgraph " << dot_quote(cluster_name("loop")) << " {\n";
     indent(depth + 1);
     out_ << "label="
          << dot_quote("loop " + loop.loop_name + " (" + loop.var + " in " +
                       labels_.bound_text(loop.start) + ".." + labels_.bound_text(loop.end) + ")")
-         << "; style=\"rounded,filled\"; fillcolor=\"#f5f5f5\"; color=\"#999999\";\n";
-    auto ends = emit_list(loop.body, id(loop), depth + 1);
+         << "; style=\"rounded,filled\"; fillcolor=\"#f5f5f5\"; color=\"#999999\"; "
+            "fontcolor=\"#000000\"; penwidth=1; fontsize=11;\n";
+    auto ends = emit_list(block, loop.body, loop.scope, id(loop), depth + 1);
     close_cluster(depth);
     return ends;
   }

@@ -27,7 +27,8 @@ std::string plan_to_dot(const Plan& plan) {
   d.title = "plan of " + std::filesystem::path(plan.graph->origin).filename().string() + " for " +
             plan.device.device.name + " (kernels coloured by kind)";
   for (const PlanKernel& k : plan.kernels) {
-    const std::string head = "k" + std::to_string(k.id) + " " + k.kind + " " + format_dims(k.shape);
+    std::string head = "k" + std::to_string(k.id) + " " + k.kind + " " + format_dims(k.shape);
+    if (!k.placement.empty()) head += " on " + k.placement;
     std::optional<size_t> group;
     if (k.ops.size() > 1) {
       std::string label = head + ", " + std::to_string(k.ops.size()) + " ops";
@@ -35,6 +36,7 @@ std::string plan_to_dot(const Plan& plan) {
         label += "; internal:";
         for (const std::string& i : k.internal) label += " " + i;
       }
+      if (k.reordered) label += "; reordered";
       group = d.groups.size();
       d.groups.push_back({label, kernel_fill(k.kind)});
     }
