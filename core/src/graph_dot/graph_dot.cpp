@@ -268,7 +268,7 @@ class DotWriter {
     indent(depth + 1);
     out_ << "label=" << dot_quote(label)
          << "; style=\"rounded,dashed\"; color=\"#1b9e77\"; fontcolor=\"#1b9e77\"; penwidth=1.4; "
-            "fontsize=11;\n";
+            "fontsize=11; labeljust=l;\n";
   }
 
   // Assigns i..j as one table node (its id the first assign's), a row and a port each.
@@ -297,7 +297,7 @@ class DotWriter {
     indent(depth + 1);
     out_ << "label=" << dot_quote(g.label)
          << "; style=\"rounded,filled\"; fillcolor=" << dot_quote(g.fill)
-         << "; color=\"#777777\"; fontcolor=\"#000000\"; penwidth=1; fontsize=10;\n";
+         << "; color=\"#777777\"; fontcolor=\"#000000\"; penwidth=1; fontsize=10; labeljust=l;\n";
   }
 
   void close_cluster(size_t depth) {
@@ -314,7 +314,7 @@ class DotWriter {
          << dot_quote("loop " + loop.loop_name + " (" + loop.var + " in " +
                       labels_.bound_text(loop.start) + ".." + labels_.bound_text(loop.end) + ")")
          << "; style=\"rounded,filled\"; fillcolor=\"#f5f5f5\"; color=\"#999999\"; "
-            "fontcolor=\"#000000\"; penwidth=1; fontsize=11;\n";
+            "fontcolor=\"#000000\"; penwidth=1; fontsize=11; labeljust=l;\n";
     auto ends = emit_list(block, loop.body, loop.scope, id(loop), depth + 1);
     close_cluster(depth);
     return ends;
