@@ -12,9 +12,12 @@
 #include <vector>
 
 #include "command.hpp"
+#include "graph_files.hpp"
+#include "graphviz.hpp"
 #include "openinfer/device_arch.hpp"
 #include "openinfer/error.hpp"
 #include "openinfer/graph.hpp"
+#include "openinfer/graph_dot.hpp"
 #include "openinfer/graph_json.hpp"
 #include "openinfer/model.hpp"
 #include "openinfer/plugin_catalog.hpp"
@@ -29,25 +32,29 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
     "Usage: openinfer synth GRAPH --model MODEL [--target c|glsl|NAME] [--device FILE.json]\n"
-    "                       [--plan-only] [--report] [--name NAME] [--embed-weights] -o OUTDIR\n\n"
+    "                       [--plan-only] [--report] [--svg DIR] [--name NAME] [--embed-weights]\n"
+    "                       -o OUTDIR\n\n"
     "Validates GRAPH (.oi or .json) against MODEL, plans it for the device (fusion, memory,\n"
     "schedule; docs/synth.md) and has the emitter plugin of the target write source files to\n"
     "OUTDIR. The device is FILE.json (docs/devices.md) or the target's built-in description.\n"
     "--plan-only prints the plan's JSON form instead of emitting; --report prints fused groups,\n"
     "kernels, buffers and peak memory (to stderr with --plan-only), and what the emitter reports\n"
-    "(for a freestanding device: flash, RAM and stack against its budgets).";
+    "(for a freestanding device: flash, RAM and stack against its budgets). --svg DIR writes\n"
+    "pictures of the plan to DIR: NAME.plan.dot and NAME.plan.svg (the graph with its fused\n"
+    "kernels as coloured groups; rendered with Graphviz, Debian package graphviz) and\n"
+    "NAME.memory.svg (arena offset against trace position, one rectangle per value).";
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error("cannot read '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-Graph load_graph(const std::string& path) {
-  if (fs::path(path).extension() == ".json") return graph_from_json(read_text(path), path);
-  return Graph::load(path);
+// NAME.plan.dot, NAME.plan.svg and NAME.memory.svg in `dir` (created when missing), each
+// written atomically.
+void write_pictures(const Plan& plan, const fs::path& dir, const std::string& name) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw input_error("cannot create '" + dir.string() + "': " + ec.message());
+  const std::string dot = plan_to_dot(plan);
+  const std::string svg = render_dot(dot, "svg");
+  write_atomically((dir / (name + ".plan.dot")).string(), dot);
+  write_atomically((dir / (name + ".plan.svg")).string(), svg);
+  write_atomically((dir / (name + ".memory.svg")).string(), plan_memory_svg(plan));
 }
 
 int run_synth(const std::vector<std::string>& args, Context& ctx) {
@@ -59,6 +66,8 @@ int run_synth(const std::vector<std::string>& args, Context& ctx) {
       "device,d", po::value<std::string>(), "device description JSON (docs/devices.md)")(
       "plan-only", "print the plan's JSON form; emit nothing")(
       "report", "print fused groups, kernels, buffers and peak memory")(
+      "svg", po::value<std::string>(),
+      "write the plan's pictures (kernels, memory) to this folder")(
       "name", po::value<std::string>()->default_value("model"), "base name of the generated files")(
       "embed-weights", "embed the weights as arrays instead of loading the .oinf")(
       "output,o", po::value<std::string>(), "output directory");
@@ -90,6 +99,7 @@ int run_synth(const std::vector<std::string>& args, Context& ctx) {
     usage_error("target '" + target + "' has no built-in device description: pass --device FILE");
   }
   for (const std::string& w : arch.warnings) ctx.err << "warning: " << w << "\n";
+  if (vm.count("svg")) require_graphviz();  // before any work: the message says what to install
 
   const PluginRegistry registry =
       PluginRegistry::discover(plugin_search_path(ctx.plugin_dirs, OPENINFER_BUILD_PLUGIN_DIR));
@@ -99,6 +109,8 @@ int run_synth(const std::vector<std::string>& args, Context& ctx) {
   const Plan plan =
       Synthesizer(arch).synthesize(model, load_graph(vm["graph"].as<std::string>()), catalog);
 
+  if (vm.count("svg"))
+    write_pictures(plan, vm["svg"].as<std::string>(), vm["name"].as<std::string>());
   if (plan_only) {
     if (vm.count("report")) ctx.err << plan.report();
     ctx.out << plan.to_json();
@@ -115,7 +127,7 @@ int run_synth(const std::vector<std::string>& args, Context& ctx) {
   if (vm.count("report"))
     for (const auto& f : files)
       if (f.filename().string().size() > 11 && f.filename().string().ends_with(".report.txt"))
-        ctx.out << read_text(f.string());
+        ctx.out << read_text_file(f.string());
   return 0;
 }
 

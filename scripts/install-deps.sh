@@ -16,6 +16,7 @@ packages=(
   python3-onnx espeak-ng   # examples/silero_vad: weights from ONNX, test speech
   python3-setuptools python3-wheel   # python/: the offline `pip install --no-build-isolation`
   gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm   # tests/mcu: Cortex-M under QEMU
+  graphviz fonts-dejavu-core   # graph dot --svg, synth --svg; DejaVu: the pictures' font everywhere
 )
 
 # examples/silero_vad's reference (onnxruntime-node) needs node and npm; a machine that has
