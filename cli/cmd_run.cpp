@@ -41,6 +41,7 @@ constexpr const char* kRunUsage =
 struct RunOptions {
   std::string graph, model, backend = "cpu";
   uint64_t steps = 1;
+  uint64_t max_table_bytes = 0;  // 0: no limit
   std::vector<InputSpec> inputs;
   std::vector<std::string> fetch;
   std::string save, trace, trace_events;
@@ -54,6 +55,9 @@ std::optional<RunOptions> parse_options(const std::vector<std::string>& args, Co
       "backend", po::value<std::string>()->default_value("cpu"), "backend plugin to run on")(
       "steps", po::value<int64_t>()->default_value(1),
       "run N steps (persistent memory carries over)")(
+      "max-table-bytes", po::value<int64_t>()->default_value(0),
+      "fail a step whose table writes would make the tables hold more than N bytes (0: no "
+      "limit)")(
       "input", po::value<std::vector<std::string>>(),
       "NAME=FILE or NAME=FILE:TENSOR: insert before each step ({step} in TENSOR is the step "
       "number; a step whose tensor FILE lacks inserts nothing); repeatable")(
@@ -87,6 +91,12 @@ std::optional<RunOptions> parse_options(const std::vector<std::string>& args, Co
   const int64_t steps = vm["steps"].as<int64_t>();
   if (steps < 1) usage_error("--steps must be at least 1 (got " + std::to_string(steps) + ")");
   o.steps = static_cast<uint64_t>(steps);
+  const int64_t max_table_bytes = vm["max-table-bytes"].as<int64_t>();
+  if (max_table_bytes < 0) {
+    usage_error("--max-table-bytes must not be negative (got " + std::to_string(max_table_bytes) +
+                ")");
+  }
+  o.max_table_bytes = static_cast<uint64_t>(max_table_bytes);
   if (vm.count("input"))
     for (const auto& s : vm["input"].as<std::vector<std::string>>())
       o.inputs.push_back(parse_input_spec(s));
@@ -149,6 +159,7 @@ int run_run(const std::vector<std::string>& args, Context& ctx) {
 
   SimulatorOptions sim_options;
   sim_options.catalog = &catalog;
+  sim_options.max_table_bytes = o.max_table_bytes;
   std::shared_ptr<Backend> backend = registry.backend(o.backend);  // exit 3 when missing
   if (o.backend != "cpu") {
     const auto names = registry.backend_names();

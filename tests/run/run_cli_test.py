@@ -311,6 +311,33 @@ def case_errors():
     check("--trace-events" in h.stdout and "--steps" in h.stdout, "help lists the options")
 
 
+def case_table_budget():
+    # f32[2] entries of 8 bytes: a budget of 24 bytes holds three steps' entries.
+    graph = os.path.join(TMP, "grow.oi")
+    open(graph, "w").write("""
+persistent {
+  n: i32 @init(0);
+  v: f32[2] @init(1.5);
+  H(t): f32[2] @table;
+}
+block entry {
+  cache.write v >> H[n];
+  cache.increment n;
+  return n;
+}
+""")
+    mm = ("--model", os.path.join(MINIMAL, "model.oinf"))
+    p = run("run", graph, *mm, "--steps", "3", "--max-table-bytes", "24", "--fetch", "n")
+    check("n: i32 = 3" in p.stdout, p.stdout)
+    e = run("run", graph, *mm, "--steps", "4", "--max-table-bytes", "24", code=1)
+    first = e.stderr.splitlines()[0]
+    check("table 'H'" in first and "from 24 to 32 bytes" in first and "limit of 24 bytes" in first,
+          "names the table, its size and the limit: " + e.stderr)
+    run("run", graph, *mm, "--steps", "40", "--quiet")  # no budget: no limit
+    run("run", graph, *mm, "--max-table-bytes", "-1", code=2)
+    run("run", graph, *mm, "--max-table-bytes", "lots", code=2)
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 try:
     CASES[CASE]()

@@ -43,6 +43,10 @@ struct SimulatorOptions {
   // Backends a scope's `placement` hint may name besides `backend` and `fallback` (dsl.md
   // "Scopes"). A placement naming no backend given runs on `backend`, with a warning.
   std::vector<std::shared_ptr<Backend>> placements;
+  // The most bytes the executor's persistent tables may hold together (Executor::table_bytes,
+  // docs/runtime.md "Table budget"); 0: no limit. A step whose table write would pass it fails
+  // before allocating, naming the table, and leaves memory as it was before the step.
+  uint64_t max_table_bytes = 0;
 };
 
 // One scope holding an executed node (dsl.md "Scopes").
@@ -151,6 +155,8 @@ class Executor {
   bool timing() const;
 
   uint64_t step_count() const;  // completed steps
+  // Bytes held by written table entries and auto_dim matrices (the budget's measure).
+  uint64_t table_bytes() const;
   bool in_step() const;
   // The events of the current or most recent step, in execution order.
   std::span<const ExecEvent> events() const;

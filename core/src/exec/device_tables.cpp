@@ -226,19 +226,27 @@ void Memory::write_table_device(const VarInfo& v, const std::vector<SlotValue>& 
                       " bytes cannot fill " + std::to_string(total) + " bytes of entries");
   }
   if (total == 0) return;
-  DeviceTable& t = device_table(v, s, backend, box.needed);
-  for (const Run& r : runs_of(box.starts, box.lengths, t.extents))
-    backend.copy(src, src_offset + r.access_at * eb, *t.buffer, r.table_at * eb, r.entries * eb);
-  // The written keys and sizes stay on the host; their values are now the device's.
   const size_t n = box.starts.size();
-  std::vector<int64_t> key(n);
+  std::vector<std::vector<int64_t>> keys;
+  uint64_t fresh = 0;
   for (uint64_t i = 0, all = count_of(box.lengths); i < all; ++i) {
+    std::vector<int64_t> key(n);
     uint64_t rest = i;
     for (size_t k = n; k-- > 0;) {
       const auto len = static_cast<uint64_t>(box.lengths[k]);
       key[k] = box.starts[k] + static_cast<int64_t>(rest % len);
       rest /= len;
     }
+    fresh += s.entries.count(key) == 0 ? 1 : 0;
+    keys.push_back(std::move(key));
+  }
+  check_budget(v, fresh * eb, loc);  // before the device table grows
+  for (const auto& key : keys) note_entry(v, s, key);
+  DeviceTable& t = device_table(v, s, backend, box.needed);
+  for (const Run& r : runs_of(box.starts, box.lengths, t.extents))
+    backend.copy(src, src_offset + r.access_at * eb, *t.buffer, r.table_at * eb, r.entries * eb);
+  // The written keys and sizes stay on the host; their values are now the device's.
+  for (const auto& key : keys) {
     s.entries.try_emplace(key);
     for (size_t k = 0; k < n; ++k) s.sizes[k] = std::max(s.sizes[k], key[k] + 1);
   }
@@ -263,6 +271,41 @@ bool Memory::read_table_device(const VarInfo& v, const std::vector<SlotValue>& s
   for (const Run& r : runs_of(box.starts, box.lengths, t.extents))
     backend.copy(*t.buffer, r.table_at * eb, dst, r.access_at * eb, r.entries * eb);
   return true;
+}
+
+namespace {
+bool has_room(const std::vector<int64_t>& key, const std::vector<int64_t>& extents) {
+  for (size_t k = 0; k < key.size(); ++k)
+    if (key[k] >= extents[k]) return false;
+  return true;
+}
+}  // namespace
+
+Tensor Memory::entry_now(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
+                         const TableEntry& e) {
+  if (!s.table || !s.table->host_stale || !has_room(key, s.table->extents)) {
+    Tensor out(e.value.dtype(), e.value.shape());
+    if (e.value.nbytes() > 0)
+      std::memcpy(out.mutable_bytes().data(), e.value.bytes().data(), e.value.nbytes());
+    return out;
+  }
+  const DeviceTable& t = *s.table;
+  Tensor out(v.dtype, v.shape);
+  t.backend->download(*t.buffer, linear(key, t.extents) * t.entry_bytes, out.mutable_bytes());
+  return out;
+}
+
+void Memory::restore_device_entry(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
+                                  const Tensor* value) {
+  if (!s.table || !has_room(key, s.table->extents)) return;
+  const DeviceTable& t = *s.table;
+  const uint64_t at = linear(key, t.extents) * t.entry_bytes;
+  if (value != nullptr && value->nbytes() == t.entry_bytes) {
+    t.backend->upload(*t.buffer, at, value->bytes());
+    return;
+  }
+  Tensor unwritten = filled_tensor(v.dtype, v.shape, v.decl ? v.decl->init : std::nullopt);
+  t.backend->upload(*t.buffer, at, unwritten.bytes());
 }
 
 std::shared_ptr<DeviceBuffer> Memory::table_staging(const VarInfo& v, Backend& backend,

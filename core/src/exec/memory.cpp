@@ -166,6 +166,7 @@ Tensor& Memory::write(const VarInfo& v, const SourceLocation& loc, HostSync sync
     return s.value;
   }
   read(v, loc, sync);
+  note_plain(v, s);
   if (sync == HostSync::Yes) drop_device(s);  // the host changes the value
   return s.value;
 }
@@ -174,6 +175,7 @@ Tensor& Memory::replace(const VarInfo& v, const SourceLocation& loc) {
   VarState& s = state(v);
   if (v.kind == VarKind::Constant || v.kind == VarKind::Dynamic) return write(v, loc);
   current(v, s, loc);
+  note_plain(v, s);
   std::lock_guard lock(s.device_mutex);
   drop_device(s);
   return s.value;
@@ -297,7 +299,11 @@ std::string key_text(const std::vector<int64_t>& key) {
 
 }  // namespace
 
-TableEntry& Memory::auto_entry_at(const VarInfo& v, VarState& s, const std::vector<int64_t>& key) {
+TableEntry& Memory::auto_entry_at(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
+                                  const SourceLocation& loc) {
+  note_entry(v, s, key);  // a later grow or write of this matrix changes only what it noted
+  if (s.entries.count(key) == 0)
+    check_budget(v, storage_bytes(v.dtype, product(v.shape)).value_or(0), loc);
   for (size_t k = 0; k < key.size(); ++k) s.sizes[k] = std::max(s.sizes[k], key[k] + 1);
   auto [it, fresh] = s.entries.try_emplace(key);
   if (fresh) {
@@ -333,7 +339,7 @@ Tensor Memory::read_auto_dim(const VarInfo& v, VarState& s, const std::vector<Sl
     if (!r.single) lead.push_back(static_cast<uint64_t>(r.end - r.start));
   }
   const bool stacked = lead.size() > 0;
-  if (!stacked) return auto_part(v, auto_entry_at(v, s, starts), slots, loc);
+  if (!stacked) return auto_part(v, auto_entry_at(v, s, starts, loc), slots, loc);
   bool grows = true;
   for (size_t pos : v.auto_axes)
     grows = grows && pos < slots.size() && slots[pos].kind == Slot::Kind::Index;
@@ -344,7 +350,8 @@ Tensor Memory::read_auto_dim(const VarInfo& v, VarState& s, const std::vector<Sl
     auto it = s.entries.find(key);
     TableEntry fresh;  // slices never grow: an unwritten entry reads as a fresh matrix
     TableEntry* e = it != s.entries.end() ? &it->second : nullptr;
-    if (!e && grows) e = &auto_entry_at(v, s, key);  // scalar auto indices grow what they visit
+    if (!e && grows)
+      e = &auto_entry_at(v, s, key, loc);  // scalar auto indices grow what they visit
     if (!e) {
       fresh = {filled_tensor(v.dtype, v.shape, v.decl->init),
                std::vector<uint64_t>(v.auto_axes.size(), 0), 0};
@@ -394,7 +401,7 @@ void Memory::write_auto_dim(const VarInfo& v, VarState& s, const std::vector<Slo
                     value.shape().end());
   const uint64_t numel = product(inner);
   for (size_t n = 0; n < keys.size(); ++n) {
-    TableEntry& e = auto_entry_at(v, s, keys[n]);
+    TableEntry& e = auto_entry_at(v, s, keys[n], loc);
     auto box = auto_box(v, e, slots, loc);
     if (!box) grow(v, e, slots, loc);
     const Shape target = box ? box->second : e.value.shape();
@@ -433,6 +440,8 @@ void Memory::grow(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>&
     counts[k] = std::max(counts[k], static_cast<uint64_t>(i));
   }
   if (counts == e.counts) return;
+  const uint64_t after = storage_bytes(v.dtype, product(matrix_shape(v, counts))).value_or(0);
+  if (after > e.value.nbytes()) check_budget(v, after - e.value.nbytes(), loc);
   Tensor grown = filled_tensor(v.dtype, matrix_shape(v, counts), v.decl->init);
   Shape zero(grown.rank(), 0);
   copy_region(e.value, zero, grown, zero, e.value.shape());
@@ -535,9 +544,10 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots, 
                       "' where the access has shape " + shape_to_string(shape));
   }
   uint64_t entry_numel = product(v.shape);
-  std::vector<int64_t> key(ranges.size());
-  std::vector<std::vector<int64_t>> written;
+  std::vector<std::vector<int64_t>> keys;
+  uint64_t fresh = 0;
   for (uint64_t n = 0; n < stacked; ++n) {
+    std::vector<int64_t> key(ranges.size());
     uint64_t rest = n;
     for (size_t k = ranges.size(); k-- > 0;) {
       uint64_t len = static_cast<uint64_t>(ranges[k].end - ranges[k].start);
@@ -545,6 +555,14 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots, 
           ranges[k].single ? ranges[k].start : ranges[k].start + static_cast<int64_t>(rest % len);
       if (!ranges[k].single) rest /= len;
     }
+    fresh += s.entries.count(key) == 0 ? 1 : 0;
+    keys.push_back(std::move(key));
+  }
+  check_budget(v, fresh * storage_bytes(v.dtype, entry_numel).value_or(0), loc);
+  std::vector<std::vector<int64_t>> written;
+  for (uint64_t n = 0; n < stacked; ++n) {
+    const std::vector<int64_t>& key = keys[n];
+    note_entry(v, s, key);
     Tensor entry(v.dtype, v.shape);
     copy_elements(value, n * entry_numel, entry, 0, entry_numel);
     s.entries[key].value = std::move(entry);
@@ -568,35 +586,24 @@ void Memory::reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
     }
     prefix.push_back(slots[pos].index);
   }
+  if (in_step_) sync_table(v, s);  // the erased entries go to the undo record with their values
+  table_undo(v, s);                // the sizes before the reset
   reset_device_entries(v, s, prefix);
-  if (prefix.empty()) {
-    s.entries.clear();
-    std::fill(s.sizes.begin(), s.sizes.end(), 0);
-    return;
-  }
   for (auto it = s.entries.begin(); it != s.entries.end();) {
     bool under = std::equal(prefix.begin(), prefix.end(), it->first.begin());
-    it = under ? s.entries.erase(it) : std::next(it);
+    if (!under) {
+      it = std::next(it);
+      continue;
+    }
+    note_erased(v, s, it->first, std::move(it->second));
+    it = s.entries.erase(it);
   }
+  if (prefix.empty()) std::fill(s.sizes.begin(), s.sizes.end(), 0);
 }
 
 void Memory::reset_plain(const VarInfo& v, const SourceLocation& loc) {
   Tensor& t = write(v, loc);
   t = filled_tensor(v.dtype, v.shape, v.decl ? v.decl->init : std::nullopt);
-}
-
-uint64_t Memory::table_bytes() const {
-  uint64_t total = 0;
-  for (size_t i = 0; i < states_.size(); ++i) {
-    const VarInfo& v = program_.vars[i];
-    if (!v.table && !v.auto_dim) continue;
-    if (!v.auto_dim) {  // entries of one size, whose values may be on a device
-      total += states_[i]->entries.size() * storage_bytes(v.dtype, product(v.shape)).value_or(0);
-      continue;
-    }
-    for (const auto& [key, e] : states_[i]->entries) total += e.value.nbytes();
-  }
-  return total;
 }
 
 }  // namespace oi::exec

@@ -101,6 +101,12 @@ class Memory {
   bool has_value(const VarInfo& v) const;
   void set_in_step(bool on) { in_step_ = on; }
 
+  // The step's undo record (memory_undo.cpp, docs/runtime.md "Failed steps"): the first write
+  // of a step to a persistent variable or table entry keeps what was there before. rollback()
+  // puts it all back after a failed step; commit() forgets it after a completed one.
+  void rollback();
+  void commit();
+
   // Prefix-table entry W[l] (volatile/constant families).
   const Tensor& prefix_entry(const VarInfo& v, const std::vector<int64_t>& index,
                              const SourceLocation& loc);
@@ -143,6 +149,28 @@ class Memory {
   std::mutex& mutex() { return mutex_; }
 
  private:
+  // What one table held before the step's first write to each key (nullopt: no entry).
+  struct TableUndo {
+    std::vector<int64_t> sizes;
+    std::map<std::vector<int64_t>, std::optional<TableEntry>> entries;
+  };
+  // Undo record (memory_undo.cpp). note_plain: before a persistent plain variable's write.
+  void note_plain(const VarInfo& v, VarState& s);
+  // Before a write to (or the erasure of) table entry `key`; callers hold mutex_. An entry a
+  // cache.reset erases is moved into the record (`erased`), never copied.
+  void note_entry(const VarInfo& v, VarState& s, const std::vector<int64_t>& key);
+  void note_erased(const VarInfo& v, VarState& s, std::vector<int64_t> key, TableEntry erased);
+  TableUndo* table_undo(const VarInfo& v, VarState& s);  // nullptr outside steps
+  // The table budget: throws naming the table when `added` more bytes would pass it.
+  void check_budget(const VarInfo& v, uint64_t added, const SourceLocation& loc) const;
+  uint64_t table_bytes_of(size_t id) const;
+  // Entry `key`'s value now, from the device table when that is newer (one entry's bytes).
+  Tensor entry_now(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
+                   const TableEntry& e);
+  // A restored entry (nullptr: unwritten) written into the device table too, if there is one.
+  void restore_device_entry(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
+                            const Tensor* value);
+
   struct Range {
     bool single = false;
     int64_t start = 0;
@@ -166,7 +194,8 @@ class Memory {
   // cache.reset of the keys under `prefix` on the device table, if there is one.
   void reset_device_entries(const VarInfo& v, VarState& s, const std::vector<int64_t>& prefix);
   // The auto_dim matrix at table key `key`, created (counts 0, @init cells) when new.
-  TableEntry& auto_entry_at(const VarInfo& v, VarState& s, const std::vector<int64_t>& key);
+  TableEntry& auto_entry_at(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
+                            const SourceLocation& loc);
   // What an access reads of one auto_dim matrix: the box of its slices, or (scalar auto
   // indices) the whole matrix after growing it.
   Tensor auto_part(const VarInfo& v, TableEntry& e, const std::vector<SlotValue>& slots,
@@ -186,7 +215,10 @@ class Memory {
   std::vector<std::unique_ptr<VarState>> states_;
   std::atomic<uint64_t> epoch_{0};
   bool in_step_ = false;
-  std::mutex mutex_;  // lazy loads and table structure (consumers run concurrently)
+  std::map<size_t, Tensor> undo_plain_;  // by variable id
+  std::map<size_t, TableUndo> undo_tables_;
+  std::mutex undo_mutex_;  // undo_plain_ (plain writes run concurrently)
+  std::mutex mutex_;       // lazy loads and table structure (consumers run concurrently)
 };
 
 }  // namespace oi::exec

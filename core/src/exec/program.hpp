@@ -129,6 +129,7 @@ struct Program {
   std::unordered_map<const Node*, std::vector<const Block*>> consumers;
   std::unordered_map<const Block*, uint32_t> consumer_track;
   const Block* entry = nullptr;
+  uint64_t max_table_bytes = 0;  // SimulatorOptions::max_table_bytes (0: no limit)
 
   Program(const Model& model, const Graph& graph, std::shared_ptr<Backend> backend,
           std::shared_ptr<Backend> fallback_backend, const OpCatalog* catalog,

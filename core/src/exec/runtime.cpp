@@ -69,6 +69,7 @@ void Runtime::end_step() {
   outputs_ = entry_->outputs();
   entry_.reset();
   memory_.set_in_step(false);
+  memory_.commit();
   ++steps_;
 }
 
@@ -84,7 +85,9 @@ bool Runtime::advance() {
   try {
     if (entry_->step_node()) return true;
   } catch (...) {
+    // A failed step leaves persistent memory as it was before it (docs/runtime.md).
     abort_step();
+    memory_.rollback();
     throw;
   }
   end_step();

@@ -26,6 +26,7 @@ class Runtime {
   std::vector<ExecEvent>& events() { return events_; }
   const std::vector<std::string>& outputs() const { return outputs_; }
   uint64_t step_count() const { return steps_; }
+  uint64_t table_bytes() const { return memory_.table_bytes(); }
   bool timing() const { return ctx_.timing; }
   void set_timing(bool on) { ctx_.timing = on; }
 

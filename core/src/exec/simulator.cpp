@@ -8,9 +8,13 @@ namespace oi {
 
 Simulator::Simulator(const Model& model, const Graph& graph, std::shared_ptr<Backend> backend,
                      SimulatorOptions options)
-    : program_(std::make_shared<exec::Program>(model, graph, std::move(backend),
-                                               std::move(options.fallback), options.catalog,
-                                               std::move(options.placements))) {}
+    : program_([&] {
+        auto program = std::make_shared<exec::Program>(model, graph, std::move(backend),
+                                                       std::move(options.fallback), options.catalog,
+                                                       std::move(options.placements));
+        program->max_table_bytes = options.max_table_bytes;
+        return program;
+      }()) {}
 Simulator::~Simulator() = default;
 Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;
@@ -68,6 +72,9 @@ uint64_t Executor::step_count() const {
 }
 bool Executor::in_step() const {
   return runtime_->in_step();
+}
+uint64_t Executor::table_bytes() const {
+  return runtime_->table_bytes();
 }
 std::span<const ExecEvent> Executor::events() const {
   return runtime_->events();
