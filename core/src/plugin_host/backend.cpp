@@ -72,6 +72,10 @@ std::shared_ptr<DeviceBuffer> Backend::alloc(uint64_t bytes) {
   oi_buffer* handle = nullptr;
   throw_if_error(state_->api->buffer_alloc(state_->device, bytes, &handle),
                  "backend '" + name() + "' cannot allocate " + std::to_string(bytes) + " bytes");
+  if (handle == nullptr) {  // a plugin bug: fail here, not at the buffer's first use
+    throw Error(ErrorKind::Environment, "backend '" + name() + "' reported an allocation of " +
+                                            std::to_string(bytes) + " bytes but gave no buffer");
+  }
   return std::make_shared<DeviceBuffer>(shared_from_this(), handle, bytes);
 }
 
