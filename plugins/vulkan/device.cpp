@@ -4,6 +4,7 @@
 // (command_stream.hpp), which batches consecutive commands into one submission and waits only
 // where the host needs data back (buffer_download) or asks for it (synchronize). One mutex per
 // device: calls from several threads take turns.
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -154,6 +155,20 @@ void destroy_device(oi_device& d) {
   d.device.destroy();
 }
 
+// Fault injection for tests (docs/runtime.md "Failed steps"): OPENINFER_VULKAN_FAULT=oom makes
+// every allocation fail as out of device memory, =device_lost every transfer as on a lost
+// device; read at each call, so a test can switch the fault on and off between steps.
+oi_status* injected_fault(const char* kind) {
+  const char* fault = std::getenv("OPENINFER_VULKAN_FAULT");
+  if (fault == nullptr || std::strcmp(fault, kind) != 0) return nullptr;
+  if (std::strcmp(kind, "oom") == 0) {
+    return abi::make_status(host(), OI_STATUS_OUT_OF_MEMORY,
+                            "vulkan: out of device memory (injected: OPENINFER_VULKAN_FAULT=oom)");
+  }
+  return abi::make_status(host(), OI_STATUS_UNAVAILABLE,
+                          "vulkan: device lost (injected: OPENINFER_VULKAN_FAULT=device_lost)");
+}
+
 }  // namespace
 
 const DeviceCaps& caps_of(const oi_device* device) {
@@ -229,6 +244,7 @@ void device_close(oi_device* device) {
 
 oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer) {
   OI_ABI_TRY
+  if (oi_status* fault = injected_fault("oom")) return fault;
   // Rounded up to whole words: shaders address buffers as uint[].
   const vk::DeviceSize size = std::max<vk::DeviceSize>((bytes + 3) & ~uint64_t{3}, 4);
   std::unique_lock lock(device->mutex);
@@ -276,6 +292,7 @@ void buffer_free(oi_device* device, oi_buffer* buffer) {
 oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t offset, const void* src,
                          uint64_t bytes) {
   OI_ABI_TRY
+  if (oi_status* fault = injected_fault("device_lost")) return fault;
   check_range(buffer, offset, bytes, "upload");
   if (bytes == 0) return nullptr;
   std::lock_guard lock(device->mutex);
@@ -286,6 +303,7 @@ oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t offset, 
 oi_status* buffer_download(oi_device* device, oi_buffer* buffer, uint64_t offset, void* dst,
                            uint64_t bytes) {
   OI_ABI_TRY
+  if (oi_status* fault = injected_fault("device_lost")) return fault;
   check_range(buffer, offset, bytes, "download");
   if (bytes == 0) return nullptr;
   std::lock_guard lock(device->mutex);
