@@ -16,6 +16,14 @@
 
 #include "exp_avx2.hpp"
 #define OI_ATTENTION_X86 1
+#include <cpuid.h>
+namespace {
+// CPUID.1:ECX bit 29. Not __builtin_cpu_supports("f16c"): clang 14 does not know that name.
+bool has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+}
+}  // namespace
 #endif
 
 namespace oi::cpu {
@@ -235,7 +243,7 @@ bool attention_widen(const std::byte* data, uint32_t dtype, uint64_t first, uint
     return true;
   }
 #if OI_ATTENTION_X86
-  static const bool f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  static const bool f16c = __builtin_cpu_supports("avx2") && has_f16c();
   if (dtype == OI_DTYPE_F16 && f16c) {
     widen_f16_f16c(data + 2 * first, count, out);
     return true;
