@@ -31,9 +31,11 @@ std::string replace_name(std::string text, const std::string& name) {
 
 class Generator : public KernelEnv {
  public:
-  Generator(const std::string& plan_text, std::string name, const WeightLookup* embed)
+  Generator(const std::string& plan_text, std::string name, const WeightLookup* embed,
+            const WeightLookup* model)
       : name_(std::move(name)) {
     embed_ = embed;
+    model_ = model;
     boost::system::error_code ec;
     root_ = json::parse(plan_text, ec);
     if (ec || !root_.is_object()) throw std::runtime_error("the plan is not a JSON object");
@@ -43,6 +45,11 @@ class Generator : public KernelEnv {
       throw std::runtime_error("not an openinfer-synth-plan version 1 document");
     read_profile();
     read_values();
+    auto& blocks = root_.at("blocks").as_array();
+    for (auto& b : blocks) {
+      std::vector<std::string> loops;
+      resolve_settings(b.at("steps").as_array(), loops);
+    }
   }
 
   std::vector<GeneratedFile> run() {
@@ -162,13 +169,15 @@ class Generator : public KernelEnv {
            << "u);\n";
     } else if (kind == "cache.increment" || kind == "cache.decrement") {
       const Value& v = value(str(st.at("var")));
-      if (v.dtype != "i32" || v.numel() != 1)
+      if ((v.dtype != "i32" && v.dtype != "i64") || v.numel() != 1 || v.ptable || v.table)
         throw CUnsupported("c emitter: " + kind + " of " + v.dtype + " '" + v.name +
-                           "' is not supported yet (i32 scalars)");
-      const std::string p = "*(int32_t*)s->v_" + v.name;
-      // Integer arithmetic wraps (ops.md): through uint32_t, never signed overflow.
-      body << indent << p << " = (int32_t)((uint32_t)" << p
-           << (kind == "cache.increment" ? " + " : " - ") << "(uint32_t)"
+                           "' is not supported yet (i32 and i64 scalars)");
+      const bool wide = v.dtype == "i64";
+      const std::string T = wide ? "int64_t" : "int32_t", U = wide ? "uint64_t" : "uint32_t";
+      const std::string p = "*(" + T + "*)s->v_" + v.name;
+      // Integer arithmetic wraps (ops.md): through the unsigned type, never signed overflow.
+      body << indent << p << " = (" << T << ")((" << U << ")" << p
+           << (kind == "cache.increment" ? " + " : " - ") << "(" << U << ")"
            << st.at("amount").to_number<int64_t>() << "ll);\n";
     } else if (kind == "cache.reset") {
       const Value& v = whole(st, "target");
@@ -213,6 +222,80 @@ class Generator : public KernelEnv {
       throw CUnsupported("c emitter: '" + kind + "' steps (line " + json::serialize(st.at("line")) +
                          ") are not supported yet");
     }
+  }
+
+  // ---- settings that name a size variable or a constant scalar (dsl.md) ----
+
+  const WeightLookup* model_ = nullptr;        // the model at synthesis (--model), if any
+  std::map<std::string, std::string> baked_;  // constant -> the bytes its settings were given
+
+  // Replaces each setting {"name": N} of the kernels' ops by N's value, by dsl.md's precedence:
+  // a loop index (its value changes: refused), a declared variable (a constant scalar, whose
+  // value is the model's tensor or its @init: create() checks the model it loads holds the
+  // same bytes), a size variable.
+  void resolve_settings(json::array& steps, std::vector<std::string>& loops) {
+    for (auto& jst : steps) {
+      auto& st = jst.as_object();
+      if (st.at("kind") == "loop") {
+        loops.push_back(str(st.at("index")));
+        resolve_settings(st.at("body").as_array(), loops);
+        loops.pop_back();
+        continue;
+      }
+      if (st.at("kind") != "kernel") continue;
+      auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64()).as_object();
+      for (auto& jop : k.at("ops").as_array())
+        for (auto& kv : jop.at("settings").as_object()) {
+          if (!kv.value().is_object() || !kv.value().as_object().contains("name")) continue;
+          kv.value() = setting_value(str(kv.value().at("name")), loops, jop.as_object(),
+                                     std::string(kv.key()));
+        }
+    }
+  }
+
+  json::value setting_value(const std::string& name, const std::vector<std::string>& loops,
+                            const json::object& op, const std::string& key) {
+    const std::string where = op_where(op) + ": setting '" + key + "' = " + name;
+    if (std::find(loops.begin(), loops.end(), name) != loops.end())
+      throw CUnsupported("c emitter: " + where + " (a loop index) is not supported yet");
+    auto it = index_.find(name);
+    if (it == index_.end()) {
+      const auto& sizes = root_.at("sizevars").as_object();
+      if (sizes.contains(name)) return sizes.at(name);
+      throw std::runtime_error(where + " names nothing the plan declares");
+    }
+    const Value& v = values_[it->second];
+    if (v.storage != "constant" || v.numel() != 1 || v.table || v.ptable)
+      throw CUnsupported("c emitter: " + where + " (not a constant scalar) is not supported yet");
+    std::optional<ModelTensor> t;
+    if (model_ && !v.link.empty()) t = (*model_)(v.link);
+    std::string bytes;
+    if (t && t->bytes.size() == dtype_size(v.dtype) && t->dtype == dtype_tag(v.dtype))
+      bytes = t->bytes;
+    else if (t)
+      throw std::runtime_error("'" + v.name + "': model tensor '" + v.link +
+                               "' has another dtype or shape");
+    json::value out;
+    auto number = [&](auto zero) {
+      decltype(zero) x = zero;
+      if (bytes.empty() && v.init) return *v.init;
+      if (!bytes.empty()) std::memcpy(&x, bytes.data(), sizeof x);
+      return json::value(x);
+    };
+    if (v.dtype == "f32")
+      out = number(0.0f);
+    else if (v.dtype == "f64")
+      out = number(0.0);
+    else if (v.dtype == "i32")
+      out = number(int32_t{0});
+    else if (v.dtype == "i64")
+      out = number(int64_t{0});
+    else
+      throw CUnsupported("c emitter: " + where + " (a " + v.dtype +
+                         " constant) is not supported yet");
+    if (v.dtype == "f32" && out.is_double()) out = static_cast<double>(static_cast<float>(out.as_double()));
+    if (!bytes.empty()) baked_[v.name] = bytes;
+    return out;
   }
 
   // ---- persistent tables (tables.hpp) ----
@@ -405,19 +488,18 @@ class Generator : public KernelEnv {
     return value(text);
   }
 
-  // A loop bound: an integer literal, a size variable, or an i32 scalar variable.
+  // A loop bound (dsl.md): an integer literal, else by index precedence an outer loop's index,
+  // an integer scalar variable (constant or persistent) or a size variable.
   std::string bound(const json::value& b, const json::object& st) const {
     const std::string text = str(b);
     if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos)
-      return "(int64_t)" + text;
-    const auto& sizes = root_.at("sizevars").as_object();
-    if (sizes.contains(text)) return "(int64_t)" + json::serialize(sizes.at(text));
-    auto it = index_.find(text);
-    if (it != index_.end() && values_[it->second].dtype == "i32" &&
-        values_[it->second].numel() == 1)
-      return "(int64_t)*(const int32_t*)s->v_" + text;
-    throw CUnsupported("c emitter: loop bound '" + text + "' (line " +
-                       json::serialize(st.at("line")) + ") is not supported yet");
+      return "(int64_t)" + text + "ll";
+    try {
+      return index_c(text);
+    } catch (const CUnsupported&) {
+      throw CUnsupported("c emitter: loop bound '" + text + "' (line " +
+                         json::serialize(st.at("line")) + ") is not supported yet");
+    }
   }
 
   // The values a block's steps write (loops included).
@@ -1108,6 +1190,17 @@ class Generator : public KernelEnv {
           << "    else { " << fill(v, "s->v_" + v.name) << " }\n";
       }
       c << "  }\n";
+    }
+    // Settings were given the model's constants at synthesis: another model must agree.
+    for (const auto& [cname, bytes] : baked_) {
+      c << "  {\n    static const unsigned char baked[" << bytes.size() << "] = {";
+      for (size_t i = 0; i < bytes.size(); ++i)
+        c << (i ? ", " : "") << static_cast<unsigned>(static_cast<unsigned char>(bytes[i]));
+      c << "};\n    if (memcmp(s->v_" << cname << ", baked, " << bytes.size()
+        << "u) != 0) {\n      snprintf(err, err_size, \"%s: constant '" << cname
+        << "' differs from the model this program was synthesized with (a setting uses it)\", "
+           "model_path);\n      "
+        << N << "_destroy(s);\n      return " << N << "_ERR_MODEL;\n    }\n  }\n";
     }
     c << "  *out = s;\n  return " << N << "_OK;\n}\n\n";
     c << "void " << N << "_destroy(" << N << "_state* s) {\n  if (!s) return;\n";
@@ -1940,8 +2033,8 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
 }  // namespace
 
 std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name,
-                                      const WeightLookup* embed) {
-  Generator generator(plan_json, name, embed);
+                                      const WeightLookup* embed, const WeightLookup* model) {
+  Generator generator(plan_json, name, embed, model);
   ProfileScope scope(generator.profile());
   return generator.run();
 }
