@@ -46,6 +46,7 @@ class Generator : public KernelEnv {
     read_profile();
     read_values();
     auto& blocks = root_.at("blocks").as_array();
+    find_first_reads(blocks.at(0).at("steps").as_array());
     for (auto& b : blocks) {
       std::vector<std::string> loops;
       resolve_settings(b.at("steps").as_array(), loops);
@@ -224,9 +225,58 @@ class Generator : public KernelEnv {
     }
   }
 
+  // ---- dynamic inputs: where a step first reads each (the simulator's message names it) ----
+
+  std::map<std::string, std::string> first_read_;  // dynamic variable -> FILE:LINE:COL
+  std::vector<std::string> read_order_;            // the dynamic variables by first read
+
+  void note_read(const std::string& name, const std::string& at) {
+    auto it = index_.find(name);
+    if (it != index_.end() && values_[it->second].storage == "dynamic" &&
+        !first_read_.count(name)) {
+      first_read_[name] = at;
+      read_order_.push_back(name);
+    }
+  }
+
+  // In schedule order, into loops and the blocks branches and yields run.
+  void find_first_reads(const json::array& steps) {
+    for (const auto& jst : steps) {
+      const auto& st = jst.as_object();
+      const std::string kind = str(st.at("kind"));
+      if (kind == "kernel") {
+        const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
+        for (const auto& jop : k.at("ops").as_array()) {
+          const auto& op = jop.as_object();
+          const auto& ins = op.at("inputs").as_array();
+          for (size_t i = 0; i < ins.size(); ++i)
+            note_read(str(ins[i]),
+                      op.contains("inputs_at") ? str(op.at("inputs_at").at(i)) : str(op.at("at")));
+        }
+      } else if (kind == "transfer" || kind == "cache.write" || kind == "cache.read") {
+        note_read(str(st.at("from")), str(st.at(st.contains("from_at") ? "from_at" : "at")));
+      } else if (kind == "loop") {
+        find_first_reads(st.at("body").as_array());
+      } else if (kind == "branch" || kind == "yield") {
+        if (kind == "branch" && !str(st.at("cond")).empty())
+          note_read(str(st.at("cond")), str(st.at("at")));
+        std::vector<std::string> targets;
+        if (kind == "yield") {
+          for (const auto& t : st.at("tasks").as_array()) targets.push_back(str(t));
+        } else {
+          targets.push_back(str(st.at("then")));
+          if (!str(st.at("cond")).empty()) targets.push_back(str(st.at("else")));
+        }
+        for (const auto& t : targets)
+          for (const auto& b : root_.at("blocks").as_array())
+            if (str(b.at("name")) == t) find_first_reads(b.at("steps").as_array());
+      }
+    }
+  }
+
   // ---- settings that name a size variable or a constant scalar (dsl.md) ----
 
-  const WeightLookup* model_ = nullptr;        // the model at synthesis (--model), if any
+  const WeightLookup* model_ = nullptr;       // the model at synthesis (--model), if any
   std::map<std::string, std::string> baked_;  // constant -> the bytes its settings were given
 
   // Replaces each setting {"name": N} of the kernels' ops by N's value, by dsl.md's precedence:
@@ -293,7 +343,8 @@ class Generator : public KernelEnv {
     else
       throw CUnsupported("c emitter: " + where + " (a " + v.dtype +
                          " constant) is not supported yet");
-    if (v.dtype == "f32" && out.is_double()) out = static_cast<double>(static_cast<float>(out.as_double()));
+    if (v.dtype == "f32" && out.is_double())
+      out = static_cast<double>(static_cast<float>(out.as_double()));
     if (!bytes.empty()) baked_[v.name] = bytes;
     return out;
   }
@@ -1280,10 +1331,13 @@ class Generator : public KernelEnv {
     c << "  return " << N << "_OK;\n}\n\n";
     c << kernels;
     c << "int " << N << "_step(" << N << "_state* s) {\n";
-    for (const Value& v : values_)
-      if (v.storage == "dynamic")
-        c << "  if (!s->have_" << v.name << ") return fail(s, " << N
-          << "_ERR_INPUT, \"dynamic input '" << v.name << "' was not inserted for this step\");\n";
+    // An input the step reads must have been inserted: the simulator's message, at its first
+    // read (checked up front, so a read only some steps reach is required every step).
+    for (const std::string& v : read_order_)
+      c << "  if (!s->have_" << v << ") return fail(s, " << N << "_ERR_INPUT, \""
+        << format_text(first_read_.at(v) + ": dynamic variable '" + v +
+                       "' was not inserted for this step (insert it before every step)")
+        << "\");\n";
     for (const Value& v : values_)
       if (v.storage == "step")
         c << "  if (s->from_" << v.name << ") memcpy(s->v_" << v.name << ", s->from_" << v.name

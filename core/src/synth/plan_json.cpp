@@ -195,6 +195,7 @@ json::object step_json(const Step& s) {
     case Step::Kind::Transfer:
       o["from"] = synth::ref_text(n.inputs.at(0));
       o["to"] = synth::access_text(n.output);
+      o["from_at"] = n.inputs.at(0).loc.to_string();
       break;
     case Step::Kind::CacheRead:
       o["from"] = synth::access_text(n.target);
@@ -206,6 +207,7 @@ json::object step_json(const Step& s) {
       o["from"] = synth::ref_text(n.inputs.at(0));
       o["to"] = synth::access_text(n.target);
       o["to_at"] = n.target.loc.to_string();
+      o["from_at"] = n.inputs.at(0).loc.to_string();
       if (n.target.has_brackets) o["to_access"] = access_json(n.target);
       break;
     case Step::Kind::CacheIncrement:
