@@ -229,6 +229,7 @@ class Generator : public KernelEnv {
 
   std::map<std::string, std::string> first_read_;  // dynamic variable -> FILE:LINE:COL
   std::vector<std::string> read_order_;            // the dynamic variables by first read
+  std::set<std::string> visited_;                  // blocks find_first_reads has been through
 
   void note_read(const std::string& name, const std::string& at) {
     auto it = index_.find(name);
@@ -267,9 +268,11 @@ class Generator : public KernelEnv {
           targets.push_back(str(st.at("then")));
           if (!str(st.at("cond")).empty()) targets.push_back(str(st.at("else")));
         }
+        // each block once (a consumer's own yield names its fellow consumers again)
         for (const auto& t : targets)
           for (const auto& b : root_.at("blocks").as_array())
-            if (str(b.at("name")) == t) find_first_reads(b.at("steps").as_array());
+            if (str(b.at("name")) == t && visited_.insert(t).second)
+              find_first_reads(b.at("steps").as_array());
       }
     }
   }
