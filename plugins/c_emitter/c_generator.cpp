@@ -115,6 +115,10 @@ class Generator : public KernelEnv {
                                at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
       body << indent << "kernel_" << k.at("id").as_int64() << "(s";
       for (const auto& p : kernel_params_) {
+        if (computed_.count(p)) {
+          body << ", " << computed_entry(p);
+          continue;
+        }
         if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
           throw CUnsupported("c emitter: table index '" + p + "' of kernel " +
                              std::to_string(k.at("id").as_int64()) +
@@ -623,7 +627,7 @@ class Generator : public KernelEnv {
     std::ostringstream c;
     for (uint64_t e = 0; e < v.entries; ++e)
       c << "  {\n    const unsigned char* from = NULL;\n    int found = 0;\n    rc = link(s, \""
-        << v.name << "\", \"" << v.entry_link(e) << "\", " << dtype_tag(v.dtype) << "u, "
+        << v.name << "\", \"" << entry_name(v, e) << "\", " << dtype_tag(v.dtype) << "u, "
         << v.shape.size() << "u, dims_" << v.name << ", " << entry_bytes
         << "u, &from, &found);\n    if (rc == " << N << "_ERR_MODEL) {\n      rc = " << N
         << "_OK;  /* another dtype or shape: an error only where it is used */\n      found = 0;\n"
@@ -635,12 +639,35 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
+  // The model entry holding entry e of a constant prefix table (row-major over the extents).
+  std::string entry_name(const Value& v, uint64_t e) const {
+    if (v.indices.size() <= 1) return v.entry_link(e);
+    const auto& ext = extents_.at(v.name);
+    std::vector<uint64_t> at(ext.size());
+    for (size_t k = ext.size(); k-- > 0;) {
+      at[k] = e % ext[k];
+      e /= ext[k];
+    }
+    if (v.pattern.empty()) {
+      std::string out = v.link;
+      for (uint64_t a : at) out += "." + std::to_string(a);
+      return out;
+    }
+    std::string out = v.pattern;
+    for (size_t k = 0; k < at.size(); ++k) {
+      const std::string key = "{" + v.indices[k] + "}", n = std::to_string(at[k]);
+      for (size_t p = out.find(key); p != std::string::npos; p = out.find(key, p + n.size()))
+        out.replace(p, key.size(), n);
+    }
+    return out;
+  }
+
   // --embed-weights: a table's entries one after another in one array.
   std::string embedded_table(const Value& v) const {
     std::string bytes, avail;
     const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
     for (uint64_t e = 0; e < v.entries; ++e) {
-      auto t = (*embed_)(v.entry_link(e));
+      auto t = (*embed_)(entry_name(v, e));
       const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
                           t->bytes.size() == entry_bytes;
       bytes += usable ? t->bytes : std::string(entry_bytes, '\0');
@@ -698,12 +725,25 @@ class Generator : public KernelEnv {
                                device_name_ +
                                " allocates nothing, so every index of a table needs @fixed");
         v.bytes = v.numel() * dtype_size(v.dtype);
-      } else if (o.contains("indices") && v.storage == "constant" &&
-                 o.at("indices").as_array().size() == 1 && o.at("entries").is_number()) {
+      } else if (o.contains("indices") && v.storage == "constant" && o.at("entries").is_number()) {
         v.table = true;
-        v.index = str(o.at("indices").at(0));
+        for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
+        v.index = v.indices.at(0);
         v.entries = o.at("entries").to_number<uint64_t>();
         if (o.contains("pattern")) v.pattern = str(o.at("pattern"));
+        // Several indices: a dense array over the extents (entries the model lacks are
+        // unavailable, as in the simulator, which fails where one is used).
+        if (v.indices.size() > 1) {
+          std::vector<uint64_t> ext;
+          if (o.contains("extents"))
+            for (const auto& e : o.at("extents").as_array()) ext.push_back(e.to_number<uint64_t>());
+          if (ext.size() != v.indices.size())
+            throw std::runtime_error("prefix table '" + v.name + "' has no extents in the plan");
+          v.entries = 1;
+          for (uint64_t e : ext) v.entries *= e;
+          v.bytes = v.entries * v.numel() * dtype_size(v.dtype);
+          extents_[v.name] = ext;
+        }
       } else if (o.contains("indices") || v.storage == "runtime") {
         throw CUnsupported("c emitter: table '" + v.name + "' is not supported yet");
       }
@@ -725,9 +765,12 @@ class Generator : public KernelEnv {
   }
 
   mutable std::map<std::string, Value> views_;  // "W[b]" -> its entry as a value
-  std::vector<std::string> kernel_views_;       // the views of the kernel being written
-  std::vector<std::string> kernel_params_;      // its loop-index parameters
-  std::vector<std::string> loop_stack_;         // the enclosing loops' indices
+  // computed entries: parameter -> (table, access)
+  mutable std::map<std::string, std::pair<std::string, AccessText>> computed_;
+  std::map<std::string, std::vector<uint64_t>> extents_;  // multi-index prefix tables
+  std::vector<std::string> kernel_views_;                 // the views of the kernel being written
+  std::vector<std::string> kernel_params_;                // its loop-index parameters
+  std::vector<std::string> loop_stack_;                   // the enclosing loops' indices
   int64_t kernel_id_ = 0;
   int scratch_count_ = 0;           // scratch buffers of the kernel being written
   std::vector<std::string> flags_;  // int fields of the state, 0 after create
@@ -786,8 +829,11 @@ class Generator : public KernelEnv {
                        idx.find_first_not_of(
                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                            "0123456789_") == std::string::npos;
-    if (!table.table || (!literal && !ident))
+    if (!table.table)
       throw CUnsupported("c emitter: table entry '" + text + "' is not supported yet");
+    if ((!literal && !ident) || table.indices.size() > 1 ||
+        (ident && std::find(loop_stack_.begin(), loop_stack_.end(), idx) == loop_stack_.end()))
+      return computed_view(text, table);
     if (literal && std::stoull(idx) >= table.entries)
       throw std::runtime_error("'" + text + "': index " + idx + " is outside the " +
                                std::to_string(table.entries) + " entries of '" + name + "'");
@@ -799,6 +845,55 @@ class Generator : public KernelEnv {
     // A literal entry is as constant as the table; one chosen by a loop index changes.
     view.storage = literal ? "constant" : "entry";
     return views_.emplace(text, std::move(view)).first->second;
+  }
+
+  // An entry chosen by other indices ("W[n]", "W[l+1]", "Q[a, b]"): the kernel takes its flat
+  // entry number as a parameter (i_oi_eN, -1 when an index is outside its extent), which the
+  // caller computes from the indices (index_c: loop indices, integer scalars, size variables).
+  const Value& computed_view(const std::string& text, const Value& table) const {
+    const AccessText a = parse_access(text);
+    const size_t n = std::max<size_t>(table.indices.size(), 1);
+    if (a.slots.size() != n)
+      throw CUnsupported("c emitter: table entry '" + text +
+                         "' (not one index per table index) "
+                         "is not supported yet");
+    for (const auto& slot : a.slots)
+      if (slot.range || !slot.index)
+        throw CUnsupported("c emitter: a slice of constant table '" + text +
+                           "' is not supported yet");
+    const std::string param = "oi_e" + std::to_string(computed_.size());
+    computed_[param] = {table.name, a};
+    Value view = table;
+    view.table = false;
+    view.name = table.name + "__" + param;
+    view.index = param;
+    view.bytes = table.numel() * dtype_size(table.dtype);
+    view.storage = "entry";
+    return views_.emplace(text, std::move(view)).first->second;
+  }
+
+  // The C of a computed entry's flat number at the call site.
+  std::string computed_entry(const std::string& param) const {
+    const auto& [name, a] = computed_.at(param);
+    const Value& t = value(name);
+    std::vector<uint64_t> ext =
+        t.indices.size() > 1 ? extents_.at(name) : std::vector<uint64_t>{t.entries};
+    std::vector<std::string> c;
+    for (const auto& slot : a.slots) {
+      const IndexText& i = *slot.index;
+      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
+      if (!i.literal && i.value != 0)
+        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+      c.push_back(e);
+    }
+    if (c.size() == 1) return c[0];  // the kernel checks it against the entries
+    std::string ok, flat;
+    for (size_t k = 0; k < c.size(); ++k) {
+      ok += std::string(k ? " && " : "") + c[k] + " >= 0 && " + c[k] + " < " +
+            std::to_string(ext[k]) + "ll";
+      flat = k ? "(" + flat + ") * " + std::to_string(ext[k]) + "ll + " + c[k] : c[k];
+    }
+    return "((" + ok + ") ? " + flat + " : (int64_t)-1)";
   }
 
   const Value& value(const std::string& name) const override {
@@ -1539,7 +1634,7 @@ class Generator : public KernelEnv {
         std::string all, avail;
         const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
         for (uint64_t e = 0; e < v.entries; ++e) {
-          auto t = (*embed_)(v.entry_link(e));
+          auto t = (*embed_)(entry_name(v, e));
           const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
                               t->bytes.size() == entry_bytes;
           all += usable ? t->bytes : std::string(entry_bytes, '\0');

@@ -264,6 +264,11 @@ json::object value_json(const PlanValue& v) {
   if (!v.indices.empty()) {
     o["indices"] = strings(v.indices);
     o["entries"] = v.storage == Storage::Runtime ? json::value(nullptr) : json::value(v.entries);
+    if (!v.extents.empty()) {
+      json::array e;
+      for (uint64_t x : v.extents) e.push_back(x);
+      o["extents"] = std::move(e);
+    }
   }
   if (!v.bound.empty()) {
     json::array b;
