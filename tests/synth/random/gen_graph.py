@@ -146,6 +146,26 @@ class Graph:
         body = [f"op mul({y}, {W}[l]) >> {y};", f"op add({y}, x) >> {y};"]
         self.clamp(body, y)
         lines += ["  " + b for b in body] + ["}"]
+        if self.py.random() < 0.5:  # an entry chosen by a constant scalar
+            k = self.fresh("k")
+            self.decl["constant"].append(f"{k}: i32 @init({self.py.randint(0, entries - 1)});")
+            lines.append(f"op sub({y}, {W}[{k}]) >> {y};")
+        if self.py.random() < 0.5:  # an offset loop index
+            lines += [f"loop {self.fresh('back')} (l in 1..L) {{",
+                      f"  op add({y}, {W}[l-1]) >> {y};", "}"]
+        if self.py.random() < 0.5:  # a table of two indices, @pattern naming them
+            Q, E = self.fresh("Q"), (self.py.randint(1, 3), self.py.randint(1, 3))
+            self.decl["constant"].append(f'{Q}(a, b): f32[D] @pattern("{Q}.{{b}}.at.{{a}}");')
+            for a in range(E[0]):
+                for b in range(E[1]):
+                    self.model.append(fmt_tensor(f"{Q}.{b}.at.{a}", ints(self.np, (self.D,))))
+            ea, eb = self.fresh("ea"), self.fresh("eb")
+            self.decl["constant"] += [f"{ea}: i32 @init({E[0]});", f"{eb}: i32 @init({E[1]});"]
+            lines += [f"loop {self.fresh('qa')} (a in 0..{ea}) {{",
+                      f"  loop {self.fresh('qb')} (b in 0..{eb}) {{",
+                      f"    op add({y}, {Q}[a, b]) >> {y};", "  }", "}",
+                      f"op mul({y}, {Q}[{E[0] - 1}, 0]) >> {y};"]
+            self.clamp(lines, y)
         self.entry += lines
         self.outputs.append(y)
         self.features.add("prefix_table")
