@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "auto_dim.hpp"
 #include "c_ops.hpp"
 #include "matmul_simd.hpp"
 #include "tables.hpp"
@@ -62,6 +63,7 @@ class Generator : public KernelEnv {
     // Table accesses check indices and bounds at run time and grow tables: they may fail too.
     for (const Value& v : values_)
       if (v.ptable) fallible_.insert(-1);
+    if (!autodims_.empty()) fallible_.insert(-2);  // growth and range checks
     std::ostringstream kernels, block_protos, block_defs, step_body;
     // Branch targets become functions (a call: execution continues after the branch).
     for (const auto& b : blocks) {
@@ -134,7 +136,12 @@ class Generator : public KernelEnv {
       kernel_tabviews_.clear();
     } else if (kind == "return") {
       if (entry)
-        for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
+        for (const auto& n : st.at("names").as_array()) {
+          if (autodims_.count(str(n)))
+            throw CUnsupported("c emitter: returning @auto_dim matrix '" + str(n) +
+                               "' is not supported yet (return a cache.read of it)");
+          outputs_.push_back(str(n));
+        }
     } else if (kind == "branch") {
       const std::string cond = str(st.at("cond"));
       if (cond.empty()) {
@@ -160,6 +167,15 @@ class Generator : public KernelEnv {
         emit_step(b.as_object(), kernels, body, indent + "  ", entry);
       loop_stack_.pop_back();
       body << indent << "}\n";
+    } else if (kind == "cache.read" && is_auto_access(str(st.at("from")))) {
+      body << auto_access(st, "from", "to", "from_at", false, indent, entry);
+    } else if (kind == "cache.write" && is_auto_access(str(st.at("to")))) {
+      body << auto_access(st, "to", "from", "to_at", true, indent, entry);
+    } else if (kind == "cache.reset" && is_auto_access(str(st.at("target")))) {
+      if (str(st.at("target")).find('[') != std::string::npos)
+        throw CUnsupported("c emitter: cache.reset of a part of @auto_dim '" +
+                           str(st.at("target")) + "' is not supported yet");
+      body << indent << "oi_ad_reset(&s->a_" << str(st.at("target")) << ");\n";
     } else if (kind == "cache.read" && is_table_access(str(st.at("from")))) {
       body << table_access(str(st.at("from")), whole(st, "to").name, false, at_of(st, "from_at"),
                            indent, entry);
@@ -707,7 +723,7 @@ class Generator : public KernelEnv {
       // Constant prefix tables of one index, and persistent tables (tables.hpp); other tables
       // (volatile prefix tables, @auto_dim matrices) are refused.
       if (o.contains("auto_dim") && !o.at("auto_dim").as_array().empty()) {
-        throw CUnsupported("c emitter: @auto_dim matrix '" + v.name + "' is not supported yet");
+        read_auto_dim(o, v);
       } else if (o.contains("indices") && v.memory == "persistent") {
         v.ptable = true;
         for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
@@ -762,6 +778,47 @@ class Generator : public KernelEnv {
       values_.push_back(std::move(v));
     }
     arena_bytes_ = root_.at("memory").at("arena_bytes").to_number<uint64_t>();
+  }
+
+  // ---- @auto_dim matrices (auto_dim.hpp): s->a_NAME; the value itself stays "internal" ----
+  std::map<std::string, AutoDimDecl> autodims_;
+
+  void read_auto_dim(const json::object& o, Value& v) {
+    AutoDimDecl m;
+    m.name = v.name;
+    m.dtype = v.dtype;
+    for (const auto& i : o.at("auto_dim").as_array()) m.indices.push_back(str(i));
+    std::vector<std::string> indices;
+    for (const auto& i : o.at("indices").as_array()) indices.push_back(str(i));
+    if (indices != m.indices)
+      throw CUnsupported("c emitter: @auto_dim table '" + v.name +
+                         "' (@table indices before the auto ones) is not supported yet");
+    for (const auto& b : o.at("bound").as_array())
+      m.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
+    if (freestanding_)
+      throw CUnsupported("c emitter: @auto_dim matrix '" + v.name +
+                         "': the freestanding profile allocates nothing");
+    if (packed_bits(v.dtype) || !c_type(v.dtype) || v.shape.size() > 8 ||
+        v.shape.size() < m.indices.size())
+      throw CUnsupported("c emitter: @auto_dim matrix '" + v.name + "' of " + v.dtype +
+                         " is not supported yet");
+    m.base = v.shape;
+    m.esize = dtype_size(v.dtype);
+    v.storage = "internal";  // reached only through the cache operations below
+    autodims_[v.name] = m;
+  }
+
+  bool is_auto_access(const std::string& text) const {
+    return autodims_.count(parse_access(text).name) > 0;
+  }
+
+  std::string auto_access(const json::object& st, const char* access_key, const char* var_key,
+                          const char* at_key, bool write, const std::string& indent, bool entry) {
+    const AccessText a = parse_access(str(st.at(access_key)));
+    const Value& var = whole(st, var_key);
+    AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, at_of(st, at_key),
+                       entry ? "goto done;" : "return;", indent};
+    return auto_dim_access(autodims_.at(a.name), a, var.name, var.shape, write, ctx);
   }
 
   mutable std::map<std::string, Value> views_;  // "W[b]" -> its entry as a value
@@ -913,6 +970,12 @@ class Generator : public KernelEnv {
   // pointers share arena bytes.
   void declare_pointers(const json::object& k, std::ostringstream& c, std::set<std::string>& reads,
                         std::set<std::string>& writes) const {
+    for (const auto& group : {k.at("reads"), k.at("writes")})
+      for (const auto& r : group.as_array())
+        if (autodims_.count(str(r)))
+          throw CUnsupported("c emitter: an op on @auto_dim matrix '" + str(r) + "' (kernel " +
+                             std::to_string(k.at("id").as_int64()) +
+                             ") is not supported yet: read it with cache.read first");
     // A persistent table is reached through the buffers of its accessed entries (tabviews).
     for (const auto& r : k.at("reads").as_array())
       if (!value(str(r)).ptable) reads.insert(str(r));
@@ -1159,13 +1222,15 @@ class Generator : public KernelEnv {
     const bool tables =
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     if (tables) c << tables_c(false);
+    if (!autodims_.empty()) c << auto_dim_c();
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
     // result until the next step.
     for (const Value& v : values_)
-      if (v.memory != "temporary" ||
-          std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end())
+      if ((v.memory != "temporary" ||
+           std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end()) &&
+          !autodims_.count(v.name))
         declared.push_back(&v);
     for (const Value* v : declared) {
       if (v->table && embed_) continue;  // embedded tables are checked when generated
@@ -1214,6 +1279,7 @@ class Generator : public KernelEnv {
     c << "struct " << N << "_state {\n  " << N
       << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n  int failed;\n";
     for (const auto& [field, bytes] : tabview_fields_) c << "  void* v_" << field << ";\n";
+    for (const auto& [mname, m] : autodims_) c << "  oi_auto a_" << mname << ";\n";
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
@@ -1281,6 +1347,19 @@ class Generator : public KernelEnv {
     for (const auto& [field, bytes] : tabview_fields_)
       c << "  s->v_" << field << " = malloc(" << bytes << "u + 1u);\n  ok = ok && s->v_" << field
         << ";\n";
+    for (const auto& [mname, m] : autodims_) {
+      const Value& v = value(mname);
+      const std::string a = "s->a_" + mname;
+      c << "  " << a << ".rank = " << m.base.size() << "u;\n  " << a
+        << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n";
+      for (size_t k = 0; k < m.base.size(); ++k)
+        c << "  " << a << ".base[" << k << "] = " << m.base[k] << "ll;\n";
+      if (v.init)
+        c << "  {\n    static const " << c_type(v.dtype)
+          << " init_one = " << literal(*v.init, v.dtype, "@init of '" + mname + "'") << ";\n    "
+          << a << ".init = (const unsigned char*)&init_one;\n  }\n";
+      c << "  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
+    }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
@@ -1360,6 +1439,7 @@ class Generator : public KernelEnv {
         c << "  free(s->v_" << v.name << ");\n";
     }
     for (const auto& [field, bytes] : tabview_fields_) c << "  free(s->v_" << field << ");\n";
+    for (const auto& [mname, m] : autodims_) c << "  free(s->a_" << mname << ".data);\n";
     for (const auto& sc : scratch_) c << "  free(s->" << sc.first << ");\n";
     for (const auto& y : yielded_)
       c << "  free(s->snap_" << y << ");\n  free(s->res_" << y << ");\n";
