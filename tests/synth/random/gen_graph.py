@@ -26,6 +26,7 @@ FEATURES = [
     "yield",  # yield/await with consumer blocks
     "settings",  # a setting naming a constant scalar or a size variable
     "transfer",  # transfer and whole-value cache.read/cache.write of a persistent tensor
+    "auto_dim",  # an @auto_dim matrix: grown by scalar indices, parts read and written, reset
 ]
 
 STEPS = 3
@@ -321,6 +322,32 @@ class Graph:
         self.outputs += [p, snap]
         self.features.add("transfer")
 
+    def auto_dim(self):
+        A, aw, ar, ac = self.fresh("A"), self.fresh("aw"), self.fresh("ar"), self.fresh("ac")
+        gi, gj = self.py.randint(0, 2), self.py.randint(0, 2)
+        attrs = " @init(1.0)" if self.py.random() < 0.5 else ""
+        if self.py.random() < 0.4:
+            attrs += f" @fixed(i={max(gi, 1) + self.py.randint(0, 1)}, j={gj + 1})"
+        self.decl["persistent"].append(f"{A}(i, j): f32[2, D] @auto_dim(i, j){attrs};")
+        rows, cols = 2 + gi, self.D + gj
+        p, c = self.py.randint(0, rows - 1), self.py.randint(0, cols - 1)
+        self.decl["volatile"] += [f"{aw}: f32[{rows}, {cols}];", f"{ar}: f32[1, {cols}];",
+                                  f"{ac}: f32[{rows}, {cols - c}];"]
+        lines = [f"cache.read {A}[{gi}, {gj}] >> {aw};",
+                 f"cache.read {A}[{p}..{p + 1}, ] >> {ar};",
+                 f"op sub({ar}, {self.py.choice(['lo', 'hi'])}) >> {ar};"]
+        self.clamp(lines, ar)
+        end = self.py.choice([str(cols), ""])  # an explicit or an open end
+        lines.append(f"cache.write {ar} >> {A}[{p}..{p + 1}, 0..{end}];")
+        lines.append(f"cache.read {A}[0.., {c}..] >> {ac};")
+        if self.py.random() < 0.3:
+            lines.append(f"cache.write {aw} >> {A}[{gi}, {gj}];")
+        if self.py.random() < 0.3:
+            lines.append(f"cache.reset {A};")
+        self.entry += lines
+        self.outputs += [aw, ar, ac]
+        self.features.add("auto_dim")
+
     # ---- the whole graph ----
 
     def build(self, features):
@@ -361,8 +388,11 @@ class Graph:
 def generate(seed):
     """(graph text, model text, input text, features, steps) of graph `seed`."""
     g = Graph(seed)
-    # Each graph holds 2 to 4 constructs; elementwise chains often, the others evenly.
-    picks = g.py.sample(FEATURES[1:], g.py.randint(1, 3))
+    # Each graph holds 2 to 4 constructs: one in turn (so every construct comes in every run of
+    # a dozen seeds), one or two drawn, and often an elementwise chain.
+    others = FEATURES[1:]
+    first = others[seed % len(others)]
+    picks = [first] + g.py.sample([f for f in others if f != first], g.py.randint(0, 2))
     if g.py.random() < 0.6:
         picks.insert(0, "elementwise")
     graph, model, inputs = g.build(picks)
