@@ -468,7 +468,12 @@ class Generator : public KernelEnv {
     };
     for (const auto& jop : k.at("ops").as_array()) {
       for (const auto& in : jop.at("inputs").as_array()) add(str(in), false);
-      add(str(jop.at("output")), true);
+      const std::string out = str(jop.at("output"));
+      const auto t = index_.find(parse_access(out).name);
+      if (t != index_.end() && values_[t->second].table)
+        throw CUnsupported("c emitter: " + op_where(jop.as_object()) + " writing '" + out +
+                           "', an entry of a prefix table, is not supported yet");
+      add(out, true);
     }
   }
 
@@ -741,7 +746,11 @@ class Generator : public KernelEnv {
                                device_name_ +
                                " allocates nothing, so every index of a table needs @fixed");
         v.bytes = v.numel() * dtype_size(v.dtype);
-      } else if (o.contains("indices") && v.storage == "constant" && o.at("entries").is_number()) {
+      } else if (o.contains("indices") && (v.storage == "constant" || v.storage == "step") &&
+                 o.at("entries").is_number()) {
+        // A volatile prefix table that no op writes holds the model's entries at every step:
+        // as a constant one (an op writing an entry is refused, prepare_tabviews).
+        v.storage = "constant";
         v.table = true;
         for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
         v.index = v.indices.at(0);
