@@ -57,6 +57,32 @@ static OI_HELPER void oi_ad_box(uint32_t rank, size_t esize, const int64_t* d, u
     }
   }
 }
+/* A read into a larger destination (dims dd): the box st/ln lands at its start, zeros around. */
+static OI_HELPER void oi_ad_padded(uint32_t rank, size_t esize, const int64_t* d,
+                                   const unsigned char* data, const int64_t* st, const int64_t* ln,
+                                   const int64_t* dd, unsigned char* dst) {
+  size_t rows = 1, cells = 1;
+  int64_t idx[8] = {0};
+  for (uint32_t k = 0; k < rank; ++k) cells *= (size_t)dd[k];
+  memset(dst, 0, cells * esize);
+  for (uint32_t k = 0; k < rank; ++k)
+    if (ln[k] <= 0) return;
+  for (uint32_t k = 0; k + 1 < rank; ++k) rows *= (size_t)ln[k];
+  const size_t run = (size_t)ln[rank - 1] * esize;
+  for (size_t r = 0; r < rows; ++r) {
+    size_t from = 0, to = 0;
+    for (uint32_t k = 0; k < rank; ++k) {
+      const int64_t i = k + 1 < rank ? idx[k] : 0;
+      from = from * (size_t)d[k] + (size_t)(st[k] + i);
+      to = to * (size_t)dd[k] + (size_t)i;
+    }
+    memcpy(dst + to * esize, data + from * esize, run);
+    for (uint32_t k = rank - 1; k-- > 0;) {
+      if (++idx[k] < ln[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
 static OI_HELPER int oi_ad_create(oi_auto* m) {
   memset(m->cnt, 0, sizeof m->cnt);
   const size_t cells = oi_ad_cells(m, m->cnt);
@@ -181,7 +207,7 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
          K + "]);\n" + I + "      " + ctx.stop + "\n" + I + "    }\n" + I + "    st[" + K +
          "] = a;\n" + I + "    ln[" + K + "] = b - a;\n" + I + "  }\n";
   }
-  // The other side has the shape read or written, exactly (no @fixed padding yet).
+  // The other side has the shape read or written.
   std::string same = "1";
   if (var_shape.size() != rank) same = "0";
   for (size_t k = 0; k < rank && same != "0"; ++k)
@@ -198,9 +224,26 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
                   dims_fmt + "]"
             : "cannot store " + m.dtype + "[" + dims_fmt + "] into '" + format_text(var) + "' of " +
                   m.dtype + shape_text(var_shape);
-  c += I + "  if (!(" + same + ")) {\n" + fail("_ERR_RUN", message, dims_args) + I + "  }\n";
-  c += I + "  oi_ad_box(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +
+  // As the simulator: a read that fits inside its destination lands there zero padded (a
+  // @fixed matrix read into the bound's shape).
+  std::string fits = var_shape.size() == rank && !write ? "1" : "0";
+  for (size_t k = 0; k < rank && fits != "0"; ++k)
+    fits += " && ln[" + std::to_string(k) + "] <= " + std::to_string(var_shape[k]) + "ll";
+  c += I + "  if (!(" + same + ")) {\n";
+  if (fits != "0") {
+    std::string vd;
+    for (uint64_t x : var_shape) vd += (vd.empty() ? "" : ", ") + std::to_string(x) + "ll";
+    c += I + "    if (" + fits + ") {\n" + I + "      const int64_t vd[] = {" + vd + "};\n" + I +
+         "      oi_ad_padded(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +
+         ".data, st, ln, vd, (unsigned char*)s->v_" + var + ");\n" + I + "    } else {\n" +
+         fail("_ERR_RUN", message, dims_args) + I + "    }\n";
+  } else {
+    c += fail("_ERR_RUN", message, dims_args);
+  }
+  c += I + "  } else {\n";
+  c += I + "    oi_ad_box(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +
        ".data, st, ln, (unsigned char*)s->v_" + var + ", " + (write ? "1" : "0") + ");\n";
+  c += I + "  }\n";
   c += I + "}\n";
   return c;
 }

@@ -340,6 +340,11 @@ class Graph:
         end = self.py.choice([str(cols), ""])  # an explicit or an open end
         lines.append(f"cache.write {ar} >> {A}[{p}..{p + 1}, 0..{end}];")
         lines.append(f"cache.read {A}[0.., {c}..] >> {ac};")
+        if self.py.random() < 0.4:  # a part read into a larger destination: zero padded
+            ap = self.fresh("ap")
+            self.decl["volatile"].append(f"{ap}: f32[{rows + 1}, {cols + 2}];")
+            lines.append(f"cache.read {A}[0..{rows}, 1..] >> {ap};")
+            self.outputs.append(ap)
         if self.py.random() < 0.3:
             lines.append(f"cache.write {aw} >> {A}[{gi}, {gj}];")
         if self.py.random() < 0.3:
