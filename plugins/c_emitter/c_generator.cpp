@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "auto_dim.hpp"
 #include "c_ops.hpp"
 #include "matmul_simd.hpp"
 #include "tables.hpp"
@@ -31,9 +32,11 @@ std::string replace_name(std::string text, const std::string& name) {
 
 class Generator : public KernelEnv {
  public:
-  Generator(const std::string& plan_text, std::string name, const WeightLookup* embed)
+  Generator(const std::string& plan_text, std::string name, const WeightLookup* embed,
+            const WeightLookup* model)
       : name_(std::move(name)) {
     embed_ = embed;
+    model_ = model;
     boost::system::error_code ec;
     root_ = json::parse(plan_text, ec);
     if (ec || !root_.is_object()) throw std::runtime_error("the plan is not a JSON object");
@@ -43,6 +46,12 @@ class Generator : public KernelEnv {
       throw std::runtime_error("not an openinfer-synth-plan version 1 document");
     read_profile();
     read_values();
+    auto& blocks = root_.at("blocks").as_array();
+    find_first_reads(blocks.at(0).at("steps").as_array());
+    for (auto& b : blocks) {
+      std::vector<std::string> loops;
+      resolve_settings(b.at("steps").as_array(), loops);
+    }
   }
 
   std::vector<GeneratedFile> run() {
@@ -54,6 +63,7 @@ class Generator : public KernelEnv {
     // Table accesses check indices and bounds at run time and grow tables: they may fail too.
     for (const Value& v : values_)
       if (v.ptable) fallible_.insert(-1);
+    if (!autodims_.empty()) fallible_.insert(-2);  // growth and range checks
     std::ostringstream kernels, block_protos, block_defs, step_body;
     // Branch targets become functions (a call: execution continues after the branch).
     for (const auto& b : blocks) {
@@ -107,6 +117,10 @@ class Generator : public KernelEnv {
                                at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
       body << indent << "kernel_" << k.at("id").as_int64() << "(s";
       for (const auto& p : kernel_params_) {
+        if (computed_.count(p)) {
+          body << ", " << computed_entry(p);
+          continue;
+        }
         if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
           throw CUnsupported("c emitter: table index '" + p + "' of kernel " +
                              std::to_string(k.at("id").as_int64()) +
@@ -122,7 +136,12 @@ class Generator : public KernelEnv {
       kernel_tabviews_.clear();
     } else if (kind == "return") {
       if (entry)
-        for (const auto& n : st.at("names").as_array()) outputs_.push_back(str(n));
+        for (const auto& n : st.at("names").as_array()) {
+          if (autodims_.count(str(n)))
+            throw CUnsupported("c emitter: returning @auto_dim matrix '" + str(n) +
+                               "' is not supported yet (return a cache.read of it)");
+          outputs_.push_back(str(n));
+        }
     } else if (kind == "branch") {
       const std::string cond = str(st.at("cond"));
       if (cond.empty()) {
@@ -148,6 +167,15 @@ class Generator : public KernelEnv {
         emit_step(b.as_object(), kernels, body, indent + "  ", entry);
       loop_stack_.pop_back();
       body << indent << "}\n";
+    } else if (kind == "cache.read" && is_auto_access(str(st.at("from")))) {
+      body << auto_access(st, "from", "to", "from_at", false, indent, entry);
+    } else if (kind == "cache.write" && is_auto_access(str(st.at("to")))) {
+      body << auto_access(st, "to", "from", "to_at", true, indent, entry);
+    } else if (kind == "cache.reset" && is_auto_access(str(st.at("target")))) {
+      if (str(st.at("target")).find('[') != std::string::npos)
+        throw CUnsupported("c emitter: cache.reset of a part of @auto_dim '" +
+                           str(st.at("target")) + "' is not supported yet");
+      body << indent << "oi_ad_reset(&s->a_" << str(st.at("target")) << ");\n";
     } else if (kind == "cache.read" && is_table_access(str(st.at("from")))) {
       body << table_access(str(st.at("from")), whole(st, "to").name, false, at_of(st, "from_at"),
                            indent, entry);
@@ -162,13 +190,15 @@ class Generator : public KernelEnv {
            << "u);\n";
     } else if (kind == "cache.increment" || kind == "cache.decrement") {
       const Value& v = value(str(st.at("var")));
-      if (v.dtype != "i32" || v.numel() != 1)
+      if ((v.dtype != "i32" && v.dtype != "i64") || v.numel() != 1 || v.ptable || v.table)
         throw CUnsupported("c emitter: " + kind + " of " + v.dtype + " '" + v.name +
-                           "' is not supported yet (i32 scalars)");
-      const std::string p = "*(int32_t*)s->v_" + v.name;
-      // Integer arithmetic wraps (ops.md): through uint32_t, never signed overflow.
-      body << indent << p << " = (int32_t)((uint32_t)" << p
-           << (kind == "cache.increment" ? " + " : " - ") << "(uint32_t)"
+                           "' is not supported yet (i32 and i64 scalars)");
+      const bool wide = v.dtype == "i64";
+      const std::string T = wide ? "int64_t" : "int32_t", U = wide ? "uint64_t" : "uint32_t";
+      const std::string p = "*(" + T + "*)s->v_" + v.name;
+      // Integer arithmetic wraps (ops.md): through the unsigned type, never signed overflow.
+      body << indent << p << " = (" << T << ")((" << U << ")" << p
+           << (kind == "cache.increment" ? " + " : " - ") << "(" << U << ")"
            << st.at("amount").to_number<int64_t>() << "ll);\n";
     } else if (kind == "cache.reset") {
       const Value& v = whole(st, "target");
@@ -213,6 +243,133 @@ class Generator : public KernelEnv {
       throw CUnsupported("c emitter: '" + kind + "' steps (line " + json::serialize(st.at("line")) +
                          ") are not supported yet");
     }
+  }
+
+  // ---- dynamic inputs: where a step first reads each (the simulator's message names it) ----
+
+  std::map<std::string, std::string> first_read_;  // dynamic variable -> FILE:LINE:COL
+  std::vector<std::string> read_order_;            // the dynamic variables by first read
+  std::set<std::string> visited_;                  // blocks find_first_reads has been through
+
+  void note_read(const std::string& name, const std::string& at) {
+    auto it = index_.find(name);
+    if (it != index_.end() && values_[it->second].storage == "dynamic" &&
+        !first_read_.count(name)) {
+      first_read_[name] = at;
+      read_order_.push_back(name);
+    }
+  }
+
+  // In schedule order, into loops and the blocks branches and yields run.
+  void find_first_reads(const json::array& steps) {
+    for (const auto& jst : steps) {
+      const auto& st = jst.as_object();
+      const std::string kind = str(st.at("kind"));
+      if (kind == "kernel") {
+        const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
+        for (const auto& jop : k.at("ops").as_array()) {
+          const auto& op = jop.as_object();
+          const auto& ins = op.at("inputs").as_array();
+          for (size_t i = 0; i < ins.size(); ++i)
+            note_read(str(ins[i]),
+                      op.contains("inputs_at") ? str(op.at("inputs_at").at(i)) : str(op.at("at")));
+        }
+      } else if (kind == "transfer" || kind == "cache.write" || kind == "cache.read") {
+        note_read(str(st.at("from")), str(st.at(st.contains("from_at") ? "from_at" : "at")));
+      } else if (kind == "loop") {
+        find_first_reads(st.at("body").as_array());
+      } else if (kind == "branch" || kind == "yield") {
+        if (kind == "branch" && !str(st.at("cond")).empty())
+          note_read(str(st.at("cond")), str(st.at("at")));
+        std::vector<std::string> targets;
+        if (kind == "yield") {
+          for (const auto& t : st.at("tasks").as_array()) targets.push_back(str(t));
+        } else {
+          targets.push_back(str(st.at("then")));
+          if (!str(st.at("cond")).empty()) targets.push_back(str(st.at("else")));
+        }
+        // each block once (a consumer's own yield names its fellow consumers again)
+        for (const auto& t : targets)
+          for (const auto& b : root_.at("blocks").as_array())
+            if (str(b.at("name")) == t && visited_.insert(t).second)
+              find_first_reads(b.at("steps").as_array());
+      }
+    }
+  }
+
+  // ---- settings that name a size variable or a constant scalar (dsl.md) ----
+
+  const WeightLookup* model_ = nullptr;       // the model at synthesis (--model), if any
+  std::map<std::string, std::string> baked_;  // constant -> the bytes its settings were given
+
+  // Replaces each setting {"name": N} of the kernels' ops by N's value, by dsl.md's precedence:
+  // a loop index (its value changes: refused), a declared variable (a constant scalar, whose
+  // value is the model's tensor or its @init: create() checks the model it loads holds the
+  // same bytes), a size variable.
+  void resolve_settings(json::array& steps, std::vector<std::string>& loops) {
+    for (auto& jst : steps) {
+      auto& st = jst.as_object();
+      if (st.at("kind") == "loop") {
+        loops.push_back(str(st.at("index")));
+        resolve_settings(st.at("body").as_array(), loops);
+        loops.pop_back();
+        continue;
+      }
+      if (st.at("kind") != "kernel") continue;
+      auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64()).as_object();
+      for (auto& jop : k.at("ops").as_array())
+        for (auto& kv : jop.at("settings").as_object()) {
+          if (!kv.value().is_object() || !kv.value().as_object().contains("name")) continue;
+          kv.value() = setting_value(str(kv.value().at("name")), loops, jop.as_object(),
+                                     std::string(kv.key()));
+        }
+    }
+  }
+
+  json::value setting_value(const std::string& name, const std::vector<std::string>& loops,
+                            const json::object& op, const std::string& key) {
+    const std::string where = op_where(op) + ": setting '" + key + "' = " + name;
+    if (std::find(loops.begin(), loops.end(), name) != loops.end())
+      throw CUnsupported("c emitter: " + where + " (a loop index) is not supported yet");
+    auto it = index_.find(name);
+    if (it == index_.end()) {
+      const auto& sizes = root_.at("sizevars").as_object();
+      if (sizes.contains(name)) return sizes.at(name);
+      throw std::runtime_error(where + " names nothing the plan declares");
+    }
+    const Value& v = values_[it->second];
+    if (v.storage != "constant" || v.numel() != 1 || v.table || v.ptable)
+      throw CUnsupported("c emitter: " + where + " (not a constant scalar) is not supported yet");
+    std::optional<ModelTensor> t;
+    if (model_ && !v.link.empty()) t = (*model_)(v.link);
+    std::string bytes;
+    if (t && t->bytes.size() == dtype_size(v.dtype) && t->dtype == dtype_tag(v.dtype))
+      bytes = t->bytes;
+    else if (t)
+      throw std::runtime_error("'" + v.name + "': model tensor '" + v.link +
+                               "' has another dtype or shape");
+    json::value out;
+    auto number = [&](auto zero) {
+      decltype(zero) x = zero;
+      if (bytes.empty() && v.init) return *v.init;
+      if (!bytes.empty()) std::memcpy(&x, bytes.data(), sizeof x);
+      return json::value(x);
+    };
+    if (v.dtype == "f32")
+      out = number(0.0f);
+    else if (v.dtype == "f64")
+      out = number(0.0);
+    else if (v.dtype == "i32")
+      out = number(int32_t{0});
+    else if (v.dtype == "i64")
+      out = number(int64_t{0});
+    else
+      throw CUnsupported("c emitter: " + where + " (a " + v.dtype +
+                         " constant) is not supported yet");
+    if (v.dtype == "f32" && out.is_double())
+      out = static_cast<double>(static_cast<float>(out.as_double()));
+    if (!bytes.empty()) baked_[v.name] = bytes;
+    return out;
   }
 
   // ---- persistent tables (tables.hpp) ----
@@ -311,7 +468,12 @@ class Generator : public KernelEnv {
     };
     for (const auto& jop : k.at("ops").as_array()) {
       for (const auto& in : jop.at("inputs").as_array()) add(str(in), false);
-      add(str(jop.at("output")), true);
+      const std::string out = str(jop.at("output"));
+      const auto t = index_.find(parse_access(out).name);
+      if (t != index_.end() && values_[t->second].table)
+        throw CUnsupported("c emitter: " + op_where(jop.as_object()) + " writing '" + out +
+                           "', an entry of a prefix table, is not supported yet");
+      add(out, true);
     }
   }
 
@@ -405,19 +567,18 @@ class Generator : public KernelEnv {
     return value(text);
   }
 
-  // A loop bound: an integer literal, a size variable, or an i32 scalar variable.
+  // A loop bound (dsl.md): an integer literal, else by index precedence an outer loop's index,
+  // an integer scalar variable (constant or persistent) or a size variable.
   std::string bound(const json::value& b, const json::object& st) const {
     const std::string text = str(b);
     if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos)
-      return "(int64_t)" + text;
-    const auto& sizes = root_.at("sizevars").as_object();
-    if (sizes.contains(text)) return "(int64_t)" + json::serialize(sizes.at(text));
-    auto it = index_.find(text);
-    if (it != index_.end() && values_[it->second].dtype == "i32" &&
-        values_[it->second].numel() == 1)
-      return "(int64_t)*(const int32_t*)s->v_" + text;
-    throw CUnsupported("c emitter: loop bound '" + text + "' (line " +
-                       json::serialize(st.at("line")) + ") is not supported yet");
+      return "(int64_t)" + text + "ll";
+    try {
+      return index_c(text);
+    } catch (const CUnsupported&) {
+      throw CUnsupported("c emitter: loop bound '" + text + "' (line " +
+                         json::serialize(st.at("line")) + ") is not supported yet");
+    }
   }
 
   // The values a block's steps write (loops included).
@@ -487,7 +648,7 @@ class Generator : public KernelEnv {
     std::ostringstream c;
     for (uint64_t e = 0; e < v.entries; ++e)
       c << "  {\n    const unsigned char* from = NULL;\n    int found = 0;\n    rc = link(s, \""
-        << v.name << "\", \"" << v.entry_link(e) << "\", " << dtype_tag(v.dtype) << "u, "
+        << v.name << "\", \"" << entry_name(v, e) << "\", " << dtype_tag(v.dtype) << "u, "
         << v.shape.size() << "u, dims_" << v.name << ", " << entry_bytes
         << "u, &from, &found);\n    if (rc == " << N << "_ERR_MODEL) {\n      rc = " << N
         << "_OK;  /* another dtype or shape: an error only where it is used */\n      found = 0;\n"
@@ -499,12 +660,35 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
+  // The model entry holding entry e of a constant prefix table (row-major over the extents).
+  std::string entry_name(const Value& v, uint64_t e) const {
+    if (v.indices.size() <= 1) return v.entry_link(e);
+    const auto& ext = extents_.at(v.name);
+    std::vector<uint64_t> at(ext.size());
+    for (size_t k = ext.size(); k-- > 0;) {
+      at[k] = e % ext[k];
+      e /= ext[k];
+    }
+    if (v.pattern.empty()) {
+      std::string out = v.link;
+      for (uint64_t a : at) out += "." + std::to_string(a);
+      return out;
+    }
+    std::string out = v.pattern;
+    for (size_t k = 0; k < at.size(); ++k) {
+      const std::string key = "{" + v.indices[k] + "}", n = std::to_string(at[k]);
+      for (size_t p = out.find(key); p != std::string::npos; p = out.find(key, p + n.size()))
+        out.replace(p, key.size(), n);
+    }
+    return out;
+  }
+
   // --embed-weights: a table's entries one after another in one array.
   std::string embedded_table(const Value& v) const {
     std::string bytes, avail;
     const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
     for (uint64_t e = 0; e < v.entries; ++e) {
-      auto t = (*embed_)(v.entry_link(e));
+      auto t = (*embed_)(entry_name(v, e));
       const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
                           t->bytes.size() == entry_bytes;
       bytes += usable ? t->bytes : std::string(entry_bytes, '\0');
@@ -544,7 +728,7 @@ class Generator : public KernelEnv {
       // Constant prefix tables of one index, and persistent tables (tables.hpp); other tables
       // (volatile prefix tables, @auto_dim matrices) are refused.
       if (o.contains("auto_dim") && !o.at("auto_dim").as_array().empty()) {
-        throw CUnsupported("c emitter: @auto_dim matrix '" + v.name + "' is not supported yet");
+        read_auto_dim(o, v);
       } else if (o.contains("indices") && v.memory == "persistent") {
         v.ptable = true;
         for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
@@ -562,12 +746,29 @@ class Generator : public KernelEnv {
                                device_name_ +
                                " allocates nothing, so every index of a table needs @fixed");
         v.bytes = v.numel() * dtype_size(v.dtype);
-      } else if (o.contains("indices") && v.storage == "constant" &&
-                 o.at("indices").as_array().size() == 1 && o.at("entries").is_number()) {
+      } else if (o.contains("indices") && (v.storage == "constant" || v.storage == "step") &&
+                 o.at("entries").is_number()) {
+        // A volatile prefix table that no op writes holds the model's entries at every step:
+        // as a constant one (an op writing an entry is refused, prepare_tabviews).
+        v.storage = "constant";
         v.table = true;
-        v.index = str(o.at("indices").at(0));
+        for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
+        v.index = v.indices.at(0);
         v.entries = o.at("entries").to_number<uint64_t>();
         if (o.contains("pattern")) v.pattern = str(o.at("pattern"));
+        // Several indices: a dense array over the extents (entries the model lacks are
+        // unavailable, as in the simulator, which fails where one is used).
+        if (v.indices.size() > 1) {
+          std::vector<uint64_t> ext;
+          if (o.contains("extents"))
+            for (const auto& e : o.at("extents").as_array()) ext.push_back(e.to_number<uint64_t>());
+          if (ext.size() != v.indices.size())
+            throw std::runtime_error("prefix table '" + v.name + "' has no extents in the plan");
+          v.entries = 1;
+          for (uint64_t e : ext) v.entries *= e;
+          v.bytes = v.entries * v.numel() * dtype_size(v.dtype);
+          extents_[v.name] = ext;
+        }
       } else if (o.contains("indices") || v.storage == "runtime") {
         throw CUnsupported("c emitter: table '" + v.name + "' is not supported yet");
       }
@@ -588,10 +789,54 @@ class Generator : public KernelEnv {
     arena_bytes_ = root_.at("memory").at("arena_bytes").to_number<uint64_t>();
   }
 
+  // ---- @auto_dim matrices (auto_dim.hpp): s->a_NAME; the value itself stays "internal" ----
+  std::map<std::string, AutoDimDecl> autodims_;
+
+  void read_auto_dim(const json::object& o, Value& v) {
+    AutoDimDecl m;
+    m.name = v.name;
+    m.dtype = v.dtype;
+    for (const auto& i : o.at("auto_dim").as_array()) m.indices.push_back(str(i));
+    std::vector<std::string> indices;
+    for (const auto& i : o.at("indices").as_array()) indices.push_back(str(i));
+    if (indices != m.indices)
+      throw CUnsupported("c emitter: @auto_dim table '" + v.name +
+                         "' (@table indices before the auto ones) is not supported yet");
+    for (const auto& b : o.at("bound").as_array())
+      m.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
+    if (freestanding_)
+      throw CUnsupported("c emitter: @auto_dim matrix '" + v.name +
+                         "': the freestanding profile allocates nothing");
+    if (packed_bits(v.dtype) || !c_type(v.dtype) || v.shape.size() > 8 ||
+        v.shape.size() < m.indices.size())
+      throw CUnsupported("c emitter: @auto_dim matrix '" + v.name + "' of " + v.dtype +
+                         " is not supported yet");
+    m.base = v.shape;
+    m.esize = dtype_size(v.dtype);
+    v.storage = "internal";  // reached only through the cache operations below
+    autodims_[v.name] = m;
+  }
+
+  bool is_auto_access(const std::string& text) const {
+    return autodims_.count(parse_access(text).name) > 0;
+  }
+
+  std::string auto_access(const json::object& st, const char* access_key, const char* var_key,
+                          const char* at_key, bool write, const std::string& indent, bool entry) {
+    const AccessText a = parse_access(str(st.at(access_key)));
+    const Value& var = whole(st, var_key);
+    AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, at_of(st, at_key),
+                       entry ? "goto done;" : "return;", indent};
+    return auto_dim_access(autodims_.at(a.name), a, var.name, var.shape, write, ctx);
+  }
+
   mutable std::map<std::string, Value> views_;  // "W[b]" -> its entry as a value
-  std::vector<std::string> kernel_views_;       // the views of the kernel being written
-  std::vector<std::string> kernel_params_;      // its loop-index parameters
-  std::vector<std::string> loop_stack_;         // the enclosing loops' indices
+  // computed entries: parameter -> (table, access)
+  mutable std::map<std::string, std::pair<std::string, AccessText>> computed_;
+  std::map<std::string, std::vector<uint64_t>> extents_;  // multi-index prefix tables
+  std::vector<std::string> kernel_views_;                 // the views of the kernel being written
+  std::vector<std::string> kernel_params_;                // its loop-index parameters
+  std::vector<std::string> loop_stack_;                   // the enclosing loops' indices
   int64_t kernel_id_ = 0;
   int scratch_count_ = 0;           // scratch buffers of the kernel being written
   std::vector<std::string> flags_;  // int fields of the state, 0 after create
@@ -650,8 +895,11 @@ class Generator : public KernelEnv {
                        idx.find_first_not_of(
                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                            "0123456789_") == std::string::npos;
-    if (!table.table || (!literal && !ident))
+    if (!table.table)
       throw CUnsupported("c emitter: table entry '" + text + "' is not supported yet");
+    if ((!literal && !ident) || table.indices.size() > 1 ||
+        (ident && std::find(loop_stack_.begin(), loop_stack_.end(), idx) == loop_stack_.end()))
+      return computed_view(text, table);
     if (literal && std::stoull(idx) >= table.entries)
       throw std::runtime_error("'" + text + "': index " + idx + " is outside the " +
                                std::to_string(table.entries) + " entries of '" + name + "'");
@@ -663,6 +911,55 @@ class Generator : public KernelEnv {
     // A literal entry is as constant as the table; one chosen by a loop index changes.
     view.storage = literal ? "constant" : "entry";
     return views_.emplace(text, std::move(view)).first->second;
+  }
+
+  // An entry chosen by other indices ("W[n]", "W[l+1]", "Q[a, b]"): the kernel takes its flat
+  // entry number as a parameter (i_oi_eN, -1 when an index is outside its extent), which the
+  // caller computes from the indices (index_c: loop indices, integer scalars, size variables).
+  const Value& computed_view(const std::string& text, const Value& table) const {
+    const AccessText a = parse_access(text);
+    const size_t n = std::max<size_t>(table.indices.size(), 1);
+    if (a.slots.size() != n)
+      throw CUnsupported("c emitter: table entry '" + text +
+                         "' (not one index per table index) "
+                         "is not supported yet");
+    for (const auto& slot : a.slots)
+      if (slot.range || !slot.index)
+        throw CUnsupported("c emitter: a slice of constant table '" + text +
+                           "' is not supported yet");
+    const std::string param = "oi_e" + std::to_string(computed_.size());
+    computed_[param] = {table.name, a};
+    Value view = table;
+    view.table = false;
+    view.name = table.name + "__" + param;
+    view.index = param;
+    view.bytes = table.numel() * dtype_size(table.dtype);
+    view.storage = "entry";
+    return views_.emplace(text, std::move(view)).first->second;
+  }
+
+  // The C of a computed entry's flat number at the call site.
+  std::string computed_entry(const std::string& param) const {
+    const auto& [name, a] = computed_.at(param);
+    const Value& t = value(name);
+    std::vector<uint64_t> ext =
+        t.indices.size() > 1 ? extents_.at(name) : std::vector<uint64_t>{t.entries};
+    std::vector<std::string> c;
+    for (const auto& slot : a.slots) {
+      const IndexText& i = *slot.index;
+      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
+      if (!i.literal && i.value != 0)
+        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+      c.push_back(e);
+    }
+    if (c.size() == 1) return c[0];  // the kernel checks it against the entries
+    std::string ok, flat;
+    for (size_t k = 0; k < c.size(); ++k) {
+      ok += std::string(k ? " && " : "") + c[k] + " >= 0 && " + c[k] + " < " +
+            std::to_string(ext[k]) + "ll";
+      flat = k ? "(" + flat + ") * " + std::to_string(ext[k]) + "ll + " + c[k] : c[k];
+    }
+    return "((" + ok + ") ? " + flat + " : (int64_t)-1)";
   }
 
   const Value& value(const std::string& name) const override {
@@ -682,6 +979,12 @@ class Generator : public KernelEnv {
   // pointers share arena bytes.
   void declare_pointers(const json::object& k, std::ostringstream& c, std::set<std::string>& reads,
                         std::set<std::string>& writes) const {
+    for (const auto& group : {k.at("reads"), k.at("writes")})
+      for (const auto& r : group.as_array())
+        if (autodims_.count(str(r)))
+          throw CUnsupported("c emitter: an op on @auto_dim matrix '" + str(r) + "' (kernel " +
+                             std::to_string(k.at("id").as_int64()) +
+                             ") is not supported yet: read it with cache.read first");
     // A persistent table is reached through the buffers of its accessed entries (tabviews).
     for (const auto& r : k.at("reads").as_array())
       if (!value(str(r)).ptable) reads.insert(str(r));
@@ -928,13 +1231,15 @@ class Generator : public KernelEnv {
     const bool tables =
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     if (tables) c << tables_c(false);
+    if (!autodims_.empty()) c << auto_dim_c();
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
     // result until the next step.
     for (const Value& v : values_)
-      if (v.memory != "temporary" ||
-          std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end())
+      if ((v.memory != "temporary" ||
+           std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end()) &&
+          !autodims_.count(v.name))
         declared.push_back(&v);
     for (const Value* v : declared) {
       if (v->table && embed_) continue;  // embedded tables are checked when generated
@@ -983,6 +1288,7 @@ class Generator : public KernelEnv {
     c << "struct " << N << "_state {\n  " << N
       << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n  int failed;\n";
     for (const auto& [field, bytes] : tabview_fields_) c << "  void* v_" << field << ";\n";
+    for (const auto& [mname, m] : autodims_) c << "  oi_auto a_" << mname << ";\n";
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
@@ -1050,6 +1356,19 @@ class Generator : public KernelEnv {
     for (const auto& [field, bytes] : tabview_fields_)
       c << "  s->v_" << field << " = malloc(" << bytes << "u + 1u);\n  ok = ok && s->v_" << field
         << ";\n";
+    for (const auto& [mname, m] : autodims_) {
+      const Value& v = value(mname);
+      const std::string a = "s->a_" + mname;
+      c << "  " << a << ".rank = " << m.base.size() << "u;\n  " << a
+        << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n";
+      for (size_t k = 0; k < m.base.size(); ++k)
+        c << "  " << a << ".base[" << k << "] = " << m.base[k] << "ll;\n";
+      if (v.init)
+        c << "  {\n    static const " << c_type(v.dtype)
+          << " init_one = " << literal(*v.init, v.dtype, "@init of '" + mname + "'") << ";\n    "
+          << a << ".init = (const unsigned char*)&init_one;\n  }\n";
+      c << "  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
+    }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
@@ -1109,6 +1428,17 @@ class Generator : public KernelEnv {
       }
       c << "  }\n";
     }
+    // Settings were given the model's constants at synthesis: another model must agree.
+    for (const auto& [cname, bytes] : baked_) {
+      c << "  {\n    static const unsigned char baked[" << bytes.size() << "] = {";
+      for (size_t i = 0; i < bytes.size(); ++i)
+        c << (i ? ", " : "") << static_cast<unsigned>(static_cast<unsigned char>(bytes[i]));
+      c << "};\n    if (memcmp(s->v_" << cname << ", baked, " << bytes.size()
+        << "u) != 0) {\n      snprintf(err, err_size, \"%s: constant '" << cname
+        << "' differs from the model this program was synthesized with (a setting uses it)\", "
+           "model_path);\n      "
+        << N << "_destroy(s);\n      return " << N << "_ERR_MODEL;\n    }\n  }\n";
+    }
     c << "  *out = s;\n  return " << N << "_OK;\n}\n\n";
     c << "void " << N << "_destroy(" << N << "_state* s) {\n  if (!s) return;\n";
     for (const Value& v : values_) {
@@ -1118,6 +1448,7 @@ class Generator : public KernelEnv {
         c << "  free(s->v_" << v.name << ");\n";
     }
     for (const auto& [field, bytes] : tabview_fields_) c << "  free(s->v_" << field << ");\n";
+    for (const auto& [mname, m] : autodims_) c << "  free(s->a_" << mname << ".data);\n";
     for (const auto& sc : scratch_) c << "  free(s->" << sc.first << ");\n";
     for (const auto& y : yielded_)
       c << "  free(s->snap_" << y << ");\n  free(s->res_" << y << ");\n";
@@ -1187,10 +1518,13 @@ class Generator : public KernelEnv {
     c << "  return " << N << "_OK;\n}\n\n";
     c << kernels;
     c << "int " << N << "_step(" << N << "_state* s) {\n";
-    for (const Value& v : values_)
-      if (v.storage == "dynamic")
-        c << "  if (!s->have_" << v.name << ") return fail(s, " << N
-          << "_ERR_INPUT, \"dynamic input '" << v.name << "' was not inserted for this step\");\n";
+    // An input the step reads must have been inserted: the simulator's message, at its first
+    // read (checked up front, so a read only some steps reach is required every step).
+    for (const std::string& v : read_order_)
+      c << "  if (!s->have_" << v << ") return fail(s, " << N << "_ERR_INPUT, \""
+        << format_text(first_read_.at(v) + ": dynamic variable '" + v +
+                       "' was not inserted for this step (insert it before every step)")
+        << "\");\n";
     for (const Value& v : values_)
       if (v.storage == "step")
         c << "  if (s->from_" << v.name << ") memcpy(s->v_" << v.name << ", s->from_" << v.name
@@ -1389,7 +1723,7 @@ class Generator : public KernelEnv {
         std::string all, avail;
         const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
         for (uint64_t e = 0; e < v.entries; ++e) {
-          auto t = (*embed_)(v.entry_link(e));
+          auto t = (*embed_)(entry_name(v, e));
           const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
                               t->bytes.size() == entry_bytes;
           all += usable ? t->bytes : std::string(entry_bytes, '\0');
@@ -1940,8 +2274,8 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
 }  // namespace
 
 std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name,
-                                      const WeightLookup* embed) {
-  Generator generator(plan_json, name, embed);
+                                      const WeightLookup* embed, const WeightLookup* model) {
+  Generator generator(plan_json, name, embed, model);
   ProfileScope scope(generator.profile());
   return generator.run();
 }

@@ -33,9 +33,11 @@ using WeightLookup = std::function<std::optional<ModelTensor>(const std::string&
 
 // Throws CUnsupported for constructs outside this emitter's coverage, std::runtime_error for
 // a malformed plan. With `embed` (--embed-weights) the model's tensors become arrays of the
-// generated source and create() reads no file.
+// generated source and create() reads no file. `model` (the model at synthesis, when known)
+// gives the values of constant scalars that settings name.
 std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name,
-                                      const WeightLookup* embed = nullptr);
+                                      const WeightLookup* embed = nullptr,
+                                      const WeightLookup* model = nullptr);
 
 // The fixed C support code (OINF reader and writer, the driver's option parsing), with NAME_
 // spelled as "@NAME@".

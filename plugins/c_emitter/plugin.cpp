@@ -45,9 +45,18 @@ oi_status* emit(void*, const oi_emit_request* request, oi_emit_output* out) {
           static_cast<uint32_t>(t->dtype), t->dims,
           std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())};
     };
-    if (embed) model = oi::Model::open(request->model_path ? request->model_path : "");
-    o->generated =
-        oi::c_emitter::generate_c(request->plan_json, request->name, embed ? &lookup : nullptr);
+    // The model is opened when the emitter first asks (constants that settings name), or up
+    // front for --embed-weights.
+    const std::string model_path = request->model_path ? request->model_path : "";
+    oi::c_emitter::WeightLookup settings_lookup =
+        [&](const std::string& name) -> std::optional<oi::c_emitter::ModelTensor> {
+      if (model_path.empty()) return std::nullopt;
+      if (!model) model = oi::Model::open(model_path);
+      return lookup(name);
+    };
+    if (embed) model = oi::Model::open(model_path);
+    o->generated = oi::c_emitter::generate_c(request->plan_json, request->name,
+                                             embed ? &lookup : nullptr, &settings_lookup);
   } catch (const oi::c_emitter::CUnsupported& e) {
     throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, e.what());
   } catch (const std::exception& e) {

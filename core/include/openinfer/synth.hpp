@@ -61,8 +61,9 @@ struct PlanValue {
   std::vector<std::optional<uint64_t>> bound;  // @fixed bound per index (nullopt: grows)
   std::vector<std::string> auto_dim;           // @auto_dim indices
   uint64_t entries = 1;                        // entries of a fixed-size or prefix table
-  std::string link;                            // model entry (Constant, Step, Persistent)
-  const VarDecl* decl = nullptr;               // null for temporaries
+  std::vector<uint64_t> extents;  // a prefix table's extent along each index (highest + 1)
+  std::string link;               // model entry (Constant, Step, Persistent)
+  const VarDecl* decl = nullptr;  // null for temporaries
   // Arena values only.
   uint64_t offset = 0;
   int64_t live_first = -1;  // entry schedule positions (docs/synth.md "Liveness")

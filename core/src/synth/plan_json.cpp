@@ -196,6 +196,7 @@ json::object step_json(const Step& s) {
     case Step::Kind::Transfer:
       o["from"] = synth::ref_text(n.inputs.at(0));
       o["to"] = synth::access_text(n.output);
+      o["from_at"] = n.inputs.at(0).loc.to_string();
       break;
     case Step::Kind::CacheRead:
       o["from"] = synth::access_text(n.target);
@@ -207,6 +208,7 @@ json::object step_json(const Step& s) {
       o["from"] = synth::ref_text(n.inputs.at(0));
       o["to"] = synth::access_text(n.target);
       o["to_at"] = n.target.loc.to_string();
+      o["from_at"] = n.inputs.at(0).loc.to_string();
       if (n.target.has_brackets) o["to_access"] = access_json(n.target);
       break;
     case Step::Kind::CacheIncrement:
@@ -263,6 +265,11 @@ json::object value_json(const PlanValue& v) {
   if (!v.indices.empty()) {
     o["indices"] = strings(v.indices);
     o["entries"] = v.storage == Storage::Runtime ? json::value(nullptr) : json::value(v.entries);
+    if (!v.extents.empty()) {
+      json::array e;
+      for (uint64_t x : v.extents) e.push_back(x);
+      o["extents"] = std::move(e);
+    }
   }
   if (!v.bound.empty()) {
     json::array b;

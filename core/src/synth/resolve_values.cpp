@@ -1,5 +1,6 @@
 // Pass 1: dtypes, shapes and storage classes resolved against the model. Growable tables and
 // @auto_dim matrices keep a run-time size; fixed-size tables and prefix tables are counted.
+#include <algorithm>
 #include <regex>
 
 #include "openinfer/error.hpp"
@@ -31,26 +32,50 @@ std::string regex_escape(const std::string& s) {
   return std::regex_replace(s, special, R"(\$&)");
 }
 
-// Model tensors that are entries of a prefix table (`W(l) @pattern("W.{l}")`, or `W.0`...).
-uint64_t count_prefix_entries(const VarDecl& d, const Model& model) {
+// Model tensors that are entries of a prefix table (`W(l) @pattern("W.{l}")`, or `W.0`...),
+// and the extents along each index (the highest index among them + 1).
+uint64_t count_prefix_entries(const VarDecl& d, const Model& model,
+                              std::vector<uint64_t>& extents) {
   std::string pattern;
+  std::vector<size_t> group_index;  // capture group -> the index it holds
   if (d.pattern) {
-    pattern = regex_escape(*d.pattern);
-    for (const std::string& idx : d.indices) {
-      const std::string key = regex_escape("{" + idx + "}");
-      for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at)) {
-        pattern.replace(at, key.size(), "[0-9]+");
-        at += 6;
-      }
+    // the keys in the order they occur in the pattern
+    std::vector<std::pair<size_t, size_t>> keys;  // (position, index)
+    for (size_t k = 0; k < d.indices.size(); ++k) {
+      const std::string key = "{" + d.indices[k] + "}";
+      for (size_t at = d.pattern->find(key); at != std::string::npos;
+           at = d.pattern->find(key, at + 1))
+        keys.push_back({at, k});
     }
+    std::sort(keys.begin(), keys.end());
+    size_t from = 0;
+    for (const auto& [at, k] : keys) {
+      pattern += regex_escape(d.pattern->substr(from, at - from)) + "([0-9]+)";
+      group_index.push_back(k);
+      from = at + d.indices[k].size() + 2;
+    }
+    pattern += regex_escape(d.pattern->substr(from));
   } else {
     pattern = regex_escape(d.name);
-    for (size_t k = 0; k < d.indices.size(); ++k) pattern += R"(\.[0-9]+)";
+    for (size_t k = 0; k < d.indices.size(); ++k) {
+      pattern += R"(\.([0-9]+))";
+      group_index.push_back(k);
+    }
   }
   const std::regex re(pattern);
+  extents.assign(d.indices.size(), 0);
   uint64_t n = 0;
+  std::smatch m;
   for (const TensorEntry& t : model.tensors())
-    if (std::regex_match(t.name, re)) ++n;
+    if (std::regex_match(t.name, m, re)) {
+      ++n;
+      for (size_t g = 0; g < group_index.size(); ++g) {
+        const std::string digits = m[g + 1].str();
+        if (digits.size() > 18) continue;  // no table has that many entries
+        extents[group_index[g]] =
+            std::max<uint64_t>(extents[group_index[g]], std::stoull(digits) + 1);
+      }
+    }
   return n;
 }
 
@@ -88,7 +113,8 @@ PlanValue declared_value(const VarDecl& d, const Model& model) {
       break;
   }
   if (!d.indices.empty() && d.memory != MemoryKind::Persistent) {
-    v.entries = count_prefix_entries(d, model);  // prefix table: its entries are the model's
+    // prefix table: its entries are the model's
+    v.entries = count_prefix_entries(d, model, v.extents);
   } else if (!d.indices.empty() || !d.auto_dim.empty()) {
     bool all_fixed = d.auto_dim.empty();
     for (const std::string& idx : d.indices) {

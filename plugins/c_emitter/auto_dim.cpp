@@ -1,0 +1,251 @@
+// @auto_dim matrices in generated C (auto_dim.hpp); the semantics are core/src/exec/memory.cpp's
+// (read_auto_dim, write_auto_dim, grow, auto_box), the messages its messages.
+#include "auto_dim.hpp"
+
+#include <stdexcept>
+
+namespace oi::c_emitter {
+
+std::string auto_dim_c() {
+  return R"(/* @auto_dim matrices: the cells in the current shape (base + counts on the auto axes),
+ * row-major; growing copies the old cells to the same positions of the new shape. */
+typedef struct {
+  uint32_t rank, nauto;
+  int64_t base[8], cnt[8];
+  size_t esize;
+  unsigned char* data;
+  const unsigned char* init; /* one element, or NULL: zeros */
+} oi_auto;
+static OI_HELPER void oi_ad_dims(const oi_auto* m, const int64_t* cnt, int64_t* d) {
+  for (uint32_t k = 0; k < m->rank; ++k) d[k] = m->base[k] + (k < m->nauto ? cnt[k] : 0);
+}
+static OI_HELPER size_t oi_ad_cells(const oi_auto* m, const int64_t* cnt) {
+  int64_t d[8];
+  size_t n = 1;
+  oi_ad_dims(m, cnt, d);
+  for (uint32_t k = 0; k < m->rank; ++k) n *= (size_t)d[k];
+  return n;
+}
+static OI_HELPER void oi_ad_fill(const oi_auto* m, unsigned char* p, size_t cells) {
+  if (!m->init) {
+    memset(p, 0, cells * m->esize);
+    return;
+  }
+  for (size_t i = 0; i < cells; ++i) memcpy(p + i * m->esize, m->init, m->esize);
+}
+/* Copies the box st/ln of matrix data (shape d) to or from a dense buffer of the box's shape. */
+static OI_HELPER void oi_ad_box(uint32_t rank, size_t esize, const int64_t* d, unsigned char* data,
+                                const int64_t* st, const int64_t* ln, unsigned char* buf,
+                                int write) {
+  size_t rows = 1;
+  int64_t idx[8] = {0};
+  for (uint32_t k = 0; k < rank; ++k)
+    if (ln[k] <= 0) return;
+  for (uint32_t k = 0; k + 1 < rank; ++k) rows *= (size_t)ln[k];
+  const size_t run = (size_t)ln[rank - 1] * esize;
+  for (size_t r = 0; r < rows; ++r) {
+    size_t off = 0;
+    for (uint32_t k = 0; k < rank; ++k)
+      off = off * (size_t)d[k] + (size_t)(st[k] + (k + 1 < rank ? idx[k] : 0));
+    if (write)
+      memcpy(data + off * esize, buf + r * run, run);
+    else
+      memcpy(buf + r * run, data + off * esize, run);
+    for (uint32_t k = rank - 1; k-- > 0;) {
+      if (++idx[k] < ln[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+/* A read into a larger destination (dims dd): the box st/ln lands at its start, zeros around. */
+static OI_HELPER void oi_ad_padded(uint32_t rank, size_t esize, const int64_t* d,
+                                   const unsigned char* data, const int64_t* st, const int64_t* ln,
+                                   const int64_t* dd, unsigned char* dst) {
+  size_t rows = 1, cells = 1;
+  int64_t idx[8] = {0};
+  for (uint32_t k = 0; k < rank; ++k) cells *= (size_t)dd[k];
+  memset(dst, 0, cells * esize);
+  for (uint32_t k = 0; k < rank; ++k)
+    if (ln[k] <= 0) return;
+  for (uint32_t k = 0; k + 1 < rank; ++k) rows *= (size_t)ln[k];
+  const size_t run = (size_t)ln[rank - 1] * esize;
+  for (size_t r = 0; r < rows; ++r) {
+    size_t from = 0, to = 0;
+    for (uint32_t k = 0; k < rank; ++k) {
+      const int64_t i = k + 1 < rank ? idx[k] : 0;
+      from = from * (size_t)d[k] + (size_t)(st[k] + i);
+      to = to * (size_t)dd[k] + (size_t)i;
+    }
+    memcpy(dst + to * esize, data + from * esize, run);
+    for (uint32_t k = rank - 1; k-- > 0;) {
+      if (++idx[k] < ln[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+static OI_HELPER int oi_ad_create(oi_auto* m) {
+  memset(m->cnt, 0, sizeof m->cnt);
+  const size_t cells = oi_ad_cells(m, m->cnt);
+  m->data = (unsigned char*)malloc(cells * m->esize + 1u);
+  if (!m->data) return -1;
+  oi_ad_fill(m, m->data, cells);
+  return 0;
+}
+/* cache.reset: counts 0, the cells @init (or zeros). */
+static OI_HELPER void oi_ad_reset(oi_auto* m) {
+  memset(m->cnt, 0, sizeof m->cnt);
+  oi_ad_fill(m, m->data, oi_ad_cells(m, m->cnt));
+}
+/* Counts at least `want` on each auto axis; -1 when memory runs out (the matrix unchanged). */
+static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
+  int64_t cnt[8], od[8], nd[8], zero[8] = {0};
+  int changed = 0;
+  memcpy(cnt, m->cnt, sizeof cnt);
+  for (uint32_t k = 0; k < m->nauto; ++k)
+    if (want[k] > cnt[k]) {
+      cnt[k] = want[k];
+      changed = 1;
+    }
+  if (!changed) return 0;
+  const size_t cells = oi_ad_cells(m, cnt);
+  unsigned char* grown = (unsigned char*)malloc(cells * m->esize + 1u);
+  if (!grown) return -1;
+  oi_ad_fill(m, grown, cells);
+  oi_ad_dims(m, m->cnt, od);
+  oi_ad_dims(m, cnt, nd);
+  oi_ad_box(m->rank, m->esize, nd, grown, zero, od, m->data, 1);
+  free(m->data);
+  m->data = grown;
+  memcpy(m->cnt, cnt, sizeof cnt);
+  return 0;
+}
+)";
+}
+
+namespace {
+
+std::string index_c_of(const IndexText& i, const AutoDimContext& ctx) {
+  if (i.literal) return "(int64_t)" + std::to_string(i.value) + "ll";
+  std::string e = ctx.index_c(i.name);
+  if (i.value != 0) e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+  return e;
+}
+
+std::string shape_text(const std::vector<uint64_t>& s) {
+  std::string t = "[";
+  for (size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
+  return t + "]";
+}
+
+}  // namespace
+
+std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
+                            const std::vector<uint64_t>& var_shape, bool write,
+                            const AutoDimContext& ctx) {
+  const size_t rank = m.base.size(), nauto = m.indices.size();
+  if (access.brackets && access.slots.size() != nauto && !access.slots.empty())
+    throw std::runtime_error("'" + m.name + "' takes " + std::to_string(nauto) +
+                             " indices, the access gives " + std::to_string(access.slots.size()));
+  // Scalar indices on every auto axis: grow, then the whole matrix; else a box, never growing.
+  bool scalar = access.brackets && !access.slots.empty();
+  for (const auto& slot : access.slots) scalar = scalar && !slot.range;
+  const std::string& I = ctx.indent;
+  const std::string where = format_text(ctx.at.empty() ? "" : ctx.at + ": ");
+  const std::string R = std::to_string(rank), A = "s->a_" + m.name;
+  auto fail = [&](const std::string& code, const std::string& message, const std::string& args) {
+    return I + "    s->failed = fail(s, " + ctx.prefix + code + ", \"" + where + message + "\"" +
+           args + ");\n" + I + "    " + ctx.stop + "\n";
+  };
+  std::string c = I + "{ /* " + std::string(write ? "store into " : "read ") + m.name + " */\n";
+  c += I + "  int64_t d[" + R + "], st[" + R + "], ln[" + R + "];\n";
+  if (scalar) {
+    c += I + "  int64_t want[" + std::to_string(nauto) + "];\n";
+    for (size_t k = 0; k < nauto; ++k) {
+      const std::string K = std::to_string(k), idx = format_text(m.indices[k]);
+      c += I + "  want[" + K + "] = " + index_c_of(*access.slots[k].index, ctx) + ";\n";
+      c += I + "  if (want[" + K + "] < 0) {\n" +
+           fail("_ERR_RUN",
+                "auto_dim '" + format_text(m.name) + "': index " + idx + " = %lld is negative",
+                ", (long long)want[" + K + "]") +
+           I + "  }\n";
+      if (m.bounds[k] >= 0)
+        c += I + "  if (want[" + K + "] > " + std::to_string(m.bounds[k]) + "ll) {\n" +
+             fail("_ERR_RUN",
+                  "auto_dim '" + format_text(m.name) + "': count " + idx +
+                      " = %lld exceeds its @fixed bound " + idx + "=" + std::to_string(m.bounds[k]),
+                  ", (long long)want[" + K + "]") +
+             I + "  }\n";
+    }
+    c += I + "  if (oi_ad_grow(&" + A + ", want) != 0) {\n" +
+         fail("_ERR_MEMORY", "out of memory growing auto_dim '" + format_text(m.name) + "'", "") +
+         I + "  }\n";
+  }
+  c += I + "  oi_ad_dims(&" + A + ", " + A + ".cnt, d);\n";
+  for (size_t k = 0; k < rank; ++k) {
+    const std::string K = std::to_string(k);
+    if (scalar || k >= nauto || access.slots.empty()) {
+      c += I + "  st[" + K + "] = 0;\n" + I + "  ln[" + K + "] = d[" + K + "];\n";
+      continue;
+    }
+    const SlotText& slot = access.slots[k];
+    std::string a = "0", b = "d[" + K + "]";
+    if (!slot.range) {
+      a = index_c_of(*slot.index, ctx);
+      b = a + " + 1";
+    } else {
+      if (slot.start) a = index_c_of(*slot.start, ctx);
+      if (slot.end) b = index_c_of(*slot.end, ctx);
+    }
+    c +=
+        I + "  {\n" + I + "    const int64_t a = " + a + ";\n" + I + "    int64_t b = " + b + ";\n";
+    if (slot.range && slot.end) c += I + "    if (b < 0) b += d[" + K + "];\n";
+    c += I + "    if (a < 0 || b > d[" + K + "] || a > b) {\n" + I + "      s->failed = fail(s, " +
+         ctx.prefix + "_ERR_RUN, \"" + where + "auto_dim '" + format_text(m.name) +
+         "': range %lld..%lld of " + format_text(m.indices[k]) +
+         " is outside the current %lld rows/columns\", (long long)a, (long long)b, (long "
+         "long)d[" +
+         K + "]);\n" + I + "      " + ctx.stop + "\n" + I + "    }\n" + I + "    st[" + K +
+         "] = a;\n" + I + "    ln[" + K + "] = b - a;\n" + I + "  }\n";
+  }
+  // The other side has the shape read or written.
+  std::string same = "1";
+  if (var_shape.size() != rank) same = "0";
+  for (size_t k = 0; k < rank && same != "0"; ++k)
+    same += " && ln[" + std::to_string(k) + "] == " + std::to_string(var_shape[k]) + "ll";
+  std::string dims_fmt, dims_args;
+  for (size_t k = 0; k < rank; ++k) {
+    dims_fmt += (k ? ", " : "") + std::string("%lld");
+    dims_args += ", (long long)ln[" + std::to_string(k) + "]";
+  }
+  const std::string message =
+      write ? "cannot store a value of shape " + shape_text(var_shape) +
+                  (scalar ? " as auto_dim '" + format_text(m.name) + "' of current shape ["
+                          : " into a part of '" + format_text(m.name) + "' of shape [") +
+                  dims_fmt + "]"
+            : "cannot store " + m.dtype + "[" + dims_fmt + "] into '" + format_text(var) + "' of " +
+                  m.dtype + shape_text(var_shape);
+  // As the simulator: a read that fits inside its destination lands there zero padded (a
+  // @fixed matrix read into the bound's shape).
+  std::string fits = var_shape.size() == rank && !write ? "1" : "0";
+  for (size_t k = 0; k < rank && fits != "0"; ++k)
+    fits += " && ln[" + std::to_string(k) + "] <= " + std::to_string(var_shape[k]) + "ll";
+  c += I + "  if (!(" + same + ")) {\n";
+  if (fits != "0") {
+    std::string vd;
+    for (uint64_t x : var_shape) vd += (vd.empty() ? "" : ", ") + std::to_string(x) + "ll";
+    c += I + "    if (" + fits + ") {\n" + I + "      const int64_t vd[] = {" + vd + "};\n" + I +
+         "      oi_ad_padded(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +
+         ".data, st, ln, vd, (unsigned char*)s->v_" + var + ");\n" + I + "    } else {\n" +
+         fail("_ERR_RUN", message, dims_args) + I + "    }\n";
+  } else {
+    c += fail("_ERR_RUN", message, dims_args);
+  }
+  c += I + "  } else {\n";
+  c += I + "    oi_ad_box(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +
+       ".data, st, ln, (unsigned char*)s->v_" + var + ", " + (write ? "1" : "0") + ");\n";
+  c += I + "  }\n";
+  c += I + "}\n";
+  return c;
+}
+
+}  // namespace oi::c_emitter
