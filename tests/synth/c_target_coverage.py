@@ -251,20 +251,7 @@ class Runner:
         rc, log = self.run([self.args.openinfer, "synth", "graph.oi", "--model", "model.oinf",
                             "--target", "c", "-o", "gen"], work)
         if rc:
-            # Messages that name a case's line (the validator's "graph.oi:L:C:", the emitter's
-            # "(line L)") fail that case; the rest of the batch runs again without it.
-            named = {}
-            for msg in log.splitlines():
-                for m in re.finditer(r"graph\.oi:(\d+):|\(line (\d+)\)", msg):
-                    i = case_at.get(int(m.group(1) or m.group(2)))
-                    if i is not None:
-                        named.setdefault(i, "synth: " + msg.strip())
-            if named:
-                rest = [(i, c) for i, c in batch if i not in named]
-                if rest:
-                    named.update(self.batch(work, rest))
-                return named
-            return {i: "synth: " + tail(log, 3) for i, _ in batch}
+            return self.named_or_all(work, batch, case_at, "synth", log)
         builds = [("prog", ["-O2"])]
         if self.args.sanitize:
             builds.append(("prog_san", ["-O1", "-g", "-fsanitize=address,undefined",
@@ -275,12 +262,12 @@ class Runner:
             rc, log = self.run([self.args.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *flags,
                                 "-o", prog, *sources, "-lm"], work)
             if rc:
-                return {i: f"compile ({prog}): " + tail(log) for i, _ in batch}
+                return self.named_or_all(work, batch, case_at, f"compile ({prog})", log)
             save = prog + ".oinf"
             rc, log = self.run([os.path.join(work, prog), "--model", "model.oinf", "--steps",
                                 "1", "--save", save, "-q"], work)
             if rc or log.strip():  # a sanitizer report fails the batch even where rc is 0
-                return {i: f"run ({prog}): " + tail(log, 3) for i, _ in batch}
+                return self.named_or_all(work, batch, case_at, f"run ({prog})", log)
             saved = oinf.read(os.path.join(work, save))
             for i, c in batch:
                 t = saved.tensors.get(outs[i])
@@ -291,6 +278,41 @@ class Runner:
         if not self.args.keep:
             shutil.rmtree(work, ignore_errors=True)
         return results
+
+    def named_or_all(self, work, batch, case_at, stage, log):
+        """The cases a failure's messages name fail with them, and the rest of the batch runs
+        again without them; a failure naming none fails the whole batch (isolate splits it).
+        Names: graph lines ("graph.oi:L:C:" of the validator, "(line L)" of the emitter and of
+        run-time errors) and, for compiler messages, the line of the kernel's comment above the
+        model.c line they point at."""
+        lines = []
+        try:
+            with open(os.path.join(work, "gen", "model.c")) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            pass
+        named = {}
+        for msg in log.splitlines():
+            refs = [int(a or b) for a, b in re.findall(r"graph\.oi:(\d+):|\(line (\d+)\)", msg)]
+            m = re.match(r".*model\.c:(\d+):\d+: (error|runtime error)", msg)
+            if m and lines:
+                for k in range(min(int(m.group(1)), len(lines)) - 1, -1, -1):
+                    text = lines[k].lstrip()
+                    if text.startswith(("/* kernel", "{ /* op")):
+                        found = re.search(r"\(line (\d+)\)", text)
+                        if found:
+                            refs.append(int(found.group(1)))
+                        break
+            for ref in refs:
+                i = case_at.get(ref)
+                if i is not None:
+                    named.setdefault(i, f"{stage}: {msg.strip()}")
+        if not named:
+            return {i: f"{stage}: " + tail(log, 4) for i, _ in batch}
+        rest = [(i, c) for i, c in batch if i not in named]
+        if rest:
+            named.update(self.batch(work, rest))
+        return named
 
     def isolate(self, work, batch):
         """Runs a batch; where the whole batch fails, halves it until the failing cases are
@@ -338,7 +360,7 @@ def main():
     ap.add_argument("--modes", default="normal,inplace,accumulate")
     ap.add_argument("--sanitize", action="store_true", help="also build and run under ASan+UBSan")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=400, help="cases per generated program")
+    ap.add_argument("--batch", type=int, default=200, help="cases per generated program")
     ap.add_argument("--by-op", action="store_true", help="one line per op with failures")
     ap.add_argument("--keep", action="store_true", help="keep each batch's directory")
     args = ap.parse_args()
