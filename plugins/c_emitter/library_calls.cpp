@@ -146,39 +146,37 @@ std::vector<std::string> call_arguments(const std::string& cls, const std::strin
   auto opt = [&](size_t i) { return i < n_in ? x[i] : std::string("NULL"); };
   const std::string y = "&y";
   const bool is_bool = in0_dtype == "bool";
-  auto need = [&](size_t n) {
-    if (n_in < n)
-      throw std::runtime_error("op '" + op + "' has " + std::to_string(n_in) +
-                               " inputs, its kernel needs " + std::to_string(n));
-  };
-  if (cls == "ew1") return need(1), std::vector<std::string>{x[0], y};
-  if (cls == "ew2") return need(2), std::vector<std::string>{x[0], x[1], y};
-  if (cls == "ew3") return need(3), std::vector<std::string>{x[0], x[1], x[2], y};
+  // The tensors the class takes before its optional ones.
+  static const std::map<std::string, size_t> inputs = {
+      {"ew2", 2},      {"ew3", 3},        {"div_f", 2},  {"div_i", 2},  {"layer_norm", 2},
+      {"rms_norm", 2}, {"batch_norm", 5}, {"gather", 2}, {"conv", 2},   {"attention", 3},
+      {"rope", 2},     {"dequantize", 2}, {"matmul", 2}, {"fill_f", 0}, {"fill_i", 0}};
+  const auto it = inputs.find(cls);
+  const size_t needed = it != inputs.end() ? it->second : 1;
+  if (n_in < needed)
+    throw std::runtime_error("op '" + op + "' has " + std::to_string(n_in) +
+                             " inputs, its kernel needs " + std::to_string(needed));
+  if (cls == "ew1") return {x[0], y};
+  if (cls == "ew2") return {x[0], x[1], y};
+  if (cls == "ew3") return {x[0], x[1], x[2], y};
   if (cls == "div_f" || cls == "div_i") {
-    need(2);
     const bool has = s.has("div_by_zero_mask");
     return {x[0], x[1], y, has ? "1" : "0",
             cls == "div_f" ? s.f64("div_by_zero_mask", "0.0") : s.i64("div_by_zero_mask", 0)};
   }
   if (cls == "recip")
-    return need(1), std::vector<std::string>{x[0], y, s.has("div_by_zero_mask") ? "1" : "0",
-                                             s.f64("div_by_zero_mask", "0.0")};
-  if (cls == "clamp_f")
-    return need(1),
-           std::vector<std::string>{x[0], y, s.f64("min", "-INFINITY"), s.f64("max", "INFINITY")};
+    return {x[0], y, s.has("div_by_zero_mask") ? "1" : "0", s.f64("div_by_zero_mask", "0.0")};
+  if (cls == "clamp_f") return {x[0], y, s.f64("min", "-INFINITY"), s.f64("max", "INFINITY")};
   if (cls == "clamp_i") {
-    need(1);
     const bool lo = s.finite("min"), hi = s.finite("max");
     return {x[0],           y,
             lo ? "1" : "0", lo ? s.i64("min", 0) : "0",
             hi ? "1" : "0", hi ? s.i64("max", 0) : "0"};
   }
   if (cls == "relu_f")
-    return need(1), std::vector<std::string>{x[0], y, s.f64("alpha", "0.0", "negative_slope"),
-                                             s.f64("clamp_min", "-INFINITY"),
-                                             s.f64("clamp_max", "INFINITY")};
+    return {x[0], y, s.f64("alpha", "0.0", "negative_slope"), s.f64("clamp_min", "-INFINITY"),
+            s.f64("clamp_max", "INFINITY")};
   if (cls == "relu_i") {
-    need(1);
     const bool lo = s.finite("clamp_min"), hi = s.finite("clamp_max");
     return {x[0],
             y,
@@ -188,22 +186,18 @@ std::vector<std::string> call_arguments(const std::string& cls, const std::strin
             hi ? "1" : "0",
             hi ? s.i64("clamp_max", 0) : "0"};
   }
-  if (cls == "shift") return need(1), std::vector<std::string>{x[0], y, s.i64("bits", 0)};
+  if (cls == "shift") return {x[0], y, s.i64("bits", 0)};
   if (cls == "fill_f") return {y, s.f64("value", "0.0")};
   if (cls == "fill_i")
     return {y, is_bool ? std::string(s.f64("value", "0.0") == "0.0" ? "INT64_C(0)" : "INT64_C(1)")
                        : s.i64("value", 0)};
   if (cls == "reduce") {
-    need(1);
     size_t n = 0;
     const std::string axes = s.list("axes", &n);
     return {x[0], y, axes, axes == "NULL" ? "-1" : std::to_string(n)};
   }
-  if (cls == "arg")
-    return need(1),
-           std::vector<std::string>{x[0], y, s.i64("axis", 0), s.flag("select_first", true)};
+  if (cls == "arg") return {x[0], y, s.i64("axis", 0), s.flag("select_first", true)};
   if (cls == "cast") {
-    need(1);
     const std::string r = s.text("rounding_mode", "trunc");
     const std::string rounding = r == "floor"          ? "OIK_ROUND_FLOOR"
                                  : r == "ceil"         ? "OIK_ROUND_CEIL"
@@ -212,25 +206,15 @@ std::vector<std::string> call_arguments(const std::string& cls, const std::strin
     return {x[0], y, rounding, s.flag("saturate", true)};
   }
   if (cls == "gelu")
-    return need(1),
-           std::vector<std::string>{
-               x[0], y,
-               s.text("approximate", "none") == "tanh" ? "OIK_GELU_TANH" : "OIK_GELU_NONE"};
-  if (cls == "axis") return need(1), std::vector<std::string>{x[0], y, s.i64("axis", -1)};
+    return {x[0], y, s.text("approximate", "none") == "tanh" ? "OIK_GELU_TANH" : "OIK_GELU_NONE"};
+  if (cls == "axis") return {x[0], y, s.i64("axis", -1)};
   if (cls == "layer_norm")
-    return need(2), std::vector<std::string>{
-                        x[0], x[1], opt(2), y, s.i64("axis", -1), s.f64("epsilon", "1e-05")};
-  if (cls == "rms_norm")
-    return need(2),
-           std::vector<std::string>{x[0], x[1], y, s.i64("axis", -1), s.f64("epsilon", "1e-06")};
-  if (cls == "batch_norm")
-    return need(5),
-           std::vector<std::string>{x[0], x[1], x[2], x[3], x[4], y, s.f64("epsilon", "1e-05")};
-  if (cls == "transpose") return need(1), std::vector<std::string>{x[0], y, s.list("perm")};
-  if (cls == "concat")
-    return need(1), std::vector<std::string>{"xs", std::to_string(n_in) + "u", y, s.i64("axis", 0)};
+    return {x[0], x[1], opt(2), y, s.i64("axis", -1), s.f64("epsilon", "1e-05")};
+  if (cls == "rms_norm") return {x[0], x[1], y, s.i64("axis", -1), s.f64("epsilon", "1e-06")};
+  if (cls == "batch_norm") return {x[0], x[1], x[2], x[3], x[4], y, s.f64("epsilon", "1e-05")};
+  if (cls == "transpose") return {x[0], y, s.list("perm")};
+  if (cls == "concat") return {"xs", std::to_string(n_in) + "u", y, s.i64("axis", 0)};
   if (cls == "slice") {
-    need(1);
     size_t n = 0;
     const std::string starts = s.list("starts", &n);
     const std::string ends = s.list("ends");
@@ -238,9 +222,8 @@ std::vector<std::string> call_arguments(const std::string& cls, const std::strin
     const std::string steps = s.list("steps");
     return {x[0], y, starts, ends, axes, steps, std::to_string(n) + "u"};
   }
-  if (cls == "gather") return need(2), std::vector<std::string>{x[0], x[1], y, s.i64("axis", 0)};
+  if (cls == "gather") return {x[0], x[1], y, s.i64("axis", 0)};
   if (cls == "pad_f" || cls == "pad_i") {
-    need(1);
     const std::string m = s.text("mode", "constant");
     const std::string mode = m == "reflect" ? "OIK_PAD_REFLECT"
                              : m == "edge"  ? "OIK_PAD_EDGE"
@@ -252,37 +235,32 @@ std::vector<std::string> call_arguments(const std::string& cls, const std::strin
     return {x[0], y, pads, mode, value};
   }
   if (cls == "conv") {
-    need(2);
     const std::string strides = s.list("strides"), pads = s.list("pads"),
                       dilations = s.list("dilations");
     return {x[0], x[1], opt(2), y, strides, pads, dilations, s.i64("group", 1)};
   }
   if (cls == "max_pool") {
-    need(1);
     const std::string kernel = s.list("kernel"), strides = s.list("strides"), pads = s.list("pads"),
                       dilations = s.list("dilations");
     return {x[0], y, kernel, strides, pads, dilations};
   }
   if (cls == "avg_pool") {
-    need(1);
     const std::string kernel = s.list("kernel"), strides = s.list("strides"), pads = s.list("pads");
     return {x[0], y, kernel, strides, pads, s.flag("count_include_pad", false)};
   }
   if (cls == "attention")
-    return need(3), std::vector<std::string>{x[0],
-                                             x[1],
-                                             x[2],
-                                             opt(3),
-                                             y,
-                                             s.has("scale") ? "1" : "0",
-                                             s.f64("scale", "0.0"),
-                                             s.flag("causal", false)};
+    return {x[0],
+            x[1],
+            x[2],
+            opt(3),
+            y,
+            s.has("scale") ? "1" : "0",
+            s.f64("scale", "0.0"),
+            s.flag("causal", false)};
   if (cls == "rope")
-    return need(2), std::vector<std::string>{x[0], x[1], y, s.f64("theta", "10000.0"),
-                                             s.flag("interleaved", false)};
-  if (cls == "dequantize")
-    return need(2), std::vector<std::string>{x[0], x[1], opt(2), y, s.i64("axis", 1)};
-  if (cls == "matmul") return need(2), std::vector<std::string>{x[0], x[1], y, "NULL"};
+    return {x[0], x[1], y, s.f64("theta", "10000.0"), s.flag("interleaved", false)};
+  if (cls == "dequantize") return {x[0], x[1], opt(2), y, s.i64("axis", 1)};
+  if (cls == "matmul") return {x[0], x[1], y, "NULL"};
   throw CUnsupported("c emitter: op '" + op + "': the C kernel library's signature class '" + cls +
                      "' is not supported yet");
 }
