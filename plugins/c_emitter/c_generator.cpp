@@ -835,6 +835,9 @@ class Generator : public KernelEnv {
     for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
     uint64_t n = 1;
     for (uint64_t d : shape) n *= d;
+    if (n == 0)  // nothing to loop over: the library's calls take empty tensors
+      throw CUnsupported("c emitter: kernel " + std::to_string(kernel_id_) +
+                         " over no elements is not supported yet");
     std::set<std::string> reads, writes;
     std::ostringstream c;
     c << "/* kernel " << kernel_id_ << ": " << k.at("ops").as_array().size() << " fused ops over "
