@@ -264,14 +264,19 @@ class Runner:
                                 "-o", prog, *sources, "-lm"], work)
             if rc:
                 return self.named_or_all(work, batch, case_at, f"compile ({prog})", log)
-            save = prog + ".oinf"
-            rc, log = self.run([os.path.join(work, prog), "--model", "model.oinf", "--steps",
-                                "1", "--save", save, "-q"], work)
-            if rc or log.strip():  # a sanitizer report fails the batch even where rc is 0
-                return self.named_or_all(work, batch, case_at, f"run ({prog})", log)
-            saved = oinf.read(os.path.join(work, save))
+            # The driver fetches at most 64 names a run: one run per 64 outputs.
+            saved = {}
+            names = [outs[i] for i, _ in batch]
+            for at in range(0, len(names), 64):
+                save = f"{prog}_{at}.oinf"
+                fetch = [a for n in names[at:at + 64] for a in ("--fetch", n)]
+                rc, log = self.run([os.path.join(work, prog), "--model", "model.oinf", "--steps",
+                                    "1", *fetch, "--save", save, "-q"], work)
+                if rc or log.strip():  # a sanitizer report fails the batch even where rc is 0
+                    return self.named_or_all(work, batch, case_at, f"run ({prog})", log)
+                saved.update(oinf.read(os.path.join(work, save)).tensors)
             for i, c in batch:
-                t = saved.tensors.get(outs[i])
+                t = saved.get(outs[i])
                 problem = "no output saved" if t is None else compare(c, t.payload())
                 if problem and results.get(i) is None:
                     results[i] = f"{prog}: {problem}"
