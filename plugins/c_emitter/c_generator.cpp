@@ -938,6 +938,10 @@ class Generator : public KernelEnv {
     if (it == op_table().ops.end())
       throw CUnsupported("c emitter: " + op_where(op) + " is not supported yet");
     const Value& out = whole_operand(*this, op.at("output"), op);
+    for (const auto& in : op.at("inputs").as_array())  // empty operands: the library's calls
+      if (operand(str(in)).numel() == 0)
+        throw CUnsupported("c emitter: " + op_where(op) +
+                           " on an empty tensor is not supported yet");
     if (!c_type(out.dtype) || out.dtype == "bool" ||
         (packed_bits(out.dtype) && op_name != "reshape"))
       throw CUnsupported("c emitter: " + op_where(op) + " on " + out.dtype +
