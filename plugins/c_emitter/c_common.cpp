@@ -45,6 +45,7 @@ const char* c_type(const std::string& dtype) {
   // 16-bit floats are stored as their bits; kernels convert through oi_*_to_f32 (casts only).
   if (dtype == "f16" || dtype == "bf16") return "uint16_t";
   if (dtype == "f8") return "uint8_t";       // E5M2, stored as its bits too
+  if (dtype == "bitset") return "uint8_t";   // 8 flags a byte (the C kernel library's ops)
   if (packed_bits(dtype)) return "uint8_t";  // packed integers: bytes, read through oi_get_*
   return nullptr;
 }
@@ -72,6 +73,7 @@ std::string store(const std::string& dtype, const std::string& ptr, const std::s
 }
 
 uint32_t dtype_tag(const std::string& dtype) {
+  if (dtype == "bitset") return 13;
   return dtype == "f32"    ? 10
          : dtype == "f64"  ? 11
          : dtype == "bool" ? 12
@@ -97,6 +99,7 @@ uint32_t dtype_tag(const std::string& dtype) {
 }
 
 uint64_t dtype_size(const std::string& dtype) {
+  if (dtype == "bitset") return 1;
   return dtype == "f64" || dtype == "i64" || dtype == "u64"                      ? 8
          : dtype == "bool" || dtype == "f8" || dtype == "i8" || dtype == "u8"    ? 1
          : dtype == "f16" || dtype == "bf16" || dtype == "i16" || dtype == "u16" ? 2

@@ -15,6 +15,8 @@
 
 #include "auto_dim.hpp"
 #include "c_ops.hpp"
+#include "kernel_library.hpp"
+#include "library_calls.hpp"
 #include "matmul_simd.hpp"
 #include "tables.hpp"
 
@@ -33,10 +35,13 @@ std::string replace_name(std::string text, const std::string& name) {
 class Generator : public KernelEnv {
  public:
   Generator(const std::string& plan_text, std::string name, const WeightLookup* embed,
-            const WeightLookup* model)
+            const WeightLookup* model, const KernelLibrary* library,
+            std::string library_missing)
       : name_(std::move(name)) {
     embed_ = embed;
     model_ = model;
+    library_ = library;
+    library_missing_ = std::move(library_missing);
     boost::system::error_code ec;
     root_ = json::parse(plan_text, ec);
     if (ec || !root_.is_object()) throw std::runtime_error("the plan is not a JSON object");
@@ -89,13 +94,19 @@ class Generator : public KernelEnv {
       emit_step(st.as_object(), kernels, step_body, "  ", true);
       ++position;
     }
-    if (freestanding_)
-      return freestanding_files(kernels.str() + block_protos.str() + "\n" + block_defs.str(),
-                                step_body.str());
-    return {{name_ + ".h", header()},
-            {name_ + ".c",
-             source(kernels.str() + block_protos.str() + "\n" + block_defs.str(), step_body.str())},
-            {name_ + "_main.c", replace_name(kMainC, name_)}};
+    std::vector<GeneratedFile> files;
+    const std::string code = kernels.str() + block_protos.str() + "\n" + block_defs.str();
+    if (freestanding_) {
+      files = freestanding_files(code, step_body.str());
+    } else {
+      files.push_back({name_ + ".h", header()});
+      files.push_back({name_ + ".c", source(code, step_body.str())});
+      files.push_back({name_ + "_main.c", replace_name(kMainC, name_)});
+    }
+    // The library's files the kernels call, in OUT/oi_kernels/ (NAME.c includes them).
+    if (!library_ops_.empty())
+      for (auto& f : library_->files_for(library_ops_)) files.push_back(std::move(f));
+    return files;
   }
 
   EmitProfile profile() const { return {freestanding_, float_math_}; }
@@ -603,12 +614,27 @@ class Generator : public KernelEnv {
     return out;
   }
 
+  // The C kernel library's interface, where kernels call it (after NAME.h), and its ops'
+  // files, compiled as part of NAME.c (last, so their own macros stay out of the kernels).
+  std::string library_include() const {
+    return library_ops_.empty() ? "" : "#include \"oi_kernels/oi_kernels.h\"\n";
+  }
+  std::string library_unit() const {
+    return library_ops_.empty() ? ""
+                                : "\n/* The C kernel library's ops (docs/c-kernels.md): they need "
+                                  "C11's ISO mode (-std=c11)\n * or -ffp-contract=off. */\n"
+                                  "#include \"oi_kernels/oi_kernels.c\"\n";
+  }
+
   // After a kernel that may fail: the step ends there (its dynamic inputs are used up).
   static std::string stop_if_failed(bool entry) {
     return entry ? "if (s->failed) goto done;\n" : "if (s->failed) return;\n";
   }
 
-  std::set<int64_t> fallible_;                             // kernels that may set s->failed
+  std::set<int64_t> fallible_;              // kernels that may set s->failed
+  const KernelLibrary* library_ = nullptr;  // the C kernel library, for what the writers refuse
+  std::string library_missing_;             // why there is none
+  std::set<std::string> library_ops_;       // the library's ops the kernels call
   std::vector<std::pair<std::string, uint64_t>> scratch_;  // per-kernel accumulators
   std::map<std::string, std::set<std::string>> consumer_writes_;
   std::set<std::string> yielded_;
@@ -1060,8 +1086,47 @@ class Generator : public KernelEnv {
            b.offset < a.offset + a.bytes;
   }
 
+  // A kernel by the emitter's own writers; where one refuses an op, a dtype or a mode
+  // (CUnsupported), the kernel's ops become calls into the C kernel library instead.
   std::string kernel(const json::object& k) {
     kernel_id_ = k.at("id").as_int64();
+    const size_t scratch_mark = scratch_.size(), flags_mark = flags_.size();
+    const bool was_fallible = fallible_.count(kernel_id_) != 0;
+    try {
+      return native_kernel(k);
+    } catch (const CUnsupported& refused) {
+      // Forget what the refused attempt asked for.
+      for (size_t i = scratch_mark; i < scratch_.size(); ++i)
+        field_kernel_.erase(scratch_[i].first);
+      scratch_.resize(scratch_mark);
+      flags_.resize(flags_mark);
+      if (!was_fallible) fallible_.erase(kernel_id_);
+      return library_kernel(k, refused.what());
+    }
+  }
+
+  // A kernel whose ops run as calls into the C kernel library (library_calls.hpp); any call
+  // may fail, which stops the step.
+  std::string library_kernel(const json::object& k, const std::string& refused) {
+    if (!library_)
+      throw CUnsupported(refused + " (and the C kernel library, the fallback, is missing: " +
+                         library_missing_ + ")");
+    scratch_count_ = 0;
+    functions_.clear();
+    std::set<std::string> reads, writes;
+    std::ostringstream c;
+    c << "/* kernel " << kernel_id_ << ": " << k.at("ops").as_array().size()
+      << " op(s) through the C kernel library */\nstatic void kernel_" << kernel_id_ << "(" << name_
+      << "_state* s" << view_params(k) << ") {\n";
+    declare_pointers(k, c, reads, writes);
+    declare_views(k, c);
+    write_library_calls(*this, k, *library_, library_ops_, c);
+    fallible_.insert(kernel_id_);
+    c << "}\n\n";
+    return functions_ + c.str();
+  }
+
+  std::string native_kernel(const json::object& k) {
     scratch_count_ = 0;
     functions_.clear();
     const std::string kind = str(k.at("kind"));
@@ -1073,6 +1138,9 @@ class Generator : public KernelEnv {
     for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
     uint64_t n = 1;
     for (uint64_t d : shape) n *= d;
+    if (n == 0)  // nothing to loop over: the library's calls take empty tensors
+      throw CUnsupported("c emitter: kernel " + std::to_string(kernel_id_) +
+                         " over no elements is not supported yet");
     std::set<std::string> reads, writes;
     std::ostringstream c;
     c << "/* kernel " << kernel_id_ << ": " << k.at("ops").as_array().size() << " fused ops over "
@@ -1173,6 +1241,10 @@ class Generator : public KernelEnv {
     if (it == op_table().ops.end())
       throw CUnsupported("c emitter: " + op_where(op) + " is not supported yet");
     const Value& out = whole_operand(*this, op.at("output"), op);
+    for (const auto& in : op.at("inputs").as_array())  // empty operands: the library's calls
+      if (operand(str(in)).numel() == 0)
+        throw CUnsupported("c emitter: " + op_where(op) +
+                           " on an empty tensor is not supported yet");
     if (!c_type(out.dtype) || out.dtype == "bool" ||
         (packed_bits(out.dtype) && op_name != "reshape"))
       throw CUnsupported("c emitter: " + op_where(op) + " on " + out.dtype +
@@ -1191,6 +1263,7 @@ class Generator : public KernelEnv {
       c << "  " << T << "* const o = (" << T << "*)s->" << scratch(out.bytes) << ";\n";
     else
       c << "  " << T << "* const o = p_" << out.name << ";\n";
+    c << "  (void)o;\n";  // unused where the output is empty
     it->second(*this, op, body);
     c << "  {\n" << body.str() << "  }\n";
     if (alias) c << "  memcpy(p_" << out.name << ", o, " << out.bytes << "u);\n";
@@ -1215,7 +1288,7 @@ class Generator : public KernelEnv {
       << ". C11, libc and libm only. */\n#include <math.h>\n#include <stdarg.h>\n#include "
          "<stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n#include \""
       << N << ".h\"\n"
-      << replace_name(kRuntimeC, N) << "\n"
+      << library_include() << replace_name(kRuntimeC, N) << "\n"
       << "/* GCC's -O2 cost model (very-cheap) leaves these loops scalar; ask for the dynamic\n"
          " * one on the kernels alone. Clang vectorizes them at -O2 as they are. */\n"
          "#if defined(__GNUC__) && !defined(__clang__)\n"
@@ -1534,6 +1607,7 @@ class Generator : public KernelEnv {
     for (const Value& v : values_)
       if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
     c << "  return s->failed;\n}\n";
+    c << library_unit();
     return c.str();
   }
 
@@ -1963,7 +2037,8 @@ class Generator : public KernelEnv {
       << " (docs/synth.md).\n * No allocation, no stdio, no files, no exit; libm and memcpy/memset "
          "only. */\n#include <math.h>\n"
       << (messages ? "#include <stdarg.h>\n" : "") << "#include <string.h>\n\n#include \"" << N
-      << ".h\"\n\n"
+      << ".h\"\n"
+      << library_include() << "\n"
       << "/* GCC's -O2 cost model (very-cheap) leaves these loops scalar; ask for the dynamic\n"
          " * one on the kernels alone. */\n"
          "#if defined(__GNUC__) && !defined(__clang__)\n"
@@ -2161,6 +2236,7 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
     for (const Value& v : values_)
       if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
     c << "  return s->failed;\n}\n";
+    c << library_unit();
 
     const std::string source = c.str();
     const std::string report =
@@ -2253,6 +2329,13 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
                                                                                 {"memcpy(", 150},
                                                                                 {"memset(", 100}})
       if (code.find(fn) != std::string::npos) bytes += size;
+    // The C kernel library's entry points the kernels call (their op files' other dtypes are
+    // dropped by --gc-sections): about 2 KiB each, and libm for its math.
+    std::set<std::string> entry_points;
+    for (size_t at = code.find("if (oik_"); at != std::string::npos;
+         at = code.find("if (oik_", at + 1))
+      entry_points.insert(code.substr(at + 4, code.find('(', at + 4) - at - 4));
+    bytes += 2048 * entry_points.size() + (entry_points.empty() ? 0 : 3000);
     return bytes;
   }
 
@@ -2267,15 +2350,21 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
     const bool libm = source.find("exp") != std::string::npos ||
                       source.find("tanh") != std::string::npos ||
                       source.find("erf") != std::string::npos;
-    return 128 + 64 * std::min<uint64_t>(blocks, 8) + 320 + (libm ? 256 : 64);
+    // A call into the C kernel library: its message buffer and its kernels' frames (the
+    // deepest, attention's and matmul's, under 2 KiB at -O2).
+    const bool library = source.find("oi_kernels/oi_kernels.c") != std::string::npos;
+    return 128 + 64 * std::min<uint64_t>(blocks, 8) + 320 + (libm ? 256 : 64) +
+           (library ? 2560 : 0);
   }
 };
 
 }  // namespace
 
 std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name,
-                                      const WeightLookup* embed, const WeightLookup* model) {
-  Generator generator(plan_json, name, embed, model);
+                                      const WeightLookup* embed, const WeightLookup* model,
+                                      const KernelLibrary* library,
+                                      const std::string& library_missing) {
+  Generator generator(plan_json, name, embed, model, library, library_missing);
   ProfileScope scope(generator.profile());
   return generator.run();
 }

@@ -31,13 +31,20 @@ struct ModelTensor {
 };
 using WeightLookup = std::function<std::optional<ModelTensor>(const std::string& name)>;
 
+class KernelLibrary;
+
 // Throws CUnsupported for constructs outside this emitter's coverage, std::runtime_error for
 // a malformed plan. With `embed` (--embed-weights) the model's tensors become arrays of the
 // generated source and create() reads no file. `model` (the model at synthesis, when known)
-// gives the values of constant scalars that settings name.
+// gives the values of constant scalars that settings name. Ops, dtypes and modes the
+// emitter's own writers refuse become calls into `library` (the C kernel library,
+// kernel_library.hpp), whose files the output then ships; without it they are refused,
+// `library_missing` saying why.
 std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::string& name,
                                       const WeightLookup* embed = nullptr,
-                                      const WeightLookup* model = nullptr);
+                                      const WeightLookup* model = nullptr,
+                                      const KernelLibrary* library = nullptr,
+                                      const std::string& library_missing = "not given");
 
 // The fixed C support code (OINF reader and writer, the driver's option parsing), with NAME_
 // spelled as "@NAME@".

@@ -293,6 +293,12 @@ std::string cast_expr(const std::string& x, const std::string& from, const std::
                       const json::object& settings, const std::string& where) {
   const std::string T = c_type(to);
   if (from == to) return x;
+  // Wrapping casts (saturate=false) and casts to bool (non-zero) are the C kernel library's.
+  if (settings.contains("saturate") && settings.at("saturate").is_bool() &&
+      !settings.at("saturate").as_bool())
+    throw CUnsupported("c emitter: " + where + " with saturate=false is not supported yet");
+  if (to == "bool" || to == "bitset")
+    throw CUnsupported("c emitter: " + where + " to " + to + " is not supported yet");
   if (wide_int(from) && packed_bits(to)) {  // saturated to i32 first, then to the narrow range
     const std::string i32 = "i32";
     return cast_expr(wide_int_cast(x, from, i32, settings, where), i32, to, settings, where);

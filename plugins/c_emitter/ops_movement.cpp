@@ -223,6 +223,8 @@ void iota(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const auto& settings = op.at("settings").as_object();
   check_settings(settings, {"axis"}, where);
   const Value& y = env.value(str(op.at("output")));
+  if (y.dtype == "f16" || y.dtype == "bf16" || y.dtype == "f8")  // stored as bits: the library's
+    throw CUnsupported("c emitter: " + where + " on " + y.dtype + " is not supported yet");
   if (y.numel() == 0) return;
   const int64_t axis = axis_of(int_setting(settings, "axis", -1, where), y.shape.size(), where);
   const uint64_t len = y.shape.empty() ? 1 : y.shape[axis],

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "c_generator.hpp"
+#include "kernel_library.hpp"
 #include "openinfer/model.hpp"
 #include "openinfer/plugin_abi.hpp"
 
@@ -55,8 +56,13 @@ oi_status* emit(void*, const oi_emit_request* request, oi_emit_output* out) {
       return lookup(name);
     };
     if (embed) model = oi::Model::open(model_path);
+    // The C kernel library installed beside this plugin: the fallback for what the emitter's
+    // own writers refuse.
+    std::string library_missing;
+    const auto* library = oi::c_emitter::KernelLibrary::beside_plugin(&library_missing);
     o->generated = oi::c_emitter::generate_c(request->plan_json, request->name,
-                                             embed ? &lookup : nullptr, &settings_lookup);
+                                             embed ? &lookup : nullptr, &settings_lookup,
+                                             library, library_missing);
   } catch (const oi::c_emitter::CUnsupported& e) {
     throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, e.what());
   } catch (const std::exception& e) {
@@ -88,8 +94,8 @@ extern "C" OI_PLUGIN_EXPORT oi_status* openinfer_plugin_init(uint32_t, const oi_
   info.name = "c_emitter";
   info.version = "0.1.0";
   info.description =
-      "C11 source from a synthesizer plan (elementwise, matmul, reductions, movement, conv, "
-      "pools, norms, prefix tables; docs/synth.md)";
+      "C11 source from a synthesizer plan (fused elementwise loops, matmul, conv and the other "
+      "ops, every catalog dtype and mode through the C kernel library; docs/synth.md)";
   info.emitter = &kApi;
   oi::abi::write_versioned(out, info);
   return nullptr;

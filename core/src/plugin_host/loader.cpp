@@ -1,4 +1,5 @@
-// Opens plugin files. The only place in OpenInfer that uses Boost.DLL.
+// Opens plugin files. The only place in the core that uses Boost.DLL (the C emitter plugin also
+// asks it for its own path).
 #define BOOST_DLL_USE_STD_FS
 #include <dlfcn.h>
 #include <boost/dll/runtime_symbol_info.hpp>
