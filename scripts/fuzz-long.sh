@@ -6,6 +6,7 @@
 # of the files the target is meant to exercise, measured by replaying the grown corpus.
 #
 #   bash scripts/fuzz-long.sh SECONDS [--merge] [--no-cov] [TARGET...]
+#   FUZZ_JOBS=N (default 2) runs at a time; FUZZ_NO_BUILD=1 skips building.
 #
 # --merge minimises each grown corpus (libFuzzer -merge=1) back into tests/fuzz/corpus/.
 # Work files, logs and findings: build/fuzz-long/TARGET/. Exit status 1 when anything was found.
@@ -47,10 +48,13 @@ for t in "${targets[@]}"; do
   [[ -n "${corpus_of[$t]:-}" ]] || { echo "fuzz-long: unknown target '$t'" >&2; exit 2; }
 done
 
+# FUZZ_JOBS: runs (and build jobs) at a time; FUZZ_NO_BUILD=1 uses the builds as they are.
 jobs=${FUZZ_JOBS:-2}
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$jobs" --target "${targets[@]}"
-if [[ $cov == 1 ]]; then
+if [[ -z "${FUZZ_NO_BUILD:-}" ]]; then
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$jobs" --target "${targets[@]}"
+fi
+if [[ $cov == 1 && -z "${FUZZ_NO_BUILD:-}" ]]; then
   cmake --preset fuzz-cov >/dev/null
   cmake --build --preset fuzz-cov -j "$jobs" --target "${targets[@]}"
 fi

@@ -12,6 +12,7 @@
 #endif
 #include "openinfer/plugin_abi.h"
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include "exp_avx2.hpp"
@@ -235,7 +236,12 @@ bool attention_widen(const std::byte* data, uint32_t dtype, uint64_t first, uint
     return true;
   }
 #if OI_ATTENTION_X86
-  static const bool f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  // CPUID leaf 1, ECX: clang 14 knows no "f16c" for __builtin_cpu_supports.
+  static const bool f16c = [] {
+    unsigned eax, ebx, ecx, edx;
+    return __builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
+           (ecx & bit_F16C) != 0;
+  }();
   if (dtype == OI_DTYPE_F16 && f16c) {
     widen_f16_f16c(data + 2 * first, count, out);
     return true;

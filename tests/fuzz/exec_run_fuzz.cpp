@@ -5,6 +5,8 @@
 // steps.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "fuzz_support.hpp"
@@ -15,11 +17,22 @@
 
 namespace {
 
+// The CPU plugin of this build; OPENINFER_FUZZ_PLUGIN_DIR in the environment names another
+// folder (a plugin built without instrumentation, say).
 std::shared_ptr<oi::Backend> cpu() {
-  static const oi::PluginRegistry registry =
-      oi::PluginRegistry::discover({OPENINFER_FUZZ_PLUGIN_DIR});
+  static const oi::PluginRegistry registry = [] {
+    const char* dir = std::getenv("OPENINFER_FUZZ_PLUGIN_DIR");
+    return oi::PluginRegistry::discover({dir != nullptr ? dir : OPENINFER_FUZZ_PLUGIN_DIR});
+  }();
   static const std::shared_ptr<oi::Backend> backend = registry.backend("cpu");
   return backend;
+}
+
+// OPENINFER_FUZZ_VERBOSE=1: print each generated graph and how far it got (for tuning the
+// generator: most inputs should reach the executor).
+void report(const oi_fuzz::GeneratedCase& c, const char* outcome) {
+  static const bool verbose = std::getenv("OPENINFER_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "%s---- %s\n", c.graph.c_str(), outcome);
 }
 
 }  // namespace
@@ -33,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                           oi::Graph::parse(c.graph, "gen.oi"), cpu());
   } catch (const oi::Error& e) {
     oi_fuzz::check_message(e);  // not a valid graph after all
+    report(c, e.what());
     return 0;
   }
   auto exec = sim->make_executor();
@@ -48,6 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       sink = sink + oi_fuzz::touch(exec.fetch(name).bytes());
   } catch (const oi::Error& e) {
     oi_fuzz::check_message(e);
+    report(c, e.what());
+    return 0;
   }
+  report(c, "ran");
   return 0;
 }

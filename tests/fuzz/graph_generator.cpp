@@ -117,9 +117,22 @@ struct Writer {
                 std::to_string(end) + "], axes=[1], steps=[" + std::to_string(step) + "]) >> sl";
         break;
       }
-      case 9:
-        body += "op relu(" + std::string(choose(in, std::array{"y", "c"})) + ") >> K[" + index() +
-                "];\n  cache.read K[" + index() + "] >> c";
+      case 9:  // table entries: written, read, reset, read whole; indices at and past the bound
+        switch (in.pick(4)) {
+          case 0:
+            body += "op relu(" + std::string(choose(in, std::array{"y", "c"})) + ") >> K[" +
+                    index() + "]";
+            break;
+          case 1:
+            body += "cache.write c >> K[" + index() + "]";
+            break;
+          case 2:
+            body += "cache.reset K[" + index() + "]";
+            break;
+          default:
+            body += "cache.read K[" + index() + "] >> c;\n  cache.read K[..] >> st";
+            break;
+        }
         break;
       case 10:
         if (depth > 0) return;
@@ -129,8 +142,8 @@ struct Writer {
         body += "  op add(c, y) >> K[i];\n  }\n";
         return;
       case 11:
-        body += std::string("op ") + (in.pick(2) ? "fill" : "iota") + "(" + target() +
-                (in.pick(2) ? ", value=" + literal : ", axis=" + axis()) + ") >> " + target();
+        body += in.pick(2) ? "op fill(" + target() + ", value=" + literal + ") >> " + target()
+                           : "op iota(" + target() + ", axis=" + axis() + ") >> " + target();
         break;
       case 12:
         body += std::string("op ") + (in.pick(2) ? "layer_norm" : "rms_norm") + "(" + operand() +
@@ -177,14 +190,20 @@ GeneratedCase generate_case(ByteReader& in) {
   for (size_t i = 0; i < statements; ++i) gen.statement(0);
 
   GeneratedCase c;
-  c.graph = "dynamic { x: " + T + "[A, B]; }\n" + "volatile {\n  y: " + T + "[B];\n  s: " + T +
-            " @init(" + gen.literal + ");\n}\n" + "persistent {\n  K(i): " + T +
-            "[B] @table @fixed(i=4);\n  acc: " + T + "[A, B];\n  n: i32 @init(0);\n}\n" +
-            "block entry {\n  assign t: " + T + "[A, B];\n  assign u: " + T +
-            "[A, B];\n  assign r: " + T + "[A];\n  assign c: " + T + "[B];\n  assign tt: " + T +
-            "[B, A];\n  assign m: " + T + "[A, A];\n  assign bt: bool[A, B];\n  assign wide: " + T +
-            "[A, 2*B];\n  assign sl: " + T + "[A, W];\n  assign ia: i64[A];\n  " + gen.body +
-            "return " + (in.pick(2) ? "t, acc" : "c") + ";\n}\n";
+  // Every value a statement may name, declared whether used or not.
+  std::string graph = "dynamic { x: " + T + "[A, B]; }\n";
+  graph += "volatile {\n  y: " + T + "[B];\n  s: " + T + " @init(" + gen.literal + ");\n}\n";
+  graph += "persistent {\n  K(i): " + T + "[B] @table @fixed(i=4);\n  acc: " + T +
+           "[A, B];\n  n: i32 @init(0);\n}\nblock entry {\n";
+  for (const char* temp :
+       {"t: T[A, B]", "u: T[A, B]", "r: T[A]", "c: T[B]", "tt: T[B, A]", "m: T[A, A]",
+        "bt: bool[A, B]", "wide: T[A, 2*B]", "st: T[4, B]", "sl: T[A, W]", "ia: i64[A]"}) {
+    std::string decl(temp);
+    const size_t at = decl.find(": T[");
+    if (at != std::string::npos) decl.replace(at + 2, 1, T);
+    graph += "  assign " + decl + ";\n";
+  }
+  c.graph = graph + "  " + gen.body + "return " + (in.pick(2) ? "t, acc" : "c") + ";\n}\n";
   c.model.add_sizevar("A", gen.a);
   c.model.add_sizevar("B", gen.b);
   c.model.add_sizevar("W", gen.w);
