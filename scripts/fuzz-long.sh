@@ -8,7 +8,7 @@
 #   bash scripts/fuzz-long.sh SECONDS [--merge] [--no-cov] [TARGET...]
 #   FUZZ_JOBS=N (default 2) runs at a time; FUZZ_NO_BUILD=1 skips building.
 #
-# --merge minimises each grown corpus (libFuzzer -merge=1) back into tests/fuzz/corpus/.
+# --merge adds what the runs found that covers more (libFuzzer -merge=1) to tests/fuzz/corpus/.
 # Work files, logs and findings: build/fuzz-long/TARGET/. Exit status 1 when anything was found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,15 +90,14 @@ for t in "${targets[@]}"; do
 done
 
 if [[ $merge == 1 ]]; then
+  # libFuzzer's merge into the committed corpus: its files (hand-written seeds, regression
+  # inputs) stay, and only grown inputs that add coverage join them.
   for t in "${targets[@]}"; do
     dst=tests/fuzz/corpus/${corpus_of[$t]}
-    mkdir -p "$work/$t/merged"
-    "build/fuzz/tests/fuzz/$t" -merge=1 "$work/$t/merged" "$dst" "$work/$t/corpus" \
+    before=$(find "$dst" -type f | wc -l)
+    "build/fuzz/tests/fuzz/$t" -merge=1 -rss_limit_mb=2048 -timeout=10 "$dst" "$work/$t/corpus" \
       >"$work/$t/merge.log" 2>&1
-    # The OINF fixtures stay (tests/check_fixtures.py); everything else is the merged set.
-    find "$dst" -type f ! -name '*.oinf' -delete
-    cp -n "$work/$t/merged/"* "$dst/" 2>/dev/null || true
-    echo "fuzz-long: $t corpus minimised to $(find "$dst" -type f | wc -l) files in $dst"
+    echo "fuzz-long: $t corpus $before -> $(find "$dst" -type f | wc -l) files ($dst)"
   done
 fi
 
