@@ -110,11 +110,13 @@ if [[ $cov == 1 ]]; then
       >"$dir/cov.log" 2>&1 || true
     llvm-profdata merge -sparse "$dir"/*.profraw -o "$dir/cov.profdata"
     objects=("build/fuzz-cov/tests/fuzz/$t")
-    [[ $t != exec_run_fuzz ]] || objects+=(-object build/fuzz-cov/lib/openinfer/plugins/libopeninfer_cpu.so)
-    # shellcheck disable=SC2086
-    llvm-cov report "${objects[@]}" -instr-profile="$dir/cov.profdata" ${files_of[$t]} \
-      >"$dir/cov.txt" 2>/dev/null || true
-    total=$(awk '/^TOTAL/ {print $(NF-3)}' "$dir/cov.txt")
+    plugin=build/fuzz-cov/lib/openinfer/plugins/libopeninfer_cpu.so
+    [[ $t != exec_run_fuzz || ! -f $plugin ]] || objects+=(-object "$plugin")
+    llvm-cov report "${objects[@]}" -instr-profile="$dir/cov.profdata" >"$dir/cov.txt" 2>/dev/null || true
+    # Lines (column 8) and missed lines (9) summed over the rows of the target's files.
+    total=$(awk -v pre="${files_of[$t]}" 'BEGIN { n = split(pre, p, " ") }
+      { for (i = 1; i <= n; i++) if (index($1, p[i]) > 0) { l += $8; m += $9; break } }
+      END { if (l > 0) printf "%.1f%%", 100 * (l - m) / l }' "$dir/cov.txt")
     printf '%-18s %7s  %s\n' "$t" "${total:-?}" "${files_of[$t]}"
   done
 fi
