@@ -52,11 +52,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto exec = sim->make_executor();
   volatile uint64_t sink = 0;
   try {
-    for (const oi::Tensor& x : c.xs) {
-      exec.insert("x", x);
-      exec.step();
+    // Steps alternate between step() and node-by-node iterate() with timing, fetching the
+    // outputs and the trace after each.
+    for (size_t i = 0; i < c.xs.size(); ++i) {
+      exec.insert("x", c.xs[i]);
+      if (i % 2 == 0) {
+        exec.step();
+      } else {
+        exec.set_timing(true);
+        for (const oi::ExecEvent& ev : exec.iterate()) sink = sink + ev.node_index;
+      }
+      if (exec.in_step()) __builtin_trap();
       for (const auto& name : exec.outputs())
         sink = sink + oi_fuzz::touch(exec.fetch(name).bytes());
+      sink = sink + exec.trace().size() + exec.step_count();
     }
     for (const auto& name : exec.declared_names())
       sink = sink + oi_fuzz::touch(exec.fetch(name).bytes());
