@@ -12,11 +12,11 @@
 #endif
 #include "openinfer/plugin_abi.h"
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include "exp_avx2.hpp"
 #define OI_ATTENTION_X86 1
-#include <cpuid.h>
 namespace {
 // CPUID.1:ECX bit 29. Not __builtin_cpu_supports("f16c"): clang 14 does not know that name.
 bool has_f16c() {

@@ -11,8 +11,13 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+// clang has no `#pragma GCC target`: it gives every function of the region the attribute.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 
 namespace oi::cpu::vmath::avx2 {
 namespace {
@@ -63,7 +68,11 @@ OI_VM_INLINE void storef(float* p, vf v) {
 }  // namespace
 }  // namespace oi::cpu::vmath::avx2
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 namespace oi::cpu::vmath {
 const UnarySpan* avx2_unary_spans() {

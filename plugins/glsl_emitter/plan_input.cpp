@@ -199,9 +199,35 @@ OpIn read_op(const json::object& o, const std::string& where) {
   return op;
 }
 
+// Runs a reader; a value of the wrong JSON type or a missing key deep inside (Boost.JSON's
+// as_object(), at(), ...) becomes INVALID_ARGUMENT naming the document, not an internal error.
+template <class Read>
+auto guarded(const char* document, Read read) {
+  try {
+    return read();
+  } catch (const oi::abi::StatusError&) {
+    throw;
+  } catch (const std::exception& e) {
+    invalid(std::string("malformed ") + document + " (" + e.what() + ")");
+  }
+}
+
+PlanIn read_plan_unguarded(const std::string& json_text);
+DeviceIn read_device_unguarded(const std::string& json_text);
+
 }  // namespace
 
 PlanIn read_plan(const std::string& json_text) {
+  return guarded("plan", [&] { return read_plan_unguarded(json_text); });
+}
+
+DeviceIn read_device(const std::string& json_text) {
+  return guarded("device description", [&] { return read_device_unguarded(json_text); });
+}
+
+namespace {
+
+PlanIn read_plan_unguarded(const std::string& json_text) {
   const json::value root = parse(json_text, "plan");
   if (!root.is_object()) invalid("the plan is not a JSON object");
   const json::object& o = root.as_object();
@@ -259,7 +285,7 @@ PlanIn read_plan(const std::string& json_text) {
   return plan;
 }
 
-DeviceIn read_device(const std::string& json_text) {
+DeviceIn read_device_unguarded(const std::string& json_text) {
   const json::value root = parse(json_text, "device description");
   if (!root.is_object()) invalid("the device description is not a JSON object");
   const json::object& o = root.as_object();
@@ -298,5 +324,7 @@ DeviceIn read_device(const std::string& json_text) {
   }
   return d;
 }
+
+}  // namespace
 
 }  // namespace oi::glsl

@@ -410,7 +410,9 @@ void Interpreter::store(const Access& access, const Tensor& value) {
   if (dst.is_view() || dst.nbytes() != value.nbytes()) {
     dst = Tensor(v.dtype, v.shape);
   }
-  std::memcpy(dst.mutable_bytes().data(), value.bytes().data(), value.nbytes());
+  // A zero-sized value has no storage (null data): memcpy must not see it.
+  if (value.nbytes() > 0)
+    std::memcpy(dst.mutable_bytes().data(), value.bytes().data(), value.nbytes());
 }
 
 // ---- yield and await -----------------------------------------------------------------------

@@ -307,7 +307,10 @@ std::string DeviceArch::to_json() const {
       l["max_workgroup_invocations"] = limits.max_workgroup_invocations;
     l["max_shared_memory_bytes"] = limits.max_shared_memory_bytes;
     l["max_push_constants_bytes"] = limits.max_push_constants_bytes;
-    l["max_storage_buffer_range_bytes"] = limits.max_storage_buffer_range_bytes;
+    // Required and positive for a GPU; 0 on a CPU means not given, which must not print as
+    // a 0 that parse() refuses.
+    if (limits.max_storage_buffer_range_bytes)
+      l["max_storage_buffer_range_bytes"] = limits.max_storage_buffer_range_bytes;
     if (limits.subgroup_size) l["subgroup_size"] = limits.subgroup_size;
     root["limits"] = std::move(l);
     json::object f;
