@@ -27,6 +27,7 @@ FEATURES = [
     "settings",  # a setting naming a constant scalar or a size variable
     "transfer",  # transfer and whole-value cache.read/cache.write of a persistent tensor
     "auto_dim",  # an @auto_dim matrix: grown by scalar indices, parts read and written, reset
+    "scope",  # an elementwise chain inside scopes (nested, fuse=false, no_reorder=true, placement)
 ]
 
 STEPS = 3
@@ -76,7 +77,7 @@ class Graph:
 
     # ---- the constructs ----
 
-    def elementwise(self):
+    def elementwise(self, scoped=False):
         out = self.fresh("e")
         full = self.py.random() < 0.6
         self.decl["volatile"].append(f"{out}: f32[{'R, D' if full else 'D'}];")
@@ -101,9 +102,29 @@ class Graph:
                 lines.append(f"op {kind}({args[0]}, {args[1]}) >> {out};")
             if kind == "mul":
                 self.clamp(lines, out)
+        if scoped:
+            lines = self.in_scopes(lines)
         self.entry += lines
         self.outputs.append(out)
         self.features.add("elementwise")
+
+    def in_scopes(self, lines):
+        """`lines` inside a scope with random hints, the later ones in a nested scope: scopes
+        change no value (dsl.md "Scopes"), they only bound fusion and reordering."""
+        hints = [h for h in ("fuse=false", "no_reorder=true", 'placement="cpu"')
+                 if self.py.random() < 0.4]
+        split = self.py.randint(0, len(lines))
+        inner = lines[split:]
+        if inner and self.py.random() < 0.5:
+            inner_hints = "(fuse=false) " if self.py.random() < 0.5 else ""
+            inner = [f"scope {self.fresh('s')} {inner_hints}{{"] + ["  " + l for l in inner] + ["}"]
+        body = lines[:split] + inner
+        head = f"scope {self.fresh('s')} " + (f"({', '.join(hints)}) " if hints else "") + "{"
+        self.features.add("scope")
+        return [head] + ["  " + l for l in body] + ["}"]
+
+    def scope(self):
+        self.elementwise(scoped=True)
 
     def matmul(self):
         w, y = self.fresh("w"), self.fresh("mm")
