@@ -168,6 +168,16 @@ BOOST_AUTO_TEST_CASE(cache_write_into_constant) {
   EXPECT_ERROR_AT(d, s, "cache.write", "cache.write needs a persistent variable; 'c' is constant");
 }
 
+BOOST_AUTO_TEST_CASE(op_writes_volatile_prefix_table_entry) {
+  // The entries are the model's tensors, read in place (the simulator faulted writing one).
+  const std::string s =
+      "dynamic { x: f32[4]; }\nvolatile { V(l): f32[4]; y: f32[4]; }\n"
+      "block entry {\n  op add(x, V[0]) >> V[1];\n  op add(x, V[1]) >> y;\n  return y;\n}\n";
+  EXPECT_ERROR_AT(check(s), s, "op add(x, V[0])",
+                  "op 'add' writes an entry of prefix table 'V' (its entries are the model's "
+                  "tensors and read-only");
+}
+
 BOOST_AUTO_TEST_CASE(cache_read_from_volatile) {
   auto s = entry("  cache.read y >> y;\n");
   EXPECT_ERROR_AT(check(s), s, "cache.read", "needs a persistent variable; 'y' is volatile");

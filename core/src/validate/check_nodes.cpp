@@ -109,6 +109,12 @@ class NodeChecker {
     if (s && s->is_constant())
       diag_.error(n.loc, describe(n) + " writes '" + name +
                              "', which is in constant memory (constant memory is read-only)");
+    // A volatile prefix table's entries are the model's tensors, read in place: writing one
+    // would change the model (or fault on its read-only mapping).
+    else if (s && s->memory == MemoryKind::Volatile && s->table_indices() > 0)
+      diag_.error(n.loc, describe(n) + " writes an entry of prefix table '" + name +
+                             "' (its entries are the model's tensors and read-only; write a "
+                             "copy into another variable)");
   }
 
   void check_persistent(const Node& n, const std::string& name) {
