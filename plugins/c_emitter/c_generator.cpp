@@ -35,8 +35,7 @@ std::string replace_name(std::string text, const std::string& name) {
 class Generator : public KernelEnv {
  public:
   Generator(const std::string& plan_text, std::string name, const WeightLookup* embed,
-            const WeightLookup* model, const KernelLibrary* library,
-            std::string library_missing)
+            const WeightLookup* model, const KernelLibrary* library, std::string library_missing)
       : name_(std::move(name)) {
     embed_ = embed;
     model_ = model;

@@ -60,9 +60,9 @@ oi_status* emit(void*, const oi_emit_request* request, oi_emit_output* out) {
     // own writers refuse.
     std::string library_missing;
     const auto* library = oi::c_emitter::KernelLibrary::beside_plugin(&library_missing);
-    o->generated = oi::c_emitter::generate_c(request->plan_json, request->name,
-                                             embed ? &lookup : nullptr, &settings_lookup,
-                                             library, library_missing);
+    o->generated =
+        oi::c_emitter::generate_c(request->plan_json, request->name, embed ? &lookup : nullptr,
+                                  &settings_lookup, library, library_missing);
   } catch (const oi::c_emitter::CUnsupported& e) {
     throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, e.what());
   } catch (const std::exception& e) {
