@@ -708,8 +708,10 @@ class Generator : public KernelEnv {
     return out;
   }
 
-  // --embed-weights: a table's entries one after another in one array.
-  std::string embedded_table(const Value& v) const {
+  // --embed-weights: a table's entries one after another (zeros for an entry the model lacks
+  // or holds with another dtype or shape), and `emb_avail_NAME` written to `c`: 1 per usable
+  // entry.
+  std::string embedded_entries(const Value& v, std::ostringstream& c) const {
     std::string bytes, avail;
     const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
     for (uint64_t e = 0; e < v.entries; ++e) {
@@ -722,9 +724,15 @@ class Generator : public KernelEnv {
     if (bytes.size() != v.bytes)
       throw std::runtime_error("'" + v.name + "': the entries do not fill the table");
     embedded_.insert(v.name);
-    std::ostringstream c;
     c << "static const unsigned char emb_avail_" << v.name << "[" << v.entries + 1 << "] = {"
       << avail << (avail.empty() ? "0" : ", 0") << "};\n";
+    return bytes;
+  }
+
+  // --embed-weights: a table's entries one after another in one array.
+  std::string embedded_table(const Value& v) const {
+    std::ostringstream c;
+    const std::string bytes = embedded_entries(v, c);
     c << "static const unsigned char emb_" << v.name << "[" << v.bytes + 1 << "] = {";
     for (size_t i = 0; i < bytes.size(); ++i)
       c << (i % 16 ? " " : "\n  ") << static_cast<unsigned>(static_cast<unsigned char>(bytes[i]))
@@ -1793,20 +1801,7 @@ class Generator : public KernelEnv {
       if (v.storage != "constant" && v.storage != "persistent" && v.storage != "step") continue;
       if (v.ptable) continue;
       if (v.table) {
-        std::string all, avail;
-        const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
-        for (uint64_t e = 0; e < v.entries; ++e) {
-          auto t = (*embed_)(entry_name(v, e));
-          const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
-                              t->bytes.size() == entry_bytes;
-          all += usable ? t->bytes : std::string(entry_bytes, '\0');
-          avail += std::string(avail.empty() ? "" : ", ") + (usable ? "1" : "0");
-        }
-        if (all.size() != v.bytes)
-          throw std::runtime_error("'" + v.name + "': the entries do not fill the table");
-        embedded_.insert(v.name);
-        c << "static const unsigned char emb_avail_" << v.name << "[" << v.entries + 1 << "] = {"
-          << avail << (avail.empty() ? "0" : ", 0") << "};\n";
+        const std::string all = embedded_entries(v, c);
         c << typed_array("emb_" + v.name, v.dtype, all);
         bytes += all.size() + v.entries + 1;
         continue;
