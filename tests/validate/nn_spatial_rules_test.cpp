@@ -30,6 +30,7 @@ const std::string kDecls = R"(volatile {
   x3: f32[3, 8, 8]; xp: f32[N, 3, 4, 4]; p: f32[N, 3, 2, 2]; p8: f32[N, 3, 8, 8];
   xi: i8[N, 3, 8, 8]; wi: i8[4, 3, 3, 3]; yi: i32[N, 4, 8, 8]; bi: i32[4]; b8: i8[4];
   s: f32[3]; s4: f32[4]; bn: f32[N, 3, 8, 8];
+  xe: f32[1, 2, 0, 4]; we: f32[2, 2, 1, 3]; ye: f32[1, 2, 0, 2]; pe: f32[1, 2, 0, 3];
 }
 )";
 
@@ -100,6 +101,14 @@ BOOST_AUTO_TEST_CASE(a_window_larger_than_the_padded_input_is_an_error) {
                "the window spans 9 but the padded input has only 8");
   expect_error("  op conv(x, w, dilations=[4, 1]) >> y;\n",
                "the window spans 9 but the padded input has only 8");
+}
+
+// ops-nn.md: a zero-sized dimension gives an empty result, even where no window would fit.
+BOOST_AUTO_TEST_CASE(an_empty_spatial_axis_gives_an_empty_result) {
+  expect_valid("  op conv(xe, we) >> ye;\n");
+  expect_valid("  op max_pool(xe, kernel=[1, 2]) >> pe;\n");
+  expect_valid("  op avg_pool(xe, kernel=[3, 2], count_include_pad=true) >> pe;\n");
+  expect_error("  op max_pool(xe, kernel=[1, 2]) >> ye;\n", "[1, 2, 0, 3]");
 }
 
 BOOST_AUTO_TEST_CASE(the_output_must_have_the_result_shape) {

@@ -56,6 +56,11 @@ Dims spatial_output(const ShapeRuleContext& ctx, const Dims& x, const std::vecto
   for (size_t i = 0; i < n; ++i) {
     const int64_t padded = static_cast<int64_t>(x[2 + i]) + pads[i] + pads[n + i];
     const int64_t span = dilations[i] * (kernel[i] - 1) + 1;
+    // An empty axis gives an empty result (ops-nn.md), even where no window would fit.
+    if (x[2 + i] == 0 && padded < span) {
+      out.push_back(0);
+      continue;
+    }
     if (padded < span)
       throw ShapeRuleError("spatial axis " + std::to_string(i) + ": the window spans " +
                            std::to_string(span) + " but the padded input has only " +
