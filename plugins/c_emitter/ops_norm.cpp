@@ -1,7 +1,8 @@
 // softmax, log_softmax, layer_norm, rms_norm and batch_norm in generated C (ops-nn.md; f32,
 // f64), written as the CPU backend's scalar paths compute them (softmax.hpp, norm.hpp,
-// batch_norm.cpp): statistics accumulate in the dtype, in index order. Its f32 rows may take
-// vector paths instead, hence ops-nn.md's tolerance.
+// batch_norm.cpp): statistics accumulate in the dtype, in index order, layer_norm's variance
+// corrected by the deviations' sum as there. Its f32 rows may take vector paths instead, hence
+// ops-nn.md's tolerance.
 //   softmax over `axis`: m = max (a NaN ends the scan and propagates), s = sum of e^(x - m),
 //     then e^(x - m) / s (log_softmax: (x - m) - log(s));
 //   layer_norm over axes `axis`..: y = (x - mean) / sqrt(var + eps) * scale [+ bias], var the
@@ -118,10 +119,19 @@ void norm(KernelEnv& env, const json::object& op, std::ostringstream& c) {
     c << "      " << T << " total = 0;\n"
       << "      for (size_t k = 0; k < " << u(len) << "; ++k) total += xr[k];\n"
       << "      mean = total / n;\n";
-  c << "      " << T << " sq = 0;\n"
+  // The corrected two-pass variance (as the CPU backend's rows): the deviations' own sum
+  // measures the rounding error of the mean and is added back, so rows far from 0 keep their
+  // precision.
+  c << "      " << T << " sq = 0, dsum = 0;\n"
     << "      for (size_t k = 0; k < " << u(len) << "; ++k) {\n"
-    << "        const " << T << " d = xr[k] - mean;\n        sq += d * d;\n      }\n"
-    << "      const " << T << " inv = (" << T << ")1 / " << sq << "(sq / n + eps);\n"
+    << "        const " << T << " d = xr[k] - mean;\n        sq += d * d;\n        dsum += d;\n"
+    << "      }\n"
+    << "      " << T << " var = sq / n;\n";
+  if (!rms)
+    c << "      const " << T << " corr = dsum / n;\n"
+      << "      mean += corr;\n"
+      << "      var = var - corr * corr > 0 ? var - corr * corr : 0;\n";
+  c << "      const " << T << " inv = (" << T << ")1 / " << sq << "(var + eps);\n"
     << "      for (size_t k = 0; k < " << u(len) << "; ++k) {\n"
     << "        " << T << " v = (xr[k] - mean) * inv * p_" << scale.name << "[k];\n";
   if (bias) c << "        v += p_" << bias->name << "[k];\n";
