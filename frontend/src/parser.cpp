@@ -176,7 +176,12 @@ Value Parser::parse_literal() {
   if (at_word("true") || at_word("false")) return Value::boolean(advance().text == "true");
   bool negative = accept(TokenKind::Minus);
   const Token& token = peek();
-  if (token.kind == TokenKind::Int) return Value::integer(parse_signed(advance(), negative));
+  if (token.kind == TokenKind::Int) {
+    // A literal above INT64_MAX is a u64 value (validation lets it fit only u64).
+    if (!negative && parse_unsigned(token) > static_cast<uint64_t>(INT64_MAX))
+      return Value::unsigned_integer(parse_unsigned(advance()));
+    return Value::integer(parse_signed(advance(), negative));
+  }
   if (token.kind == TokenKind::Float) {
     advance();
     double value = 0;

@@ -83,6 +83,25 @@ BOOST_AUTO_TEST_CASE(values_round_trip_exactly) {
   BOOST_TEST(std::signbit(back.decls[0].other_attributes[0].args[4].float_value));
 }
 
+// A literal above INT64_MAX is a u64 value: its bits in int_value, written back unsigned.
+BOOST_AUTO_TEST_CASE(u64_literals_round_trip) {
+  Graph g = Graph::parse(R"(
+    constant { a: u64 @init(18446744073709551615); }
+    block entry { op clamp(a, max=9223372036854775808, min=9223372036854775807) >> a; return; })");
+  const Value& init = *g.decls[0].init;
+  BOOST_TEST(init.above_int64);
+  BOOST_TEST(init.int_value == -1);
+  BOOST_TEST(init.int_text() == "18446744073709551615");
+  std::string first = graph_to_json(g);
+  BOOST_TEST(first.find("18446744073709551615") != std::string::npos);
+  Graph back = graph_from_json(first);
+  BOOST_TEST((back == g));
+  const auto& settings = back.blocks[0].nodes[0].settings;
+  BOOST_TEST(settings[0].value.above_int64);
+  BOOST_TEST(!settings[1].value.above_int64);
+  BOOST_TEST(settings[1].value.int_value == INT64_MAX);
+}
+
 BOOST_AUTO_TEST_CASE(locations_can_be_left_out) {
   Graph g = Graph::parse(fixture("tiny_graph.oi"), "tiny.oi");
   std::string text = graph_to_json(g, {.locations = false});

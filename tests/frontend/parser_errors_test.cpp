@@ -126,8 +126,12 @@ BOOST_AUTO_TEST_CASE(declaration_errors) {
   BOOST_TEST(parse_failure("constant { a: f32;").message == "unterminated 'constant' section");
   BOOST_TEST(parse_failure("block e { } constant { a: f32; }").message ==
              "memory section after a block");
-  BOOST_TEST(parse_failure("constant { a: i64 @init(9223372036854775808); } block e { }").message ==
-             "integer out of range: 9223372036854775808");
+  BOOST_TEST(
+      parse_failure("constant { a: i64 @init(-9223372036854775809); } block e { }").message ==
+      "integer out of range: 9223372036854775809");
+  BOOST_TEST(
+      parse_failure("constant { a: u64 @init(18446744073709551616); } block e { }").message ==
+      "integer out of range: 18446744073709551616");
   BOOST_TEST(
       parse_failure("constant { a: i64 @init(99999999999999999999); } block e { }").message ==
       "integer out of range: 99999999999999999999");

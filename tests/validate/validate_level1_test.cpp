@@ -234,6 +234,27 @@ BOOST_AUTO_TEST_CASE(init_must_fit_the_dtype) {
   EXPECT_ERROR_AT(d, s, "b: bool", "@init of 'b': bool takes true, false, 0 or 1");
 }
 
+// A literal above INT64_MAX fits only u64 values (and floats); integer settings stay signed.
+BOOST_AUTO_TEST_CASE(literals_above_int64_fit_only_u64) {
+  auto s =
+      "volatile { uw: u64[2] @init(18446744073709551615); i: i64 @init(9223372036854775808);"
+      " fx: f32[2]; fy: f32[2]; iz: i64[2]; }\n" +
+      entry(
+          "  op clamp(uw, max=18446744073709551614) >> uw;\n"
+          "  op clamp(iz, max=18446744073709551614) >> iz;\n"
+          "  op softmax(fx, axis=18446744073709551614) >> fy;\n");
+  auto d = check(s);
+  EXPECT_ERROR_AT(d, s, "i: i64",
+                  "@init of 'i': 9223372036854775808 is out of range for i64 "
+                  "[-9223372036854775808, 9223372036854775807]");
+  EXPECT_ERROR_AT(d, s, "max=18446744073709551614) >> iz",
+                  "setting 'max' of op 'clamp': 18446744073709551614 is out of range for i64");
+  EXPECT_ERROR_AT(d, s, "axis=",
+                  "setting 'axis' of op 'softmax' is 18446744073709551614, out of range "
+                  "(integer settings are signed 64-bit)");
+  BOOST_TEST(d.messages().size() == 3u, d.format());
+}
+
 BOOST_AUTO_TEST_CASE(unknown_attribute_is_kept_with_a_warning) {
   auto s = "volatile { q: f32[4] @layout(\"nhwc\"); }\n" + entry("");
   auto d = check(s);

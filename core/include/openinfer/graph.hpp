@@ -37,6 +37,9 @@ struct Value {
   enum class Kind { Int, Float, Bool, String, DType, Ident, IntList };
   Kind kind = Kind::Int;
   int64_t int_value = 0;
+  // Int: an unsigned literal above INT64_MAX (a u64 setting such as `max=18446744073709551614`);
+  // int_value then holds its two's-complement bits, as the plugin ABI carries it.
+  bool above_int64 = false;
   double float_value = 0.0;  // may be +-inf
   bool bool_value = false;
   std::string text;  // String: the unescaped contents; Ident: the name
@@ -44,6 +47,9 @@ struct Value {
   std::vector<int64_t> ints;  // IntList
 
   static Value integer(int64_t v);
+  static Value unsigned_integer(uint64_t v);  // above_int64 when v > INT64_MAX
+  double int_as_double() const;               // Int: the literal's value as a double
+  std::string int_text() const;               // Int: the literal as written (decimal)
   static Value floating(double v);
   static Value boolean(bool v);
   static Value string(std::string s);

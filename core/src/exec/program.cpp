@@ -59,12 +59,12 @@ std::optional<KernelValue> literal_setting(const Value& v, SettingKind kind) {
         return KernelValue(static_cast<int64_t>(v.float_value));
       break;
     case SettingKind::Number:
-      if (v.kind == Value::Kind::Int) return KernelValue(static_cast<double>(v.int_value));
+      if (v.kind == Value::Kind::Int) return KernelValue(v.int_as_double());
       if (v.kind == Value::Kind::Float) return KernelValue(v.float_value);
       break;
     case SettingKind::Bool:
       if (v.kind == Value::Kind::Bool) return KernelValue(v.bool_value);
-      if (v.kind == Value::Kind::Int && (v.int_value == 0 || v.int_value == 1))
+      if (v.kind == Value::Kind::Int && !v.above_int64 && (v.int_value == 0 || v.int_value == 1))
         return KernelValue(v.int_value == 1);
       break;
     case SettingKind::String:

@@ -23,7 +23,7 @@ Tensor filled_tensor(DType dtype, const Shape& shape, const std::optional<Value>
     t.set_int(0, v.bool_value ? 1 : 0);
   } else if (v.kind == Value::Kind::Int) {
     if (is_float(dtype)) {
-      t.set_float(0, static_cast<double>(v.int_value));
+      t.set_float(0, v.int_as_double());
     } else {
       t.set_int(0, v.int_value);
     }

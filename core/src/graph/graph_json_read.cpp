@@ -184,7 +184,12 @@ class Reader {
     const auto& member = *o.begin();
     std::string p = join(path, member.key());
     std::string_view tag = member.key();
-    if (tag == "int") return Value::integer(integer(member.value(), p));
+    if (tag == "int") {
+      if (member.value().is_uint64() &&
+          member.value().get_uint64() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        return Value::unsigned_integer(member.value().get_uint64());
+      return Value::integer(integer(member.value(), p));
+    }
     if (tag == "float") return Value::floating(float_value(string(member.value(), p), p));
     if (tag == "bool") return Value::boolean(boolean(member.value(), p));
     if (tag == "string") return Value::string(string(member.value(), p));

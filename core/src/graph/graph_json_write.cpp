@@ -51,7 +51,10 @@ class Writer {
     std::string_view tag = value_kind_name(v.kind);
     switch (v.kind) {
       case Value::Kind::Int:
-        out[tag] = v.int_value;
+        if (v.above_int64)
+          out[tag] = static_cast<uint64_t>(v.int_value);
+        else
+          out[tag] = v.int_value;
         break;
       case Value::Kind::Float:
         out[tag] = float_text(v.float_value);

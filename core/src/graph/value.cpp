@@ -1,4 +1,7 @@
 // Constructors of literal and setting values.
+#include <limits>
+#include <string>
+
 #include "openinfer/graph.hpp"
 
 namespace oi {
@@ -8,6 +11,21 @@ Value Value::integer(int64_t v) {
   value.kind = Kind::Int;
   value.int_value = v;
   return value;
+}
+
+Value Value::unsigned_integer(uint64_t v) {
+  Value value = integer(static_cast<int64_t>(v));
+  value.above_int64 = v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  return value;
+}
+
+double Value::int_as_double() const {
+  return above_int64 ? static_cast<double>(static_cast<uint64_t>(int_value))
+                     : static_cast<double>(int_value);
+}
+
+std::string Value::int_text() const {
+  return above_int64 ? std::to_string(static_cast<uint64_t>(int_value)) : std::to_string(int_value);
 }
 
 Value Value::floating(double v) {

@@ -76,7 +76,7 @@ std::string float_text(double v) {
 std::string value_text(const Value& v) {
   switch (v.kind) {
     case Value::Kind::Int:
-      return std::to_string(v.int_value);
+      return v.int_text();
     case Value::Kind::Float:
       return float_text(v.float_value);
     case Value::Kind::Bool:

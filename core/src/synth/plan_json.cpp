@@ -89,6 +89,7 @@ json::array dims(const Dims& d) {
 json::value setting_json(const Value& v) {
   switch (v.kind) {
     case Value::Kind::Int:
+      if (v.above_int64) return static_cast<uint64_t>(v.int_value);
       return v.int_value;
     case Value::Kind::Float:
       if (std::isinf(v.float_value)) return v.float_value > 0 ? "inf" : "-inf";

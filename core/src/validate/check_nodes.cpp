@@ -198,6 +198,10 @@ class NodeChecker {
   void check_setting_value(const Node& n, const OpSchema& op, const SettingSpec& spec,
                            const Setting& s, const SourceLocation& loc, std::optional<DType> in0) {
     const std::string what = "setting '" + s.name + "' of op '" + n.op + "'";
+    // Only a number for u64 values may exceed INT64_MAX (its bits travel as an int64).
+    if (s.value.kind == Value::Kind::Int && s.value.above_int64 && spec.type != SettingType::Number)
+      diag_.error(loc, what + " is " + s.value.int_text() +
+                           ", out of range (integer settings are signed 64-bit)");
     if (spec.type == SettingType::String && !spec.allowed_values.empty()) {
       bool ok = false;
       std::string allowed;

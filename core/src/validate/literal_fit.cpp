@@ -21,6 +21,10 @@ std::string literal_fit_problem(const Value& v, DType t, FitMode mode) {
   const std::string type(dtype_name(t));
   switch (v.kind) {
     case Value::Kind::Int:
+      if (v.above_int64) {
+        if (t == DType::u64 || is_float(t)) return "";
+        return v.int_text() + " is out of range for " + type + " " + range_text(t);
+      }
       if (t == DType::boolean)
         return v.int_value == 0 || v.int_value == 1 ? "" : "bool takes true, false, 0 or 1";
       if (is_float(t)) return "";
