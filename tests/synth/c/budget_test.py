@@ -16,6 +16,9 @@ simulator the same schedule without the refused steps. Then
   `small` (tests/synth/c/budget.oi: exact values), and for `gpt` (examples/gpt/gpt.oi on the
   tiny model of tests/gpt with a `wipe` branch, growable K/V tables) the tokens and positions
   byte for byte, K, V and the logits within gpt_compare.py's tolerance;
+- steps failing for other reasons (`errors`: tests/synth/c/failed_step.oi, a @fixed bound, a
+  gather index, a dynamic input not inserted, each after persistent writes) print the
+  simulator's message and leave persistent memory as it was;
 - the same under ASan+UBSan gives the same --save file;
 - `--max-table-bytes abc` and `-5` are usage errors (exit 2) naming the option.
 """
@@ -178,6 +181,62 @@ def small(oi, cc, work):
     print("small: budget.oi refused, undone, wiped and stepped on as the simulator")
 
 
+def errors(oi, cc, work):
+    """Steps failing for other reasons than the budget leave persistent memory as it was too."""
+    d = os.path.join(work, "errors")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    graph = os.path.join(SRC, "tests/synth/c/failed_step.oi")
+    must([oi, "oinf", "pack", os.path.join(SRC, "tests/synth/c/loops_model.txt"), "-o",
+          "model.oinf"], d)
+    build(oi, cc, d, graph, "model.oinf")
+    f32, i32 = (lambda v: np.array(v, np.float32)), (lambda v: np.array(v, np.int32))
+    steps = [
+        {"x": f32([1.5, -2.0]), "idx": i32([1]), "a": i32(0)},  # runs
+        {"x": f32([0.25, 4.0]), "idx": i32([0]), "a": i32(3)},  # F[3]: past @fixed(i=3)
+        {"x": f32([-3.0, 0.5]), "idx": i32([2]), "a": i32(1)},  # gather index 2 of 2
+        {"x": f32([2.0, 2.0]), "idx": i32([0]), "a": i32(1)},  # runs
+        {"idx": i32([0]), "a": i32(2)},  # x not inserted
+        {"x": f32([4.0, 0.75]), "idx": i32([1]), "a": i32(2)},  # runs
+    ]
+    refused = [1, 2, 4]
+    ins = lambda f: [a for n in ("x", "idx", "a") for a in ("--input", f"{n}={f}:{n}.{{step}}")]
+    names = ["n", "at", "acc", "H", "F", "g"]
+    fetch = [a for n in names for a in ("--fetch", n)]
+    write_inputs(os.path.join(d, "c_in.oinf"), steps)
+    ran = [s for k, s in enumerate(steps) if k not in refused]
+    write_inputs(os.path.join(d, "sim_in.oinf"), ran)
+    common_c = ["--model", "model.oinf", *ins("c_in.oinf")]
+    must([oi, "run", graph, "--model", "model.oinf", *ins("sim_in.oinf"), "--steps", str(len(ran)),
+          *fetch, "--save", "sim.oinf", "-q"], d)
+    # Each failure as the simulator reports it, on the steps that ran before it.
+    want = []
+    for k in refused:
+        path = os.path.join(d, f"sim_in_{k}.oinf")
+        write_inputs(path, [s for j, s in enumerate(steps) if j < k and j not in refused] +
+                     [steps[k]])
+        n = len([j for j in range(k) if j not in refused]) + 1
+        rc, out, err = run([oi, "run", graph, "--model", "model.oinf", *ins(path), "--steps",
+                            str(n), "-q"], d)
+        check(rc == 1, f"step {k}: the simulator does not fail ({rc})")
+        want.append(first_error(err))
+    for prog, save in (("./prog", "gen.oinf"), ("./prog_san", "san.oinf")):
+        rc, out, err = run([prog, *common_c, "--steps", str(len(steps)), "--keep-going", *fetch,
+                            "--save", save, "-q"], d)
+        got = err.splitlines()
+        # The gather's message is the C target's own (docs/synth.md); the others word for word.
+        gather = "index 2 is out of range for axis 0 of size 2"
+        agree = len(got) == len(want) and all(
+            g == w or (gather in g and gather in w) for g, w in zip(got, want))
+        check(rc == 1 and agree, f"{prog}: the simulator's messages\n{want}\nthe program's\n{err}")
+    compare(oinf.read(os.path.join(d, "sim.oinf")), oinf.read(os.path.join(d, "gen.oinf")),
+            names, ["n", "at", "acc", "H", "F"], set(refused), len(steps), True)
+    with open(os.path.join(d, "gen.oinf"), "rb") as a, open(os.path.join(d, "san.oinf"), "rb") as b:
+        check(a.read() == b.read(), "ASan+UBSan: another --save file")
+    for line in want:
+        print("errors: " + line)
+
+
 def gpt_with_reset(src):
     """examples/gpt/gpt.oi with a host-driven reset (tests/exec/soak_test.cpp's): when `wipe` is
     true the step first clears K, V, the tokens, the logits and the position."""
@@ -241,10 +300,10 @@ def gpt(oi, cc, work):
 
 def main():
     oi, cc, work = os.path.abspath(sys.argv[1]), sys.argv[2], os.path.abspath(sys.argv[3])
-    cases = sys.argv[5:] or ["small", "gpt"]
+    cases = sys.argv[5:] or ["small", "errors", "gpt"]
     os.makedirs(work, exist_ok=True)
     for case in cases:
-        {"small": small, "gpt": gpt}[case](oi, cc, work)
+        {"small": small, "errors": errors, "gpt": gpt}[case](oi, cc, work)
     if failures:
         print(f"{len(failures)} failures")
         return 1
