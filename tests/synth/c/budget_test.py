@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The table budget and failed steps of generated C against `openinfer run --max-table-bytes`.
 
-  budget_test.py OPENINFER CC WORK SOURCE_DIR [small|gpt]...
+  budget_test.py OPENINFER CC WORK SOURCE_DIR [--glsl RUNNER GLSLC] [small|tables|errors|gpt]...
 
 A failed step leaves persistent memory as it was before it, so a run whose failed steps are
 left out is what the simulator computes: the program runs a schedule with `--keep-going` (steps
@@ -13,7 +13,7 @@ simulator the same schedule without the refused steps. Then
 - after a refused step every persistent variable and table the program fetches is byte for
   byte what it held after the step before (the undo record put it back);
 - every step that ran agrees with the simulator's step of the same inputs: byte for byte for
-  `small` (tests/synth/c/budget.oi: exact values), and for `gpt` (examples/gpt/gpt.oi on the
+  `small` and `tables` (tests/synth/c/budget.oi and budget_tables.oi: exact values), and for `gpt` (examples/gpt/gpt.oi on the
   tiny model of tests/gpt with a `wipe` branch, growable K/V tables) the tokens and positions
   byte for byte, K, V and the logits within gpt_compare.py's tolerance;
 - steps failing for other reasons (`errors`: tests/synth/c/failed_step.oi, a @fixed bound, a
@@ -21,6 +21,10 @@ simulator the same schedule without the refused steps. Then
   simulator's message and leave persistent memory as it was;
 - the same under ASan+UBSan gives the same --save file;
 - `--max-table-bytes abc` and `-5` are usage errors (exit 2) naming the option.
+
+With --glsl the same runs through the glsl target on lavapipe (devices/lavapipe.json) and the
+manifest runner (no sanitizer build; the @auto_dim graph `small` is left out: the glsl target
+has no run-time sized values); exit 77 without a Vulkan device.
 """
 import os
 import shutil
@@ -47,6 +51,9 @@ def check(ok, message):
 def run(args, cwd):
     r = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        timeout=900)
+    if args[0] == TARGET["runner"] and r.returncode == 3 and "no Vulkan" in r.stderr:
+        print("SKIP: no Vulkan device")
+        sys.exit(77)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -66,13 +73,26 @@ def write_inputs(path, steps):
     oinf.write(path, tensors=tensors)
 
 
+# The target under test: "c" (the generated driver, also built under ASan+UBSan) or "glsl"
+# (the manifest runner on the synthesized shaders, `--glsl RUNNER GLSLC`).
+TARGET = {"name": "c", "runner": None, "glslc": None}
+
+
 def build(oi, cc, d, graph, model):
+    """Synthesizes and builds; returns the program commands: [plain, sanitized or None]."""
+    if TARGET["name"] == "glsl":
+        must([oi, "synth", graph, "--model", model, "--target", "glsl", "--device",
+              os.path.join(SRC, "devices/lavapipe.json"), "--name", "model", "-o", "gen"], d)
+        must(["bash", os.path.join(SRC, "tests/glsl_emitter/compile_shaders.sh"),
+              TARGET["glslc"], "gen", "plain"], d)
+        return [[TARGET["runner"], "--manifest", "gen"], None]
     must([oi, "synth", graph, "--model", model, "--target", "c", "--name", "model", "-o", "gen"],
          d)
     sources = sorted(os.path.join("gen", f) for f in os.listdir(os.path.join(d, "gen"))
                      if f.endswith(".c"))
     must([cc, *FLAGS, "-O2", *sources, "-lm", "-o", "prog"], d)
     must([cc, *FLAGS, *SAN, *sources, "-lm", "-o", "prog_san"], d)
+    return [["./prog"], ["./prog_san"]]
 
 
 def same(a, b):
@@ -108,11 +128,11 @@ def first_error(text):
     return lines[0] if lines else ""
 
 
-def refusal(oi, d, graph, common_c, common_sim, steps, budget, want_text):
+def refusal(oi, d, prog, graph, common_c, common_sim, steps, budget, want_text):
     """`openinfer run` stops at the refused step; so does the program, with the same output."""
     b = ["--max-table-bytes", str(budget)]
     rc_s, out_s, err_s = run([oi, "run", graph, *common_sim, "--steps", str(steps), *b, "-q"], d)
-    rc_c, out_c, err_c = run(["./prog", *common_c, "--steps", str(steps), *b, "-q"], d)
+    rc_c, out_c, err_c = run([*prog, *common_c, "--steps", str(steps), *b, "-q"], d)
     check(rc_s == 1 and rc_c == 1, f"budget {budget}: exit codes {rc_s} and {rc_c}")
     check(err_s == err_c, f"budget {budget}: the simulator says\n{err_s}the program\n{err_c}")
     check(want_text in err_s, f"budget {budget}: not the expected refusal: {err_s}")
@@ -121,24 +141,34 @@ def refusal(oi, d, graph, common_c, common_sim, steps, budget, want_text):
 
 
 def keep_going(d, prog, common, steps, budget, fetch, save):
-    rc, out, err = run([prog, *common, "--steps", str(steps), "--max-table-bytes", str(budget),
+    rc, out, err = run([*prog, *common, "--steps", str(steps), "--max-table-bytes", str(budget),
                         "--keep-going", *fetch, "--save", save, "-q"], d)
     check(rc == 1, f"{prog} --keep-going: exit {rc} (1 expected: steps failed)\n{err}")
     check("runtime error" not in err and "AddressSanitizer" not in err, f"{prog}: {err}")
     return err
 
 
-def small(oi, cc, work):
-    d = os.path.join(work, "small")
+def same_save(d, san, common, steps, budget, fetch):
+    """The sanitized build's --save file is the plain one's."""
+    if not san:
+        return
+    keep_going(d, san, common, steps, budget, fetch, "san.oinf")
+    with open(os.path.join(d, "gen.oinf"), "rb") as a, open(os.path.join(d, "san.oinf"), "rb") as b:
+        check(a.read() == b.read(), "ASan+UBSan: another --save file")
+
+
+def small(oi, cc, work, graph="tests/synth/c/budget.oi", budget=100, bytes_at_h=(24, 108),
+          first_step=()):
+    """A graph of budget.oi's steps: the budget refuses steps 3 and 4 at H[3] (G[0, 3] already
+    written, acc and G[1, 0] overwritten: all put back); step 5 wipes and runs on. `first_step`:
+    (budget, message) refused at the first step."""
+    d = os.path.join(work, os.path.splitext(os.path.basename(graph))[0])
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    graph = os.path.join(SRC, "tests/synth/c/budget.oi")
+    graph = os.path.join(SRC, graph)
     must([oi, "oinf", "pack", os.path.join(SRC, "tests/synth/c/loops_model.txt"), "-o",
           "model.oinf"], d)
-    build(oi, cc, d, graph, "model.oinf")
-    # Bytes after step k: M 36 (16 at its first access, grown to [3, 3]) + G[1, 0] + 2 x 8 per
-    # step = 60 + 16k. Under 100 bytes steps 0..2 run; steps 3 and 4 are refused at H[3] (G[0, 3]
-    # already written, acc and G[1, 0] overwritten: all put back); step 5 wipes and runs on.
+    prog, san = build(oi, cc, d, graph, "model.oinf")
     xs = [[1.5, -2.0], [0.25, 4.0], [-3.0, 0.5], [2.0, 2.0], [8.0, -1.0], [0.5, 0.5],
           [-1.0, 3.0], [4.0, 0.75]]
     wipes = [False, False, False, False, False, True, False, False]
@@ -153,32 +183,45 @@ def small(oi, cc, work):
     common_c = ["--model", "model.oinf", *ins("c_in.oinf")]
     common_sim = ["--model", "model.oinf", *ins("sim_in.oinf")]
     must([oi, "run", graph, *common_sim, "--steps", str(len(xs) - len(refused)),
-          "--max-table-bytes", "100", *fetch, "--save", "sim.oinf", "-q"], d)
-    want = refusal(oi, d, graph, common_c, common_c, 4, 100,
-                   "table 'H' cannot grow from 24 to 32 bytes: the tables would hold 108 bytes, "
-                   "over the limit of 100 bytes (max_table_bytes)")
-    err = keep_going(d, "./prog", common_c, len(xs), 100, fetch, "gen.oinf")
+          "--max-table-bytes", str(budget), *fetch, "--save", "sim.oinf", "-q"], d)
+    want = refusal(oi, d, prog, graph, common_c, common_c, 4, budget,
+                   f"table 'H' cannot grow from {bytes_at_h[0]} to {bytes_at_h[0] + 8} bytes: the "
+                   f"tables would hold {bytes_at_h[1]} bytes, over the limit of {budget} bytes "
+                   "(max_table_bytes)")
+    err = keep_going(d, prog, common_c, len(xs), budget, fetch, "gen.oinf")
     check(err.splitlines() == [want, want], f"--keep-going: the refusals repeat cleanly:\n{err}")
     compare(oinf.read(os.path.join(d, "sim.oinf")), oinf.read(os.path.join(d, "gen.oinf")),
             names, ["n", "acc", "H", "G"], refused, len(xs), True)
-    # The @auto_dim matrix and the fixed table refused at the first step.
-    refusal(oi, d, graph, common_c, common_c, 1, 30,
-            "table 'M' cannot grow from 16 to 36 bytes: the tables would hold 36 bytes, over the "
-            "limit of 30 bytes (max_table_bytes)")
-    refusal(oi, d, graph, common_c, common_c, 1, 40,
-            "table 'G' cannot grow from 0 to 8 bytes: the tables would hold 44 bytes, over the "
-            "limit of 40 bytes (max_table_bytes)")
-    refusal(oi, d, graph, common_c, common_c, 1, 12,
-            "table 'M' cannot grow from 0 to 16 bytes: the tables would hold 16 bytes, over the "
-            "limit of 12 bytes (max_table_bytes)")
-    keep_going(d, "./prog_san", common_c, len(xs), 100, fetch, "san.oinf")
-    with open(os.path.join(d, "gen.oinf"), "rb") as a, open(os.path.join(d, "san.oinf"), "rb") as b:
-        check(a.read() == b.read(), "ASan+UBSan: another --save file")
+    for limit, text in first_step:
+        refusal(oi, d, prog, graph, common_c, common_c, 1, limit, text)
+    same_save(d, san, common_c, len(xs), budget, fetch)
     # Bad budgets: usage errors naming the option.
     for bad in ("abc", "-5", ""):
-        rc, out, err = run(["./prog", *common_c, "--max-table-bytes", bad], d)
+        rc, out, err = run([*prog, *common_c, "--max-table-bytes", bad], d)
         check(rc == 2 and "--max-table-bytes" in err, f"--max-table-bytes '{bad}': {rc} {err}")
-    print("small: budget.oi refused, undone, wiped and stepped on as the simulator")
+    print(f"{os.path.basename(graph)}: refused, undone, wiped and stepped on as the simulator")
+
+
+def small_c(oi, cc, work):
+    # Bytes after step k: M 36 (16 at its first access, grown to [3, 3]) + G[1, 0] + 2 x 8 per
+    # step = 60 + 16k: under 100 bytes steps 0..2 run. At the first step: the @auto_dim matrix
+    # refused at its growth and at its first access, and the @fixed table.
+    small(oi, cc, work, first_step=[
+        (30, "table 'M' cannot grow from 16 to 36 bytes: the tables would hold 36 bytes, over the "
+             "limit of 30 bytes (max_table_bytes)"),
+        (40, "table 'G' cannot grow from 0 to 8 bytes: the tables would hold 44 bytes, over the "
+             "limit of 40 bytes (max_table_bytes)"),
+        (12, "table 'M' cannot grow from 0 to 16 bytes: the tables would hold 16 bytes, over the "
+             "limit of 12 bytes (max_table_bytes)")])
+
+
+def small_tables(oi, cc, work):
+    # budget_tables.oi is budget.oi without the @auto_dim matrix: 24 + 16k bytes after step k.
+    small(oi, cc, work, "tests/synth/c/budget_tables.oi", 64, (24, 72), first_step=[
+        (16, "table 'H' cannot grow from 0 to 8 bytes: the tables would hold 24 bytes, over the "
+             "limit of 16 bytes (max_table_bytes)"),
+        (12, "table 'G' cannot grow from 8 to 16 bytes: the tables would hold 16 bytes, over the "
+             "limit of 12 bytes (max_table_bytes)")])
 
 
 def errors(oi, cc, work):
@@ -189,7 +232,7 @@ def errors(oi, cc, work):
     graph = os.path.join(SRC, "tests/synth/c/failed_step.oi")
     must([oi, "oinf", "pack", os.path.join(SRC, "tests/synth/c/loops_model.txt"), "-o",
           "model.oinf"], d)
-    build(oi, cc, d, graph, "model.oinf")
+    prog, san = build(oi, cc, d, graph, "model.oinf")
     f32, i32 = (lambda v: np.array(v, np.float32)), (lambda v: np.array(v, np.int32))
     steps = [
         {"x": f32([1.5, -2.0]), "idx": i32([1]), "a": i32(0)},  # runs
@@ -220,19 +263,26 @@ def errors(oi, cc, work):
                             str(n), "-q"], d)
         check(rc == 1, f"step {k}: the simulator does not fail ({rc})")
         want.append(first_error(err))
-    for prog, save in (("./prog", "gen.oinf"), ("./prog_san", "san.oinf")):
-        rc, out, err = run([prog, *common_c, "--steps", str(len(steps)), "--keep-going", *fetch,
+    for p, save in ((prog, "gen.oinf"), (san, "san.oinf")):
+        if not p:
+            continue
+        rc, out, err = run([*p, *common_c, "--steps", str(len(steps)), "--keep-going", *fetch,
                             "--save", save, "-q"], d)
         got = err.splitlines()
-        # The gather's message is the C target's own (docs/synth.md); the others word for word.
-        gather = "index 2 is out of range for axis 0 of size 2"
+        # The gather's message is the C target's own (docs/synth.md), the glsl runner names the
+        # step; the others word for word.
+        own = ["index 2 is out of range for axis 0 of size 2"]
+        if TARGET["name"] == "glsl":
+            own.append("was not inserted for this step")
         agree = len(got) == len(want) and all(
-            g == w or (gather in g and gather in w) for g, w in zip(got, want))
-        check(rc == 1 and agree, f"{prog}: the simulator's messages\n{want}\nthe program's\n{err}")
+            g == w or any(o in g and o in w for o in own) for g, w in zip(got, want))
+        check(rc == 1 and agree, f"{p}: the simulator's messages\n{want}\nthe program's\n{err}")
     compare(oinf.read(os.path.join(d, "sim.oinf")), oinf.read(os.path.join(d, "gen.oinf")),
             names, ["n", "at", "acc", "H", "F"], set(refused), len(steps), True)
-    with open(os.path.join(d, "gen.oinf"), "rb") as a, open(os.path.join(d, "san.oinf"), "rb") as b:
-        check(a.read() == b.read(), "ASan+UBSan: another --save file")
+    if san:
+        with open(os.path.join(d, "gen.oinf"), "rb") as a, \
+             open(os.path.join(d, "san.oinf"), "rb") as b:
+            check(a.read() == b.read(), "ASan+UBSan: another --save file")
     for line in want:
         print("errors: " + line)
 
@@ -267,7 +317,7 @@ def gpt(oi, cc, work):
     graph = os.path.join(d, "gpt_reset.oi")
     open(graph, "w").write(gpt_with_reset(SRC))
     model = os.path.join(SRC, "tests/gpt/fixtures/tiny_model.oinf")
-    build(oi, cc, d, graph, model)
+    prog, san = build(oi, cc, d, graph, model)
     # Per position: 2 layers x (K + V) entries of f16[4, 16], an i64 token and f32[256] logits.
     # 24 positions: step 0 feeds the 8 prompt positions, 16 more steps one each; the 18th step
     # is refused; then a wipe starts the prompt again.
@@ -285,25 +335,28 @@ def gpt(oi, cc, work):
     common_sim = ["--model", model, *ins("sim_in.oinf")]
     must([oi, "run", graph, *common_sim, "--steps", str(len(wipes) - len(refused)),
           "--max-table-bytes", str(budget), *fetch, "--save", "sim.oinf", "-q"], d)
-    want = refusal(oi, d, graph, common_c, common_c, 18, budget,
+    want = refusal(oi, d, prog, graph, common_c, common_c, 18, budget,
                    f"over the limit of {budget} bytes (max_table_bytes)")
-    err = keep_going(d, "./prog", common_c, len(wipes), budget, fetch, "gen.oinf")
+    err = keep_going(d, prog, common_c, len(wipes), budget, fetch, "gen.oinf")
     check(err.splitlines() == [want], f"--keep-going: one refusal:\n{err}")
     compare(oinf.read(os.path.join(d, "sim.oinf")), oinf.read(os.path.join(d, "gen.oinf")),
             names, names, refused, len(wipes), False)
-    keep_going(d, "./prog_san", common_c, len(wipes), budget, fetch, "san.oinf")
-    with open(os.path.join(d, "gen.oinf"), "rb") as a, open(os.path.join(d, "san.oinf"), "rb") as b:
-        check(a.read() == b.read(), "ASan+UBSan: another --save file")
+    same_save(d, san, common_c, len(wipes), budget, fetch)
     print(f"gpt: budget {budget} bytes refused the 18th step as the simulator; wiped and "
           "stepped on")
 
 
 def main():
     oi, cc, work = os.path.abspath(sys.argv[1]), sys.argv[2], os.path.abspath(sys.argv[3])
-    cases = sys.argv[5:] or ["small", "errors", "gpt"]
+    cases = sys.argv[5:]
+    if cases[:1] == ["--glsl"]:
+        TARGET.update(name="glsl", runner=os.path.abspath(cases[1]), glslc=cases[2])
+        cases = cases[3:]
+    cases = cases or (["small", "tables", "errors", "gpt"] if TARGET["name"] == "c" else
+                      ["tables", "errors", "gpt"])
     os.makedirs(work, exist_ok=True)
     for case in cases:
-        {"small": small, "errors": errors, "gpt": gpt}[case](oi, cc, work)
+        {"small": small_c, "tables": small_tables, "errors": errors, "gpt": gpt}[case](oi, cc, work)
     if failures:
         print(f"{len(failures)} failures")
         return 1
