@@ -15,6 +15,12 @@ typedef struct {
   size_t esize;
   unsigned char* data;
   const unsigned char* init; /* one element, or NULL: zeros */
+  /* The table budget and failed steps (docs/synth.md): as in the simulator the matrix holds
+   * bytes once an access touched it, until a reset; the step's first change keeps a copy. */
+  oi_mem* mem;
+  int present, noted, u_present;
+  int64_t u_cnt[8];
+  unsigned char* u_data;
 } oi_auto;
 static OI_HELPER void oi_ad_dims(const oi_auto* m, const int64_t* cnt, int64_t* d) {
   for (uint32_t k = 0; k < m->rank; ++k) d[k] = m->base[k] + (k < m->nauto ? cnt[k] : 0);
@@ -91,12 +97,64 @@ static OI_HELPER int oi_ad_create(oi_auto* m) {
   oi_ad_fill(m, m->data, cells);
   return 0;
 }
-/* cache.reset: counts 0, the cells @init (or zeros). */
-static OI_HELPER void oi_ad_reset(oi_auto* m) {
+static OI_HELPER uint64_t oi_ad_bytes(const oi_auto* m) {
+  return m->present ? (uint64_t)oi_ad_cells(m, m->cnt) * m->esize : 0u;
+}
+/* A refused growth of `added` bytes: the numbers of the message. -2. */
+static OI_HELPER int oi_ad_refuse(oi_auto* m, uint64_t added) {
+  m->mem->refused_from = oi_ad_bytes(m);
+  m->mem->refused_to = m->mem->refused_from + added;
+  m->mem->refused_total = m->mem->total + added;
+  return -2;
+}
+/* Before the step first changes the matrix: its counts, whether it holds bytes, its cells. */
+static OI_HELPER int oi_ad_note(oi_auto* m) {
+  if (m->noted) return 0;
+  const size_t bytes = oi_ad_cells(m, m->cnt) * m->esize;
+  m->u_data = (unsigned char*)malloc(bytes + 1u);
+  if (!m->u_data) return -1;
+  memcpy(m->u_data, m->data, bytes);
+  memcpy(m->u_cnt, m->cnt, sizeof m->cnt);
+  m->u_present = m->present;
+  m->noted = 1;
+  return 0;
+}
+/* Every access first: an untouched matrix starts to hold its bytes (within the budget); one
+ * the access may change is noted. 0, -1 without memory, -2 over the budget. */
+static OI_HELPER int oi_ad_touch(oi_auto* m, int changes) {
+  if ((changes || !m->present) && oi_ad_note(m) != 0) return -1;
+  if (m->present) return 0;
+  const uint64_t bytes = (uint64_t)oi_ad_cells(m, m->cnt) * m->esize;
+  if (m->mem->limit && bytes && m->mem->total + bytes > m->mem->limit) return oi_ad_refuse(m, bytes);
+  m->present = 1;
+  m->mem->total += bytes;
+  return 0;
+}
+/* The end of a step: a failed one (undo) puts the noted matrix back. */
+static OI_HELPER void oi_ad_end(oi_auto* m, int undo) {
+  if (!m->noted) return;
+  if (undo) {
+    memcpy(m->cnt, m->u_cnt, sizeof m->cnt);
+    free(m->data);
+    m->data = m->u_data;
+    m->present = m->u_present;
+  } else {
+    free(m->u_data);
+  }
+  m->u_data = NULL;
+  m->noted = 0;
+}
+/* cache.reset: counts 0, the cells @init (or zeros), no bytes held. -1 without memory. */
+static OI_HELPER int oi_ad_reset(oi_auto* m) {
+  if (oi_ad_note(m) != 0) return -1;
+  m->mem->total -= oi_ad_bytes(m);
+  m->present = 0;
   memset(m->cnt, 0, sizeof m->cnt);
   oi_ad_fill(m, m->data, oi_ad_cells(m, m->cnt));
+  return 0;
 }
-/* Counts at least `want` on each auto axis; -1 when memory runs out (the matrix unchanged). */
+/* Counts at least `want` on each auto axis; -1 when memory runs out, -2 over the budget (the
+ * matrix unchanged). */
 static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
   int64_t cnt[8], od[8], nd[8], zero[8] = {0};
   int changed = 0;
@@ -108,6 +166,8 @@ static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
     }
   if (!changed) return 0;
   const size_t cells = oi_ad_cells(m, cnt);
+  const uint64_t added = (uint64_t)(cells - oi_ad_cells(m, m->cnt)) * m->esize;
+  if (m->mem->limit && added && m->mem->total + added > m->mem->limit) return oi_ad_refuse(m, added);
   unsigned char* grown = (unsigned char*)malloc(cells * m->esize + 1u);
   if (!grown) return -1;
   oi_ad_fill(m, grown, cells);
@@ -117,6 +177,7 @@ static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
   free(m->data);
   m->data = grown;
   memcpy(m->cnt, cnt, sizeof cnt);
+  m->mem->total += added;
   return 0;
 }
 )";
@@ -156,8 +217,20 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
     return I + "    s->failed = fail(s, " + ctx.prefix + code + ", \"" + where + message + "\"" +
            args + ");\n" + I + "    " + ctx.stop + "\n";
   };
+  // -1: out of memory, -2: over the table budget (the message from budget_fail).
+  auto failed_growth = [&](const std::string& call, const std::string& memory_message) {
+    return I + "  {\n" + I + "    const int rc = " + call + ";\n" + I + "    if (rc == -2) {\n" +
+           I + "      s->failed = budget_fail(s, \"" + where + "\", \"" + format_text(m.name) +
+           "\");\n" + I + "      " + ctx.stop + "\n" + I + "    }\n" + I + "    if (rc != 0) {\n" +
+           fail("_ERR_MEMORY", memory_message, "") + I + "    }\n" + I + "  }\n";
+  };
   std::string c = I + "{ /* " + std::string(write ? "store into " : "read ") + m.name + " */\n";
   c += I + "  int64_t d[" + R + "], st[" + R + "], ln[" + R + "];\n";
+  // As the simulator: the matrix exists (holding bytes) from its first access; an access that
+  // may change it is noted for a failed step first.
+  c += failed_growth(
+      "oi_ad_touch(&" + A + ", " + (write || scalar ? "1" : "0") + ")",
+      "out of memory keeping the undo record of auto_dim '" + format_text(m.name) + "'");
   if (scalar) {
     c += I + "  int64_t want[" + std::to_string(nauto) + "];\n";
     for (size_t k = 0; k < nauto; ++k) {
@@ -176,9 +249,8 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
                   ", (long long)want[" + K + "]") +
              I + "  }\n";
     }
-    c += I + "  if (oi_ad_grow(&" + A + ", want) != 0) {\n" +
-         fail("_ERR_MEMORY", "out of memory growing auto_dim '" + format_text(m.name) + "'", "") +
-         I + "  }\n";
+    c += failed_growth("oi_ad_grow(&" + A + ", want)",
+                       "out of memory growing auto_dim '" + format_text(m.name) + "'");
   }
   c += I + "  oi_ad_dims(&" + A + ", " + A + ".cnt, d);\n";
   for (size_t k = 0; k < rank; ++k) {

@@ -115,6 +115,7 @@ class Generator : public KernelEnv {
   void emit_step(const json::object& st, std::ostringstream& kernels, std::ostringstream& body,
                  const std::string& indent, bool entry) {
     const std::string kind = str(st.at("kind"));
+    if (!freestanding_) body << note_writes(st, indent);
     if (kind == "kernel") {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
       prepare_tabviews(k.as_object());
@@ -185,7 +186,12 @@ class Generator : public KernelEnv {
       if (str(st.at("target")).find('[') != std::string::npos)
         throw CUnsupported("c emitter: cache.reset of a part of @auto_dim '" +
                            str(st.at("target")) + "' is not supported yet");
-      body << indent << "oi_ad_reset(&s->a_" << str(st.at("target")) << ");\n";
+      body << indent << "if (oi_ad_reset(&s->a_" << str(st.at("target")) << ") != 0) {\n"
+           << indent << "  s->failed = fail(s, " << name_
+           << "_ERR_MEMORY, \"out of memory keeping the undo record of auto_dim '"
+           << str(st.at("target")) << "'\");\n"
+           << indent << "  " << (entry ? "goto done;" : "return;") << "\n"
+           << indent << "}\n";
     } else if (kind == "cache.read" && is_table_access(str(st.at("from")))) {
       body << table_access(str(st.at("from")), whole(st, "to").name, false, at_of(st, "from_at"),
                            indent, entry);
@@ -253,6 +259,46 @@ class Generator : public KernelEnv {
       throw CUnsupported("c emitter: '" + kind + "' steps (line " + json::serialize(st.at("line")) +
                          ") are not supported yet");
     }
+  }
+
+  // ---- failed steps (docs/synth.md "Table budget and failed steps") ----
+
+  // Plain persistent variables (not tables, not @auto_dim matrices): a step's first write to
+  // one keeps a copy of its value (s->u_NAME), put back when the step fails.
+  bool undoable(const std::string& text) const {
+    auto it = index_.find(parse_access(text).name);
+    if (it == index_.end()) return false;
+    const Value& v = values_[it->second];
+    return v.memory == "persistent" && v.storage == "persistent" && !v.ptable && !v.table &&
+           !autodims_.count(v.name);
+  }
+  std::set<std::string> undo_vars_;
+
+  // The C noting the plain persistent variables step `st` writes, before it runs.
+  std::string note_writes(const json::object& st, const std::string& indent) {
+    const std::string kind = str(st.at("kind"));
+    std::vector<std::string> written;
+    if (kind == "kernel") {
+      for (const auto& w :
+           root_.at("kernels").as_array().at(st.at("kernel").as_int64()).at("writes").as_array())
+        written.push_back(str(w));
+    } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
+      written.push_back(str(st.at("to")));
+    } else if (kind == "cache.increment" || kind == "cache.decrement") {
+      written.push_back(str(st.at("var")));
+    } else if (kind == "cache.reset") {
+      written.push_back(str(st.at("target")));
+    }
+    std::string c;
+    for (const auto& text : written) {
+      if (!undoable(text)) continue;
+      const std::string n = parse_access(text).name;
+      undo_vars_.insert(n);
+      c += indent + "if (!s->u_has_" + n + ") {\n" + indent + "  memcpy(s->u_" + n + ", s->v_" + n +
+           ", " + std::to_string(value(n).bytes) + "u);\n" + indent + "  s->u_has_" + n +
+           " = 1;\n" + indent + "}\n";
+    }
+    return c;
   }
 
   // ---- dynamic inputs: where a step first reads each (the simulator's message names it) ----
@@ -507,7 +553,21 @@ class Generator : public KernelEnv {
       << span_code(
              table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_, stop,
              indent + "  ", &lead, var);
-    if (write)
+    if (write && !freestanding_)
+      c << indent << "  const int rc = oi_tab_write(&s->t_" << t.name << ", st, ln, s->v_" << var
+        << ");\n"
+        << indent << "  if (rc == -2) {\n"
+        << indent << "    s->failed = budget_fail(s, \"" << format_text(at.empty() ? "" : at + ": ")
+        << "\", \"" << format_text(t.name) << "\");\n"
+        << indent << "    " << stop << "\n"
+        << indent << "  }\n"
+        << indent << "  if (rc != 0) {\n"
+        << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
+        << format_text(at.empty() ? "" : at + ": ") << "out of memory growing table '" << t.name
+        << "'\");\n"
+        << indent << "    " << stop << "\n"
+        << indent << "  }\n";
+    else if (write)
       c << indent << "  if (oi_tab_write(&s->t_" << t.name << ", st, ln, s->v_" << var
         << ") != 0) {\n"
         << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
@@ -547,8 +607,16 @@ class Generator : public KernelEnv {
         << indent << "    " << stop << "\n"
         << indent << "  }\n";
     }
-    c << indent << "  oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u);\n"
-      << indent << "}\n";
+    if (freestanding_)
+      c << indent << "  oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u);\n";
+    else
+      c << indent << "  if (oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u) != 0) {\n"
+        << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
+        << format_text(at.empty() ? "" : at + ": ")
+        << "out of memory keeping the undo record of table '" << t.name << "'\");\n"
+        << indent << "    " << stop << "\n"
+        << indent << "  }\n";
+    c << indent << "}\n";
     return c.str();
   }
 
@@ -1310,6 +1378,7 @@ class Generator : public KernelEnv {
     c << matmul_simd_helpers_c(matmul_device(device()));
     const bool tables =
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
+    c << tables_hosted_type_c();  // the state's oi_mem, with or without tables
     if (tables) c << tables_c(false);
     if (!autodims_.empty()) c << auto_dim_c();
     // Variables: dims and the table fetch and insert use.
@@ -1366,7 +1435,9 @@ class Generator : public KernelEnv {
     for (const auto& o : outputs_) c << "\"" << o << "\", ";
     c << "NULL};\n\n";
     c << "struct " << N << "_state {\n  " << N
-      << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n  int failed;\n";
+      << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n  int failed;\n"
+      << "  oi_mem mem; /* the table budget and the step's undo record */\n";
+    for (const auto& n : undo_vars_) c << "  void* u_" << n << ";\n  int u_has_" << n << ";\n";
     for (const auto& [field, bytes] : tabview_fields_) c << "  void* v_" << field << ";\n";
     for (const auto& [mname, m] : autodims_) c << "  oi_auto a_" << mname << ";\n";
     for (const Value& v : values_) {
@@ -1436,6 +1507,9 @@ class Generator : public KernelEnv {
     for (const auto& [field, bytes] : tabview_fields_)
       c << "  s->v_" << field << " = malloc(" << bytes << "u + 1u);\n  ok = ok && s->v_" << field
         << ";\n";
+    for (const auto& n : undo_vars_)
+      c << "  s->u_" << n << " = malloc(" << value(n).bytes << "u + 1u);\n  ok = ok && s->u_" << n
+        << ";\n";
     for (const auto& [mname, m] : autodims_) {
       const Value& v = value(mname);
       const std::string a = "s->a_" + mname;
@@ -1447,7 +1521,7 @@ class Generator : public KernelEnv {
         c << "  {\n    static const " << c_type(v.dtype)
           << " init_one = " << literal(*v.init, v.dtype, "@init of '" + mname + "'") << ";\n    "
           << a << ".init = (const unsigned char*)&init_one;\n  }\n";
-      c << "  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
+      c << "  " << a << ".mem = &s->mem;\n  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
     }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
@@ -1457,7 +1531,7 @@ class Generator : public KernelEnv {
         c << "};\n    ok = ok && oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size()
           << "u, bound, " << v.bytes << "u, "
           << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
-          << ") == 0;\n  }\n";
+          << ", &s->mem) == 0;\n  }\n";
         continue;
       }
       if (v.storage == "arena")
@@ -1523,12 +1597,16 @@ class Generator : public KernelEnv {
     c << "void " << N << "_destroy(" << N << "_state* s) {\n  if (!s) return;\n";
     for (const Value& v : values_) {
       if (v.ptable)
-        c << "  free(s->t_" << v.name << ".data);\n  free(s->f_" << v.name << ");\n";
+        c << "  free(s->t_" << v.name << ".data);\n  free(s->t_" << v.name
+          << ".flags);\n  free(s->f_" << v.name << ");\n";
       else if (v.storage != "internal" && v.storage != "arena")
         c << "  free(s->v_" << v.name << ");\n";
     }
     for (const auto& [field, bytes] : tabview_fields_) c << "  free(s->v_" << field << ");\n";
-    for (const auto& [mname, m] : autodims_) c << "  free(s->a_" << mname << ".data);\n";
+    for (const auto& [mname, m] : autodims_)
+      c << "  free(s->a_" << mname << ".data);\n  free(s->a_" << mname << ".u_data);\n";
+    for (const auto& n : undo_vars_) c << "  free(s->u_" << n << ");\n";
+    c << "  free(s->mem.log);\n";
     for (const auto& sc : scratch_) c << "  free(s->" << sc.first << ");\n";
     for (const auto& y : yielded_)
       c << "  free(s->snap_" << y << ");\n  free(s->res_" << y << ");\n";
@@ -1542,6 +1620,37 @@ class Generator : public KernelEnv {
     c << "const char* const* " << N << "_outputs(size_t* count) {\n  *count = " << outputs_.size()
       << "u;\n  return outputs;\n}\n\n";
     c << "const char* " << N << "_error(const " << N << "_state* s) { return s->error; }\n\n";
+    c << "void " << N << "_set_max_table_bytes(" << N
+      << "_state* s, uint64_t bytes) { s->mem.limit = bytes; }\n\n";
+    c << "uint64_t " << N << "_table_bytes(const " << N
+      << "_state* s) { return s->mem.total; }\n\n";
+    // The simulator's message (core/src/exec/memory_undo.cpp), word for word.
+    c << "static OI_HELPER int budget_fail(" << N
+      << "_state* s, const char* where, const char* table) {\n"
+         "  return fail(s, "
+      << N
+      << "_ERR_BUDGET,\n"
+         "              \"%stable '%s' cannot grow from %llu to %llu bytes: the tables would "
+         "hold %llu \"\n"
+         "              \"bytes, over the limit of %llu bytes (max_table_bytes)\",\n"
+         "              where, table, (unsigned long long)s->mem.refused_from,\n"
+         "              (unsigned long long)s->mem.refused_to, (unsigned long "
+         "long)s->mem.refused_total,\n"
+         "              (unsigned long long)s->mem.limit);\n}\n\n";
+    // The end of a step: a failed one puts back what the undo record holds.
+    c << "static void end_step(" << N << "_state* s, int undo) {\n";
+    if (tables)
+      c << "  oi_mem_end(&s->mem, undo);\n";
+    else
+      c << "  if (undo) s->mem.total = s->mem.before_total;\n  s->mem.before_total = "
+           "s->mem.total;\n";
+    for (const Value& v : values_)
+      if (v.ptable) c << "  oi_tab_end(&s->t_" << v.name << ", undo);\n";
+    for (const auto& [mname, m] : autodims_) c << "  oi_ad_end(&s->a_" << mname << ", undo);\n";
+    for (const auto& n : undo_vars_)
+      c << "  if (s->u_has_" << n << " && undo) memcpy(s->v_" << n << ", s->u_" << n << ", "
+        << value(n).bytes << "u);\n  s->u_has_" << n << " = 0;\n";
+    c << "}\n\n";
     c << "int " << N << "_insert(" << N
       << "_state* s, const char* name, const void* data, size_t bytes) {\n"
          "  (void)data;\n  (void)bytes;\n";
@@ -1613,6 +1722,8 @@ class Generator : public KernelEnv {
     if (step_body.find("goto done;") != std::string::npos) c << "done:\n";
     for (const Value& v : values_)
       if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
+    // A failed step leaves persistent memory as it was before it (runtime.md "Failed steps").
+    c << "  end_step(s, s->failed != " << N << "_OK);\n";
     c << "  return s->failed;\n}\n";
     c << library_unit();
     return c.str();

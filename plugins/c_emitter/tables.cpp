@@ -232,6 +232,39 @@ typedef struct oi_table {
 
 )C";
 
+// The hosted profile's table adds what the table budget and the undo record of a step need
+// (docs/synth.md "Table budget and failed steps"): a flag byte per cell, the count of written
+// entries (the simulator's entries: what the budget counts) and the state's oi_mem.
+const char* const kTablesHostedTypeC = R"C(#define OI_TAB_RANK 8
+/* The state's table memory: the budget (0: none), what the tables hold now (written entries x
+ * entry bytes, plus @auto_dim matrices), the numbers of a refused growth for the message, and
+ * the undo record of the step: one record per entry the step first overwrote or erased. */
+typedef struct oi_mem {
+  uint64_t limit, total, before_total;
+  uint64_t refused_from, refused_to, refused_total;
+  unsigned char* log;
+  size_t used, cap;
+} oi_mem;
+typedef struct oi_table {
+  unsigned char* data;
+  size_t entry_bytes;
+  const unsigned char* init; /* one entry of the @init value; NULL: zeros */
+  uint32_t rank;
+  int64_t bound[OI_TAB_RANK]; /* @fixed bound, -1 where the index grows */
+  int64_t cap[OI_TAB_RANK];
+  int64_t size[OI_TAB_RANK];
+  unsigned char* flags; /* per cell: OI_TAB_WRITTEN, OI_TAB_NOTED (in this step's record) */
+  uint64_t written;     /* entries written */
+  oi_mem* mem;
+  int noted; /* sizes and count below are this step's starting ones */
+  int64_t u_size[OI_TAB_RANK];
+  uint64_t u_written;
+} oi_table;
+#define OI_TAB_WRITTEN 1u
+#define OI_TAB_NOTED 2u
+
+)C";
+
 const char* const kTablesFillC =
     R"C(static OI_HELPER void oi_tab_fill(const oi_table* t, unsigned char* p, size_t entries) {
   if (!t->init) {
@@ -258,7 +291,8 @@ static OI_HELPER size_t oi_tab_count(const oi_table* t, const int64_t* cap, int*
 
 const char* const kTablesAllocC =
     R"C(/* Grows the capacities to hold index need[k] - 1 along every index (geometric growth of the
- * growable ones); the entries keep their keys. 0, or -1 when the memory cannot be had. */
+ * growable ones); the entries and their flags keep their keys. 0, or -1 when the memory cannot
+ * be had (the table unchanged). */
 static OI_HELPER int oi_tab_reserve(oi_table* t, const int64_t* need) {
   int64_t cap[OI_TAB_RANK];
   int grow = 0;
@@ -279,7 +313,12 @@ static OI_HELPER int oi_tab_reserve(oi_table* t, const int64_t* need) {
   const size_t count = oi_tab_count(t, cap, &ok);
   if (!ok) return -1;
   unsigned char* data = (unsigned char*)malloc(count * t->entry_bytes + 1u);
-  if (!data) return -1;
+  unsigned char* flags = (unsigned char*)calloc(count + 1u, 1u);
+  if (!data || !flags) {
+    free(data);
+    free(flags);
+    return -1;
+  }
   oi_tab_fill(t, data, count);
   const size_t old = t->data ? oi_tab_count(t, t->cap, &ok) : 0;
   for (size_t n = 0; n < old; ++n) {
@@ -291,20 +330,24 @@ static OI_HELPER int oi_tab_reserve(oi_table* t, const int64_t* need) {
       stride *= (size_t)cap[k];
     }
     memcpy(data + to * t->entry_bytes, t->data + n * t->entry_bytes, t->entry_bytes);
+    flags[to] = t->flags[n];
   }
   free(t->data);
+  free(t->flags);
   t->data = data;
+  t->flags = flags;
   for (uint32_t k = 0; k < t->rank; ++k) t->cap[k] = cap[k];
   return 0;
 }
 
 /* A table of `rank` indices; fixed ones are allocated up front. 0, or -1 without memory. */
 static OI_HELPER int oi_tab_create(oi_table* t, uint32_t rank, const int64_t* bound,
-                                   size_t entry_bytes, const unsigned char* init) {
+                                   size_t entry_bytes, const unsigned char* init, oi_mem* mem) {
   memset(t, 0, sizeof *t);
   t->rank = rank;
   t->entry_bytes = entry_bytes;
   t->init = init;
+  t->mem = mem;
   int64_t need[OI_TAB_RANK];
   int fixed = 1;
   for (uint32_t k = 0; k < rank; ++k) {
@@ -392,7 +435,10 @@ static OI_HELPER void oi_tab_read(oi_table* t, const int64_t* st, const int64_t*
   oi_tab_visit(t, st, ln, oi_tab_read_one, out);
 }
 
-static OI_HELPER int oi_tab_write_one(oi_table* t, const int64_t* key, size_t n, void* arg) {
+)C";
+
+const char* const kTablesWriteStaticC =
+    R"C(static OI_HELPER int oi_tab_write_one(oi_table* t, const int64_t* key, size_t n, void* arg) {
   memcpy(oi_tab_at(t, key), (const unsigned char*)arg + n * t->entry_bytes, t->entry_bytes);
   for (uint32_t k = 0; k < t->rank; ++k)
     if (key[k] + 1 > t->size[k]) t->size[k] = key[k] + 1;
@@ -429,7 +475,167 @@ static OI_HELPER void oi_tab_reset(oi_table* t, const int64_t* prefix, uint32_t 
   }
 }
 
-/* The table fetched whole (dsl.md: its entries stacked as `[]` reads them): the @fixed bound
+)C";
+
+// Hosted writes (docs/synth.md "Table budget and failed steps"): the budget is checked before
+// the table grows, and every entry a step first overwrites or erases goes to the undo record.
+const char* const kTablesWriteHostedC =
+    R"C(/* The cell number of `key`, or SIZE_MAX past the capacity. */
+static OI_HELPER size_t oi_tab_cell(const oi_table* t, const int64_t* key) {
+  size_t at = 0;
+  for (uint32_t k = 0; k < t->rank; ++k) {
+    if (!t->data || key[k] >= t->cap[k]) return SIZE_MAX;
+    at = at * (size_t)t->cap[k] + (size_t)key[k];
+  }
+  return at;
+}
+
+/* The step's first change of the table: its sizes and count are kept for a failed step. */
+static OI_HELPER void oi_tab_note_sizes(oi_table* t) {
+  if (t->noted) return;
+  t->noted = 1;
+  memcpy(t->u_size, t->size, sizeof t->size);
+  t->u_written = t->written;
+}
+
+/* Before the step first changes the entry at cell `c` (key `key`): a record of the table, the
+ * key, whether it was written and its bytes then. -1 without memory. */
+static OI_HELPER int oi_tab_note(oi_table* t, const int64_t* key, size_t c) {
+  oi_tab_note_sizes(t);
+  if (c == SIZE_MAX || (t->flags[c] & OI_TAB_NOTED)) return 0;
+  oi_mem* m = t->mem;
+  const int was = (t->flags[c] & OI_TAB_WRITTEN) != 0;
+  const size_t need = sizeof(oi_table*) + 1u + t->rank * sizeof(int64_t) + (was ? t->entry_bytes : 0);
+  if (m->used + need > m->cap) {
+    size_t cap = m->cap < 4096 ? 4096 : m->cap;
+    while (cap < m->used + need) cap *= 2;
+    unsigned char* grown = (unsigned char*)realloc(m->log, cap);
+    if (!grown) return -1;
+    m->log = grown;
+    m->cap = cap;
+  }
+  unsigned char* p = m->log + m->used;
+  memcpy(p, &t, sizeof t);
+  p[sizeof t] = (unsigned char)was;
+  memcpy(p + sizeof t + 1u, key, t->rank * sizeof(int64_t));
+  if (was) memcpy(p + sizeof t + 1u + t->rank * sizeof(int64_t), t->data + c * t->entry_bytes, t->entry_bytes);
+  m->used += need;
+  t->flags[c] |= OI_TAB_NOTED;
+  return 0;
+}
+
+/* The entries a span adds to the table (cells never written, past the capacity too). */
+static OI_HELPER int oi_tab_fresh_one(oi_table* t, const int64_t* key, size_t n, void* arg) {
+  (void)n;
+  const size_t c = oi_tab_cell(t, key);
+  if (c == SIZE_MAX || !(t->flags[c] & OI_TAB_WRITTEN)) ++*(uint64_t*)arg;
+  return 0;
+}
+
+static OI_HELPER int oi_tab_write_one(oi_table* t, const int64_t* key, size_t n, void* arg) {
+  const size_t c = oi_tab_cell(t, key);
+  if (oi_tab_note(t, key, c) != 0) return -1;
+  if (!(t->flags[c] & OI_TAB_WRITTEN)) {
+    t->flags[c] |= OI_TAB_WRITTEN;
+    ++t->written;
+    t->mem->total += t->entry_bytes;
+  }
+  memcpy(t->data + c * t->entry_bytes, (const unsigned char*)arg + n * t->entry_bytes, t->entry_bytes);
+  for (uint32_t k = 0; k < t->rank; ++k)
+    if (key[k] + 1 > t->size[k]) t->size[k] = key[k] + 1;
+  return 0;
+}
+/* Stores the stacked entries of `in` into the span, growing the table: 0; -1 without memory;
+ * -2 when the entries it adds would take the tables past the budget (checked before anything
+ * is allocated or written; the numbers for the message are in t->mem). */
+static OI_HELPER int oi_tab_write(oi_table* t, const int64_t* st, const int64_t* ln, const void* in) {
+  int64_t need[OI_TAB_RANK];
+  for (uint32_t k = 0; k < t->rank; ++k) {
+    if (ln[k] == 0) return 0;
+    need[k] = st[k] + ln[k];
+  }
+  oi_mem* m = t->mem;
+  if (m->limit) {
+    uint64_t fresh = 0;
+    oi_tab_visit(t, st, ln, oi_tab_fresh_one, &fresh);
+    const uint64_t added = fresh * t->entry_bytes;
+    if (added && m->total + added > m->limit) {
+      m->refused_from = t->written * t->entry_bytes;
+      m->refused_to = m->refused_from + added;
+      m->refused_total = m->total + added;
+      return -2;
+    }
+  }
+  if (oi_tab_reserve(t, need) != 0) return -1;
+  return oi_tab_visit(t, st, ln, oi_tab_write_one, (void*)(uintptr_t)in);
+}
+
+/* cache.reset: the entries whose first `n` indices are `prefix` read as unwritten again; with
+ * n = 0 the whole table is emptied (size 0). -1 when the undo record cannot grow. */
+static OI_HELPER int oi_tab_reset(oi_table* t, const int64_t* prefix, uint32_t n) {
+  oi_tab_note_sizes(t);
+  if (t->data) {
+    int ok = 1;
+    const size_t count = oi_tab_count(t, t->cap, &ok);
+    int64_t key[OI_TAB_RANK];
+    for (size_t e = 0; e < count; ++e) {
+      size_t rest = e;
+      int under = 1;
+      for (uint32_t k = t->rank; k-- > 0;) {
+        key[k] = (int64_t)(rest % (size_t)t->cap[k]);
+        rest /= (size_t)t->cap[k];
+        if (k < n && key[k] != prefix[k]) under = 0;
+      }
+      if (!under || !(t->flags[e] & OI_TAB_WRITTEN)) continue;
+      if (oi_tab_note(t, key, e) != 0) return -1;
+      t->flags[e] &= (unsigned char)~OI_TAB_WRITTEN;
+      --t->written;
+      t->mem->total -= t->entry_bytes;
+      oi_tab_fill(t, t->data + e * t->entry_bytes, 1);
+    }
+  }
+  if (n == 0)
+    for (uint32_t k = 0; k < t->rank; ++k) t->size[k] = 0;
+  return 0;
+}
+
+/* The end of a step: a failed one puts back every entry of the record and the tables' sizes
+ * and counts (undo = 1), a completed one drops the record. */
+static OI_HELPER void oi_mem_end(oi_mem* m, int undo) {
+  for (size_t at = 0; at < m->used;) {
+    oi_table* t;
+    memcpy(&t, m->log + at, sizeof t);
+    const int was = m->log[at + sizeof t];
+    int64_t key[OI_TAB_RANK];
+    memcpy(key, m->log + at + sizeof t + 1u, t->rank * sizeof(int64_t));
+    const unsigned char* old = m->log + at + sizeof t + 1u + t->rank * sizeof(int64_t);
+    const size_t c = oi_tab_cell(t, key);
+    t->flags[c] &= (unsigned char)~OI_TAB_NOTED;
+    if (undo && was) {
+      memcpy(t->data + c * t->entry_bytes, old, t->entry_bytes);
+      t->flags[c] |= OI_TAB_WRITTEN;
+    } else if (undo) {
+      oi_tab_fill(t, t->data + c * t->entry_bytes, 1);
+      t->flags[c] &= (unsigned char)~OI_TAB_WRITTEN;
+    }
+    at += sizeof t + 1u + t->rank * sizeof(int64_t) + (was ? t->entry_bytes : 0);
+  }
+  m->used = 0;
+  if (undo) m->total = m->before_total;
+  m->before_total = m->total;
+}
+static OI_HELPER void oi_tab_end(oi_table* t, int undo) {
+  if (t->noted && undo) {
+    memcpy(t->size, t->u_size, sizeof t->size);
+    t->written = t->u_written;
+  }
+  t->noted = 0;
+}
+
+)C";
+
+const char* const kTablesDimsC =
+    R"C(/* The table fetched whole (dsl.md: its entries stacked as `[]` reads them): the @fixed bound
  * or the size along each index. */
 static OI_HELPER void oi_tab_dims(const oi_table* t, int64_t* ln) {
   for (uint32_t k = 0; k < t->rank; ++k) ln[k] = t->bound[k] >= 0 ? t->bound[k] : t->size[k];
@@ -440,8 +646,14 @@ static OI_HELPER void oi_tab_dims(const oi_table* t, int64_t* ln) {
 
 std::string tables_c(bool freestanding) {
   if (freestanding)
-    return std::string(kTablesComment) + kTablesFillC + kTablesStaticC + kTablesAccessC;
-  return std::string(kTablesComment) + kTablesTypeC + kTablesFillC + kTablesAllocC + kTablesAccessC;
+    return std::string(kTablesComment) + kTablesFillC + kTablesStaticC + kTablesAccessC +
+           kTablesWriteStaticC + kTablesDimsC;
+  return std::string(kTablesComment) + kTablesFillC + kTablesAllocC + kTablesAccessC +
+         kTablesWriteHostedC + kTablesDimsC;
+}
+
+std::string tables_hosted_type_c() {
+  return kTablesHostedTypeC;
 }
 
 std::string tables_type_c() {

@@ -62,9 +62,13 @@ std::optional<std::vector<uint64_t>> static_lead(
     const std::function<std::optional<int64_t>(const std::string&)>& constant);
 
 // The run-time support: oi_table and its functions (static, OI_HELPER). Hosted, tables grow
-// with malloc; freestanding, every index is @fixed and a table lives in an array of the state
-// (oi_tab_create takes it), and the oi_table type comes from the header (tables_type_c).
+// with malloc, under the budget of the state's oi_mem, noting what a step changes; freestanding,
+// every index is @fixed and a table lives in an array of the state (oi_tab_create takes it), and
+// the oi_table type comes from the header (tables_type_c).
 std::string tables_c(bool freestanding);
 std::string tables_type_c();
+// The hosted profile's oi_mem (the table budget and the undo record of a step, written into
+// every hosted NAME.c) and its oi_table, which keeps per-entry flags and counts for them.
+std::string tables_hosted_type_c();
 
 }  // namespace oi::c_emitter

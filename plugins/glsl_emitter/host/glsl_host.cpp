@@ -67,6 +67,11 @@ struct Value {
   uint64_t size = 0;  // along the growing index: the highest index written + 1 (dsl.md)
   int growing = -1;
   std::vector<bool> available;  // constant tables: the model has the entry as declared
+  // Persistent tables: the entries written (by entry number), what the table budget counts
+  // (runtime.md "Table budget": written entries x entry bytes), and the step's start.
+  std::vector<bool> written;
+  uint64_t written_count = 0, step_size = 0, step_written = 0;
+  int shadow = -1;  // plain persistent values: the buffer a step's start copies it into
   bool table() const { return !indices.empty(); }
   uint64_t fixed_entries() const {
     uint64_t n = 1;
@@ -115,6 +120,8 @@ struct Options {
   std::string save;
   bool quiet = false;
   uint64_t bench = 0;
+  uint64_t max_table_bytes = 0;  // the table budget (0: no limit)
+  bool keep_going = false;       // a failed step prints its error and the next step runs
 };
 
 uint32_t elem_bytes(const std::string& dtype) {
@@ -273,9 +280,20 @@ class Runner {
         input_error("'" + f + "' is a temporary: generated code fetches declared variables " +
                     "and returned values only");
     }
+    int failed = 0;
     for (uint64_t step = 0; step < opt_.steps; ++step) {
-      run_step(step);
-      check_status(step);
+      try {
+        begin_step();
+        run_step(step);
+        check_status(step);
+        end_step(false);
+      } catch (const Failure& f) {
+        if (f.code != 1) throw;
+        end_step(true);  // runtime.md "Failed steps": persistent memory as before the step
+        if (!opt_.keep_going) throw;
+        std::cerr << "error: " << f.what() << "\n";
+        failed = 1;
+      }
       for (const std::string& f : fetch) {
         Value& v = mutable_value(f);
         std::vector<uint64_t> shape = v.shape;
@@ -292,7 +310,7 @@ class Runner {
     }
     if (!opt_.save.empty()) oinf_io::write(opt_.save, saved);
     if (opt_.bench > 0) bench();
-    return 0;
+    return failed;
   }
 
  private:
@@ -549,6 +567,10 @@ class Runner {
         device_error("value '" + v.name + "' is larger than the device's maxStorageBufferRange");
       v.buffer = static_cast<int>(buffers_.size());
       buffers_.push_back(make_buffer(v.bytes, usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
+      if (v.storage == "persistent" && v.bytes > 0) {  // a failed step puts it back
+        v.shadow = static_cast<int>(buffers_.size());
+        buffers_.push_back(make_buffer(v.bytes, usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
+      }
       staging += (v.bytes + 15) / 16 * 16;
     }
     for (const Buffer& b : buffers_)
@@ -655,13 +677,9 @@ class Runner {
     return bound(json::value(t), indices);
   }
 
-  // The entry number (before the stride) of table `v` at `idx`; grows a growing table to
-  // hold it. `where` names the use for the messages.
-  uint64_t entry_number(Value& v, const std::vector<int64_t>& idx, const std::string& where,
-                        bool write = false) {
-    std::string text = v.name + "[";
-    for (size_t i = 0; i < idx.size(); ++i) text += (i ? ", " : "") + std::to_string(idx[i]);
-    text += "]";
+  // The simulator's checks of an index against 0 and the @fixed bounds.
+  static void check_index(const Value& v, const std::vector<int64_t>& idx,
+                          const std::string& where) {
     for (size_t i = 0; i < idx.size(); ++i) {
       if (idx[i] < 0 || (v.bound[i] && static_cast<uint64_t>(idx[i]) >= v.bound[i]))
         input_error(where + ": table '" + v.name + "': index " + v.indices[i] + " = " +
@@ -669,6 +687,147 @@ class Runner {
                     (idx[i] < 0 ? " is negative"
                                 : " exceeds its @fixed bound " + v.indices[i] + "=" +
                                       std::to_string(v.bound[i])));
+    }
+  }
+
+  // The entry number of a checked index (the growing index outermost: growing keeps them).
+  static uint64_t entry_of(const Value& v, const std::vector<int64_t>& idx) {
+    uint64_t e = 0;
+    for (size_t i = 0; i < idx.size(); ++i)
+      if (static_cast<int>(i) != v.growing) e = e * v.bound[i] + static_cast<uint64_t>(idx[i]);
+    if (v.growing >= 0)
+      e += static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) * v.fixed_entries();
+    return e;
+  }
+
+  static bool is_written(const Value& v, uint64_t e) {
+    return e < v.written.size() && v.written[e];
+  }
+
+  // ---- the table budget and failed steps (runtime.md "Table budget", "Failed steps") ----
+  // A write adding `fresh` entries to `v` that would take the tables past the budget fails
+  // before anything grows, with the simulator's message.
+  void check_budget(const Value& v, uint64_t fresh, const std::string& where) const {
+    const uint64_t added = fresh * v.bytes;
+    if (opt_.max_table_bytes == 0 || added == 0 || table_total_ + added <= opt_.max_table_bytes)
+      return;
+    const uint64_t from = v.written_count * v.bytes;
+    input_error(where + ": table '" + v.name + "' cannot grow from " + std::to_string(from) +
+                " to " + std::to_string(from + added) + " bytes: the tables would hold " +
+                std::to_string(table_total_ + added) + " bytes, over the limit of " +
+                std::to_string(opt_.max_table_bytes) + " bytes (max_table_bytes)");
+  }
+
+  // Before the step first writes or erases entry e: a device copy of its bytes when it was
+  // written (an unwritten one goes back to @init, else zeros). Copies of plain persistent
+  // values are made at the step's start (begin_step).
+  struct Undo {
+    size_t value;
+    uint64_t entry;
+    bool was_written;
+    size_t chunk;
+    uint64_t offset;
+  };
+  void note_entry(Value& v, uint64_t e) {
+    if (v.storage != "persistent" || noted_.count({index_.at(v.name), e})) return;
+    noted_.insert({index_.at(v.name), e});
+    Undo u{index_.at(v.name), e, is_written(v, e), 0, 0};
+    if (u.was_written) {
+      if (undo_chunks_.empty() || undo_used_ + v.bytes > undo_chunks_[undo_chunk_].size) {
+        if (!undo_chunks_.empty()) ++undo_chunk_;
+        undo_used_ = 0;
+        if (undo_chunk_ >= undo_chunks_.size()) {
+          const uint64_t size = std::max<uint64_t>(
+              v.bytes, undo_chunks_.empty() ? 65536 : 2 * undo_chunks_.back().size);
+          undo_chunks_.push_back(make_buffer(
+              size, vk::BufferUsageFlagBits::eTransferSrc | vk::BufferUsageFlagBits::eTransferDst,
+              vk::MemoryPropertyFlagBits::eDeviceLocal));
+        }
+      }
+      u.chunk = undo_chunk_;
+      u.offset = undo_used_;
+      barrier();  // the entry as the work before left it
+      cmd_->copyBuffer(buffer_of(v), *undo_chunks_[u.chunk].buffer,
+                       vk::BufferCopy(e * v.stride, u.offset, v.bytes));
+      barrier();  // before the step's write
+      undo_used_ += (v.bytes + 15) / 16 * 16;
+    }
+    undo_.push_back(u);
+  }
+
+  void mark_written(Value& v, uint64_t e, bool written) {
+    if (v.storage != "persistent") return;
+    if (e >= v.written.size()) v.written.resize(std::max<uint64_t>(e + 1, v.entry_count()));
+    if (v.written[e] == written) return;
+    v.written[e] = written;
+    if (written) {
+      ++v.written_count;
+      table_total_ += v.bytes;
+    } else {
+      --v.written_count;
+      table_total_ -= v.bytes;
+    }
+  }
+
+  // A step's start: the sizes and counts of the tables, copies of the plain persistent values.
+  void begin_step() {
+    step_total_ = table_total_;
+    barrier();
+    for (Value& v : values_) {
+      v.step_size = v.size;
+      v.step_written = v.written_count;
+      if (v.shadow >= 0)
+        cmd_->copyBuffer(buffer_of(v), *buffers_[static_cast<size_t>(v.shadow)].buffer,
+                         vk::BufferCopy(0, 0, v.bytes));
+    }
+    barrier();
+  }
+
+  // A step's end: a failed one puts back the entries, sizes and plain persistent values it
+  // changed (and clears a shader's error status); either way the record is dropped.
+  void end_step(bool failed) {
+    if (failed) {
+      barrier();
+      for (const Undo& u : undo_) {
+        Value& v = values_[u.value];
+        if (u.was_written)
+          cmd_->copyBuffer(*undo_chunks_[u.chunk].buffer, buffer_of(v),
+                           vk::BufferCopy(u.offset, u.entry * v.stride, v.bytes));
+        else
+          reset_entry(v, u.entry * v.stride);
+        if (u.entry < v.written.size()) v.written[u.entry] = u.was_written;
+      }
+      for (Value& v : values_) {
+        v.size = v.step_size;
+        v.written_count = v.step_written;
+        if (v.shadow >= 0)
+          cmd_->copyBuffer(*buffers_[static_cast<size_t>(v.shadow)].buffer, buffer_of(v),
+                           vk::BufferCopy(0, 0, v.bytes));
+      }
+      if (!errors_.empty()) zero(value("@status"));
+      table_total_ = step_total_;
+      barrier();
+      submit_and_wait();
+    }
+    undo_.clear();
+    noted_.clear();
+    undo_chunk_ = 0;
+    undo_used_ = 0;
+  }
+
+  // The entry number (before the stride) of table `v` at `idx`; grows a growing table to
+  // hold it. `where` names the use for the messages. A write is checked against the table
+  // budget, noted for a failed step and counted.
+  uint64_t entry_number(Value& v, const std::vector<int64_t>& idx, const std::string& where,
+                        bool write = false) {
+    std::string text = v.name + "[";
+    for (size_t i = 0; i < idx.size(); ++i) text += (i ? ", " : "") + std::to_string(idx[i]);
+    text += "]";
+    check_index(v, idx, where);
+    if (write && v.storage == "persistent") {
+      const uint64_t e = entry_of(v, idx);
+      check_budget(v, is_written(v, e) ? 0 : 1, where);
+      note_entry(v, e);
     }
     if (v.growing >= 0) {
       const auto g = static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]);
@@ -681,11 +840,8 @@ class Runner {
       }
       if (write) v.size = std::max(v.size, g + 1);
     }
-    uint64_t e = 0;
-    for (size_t i = 0; i < idx.size(); ++i)
-      if (static_cast<int>(i) != v.growing) e = e * v.bound[i] + static_cast<uint64_t>(idx[i]);
-    if (v.growing >= 0)
-      e += static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) * v.fixed_entries();
+    const uint64_t e = entry_of(v, idx);
+    if (write) mark_written(v, e, true);
     if (v.storage == "constant" && !v.available.at(e))
       input_error(where + ": table entry '" + text + "' is unavailable (model tensor '" +
                   entry_tensor(v, e) + "' is missing or not " + v.dtype + shape_text(v.shape) +
@@ -770,6 +926,22 @@ class Runner {
     for (size_t i = 0; i < ranges.size(); ++i) idx[i] = ranges[i].first;
     if (std::any_of(ranges.begin(), ranges.end(), [](auto& r) { return r.second <= r.first; }))
       return out;
+    if (use == Use::kWrite && v.storage == "persistent") {
+      // As the simulator: the whole access's new entries against the budget, before any grows.
+      uint64_t fresh = 0;
+      std::vector<int64_t> at = idx;
+      while (true) {
+        check_index(v, at, where);
+        fresh += is_written(v, entry_of(v, at)) ? 0 : 1;
+        size_t d = ranges.size();
+        while (d > 0 && ++at[d - 1] == ranges[d - 1].second) {
+          at[d - 1] = ranges[d - 1].first;
+          --d;
+        }
+        if (d == 0) break;
+      }
+      check_budget(v, fresh, where);
+    }
     while (true) {
       const bool past = use != Use::kWrite && v.growing >= 0 &&
                         static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) >= v.capacity;
@@ -1118,9 +1290,18 @@ class Runner {
                regions(v, entry, indices,
                        s.as_object().contains("at") ? std::string(s.at("at").as_string())
                                                     : "cache.reset of '" + v.name + "'",
-                       Use::kReset))
+                       Use::kReset)) {
+            const uint64_t e = static_cast<uint64_t>(off) / v.stride;
+            note_entry(v, e);  // the erased entry goes to the undo record
+            mark_written(v, e, false);
             reset_entry(v, static_cast<uint64_t>(off));
+          }
         } else if (v.table()) {
+          for (uint64_t e = 0; e < v.written.size(); ++e)
+            if (v.written[e]) {
+              note_entry(v, e);
+              mark_written(v, e, false);
+            }
           reset_table(v);
           v.size = 0;  // dsl.md: a whole-table reset empties it
         } else if (v.init) {
@@ -1251,6 +1432,14 @@ class Runner {
   Buffer staging_;
   uint8_t* staging_map_ = nullptr;
   uint64_t staging_used_ = 0;
+  // The table budget's count and the step's undo record (device copies of overwritten
+  // entries in chunks that only grow, reused from the first at every step).
+  uint64_t table_total_ = 0, step_total_ = 0;
+  std::vector<Undo> undo_;
+  std::set<std::pair<size_t, uint64_t>> noted_;
+  std::vector<Buffer> undo_chunks_;
+  size_t undo_chunk_ = 0;
+  uint64_t undo_used_ = 0;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -1289,11 +1478,19 @@ Options parse_options(int argc, char** argv) {
       o.quiet = true;
     else if (a == "--bench")
       o.bench = std::stoull(need(i));
+    else if (a == "--max-table-bytes") {
+      const std::string n = need(i);
+      if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 19)
+        usage_error("--max-table-bytes takes a number of bytes, 0 or more (got '" + n + "')");
+      o.max_table_bytes = std::stoull(n);
+    } else if (a == "--keep-going")
+      o.keep_going = true;
     else if (a == "--help" || a == "-h") {
       std::cout
           << "Usage: " << argv[0]
           << " [--manifest DIR] [--model M.oinf] [--steps N] [--input NAME=FILE[:TENSOR]]...\n"
-             "       [--fetch NAME]... [--save OUT.oinf] [--quiet] [--bench N]\n";
+             "       [--fetch NAME]... [--save OUT.oinf] [--max-table-bytes N] [--keep-going]\n"
+             "       [--quiet] [--bench N]\n";
       std::exit(0);
     } else
       usage_error("unknown option '" + a + "' (see --help)");
