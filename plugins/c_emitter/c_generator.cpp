@@ -48,6 +48,7 @@ class Generator : public KernelEnv {
     if (!o.contains("format") || o.at("format") != "openinfer-synth-plan" ||
         o.at("version").as_int64() != 1)
       throw std::runtime_error("not an openinfer-synth-plan version 1 document");
+    if (o.contains("model") && o.at("model").is_string()) model_origin_ = str(o.at("model"));
     read_profile();
     read_values();
     auto& blocks = root_.at("blocks").as_array();
@@ -194,7 +195,7 @@ class Generator : public KernelEnv {
            << indent << "}\n";
     } else if (kind == "cache.read" && is_table_access(str(st.at("from")))) {
       body << table_access(str(st.at("from")), whole(st, "to").name, false, at_of(st, "from_at"),
-                           indent, entry);
+                           indent, entry, at_of(st, "to_at"));
     } else if (kind == "cache.write" && is_table_access(str(st.at("to")))) {
       body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
                            indent, entry);
@@ -356,6 +357,7 @@ class Generator : public KernelEnv {
   // ---- settings that name a size variable or a constant scalar (dsl.md) ----
 
   const WeightLookup* model_ = nullptr;       // the model at synthesis (--model), if any
+  std::string model_origin_;                  // its path, as the plan names it
   std::map<std::string, std::string> baked_;  // constant -> the bytes its settings were given
 
   // Replaces each setting {"name": N} of the kernels' ops by N's value, by dsl.md's precedence:
@@ -536,7 +538,8 @@ class Generator : public KernelEnv {
   // Reads the access `text` of a table into variable `var` (or stores `var` there), with the
   // simulator's checks; a failure ends the step.
   std::string table_access(const std::string& text, const std::string& var, bool write,
-                           const std::string& at, const std::string& indent, bool entry) {
+                           const std::string& at, const std::string& indent, bool entry,
+                           const std::string& other_at = "") {
     const AccessText a = parse_access(text);
     const Value& t = value(a.name);
     const Value& other = value(var);
@@ -545,14 +548,20 @@ class Generator : public KernelEnv {
       throw std::runtime_error("'" + var + "' (" + other.dtype +
                                ") does not hold entries of table '" + t.name + "' (" + t.dtype +
                                ")");
-    const std::vector<uint64_t> lead(
-        other.shape.begin(), other.shape.end() - static_cast<std::ptrdiff_t>(t.shape.size()));
+    LeadCheck lead;
+    lead.lead.assign(other.shape.begin(),
+                     other.shape.end() - static_cast<std::ptrdiff_t>(t.shape.size()));
+    lead.entry = t.shape;
+    lead.dtype = t.dtype;
+    lead.other = var;
+    lead.other_at = other_at.empty() ? "" : other_at + ": ";
+    lead.write = write;
     const std::string stop = entry ? "goto done;" : "return;";
     std::ostringstream c;
     c << indent << "{ /* " << (write ? "store into " : "read ") << text << " */\n"
       << span_code(
              table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_, stop,
-             indent + "  ", &lead, var);
+             indent + "  ", &lead);
     if (write && !freestanding_)
       c << indent << "  const int rc = oi_tab_write(&s->t_" << t.name << ", st, ln, s->v_" << var
         << ");\n"
@@ -744,11 +753,11 @@ class Generator : public KernelEnv {
         << v.name << "\", \"" << entry_name(v, e) << "\", " << dtype_tag(v.dtype) << "u, "
         << v.shape.size() << "u, dims_" << v.name << ", " << entry_bytes
         << "u, &from, &found);\n    if (rc == " << N << "_ERR_MODEL) {\n      rc = " << N
-        << "_OK;  /* another dtype or shape: an error only where it is used */\n      found = 0;\n"
-        << "    }\n    if (rc != " << N
+        << "_OK;  /* another dtype or shape: an error only where it is used */\n"
+        << "      found = 2;\n    }\n    if (rc != " << N
         << "_OK) {\n      snprintf(err, err_size, \"%s: %s\", model_path, s->error);\n      " << N
         << "_destroy(s);\n      return rc;\n    }\n    s->avail_" << v.name << "[" << e
-        << "] = (unsigned char)(found != 0);\n    if (from) memcpy((unsigned char*)s->v_" << v.name
+        << "] = (unsigned char)found;\n    if (from) memcpy((unsigned char*)s->v_" << v.name
         << " + " << e * entry_bytes << "u, from, " << entry_bytes << "u);\n  }\n";
     return c.str();
   }
@@ -787,7 +796,8 @@ class Generator : public KernelEnv {
       const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
                           t->bytes.size() == entry_bytes;
       bytes += usable ? t->bytes : std::string(entry_bytes, '\0');
-      avail += std::string(avail.empty() ? "" : ", ") + (usable ? "1" : "0");
+      // 1 usable, 0 absent, 2 held with another dtype or shape (as the loader marks them)
+      avail += std::string(avail.empty() ? "" : ", ") + (usable ? "1" : t ? "2" : "0");
     }
     if (bytes.size() != v.bytes)
       throw std::runtime_error("'" + v.name + "': the entries do not fill the table");
@@ -1133,6 +1143,60 @@ class Generator : public KernelEnv {
     return out;
   }
 
+  // The simulator's message (core/src/exec/memory.cpp) for entry `at` of prefix table `table`
+  // that is negative or that the model lacks, at the op input's position; one the model holds
+  // with another dtype or shape (avail 2) keeps a message of our own.
+  std::string missing_entry_c(const json::object& k, const std::string& text, const Value& table,
+                              const std::string& at, const std::string& line) const {
+    std::string where;
+    for (const auto& op : k.at("ops").as_array()) {
+      const auto& ins = op.at("inputs").as_array();
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (str(ins[i]) == text && op.as_object().contains("inputs_at"))
+          where = str(op.at("inputs_at").at(i));
+    }
+    const size_t slash = where.find_last_of('/');
+    if (emit_profile().freestanding && slash != std::string::npos) where = where.substr(slash + 1);
+    if (!where.empty()) where += ": ";
+    std::string generic =
+        "    s->failed = fail(s, " + name_ + "_ERR_RUN, \"'" + text + "' (line " + line +
+        "): entry %lld of '" + table.name + "' is not among its " + std::to_string(table.entries) +
+        " entries of the declared dtype and shape in the model\", (long long)" + at + ");\n";
+    if (table.indices.size() != 1) return generic;
+    // The tensor name: the pattern (or NAME.{i}) with %lld for the index.
+    std::string tensor =
+        table.pattern.empty() ? table.link + ".{" + table.indices[0] + "}" : table.pattern;
+    std::string pattern, piece;  // format text: the pieces escaped, %lld where the index goes
+    size_t uses = 0;
+    const std::string key = "{" + table.indices[0] + "}";
+    for (size_t p = 0; p < tensor.size(); ++p) {
+      if (tensor.compare(p, key.size(), key) == 0) {
+        pattern += format_text(piece) + "%lld";
+        piece.clear();
+        ++uses;
+        p += key.size() - 1;
+      } else {
+        piece += tensor[p];
+      }
+    }
+    pattern += format_text(piece);
+    std::string args;
+    for (size_t u = 0; u < uses; ++u) args += ", (long long)" + at;
+    // The freestanding state keeps no path: the weights are those of the plan's model.
+    const std::string origin = emit_profile().freestanding
+                                   ? "\"" + format_text(model_origin_) + "\""
+                                   : std::string("s->origin");
+    const std::string w = format_text(where);
+    return "    if (" + at + " < 0)\n      s->failed = fail(s, " + name_ + "_ERR_RUN, \"" + w +
+           "prefix table '" + table.name + "': index " + table.indices[0] +
+           " = %lld is negative\", (long long)" + at + ");\n    else if (" + at +
+           " >= " + std::to_string(table.entries) + " || s->avail_" + table.name + "[" + at +
+           "] == 0)\n      s->failed = fail(s, " + name_ + "_ERR_RUN, \"" + w +
+           "prefix table entry " + table.name + "[%lld] is model tensor '" + pattern +
+           "', which model '%s' lacks\", (long long)" + at + args + ", " + origin +
+           ");\n    else\n  " + generic;
+  }
+
   // p_W__b = entry b of table W; an index out of the table's entries stops the step.
   void declare_views(const json::object& k, std::ostringstream& c) {
     const std::string line = json::serialize(k.at("ops").at(0).at("line"));
@@ -1145,11 +1209,9 @@ class Generator : public KernelEnv {
       // An entry the model lacks (or holds with another dtype or shape) fails when used, as in
       // the simulator, which reads entries on use.
       fallible_.insert(kernel_id_);
-      c << "  if (" << at << " < 0 || " << at << " >= " << table.entries << " || !s->avail_"
-        << table.name << "[" << at << "]) {\n    s->failed = fail(s, " << name_ << "_ERR_RUN, \"'"
-        << text << "' (line " << line << "): entry %lld of '" << table.name << "' is not among its "
-        << table.entries << " entries of the declared dtype and shape in the model\", (long long)"
-        << at << ");\n    return;\n  }\n";
+      c << "  if (" << at << " < 0 || " << at << " >= " << table.entries << " || s->avail_"
+        << table.name << "[" << at << "] != 1) {\n"
+        << missing_entry_c(k, text, table, at, line) << "    return;\n  }\n";
       c << "  const " << T << "* restrict p_" << view.name << " = p_" << table.name << " + (size_t)"
         << (literal ? view.index + "u" : "i_" + view.index) << " * " << table.numel()
         << "u;\n  (void)p_" << view.name << ";\n";
@@ -1417,7 +1479,19 @@ class Generator : public KernelEnv {
     declared.erase(
         std::remove_if(declared.begin(), declared.end(), [](const Value* v) { return v->table; }),
         declared.end());
+    // @auto_dim matrices are fetched as they are now: their declared dims, grown by the counts.
+    for (const auto& [mname, m] : autodims_) {
+      const Value& v = value(mname);
+      c << "static const uint64_t dims_" << mname << "[] = {";
+      for (size_t i = 0; i < v.shape.size(); ++i) c << (i ? ", " : "") << v.shape[i] << "u";
+      c << (v.shape.empty() ? "0" : "") << "};\n";
+    }
     c << "static const " << N << "_var_info vars[] = {\n";
+    for (const auto& [mname, m] : autodims_) {
+      const Value& v = value(mname);
+      c << "  {\"" << mname << "\", " << dtype_tag(v.dtype) << "u, " << v.shape.size() << "u, dims_"
+        << mname << ", " << v.bytes << "u},\n";
+    }
     for (const Value* v : declared) {
       if (v->ptable) {
         uint64_t entries = 1;
@@ -1435,7 +1509,8 @@ class Generator : public KernelEnv {
     for (const auto& o : outputs_) c << "\"" << o << "\", ";
     c << "NULL};\n\n";
     c << "struct " << N << "_state {\n  " << N
-      << "_oinf model;\n  unsigned char* arena;\n  char error[512];\n  int failed;\n"
+      << "_oinf model;\n  char origin[256]; /* the model's path, as messages name it */\n"
+      << "  unsigned char* arena;\n  char error[512];\n  int failed;\n"
       << "  oi_mem mem; /* the table budget and the step's undo record */\n";
     for (const auto& n : undo_vars_) c << "  void* u_" << n << ";\n  int u_has_" << n << ";\n";
     for (const auto& [field, bytes] : tabview_fields_) c << "  void* v_" << field << ";\n";
@@ -1499,6 +1574,8 @@ class Generator : public KernelEnv {
       << N << "_ERR_IO;\n  }\n  " << N << "_state* s = (" << N << "_state*)calloc(1, sizeof *s);\n"
       << "  if (!s) {\n    snprintf(err, err_size, \"out of memory\");\n    return " << N
       << "_ERR_MEMORY;\n  }\n"
+      << "  snprintf(s->origin, sizeof s->origin, \"%s\", "
+      << (embed_ ? "\"" + format_text(model_origin_) + "\"" : std::string("model_path")) << ");\n"
       << (embed_ ? "  int rc = " + N + "_OK;\n  (void)rc;\n  (void)model_path;\n"
                  : "  int rc = " + N + "_oinf_read(model_path, &s->model, err, err_size);\n" +
                        "  if (rc != " + N + "_OK) {\n    free(s);\n    return rc;\n  }\n")
@@ -1685,6 +1762,10 @@ class Generator : public KernelEnv {
       c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    *data = s->v_" << v->name
         << ";\n    *bytes = " << v->bytes << "u;\n    return " << N << "_OK;\n  }\n";
     }
+    for (const auto& [mname, m] : autodims_)
+      c << "  if (strcmp(name, \"" << mname << "\") == 0) {\n    *data = s->a_" << mname
+        << ".data;\n    *bytes = oi_ad_cells(&s->a_" << mname << ", s->a_" << mname
+        << ".cnt) * s->a_" << mname << ".esize;\n    return " << N << "_OK;\n  }\n";
     c << "  snprintf(((" << N
       << "_state*)s)->error, sizeof s->error, \"fetch '%s': no declared variable of that name\", "
          "name);\n"
@@ -1704,6 +1785,11 @@ class Generator : public KernelEnv {
           << v->bounds.size() << "] = {0};\n    oi_tab_dims(&s->t_" << v->name
           << ", ln);\n    for (uint32_t k = 0; k < " << v->bounds.size()
           << "u; ++k) dims[k] = (uint64_t)ln[k];\n  }\n";
+    for (const auto& [mname, m] : autodims_)
+      c << "  if (strcmp(name, \"" << mname
+        << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << ", s->a_" << mname
+        << ".cnt, d);\n    for (uint32_t k = 0; k < v->rank; ++k) "
+        << "dims[k] = (uint64_t)d[k];\n  }\n";
     c << "  return " << N << "_OK;\n}\n\n";
     c << kernels;
     c << "int " << N << "_step(" << N << "_state* s) {\n";

@@ -258,8 +258,8 @@ void gather(KernelEnv& env, const json::object& op, std::ostringstream& c) {
     << "      const int64_t v = p_" << idx.name << "[q];\n"
     << "      if (v < -" << len << "ll || v >= " << len << "ll) {\n"
     << "        s->failed = fail(s, " << env.prefix() << "_ERR_RUN, \"gather (line " << line
-    << "): index %lld is out of range for axis " << axis << " of size " << len
-    << "\", (long long)v);\n"
+    << "): index %lld is out of range for axis " << axis << " of size " << len << " (allowed -"
+    << len << ".." << static_cast<int64_t>(len) - 1 << ")\", (long long)v);\n"
     << "        return;\n      }\n    }\n";
   if (y.numel() == 0) return;
   c << "    for (size_t r = 0; r < " << u(outer) << "; ++r)\n"

@@ -102,8 +102,7 @@ AccessText parse_access(const std::string& text) {
 std::string span_code(const TableDecl& table, const AccessText& access,
                       const std::function<std::string(const std::string&)>& index_c,
                       const std::string& at, const std::string& prefix, const std::string& stop,
-                      const std::string& indent, const std::vector<uint64_t>* lead,
-                      const std::string& other) {
+                      const std::string& indent, const LeadCheck* lead) {
   const size_t rank = table.indices.size();
   if (access.slots.size() > rank)
     throw std::runtime_error("'" + table.name + "' takes " + std::to_string(rank) +
@@ -162,21 +161,34 @@ std::string span_code(const TableDecl& table, const AccessText& access,
     }
     c += indent + "}\n";
   }
-  if (lead) {
-    if (lead->size() != ranges.size())
+  if (lead && !ranges.empty()) {
+    if (lead->lead.size() != ranges.size())
       throw std::runtime_error("the access of '" + table.name + "' stacks " +
-                               std::to_string(ranges.size()) + " axes, '" + other + "' has " +
-                               std::to_string(lead->size()));
+                               std::to_string(ranges.size()) + " axes, '" + lead->other + "' has " +
+                               std::to_string(lead->lead.size()));
+    // The simulator's words (core/src/exec/memory.cpp write_table, interpreter.cpp for a read).
+    auto shape_text = [&](bool run_time) {
+      std::string s = "[";
+      for (size_t j = 0; j < ranges.size(); ++j)
+        s += (j ? ", " : "") + (run_time ? std::string("%lld") : std::to_string(lead->lead[j]));
+      for (uint64_t d : lead->entry) s += ", " + std::to_string(d);
+      return s + "]";
+    };
+    std::string cond, args;
     for (size_t j = 0; j < ranges.size(); ++j) {
-      const std::string K = std::to_string(ranges[j]), want = std::to_string((*lead)[j]);
-      c += indent + "if (ln[" + K + "] != " + want + "ll) {\n" +
-           failure("table '" + tname + "': the access gives %lld entries along index " +
-                       format_text(table.indices[ranges[j]]) + ", but '" + format_text(other) +
-                       "' has " + want,
-                   "ln[" + K + "]")
-               .substr(2) +
-           indent + "}\n";
+      const std::string K = std::to_string(ranges[j]);
+      cond += (j ? " || ln[" : "ln[") + K + "] != " + std::to_string(lead->lead[j]) + "ll";
+      args += ", (long long)ln[" + K + "]";
     }
+    const std::string message =
+        lead->write
+            ? where + "cannot store a value of shape " + shape_text(false) + " into '" + tname +
+                  "' where the access has shape " + shape_text(true)
+            : format_text(lead->other_at) + "cannot store " + lead->dtype + shape_text(true) +
+                  " into '" + format_text(lead->other) + "' of " + lead->dtype + shape_text(false);
+    c += indent + "if (" + cond + ") {\n" + indent + "  s->failed = fail(s, " + prefix +
+         "_ERR_RUN, \"" + message + "\"" + args + ");\n" + indent + "  " + stop + "\n" + indent +
+         "}\n";
   }
   return c;
 }

@@ -47,13 +47,20 @@ struct TableDecl {
 // C statements resolving `access` of `table` into `int64_t st[], ln[]` (declared here, one per
 // table index; missing trailing slots are whole axes): negative indices and @fixed bounds are
 // checked with the simulator's messages, prefixed by `at` ("gpt.oi:137:15: "). `index_c` gives
-// the C expression of a name; `stop` ends the step after s->failed is set. With `lead` (the
-// stacked dims the other side has) the range lengths are checked against them too.
+// the C expression of a name; `stop` ends the step after s->failed is set. With `lead` the
+// range lengths are checked against the other side's stacked dims too.
+struct LeadCheck {
+  std::vector<uint64_t> lead;   // the stacked dims the other side has
+  std::vector<uint64_t> entry;  // one entry's dims
+  std::string dtype;
+  std::string other;     // the variable read into or stored from
+  std::string other_at;  // its position ("g.oi:10:24: "): a read's mismatch is reported there
+  bool write = false;
+};
 std::string span_code(const TableDecl& table, const AccessText& access,
                       const std::function<std::string(const std::string&)>& index_c,
                       const std::string& at, const std::string& prefix, const std::string& stop,
-                      const std::string& indent, const std::vector<uint64_t>* lead,
-                      const std::string& other);
+                      const std::string& indent, const LeadCheck* lead);
 
 // The stacked leading dims of an access whose ranges have bounds known when the code is
 // written (`constant` gives a literal or size variable's value); nullopt otherwise.

@@ -13,7 +13,7 @@ oi::Simulator simulate_with_budget(const std::string& graph, uint64_t max_table_
   w.add_sizevar("D", 2);
   oi::SimulatorOptions options;
   options.max_table_bytes = max_table_bytes;
-  return oi::Simulator(model(w), oi::Graph::parse(graph, "test.oi"), cpu(), options);
+  return oi::Simulator(model(w), parse_graph(w, graph), cpu(), options);
 }
 
 // Every step appends x at H[n] and counts it; `wipe` resets both first.

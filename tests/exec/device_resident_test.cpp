@@ -41,12 +41,12 @@ Transfers transfers() {
 oi::Simulator simulate_on_devmem(const std::string& graph) {
   oi::SimulatorOptions options;
   options.fallback = cpu();
-  return oi::Simulator(model(oi::ModelWriter()), oi::Graph::parse(graph, "test.oi"), devmem(),
+  return oi::Simulator(model(oi::ModelWriter()), parse_graph(oi::ModelWriter(), graph), devmem(),
                        options);
 }
 
 oi::Simulator simulate_on_cpu(const std::string& graph) {
-  return oi::Simulator(model(oi::ModelWriter()), oi::Graph::parse(graph, "test.oi"), cpu());
+  return oi::Simulator(model(oi::ModelWriter()), parse_graph(oi::ModelWriter(), graph), cpu());
 }
 
 // False when the fixture was loaded without buffer_copy (the exec_device_no_copy test): the

@@ -63,6 +63,9 @@ struct PlanValue {
   uint64_t entries = 1;                        // entries of a fixed-size or prefix table
   std::vector<uint64_t> extents;  // a prefix table's extent along each index (highest + 1)
   std::string link;               // model entry (Constant, Step, Persistent)
+  // A scalar whose link names no model tensor but a scalar metadata entry starts as that value
+  // (the simulator's rule, dsl.md); it overrides @init in the plan's "init".
+  std::optional<Value> metadata_init;
   const VarDecl* decl = nullptr;  // null for temporaries
   // Arena values only.
   uint64_t offset = 0;

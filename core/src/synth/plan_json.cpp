@@ -203,6 +203,7 @@ json::object step_json(const Step& s) {
       o["from"] = synth::access_text(n.target);
       o["to"] = synth::access_text(n.output);
       o["from_at"] = n.target.loc.to_string();
+      o["to_at"] = n.output.loc.to_string();
       if (n.target.has_brackets) o["from_access"] = access_json(n.target);
       break;
     case Step::Kind::CacheWrite:
@@ -280,7 +281,10 @@ json::object value_json(const PlanValue& v) {
   if (!v.auto_dim.empty()) o["auto_dim"] = strings(v.auto_dim);
   if (!v.link.empty()) o["link"] = v.link;
   if (v.decl && v.decl->pattern) o["pattern"] = *v.decl->pattern;  // a prefix table's entries
-  if (v.decl && v.decl->init) o["init"] = setting_json(*v.decl->init);
+  if (v.metadata_init)
+    o["init"] = setting_json(*v.metadata_init);
+  else if (v.decl && v.decl->init)
+    o["init"] = setting_json(*v.decl->init);
   if (v.storage == Storage::Arena) {
     o["offset"] = v.offset;
     o["live"] = json::array{v.live_first, v.live_last};

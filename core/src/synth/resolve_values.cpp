@@ -87,6 +87,18 @@ std::optional<uint64_t> fixed_bound(const VarDecl& d, const std::string& index,
   return std::nullopt;
 }
 
+// A scalar metadata entry as a literal (nullopt for strings, bitsets and arrays, which the
+// simulator refuses for a scalar variable at run time).
+std::optional<Value> metadata_scalar_value(const Model& model, const std::string& key) {
+  const MetaValue meta = model.metadata_value(key);
+  if (meta.kind != MetaValue::Kind::Scalar) return std::nullopt;
+  const Tensor& t = meta.tensor;
+  if (is_float(t.dtype())) return Value::floating(t.get_float(0));
+  if (t.dtype() == DType::boolean) return Value::boolean(t.get_int(0) != 0);
+  if (t.dtype() == DType::u64) return Value::unsigned_integer(static_cast<uint64_t>(t.get_int(0)));
+  return Value::integer(t.get_int(0));
+}
+
 PlanValue declared_value(const VarDecl& d, const Model& model) {
   PlanValue v;
   v.name = d.name;
@@ -97,6 +109,9 @@ PlanValue declared_value(const VarDecl& d, const Model& model) {
   v.indices = d.indices;
   v.auto_dim = d.auto_dim;
   if (d.memory != MemoryKind::Dynamic) v.link = d.ref.value_or(d.name);
+  if (!v.link.empty() && v.shape.empty() && d.indices.empty() && !model.find_tensor(v.link) &&
+      model.find_metadata(v.link))
+    v.metadata_init = metadata_scalar_value(model, v.link);
   const uint64_t entry_bytes = bytes_of(d.dtype, v.shape, d.name);
   switch (d.memory) {
     case MemoryKind::Dynamic:
