@@ -14,8 +14,8 @@ namespace oi::vulkan {
 namespace {
 
 constexpr vk::DeviceSize kMaxArena = 16u << 20;
-constexpr size_t kChunks = 3;      // staging chunks per direction: the CPU fills one while the
-                                   // GPU copies another
+constexpr size_t kChunks = 3;        // staging chunks per direction: the CPU fills one while the
+                                     // GPU copies another
 constexpr size_t kMaxInFlight = 16;  // submissions ahead of the GPU before the CPU waits
 
 thread_local uint64_t t_device_writes = 0;
@@ -61,8 +61,8 @@ void full_barrier(vk::CommandBuffer cmd) {
 // Results visible to the host once the fence signals.
 void host_barrier(vk::CommandBuffer cmd) {
   vk::MemoryBarrier to_host(vk::AccessFlagBits::eMemoryWrite, vk::AccessFlagBits::eHostRead);
-  cmd.pipelineBarrier(vk::PipelineStageFlagBits::eAllCommands, vk::PipelineStageFlagBits::eHost,
-                      {}, to_host, {}, {});
+  cmd.pipelineBarrier(vk::PipelineStageFlagBits::eAllCommands, vk::PipelineStageFlagBits::eHost, {},
+                      to_host, {}, {});
 }
 
 uint64_t now_ns() {
@@ -295,7 +295,7 @@ bool CommandStream::replay(const Key& key, std::span<const uint32_t> params, con
   }
   const Segment::Slot& slot = s.slots[match_command_];
   auto* arena = static_cast<std::byte*>(key.kind == Key::Upload ? s.staging.alloc.mapped
-                                                                 : s.params.alloc.mapped);
+                                                                : s.params.alloc.mapped);
   if (key.kind == Key::Dispatch && !params.empty() &&
       std::memcmp(s.words.data() + slot.words_at, params.data(), params.size_bytes()) != 0) {
     std::memcpy(s.words.data() + slot.words_at, params.data(), params.size_bytes());
@@ -389,8 +389,8 @@ void CommandStream::record(const Key& key, std::span<const uint32_t> params, con
       std::array<vk::DescriptorBufferInfo, kDataBindings + 1> infos;
       infos[0] = vk::DescriptorBufferInfo(s->params.alloc.buffer, slot.at, bytes);
       for (size_t i = 0; i < kDataBindings; ++i) {
-        infos[i + 1] = vk::DescriptorBufferInfo(handle<vk::Buffer>(key.buffers[i]), 0,
-                                                VK_WHOLE_SIZE);
+        infos[i + 1] =
+            vk::DescriptorBufferInfo(handle<vk::Buffer>(key.buffers[i]), 0, VK_WHOLE_SIZE);
       }
       std::array<vk::WriteDescriptorSet, kDataBindings + 1> writes;
       for (uint32_t i = 0; i < kDataBindings + 1; ++i) {
@@ -464,8 +464,8 @@ CommandStream::Segment* CommandStream::acquire_segment() {
   }
   if (s == nullptr) {
     auto fresh = std::make_unique<Segment>();
-    fresh->cmd = s_.device.allocateCommandBuffers(vk::CommandBufferAllocateInfo(
-        command_pool_, vk::CommandBufferLevel::ePrimary, 1))[0];
+    fresh->cmd = s_.device.allocateCommandBuffers(
+        vk::CommandBufferAllocateInfo(command_pool_, vk::CommandBufferLevel::ePrimary, 1))[0];
     vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer,
                                 kMaxCommands * (kDataBindings + 1));
     fresh->pool =
@@ -674,9 +674,9 @@ void CommandStream::wait_until(uint64_t seq) {
       }
       s_.device.resetFences(f.fence);
     } catch (const vk::SystemError& e) {
-      throw abi::StatusError(OI_STATUS_INTERNAL,
-                             std::string("Vulkan: waiting for submitted commands failed: ") +
-                                 e.what());
+      throw abi::StatusError(
+          OI_STATUS_INTERNAL,
+          std::string("Vulkan: waiting for submitted commands failed: ") + e.what());
     }
     waited = true;
     free_fences_.push_back(f.fence);

@@ -69,11 +69,11 @@ struct StreamStats {
   uint64_t round_trips = 0;  // downloads and synchronize calls: the host waited for results
   uint64_t replayed = 0;     // commands not recorded: their segment was submitted again
   uint64_t replayed_segments = 0;
-  uint64_t rewritten = 0;      // of the replayed: parameter or upload bytes rewritten
-  uint64_t rerecorded = 0;     // differences found while comparing: recorded from there on
-  uint64_t record_ns = 0;      // host time recording commands (dispatches, fills, copies)
-  uint64_t replay_ns = 0;      // host time comparing commands for replay
-  uint64_t staged_bytes = 0;   // through the staging ring
+  uint64_t rewritten = 0;     // of the replayed: parameter or upload bytes rewritten
+  uint64_t rerecorded = 0;    // differences found while comparing: recorded from there on
+  uint64_t record_ns = 0;     // host time recording commands (dispatches, fills, copies)
+  uint64_t replay_ns = 0;     // host time comparing commands for replay
+  uint64_t staged_bytes = 0;  // through the staging ring
 };
 
 // Commands that write device memory (dispatches, fills, uploads, copies) recorded so far by the
@@ -83,10 +83,10 @@ uint64_t device_writes_on_this_thread();
 
 class CommandStream {
  public:
-  static constexpr uint32_t kMaxCommands = 256;           // a full segment is submitted
-  static constexpr vk::DeviceSize kSmallUpload = 65536;   // larger ones take the staging ring
-  static constexpr size_t kMaxUnits = 8;                  // units kept for replay
-  static constexpr size_t kMaxKeptSegments = 1024;        // and their segments, at most
+  static constexpr uint32_t kMaxCommands = 256;          // a full segment is submitted
+  static constexpr vk::DeviceSize kSmallUpload = 65536;  // larger ones take the staging ring
+  static constexpr size_t kMaxUnits = 8;                 // units kept for replay
+  static constexpr size_t kMaxKeptSegments = 1024;       // and their segments, at most
 
   CommandStream();
   ~CommandStream();
@@ -158,7 +158,7 @@ class CommandStream {
                     vk::DeviceSize bytes);
 
   StreamSetup s_;
-  uint32_t idle_check_ = 1;  // OPENINFER_VULKAN_IDLE_CHECK
+  uint32_t idle_check_ = 1;     // OPENINFER_VULKAN_IDLE_CHECK
   bool replay_enabled_ = true;  // OPENINFER_VULKAN_REPLAY=0 turns it off
   bool log_units_ = false;      // OPENINFER_VULKAN_STATS=units: a line per unit
   vk::CommandPool command_pool_;

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <unordered_map>
 #include <mutex>
+#include <unordered_map>
 
 #include "command_stream.hpp"
 #include "openinfer/plugin_abi.hpp"
