@@ -135,11 +135,11 @@ void CommandStream::open(const StreamSetup& setup) {
   if (const char* env = std::getenv("OPENINFER_VULKAN_FAIL_SUBMIT"); env != nullptr) {
     fail_submit_ = std::strtoull(env, nullptr, 10);
   }
-  if (const char* env = std::getenv("OPENINFER_VULKAN_REPLAY"); env != nullptr) {
-    replay_enabled_ = std::strcmp(env, "0") != 0;
-  }
   if (const char* env = std::getenv("OPENINFER_VULKAN_STATS"); env != nullptr) {
     log_units_ = std::strcmp(env, "units") == 0;
+  }
+  if (const char* env = std::getenv("OPENINFER_VULKAN_STAGING"); env != nullptr) {
+    up_.rebar = std::strcmp(env, "rebar") == 0;
   }
   if (const char* env = std::getenv("OPENINFER_VULKAN_STAGING_MB"); env != nullptr) {
     const long mb = std::strtol(env, nullptr, 10);
@@ -170,8 +170,10 @@ void CommandStream::close() noexcept {
   unit_.clear();
   pending_.clear();
   open_ = nullptr;
-  for (Chunk& c : chunks_) release(s_.device, c.alloc);
-  chunks_.clear();
+  for (Ring* ring : {&down_, &up_}) {
+    for (Chunk& c : ring->chunks) release(s_.device, c.alloc);
+    ring->chunks.clear();
+  }
   for (auto& [seq, a] : doomed_) release(s_.device, a);
   doomed_.clear();
   for (const InFlight& f : in_flight_) s_.device.destroyFence(f.fence);
@@ -262,6 +264,9 @@ void CommandStream::command(const Key& key, std::span<const uint32_t> params, co
   if (key.kind == Key::Dispatch) ++stats_.dispatches;
   if (unit_fresh_) {
     unit_fresh_ = false;
+    // Read at each unit, so that a process can compare replay on and off (vulkan_bench).
+    const char* env = std::getenv("OPENINFER_VULKAN_REPLAY");
+    replay_enabled_ = env == nullptr || std::strcmp(env, "0") != 0;
     // The most recently used kept unit that starts with this command, if any.
     Unit* best = nullptr;
     if (replay_enabled_) {
@@ -717,14 +722,30 @@ void CommandStream::synchronize() {
 
 // ---- The staging ring --------------------------------------------------------------------
 
-CommandStream::Chunk& CommandStream::chunk(size_t i) {
-  if (chunks_.empty()) {
-    chunks_.resize(kChunks);
+CommandStream::Chunk& CommandStream::next_chunk(Ring& ring, vk::DeviceSize bytes, size_t& index) {
+  if (ring.chunks.empty()) {
+    ring.chunks.resize(kChunks);
     const auto cmds = s_.device.allocateCommandBuffers(vk::CommandBufferAllocateInfo(
         command_pool_, vk::CommandBufferLevel::ePrimary, static_cast<uint32_t>(kChunks)));
-    for (size_t k = 0; k < kChunks; ++k) chunks_[k].cmd = cmds[k];
+    for (size_t k = 0; k < kChunks; ++k) ring.chunks[k].cmd = cmds[k];
   }
-  return chunks_[i];
+  index = ring.next;
+  ring.next = (ring.next + 1) % kChunks;
+  Chunk& c = ring.chunks[index];
+  wait_until(c.seq);           // its last copy is over
+  if (c.alloc.size < bytes) {  // grown as needed, up to chunk_bytes_
+    release(s_.device, c.alloc);
+    const vk::DeviceSize size = std::max<vk::DeviceSize>(std::bit_ceil(bytes), 1u << 20);
+    if (ring.rebar) {
+      try {
+        c.alloc = make_mapped_device_allocation(s_.device, s_.memory, size);
+      } catch (const abi::StatusError&) {
+        ring.rebar = false;  // none on this device: host memory as without the setting
+      }
+    }
+    if (!c.alloc.buffer) c.alloc = make_allocation(s_.device, s_.memory, size, true);
+  }
+  return c;
 }
 
 vk::CommandBuffer CommandStream::begin_transfer(Chunk& c) {
@@ -733,23 +754,13 @@ vk::CommandBuffer CommandStream::begin_transfer(Chunk& c) {
   return c.cmd;
 }
 
-// A chunk that holds `bytes`: grown (up to chunk_bytes_) once its last copy is over.
-static void fit_chunk(vk::Device device, const vk::PhysicalDeviceMemoryProperties& memory,
-                      Allocation& alloc, vk::DeviceSize bytes) {
-  if (alloc.size >= bytes) return;
-  release(device, alloc);
-  alloc = make_allocation(device, memory, std::max<vk::DeviceSize>(bytes, 1u << 20), true);
-}
-
 void CommandStream::upload_large(vk::Buffer dst, vk::DeviceSize offset, const std::byte* src,
                                  vk::DeviceSize bytes) {
   stats_.staged_bytes += bytes;
   for (vk::DeviceSize done = 0; done < bytes;) {
     const vk::DeviceSize n = std::min(bytes - done, chunk_bytes_);
-    Chunk& c = chunk(next_chunk_);
-    next_chunk_ = (next_chunk_ + 1) % kChunks;
-    wait_until(c.seq);  // its previous piece is on the device
-    fit_chunk(s_.device, s_.memory, c.alloc, std::bit_ceil(n));
+    size_t index = 0;
+    Chunk& c = next_chunk(up_, n, index);
     copier_.copy(c.alloc.mapped, src + done, n);
     vk::CommandBuffer cmd = begin_transfer(c);
     cmd.copyBuffer(c.alloc.buffer, dst, vk::BufferCopy(0, offset + done, n));
@@ -776,18 +787,17 @@ void CommandStream::download(vk::Buffer src, vk::DeviceSize offset, void* dst,
   auto finish = [&] {
     const Piece p = waiting.front();
     waiting.pop_front();
-    wait_until(chunk(p.chunk).seq);
+    Chunk& c = down_.chunks[p.chunk];
+    wait_until(c.seq);
     throw_failure();
-    copier_.copy(to + p.done, chunk(p.chunk).alloc.mapped, p.n);
+    copier_.copy(to + p.done, c.alloc.mapped, p.n);
   };
   for (vk::DeviceSize done = 0; done < bytes;) {
     const vk::DeviceSize n = std::min(bytes - done, chunk_bytes_);
-    const size_t index = next_chunk_;
-    next_chunk_ = (next_chunk_ + 1) % kChunks;
-    while (!waiting.empty() && waiting.front().chunk == index) finish();
-    Chunk& c = chunk(index);
-    wait_until(c.seq);
-    fit_chunk(s_.device, s_.memory, c.alloc, std::bit_ceil(n));
+    // The next chunk's piece (if any) goes to the host before the chunk takes another.
+    while (!waiting.empty() && waiting.front().chunk == down_.next) finish();
+    size_t index = 0;
+    Chunk& c = next_chunk(down_, n, index);
     vk::CommandBuffer cmd = begin_transfer(c);
     cmd.copyBuffer(src, c.alloc.buffer, vk::BufferCopy(offset + done, 0, n));
     host_barrier(cmd);

@@ -20,7 +20,7 @@
 // difference (another pipeline or buffer, another workgroup count, a command more or less) the
 // compared part of that segment is recorded afresh and the rest of the unit is recorded.
 //
-// Large uploads and all downloads go through a ring of persistent staging chunks
+// Large uploads and all downloads go through rings of persistent staging chunks
 // (OPENINFER_VULKAN_STAGING_MB each), copied in pieces so that the CPU's copy of one piece
 // overlaps the GPU's copy of the previous one; the CPU copies use several threads.
 //
@@ -146,13 +146,20 @@ class CommandStream {
   void throw_failure();
   void reap();  // destroys what only completed work used
 
-  // The staging ring.
+  // The staging rings: one for downloads (host-cached memory), one for uploads (the same, or
+  // device-local mapped memory with OPENINFER_VULKAN_STAGING=rebar where the device has it).
   struct Chunk {
     Allocation alloc;
     vk::CommandBuffer cmd;
     uint64_t seq = 0;
   };
-  Chunk& chunk(size_t i);
+  struct Ring {
+    std::vector<Chunk> chunks;
+    size_t next = 0;
+    bool rebar = false;  // upload chunks in device-local memory mapped to the host
+  };
+  // The ring's next chunk, holding at least `bytes`, its last copy over.
+  Chunk& next_chunk(Ring& ring, vk::DeviceSize bytes, size_t& index);
   vk::CommandBuffer begin_transfer(Chunk& c);
   void upload_large(vk::Buffer dst, vk::DeviceSize offset, const std::byte* src,
                     vk::DeviceSize bytes);
@@ -188,9 +195,8 @@ class CommandStream {
   uint64_t submitted_ = 0, completed_ = 0;
   std::vector<std::pair<uint64_t, Allocation>> doomed_;  // destroyed once completed_ >= first
 
-  std::vector<Chunk> chunks_;
+  Ring down_, up_;
   vk::DeviceSize chunk_bytes_ = 16u << 20;
-  size_t next_chunk_ = 0;
   ParallelCopy copier_;
 
   vk::DeviceSize params_wanted_ = 64 << 10;  // arena sizes, doubled when a segment fills one

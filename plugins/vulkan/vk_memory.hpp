@@ -18,6 +18,13 @@ struct Allocation {
 Allocation make_allocation(vk::Device device, const vk::PhysicalDeviceMemoryProperties& memory,
                            vk::DeviceSize size, bool host_visible);
 
+// A host-visible buffer in device-local memory that the host writes straight over the bus
+// (resizable BAR: a device-local, host-visible memory type whose heap is larger than the 256 MiB
+// of a plain BAR). Throws abi::StatusError (OI_STATUS_UNAVAILABLE) when the device has none.
+Allocation make_mapped_device_allocation(vk::Device device,
+                                         const vk::PhysicalDeviceMemoryProperties& memory,
+                                         vk::DeviceSize size);
+
 // Destroys the buffer and frees (and so unmaps) its memory; `a` is empty afterwards.
 void release(vk::Device device, Allocation& a);
 
