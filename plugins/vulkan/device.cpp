@@ -1,9 +1,10 @@
 // Logical devices, buffers in device memory, the pipeline cache (kept on disk by
 // pipeline_cache.cpp) and the kernels' way to the GPU. Work is not submitted call by call: every
 // dispatch, zero fill, upload and download is recorded into the device's CommandStream
-// (command_stream.hpp), which batches consecutive commands into one submission and waits only
-// where the host needs data back (buffer_download) or asks for it (synchronize). One mutex per
-// device: calls from several threads take turns.
+// (command_stream.hpp), which records consecutive commands into segments submitted together,
+// submits kept segments again where a stretch of work repeats (replay), and waits only where the
+// host needs data back (buffer_download) or asks for it (synchronize). One mutex per device:
+// calls from several threads take turns.
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
