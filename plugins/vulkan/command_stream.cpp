@@ -431,8 +431,15 @@ void CommandStream::record(const Key& key, std::span<const uint32_t> params, con
 
 void CommandStream::end_command(Segment& s) {
   const auto n = static_cast<uint32_t>(s.keys.size());
-  if (n >= kMaxCommands || (n % idle_check_ == 0 && gpu_idle())) {
-    close_segment();  // full, or the GPU would wait for us otherwise
+  if (n >= kMaxCommands) {
+    close_segment();
+    submit_pending();
+  } else if (n >= idle_min_ && n % idle_check_ == 0 && gpu_idle()) {
+    // The GPU would wait for us otherwise. The next segment of the unit that goes out this
+    // way holds twice as many commands: tiny dispatches (faster on the GPU than recorded) would
+    // otherwise make one segment each, and a replay that many command buffers.
+    idle_min_ = std::min(kMaxCommands, 2 * n);
+    close_segment();
     submit_pending();
   }
 }
@@ -528,6 +535,7 @@ void CommandStream::end_unit() {
   keep_unit();
   unit_fresh_ = true;
   unit_tainted_ = false;
+  idle_min_ = 1;
   unit_commands_ = unit_replayed_ = 0;
 }
 

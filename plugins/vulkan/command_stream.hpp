@@ -9,7 +9,8 @@
 // any later shader/transfer access), so every command sees the results of the ones before it,
 // also across segments: everything goes to one queue in order. A segment is submitted without
 // waiting when it is full (kMaxCommands, an arena full) or, every idle_check commands, when the
-// GPU has run out of work; the CPU records the next one meanwhile.
+// GPU has run out of work (then the unit's next such segment must hold twice as many commands);
+// the CPU records the next one meanwhile.
 //
 // Replay (docs/vulkan.md, "Replay"): the commands between two transfers through the staging
 // ring (downloads, synchronize, large uploads) form a unit. A finished unit's segments are kept
@@ -166,6 +167,7 @@ class CommandStream {
 
   StreamSetup s_;
   uint32_t idle_check_ = 1;     // OPENINFER_VULKAN_IDLE_CHECK
+  uint32_t idle_min_ = 1;       // commands a segment needs before an idle GPU submits it
   bool replay_enabled_ = true;  // OPENINFER_VULKAN_REPLAY=0 turns it off
   bool log_units_ = false;      // OPENINFER_VULKAN_STATS=units: a line per unit
   vk::CommandPool command_pool_;
