@@ -359,14 +359,14 @@ void CommandStream::record(const Key& key, std::span<const uint32_t> params, con
                      vk::DeviceSize& wanted) {
     std::optional<vk::DeviceSize> at = fit(s->*which, bytes, alignment);
     if (at) return *at;
-    if (!s->keys.empty()) {
+    if ((s->*which).used > 0) {  // full: commands recorded refer to it
       wanted = std::min(std::max(wanted, 2 * (s->*which).alloc.size), kMaxArena);
       close_segment();
       s = &open_segment();
     }
     Arena& arena = s->*which;
     if (arena.alloc.size < bytes || arena.alloc.size < wanted) {
-      // Empty, and nothing recorded refers to it.
+      // Empty (or never allocated): nothing recorded refers to it.
       release(s_.device, arena.alloc);
       arena.alloc =
           make_allocation(s_.device, s_.memory, std::max(wanted, std::bit_ceil(bytes)), true);
