@@ -87,7 +87,7 @@ class CommandStream {
   static constexpr uint32_t kMaxCommands = 256;          // a full segment is submitted
   static constexpr vk::DeviceSize kSmallUpload = 65536;  // larger ones take the staging ring
   static constexpr size_t kMaxUnits = 8;                 // units kept for replay
-  static constexpr size_t kMaxKeptSegments = 1024;       // and their segments, at most
+  static constexpr size_t kMaxKeptSegments = 256;  // and their segments (allocations), at most
 
   CommandStream();
   ~CommandStream();
