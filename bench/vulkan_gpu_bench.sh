@@ -14,7 +14,7 @@
 #      default from 1M elements): add/relu f32 64M, upload/download 256 MiB, the in-process chain
 #      of 1,000 adds recorded and replayed;
 #   2. the transfers again with other staging settings (OPENINFER_VULKAN_COPY_THREADS 1 and 8,
-#      OPENINFER_VULKAN_STAGING=rebar, OPENINFER_VULKAN_STAGING_MB=64);
+#      OPENINFER_VULKAN_STAGING=rebar and =wc, OPENINFER_VULKAN_STAGING_MB=64);
 #   3. bench/vulkan_gpu_peers.py (PyTorch CUDA: add, relu, the chain eager and as a CUDA graph,
 #      256 MiB copies from pageable and pinned memory);
 #   4. bench/vulkan_chain.sh through `openinfer run` (1,000 adds a step) with replay off and on;
@@ -64,7 +64,7 @@ run() {
 
   part "2. transfers with other staging settings"
   for setting in OPENINFER_VULKAN_COPY_THREADS=1 OPENINFER_VULKAN_COPY_THREADS=8 \
-    OPENINFER_VULKAN_STAGING=rebar OPENINFER_VULKAN_STAGING_MB=64; do
+    OPENINFER_VULKAN_STAGING=rebar OPENINFER_VULKAN_STAGING=wc OPENINFER_VULKAN_STAGING_MB=64; do
     echo "-- $setting"
     env "$setting" timeout "$limit" "$gpu" exec "$pack" "$debs" vulkan_bench --no-matmul \
       --elements-m "$m" 2>&1 |

@@ -140,6 +140,7 @@ void CommandStream::open(const StreamSetup& setup) {
   }
   if (const char* env = std::getenv("OPENINFER_VULKAN_STAGING"); env != nullptr) {
     up_.rebar = std::strcmp(env, "rebar") == 0;
+    up_.uncached = std::strcmp(env, "wc") == 0;
   }
   if (const char* env = std::getenv("OPENINFER_VULKAN_STAGING_MB"); env != nullptr) {
     const long mb = std::strtol(env, nullptr, 10);
@@ -751,7 +752,10 @@ CommandStream::Chunk& CommandStream::next_chunk(Ring& ring, vk::DeviceSize bytes
         ring.rebar = false;  // none on this device: host memory as without the setting
       }
     }
-    if (!c.alloc.buffer) c.alloc = make_allocation(s_.device, s_.memory, size, true);
+    if (!c.alloc.buffer) {
+      c.alloc = ring.uncached ? make_uncached_host_allocation(s_.device, s_.memory, size)
+                              : make_allocation(s_.device, s_.memory, size, true);
+    }
   }
   return c;
 }

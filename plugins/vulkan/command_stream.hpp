@@ -148,7 +148,8 @@ class CommandStream {
   void reap();  // destroys what only completed work used
 
   // The staging rings: one for downloads (host-cached memory), one for uploads (the same, or
-  // device-local mapped memory with OPENINFER_VULKAN_STAGING=rebar where the device has it).
+  // with OPENINFER_VULKAN_STAGING=rebar device-local mapped memory where the device has it,
+  // with =wc host memory the host does not cache).
   struct Chunk {
     Allocation alloc;
     vk::CommandBuffer cmd;
@@ -157,7 +158,8 @@ class CommandStream {
   struct Ring {
     std::vector<Chunk> chunks;
     size_t next = 0;
-    bool rebar = false;  // upload chunks in device-local memory mapped to the host
+    bool rebar = false;     // upload chunks in device-local memory mapped to the host
+    bool uncached = false;  // upload chunks in host memory the host does not cache
   };
   // The ring's next chunk, holding at least `bytes`, its last copy over.
   Chunk& next_chunk(Ring& ring, vk::DeviceSize bytes, size_t& index);

@@ -73,6 +73,25 @@ Allocation make_allocation(vk::Device device, const vk::PhysicalDeviceMemoryProp
       host_visible);
 }
 
+Allocation make_uncached_host_allocation(vk::Device device,
+                                         const vk::PhysicalDeviceMemoryProperties& memory,
+                                         vk::DeviceSize size) {
+  using M = vk::MemoryPropertyFlagBits;
+  return allocate(
+      device, size,
+      [&](uint32_t allowed) {
+        for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+          const auto flags = memory.memoryTypes[i].propertyFlags;
+          if ((allowed & (1u << i)) && (flags & M::eHostVisible) && (flags & M::eHostCoherent) &&
+              !(flags & M::eHostCached) && !(flags & M::eDeviceLocal)) {
+            return i;
+          }
+        }
+        return find_memory_type(memory, allowed, M::eHostVisible | M::eHostCoherent, {});
+      },
+      true);
+}
+
 Allocation make_mapped_device_allocation(vk::Device device,
                                          const vk::PhysicalDeviceMemoryProperties& memory,
                                          vk::DeviceSize size) {

@@ -25,6 +25,13 @@ Allocation make_mapped_device_allocation(vk::Device device,
                                          const vk::PhysicalDeviceMemoryProperties& memory,
                                          vk::DeviceSize size);
 
+// A host-visible, host-coherent buffer in memory the host does not cache (write-combined where
+// the device offers such a type; else as make_allocation's host-visible one): the host's writes
+// stream out without reading lines into its cache first.
+Allocation make_uncached_host_allocation(vk::Device device,
+                                         const vk::PhysicalDeviceMemoryProperties& memory,
+                                         vk::DeviceSize size);
+
 // Destroys the buffer and frees (and so unmaps) its memory; `a` is empty afterwards.
 void release(vk::Device device, Allocation& a);
 
