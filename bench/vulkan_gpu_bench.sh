@@ -22,8 +22,8 @@
 #   6. a summary table against the targets.
 # BENCH_ELEMENTS_M (64) sizes the elementwise and transfer figures; BENCH_SKIP_KERNELS=1 leaves
 # the kernel suite out (for a quick try on lavapipe). Each part has a time limit (BENCH_PART_S, default 240 s; the kernel suite 420 s) so that the
-# call ends inside the tool's 600 s; logs go to $OUT when it is set (the device tool brings them
-# back), else to a temporary folder. Exit status: 1 when a test failed, else 0.
+# call ends inside the tool's 600 s; seven logs go to $OUT when it is set (the device tool brings
+# back at most eight files), else to a temporary folder. Exit status: 1 when a test failed, else 0.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -50,7 +50,7 @@ run() {
   abs=$(cd "$pack" && pwd)
   part "device"
   "$gpu" exec "$pack" "$debs" openinfer --plugin-dir "$abs/plugins" plugins 2>&1 |
-    grep -i -A2 vulkan | tee "$logs/device.txt"
+    grep -i -A2 vulkan | tee "$logs/vulkan_bench.txt"
 
   part "1. vulkan_bench --no-matmul per eltwise unroll"
   for u in 1 2 4 8; do
@@ -91,12 +91,16 @@ run() {
   fi
   local k=$?
   tail -4 "$logs/kernels.txt"
-  echo "vulkan_kernels_test: exit $k" | tee -a "$logs/tests.txt"
+  if [[ -n ${BENCH_SKIP_KERNELS:-} ]]; then
+    echo "vulkan_kernels_test: skipped" | tee -a "$logs/tests.txt"
+  else
+    echo "vulkan_kernels_test: exit $k" | tee -a "$logs/tests.txt"
+  fi
   [[ $k -eq 0 ]] || rc=1
   timeout "$limit" "$gpu" exec "$pack" "$debs" vulkan_batching_test --report_level=short \
-    >"$logs/batching.txt" 2>&1
+    >>"$logs/tests.txt" 2>&1
   k=$?
-  tail -3 "$logs/batching.txt"
+  tail -3 "$logs/tests.txt"
   echo "vulkan_batching_test: exit $k" | tee -a "$logs/tests.txt"
   [[ $k -eq 0 ]] || rc=1
   # openinfer through a wrapper with the pack's libraries and the driver (the loader .debs are
@@ -115,14 +119,14 @@ exec $loader $abs/bin/openinfer "\$@"
 WRAP
   chmod +x "$wrapper"
   timeout "$limit" python3 tests/vulkan/vulkan_replay_test.py "$wrapper" "$abs/plugins" "$root" \
-    /tmp/vulkan_replay_test >"$logs/replay_test.txt" 2>&1
+    /tmp/vulkan_replay_test >>"$logs/tests.txt" 2>&1
   k=$?
-  tail -6 "$logs/replay_test.txt"
+  tail -6 "$logs/tests.txt"
   echo "vulkan_replay_test: exit $k" | tee -a "$logs/tests.txt"
   [[ $k -eq 0 ]] || rc=1
 
   part "6. summary"
-  python3 - "$logs" "$m" <<'PY'
+  python3 - "$logs" "$m" <<'PY' | tee "$logs/summary.txt"
 import os, re, sys
 logs, size = sys.argv[1], sys.argv[2]
 def lines(name):
@@ -169,7 +173,7 @@ for key in sorted(k for k in ours if k.startswith(("upload", "download"))):
     peer = "host to device pinned" if key.startswith("upload") else "device to host pinned"
     print(f"| {key}, {int(size) * 4} MiB | {ours[key]:.1f} GB/s | {torch.get(peer, '-')} GB/s (pinned) | - | >= 20 GB/s |")
 PY
-  for f in "$logs"/tests.txt; do cat "$f"; done
+  grep -E '^vulkan_[a-z_]+: ' "$logs/tests.txt" | tee -a "$logs/summary.txt"
   echo "total $((SECONDS - t0)) s; logs in $logs"
   return $rc
 }
