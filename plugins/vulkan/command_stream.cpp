@@ -106,6 +106,21 @@ struct CommandStream::Key {
   }
 };
 
+// What differs between a kept command and the one issued at its place (the units log).
+std::string CommandStream::describe_difference(const Key& kept, const Key& now) {
+  static const char* const kinds[] = {"dispatch", "fill", "copy", "upload"};
+  std::string what = std::string("a ") + kinds[now.kind];
+  if (kept.kind != now.kind) return what + " where a " + kinds[kept.kind] + " was";
+  if (now.kind == Key::Dispatch) {
+    if (kept.target != now.target) return what + " with another pipeline";
+    if (kept.buffers != now.buffers) return what + " with other buffers";
+    if (kept.words != now.words) return what + " with another parameter count";
+    return what + " with other workgroup counts";
+  }
+  if (kept.target != now.target || kept.buffers != now.buffers) return what + " to another buffer";
+  return what + " of another range";
+}
+
 struct CommandStream::Segment {
   struct Slot {
     vk::DeviceSize at = 0;  // the parameters' (dispatch) or the data's (upload) arena offset
@@ -296,6 +311,9 @@ bool CommandStream::replay(const Key& key, std::span<const uint32_t> params, con
   // Its last run must be over before its arenas are rewritten and it is submitted again.
   if (match_command_ == 0 && s.seq > completed_) wait_until(s.seq);
   if (!(s.keys[match_command_] == key)) {
+    if (log_units_ && unit_difference_.empty()) {
+      unit_difference_ = describe_difference(s.keys[match_command_], key);
+    }
     diverge();
     return false;
   }
@@ -526,16 +544,19 @@ void CommandStream::end_unit() {
   close_segment();
   submit_pending();
   if (log_units_ && unit_commands_ > 0) {
-    char line[160];
+    char line[128];
     std::snprintf(line, sizeof line, "unit of %llu commands: %llu replayed, %llu recorded",
                   static_cast<unsigned long long>(unit_commands_),
                   static_cast<unsigned long long>(unit_replayed_),
                   static_cast<unsigned long long>(unit_commands_ - unit_replayed_));
-    abi::log(host(), OI_LOG_INFO, line);
+    std::string text = line;
+    if (!unit_difference_.empty()) text += " (from " + unit_difference_ + ")";
+    abi::log(host(), OI_LOG_INFO, text.c_str());
   }
   keep_unit();
   unit_fresh_ = true;
   unit_tainted_ = false;
+  unit_difference_.clear();
   idle_min_ = 1;
   unit_commands_ = unit_replayed_ = 0;
 }

@@ -126,6 +126,7 @@ class CommandStream {
   void record(const Key& key, std::span<const uint32_t> params, const void* data);
   void end_command(Segment& s);
   void diverge();  // the command differs from the kept unit's: record from here on
+  static std::string describe_difference(const Key& kept, const Key& now);
 
   // Segments and units.
   Segment& open_segment();
@@ -183,6 +184,7 @@ class CommandStream {
   bool unit_fresh_ = true;      // no command yet in the current unit
   bool unit_tainted_ = false;   // a buffer it uses was destroyed, or a submit failed: not kept
   uint64_t unit_commands_ = 0, unit_replayed_ = 0;
+  std::string unit_difference_;  // the first difference from the kept unit (units log)
   std::vector<Unit> kept_;
   uint64_t lru_clock_ = 0;
   // Comparing against a kept unit: its segments, and the next command's place in them.
