@@ -125,6 +125,7 @@ struct CommandStream::Segment {
   struct Slot {
     vk::DeviceSize at = 0;  // the parameters' (dispatch) or the data's (upload) arena offset
     uint32_t words_at = 0;  // dispatch: where `words` keeps a copy of the parameters
+    vk::DescriptorSet set;  // dispatch: its descriptor set
   };
   vk::CommandBuffer cmd;
   vk::DescriptorPool pool;
@@ -205,8 +206,8 @@ void CommandStream::close() noexcept {
         line, sizeof line,
         "%llu commands (%llu dispatches) in %llu submits, %llu waits, %llu host round trips; "
         "%llu replayed (%llu segments submitted again, %llu with rewritten bytes), %llu "
-        "re-recorded after a difference; host %.2f us per recorded command, %.2f us per "
-        "replayed one; %llu bytes staged",
+        "re-recorded after a difference, %llu patched in place; host %.2f us per recorded "
+        "command, %.2f us per replayed one; %llu bytes staged",
         static_cast<unsigned long long>(stats_.commands),
         static_cast<unsigned long long>(stats_.dispatches),
         static_cast<unsigned long long>(stats_.submits),
@@ -216,6 +217,7 @@ void CommandStream::close() noexcept {
         static_cast<unsigned long long>(stats_.replayed_segments),
         static_cast<unsigned long long>(stats_.rewritten),
         static_cast<unsigned long long>(stats_.rerecorded),
+        static_cast<unsigned long long>(stats_.patched),
         recorded ? stats_.record_ns / 1e3 / static_cast<double>(recorded) : 0.0,
         stats_.replayed ? stats_.replay_ns / 1e3 / static_cast<double>(stats_.replayed) : 0.0,
         static_cast<unsigned long long>(stats_.staged_bytes));
@@ -310,12 +312,24 @@ bool CommandStream::replay(const Key& key, std::span<const uint32_t> params, con
   Segment& s = *match_[match_segment_];
   // Its last run must be over before its arenas are rewritten and it is submitted again.
   if (match_command_ == 0 && s.seq > completed_) wait_until(s.seq);
+  bool patched = false;
   if (!(s.keys[match_command_] == key)) {
-    if (log_units_ && unit_difference_.empty()) {
-      unit_difference_ = describe_difference(s.keys[match_command_], key);
+    const Key& kept = s.keys[match_command_];
+    const bool same_dispatch = key.kind == Key::Dispatch && kept.kind == Key::Dispatch &&
+                               kept.target == key.target && kept.buffers == key.buffers &&
+                               kept.words == key.words;
+    const bool same_copy = key.kind == Key::Copy && kept.kind == Key::Copy &&
+                           kept.target == key.target && kept.buffers == key.buffers;
+    if ((same_dispatch || same_copy) && s.keys.size() == 1) {
+      patch(s, key);  // only the range or the workgroups differ: recorded again in place
+      patched = true;
+    } else {
+      // Workgroups that vary: such dispatches get segments of their own from now on.
+      if (same_dispatch) varying_.insert(key.target);
+      if (log_units_ && unit_difference_.empty()) unit_difference_ = describe_difference(kept, key);
+      diverge();
+      return false;
     }
-    diverge();
-    return false;
   }
   const Segment::Slot& slot = s.slots[match_command_];
   auto* arena = static_cast<std::byte*>(key.kind == Key::Upload ? s.staging.alloc.mapped
@@ -328,8 +342,12 @@ bool CommandStream::replay(const Key& key, std::span<const uint32_t> params, con
   } else if (key.kind == Key::Upload) {
     std::memcpy(arena + slot.at, data, key.b);
   }
-  ++stats_.replayed;
-  ++unit_replayed_;
+  if (patched) {
+    ++stats_.patched;
+  } else {
+    ++stats_.replayed;
+    ++unit_replayed_;
+  }
   if (++match_command_ < s.keys.size()) return true;
   // The whole segment compared equal: it runs again as recorded.
   hold(&s);
@@ -369,7 +387,15 @@ void CommandStream::diverge() {
   }
 }
 
+bool CommandStream::isolated(const Key& key) const {
+  return key.kind == Key::Copy || (key.kind == Key::Dispatch && varying_.count(key.target) != 0);
+}
+
 void CommandStream::record(const Key& key, std::span<const uint32_t> params, const void* data) {
+  // A command whose range or workgroup counts vary between units goes into a segment of its
+  // own, which a replay records again in place (patch) when only those differ.
+  const bool isolate = isolated(key);
+  if (isolate && open_ != nullptr && !open_->keys.empty()) close_segment();
   Segment* s = &open_segment();
   Segment::Slot slot;
   // A slice of one of the open segment's arenas; a full one closes the segment (later ones get
@@ -422,6 +448,7 @@ void CommandStream::record(const Key& key, std::span<const uint32_t> params, con
                                            nullptr, &infos[i]);
       }
       s_.device.updateDescriptorSets(writes, {});
+      slot.set = set;
       s->cmd.bindPipeline(vk::PipelineBindPoint::eCompute, handle<vk::Pipeline>(key.target));
       s->cmd.bindDescriptorSets(vk::PipelineBindPoint::eCompute, s_.pipeline_layout, 0, set, {});
       s->cmd.dispatch(static_cast<uint32_t>(key.a), static_cast<uint32_t>(key.b),
@@ -445,7 +472,30 @@ void CommandStream::record(const Key& key, std::span<const uint32_t> params, con
   command_barrier(s->cmd);
   s->keys.push_back(key);
   s->slots.push_back(slot);
+  if (isolate) {
+    close_segment();
+    if (gpu_idle()) submit_pending();
+    return;
+  }
   end_command(*s);
+}
+
+void CommandStream::patch(Segment& s, const Key& key) {
+  const Segment::Slot& slot = s.slots[0];
+  s.cmd.begin(vk::CommandBufferBeginInfo{});
+  full_barrier(s.cmd);
+  if (key.kind == Key::Copy) {
+    s.cmd.copyBuffer(handle<vk::Buffer>(key.buffers[0]), handle<vk::Buffer>(key.target),
+                     vk::BufferCopy(key.a, key.b, key.c));
+  } else {  // the same pipeline, buffers and parameter slot: only the workgroups differ
+    s.cmd.bindPipeline(vk::PipelineBindPoint::eCompute, handle<vk::Pipeline>(key.target));
+    s.cmd.bindDescriptorSets(vk::PipelineBindPoint::eCompute, s_.pipeline_layout, 0, slot.set, {});
+    s.cmd.dispatch(static_cast<uint32_t>(key.a), static_cast<uint32_t>(key.b),
+                   static_cast<uint32_t>(key.c));
+  }
+  command_barrier(s.cmd);
+  s.cmd.end();
+  s.keys[0] = key;
 }
 
 void CommandStream::end_command(Segment& s) {

@@ -35,6 +35,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "backend.hpp"
@@ -72,6 +73,7 @@ struct StreamStats {
   uint64_t replayed_segments = 0;
   uint64_t rewritten = 0;     // of the replayed: parameter or upload bytes rewritten
   uint64_t rerecorded = 0;    // differences found while comparing: recorded from there on
+  uint64_t patched = 0;       // one-command segments recorded again in place (a new range)
   uint64_t record_ns = 0;     // host time recording commands (dispatches, fills, copies)
   uint64_t replay_ns = 0;     // host time comparing commands for replay
   uint64_t staged_bytes = 0;  // through the staging ring
@@ -126,6 +128,8 @@ class CommandStream {
   void record(const Key& key, std::span<const uint32_t> params, const void* data);
   void end_command(Segment& s);
   void diverge();  // the command differs from the kept unit's: record from here on
+  bool isolated(const Key& key) const;
+  void patch(Segment& s, const Key& key);
   static std::string describe_difference(const Key& kept, const Key& now);
 
   // Segments and units.
@@ -185,6 +189,9 @@ class CommandStream {
   bool unit_tainted_ = false;   // a buffer it uses was destroyed, or a submit failed: not kept
   uint64_t unit_commands_ = 0, unit_replayed_ = 0;
   std::string unit_difference_;  // the first difference from the kept unit (units log)
+  // Pipelines whose dispatches were seen with other workgroup counts in the same place: they
+  // are recorded in segments of their own (copies always are).
+  std::unordered_set<uint64_t> varying_;
   std::vector<Unit> kept_;
   uint64_t lru_clock_ = 0;
   // Comparing against a kept unit: its segments, and the next command's place in them.
