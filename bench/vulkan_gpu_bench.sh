@@ -18,7 +18,8 @@
 #   3. bench/vulkan_gpu_peers.py (PyTorch CUDA: add, relu, the chain eager and as a CUDA graph,
 #      256 MiB copies from pageable and pinned memory);
 #   4. bench/vulkan_chain.sh through `openinfer run` (1,000 adds a step) with replay off and on;
-#   5. vulkan_kernels_test once, vulkan_batching_test, tests/vulkan/vulkan_replay_test.py;
+#   5. vulkan_kernels_test once, vulkan_batching_test, tests/vulkan/vulkan_replay_test.py and
+#      vulkan_gpt_replay_test.py (the tiny GPT decoder replayed, against its reference);
 #   6. a summary table against the targets.
 # BENCH_ELEMENTS_M (64) sizes the elementwise and transfer figures; BENCH_SKIP_KERNELS=1 leaves
 # the kernel suite out (for a quick try on lavapipe). Each part has a time limit (BENCH_PART_S, default 240 s; the kernel suite 420 s) so that the
@@ -124,6 +125,16 @@ WRAP
   tail -6 "$logs/tests.txt"
   echo "vulkan_replay_test: exit $k" | tee -a "$logs/tests.txt"
   [[ $k -eq 0 ]] || rc=1
+  if [[ -f $abs/bin/gpt_example ]]; then
+    sed "s|/bin/openinfer|/bin/gpt_example|" "$wrapper" >/tmp/gpt_example_packed
+    chmod +x /tmp/gpt_example_packed
+    timeout "$limit" python3 tests/vulkan/vulkan_gpt_replay_test.py /tmp/gpt_example_packed \
+      "$abs/plugins" "$root" >>"$logs/tests.txt" 2>&1
+    k=$?
+    tail -3 "$logs/tests.txt"
+    echo "vulkan_gpt_replay_test: exit $k" | tee -a "$logs/tests.txt"
+    [[ $k -eq 0 ]] || rc=1
+  fi
 
   part "6. summary"
   python3 - "$logs" "$m" <<'PY' | tee "$logs/summary.txt"
