@@ -1,14 +1,16 @@
 // Logical devices, buffers in device memory, the pipeline cache (kept on disk by
 // pipeline_cache.cpp) and the kernels' way to the GPU. Work is not submitted call by call: every
 // dispatch, zero fill, upload and download is recorded into the device's CommandStream
-// (command_stream.hpp), which batches consecutive commands into one submission and waits only
-// where the host needs data back (buffer_download) or asks for it (synchronize). One mutex per
-// device: calls from several threads take turns.
+// (command_stream.hpp), which records consecutive commands into segments submitted together,
+// submits kept segments again where a stretch of work repeats (replay), and waits only where the
+// host needs data back (buffer_download) or asks for it (synchronize). One mutex per device:
+// calls from several threads take turns.
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include "command_stream.hpp"
 #include "openinfer/plugin_abi.hpp"
@@ -32,7 +34,9 @@ struct oi_device {
   std::filesystem::path cache_path;   // empty: not kept on disk
   std::vector<uint8_t> cache_loaded;  // what the file held: saved again only when changed
   std::map<std::string, vk::ShaderModule> modules;
-  std::map<std::pair<std::string, std::vector<uint32_t>>, vk::Pipeline> pipelines;
+  // By shader variant name, a NUL, then the specialization constants' bytes.
+  std::unordered_map<std::string, vk::Pipeline> pipelines;
+  std::string pipeline_key;  // reused: no allocation per lookup
   oi::vulkan::CommandStream stream;
   // Freed device buffers by size, reused by later allocations of the same size: the executor
   // allocates per node, and vkAllocateMemory costs far more than a kernel on small tensors.
@@ -64,11 +68,17 @@ vk::ShaderModule module_for(oi_device& d, const std::string& name) {
   return m;
 }
 
-vk::Pipeline pipeline_for(oi_device& d, const std::string& name,
+// The pipeline of `shader` + `suffix` (the float-controls variant) with these constants.
+vk::Pipeline pipeline_for(oi_device& d, const std::string& shader, const char* suffix,
                           const std::vector<uint32_t>& spec) {
-  auto key = std::make_pair(name, spec);
+  std::string& key = d.pipeline_key;
+  key.assign(shader);
+  key.append(suffix);
+  key.push_back('\0');
+  key.append(reinterpret_cast<const char*>(spec.data()), spec.size() * 4);
   auto it = d.pipelines.find(key);
   if (it != d.pipelines.end()) return it->second;
+  const std::string name = shader + suffix;
   std::vector<vk::SpecializationMapEntry> entries;
   for (uint32_t i = 0; i < spec.size(); ++i) entries.emplace_back(i, 4 * i, 4);
   vk::SpecializationInfo spec_info(static_cast<uint32_t>(entries.size()), entries.data(),
@@ -135,7 +145,7 @@ void create_device(oi_device& d) {
   setup.queue_family = p.queue_family;
   setup.memory = d.memory;
   setup.set_layout = d.set_layout;
-  setup.bindings = kDataBindings + 1;
+  setup.pipeline_layout = d.layout;
   setup.params_alignment =
       std::max<vk::DeviceSize>(p.handle.getProperties().limits.minStorageBufferOffsetAlignment, 4);
   d.stream.open(setup);
@@ -186,32 +196,19 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   const bool ieee =
       ((width == 32 && caps.ieee_specials32) || (width == 64 && caps.ieee_specials64)) &&
       (!job.also_f64 || caps.ieee_specials64);
-  const std::string variant = job.shader + (fc ? "_fc" : ieee ? "_ieee" : "");
-  vk::Pipeline pipeline = pipeline_for(d, variant, job.spec);
-
-  std::array<vk::DescriptorBufferInfo, kDataBindings + 1> infos;
+  DispatchKey key;
+  key.pipeline = pipeline_for(d, job.shader, fc ? "_fc" : ieee ? "_ieee" : "", job.spec);
   for (size_t i = 0; i < kDataBindings; ++i) {
     const oi_buffer* b = job.buffers[i] ? job.buffers[i] : job.buffers[job.output];
-    if (b->alloc.size > d.phys->caps.max_storage_range) {
+    if (b->alloc.size > caps.max_storage_range) {
       throw abi::StatusError(OI_STATUS_DECLINED,
                              "buffer larger than the device's maxStorageBufferRange (" +
-                                 std::to_string(d.phys->caps.max_storage_range) + " bytes)");
+                                 std::to_string(caps.max_storage_range) + " bytes)");
     }
-    infos[i + 1] = vk::DescriptorBufferInfo(b->alloc.buffer, 0, VK_WHOLE_SIZE);
+    key.buffers[i] = b->alloc.buffer;
   }
-  // Nothing below throws once the slot is taken, so the batch never holds half a dispatch.
-  const DispatchSlot slot = d.stream.begin_dispatch(job.params);
-  infos[0] = slot.params;
-  std::array<vk::WriteDescriptorSet, kDataBindings + 1> writes;
-  for (uint32_t i = 0; i < kDataBindings + 1; ++i) {
-    writes[i] = vk::WriteDescriptorSet(slot.set, i, 0, 1, vk::DescriptorType::eStorageBuffer,
-                                       nullptr, &infos[i]);
-  }
-  d.device.updateDescriptorSets(writes, {});
-  slot.cmd.bindPipeline(vk::PipelineBindPoint::eCompute, pipeline);
-  slot.cmd.bindDescriptorSets(vk::PipelineBindPoint::eCompute, d.layout, 0, slot.set, {});
-  slot.cmd.dispatch(job.groups[0], job.groups[1], job.groups[2]);
-  d.stream.end_command();
+  key.groups = job.groups;
+  d.stream.dispatch(key, job.params);
 }
 
 oi_status* device_open(void*, uint32_t index, oi_device** out_device) {

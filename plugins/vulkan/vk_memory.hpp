@@ -18,6 +18,20 @@ struct Allocation {
 Allocation make_allocation(vk::Device device, const vk::PhysicalDeviceMemoryProperties& memory,
                            vk::DeviceSize size, bool host_visible);
 
+// A host-visible buffer in device-local memory that the host writes straight over the bus
+// (resizable BAR: a device-local, host-visible memory type whose heap is larger than the 256 MiB
+// of a plain BAR). Throws abi::StatusError (OI_STATUS_UNAVAILABLE) when the device has none.
+Allocation make_mapped_device_allocation(vk::Device device,
+                                         const vk::PhysicalDeviceMemoryProperties& memory,
+                                         vk::DeviceSize size);
+
+// A host-visible, host-coherent buffer in memory the host does not cache (write-combined where
+// the device offers such a type; else as make_allocation's host-visible one): the host's writes
+// stream out without reading lines into its cache first.
+Allocation make_uncached_host_allocation(vk::Device device,
+                                         const vk::PhysicalDeviceMemoryProperties& memory,
+                                         vk::DeviceSize size);
+
 // Destroys the buffer and frees (and so unmaps) its memory; `a` is empty afterwards.
 void release(vk::Device device, Allocation& a);
 

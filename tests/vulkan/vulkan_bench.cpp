@@ -6,9 +6,12 @@
 // repeated runs with one synchronize, divided by their number: the GPU time of one, once the
 // per-call cost hides behind the GPU work.
 //
-//   vulkan_bench [--matmul | --check] [--tiles BM,BN,BK,TM,TN;...] [--gemv COLS,WG,UNROLL;...]
+//   vulkan_bench [--matmul | --check | --no-matmul] [--tiles BM,BN,BK,TM,TN;...]
+//                [--gemv COLS,WG,UNROLL;...]
 //
-// --matmul: the matmul figures only. --check: no figures, only the exact matmul checks at odd
+// --matmul: the matmul figures only. --no-matmul: all but the matmul figures. --elements-m M:
+// the elementwise and transfer figures on M Mi elements (default 64; lavapipe binds at most
+// 128 MiB). --check: no figures, only the exact matmul checks at odd
 // offsets (quick enough for lavapipe). --tiles / --gemv: also time each listed tile / GEMV split
 // (through OPENINFER_VULKAN_MATMUL_TILE / _GEMV, kernels/matmul.cpp) next to the default pick.
 // Every matmul run is checked: operands are multiples of 1/8, so sums are exact in f32 and each
@@ -212,12 +215,17 @@ size_t matmul_figures(MatmulBench& bench, const std::string& label, bool squares
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool matmul_only = false, check_only = false;
+  bool matmul_only = false, check_only = false, no_matmul = false;
+  uint64_t elements_m = 64;
   std::vector<std::string> tiles, gemv_splits;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--matmul") {
       matmul_only = true;
+    } else if (arg == "--elements-m" && i + 1 < argc) {
+      elements_m = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--no-matmul") {
+      no_matmul = true;
     } else if (arg == "--check") {
       matmul_only = check_only = true;
     } else if (arg == "--tiles" && i + 1 < argc) {
@@ -225,8 +233,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--gemv" && i + 1 < argc) {
       gemv_splits = split(argv[++i], ';');
     } else {
-      std::cerr << "usage: vulkan_bench [--matmul | --check] [--tiles BM,BN,BK,TM,TN;...] "
-                   "[--gemv COLS,WG,UNROLL;...]\n";
+      std::cerr << "usage: vulkan_bench [--matmul | --check | --no-matmul] "
+                   "[--tiles BM,BN,BK,TM,TN;...] [--gemv COLS,WG,UNROLL;...]\n";
       return 2;
     }
   }
@@ -246,7 +254,9 @@ int main(int argc, char** argv) {
   }
 
   if (!matmul_only) {
-    const uint64_t n = 64ull << 20;
+    const uint64_t n = elements_m << 20;
+    const std::string mib = std::to_string(n * 4 >> 20) + " MiB",
+                      m = std::to_string(elements_m) + "M";
     std::vector<float> host(n);
     for (uint64_t i = 0; i < n; ++i) host[i] = static_cast<float>(int(i % 1001) - 500) * 0.25f;
     auto a = gpu->alloc(n * 4), b = gpu->alloc(n * 4), y = gpu->alloc(n * 4);
@@ -255,23 +265,23 @@ int main(int argc, char** argv) {
       gpu->upload(*a, 0, bytes);
       gpu->synchronize();
     });
-    print("upload 256 MiB", up, n * 4 / 1e9, "GB/s");
+    print("upload " + mib, up, n * 4 / 1e9, "GB/s");
     gpu->upload(*b, 0, bytes);
     const double down =
         median_seconds(3, [&] { gpu->download(*y, 0, std::as_writable_bytes(std::span(host))); });
-    print("download 256 MiB", down, n * 4 / 1e9, "GB/s");
+    print("download " + mib, down, n * 4 / 1e9, "GB/s");
 
     const std::vector<uint64_t> dims{n};
     oi::TensorArg ins[] = {{DType::f32, dims, a.get(), 0}, {DType::f32, dims, b.get(), 0}};
     oi::TensorArg outs[] = {{DType::f32, dims, y.get(), 0}};
-    print("add f32 64M",
+    print("add f32 " + m,
           median_seconds(10,
                          [&] {
                            gpu->run(*add, ins, outs, {});
                            gpu->synchronize();
                          }),
           12.0 * n / 1e9, "GB/s");
-    print("relu f32 64M",
+    print("relu f32 " + m,
           median_seconds(10,
                          [&] {
                            gpu->run(*relu, {ins, 1}, outs, {});
@@ -284,14 +294,21 @@ int main(int argc, char** argv) {
     oi::TensorArg souts[] = {{DType::f32, small, a.get(), 0}};
     const auto* add_inplace =
         gpu->find_kernel("add", {{DType::f32, DType::f32}}, DType::f32, KernelMode::InPlace);
-    const double chain = median_seconds(5, [&] {
-      for (int i = 0; i < 1000; ++i) gpu->run(*add_inplace, sins, souts, {});
-      gpu->synchronize();
-    });
-    std::cout << "chain of 1000 adds of 256 f32: " << chain * 1e3 << " ms, " << chain * 1e3
-              << " us/call\n";
+    // Recorded every time (replay off), then replayed (docs/vulkan.md, "Replay"): each rep is
+    // one unit of 1,000 dispatches ending in a synchronize.
+    for (const char* replay : {"0", "1"}) {
+      setenv("OPENINFER_VULKAN_REPLAY", replay, 1);
+      const double chain = median_seconds(7, [&] {
+        for (int i = 0; i < 1000; ++i) gpu->run(*add_inplace, sins, souts, {});
+        gpu->synchronize();
+      });
+      std::cout << "chain of 1000 adds of 256 f32 (" << (*replay == '1' ? "replayed" : "recorded")
+                << "): " << chain * 1e3 << " ms, " << chain * 1e3 << " us/call\n";
+    }
+    unsetenv("OPENINFER_VULKAN_REPLAY");
   }
 
+  if (no_matmul) return 0;
   MatmulBench bench(gpu, *mm, check_only ? 1ull << 20 : 64ull << 20);
   const bool timed = !check_only;
   size_t bad = matmul_figures(bench, "default", timed, timed);

@@ -2,8 +2,10 @@
 // and the op's settings as bit patterns of the compute type.
 #include "elementwise.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -147,6 +149,22 @@ void narrow_job(Dispatch& job, const oi_kernel_call& call, EltwiseOp op, uint32_
   job.groups[0] = std::min<uint32_t>((words + 255) / 256, 65535);
 }
 
+// The condition of eltwise.comp's vector path: one dim after collapsing, a contiguous, b
+// contiguous or a scalar, word offsets of a, b and y multiples of 4.
+bool vector_path(const std::vector<uint32_t>& p) {
+  return p[1] == 1 && p[17] == 1 && p[18] <= 1 && ((p[2] | p[3] | p[4]) & 3u) == 0;
+}
+
+// Quads per invocation: 4 from 1M elements on (bytes in flight on a large GPU), else 1;
+// OPENINFER_VULKAN_ELTWISE_UNROLL=1|2|4|8 forces it, for tuning.
+uint32_t eltwise_unroll(uint32_t count) {
+  if (const char* env = std::getenv("OPENINFER_VULKAN_ELTWISE_UNROLL"); env != nullptr) {
+    const long u = std::strtol(env, nullptr, 10);
+    if (u == 1 || u == 2 || u == 4 || u == 8) return static_cast<uint32_t>(u);
+  }
+  return count >= (1u << 20) ? 4 : 1;
+}
+
 }  // namespace
 
 bool is_narrow(uint32_t dtype) {
@@ -200,6 +218,13 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
     job.float_width = dtype == OI_DTYPE_F32 ? 32 : dtype == OI_DTYPE_F64 ? 64 : 0;
   }
   job.groups[0] = std::min<uint32_t>((count + 255) / 256, 65535);  // the shader strides
+  if (job.shader == "eltwise_32" && op != EltwiseOp::Fill && vector_path(job.params)) {
+    // Four elements an invocation (one quad), UNROLL quads a trip: fewer, fuller invocations.
+    const uint32_t unroll = eltwise_unroll(count);
+    job.spec.push_back(unroll);
+    const uint32_t groups = (count / 4 + 256 * unroll - 1) / (256 * unroll);
+    job.groups[0] = std::clamp<uint32_t>(groups, 1, 65535);
+  }
   run_dispatch(call->device, job);
   OI_ABI_CATCH(call->host)
 }

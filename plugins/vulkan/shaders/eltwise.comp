@@ -14,6 +14,9 @@ layout(local_size_x = 256) in;
 // Values of OP and DTYPE: kernels/elementwise.hpp.
 layout(constant_id = 0) const uint OP = 0;
 layout(constant_id = 1) const uint DTYPE = 0;
+// Quads (uvec4) per invocation and loop trip on the vector path: all loaded before any is
+// computed, so that each invocation keeps UNROLL * 16 (or 32) bytes of loads in flight.
+layout(constant_id = 2) const uint UNROLL = 1;
 const uint OP_ADD = 0, OP_SUB = 1, OP_MUL = 2, OP_DIV = 3, OP_RELU = 4, OP_FILL = 5;
 const uint DT_F32 = 0, DT_I32 = 1, DT_W64 = 2;  // DT_W64: fill of any 8-byte type
 const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4;
@@ -118,14 +121,31 @@ void main() {
   if (OP != OP_FILL && DTYPE != DT_W64 && p[1] == 1u && p[17] == 1u && p[18] <= 1u &&
       ((p[2] | p[3] | p[4]) & 3u) == 0u) {
     const uint quads = p[0] / 4u;
-    for (uint q = gl_GlobalInvocationID.x; q < quads; q += stride) {
-      const uvec4 x = a4[p[2] / 4u + q];
-      uvec4 z = uvec4(0u);
-      if (OP <= OP_DIV) z = p[18] == 1u ? b4[p[3] / 4u + q] : uvec4(b[p[3]]);
-      uvec4 r;
-      [[unroll]] for (uint k = 0u; k < 4u; ++k)
-        r[k] = DTYPE == DT_F32 ? float_op(F_FROM(x[k]), F_FROM(z[k])) : int_op(int(x[k]), int(z[k]));
-      y4[p[4] / 4u + q] = r;
+    const uint ao = p[2] / 4u, bo = p[3] / 4u, yo = p[4] / 4u;
+    const bool b_vector = p[18] == 1u;
+    // A workgroup takes UNROLL * 256 consecutive quads a trip: every load instruction of the
+    // workgroup reads 4 KiB in one piece.
+    const uint block = gl_WorkGroupSize.x * UNROLL;
+    for (uint base = gl_WorkGroupID.x * block + gl_LocalInvocationID.x; base < quads;
+         base += gl_NumWorkGroups.x * block) {
+      uvec4 x[UNROLL], z[UNROLL];
+      [[unroll]] for (uint u = 0u; u < UNROLL; ++u) {
+        const uint q = base + u * gl_WorkGroupSize.x;
+        if (q < quads) {
+          x[u] = a4[ao + q];
+          z[u] = OP <= OP_DIV ? (b_vector ? b4[bo + q] : uvec4(b[p[3]])) : uvec4(0u);
+        }
+      }
+      [[unroll]] for (uint u = 0u; u < UNROLL; ++u) {
+        const uint q = base + u * gl_WorkGroupSize.x;
+        if (q < quads) {
+          uvec4 r;
+          [[unroll]] for (uint k = 0u; k < 4u; ++k)
+            r[k] = DTYPE == DT_F32 ? float_op(F_FROM(x[u][k]), F_FROM(z[u][k]))
+                                   : int_op(int(x[u][k]), int(z[u][k]));
+          y4[yo + q] = r;
+        }
+      }
     }
     for (uint i = quads * 4u + gl_GlobalInvocationID.x; i < p[0]; i += stride) compute(i);
     return;

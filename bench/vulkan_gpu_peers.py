@@ -1,0 +1,88 @@
+"""PyTorch CUDA figures beside bench/vulkan_gpu_bench.sh's, on the same GPU in the same run.
+
+add and relu f32 over 64M elements, the per-op cost of a chain of 1,000 dependent adds on 16
+floats (eager, and replayed as a torch.cuda.CUDAGraph), host-to-device and device-to-host copies
+of 256 MiB from pageable and from pinned host memory. Times are CUDA events around the work
+(wall clock with a synchronize for the pageable copies), the median of the timed repetitions
+after warm-ups. One line per figure: `NAME: MS ms, VALUE UNIT`.
+"""
+import statistics
+import time
+
+import torch
+
+
+def events(fn, reps=20, warm=5):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return statistics.median(times)
+
+
+def wall(fn, reps=7, warm=2):
+    for _ in range(warm):
+        fn()
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main():
+    dev = torch.device("cuda")
+    print("device:", torch.cuda.get_device_name(0), "torch", torch.__version__)
+    n = 64 << 20
+    a = torch.rand(n, device=dev) - 0.5
+    b = torch.rand(n, device=dev)
+    y = torch.empty_like(a)
+    t = events(lambda: torch.add(a, b, out=y))
+    print(f"add f32 64M: {t * 1e3:.4f} ms, {12 * n / t / 1e9:.0f} GB/s")
+    # The faster of relu's two forms: into y, or a fresh tensor (the caching allocator).
+    t = min(events(lambda: torch.clamp_min(a, 0.0, out=y)), events(lambda: torch.relu(a)))
+    print(f"relu f32 64M: {t * 1e3:.4f} ms, {8 * n / t / 1e9:.0f} GB/s")
+
+    x = torch.zeros(16, device=dev)
+    one = torch.ones(1, device=dev)
+
+    def chain():
+        for _ in range(1000):
+            x.add_(one)
+
+    t = wall(chain)
+    print(f"chain of 1000 adds (eager): {t * 1e3:.4f} ms, {t * 1e3:.3f} us/op")
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        chain()  # warm-up on the side stream before capture
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        chain()
+    t = wall(graph.replay)
+    print(f"chain of 1000 adds (CUDA graph): {t * 1e3:.4f} ms, {t * 1e3:.3f} us/op")
+
+    count = 64 << 20  # 256 MiB of f32
+    dst = torch.empty(count, device=dev)
+    pageable = torch.rand(count)
+    pinned = torch.empty(count, pin_memory=True).copy_(pageable)
+    for name, host in (("pageable", pageable), ("pinned", pinned)):
+        t = wall(lambda: dst.copy_(host))
+        print(f"host to device 256 MiB ({name}): {t * 1e3:.3f} ms, {count * 4 / t / 1e9:.1f} GB/s")
+        t = wall(lambda: host.copy_(dst))
+        print(f"device to host 256 MiB ({name}): {t * 1e3:.3f} ms, {count * 4 / t / 1e9:.1f} GB/s")
+
+
+if __name__ == "__main__":
+    main()
