@@ -207,16 +207,30 @@ class Generator : public KernelEnv {
            << "u);\n";
     } else if (kind == "cache.increment" || kind == "cache.decrement") {
       const Value& v = value(str(st.at("var")));
-      if ((v.dtype != "i32" && v.dtype != "i64") || v.numel() != 1 || v.ptable || v.table)
+      static const std::map<std::string, int> kBits = {
+          {"i1", 1},   {"i2", 2},   {"i4", 4},   {"u1", 1},   {"u2", 2},
+          {"u4", 4},   {"i8", 8},   {"u8", 8},   {"i16", 16}, {"u16", 16},
+          {"i32", 32}, {"u32", 32}, {"i64", 64}, {"u64", 64}, {"bool", 1}};
+      const auto bits = kBits.find(v.dtype);
+      if (bits == kBits.end() || v.numel() != 1 || v.ptable || v.table)
         throw CUnsupported("c emitter: " + kind + " of " + v.dtype + " '" + v.name +
-                           "' is not supported yet (i32 and i64 scalars)");
-      const bool wide = v.dtype == "i64";
-      const std::string T = wide ? "int64_t" : "int32_t", U = wide ? "uint64_t" : "uint32_t";
-      const std::string p = "*(" + T + "*)s->v_" + v.name;
-      // Integer arithmetic wraps (ops.md): through the unsigned type, never signed overflow.
-      body << indent << p << " = (" << T << ")((" << U << ")" << p
-           << (kind == "cache.increment" ? " + " : " - ") << "(" << U << ")"
-           << st.at("amount").to_number<int64_t>() << "ll);\n";
+                           "' is not supported yet (integer and bool scalars)");
+      const std::string sign = kind == "cache.increment" ? " + " : " - ";
+      const std::string amount = std::to_string(st.at("amount").to_number<int64_t>()) + "ll";
+      if (bits->second >= 8 && v.dtype != "bool") {
+        // Integer arithmetic wraps (ops.md): through the unsigned type, never signed overflow.
+        const std::string n = std::to_string(bits->second), T = c_type(v.dtype),
+                          U = "uint" + n + "_t", p = "*(" + T + "*)s->v_" + v.name;
+        body << indent << p << " = (" << T << ")(" << U << ")((" << U << ")" << p << sign << "("
+             << U << ")" << amount << ");\n";
+      } else {
+        // bool and the packed integers: one byte, the value in its low bits, which wrap (the
+        // simulator keeps bool's lowest bit); the bits above are left alone.
+        const std::string mask = std::to_string((1u << bits->second) - 1u) + "u",
+                          p = "*(uint8_t*)s->v_" + v.name;
+        body << indent << p << " = (uint8_t)((" << p << " & ~" << mask << ") | ((unsigned)(" << p
+             << sign << "(unsigned)" << amount << ") & " << mask << "));\n";
+      }
     } else if (kind == "cache.reset") {
       const Value& v = whole(st, "target");
       body << indent << fill_code(v, "s->v_" + v.name) << "\n";

@@ -287,7 +287,6 @@ const char* const kMainC =
 
 #include "@NAME@.h"
 
-#define MAX_ITEMS 64
 
 static int fail(const char* message) {
   fprintf(stderr, "error: %s\n", message);
@@ -328,6 +327,18 @@ static void print_value(const char* name, const @NAME@_var_info* v, uint32_t ran
     else if (v->dtype == 4) printf("%lld", (long long)((const int64_t*)data)[i]);
     else if (v->dtype == 12) printf("%s", ((const uint8_t*)data)[i] ? "true" : "false");
     else if (v->dtype == 9) printf("%.9g", half_value(((const uint16_t*)data)[i]));
+    else if (v->dtype == 1) printf("%d", (int)((const int8_t*)data)[i]);
+    else if (v->dtype == 2) printf("%d", (int)((const int16_t*)data)[i]);
+    else if (v->dtype == 5) printf("%u", (unsigned)((const uint8_t*)data)[i]);
+    else if (v->dtype == 6) printf("%u", (unsigned)((const uint16_t*)data)[i]);
+    else if (v->dtype == 7) printf("%lu", (unsigned long)((const uint32_t*)data)[i]);
+    else if (v->dtype == 8) printf("%llu", (unsigned long long)((const uint64_t*)data)[i]);
+    else if (v->dtype >= 18 && v->dtype <= 23) {
+      /* packed, LSB first: i4 i2 i1 u4 u2 u1 */
+      const unsigned w = (v->dtype == 18 || v->dtype == 21) ? 4u : (v->dtype == 19 || v->dtype == 22) ? 2u : 1u;
+      const unsigned raw = (((const uint8_t*)data)[i * w / 8] >> (i * w % 8)) & ((1u << w) - 1u);
+      printf("%d", v->dtype <= 20 && (raw >> (w - 1)) ? (int)raw - (1 << w) : (int)raw);
+    }
     else if (v->dtype == 16) {
       uint32_t bits = (uint32_t)((const uint16_t*)data)[i] << 16;
       float f;
@@ -341,8 +352,14 @@ static void print_value(const char* name, const @NAME@_var_info* v, uint32_t ran
 int main(int argc, char** argv) {
   const char* model = NULL;
   const char* save = NULL;
-  const char* inputs[MAX_ITEMS];
-  const char* fetch[MAX_ITEMS];
+  /* Room for every option (static: still reachable at exit, so no leak is reported). */
+  static const char** inputs;
+  static const char* const* fetch;
+  static const char** fetch_args;
+  inputs = (const char**)calloc((size_t)argc + 1u, sizeof *inputs);
+  fetch_args = (const char**)calloc((size_t)argc + 1u, sizeof *fetch_args);
+  if (!inputs || !fetch_args) return fprintf(stderr, "error: out of memory\n"), 1;
+  fetch = fetch_args;
   size_t n_inputs = 0, n_fetch = 0;
   long steps = 1;
   int quiet = 0, keep_going = 0, failed_steps = 0;
@@ -353,8 +370,8 @@ int main(int argc, char** argv) {
     int has_value = i + 1 < argc;
     if (strcmp(a, "--model") == 0 && has_value) model = argv[++i];
     else if (strcmp(a, "--steps") == 0 && has_value) steps = strtol(argv[++i], NULL, 10);
-    else if (strcmp(a, "--input") == 0 && has_value && n_inputs < MAX_ITEMS) inputs[n_inputs++] = argv[++i];
-    else if (strcmp(a, "--fetch") == 0 && has_value && n_fetch < MAX_ITEMS) fetch[n_fetch++] = argv[++i];
+    else if (strcmp(a, "--input") == 0 && has_value) inputs[n_inputs++] = argv[++i];
+    else if (strcmp(a, "--fetch") == 0 && has_value) fetch_args[n_fetch++] = argv[++i];
     else if (strcmp(a, "--save") == 0 && has_value) save = argv[++i];
     else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) quiet = 1;
     else if (strcmp(a, "--keep-going") == 0) keep_going = 1;
@@ -381,7 +398,8 @@ int main(int argc, char** argv) {
   if (n_fetch == 0) {
     size_t count = 0;
     const char* const* outs = @NAME@_outputs(&count);
-    for (size_t i = 0; i < count && i < MAX_ITEMS; ++i) fetch[n_fetch++] = outs[i];
+    fetch = outs;
+    n_fetch = count;
   }
   for (size_t i = 0; i < n_fetch; ++i)
     if (!@NAME@_var(fetch[i])) {

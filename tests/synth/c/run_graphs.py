@@ -32,6 +32,7 @@ CASES = [
     ("loops", f"{SC}/loops.oi", *LOOPS, 2, ["x=@IN@"], "agrees"),
     ("loop_bounds", f"{SC}/loop_bounds.oi", *LOOPS, 3, ["x=@IN@"], "agrees"),
     ("cache", f"{SC}/cache.oi", *LOOPS, 3, ["x=@IN@"], "agrees"),
+    ("incdec", f"{SC}/incdec.oi", *LOOPS, 3, ["x=@IN@"], "agrees"),
     ("branch", f"{SC}/branch.oi", *LOOPS, 2, ["x=@IN@"], "agrees"),
     ("consumer", f"{SC}/consumer.oi", *LOOPS, 2, ["x=@IN@"], "agrees"),
     ("tables", f"{SC}/tables.oi", f"{SC}/loops_model.txt", f"{SC}/tables_input.txt", 3,
