@@ -399,7 +399,15 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     jd["bindings"] = std::move(bindings);
     dispatches.push_back(std::move(jd));
   }
-  json::array checks, copies, zero;
+  json::array checks, copies, zero, tables;
+  for (const RopeTable& r : ks.rope_tables)
+    tables.push_back(json::object{{"pos", r.pos},
+                                  {"wide", r.wide},
+                                  {"theta", r.theta},
+                                  {"T", r.T},
+                                  {"D", r.D},
+                                  {"f64", r.f64},
+                                  {"table", r.table}});
   for (const IndexCheck& c : ks.checks)
     checks.push_back(json::object{{"value", c.value},
                                   {"count", c.count},
@@ -414,6 +422,7 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                       {"workgroups", json::array{1, 1, 1}},
                       {"bindings", json::array{}},
                       {"checks", std::move(checks)},
+                      {"rope_tables", std::move(tables)},
                       {"zero", std::move(zero)},
                       {"dispatches", std::move(dispatches)},
                       {"copies", std::move(copies)}};

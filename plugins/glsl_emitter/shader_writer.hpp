@@ -45,6 +45,18 @@ struct IndexCheck {
   std::string message;  // "{value}": the index
 };
 
+// rope's cos/sin table, computed by the host program from the position it reads back (as the
+// Vulkan backend computes it on the host): for i < half, t < T, angle = (pos + t) *
+// theta^(-2i/D) in f64, (cos, sin) at 2 (t * half + i), stored as f32 (f64 when `f64`).
+struct RopeTable {
+  std::string pos;  // an i32 (i64 when `wide`) scalar
+  bool wide = false;
+  double theta = 10000.0;
+  uint64_t T = 0, D = 0;
+  bool f64 = false;
+  std::string table;  // the scratch value it is written to
+};
+
 // A buffer of the program's own for a recorded kernel (scratch of the kernel, a value the
 // plan fused away, an in-place result before it is copied over its input).
 struct ScratchValue {
@@ -58,6 +70,7 @@ struct KernelShader {
   // copies (from, to) of whole values.
   std::vector<VulkanDispatch> dispatches;
   std::vector<IndexCheck> checks;
+  std::vector<RopeTable> rope_tables;
   std::vector<ScratchValue> scratch;
   std::vector<std::pair<std::string, std::string>> copies;
   bool recorded = false;  // through the Vulkan backend's kernels (even with no dispatch)

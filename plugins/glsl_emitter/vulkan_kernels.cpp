@@ -300,13 +300,18 @@ class KernelRecorder {
     call.num_inputs = static_cast<uint32_t>(ins.size());
     call.num_outputs = 1;
     call.num_settings = static_cast<uint32_t>(settings.list.size());
-    rec_.allow_host_reads = op.op == "gather";
-    if (rec_.allow_host_reads) add_index_check(op);
+    // The host reads the kernels do become host work of the program at run time: gather's
+    // index check, rope's table from the position.
+    rec_.allow_host_reads = op.op == "gather" || op.op == "rope";
+    rec_.allow_uploads = op.op == "rope";
+    rec_.uploaded.clear();
+    if (op.op == "gather") add_index_check(op);
     try {
       rec_.run(*k, call);
     } catch (const abi::StatusError& e) {
       unsupported(where + " on the Vulkan backend's kernel: " + e.what());
     }
+    if (op.op == "rope") add_rope_table(op);
     if (staged) {
       if (out_value.storage == "internal")
         unsupported(where + ": an internal output sharing memory with an input");
@@ -335,6 +340,25 @@ class KernelRecorder {
                 "): index {value} is out of range for axis " + std::to_string(axis) + " of size " +
                 std::to_string(c.bound);
     out_.checks.push_back(std::move(c));
+  }
+
+  void add_rope_table(const OpIn& op) {
+    const ValueIn& x = plan_.value(parse_ref(op.inputs.at(0)).name);
+    const ValueIn& pos = plan_.value(parse_ref(op.inputs.at(1)).name);
+    if (pos.storage == "internal")
+      unsupported(op_where(op) + ": a rope position computed in the same kernel");
+    if (rec_.uploaded.size() != 1 || x.shape.size() < 2)
+      unsupported(op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
+    RopeTable r;
+    r.pos = pos.name;
+    r.wide = pos.dtype == "i64";
+    if (const json::value* t = op.settings.if_contains("theta"); t && t->is_number())
+      r.theta = t->to_number<double>();
+    r.T = x.shape[x.shape.size() - 2];
+    r.D = x.shape.back();
+    r.f64 = x.dtype == "f64";
+    r.table = buffer_name(rec_.uploaded[0]);
+    out_.rope_tables.push_back(std::move(r));
   }
 
   const PlanIn& plan_;

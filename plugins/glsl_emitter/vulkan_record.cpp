@@ -118,7 +118,12 @@ oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffe
 
 void buffer_free(oi_device*, oi_buffer*) {}  // scratch stays the program's for every step
 
-oi_status* buffer_upload(oi_device*, oi_buffer*, uint64_t, const void*, uint64_t) {
+oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t, const void*, uint64_t) {
+  glsl::Recorder& rec = *device->impl->self;
+  if (rec.allow_uploads) {
+    rec.uploaded.push_back(buffer->id);
+    return nullptr;
+  }
   return abi::make_status(host(), OI_STATUS_UNIMPLEMENTED,
                           "the kernel uploads data it computes on the host from device values "
                           "(not expressible in a generated program yet)");

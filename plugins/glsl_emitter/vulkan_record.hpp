@@ -42,6 +42,11 @@ class Recorder {
   // generated program has no such value when it is emitted.
   bool allow_host_reads = false;
   uint32_t host_reads = 0;
+  // Uploads of data the kernel computed on the host (rope's cos/sin table): allowed only where
+  // the caller makes the generated program compute the same data at run time; the buffers are
+  // listed here, the data dropped.
+  bool allow_uploads = false;
+  std::vector<uint32_t> uploaded;
 
   std::vector<RecordedDispatch> dispatches;
 

@@ -114,11 +114,13 @@ struct Kernel {
   uint32_t float_width = 0;
   bool also_f64 = false;
   std::string spv;
+  vk::Pipeline shared_pipeline;  // the pipeline and layout it binds (its own or shared ones)
+  vk::PipelineLayout shared_layout;
   // A kernel recorded from the Vulkan backend's kernels: index checks, scratch values zeroed,
   // its dispatches (a barrier after each), then copies of whole values.
   bool recorded = false;
   std::vector<Kernel> subs;
-  std::vector<json::object> checks;
+  std::vector<json::object> checks, rope_tables;
   std::vector<std::string> zero;
   std::vector<std::pair<std::string, std::string>> copies;
 };
@@ -268,6 +270,9 @@ class Runner {
   ~Runner() {
     if (device_) device_->waitIdle();
     kernels_.clear();
+    vk_pipelines_.clear();
+    vk_layout_.reset();
+    vk_set_layout_.reset();
     buffers_.clear();
     staging_ = Buffer{};
     dpool_.reset();
@@ -385,6 +390,8 @@ class Runner {
       k.recorded = true;
       for (const json::value& sub : d->as_array()) k.subs.push_back(parse_kernel(sub.as_object()));
       for (const json::value& c : o.at("checks").as_array()) k.checks.push_back(c.as_object());
+      if (auto* r = o.if_contains("rope_tables"))
+        for (const json::value& t : r->as_array()) k.rope_tables.push_back(t.as_object());
       for (const json::value& z : o.at("zero").as_array()) k.zero.emplace_back(z.as_string());
       for (const json::value& c : o.at("copies").as_array())
         k.copies.emplace_back(c.at("from").as_string(), c.at("to").as_string());
@@ -710,53 +717,69 @@ class Runner {
     dpool_ = device_->createDescriptorPoolUnique(
         {{}, std::max(sets, 1u), static_cast<uint32_t>(sizes.size()), sizes.data()});
     for (Kernel& k : kernels_) {
-      if (!k.recorded) create_pipeline(k);
-      for (Kernel& sub : k.subs) create_pipeline(sub);
+      if (!k.recorded) create_pipeline(k, false);
+      for (Kernel& sub : k.subs) create_pipeline(sub, true);
     }
   }
 
   // The pipeline of one shader: its bindings, specialization constants and params words.
-  void create_pipeline(Kernel& k) {
-    {
-      if (k.spv.empty()) k.spv = pick_spirv(k);
+  void create_pipeline(Kernel& k, bool shared) {
+    if (k.spv.empty()) k.spv = pick_spirv(k);
+    if (shared) {  // the params words: uploaded once, host-visible as the backend's arena
+      k.params_buffer = make_buffer(
+          k.params.size() * 4, vk::BufferUsageFlagBits::eStorageBuffer,
+          vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent);
+      void* p = device_->mapMemory(*k.params_buffer.memory, 0, VK_WHOLE_SIZE);
+      std::memcpy(p, k.params.data(), k.params.size() * 4);
+      device_->unmapMemory(*k.params_buffer.memory);
+    }
+    std::vector<vk::DescriptorSetLayoutBinding> lb;
+    for (const KernelBinding& b : k.bindings)
+      lb.push_back({b.binding, descriptor_type(b), 1, vk::ShaderStageFlagBits::eCompute});
+    // The Vulkan backend's shaders share one layout (binding 0 the params, then the data
+    // bindings, as the backend's) and a pipeline per (module, specialization constants).
+    if (shared && !vk_set_layout_) {
+      vk_set_layout_ = device_->createDescriptorSetLayoutUnique(
+          {{}, static_cast<uint32_t>(lb.size()), lb.data()});
+      vk_layout_ = device_->createPipelineLayoutUnique({{}, 1, &*vk_set_layout_});
+    }
+    if (!shared) {
+      k.set_layout = device_->createDescriptorSetLayoutUnique(
+          {{}, static_cast<uint32_t>(lb.size()), lb.data()});
+      k.layout = device_->createPipelineLayoutUnique({{}, 1, &*k.set_layout});
+    }
+    const vk::DescriptorSetLayout set_layout = shared ? *vk_set_layout_ : *k.set_layout;
+    k.shared_layout = shared ? *vk_layout_ : *k.layout;
+    const auto key = std::make_pair(k.spv, k.spec);
+    if (auto it = vk_pipelines_.find(key); shared && it != vk_pipelines_.end()) {
+      k.shared_pipeline = *it->second;
+    } else {
       const std::vector<uint32_t> words = read_spirv(k.spv);
       auto module = device_->createShaderModuleUnique({{}, words.size() * 4, words.data()});
-      if (!k.params.empty() || std::any_of(k.bindings.begin(), k.bindings.end(), [](auto& b) {
-            return b.value == "@params";
-          })) {  // uploaded once; host-visible, as the backend's parameter arena
-        k.params_buffer = make_buffer(
-            k.params.size() * 4, vk::BufferUsageFlagBits::eStorageBuffer,
-            vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent);
-        void* p = device_->mapMemory(*k.params_buffer.memory, 0, VK_WHOLE_SIZE);
-        std::memcpy(p, k.params.data(), k.params.size() * 4);
-        device_->unmapMemory(*k.params_buffer.memory);
-      }
       std::vector<vk::SpecializationMapEntry> entries;
       for (uint32_t i = 0; i < k.spec.size(); ++i) entries.emplace_back(i, 4 * i, 4);
       const vk::SpecializationInfo spec_info(static_cast<uint32_t>(entries.size()), entries.data(),
                                              k.spec.size() * 4, k.spec.data());
-      std::vector<vk::DescriptorSetLayoutBinding> lb;
-      for (const KernelBinding& b : k.bindings)
-        lb.push_back({b.binding, descriptor_type(b), 1, vk::ShaderStageFlagBits::eCompute});
-      k.set_layout = device_->createDescriptorSetLayoutUnique(
-          {{}, static_cast<uint32_t>(lb.size()), lb.data()});
-      k.layout = device_->createPipelineLayoutUnique({{}, 1, &*k.set_layout});
       vk::ComputePipelineCreateInfo pci({},
                                         {{},
                                          vk::ShaderStageFlagBits::eCompute,
                                          *module,
                                          "main",
                                          k.spec.empty() ? nullptr : &spec_info},
-                                        *k.layout);
+                                        k.shared_layout);
       auto result = device_->createComputePipelineUnique(nullptr, pci);
       if (result.result != vk::Result::eSuccess)
         device_error("cannot create the pipeline of " + k.spv);
-      k.pipeline = std::move(result.value);
-      k.set = device_->allocateDescriptorSets({*dpool_, 1, &*k.set_layout})[0];
-      for (const KernelBinding& b : k.bindings)
-        if (b.value[0] != '@' || index_.count(b.value)) k.bytes_moved += value(b.value).bytes;
-      write_descriptors(k);
+      k.shared_pipeline = *result.value;
+      if (shared)
+        vk_pipelines_[key] = std::move(result.value);
+      else
+        k.pipeline = std::move(result.value);
     }
+    k.set = device_->allocateDescriptorSets({*dpool_, 1, &set_layout})[0];
+    for (const KernelBinding& b : k.bindings)
+      if (b.value[0] != '@' || index_.count(b.value)) k.bytes_moved += value(b.value).bytes;
+    write_descriptors(k);
   }
 
   // ---- transfers ------------------------------------------------------------------------
@@ -1185,10 +1208,12 @@ class Runner {
     for (const json::object& c : k.checks) check_indices(c);
     for (const std::string& z : k.zero) zero(value(z));
     if (!k.zero.empty()) barrier();
+    for (const json::object& t : k.rope_tables) rope_table(t);
+    if (!k.rope_tables.empty()) barrier();
     for (Kernel& sub : k.subs) {
       if (sub.groups[0] == 0 || sub.groups[1] == 0 || sub.groups[2] == 0) continue;
-      cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, *sub.pipeline);
-      cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, *sub.layout, 0, sub.set, {});
+      cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, sub.shared_pipeline);
+      cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, sub.shared_layout, 0, sub.set, {});
       cmd_->dispatch(static_cast<uint32_t>(sub.groups[0]), static_cast<uint32_t>(sub.groups[1]),
                      static_cast<uint32_t>(sub.groups[2]));
       barrier();
@@ -1198,6 +1223,40 @@ class Runner {
       cmd_->copyBuffer(buffer_of(f), buffer_of(t),
                        vk::BufferCopy(offset_of(f), offset_of(t), (t.bytes + 3) / 4 * 4));
       barrier();
+    }
+  }
+
+  // rope's cos/sin table for the position read back now, as the Vulkan backend computes it on
+  // the host: angle (pos + t) * theta^(-2i/D) in f64, pairs (cos, sin), f32 unless `f64`.
+  void rope_table(const json::object& r) {
+    const std::vector<uint8_t> p = download(value(std::string(r.at("pos").as_string())));
+    int64_t pos = 0;
+    if (r.at("wide").as_bool()) {
+      std::memcpy(&pos, p.data(), 8);
+    } else {
+      int32_t p32;
+      std::memcpy(&p32, p.data(), 4);
+      pos = p32;
+    }
+    const double theta = r.at("theta").to_number<double>();
+    const uint64_t T = r.at("T").to_number<uint64_t>(), D = r.at("D").to_number<uint64_t>();
+    const uint64_t half = D / 2;
+    const bool f64 = r.at("f64").as_bool();
+    std::vector<double> table(2 * T * half);
+    for (uint64_t i = 0; i < half; ++i) {
+      const double freq = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
+      for (uint64_t t = 0; t < T; ++t) {
+        const double angle = (static_cast<double>(pos) + static_cast<double>(t)) * freq;
+        table[2 * (t * half + i)] = std::cos(angle);
+        table[2 * (t * half + i) + 1] = std::sin(angle);
+      }
+    }
+    const Value& v = value(std::string(r.at("table").as_string()));
+    if (f64) {
+      upload(v, reinterpret_cast<const uint8_t*>(table.data()), table.size() * 8);
+    } else {
+      const std::vector<float> t32(table.begin(), table.end());
+      upload(v, reinterpret_cast<const uint8_t*>(t32.data()), t32.size() * 4);
     }
   }
 
@@ -1437,6 +1496,9 @@ class Runner {
   vk::UniqueCommandBuffer cmd_;
   vk::UniqueFence fence_;
   vk::UniqueDescriptorPool dpool_;
+  vk::UniqueDescriptorSetLayout vk_set_layout_;  // the Vulkan backend's shaders: one layout
+  vk::UniquePipelineLayout vk_layout_;
+  std::map<std::pair<std::string, std::vector<uint32_t>>, vk::UniquePipeline> vk_pipelines_;
   std::vector<Buffer> buffers_;
   int arena_ = -1;
   Buffer staging_;
