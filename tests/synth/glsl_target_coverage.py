@@ -13,7 +13,7 @@ ulp). A batch that fails to synthesize, compile or run is split until the failin
   tests/synth/glsl_target_coverage.py --openinfer build/dev/bin/openinfer
       --runner build/dev/tests/glsl_emitter/glsl_manifest_runner [--device devices/lavapipe.json]
       [--work DIR] [--ops add,matmul] [--modes normal,inplace] [--per-op N] [--batch 200]
-      [--jobs 2] [--by-op] [--own-writers-only]
+      [--jobs 2] [--by-op] [--own-writers-only] [--spirv-cache DIR]
 
 --per-op N keeps the first N kernels (op, dtypes, mode) of each op (the CI subset). Cases with
 an f64 operand are left out (and counted apart) for a device description whose features.fp64
@@ -60,7 +60,7 @@ class GlslRunner(ctc.Runner):
     def __init__(self, args):
         super().__init__(args)
         self.variants = read_variants()
-        self.cache = os.path.join(args.work_root, "spirv_cache")
+        self.cache = args.spirv_cache or os.path.join(args.work_root, "spirv_cache")
         os.makedirs(self.cache, exist_ok=True)
         self.locks = defaultdict(threading.Lock)
         self.env = dict(os.environ)
@@ -143,6 +143,9 @@ class GlslRunner(ctc.Runner):
         fetch = [a for i, _ in batch for a in ("--fetch", outs[i])]
         rc, log = self.run([self.args.runner, "--manifest", gen, "--model", "model.oinf",
                             "--steps", "1", *fetch, "--save", "out.oinf", "-q"], work)
+        if rc == 3 and "no Vulkan device" in log:
+            print("SKIPPED: " + log.strip().splitlines()[-1])
+            raise SystemExit(77)
         if rc:
             return self.named_or_all(work, batch, case_at, "run (prog)", log)
         saved = oinf.read(os.path.join(work, "out.oinf")).tensors
@@ -176,6 +179,7 @@ def main():
     ap.add_argument("--batch", type=int, default=200, help="cases per generated program")
     ap.add_argument("--by-op", action="store_true", help="one line per op with failures")
     ap.add_argument("--keep", action="store_true", help="keep each batch's directory")
+    ap.add_argument("--spirv-cache", help="compiled shaders kept across runs (default: in --work)")
     ap.add_argument("--own-writers-only", action="store_true",
                     help="the emitter's own writers only (OPENINFER_GLSL_OWN_WRITERS_ONLY=1)")
     args = ap.parse_args()
