@@ -347,6 +347,7 @@ class KernelRecorder {
     const ValueIn& pos = plan_.value(parse_ref(op.inputs.at(1)).name);
     if (pos.storage == "internal")
       unsupported(op_where(op) + ": a rope position computed in the same kernel");
+    if (rec_.uploaded.empty() && rec_.dispatches.empty()) return;  // no elements: nothing to do
     if (rec_.uploaded.size() != 1 || x.shape.size() < 2)
       unsupported(op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
     RopeTable r;
