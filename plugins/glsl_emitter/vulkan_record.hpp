@@ -56,8 +56,8 @@ class Recorder {
   Impl* impl_;
 };
 
-// The kernel the Vulkan backend registers for (op, input dtypes, output dtype, mode), or null.
-// `needs` gets what the entry needs from a device (checked by the caller against the caps).
+// The kernel the Vulkan backend registers for (op, input dtypes, output dtype, mode), or null;
+// its `needs` (f64, i64) is for the caller to check against the device description.
 const vulkan::VulkanKernel* find_vulkan_kernel(const std::string& op,
                                                const std::vector<uint32_t>& inputs, uint32_t output,
                                                uint32_t mode);
