@@ -8,8 +8,11 @@
 #include <set>
 
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
+#include "openinfer/plugin_abi.hpp"
 #include "plan_input.hpp"
 #include "shader_writer.hpp"
+#include "vulkan_kernels.hpp"
+#include "vulkan_shaders.hpp"
 
 namespace oi::glsl {
 
@@ -339,6 +342,103 @@ json::object value_json(const ValueIn& v) {
   return o;
 }
 
+// The one dispatch point of a plan kernel: the emitter's own writers (fused chains, matmul and
+// reductions with their epilogues, single ops), else the Vulkan backend's kernels recorded
+// (vulkan_kernels.hpp). OPENINFER_GLSL_OWN_WRITERS_ONLY=1 turns the second off (to count what
+// the own writers cover). Where both refuse, the writer's message names the op and the
+// backend's reason follows it.
+KernelShader write_kernel(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel) {
+  const char* only = std::getenv("OPENINFER_GLSL_OWN_WRITERS_ONLY");
+  const bool own_only = only && std::string(only) == "1";
+  // A single op (kind `op`: movement, conv and pools, the row ops, attention, gather, ...) runs
+  // the backend's shader where it can be recorded: one source of their semantics. The own
+  // single-op writers remain for what recording refuses (table entries as operands), and for
+  // rms_norm: the backend's rows.comp gives finite values for a row holding a NaN where the CPU
+  // backend gives NaN (tests/synth/c/norm.oi), to be fixed there first.
+  if (kernel.kind == "op" && kernel.ops.front().op != "rms_norm" && !own_only &&
+      have_vulkan_kernels()) {
+    try {
+      return record_kernel(plan, device, kernel);
+    } catch (const abi::StatusError&) {
+    }
+  }
+  try {
+    return write_kernel_shader(plan, device, kernel);
+  } catch (const abi::StatusError& own) {
+    if (own.code() != OI_STATUS_UNIMPLEMENTED || !have_vulkan_kernels() || own_only) throw;
+    try {
+      return record_kernel(plan, device, kernel);
+    } catch (const abi::StatusError& vk) {
+      std::string why = vk.what();
+      if (why.rfind("glsl emitter: ", 0) == 0) why = why.substr(14);
+      throw abi::StatusError(own.code(), std::string(own.what()) + "; through the Vulkan " +
+                                             "backend's kernels: " + why);
+    }
+  }
+}
+
+// The manifest entry of a kernel run through the Vulkan backend's shaders; `variants` collects
+// the SPIR-V variants the program's CMakeLists.txt compiles.
+json::object recorded_kernel_json(size_t id, const std::string& kind, const KernelShader& ks,
+                                  std::set<std::string>& variants) {
+  json::array dispatches;
+  for (const VulkanDispatch& d : ks.dispatches) {
+    const ShaderVariant* base = shader_variant(d.variant);
+    if (base == nullptr) invalid("the Vulkan backend has no shader variant '" + d.variant + "'");
+    json::object jd{{"shader", "shaders/vulkan/" + base->source},
+                    {"spirv", "shaders/" + d.variant + ".spv"}};
+    variants.insert(d.variant);
+    // The backend's choice (device.cpp): "_fc" where the device preserves subnormals and IEEE
+    // specials at float_width (and 64 bits with also_f64), else "_ieee" where it preserves the
+    // specials; the host program makes it for the device it runs on.
+    if (d.float_width) {
+      for (const char* suffix : {"_fc", "_ieee"})
+        if (shader_variant(d.variant + suffix)) {
+          jd[std::string("spirv") + suffix] = "shaders/" + d.variant + suffix + ".spv";
+          variants.insert(d.variant + suffix);
+        }
+      jd["float_width"] = d.float_width;
+      jd["also_f64"] = d.also_f64;
+    }
+    jd["spec"] = json::array(d.spec.begin(), d.spec.end());
+    jd["params"] = json::array(d.params.begin(), d.params.end());
+    jd["workgroups"] = json::array(d.groups.begin(), d.groups.end());
+    json::array bindings{json::object{{"binding", 0}, {"value", "@params"}, {"access", "read"}}};
+    for (size_t i = 0; i < d.values.size(); ++i)
+      bindings.push_back(json::object{
+          {"binding", i + 1}, {"value", d.values[i]}, {"access", "read_write"}, {"whole", true}});
+    jd["bindings"] = std::move(bindings);
+    dispatches.push_back(std::move(jd));
+  }
+  json::array checks, copies, zero, tables;
+  for (const RopeTable& r : ks.rope_tables)
+    tables.push_back(json::object{{"pos", r.pos},
+                                  {"wide", r.wide},
+                                  {"theta", r.theta},
+                                  {"T", r.T},
+                                  {"D", r.D},
+                                  {"f64", r.f64},
+                                  {"table", r.table}});
+  for (const IndexCheck& c : ks.checks)
+    checks.push_back(json::object{{"value", c.value},
+                                  {"count", c.count},
+                                  {"wide", c.wide},
+                                  {"bound", c.bound},
+                                  {"message", c.message}});
+  for (const auto& [from, to] : ks.copies)
+    copies.push_back(json::object{{"from", from}, {"to", to}});
+  for (const ScratchValue& v : ks.scratch) zero.push_back(json::value(v.name));
+  return json::object{{"id", id},
+                      {"kind", kind},
+                      {"workgroups", json::array{1, 1, 1}},
+                      {"bindings", json::array{}},
+                      {"checks", std::move(checks)},
+                      {"rope_tables", std::move(tables)},
+                      {"zero", std::move(zero)},
+                      {"dispatches", std::move(dispatches)},
+                      {"copies", std::move(copies)}};
+}
+
 bool valid_name(const std::string& n) {
   if (n.empty() || n.size() > 64) return false;
   for (char c : n)
@@ -346,7 +446,29 @@ bool valid_name(const std::string& n) {
   return true;
 }
 
-std::string cmake_lists(const std::string& name, size_t kernels) {
+// The Vulkan backend's shader variants the kernels use, compiled as the backend compiles them.
+std::string cmake_vulkan_variants(const std::set<std::string>& variants) {
+  if (variants.empty()) return "";
+  std::string s =
+      "# The Vulkan backend's shaders (plugins/vulkan/shaders), one SPIR-V module per variant.\n"
+      "set(vk_src ${CMAKE_CURRENT_SOURCE_DIR}/shaders/vulkan)\n"
+      "file(GLOB vk_includes ${vk_src}/*.glsl)\n";
+  for (const std::string& v : variants) {
+    const ShaderVariant* sv = shader_variant(v);
+    s += "add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/shaders/" + v +
+         ".spv COMMAND ${CMAKE_COMMAND} -E\n  make_directory ${CMAKE_CURRENT_BINARY_DIR}/shaders\n"
+         "  COMMAND ${GLSLC} --target-env=vulkan1.1 -O " +
+         sv->defines + " ${vk_src}/" + sv->source + " -o ${CMAKE_CURRENT_BINARY_DIR}/shaders/" + v +
+         ".spv\n  DEPENDS ${vk_src}/" + sv->source +
+         " ${vk_includes} VERBATIM)\n"
+         "list(APPEND spirv ${CMAKE_CURRENT_BINARY_DIR}/shaders/" +
+         v + ".spv)\n";
+  }
+  return s;
+}
+
+std::string cmake_lists(const std::string& name, size_t kernels,
+                        const std::set<std::string>& variants) {
   std::string s =
       "# Generated by the OpenInfer glsl emitter: compiles the shaders with glslc and builds the\n"
       "# host program that runs manifest.json (Vulkan-Hpp, header-only Boost.JSON).\n"
@@ -368,7 +490,8 @@ std::string cmake_lists(const std::string& name, size_t kernels) {
       "    COMMAND ${GLSLC} --target-env=vulkan1.1 -O -DOI_IEEE_SPECIALS ${src} -o "
       "${out}_ieee.spv\n"
       "    DEPENDS ${src} VERBATIM)\n  list(APPEND spirv ${out}.spv "
-      "${out}_ieee.spv)\nendforeach()\n"
+      "${out}_ieee.spv)\nendforeach()\n" +
+      cmake_vulkan_variants(variants) +
       "configure_file(manifest.json ${CMAKE_CURRENT_BINARY_DIR}/manifest.json COPYONLY)\n"
       "add_custom_target(" +
       name +
@@ -400,7 +523,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   const DeviceIn device = read_device(device_json);
   const PlanIn plan = read_plan(plan_json);
   std::vector<KernelShader> shaders;
-  for (const KernelIn& k : plan.kernels) shaders.push_back(write_kernel_shader(plan, device, k));
+  for (const KernelIn& k : plan.kernels) shaders.push_back(write_kernel(plan, device, k));
 
   // The blocks first: host steps such as cache.increment add kernels of their own.
   ManifestWriter writer(plan, device, shaders);
@@ -430,6 +553,13 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
     if (v.storage != "internal") values.push_back(value_json(v));
   for (const json::object& v : writer.scratch_values()) values.push_back(v);
   for (const KernelShader& ks : shaders)
+    for (const ScratchValue& v : ks.scratch)
+      values.push_back(json::object{{"name", v.name},
+                                    {"dtype", "u8"},
+                                    {"storage", "scratch"},
+                                    {"bytes", v.bytes},
+                                    {"shape", json::array{v.bytes}}});
+  for (const KernelShader& ks : shaders)
     for (const auto& [code, message] : ks.errors)
       errors.push_back(json::object{{"code", code}, {"kernel", code >> 8}, {"message", message}});
   if (!errors.empty())  // the status buffer the shaders report run-time errors to
@@ -442,8 +572,14 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   manifest["values"] = std::move(values);
   json::array kernels;
   std::vector<OutputFile> files;
+  std::set<std::string> variants;
   for (size_t i = 0; i < shaders.size(); ++i) {
     const KernelShader& ks = shaders[i];
+    const std::string kind = i < plan.kernels.size() ? plan.kernels[i].kind : "step";
+    if (ks.recorded) {
+      kernels.push_back(recorded_kernel_json(i, kind, ks, variants));
+      continue;
+    }
     const std::string base = "shaders/kernel_" + std::to_string(i);
     json::array bindings;
     bool storage16 = false, storage8 = false;
@@ -481,7 +617,11 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   files.push_back({"manifest.json", json::serialize(manifest) + "\n"});
   files.push_back({"host/glsl_host.cpp", kHostCpp});
   files.push_back({"host/oinf_io.hpp", kOinfIoHpp});
-  files.push_back({"CMakeLists.txt", cmake_lists(name, shaders.size())});
+  std::set<std::string> sources;
+  for (const std::string& v : variants)
+    for (auto& [file, text] : shader_sources(shader_variant(v)->source))
+      if (sources.insert(file).second) files.push_back({"shaders/vulkan/" + file, text});
+  files.push_back({"CMakeLists.txt", cmake_lists(name, shaders.size(), variants)});
   return files;
 }
 

@@ -321,7 +321,14 @@ DeviceIn read_device_unguarded(const std::string& json_text) {
       d.fp16 = h->as_bool();
     if (const json::value* h = f->as_object().if_contains("fp64"); h && h->is_bool())
       d.fp64 = h->as_bool();
+    d.int64 = d.fp64;  // absent: as fp64 (the Vulkan GPUs with one offer the other)
+    if (const json::value* h = f->as_object().if_contains("int64"); h && h->is_bool())
+      d.int64 = h->as_bool();
+    if (const json::value* h = f->as_object().if_contains("subgroup_ops"); h && h->is_bool())
+      d.subgroup_ops = h->as_bool();
   }
+  if (const json::value* v = l.if_contains("subgroup_size"))
+    d.subgroup_size = to_u64(*v, "limits.subgroup_size");
   return d;
 }
 

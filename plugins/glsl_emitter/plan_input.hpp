@@ -86,7 +86,10 @@ struct DeviceIn {
   uint64_t shared_bytes = 0;
   uint64_t max_buffer_range = 0;
   bool fp16 = false;
-  bool fp64 = true;  // features.fp64 (absent: assumed, as most Vulkan GPUs offer it)
+  bool fp64 = true;            // features.fp64 (absent: assumed, as most Vulkan GPUs offer it)
+  bool int64 = true;           // features.int64 (absent: as fp64)
+  bool subgroup_ops = false;   // features.subgroup_ops: basic, vote, arithmetic and shuffle
+  uint64_t subgroup_size = 0;  // limits.subgroup_size (0: unknown)
 };
 
 PlanIn read_plan(const std::string& json_text);

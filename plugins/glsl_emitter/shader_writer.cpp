@@ -555,6 +555,9 @@ class KernelWriter {
     if (in.dtype != plan_.value(op.output).dtype)
       unsupported(op_where(op) + ": mixed dtypes are not supported");
     if (t == "bool") unsupported(op_where(op) + " on bool is not supported");
+    // ops.md's integer mean is of the exact sum: the Vulkan backend's reduce.comp has it.
+    if (op.op == "mean_axis" && !is_float_type(t))
+      unsupported(op_where(op) + " on integers is not supported");
     if (is_narrow_float(in.dtype)) sb_.use_narrow_helpers();
     const size_t rank = in.shape.size();
     std::vector<bool> reduced(rank, false);

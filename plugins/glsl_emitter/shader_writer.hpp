@@ -24,7 +24,56 @@ struct Binding {
   std::string at;  // the entry's source position, for run-time messages
 };
 
+// One dispatch of a Vulkan backend shader (vulkan_kernels.hpp): the variant, its specialization
+// constants and params words, the values bound whole at bindings 1..6 ("@arena": the arena).
+struct VulkanDispatch {
+  std::string variant;       // a base variant of plugins/vulkan/shaders/*.variants: "ew_math"
+  uint32_t float_width = 0;  // 32/64: the "_fc" or "_ieee" variant where the device allows
+  bool also_f64 = false;
+  std::vector<uint32_t> spec, params;
+  std::vector<std::string> values;  // binding i + 1
+  std::array<uint32_t, 3> groups{1, 1, 1};
+};
+
+// A gather's indices, checked by the host program before the kernel runs (the backend checks
+// them on the host too): `count` i32 (or i64 when `wide`) values in [-bound, bound).
+struct IndexCheck {
+  std::string value;
+  uint64_t count = 0;
+  bool wide = false;
+  int64_t bound = 0;
+  std::string message;  // "{value}": the index
+};
+
+// rope's cos/sin table, computed by the host program from the position it reads back (as the
+// Vulkan backend computes it on the host): for i < half, t < T, angle = (pos + t) *
+// theta^(-2i/D) in f64, (cos, sin) at 2 (t * half + i), stored as f32 (f64 when `f64`).
+struct RopeTable {
+  std::string pos;  // an i32 (i64 when `wide`) scalar
+  bool wide = false;
+  double theta = 10000.0;
+  uint64_t T = 0, D = 0;
+  bool f64 = false;
+  std::string table;  // the scratch value it is written to
+};
+
+// A buffer of the program's own for a recorded kernel (scratch of the kernel, a value the
+// plan fused away, an in-place result before it is copied over its input).
+struct ScratchValue {
+  std::string name;
+  uint64_t bytes = 0;
+};
+
 struct KernelShader {
+  // Non-empty: the kernel runs the Vulkan backend's shaders (glsl is then empty): the index
+  // checks, the scratch values zeroed, the dispatches with a barrier after each, then the
+  // copies (from, to) of whole values.
+  std::vector<VulkanDispatch> dispatches;
+  std::vector<IndexCheck> checks;
+  std::vector<RopeTable> rope_tables;
+  std::vector<ScratchValue> scratch;
+  std::vector<std::pair<std::string, std::string>> copies;
+  bool recorded = false;  // through the Vulkan backend's kernels (even with no dispatch)
   std::string glsl;
   std::array<uint32_t, 3> local_size{1, 1, 1};
   std::array<uint64_t, 3> workgroups{0, 0, 0};  // 0 in any: nothing to dispatch

@@ -167,7 +167,9 @@ inline void run_case(const Case& c) {
   const auto files = emit(plan, plan.to_json());
   write_emitted_files(dir / "out", files);
   for (const auto& f : files) {
-    if (fs::path(f.path).extension() != ".comp") continue;
+    // The Vulkan backend's shaders are compiled per variant, below.
+    if (fs::path(f.path).extension() != ".comp" || f.path.rfind("shaders/vulkan/", 0) == 0)
+      continue;
     const fs::path src = dir / "out" / f.path;
     for (const std::string variant : {"", "_ieee"}) {
       std::string log;
@@ -178,6 +180,14 @@ inline void run_case(const Case& c) {
                 &log) == 0,
           f.path << variant << ": " << log);
     }
+  }
+  {
+    std::string log;
+    BOOST_REQUIRE_MESSAGE(shell("/usr/bin/python3 " + std::string(OPENINFER_SOURCE_DIR) +
+                                    "/tests/glsl_emitter/compile_vulkan_variants.py " + GLSLC +
+                                    " " + (dir / "out").string(),
+                                &log) == 0,
+                          "the Vulkan backend's shader variants: " << log);
   }
   std::string cmd = std::string(RUNNER) + " --manifest " + (dir / "out").string() + " --model " +
                     (dir / "model.oinf").string() + " --steps " + std::to_string(c.steps) +

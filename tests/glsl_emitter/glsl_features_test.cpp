@@ -380,22 +380,23 @@ BOOST_AUTO_TEST_CASE(unsupported_uses_are_named) {
     w.add_sizevar("N", 8);
     w.add_sizevar("L", 2);
   };
+  // round, casts to bool and i64 arithmetic run through the Vulkan backend's kernels.
   std::string e = emit_error(
       "dynamic { x: f32[N]; }\nvolatile { y: f32[N]; }\nblock entry {\n"
       "  op round(x) >> y;\n  return y;\n}\n",
       sizes);
-  BOOST_TEST(e.find("op 'round' (line 4) cannot be expressed in GLSL yet") != std::string::npos, e);
+  BOOST_TEST(e.empty(), e);
   e = emit_error(
       "dynamic { x: f32[N]; }\nvolatile { y: bool[N]; }\nblock entry {\n  op cast(x, to=bool) >> "
       "y;\n"
       "  return y;\n}\n",
       sizes);
-  BOOST_TEST(e.find("casts from or to bool are not supported") != std::string::npos, e);
+  BOOST_TEST(e.empty(), e);
   e = emit_error(
       "dynamic { x: i64[N]; }\nvolatile { y: i64[N]; }\nblock entry {\n  op add(x, x) >> y;\n"
       "  return y;\n}\n",
       sizes);
-  BOOST_TEST(e.find("dtype i64 is not supported here") != std::string::npos, e);
+  BOOST_TEST(e.empty(), e);
   e = emit_error(
       "dynamic { x: f32[N]; }\npersistent { M(i): f32[N] @auto_dim(i); }\n"
       "block entry {\n  cache.reset M;\n  return;\n}\n",

@@ -82,6 +82,12 @@ struct Value {
   uint64_t table_bytes() const { return entry_count() * stride; }
 };
 
+struct Buffer {
+  vk::UniqueBuffer buffer;
+  vk::UniqueDeviceMemory memory;
+  uint64_t size = 0;
+};
+
 // A kernel binding: the value, and for a table the index terms of the entry it binds.
 struct KernelBinding {
   uint32_t binding = 0;
@@ -89,6 +95,7 @@ struct KernelBinding {
   std::vector<std::string> entry;
   bool write = false;  // the kernel writes the entry: a growing table's size follows
   std::string at;      // the entry's source position, for messages
+  bool whole = false;  // the value's whole buffer (the arena for an arena value), offset 0
 };
 
 struct Kernel {
@@ -103,12 +110,24 @@ struct Kernel {
   bool float64 = false;    // the shader computes in f64 (shaderFloat64)
   bool storage16 = false;  // f16 buffers (storageBuffer16BitAccess)
   bool storage8 = false;   // bool buffers (storageBuffer8BitAccess)
-};
-
-struct Buffer {
-  vk::UniqueBuffer buffer;
-  vk::UniqueDeviceMemory memory;
-  uint64_t size = 0;
+  // A dispatch of the Vulkan backend's shaders: specialization constants, the params words
+  // (binding 0), the "_fc"/"_ieee" variants chosen as the backend chooses them, and the
+  // SPIR-V picked for this device.
+  std::vector<uint32_t> spec, params;
+  Buffer params_buffer;
+  std::string spirv_fc;
+  uint32_t float_width = 0;
+  bool also_f64 = false;
+  std::string spv;
+  vk::Pipeline shared_pipeline;  // the pipeline and layout it binds (its own or shared ones)
+  vk::PipelineLayout shared_layout;
+  // A kernel recorded from the Vulkan backend's kernels: index checks, scratch values zeroed,
+  // its dispatches (a barrier after each), then copies of whole values.
+  bool recorded = false;
+  std::vector<Kernel> subs;
+  std::vector<json::object> checks, rope_tables;
+  std::vector<std::string> zero;
+  std::vector<std::pair<std::string, std::string>> copies;
 };
 
 struct Options {
@@ -258,6 +277,9 @@ class Runner {
   ~Runner() {
     if (device_) device_->waitIdle();
     kernels_.clear();
+    vk_pipelines_.clear();
+    vk_layout_.reset();
+    vk_set_layout_.reset();
     buffers_.clear();
     staging_ = Buffer{};
     dpool_.reset();
@@ -363,30 +385,8 @@ class Runner {
         index_[v.name] = values_.size();
         values_.push_back(std::move(v));
       }
-      for (const json::value& jk : m.at("kernels").as_array()) {
-        const json::object& o = jk.as_object();
-        Kernel k;
-        k.spirv = std::string(o.at("spirv").as_string());
-        if (auto* ieee = o.if_contains("spirv_ieee")) k.spirv_ieee = std::string(ieee->as_string());
-        if (auto* f64 = o.if_contains("float64")) k.float64 = f64->as_bool();
-        if (auto* b16 = o.if_contains("storage16")) k.storage16 = b16->as_bool();
-        if (auto* b8 = o.if_contains("storage8")) k.storage8 = b8->as_bool();
-        for (int i = 0; i < 3; ++i)
-          k.groups[i] = o.at("workgroups").as_array().at(i).to_number<uint64_t>();
-        for (const json::value& b : o.at("bindings").as_array()) {
-          KernelBinding kb{static_cast<uint32_t>(b.at("binding").to_number<uint64_t>()),
-                           std::string(b.at("value").as_string()),
-                           {},
-                           false,
-                           {}};
-          if (auto* e = b.as_object().if_contains("entry"))
-            for (const json::value& t : e->as_array()) kb.entry.emplace_back(t.as_string());
-          kb.write = b.at("access").as_string() != "read";
-          if (auto* a = b.as_object().if_contains("at")) kb.at = std::string(a->as_string());
-          k.bindings.push_back(std::move(kb));
-        }
-        kernels_.push_back(std::move(k));
-      }
+      for (const json::value& jk : m.at("kernels").as_array())
+        kernels_.push_back(parse_kernel(jk.as_object()));
       if (const json::value* errors = m.if_contains("errors"))
         for (const json::value& e : errors->as_array())
           errors_[static_cast<uint32_t>(e.at("code").to_number<uint64_t>())] =
@@ -400,6 +400,92 @@ class Runner {
       input_error(path.string() + ": malformed manifest (" + e.what() + ")");
     }
     if (!blocks_.count("entry")) input_error(path.string() + ": no 'entry' block");
+  }
+
+  static Kernel parse_kernel(const json::object& o) {
+    Kernel k;
+    if (auto* d = o.if_contains("dispatches")) {  // the Vulkan backend's shaders
+      k.recorded = true;
+      for (const json::value& sub : d->as_array()) k.subs.push_back(parse_kernel(sub.as_object()));
+      for (const json::value& c : o.at("checks").as_array()) k.checks.push_back(c.as_object());
+      if (auto* r = o.if_contains("rope_tables"))
+        for (const json::value& t : r->as_array()) k.rope_tables.push_back(t.as_object());
+      for (const json::value& z : o.at("zero").as_array()) k.zero.emplace_back(z.as_string());
+      for (const json::value& c : o.at("copies").as_array())
+        k.copies.emplace_back(c.at("from").as_string(), c.at("to").as_string());
+      return k;
+    }
+    k.spirv = std::string(o.at("spirv").as_string());
+    if (auto* ieee = o.if_contains("spirv_ieee")) k.spirv_ieee = std::string(ieee->as_string());
+    if (auto* fc = o.if_contains("spirv_fc")) k.spirv_fc = std::string(fc->as_string());
+    if (auto* w = o.if_contains("float_width")) k.float_width = w->to_number<uint32_t>();
+    if (auto* a = o.if_contains("also_f64")) k.also_f64 = a->as_bool();
+    if (auto* f64 = o.if_contains("float64")) k.float64 = f64->as_bool();
+    if (auto* b16 = o.if_contains("storage16")) k.storage16 = b16->as_bool();
+    if (auto* b8 = o.if_contains("storage8")) k.storage8 = b8->as_bool();
+    if (auto* sp = o.if_contains("spec"))
+      for (const json::value& x : sp->as_array()) k.spec.push_back(x.to_number<uint32_t>());
+    if (auto* pa = o.if_contains("params"))
+      for (const json::value& x : pa->as_array()) k.params.push_back(x.to_number<uint32_t>());
+    for (int i = 0; i < 3; ++i)
+      k.groups[i] = o.at("workgroups").as_array().at(i).to_number<uint64_t>();
+    for (const json::value& b : o.at("bindings").as_array()) {
+      KernelBinding kb{static_cast<uint32_t>(b.at("binding").to_number<uint64_t>()),
+                       std::string(b.at("value").as_string()),
+                       {},
+                       false,
+                       {},
+                       false};
+      if (auto* e = b.as_object().if_contains("entry"))
+        for (const json::value& t : e->as_array()) kb.entry.emplace_back(t.as_string());
+      kb.write = b.at("access").as_string() != "read";
+      if (auto* a = b.as_object().if_contains("at")) kb.at = std::string(a->as_string());
+      if (auto* w = b.as_object().if_contains("whole")) kb.whole = w->as_bool();
+      k.bindings.push_back(std::move(kb));
+    }
+    return k;
+  }
+
+  // The SPIR-V module a kernel runs on this device: for the Vulkan backend's shaders the
+  // backend's choice (its device.cpp): "_fc" where subnormals and IEEE specials are preserved at
+  // the shader's float width (64 bits too with also_f64), else "_ieee" where the specials are;
+  // for the emitter's own shaders "_ieee" where the f32 specials are.
+  std::string pick_spirv(const Kernel& k) const {
+    const auto usable = [&](const std::string& p) {
+      return !p.empty() && fs::exists(opt_.manifest_dir / p);
+    };
+    if (k.float_width) {
+      const bool w32 = k.float_width == 32, w64 = k.float_width == 64;
+      const bool fc = ((w32 && fc32_) || (w64 && fc64_)) && (!k.also_f64 || fc64_);
+      const bool ieee = ((w32 && ieee_specials_) || (w64 && ieee64_)) && (!k.also_f64 || ieee64_);
+      if (fc && usable(k.spirv_fc)) return k.spirv_fc;
+      if (ieee && usable(k.spirv_ieee)) return k.spirv_ieee;
+      return k.spirv;
+    }
+    return ieee_specials_ && usable(k.spirv_ieee) ? k.spirv_ieee : k.spirv;
+  }
+
+  std::vector<uint32_t> read_spirv(const std::string& file) const {
+    const fs::path spv = opt_.manifest_dir / file;
+    std::ifstream in(spv, std::ios::binary);
+    if (!in) input_error("cannot read " + spv.string() + " (compile the shaders with glslc first)");
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.empty() || bytes.size() % 4) input_error(spv.string() + ": not SPIR-V");
+    std::vector<uint32_t> words(bytes.size() / 4);
+    std::memcpy(words.data(), bytes.data(), bytes.size());
+    return words;
+  }
+
+  // The OpCapability operands of a module (Float64 10, Int64 11, Int16 22, ...).
+  static std::set<uint32_t> capabilities(const std::vector<uint32_t>& words) {
+    std::set<uint32_t> caps;
+    for (size_t i = 5; i < words.size();) {
+      const uint32_t count = words[i] >> 16, opcode = words[i] & 0xffff;
+      if (count == 0) break;
+      if (opcode == 17 && i + 1 < words.size()) caps.insert(words[i + 1]);
+      i += count;
+    }
+    return caps;
   }
 
   const Value& value(const std::string& name) const {
@@ -459,8 +545,12 @@ class Runner {
     if (props_.apiVersion >= VK_API_VERSION_1_2) {
       auto p2 = phys_.getProperties2<vk::PhysicalDeviceProperties2,
                                      vk::PhysicalDeviceFloatControlsProperties>();
-      ieee_specials_ =
-          p2.get<vk::PhysicalDeviceFloatControlsProperties>().shaderSignedZeroInfNanPreserveFloat32;
+      const auto& fc = p2.get<vk::PhysicalDeviceFloatControlsProperties>();
+      ieee_specials_ = fc.shaderSignedZeroInfNanPreserveFloat32;
+      const bool f64 = phys_.getFeatures().shaderFloat64;
+      ieee64_ = f64 && fc.shaderSignedZeroInfNanPreserveFloat64;
+      fc32_ = fc.shaderDenormPreserveFloat32 && fc.shaderSignedZeroInfNanPreserveFloat32;
+      fc64_ = f64 && fc.shaderDenormPreserveFloat64 && fc.shaderSignedZeroInfNanPreserveFloat64;
     }
     const auto families = phys_.getQueueFamilyProperties();
     for (uint32_t i = 0; i < families.size(); ++i)
@@ -479,6 +569,23 @@ class Runner {
                      "' lacks shaderFloat64, which the f32 math kernels of this manifest need");
       features.shaderFloat64 = VK_TRUE;
     }
+    // The Vulkan backend's shaders: the features their modules declare (f64, i64, i16).
+    for (Kernel& k : kernels_)
+      for (Kernel& sub : k.subs) {
+        sub.spv = pick_spirv(sub);
+        const std::set<uint32_t> caps = capabilities(read_spirv(sub.spv));
+        const auto have = phys_.getFeatures();
+        const auto need = [&](uint32_t cap, vk::Bool32 has, vk::Bool32& enable, const char* name) {
+          if (!caps.count(cap)) return;
+          if (!has)
+            device_error(std::string("the device '") + props_.deviceName.data() + "' lacks " +
+                         name + ", which " + sub.spv + " needs");
+          enable = VK_TRUE;
+        };
+        need(10, have.shaderFloat64, features.shaderFloat64, "shaderFloat64");
+        need(11, have.shaderInt64, features.shaderInt64, "shaderInt64");
+        need(22, have.shaderInt16, features.shaderInt16, "shaderInt16");
+      }
     // f16 and bool buffers: 16- and 8-bit storage, enabled only when a kernel has them.
     const bool want16 =
         std::any_of(kernels_.begin(), kernels_.end(), [](const Kernel& k) { return k.storage16; });
@@ -590,10 +697,22 @@ class Runner {
   void write_descriptors(Kernel& k) {
     std::vector<vk::DescriptorBufferInfo> infos;
     for (const KernelBinding& b : k.bindings) {
+      if (b.value == "@params") {  // the Vulkan backend's shaders: their params words
+        infos.push_back({*k.params_buffer.buffer, 0, VK_WHOLE_SIZE});
+        continue;
+      }
+      if (b.value == "@arena") {
+        infos.push_back({*buffers_[static_cast<size_t>(arena_)].buffer, 0, VK_WHOLE_SIZE});
+        continue;
+      }
       const Value& v = value(b.value);
       if (v.buffer < 0) input_error("kernel binds '" + b.value + "', which has no memory");
       if (v.table() != !b.entry.empty())
         input_error("kernel binds table '" + b.value + "' without an entry, or a value with one");
+      if (b.whole) {  // addressed by offsets in the params words
+        infos.push_back({*buffers_[static_cast<size_t>(v.buffer)].buffer, 0, VK_WHOLE_SIZE});
+        continue;
+      }
       infos.push_back({*buffers_[static_cast<size_t>(v.buffer)].buffer,
                        v.storage == "arena" ? v.offset : 0, std::max<uint64_t>(v.bytes, 4)});
     }
@@ -606,9 +725,13 @@ class Runner {
 
   void create_pipelines() {
     uint32_t sets = 0, plain = 0, dynamic = 0;
-    for (const Kernel& k : kernels_) {
+    const auto count = [&](const Kernel& k) {
       sets++;
       for (const KernelBinding& b : k.bindings) (b.entry.empty() ? plain : dynamic)++;
+    };
+    for (const Kernel& k : kernels_) {
+      count(k);
+      for (const Kernel& sub : k.subs) count(sub);
     }
     std::vector<vk::DescriptorPoolSize> sizes{
         {vk::DescriptorType::eStorageBuffer, std::max(plain, 1u)}};
@@ -616,34 +739,69 @@ class Runner {
     dpool_ = device_->createDescriptorPoolUnique(
         {{}, std::max(sets, 1u), static_cast<uint32_t>(sizes.size()), sizes.data()});
     for (Kernel& k : kernels_) {
-      const bool ieee =
-          ieee_specials_ && !k.spirv_ieee.empty() && fs::exists(opt_.manifest_dir / k.spirv_ieee);
-      const fs::path spv = opt_.manifest_dir / (ieee ? k.spirv_ieee : k.spirv);
-      std::ifstream in(spv, std::ios::binary);
-      if (!in)
-        input_error("cannot read " + spv.string() + " (compile the shaders with glslc first)");
-      std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
-      if (bytes.empty() || bytes.size() % 4) input_error(spv.string() + ": not SPIR-V");
-      std::vector<uint32_t> words(bytes.size() / 4);
-      std::memcpy(words.data(), bytes.data(), bytes.size());
-      auto module = device_->createShaderModuleUnique({{}, bytes.size(), words.data()});
-      std::vector<vk::DescriptorSetLayoutBinding> lb;
-      for (const KernelBinding& b : k.bindings)
-        lb.push_back({b.binding, descriptor_type(b), 1, vk::ShaderStageFlagBits::eCompute});
+      if (!k.recorded) create_pipeline(k, false);
+      for (Kernel& sub : k.subs) create_pipeline(sub, true);
+    }
+  }
+
+  // The pipeline of one shader: its bindings, specialization constants and params words.
+  void create_pipeline(Kernel& k, bool shared) {
+    if (k.spv.empty()) k.spv = pick_spirv(k);
+    if (shared) {  // the params words: uploaded once, host-visible as the backend's arena
+      k.params_buffer = make_buffer(
+          k.params.size() * 4, vk::BufferUsageFlagBits::eStorageBuffer,
+          vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent);
+      void* p = device_->mapMemory(*k.params_buffer.memory, 0, VK_WHOLE_SIZE);
+      std::memcpy(p, k.params.data(), k.params.size() * 4);
+      device_->unmapMemory(*k.params_buffer.memory);
+    }
+    std::vector<vk::DescriptorSetLayoutBinding> lb;
+    for (const KernelBinding& b : k.bindings)
+      lb.push_back({b.binding, descriptor_type(b), 1, vk::ShaderStageFlagBits::eCompute});
+    // The Vulkan backend's shaders share one layout (binding 0 the params, then the data
+    // bindings, as the backend's) and a pipeline per (module, specialization constants).
+    if (shared && !vk_set_layout_) {
+      vk_set_layout_ = device_->createDescriptorSetLayoutUnique(
+          {{}, static_cast<uint32_t>(lb.size()), lb.data()});
+      vk_layout_ = device_->createPipelineLayoutUnique({{}, 1, &*vk_set_layout_});
+    }
+    if (!shared) {
       k.set_layout = device_->createDescriptorSetLayoutUnique(
           {{}, static_cast<uint32_t>(lb.size()), lb.data()});
       k.layout = device_->createPipelineLayoutUnique({{}, 1, &*k.set_layout});
-      vk::ComputePipelineCreateInfo pci(
-          {}, {{}, vk::ShaderStageFlagBits::eCompute, *module, "main"}, *k.layout);
+    }
+    const vk::DescriptorSetLayout set_layout = shared ? *vk_set_layout_ : *k.set_layout;
+    k.shared_layout = shared ? *vk_layout_ : *k.layout;
+    const auto key = std::make_pair(k.spv, k.spec);
+    if (auto it = vk_pipelines_.find(key); shared && it != vk_pipelines_.end()) {
+      k.shared_pipeline = *it->second;
+    } else {
+      const std::vector<uint32_t> words = read_spirv(k.spv);
+      auto module = device_->createShaderModuleUnique({{}, words.size() * 4, words.data()});
+      std::vector<vk::SpecializationMapEntry> entries;
+      for (uint32_t i = 0; i < k.spec.size(); ++i) entries.emplace_back(i, 4 * i, 4);
+      const vk::SpecializationInfo spec_info(static_cast<uint32_t>(entries.size()), entries.data(),
+                                             k.spec.size() * 4, k.spec.data());
+      vk::ComputePipelineCreateInfo pci({},
+                                        {{},
+                                         vk::ShaderStageFlagBits::eCompute,
+                                         *module,
+                                         "main",
+                                         k.spec.empty() ? nullptr : &spec_info},
+                                        k.shared_layout);
       auto result = device_->createComputePipelineUnique(nullptr, pci);
       if (result.result != vk::Result::eSuccess)
-        device_error("cannot create the pipeline of " + k.spirv);
-      k.pipeline = std::move(result.value);
-      k.set = device_->allocateDescriptorSets({*dpool_, 1, &*k.set_layout})[0];
-      for (const KernelBinding& b : k.bindings) k.bytes_moved += value(b.value).bytes;
-      write_descriptors(k);
+        device_error("cannot create the pipeline of " + k.spv);
+      k.shared_pipeline = *result.value;
+      if (shared)
+        vk_pipelines_[key] = std::move(result.value);
+      else
+        k.pipeline = std::move(result.value);
     }
+    k.set = device_->allocateDescriptorSets({*dpool_, 1, &set_layout})[0];
+    for (const KernelBinding& b : k.bindings)
+      if (b.value[0] != '@' || index_.count(b.value)) k.bytes_moved += value(b.value).bytes;
+    write_descriptors(k);
   }
 
   // ---- transfers ------------------------------------------------------------------------
@@ -1215,8 +1373,94 @@ class Runner {
     throw Failure(1, "step " + std::to_string(step) + ": " + message);
   }
 
+  // A kernel of the Vulkan backend's shaders, as the backend runs it: gather's indices checked
+  // first, then each dispatch with a barrier after it, then the copies of a result computed
+  // into scratch.
+  void run_recorded(Kernel& k) {
+    for (const json::object& c : k.checks) check_indices(c);
+    for (const std::string& z : k.zero) zero(value(z));
+    if (!k.zero.empty()) barrier();
+    for (const json::object& t : k.rope_tables) rope_table(t);
+    if (!k.rope_tables.empty()) barrier();
+    for (Kernel& sub : k.subs) {
+      if (sub.groups[0] == 0 || sub.groups[1] == 0 || sub.groups[2] == 0) continue;
+      cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, sub.shared_pipeline);
+      cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, sub.shared_layout, 0, sub.set, {});
+      cmd_->dispatch(static_cast<uint32_t>(sub.groups[0]), static_cast<uint32_t>(sub.groups[1]),
+                     static_cast<uint32_t>(sub.groups[2]));
+      barrier();
+    }
+    for (const auto& [from, to] : k.copies) {
+      const Value &f = value(from), &t = value(to);
+      cmd_->copyBuffer(buffer_of(f), buffer_of(t),
+                       vk::BufferCopy(offset_of(f), offset_of(t), (t.bytes + 3) / 4 * 4));
+      barrier();
+    }
+  }
+
+  // rope's cos/sin table for the position read back now, as the Vulkan backend computes it on
+  // the host: angle (pos + t) * theta^(-2i/D) in f64, pairs (cos, sin), f32 unless `f64`.
+  void rope_table(const json::object& r) {
+    const std::vector<uint8_t> p = download(value(std::string(r.at("pos").as_string())));
+    int64_t pos = 0;
+    if (r.at("wide").as_bool()) {
+      std::memcpy(&pos, p.data(), 8);
+    } else {
+      int32_t p32;
+      std::memcpy(&p32, p.data(), 4);
+      pos = p32;
+    }
+    const double theta = r.at("theta").to_number<double>();
+    const uint64_t T = r.at("T").to_number<uint64_t>(), D = r.at("D").to_number<uint64_t>();
+    const uint64_t half = D / 2;
+    const bool f64 = r.at("f64").as_bool();
+    std::vector<double> table(2 * T * half);
+    for (uint64_t i = 0; i < half; ++i) {
+      const double freq = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
+      for (uint64_t t = 0; t < T; ++t) {
+        const double angle = (static_cast<double>(pos) + static_cast<double>(t)) * freq;
+        table[2 * (t * half + i)] = std::cos(angle);
+        table[2 * (t * half + i) + 1] = std::sin(angle);
+      }
+    }
+    const Value& v = value(std::string(r.at("table").as_string()));
+    if (f64) {
+      upload(v, reinterpret_cast<const uint8_t*>(table.data()), table.size() * 8);
+    } else {
+      const std::vector<float> t32(table.begin(), table.end());
+      upload(v, reinterpret_cast<const uint8_t*>(t32.data()), t32.size() * 4);
+    }
+  }
+
+  // Indices in [-bound, bound), read back before the kernel runs: one out of range stops the
+  // step with the manifest's message, nothing read out of bounds.
+  void check_indices(const json::object& c) {
+    const Value& v = value(std::string(c.at("value").as_string()));
+    const std::vector<uint8_t> bytes = download(v);
+    const bool wide = c.at("wide").as_bool();
+    const int64_t bound = c.at("bound").to_number<int64_t>();
+    const uint64_t n =
+        std::min<uint64_t>(c.at("count").to_number<uint64_t>(), bytes.size() / (wide ? 8 : 4));
+    for (uint64_t i = 0; i < n; ++i) {
+      int64_t x = 0;
+      if (wide) {
+        std::memcpy(&x, bytes.data() + i * 8, 8);
+      } else {
+        int32_t y;
+        std::memcpy(&y, bytes.data() + i * 4, 4);
+        x = y;
+      }
+      if (x >= -bound && x < bound) continue;
+      std::string message(c.at("message").as_string());
+      if (const size_t at = message.find("{value}"); at != std::string::npos)
+        message.replace(at, 7, std::to_string(x));
+      throw Failure(1, "step " + std::to_string(step_) + ": " + message);
+    }
+  }
+
   // ---- the program ----------------------------------------------------------------------
   void run_step(uint64_t step) {
+    step_ = step;
     for (Value& v : values_) {
       if (v.storage == "step") set_initial(v);
       if (v.storage == "arena" && v.zero_fill) zero(v);
@@ -1263,6 +1507,10 @@ class Runner {
       const std::string op(s.at("op").as_string());
       if (op == "dispatch") {
         Kernel& k = kernels_.at(s.at("kernel").to_number<size_t>());
+        if (k.recorded) {
+          run_recorded(k);
+          continue;
+        }
         if (k.groups[0] == 0 || k.groups[1] == 0 || k.groups[2] == 0) continue;
         std::vector<uint32_t> offsets;  // of the table entries, in binding order
         for (const KernelBinding& b : k.bindings) {
@@ -1414,12 +1662,14 @@ class Runner {
   std::map<std::string, json::array> blocks_;
   std::vector<std::string> outputs_;
   uint64_t arena_bytes_ = 0;
+  uint64_t step_ = 0;
   std::map<uint32_t, std::string> errors_;  // run-time error code -> message
 
   vk::UniqueInstance instance_;
   vk::PhysicalDevice phys_;
   vk::PhysicalDeviceProperties props_;
   bool ieee_specials_ = false;
+  bool ieee64_ = false, fc32_ = false, fc64_ = false;  // float controls, as the Vulkan backend's
   uint32_t family_ = UINT32_MAX;
   vk::UniqueDevice device_;
   vk::Queue queue_;
@@ -1427,6 +1677,9 @@ class Runner {
   vk::UniqueCommandBuffer cmd_;
   vk::UniqueFence fence_;
   vk::UniqueDescriptorPool dpool_;
+  vk::UniqueDescriptorSetLayout vk_set_layout_;  // the Vulkan backend's shaders: one layout
+  vk::UniquePipelineLayout vk_layout_;
+  std::map<std::pair<std::string, std::vector<uint32_t>>, vk::UniquePipeline> vk_pipelines_;
   std::vector<Buffer> buffers_;
   int arena_ = -1;
   Buffer staging_;

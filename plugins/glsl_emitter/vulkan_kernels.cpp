@@ -1,0 +1,386 @@
+// A plan kernel as the Vulkan backend runs it: every op through the backend's kernel for its
+// (op, dtypes, mode), recorded (vulkan_record.hpp) and turned into VulkanDispatches over the
+// program's values.
+#include "vulkan_kernels.hpp"
+
+#include <deque>
+#include <map>
+
+#include "openinfer/plugin_abi.hpp"
+#include "vulkan_record.hpp"
+
+namespace oi::glsl {
+
+namespace json = boost::json;
+
+namespace {
+
+struct DtypeInfo {
+  const char* name;
+  uint32_t tag;
+  uint32_t bits;
+};
+
+constexpr DtypeInfo kDtypes[] = {
+    {"i8", OI_DTYPE_I8, 8},         {"i16", OI_DTYPE_I16, 16},   {"i32", OI_DTYPE_I32, 32},
+    {"i64", OI_DTYPE_I64, 64},      {"u8", OI_DTYPE_U8, 8},      {"u16", OI_DTYPE_U16, 16},
+    {"u32", OI_DTYPE_U32, 32},      {"u64", OI_DTYPE_U64, 64},   {"f16", OI_DTYPE_F16, 16},
+    {"f32", OI_DTYPE_F32, 32},      {"f64", OI_DTYPE_F64, 64},   {"bool", OI_DTYPE_BOOL, 8},
+    {"bitset", OI_DTYPE_BITSET, 8}, {"bf16", OI_DTYPE_BF16, 16}, {"f8", OI_DTYPE_F8, 8},
+    {"i4", OI_DTYPE_I4, 4},         {"i2", OI_DTYPE_I2, 2},      {"i1", OI_DTYPE_I1, 1},
+    {"u4", OI_DTYPE_U4, 4},         {"u2", OI_DTYPE_U2, 2},      {"u1", OI_DTYPE_U1, 1},
+    {"t2", OI_DTYPE_T2, 2},         {"t1", OI_DTYPE_T1, 1}};
+
+const DtypeInfo* dtype_info(const std::string& name) {
+  for (const DtypeInfo& d : kDtypes)
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
+uint32_t tag_of(const std::string& dtype, const std::string& where) {
+  const DtypeInfo* d = dtype_info(dtype);
+  if (d == nullptr) unsupported(where + ": dtype " + dtype + " has no Vulkan kernel");
+  return d->tag;
+}
+
+const char* mode_text(uint32_t mode) {
+  return mode == OI_KERNEL_MODE_INPLACE      ? "in place"
+         : mode == OI_KERNEL_MODE_ACCUMULATE ? "accumulate"
+                                             : "normal";
+}
+
+// The VkSubgroupFeatureFlags the fast attention paths ask for (basic, vote, arithmetic, shuffle).
+constexpr uint32_t kSubgroupOps = 0x1 | 0x2 | 0x4 | 0x10;
+
+vulkan::DeviceCaps caps_of(const DeviceIn& d) {
+  vulkan::DeviceCaps c;
+  c.f64 = d.fp64;
+  c.i64 = d.int64;
+  c.storage16 = d.fp16;
+  c.subgroup_size = static_cast<uint32_t>(d.subgroup_size);
+  c.subgroup_ops = d.subgroup_ops ? kSubgroupOps : 0;
+  c.max_shared_memory = static_cast<uint32_t>(std::min<uint64_t>(d.shared_bytes, UINT32_MAX));
+  c.max_storage_range = static_cast<uint32_t>(std::min<uint64_t>(d.max_buffer_range, UINT32_MAX));
+  return c;
+}
+
+// The settings of a plan op as the ABI passes them (dtype names of `to`/`acc`/`dtype` as tags,
+// "inf"/"-inf"/"nan" as floats); the strings and lists live as long as the holder.
+struct Settings {
+  std::vector<oi_setting> list;
+  std::deque<std::string> strings;
+  std::deque<std::vector<int64_t>> lists;
+
+  Settings(const json::object& settings, const std::string& where) {
+    for (const auto& kv : settings) {
+      strings.emplace_back(kv.key());
+      oi_setting s{};
+      s.struct_size = sizeof(s);
+      s.abi_version = OI_PLUGIN_ABI_VERSION;
+      s.name = strings.back().c_str();
+      const json::value& v = kv.value();
+      if (v.is_bool()) {
+        s.type = OI_SETTING_BOOL;
+        s.int_value = v.as_bool();
+      } else if (v.is_int64()) {
+        s.type = OI_SETTING_INT;
+        s.int_value = v.as_int64();
+      } else if (v.is_uint64()) {
+        s.type = OI_SETTING_INT;
+        s.int_value = static_cast<int64_t>(v.as_uint64());
+      } else if (v.is_double()) {
+        s.type = OI_SETTING_FLOAT;
+        s.float_value = v.as_double();
+      } else if (v.is_string()) {
+        const std::string text(v.as_string());
+        const DtypeInfo* d = dtype_info(text);
+        if (d && (kv.key() == "to" || kv.key() == "acc" || kv.key() == "dtype")) {
+          s.type = OI_SETTING_DTYPE;
+          s.int_value = d->tag;
+        } else if (text == "inf" || text == "-inf" || text == "nan") {
+          s.type = OI_SETTING_FLOAT;
+          s.float_value = text == "nan" ? std::nan("") : text == "inf" ? HUGE_VAL : -HUGE_VAL;
+        } else {
+          strings.push_back(text);
+          s.type = OI_SETTING_STRING;
+          s.string_value = strings.back().c_str();
+        }
+      } else if (v.is_array()) {
+        lists.emplace_back();
+        for (const json::value& x : v.as_array()) {
+          if (!x.is_int64())
+            unsupported(where + ": setting '" + s.name + "' is not a list of integers");
+          lists.back().push_back(x.as_int64());
+        }
+        s.type = OI_SETTING_INT_LIST;
+        s.list_values = lists.back().data();
+        s.list_length = lists.back().size();
+      } else if (v.is_null()) {
+        continue;
+      } else {
+        unsupported(where + ": setting '" + std::string(kv.key()) + "' names a variable");
+      }
+      list.push_back(s);
+    }
+  }
+};
+
+// Where a value lives for the recorded kernel: a buffer of the program (its name in the
+// manifest) and the byte offset in it.
+struct Place {
+  std::string buffer;  // "@arena", a value's own name, or a scratch value
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+class KernelRecorder {
+ public:
+  KernelRecorder(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel)
+      : plan_(plan), device_(device), kernel_(kernel), caps_(caps_of(device)), rec_(caps_) {}
+
+  KernelShader record() {
+    out_.recorded = true;
+    for (const OpIn& op : kernel_.ops) record_op(op);
+    for (const RecordedDispatch& d : rec_.dispatches) {
+      VulkanDispatch v;
+      v.variant = d.job.shader;
+      v.float_width = d.job.float_width;
+      v.also_f64 = d.job.also_f64;
+      v.spec = d.job.spec;
+      v.params = d.job.params;
+      v.groups = d.job.groups;
+      for (uint32_t id : d.buffer) v.values.push_back(buffer_name(id));
+      out_.dispatches.push_back(std::move(v));
+    }
+    for (const auto& [id, name] : names_)
+      if (rec_.is_scratch(id)) out_.scratch.push_back({name, rec_.bytes(id)});
+    return std::move(out_);
+  }
+
+ private:
+  std::string prefix() const { return "@vk" + std::to_string(kernel_.id) + "_"; }
+
+  static uint64_t value_bytes(const ValueIn& v) {
+    const DtypeInfo* d = dtype_info(v.dtype);
+    const uint64_t bits = v.elements * (d ? d->bits : 32);
+    return std::max<uint64_t>((bits + 63) / 64 * 8, 8);
+  }
+
+  // The buffer handle of a program buffer `name` of `bytes`, made once.
+  oi_buffer* handle(const std::string& name, uint64_t bytes, bool scratch_value) {
+    auto it = handles_.find(name);
+    if (it != handles_.end()) return it->second;
+    oi_buffer* b = rec_.buffer(bytes);
+    handles_[name] = b;
+    names_[rec_.id(b)] = name;
+    if (scratch_value) out_.scratch.push_back({name, bytes});
+    return b;
+  }
+
+  std::string buffer_name(uint32_t id) {
+    auto it = names_.find(id);
+    if (it != names_.end()) return it->second;
+    // A buffer the kernel allocated: scratch of the program.
+    const std::string name = prefix() + "s" + std::to_string(id);
+    names_[id] = name;
+    return name;
+  }
+
+  Place place(const std::string& text, const OpIn& op) {
+    const ValueRef ref = parse_ref(text);
+    if (!ref.index.empty() || ref.all)
+      unsupported(op_where(op) + ": table entries ('" + text +
+                  "') in kernels of the Vulkan backend's shaders are not supported yet");
+    const ValueIn& v = plan_.value(ref.name);
+    if (v.is_table()) unsupported(op_where(op) + ": table '" + v.name + "' as a whole operand");
+    if (v.storage == "internal") {
+      const std::string name = prefix() + v.name;
+      const uint64_t bytes = value_bytes(v);
+      handle(name, bytes, true);
+      return {name, 0, bytes};
+    }
+    if (v.storage == "arena") {
+      handle("@arena", plan_.arena_bytes, false);
+      return {"@arena", v.offset, v.bytes};
+    }
+    handle(v.name, std::max<uint64_t>(v.bytes, 4), false);
+    return {v.name, 0, v.bytes};
+  }
+
+  oi_tensor_desc desc(const std::string& text, const Place& p,
+                      std::deque<std::vector<uint64_t>>& dims) {
+    const ValueIn& v = plan_.value(parse_ref(text).name);
+    dims.push_back(v.shape);
+    oi_tensor_desc t{};
+    t.struct_size = sizeof(t);
+    t.abi_version = OI_PLUGIN_ABI_VERSION;
+    t.dtype = tag_of(v.dtype, "value '" + v.name + "'");
+    t.rank = static_cast<uint32_t>(v.shape.size());
+    t.dims = dims.back().empty() ? nullptr : dims.back().data();
+    t.buffer = handles_.at(p.buffer);
+    t.byte_offset = p.offset;
+    return t;
+  }
+
+  static bool overlaps(const Place& a, const Place& b) {
+    return a.buffer == b.buffer && a.offset < b.offset + std::max<uint64_t>(b.bytes, 1) &&
+           b.offset < a.offset + std::max<uint64_t>(a.bytes, 1);
+  }
+
+  void device_limit(const OpIn& op, vulkan::Needs needs) {
+    if (needs == vulkan::Needs::F64 && !caps_.f64)
+      unsupported(op_where(op) + ": f64 needs shaderFloat64, which the device '" + device_.name +
+                  "' does not offer (features.fp64 false)");
+    if (needs == vulkan::Needs::I64 && !caps_.i64)
+      unsupported(op_where(op) + ": i64 arithmetic needs shaderInt64, which the device '" +
+                  device_.name + "' does not offer (features.int64 false)");
+  }
+
+  void record_op(const OpIn& op) {
+    const std::string where = op_where(op);
+    std::vector<Place> in_places;
+    std::vector<uint32_t> in_tags;
+    for (const std::string& in : op.inputs) {
+      in_places.push_back(place(in, op));
+      in_tags.push_back(tag_of(plan_.value(parse_ref(in).name).dtype, where));
+    }
+    const ValueIn& out_value = plan_.value(parse_ref(op.output).name);
+    const Place out_place = place(op.output, op);
+    const uint32_t out_tag = tag_of(out_value.dtype, where);
+
+    // The mode: acc= accumulates; an output sharing memory with an input runs in place when
+    // it is exactly that input (same bytes, the output's shape) and the backend has an in-place
+    // kernel, else through a scratch copy.
+    const bool acc = op.settings.contains("acc");
+    int exact = -1;
+    bool overlap = false;
+    for (size_t i = 0; i < in_places.size(); ++i) {
+      if (!overlaps(in_places[i], out_place)) continue;
+      overlap = true;
+      const ValueIn& iv = plan_.value(parse_ref(op.inputs[i]).name);
+      if (in_places[i].offset == out_place.offset && iv.shape == out_value.shape &&
+          iv.dtype == out_value.dtype)
+        exact = static_cast<int>(i);
+    }
+    const uint32_t base = acc ? OI_KERNEL_MODE_ACCUMULATE : OI_KERNEL_MODE_NORMAL;
+    const vulkan::VulkanKernel* k = nullptr;
+    if (overlap && !acc && exact >= 0)
+      k = find_vulkan_kernel(op.op, in_tags, out_tag, OI_KERNEL_MODE_INPLACE);
+    const bool staged = overlap && k == nullptr;
+    if (k == nullptr) k = find_vulkan_kernel(op.op, in_tags, out_tag, base);
+    if (k == nullptr) {
+      std::string ins;
+      for (const std::string& in : op.inputs)
+        ins += (ins.empty() ? "" : ", ") + plan_.value(parse_ref(in).name).dtype;
+      unsupported(where + ": the Vulkan backend has no kernel for " + op.op + "(" + ins + ") -> " +
+                  out_value.dtype + " (" +
+                  mode_text(overlap && !acc ? uint32_t{OI_KERNEL_MODE_INPLACE} : base) + ")");
+    }
+    device_limit(op, k->needs);
+
+    std::deque<std::vector<uint64_t>> dims;
+    std::vector<oi_tensor_desc> ins;
+    for (size_t i = 0; i < op.inputs.size(); ++i)
+      ins.push_back(desc(op.inputs[i], in_places[i], dims));
+    Place target = out_place;
+    if (staged) {  // computed into scratch of its own, then copied over the output
+      const std::string name = prefix() + "out" + std::to_string(copies_++);
+      handle(name, value_bytes(out_value), true);
+      target = {name, 0, value_bytes(out_value)};
+    }
+    oi_tensor_desc out = desc(op.output, target, dims);
+    Settings settings(op.settings, where);
+
+    oi_kernel_call call{};
+    call.struct_size = sizeof(call);
+    call.abi_version = OI_PLUGIN_ABI_VERSION;
+    call.inputs = ins.data();
+    call.outputs = &out;
+    call.settings = settings.list.data();
+    call.num_inputs = static_cast<uint32_t>(ins.size());
+    call.num_outputs = 1;
+    call.num_settings = static_cast<uint32_t>(settings.list.size());
+    // The host reads the kernels do become host work of the program at run time: gather's
+    // index check, rope's table from the position.
+    rec_.allow_host_reads = op.op == "gather" || op.op == "rope";
+    rec_.allow_uploads = op.op == "rope";
+    rec_.uploaded.clear();
+    if (op.op == "gather") add_index_check(op);
+    try {
+      rec_.run(*k, call);
+    } catch (const abi::StatusError& e) {
+      unsupported(where + " on the Vulkan backend's kernel: " + e.what());
+    }
+    if (op.op == "rope") add_rope_table(op);
+    if (staged) {
+      if (out_value.storage == "internal")
+        unsupported(where + ": an internal output sharing memory with an input");
+      out_.copies.emplace_back(target.buffer, out_value.name);
+    }
+  }
+
+  // gather: the host program checks the indices before the kernel runs, as the backend does.
+  void add_index_check(const OpIn& op) {
+    const ValueIn& data = plan_.value(parse_ref(op.inputs.at(0)).name);
+    const ValueIn& idx = plan_.value(parse_ref(op.inputs.at(1)).name);
+    if (idx.storage == "internal")
+      unsupported(op_where(op) + ": gather indices computed in the same kernel");
+    int64_t axis = 0;
+    if (const json::value* a = op.settings.if_contains("axis"); a && a->is_int64())
+      axis = a->as_int64();
+    const auto rank = static_cast<int64_t>(data.shape.size());
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) unsupported(op_where(op) + ": axis out of range");
+    IndexCheck c;
+    c.value = idx.name;
+    c.count = idx.elements;
+    c.wide = idx.dtype == "i64";
+    c.bound = static_cast<int64_t>(data.shape[static_cast<size_t>(axis)]);
+    c.message = "gather (line " + std::to_string(op.line) +
+                "): index {value} is out of range for axis " + std::to_string(axis) + " of size " +
+                std::to_string(c.bound);
+    out_.checks.push_back(std::move(c));
+  }
+
+  void add_rope_table(const OpIn& op) {
+    const ValueIn& x = plan_.value(parse_ref(op.inputs.at(0)).name);
+    const ValueIn& pos = plan_.value(parse_ref(op.inputs.at(1)).name);
+    if (pos.storage == "internal")
+      unsupported(op_where(op) + ": a rope position computed in the same kernel");
+    if (rec_.uploaded.empty() && rec_.dispatches.empty()) return;  // no elements: nothing to do
+    if (rec_.uploaded.size() != 1 || x.shape.size() < 2)
+      unsupported(op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
+    RopeTable r;
+    r.pos = pos.name;
+    r.wide = pos.dtype == "i64";
+    if (const json::value* t = op.settings.if_contains("theta"); t && t->is_number())
+      r.theta = t->to_number<double>();
+    r.T = x.shape[x.shape.size() - 2];
+    r.D = x.shape.back();
+    r.f64 = x.dtype == "f64";
+    r.table = buffer_name(rec_.uploaded[0]);
+    out_.rope_tables.push_back(std::move(r));
+  }
+
+  const PlanIn& plan_;
+  const DeviceIn& device_;
+  const KernelIn& kernel_;
+  vulkan::DeviceCaps caps_;
+  Recorder rec_;
+  std::map<std::string, oi_buffer*> handles_;
+  std::map<uint32_t, std::string> names_;
+  KernelShader out_;
+  int copies_ = 0;
+};
+
+}  // namespace
+
+bool have_vulkan_kernels() {
+  return !vulkan::kernel_list().empty();
+}
+
+KernelShader record_kernel(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel) {
+  return KernelRecorder(plan, device, kernel).record();
+}
+
+}  // namespace oi::glsl

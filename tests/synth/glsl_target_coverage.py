@@ -1,0 +1,256 @@
+#!/usr/bin/python3
+"""Which catalog (op, dtypes, mode) kernels the GLSL target runs right, through generated programs.
+
+The GLSL counterpart of tests/synth/c_target_coverage.py (whose case loading, graph writing,
+batching and comparison it imports): every shared numpy case (tests/plugins/cpu_kernel_cases.json
+and cases/*.json) becomes an op of a graph, batched by op into a few graphs, each case in its own
+variables and separated by `barrier`. Each graph is synthesized with `--target glsl` for a device
+description, its shaders compiled with glslc (the Vulkan backend's variants once per run, cached),
+run one step on a Vulkan device (lavapipe) by the manifest runner with --save, and each output
+compared with the case's expected bytes (bit-exact, NaN matches NaN, the case's tolerance or
+ulp). A batch that fails to synthesize, compile or run is split until the failing cases are found.
+
+  tests/synth/glsl_target_coverage.py --openinfer build/dev/bin/openinfer
+      --runner build/dev/tests/glsl_emitter/glsl_manifest_runner [--device devices/lavapipe.json]
+      [--work DIR] [--ops add,matmul] [--modes normal,inplace] [--per-op N] [--batch 200]
+      [--jobs 2] [--by-op] [--own-writers-only] [--spirv-cache DIR]
+
+--per-op N keeps the first N kernels (op, dtypes, mode) of each op (the CI subset). Cases with
+an f64 operand are left out (and counted apart) for a device description whose features.fp64
+is false. Prints one line per failing kernel and the first problem, then per mode
+"normal N/M, in place N/M, accumulate N/M". Exits 1 when a kernel fails (with
+--allow-invalid, not for graphs the validator refuses: the script's graph, not the target).
+"""
+import argparse
+import glob
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import c_target_coverage as ctc  # noqa: E402
+from c_target_coverage import oinf  # noqa: E402
+
+LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+
+
+def read_variants():
+    """{name: (source, [defines])} of plugins/vulkan/shaders/*.variants."""
+    out = {}
+    for f in glob.glob(os.path.join(ROOT, "plugins", "vulkan", "shaders", "*.variants")):
+        for line in open(f):
+            line = line.strip()
+            if not line or line.startswith("#") or "|" not in line:
+                continue
+            name, source, defines = (line.split("|") + [""])[:3]
+            out[name] = (source, defines.split())
+    return out
+
+
+class GlslRunner(ctc.Runner):
+    def __init__(self, args):
+        super().__init__(args)
+        self.variants = read_variants()
+        self.cache = args.spirv_cache or os.path.join(args.work_root, "spirv_cache")
+        os.makedirs(self.cache, exist_ok=True)
+        self.locks = defaultdict(threading.Lock)
+        self.env = dict(os.environ)
+        if os.path.exists(LAVAPIPE_ICD) and "VK_DRIVER_FILES" not in self.env:
+            self.env["VK_DRIVER_FILES"] = LAVAPIPE_ICD
+        if args.own_writers_only:
+            self.env["OPENINFER_GLSL_OWN_WRITERS_ONLY"] = "1"
+
+    def run(self, cmd, cwd, timeout=1800):
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=timeout, env=self.env)
+        return p.returncode, p.stdout
+
+    def glslc(self, src, out, defines, cwd):
+        return self.run([self.args.glslc, "--target-env=vulkan1.1", "-O", *defines, src, "-o",
+                         out], cwd)
+
+    def variant_spirv(self, gen, path):
+        """Compiles the Vulkan backend's variant that `path` (shaders/NAME.spv) names, once per
+        run (the sources are the emitter's embedded copies, the same in every batch)."""
+        name = os.path.basename(path)[:-4]
+        cached = os.path.join(self.cache, name + ".spv")
+        with self.locks[name]:
+            if not os.path.exists(cached):
+                source, defines = self.variants[name]
+                rc, log = self.glslc(os.path.join(gen, "shaders", "vulkan", source),
+                                     cached + ".tmp", defines, gen)
+                if rc:
+                    return rc, log
+                os.rename(cached + ".tmp", cached)
+        shutil.copyfile(cached, os.path.join(gen, path))
+        return 0, ""
+
+    def own_spirv(self, gen, src, out, defines):
+        """Compiles one of the emitter's own shaders, cached by its text (cases of one shape
+        and dtype give the same shader)."""
+        text = open(os.path.join(gen, src), "rb").read() + " ".join(defines).encode()
+        cached = os.path.join(self.cache, hashlib.sha1(text).hexdigest() + ".spv")
+        if not os.path.exists(cached):
+            rc, log = self.glslc(src, cached + f".{threading.get_ident()}", defines, gen)
+            if rc:
+                return rc, log
+            os.replace(cached + f".{threading.get_ident()}", cached)
+        shutil.copyfile(cached, os.path.join(gen, out))
+        return 0, ""
+
+    def compile_shaders(self, gen):
+        """The SPIR-V the runner picks on a device that keeps IEEE specials (lavapipe, as
+        the backend: the "_ieee" variants), compiled `--jobs` at a time."""
+        manifest = json.load(open(os.path.join(gen, "manifest.json")))
+        work = []
+        for k in manifest["kernels"]:
+            if "dispatches" in k:
+                for d in k["dispatches"]:
+                    key = "spirv_ieee" if "spirv_ieee" in d else "spirv"
+                    work.append(lambda d=d, key=key: self.variant_spirv(gen, d[key]))
+            elif k.get("spirv_ieee"):
+                work.append(lambda k=k: self.own_spirv(gen, k["shader"], k["spirv_ieee"],
+                                                       ["-DOI_IEEE_SPECIALS"]))
+            else:
+                work.append(lambda k=k: self.own_spirv(gen, k["shader"], k["spirv"], []))
+        with ThreadPoolExecutor(max_workers=max(self.args.jobs, 1)) as pool:
+            for rc, log in pool.map(lambda f: f(), work):
+                if rc:
+                    return rc, log
+        return 0, ""
+
+    def batch(self, work, batch):
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        outs, case_at = ctc.write_batch(work, batch)
+        rc, log = self.run([self.args.openinfer, "synth", "graph.oi", "--model", "model.oinf",
+                            "--target", "glsl", "--device", self.args.device, "-o", "gen"], work)
+        if rc:
+            return self.named_or_all(work, batch, case_at, "synth", log)
+        gen = os.path.join(work, "gen")
+        rc, log = self.compile_shaders(gen)
+        if rc:
+            return self.named_or_all(work, batch, case_at, "compile (prog)", log)
+        fetch = [a for i, _ in batch for a in ("--fetch", outs[i])]
+        rc, log = self.run([self.args.runner, "--manifest", gen, "--model", "model.oinf",
+                            "--steps", "1", *fetch, "--save", "out.oinf", "-q"], work)
+        if rc == 3 and "no Vulkan device" in log:
+            print("SKIPPED: " + log.strip().splitlines()[-1])
+            raise SystemExit(77)
+        if rc:
+            return self.named_or_all(work, batch, case_at, "run (prog)", log)
+        saved = oinf.read(os.path.join(work, "out.oinf")).tensors
+        results = {}
+        for i, c in batch:
+            t = saved.get(outs[i])
+            problem = "no output saved" if t is None else ctc.compare(c, t.payload())
+            results[i] = problem and f"prog: {problem}"
+        if not self.args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        return results
+
+
+def has_f64(c):
+    return c["output"]["dtype"] == "f64" or any(t["dtype"] == "f64" for t in c["inputs"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--openinfer", required=True, help="the openinfer CLI")
+    ap.add_argument("--runner", required=True, help="glsl_manifest_runner (the host program)")
+    ap.add_argument("--glslc", default=shutil.which("glslc") or "glslc")
+    ap.add_argument("--device", default=os.path.join(ROOT, "devices", "lavapipe.json"))
+    ap.add_argument("--plugin-tests", default=os.path.join(ROOT, "tests", "plugins"))
+    ap.add_argument("--work", help="working directory (default: a temporary one)")
+    ap.add_argument("--ops", default="", help="comma-separated ops (default: all)")
+    ap.add_argument("--modes", default="normal,inplace,accumulate")
+    ap.add_argument("--per-op", type=int, default=0,
+                    help="only the first N kernels of each op and mode (0: all)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=200, help="cases per generated program")
+    ap.add_argument("--by-op", action="store_true", help="one line per op with failures")
+    ap.add_argument("--keep", action="store_true", help="keep each batch's directory")
+    ap.add_argument("--allow-invalid", action="store_true",
+                    help="exit 0 where the only failures are graphs the validator refuses")
+    ap.add_argument("--spirv-cache", help="compiled shaders kept across runs (default: in --work)")
+    ap.add_argument("--own-writers-only", action="store_true",
+                    help="the emitter's own writers only (OPENINFER_GLSL_OWN_WRITERS_ONLY=1)")
+    args = ap.parse_args()
+    for a in ("openinfer", "runner", "device"):
+        setattr(args, a, os.path.abspath(getattr(args, a)))
+
+    device = json.load(open(args.device))
+    no_fp64 = device.get("features", {}).get("fp64") is False
+    ops = set(filter(None, args.ops.split(",")))
+    modes = set(args.modes.split(","))
+    cases = [(i, c) for i, c in enumerate(ctc.load_cases(args.plugin_tests))
+             if (not ops or c["op"] in ops) and c["mode"] in modes]
+    aside = [(i, c) for i, c in cases if no_fp64 and has_f64(c)]
+    cases = [(i, c) for i, c in cases if not (no_fp64 and has_f64(c))]
+    if args.per_op:
+        kept, seen = [], defaultdict(list)
+        for i, c in cases:
+            key, group = ctc.key_text(c), (c["op"], c["mode"])
+            if key in seen[group] or len(seen[group]) < args.per_op:
+                if key not in seen[group]:
+                    seen[group].append(key)
+                kept.append((i, c))
+        cases = kept
+    work = args.work or tempfile.mkdtemp(prefix="glsl_target_coverage.")
+    os.makedirs(work, exist_ok=True)
+    args.work_root = work
+    runner = GlslRunner(args)
+    batches = ctc.make_batches(cases, args.batch)
+    results = {}
+    with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        for r in pool.map(lambda nb: runner.isolate(os.path.join(work, f"b{nb[0]}"), nb[1]),
+                          enumerate(batches)):
+            results.update(r)
+    if not args.work and not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+    kernels = defaultdict(list)
+    for i, c in cases:
+        kernels[ctc.key_text(c)].append(results.get(i, "not run"))
+    bad = {k: next(p for p in v if p) for k, v in kernels.items() if any(v)}
+    if args.by_op:
+        per_op = defaultdict(list)
+        for k in sorted(bad):
+            per_op[k.split("(", 1)[0]].append(k)
+        for op, keys in sorted(per_op.items()):
+            kinds = " ".join(k.split("(", 1)[1] for k in keys)
+            print(f"{op}: ({kinds}: {bad[keys[0]][-300:]}")
+    else:
+        for k in sorted(bad):
+            print(f"{k}: {bad[k][-300:]}")
+    totals = []
+    for mode in ("normal", "inplace", "accumulate"):
+        keys = [k for k in kernels if k.rsplit(" ", 1)[1] == mode]
+        if keys:
+            totals.append(f"{ctc.MODE_TEXT[mode]} {sum(k not in bad for k in keys)}/{len(keys)}")
+    print(f"device {device['device'].get('name', args.device)}: " + ", ".join(totals))
+    if aside:
+        print(f"{len({ctc.key_text(c) for _, c in aside})} kernels with f64 operands left out "
+              "(features.fp64 false)")
+    invalid = {k for k, p in bad.items() if p.startswith("synth: graph.oi:")}
+    if invalid:
+        print(f"{len(invalid)} kernels fail in the graph the script writes (the validator's "
+              "error, not the target's)" + (": not counted as failures" if args.allow_invalid
+                                            else ""))
+    failed_cases = sum(1 for i, _ in cases if results.get(i))
+    print(f"{len(cases) - failed_cases} of {len(cases)} cases pass in {len(batches)} programs")
+    return 1 if set(bad) - (invalid if args.allow_invalid else set()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
