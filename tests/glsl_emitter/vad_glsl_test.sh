@@ -32,10 +32,7 @@ if [[ $(/usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1])
   grep -q '"float64":true' "$work/gen/manifest.json"; then
   echo "FAIL: a kernel needs shaderFloat64 on $(basename "$device"), which has no fp64"; exit 1
 fi
-for comp in "$work"/gen/shaders/*.comp; do
-  "$glslc" --target-env=vulkan1.1 -O "$comp" -o "${comp%.comp}.spv"
-  "$glslc" --target-env=vulkan1.1 -O -DOI_IEEE_SPECIALS "$comp" -o "${comp%.comp}_ieee.spv"
-done
+bash "$src/tests/glsl_emitter/compile_shaders.sh" "$glslc" "$work/gen"
 /usr/bin/python3 "$src/examples/silero_vad/wav_to_chunks.py" "$here/speech.wav" \
   "$work/chunks.oinf" > /dev/null
 run_manifest "$work/runner.log" --manifest "$work/gen" --model "$model" --steps $steps \
