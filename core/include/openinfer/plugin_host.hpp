@@ -214,8 +214,8 @@ struct EmitRequest {
   std::string device_json;
   std::string name;
   std::string model_path;
-  std::vector<std::string> options;  // "key=value"
-  std::vector<EmitTensor> tensors;   // the model's tensors with data (weights, constants)
+  std::vector<std::string> options;      // "key=value"
+  std::vector<EmitTensor> tensors = {};  // the model's tensors with data (weights, constants)
 };
 struct EmittedFile {
   std::string path;  // relative, checked by the host

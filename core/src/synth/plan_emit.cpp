@@ -9,8 +9,7 @@ std::vector<std::filesystem::path> Plan::emit(const PluginRegistry& registry,
                                               const EmitOptions& options) const {
   const std::string target =
       !options.target.empty() ? options.target : (device.is_cpu() ? "c" : "glsl");
-  EmitRequest request{to_json(),      device.to_json(), options.name,
-                      model.origin(), options.options,  {}};
+  EmitRequest request{to_json(), device.to_json(), options.name, model.origin(), options.options};
   // The model's tensors travel with the request (ABI 3), so emitters never open the model:
   // views into its mapping, alive as long as the plan.
   std::vector<Tensor> views;
