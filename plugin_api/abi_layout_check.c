@@ -132,7 +132,7 @@ OI_CHECK(oi_emit_request, name, 24);
 OI_CHECK(oi_emit_request, model_path, 32);
 OI_CHECK(oi_emit_request, options, 40);
 OI_CHECK(oi_emit_request, num_options, 48);
-_Static_assert(sizeof(oi_emit_request) == 56, "oi_emit_request v2 size");
+_Static_assert(OI_END_OF(oi_emit_request, reserved) == 56, "oi_emit_request v2 size");
 
 OI_CHECK(oi_emitted_file, path, 8);
 OI_CHECK(oi_emitted_file, data, 16);
@@ -143,6 +143,27 @@ OI_CHECK(oi_emit_output, files, 8);
 OI_CHECK(oi_emit_output, num_files, 16);
 OI_CHECK(oi_emit_output, handle, 24);
 _Static_assert(sizeof(oi_emit_output) == 32, "oi_emit_output v2 size");
+
+/*===---------------------------------- ABI version 3 ----------------------------------===*/
+
+/* The model's tensors in the emit request. */
+OI_CHECK(oi_emit_request, tensors, 56);
+OI_CHECK(oi_emit_request, num_tensors, 64);
+_Static_assert(sizeof(oi_emit_request) == 72, "oi_emit_request v3 size");
+
+OI_CHECK(oi_emit_tensor, name, 8);
+OI_CHECK(oi_emit_tensor, dtype, 16);
+OI_CHECK(oi_emit_tensor, rank, 20);
+OI_CHECK(oi_emit_tensor, dims, 24);
+OI_CHECK(oi_emit_tensor, data, 32);
+OI_CHECK(oi_emit_tensor, size, 40);
+_Static_assert(sizeof(oi_emit_tensor) == 48, "oi_emit_tensor v3 size");
+
+/* Unchanged in ABI 3: every other struct keeps its ABI 2 size. */
+_Static_assert(sizeof(oi_host_api) == 48 && sizeof(oi_backend_api) == 120 &&
+                   sizeof(oi_emitter_api) == 32 && sizeof(oi_emitted_file) == 32 &&
+                   sizeof(oi_emit_output) == 32 && sizeof(oi_plugin_info) == 80,
+               "structs unchanged in ABI 3");
 
 /* The file must define something to be a valid translation unit. */
 int oi_abi_layout_checked(void) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "openinfer/broadcast.hpp"
 #include "openinfer/float_formats.hpp"
 
 namespace oi::c_emitter {
@@ -159,20 +160,18 @@ std::string index_expr(const std::vector<uint64_t>& in, const std::vector<uint64
   uint64_t numel = 1;
   for (uint64_t d : in) numel *= d;
   if (numel == 1) return "0";
+  const std::vector<uint64_t> in_strides = geometry::broadcast_strides(in, shape);  // the SDK's
   std::string expr;
-  uint64_t out_stride = 1, in_stride = 1;
+  uint64_t out_stride = 1;
   for (size_t k = shape.size(); k-- > 0;) {
-    const size_t off = shape.size() - in.size();
-    const uint64_t in_dim = k >= off ? in[k - off] : 1;
-    if (in_dim != 1) {
+    if (in_strides[k] != 0) {  // 0: the input repeats along k
       if (!expr.empty()) expr += " + ";
       expr += "(i / " + std::to_string(out_stride) + "u % " + std::to_string(shape[k]) + "u) * " +
-              std::to_string(in_stride) + "u";
-      in_stride *= in_dim;
+              std::to_string(in_strides[k]) + "u";
     }
     out_stride *= shape[k];
   }
-  return "(" + expr + ")";
+  return expr.empty() ? "0" : "(" + expr + ")";  // empty: an input of no elements
 }
 
 std::string u(uint64_t v) {

@@ -75,7 +75,7 @@ static inline OI_HELPER int32_t oi_max_i(int32_t a, int32_t b) { return b > a ? 
 
 /* Narrow and wide floats (oinf.md): `bits` of a binary format with sm mantissa and se exponent
  * bits rounded to one of dm and de bits: nearest, ties to even, overflow to inf, NaN quiet with
- * its high payload bits (core/src/dtype/float_formats.cpp, bit for bit). */
+ * its high payload bits (plugin_api/include/openinfer/float_formats.hpp, bit for bit). */
 static inline OI_HELPER uint32_t oi_narrow(uint64_t bits, int sm, int se, int dm, int de) {
   const uint64_t smax = ((uint64_t)1 << se) - 1u, dmax = ((uint64_t)1 << de) - 1u;
   const int64_t sbias = ((int64_t)1 << (se - 1)) - 1, dbias = ((int64_t)1 << (de - 1)) - 1;

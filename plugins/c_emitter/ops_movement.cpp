@@ -3,9 +3,9 @@
 // written, so each op becomes nested loops whose source and destination offsets are affine in
 // the loop counters, with the constants folded in.
 #include <algorithm>
-#include <set>
 
 #include "c_ops.hpp"
+#include "openinfer/slice_range.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -80,8 +80,7 @@ void transpose(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   affine_copy(c, dims, 0, scoef, "p_" + x.name, 0, as_signed(strides_of(dims)), "o");
 }
 
-// ONNX Slice as the CPU backend plans it: negative starts/ends count from the end, then clamp
-// to [0, dim] (step > 0) or [-1, dim - 1] (step < 0).
+// ONNX Slice: the ranges of openinfer/slice_range.hpp (the SDK's, as the backends plan it).
 void slice(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const std::string where = op_where(op);
   const auto& settings = op.at("settings").as_object();
@@ -92,44 +91,30 @@ void slice(KernelEnv& env, const json::object& op, std::ostringstream& c) {
              ends = int_list_setting(settings, "ends", where),
              axes = int_list_setting(settings, "axes", where),
              steps = int_list_setting(settings, "steps", where);
-  const size_t n = starts.size(), rank = x.shape.size();
-  const bool has_axes = settings.contains("axes"), has_steps = settings.contains("steps");
-  if (ends.size() != n || (has_axes && axes.size() != n) || (has_steps && steps.size() != n) ||
-      (!has_axes && n > rank))
-    throw std::runtime_error(where + ": starts, ends, axes and steps differ in length");
-  std::vector<int64_t> start(rank, 0), step(rank, 1);
-  std::vector<uint64_t> count = x.shape;
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t a = axis_of(has_axes ? axes[i] : static_cast<int64_t>(i), rank, where);
-    if (!seen.insert(a).second) throw std::runtime_error(where + ": an axis is repeated");
-    const int64_t st = has_steps ? steps[i] : 1;
-    if (st == 0) throw std::runtime_error(where + ": a step is 0");
-    const auto dim = static_cast<int64_t>(x.shape[a]);
-    int64_t b = starts[i], e = ends[i];
-    if (b < 0) b = b < -dim ? -1 : b + dim;
-    if (e < 0) e = e < -dim ? -1 : e + dim;
-    uint64_t cnt = 0;
-    if (st > 0) {
-      b = std::clamp<int64_t>(b, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      if (e > b) cnt = static_cast<uint64_t>((e - b - 1) / st + 1);
-    } else if (dim > 0) {
-      b = std::clamp<int64_t>(b, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      if (b > e) cnt = static_cast<uint64_t>((b - e - 1) / -st + 1);
-    }
-    start[a] = b;
-    step[a] = st;
-    count[a] = cnt;
+  const size_t rank = x.shape.size();
+  const geometry::SliceRanges r = geometry::slice_ranges(
+      x.shape, {starts, ends, axes, steps, settings.contains("axes"), settings.contains("steps")});
+  switch (r.error) {
+    case geometry::SliceError::none:
+      break;
+    case geometry::SliceError::lengths:
+    case geometry::SliceError::too_many:
+      throw std::runtime_error(where + ": starts, ends, axes and steps differ in length");
+    case geometry::SliceError::axis_range:
+      throw std::runtime_error(where + ": axis " + std::to_string(r.axis) + " is out of range");
+    case geometry::SliceError::axis_repeated:
+      throw std::runtime_error(where + ": an axis is repeated");
+    case geometry::SliceError::zero_step:
+      throw std::runtime_error(where + ": a step is 0");
   }
+  const std::vector<uint64_t> count = r.counts();
   if (count != y.shape) throw std::runtime_error(where + ": the output has another shape");
   const auto in_st = strides_of(x.shape);
   int64_t base = 0;
   std::vector<int64_t> scoef(rank);
   for (size_t k = 0; k < rank; ++k) {
-    base += start[k] * static_cast<int64_t>(in_st[k]);
-    scoef[k] = step[k] * static_cast<int64_t>(in_st[k]);
+    base += r.axes[k].start * static_cast<int64_t>(in_st[k]);
+    scoef[k] = r.axes[k].step * static_cast<int64_t>(in_st[k]);
   }
   affine_copy(c, count, base, scoef, "p_" + x.name, 0, as_signed(strides_of(count)), "o");
 }

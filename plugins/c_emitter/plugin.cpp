@@ -7,7 +7,6 @@
 
 #include "c_generator.hpp"
 #include "kernel_library.hpp"
-#include "openinfer/model.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace {
@@ -34,35 +33,34 @@ oi_status* emit(void*, const oi_emit_request* request, oi_emit_output* out) {
   }
   auto o = std::make_unique<Output>();
   try {
-    // --embed-weights: the model's tensors, read here through the core's validating reader.
-    std::optional<oi::Model> model;
+    // The model's tensors come with the request (ABI 3): the emitter never opens the model.
+    const bool has_tensors = request->abi_version >= 3 &&
+                             OI_STRUCT_HAS(request, oi_emit_request, num_tensors) &&
+                             (request->num_tensors == 0 || request->tensors != nullptr);
     oi::c_emitter::WeightLookup lookup =
         [&](const std::string& name) -> std::optional<oi::c_emitter::ModelTensor> {
-      const oi::TensorEntry* t = model->find_tensor(name);
-      if (!t || !t->has_data) return std::nullopt;
-      const oi::Tensor tensor = model->tensor(*t);
-      const auto bytes = tensor.bytes();
-      return oi::c_emitter::ModelTensor{
-          static_cast<uint32_t>(t->dtype), t->dims,
-          std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())};
+      for (uint32_t i = 0; has_tensors && i < request->num_tensors; ++i) {
+        const oi_emit_tensor& t = request->tensors[i];
+        if (t.name == nullptr || name != t.name) continue;
+        return oi::c_emitter::ModelTensor{
+            t.dtype, std::vector<uint64_t>(t.dims, t.dims + t.rank),
+            std::string(static_cast<const char*>(t.data), static_cast<size_t>(t.size))};
+      }
+      return std::nullopt;
     };
-    // The model is opened when the emitter first asks (constants that settings name), or up
-    // front for --embed-weights.
-    const std::string model_path = request->model_path ? request->model_path : "";
-    oi::c_emitter::WeightLookup settings_lookup =
-        [&](const std::string& name) -> std::optional<oi::c_emitter::ModelTensor> {
-      if (model_path.empty()) return std::nullopt;
-      if (!model) model = oi::Model::open(model_path);
-      return lookup(name);
-    };
-    if (embed) model = oi::Model::open(model_path);
+    if (embed && !has_tensors)
+      throw oi::abi::StatusError(OI_STATUS_INCOMPATIBLE,
+                                 "c emitter: --embed-weights needs a host of plugin ABI 3, which "
+                                 "passes the model's tensors with the request");
     // The C kernel library installed beside this plugin: the fallback for what the emitter's
     // own writers refuse.
     std::string library_missing;
     const auto* library = oi::c_emitter::KernelLibrary::beside_plugin(&library_missing);
     o->generated =
         oi::c_emitter::generate_c(request->plan_json, request->name, embed ? &lookup : nullptr,
-                                  &settings_lookup, library, library_missing);
+                                  &lookup, library, library_missing);
+  } catch (const oi::abi::StatusError&) {
+    throw;
   } catch (const oi::c_emitter::CUnsupported& e) {
     throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, e.what());
   } catch (const std::exception& e) {

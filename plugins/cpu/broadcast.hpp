@@ -2,10 +2,13 @@
 // broadcast to the output's shape; this only computes where each output element reads from.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "openinfer/broadcast.hpp"
 #include "openinfer/plugin_abi.h"
 #include "parallel.hpp"
 
@@ -20,19 +23,12 @@ class BroadcastPlan {
     for (uint64_t d : dims_) numel_ *= d;
     same_shape_ = true;
     for (size_t k = 0; k < N; ++k) {
-      strides_[k].assign(dims_.size(), 0);
       const oi_tensor_desc& in = *inputs[k];
-      uint64_t stride = 1;
-      // Right-align the input's dims with the output's; size-1 dims get stride 0.
-      for (uint32_t j = 0; j < in.rank; ++j) {
-        size_t in_axis = in.rank - 1 - j;
-        size_t out_axis = dims_.size() - 1 - j;
-        uint64_t d = in.dims[in_axis];
-        strides_[k][out_axis] = d == 1 ? 0 : stride;
-        if (d != dims_[out_axis]) same_shape_ = false;
-        stride *= d;
-      }
-      if (in.rank != dims_.size()) same_shape_ = false;
+      const std::span<const uint64_t> in_dims(in.dims, in.rank);
+      // The SDK's strides (openinfer/broadcast.hpp): right-aligned, 0 on axes of size 1.
+      strides_[k] = geometry::broadcast_strides(in_dims, dims_);
+      if (!std::equal(in_dims.begin(), in_dims.end(), dims_.begin(), dims_.end()))
+        same_shape_ = false;
     }
   }
 

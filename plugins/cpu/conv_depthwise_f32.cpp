@@ -39,7 +39,7 @@ struct PaddedPlane {
       : vec_w(std::max<uint64_t>(g.out_w, 8)),
         phase_w(vec_w + g.dil_w * (g.k_w - 1) / g.stride_w + 1),
         row_len(g.stride_w * phase_w),
-        rows((g.out_h - 1) * g.stride_h + g.dil_h * (g.k_h - 1) + 1) {}
+        rows((g.out_h - 1) * g.stride_h + g.axis_h().span()) {}
 
   // Where padded column c lives in a row.
   uint64_t column(uint64_t c, uint64_t stride) const { return (c % stride) * phase_w + c / stride; }

@@ -33,8 +33,8 @@ void im2col(const C* x, C* col, const WindowGeometry& g, uint64_t images) {
       const uint64_t kh = tap / g.k_w, kw = tap % g.k_w;
       const C* in = x + plane * g.in_plane();
       C* out = col + row * P;
-      const ValidRange h = valid_outputs(g.out_h, g.in_h, g.stride_h, g.dil_h, g.pad_top, kh);
-      const ValidRange w = valid_outputs(g.out_w, g.in_w, g.stride_w, g.dil_w, g.pad_left, kw);
+      const IndexRange h = geometry::valid_outputs(g.axis_h(), g.out_h, kh);
+      const IndexRange w = geometry::valid_outputs(g.axis_w(), g.out_w, kw);
       std::fill(out, out + h.lo * g.out_w, C(0));
       for (uint64_t oh = h.lo; oh < h.hi; ++oh) {
         C* o = out + oh * g.out_w;
@@ -62,8 +62,8 @@ void im2col_columns(const C* x, C* col, const WindowGeometry& g, uint64_t c0, ui
     const uint64_t tap = row % g.taps(), kh = tap / g.k_w, kw = tap % g.k_w;
     const C* in = x + (c0 + row / g.taps()) * g.in_plane();
     C* out = col + row * count;
-    const ValidRange h = valid_outputs(g.out_h, g.in_h, g.stride_h, g.dil_h, g.pad_top, kh);
-    const ValidRange w = valid_outputs(g.out_w, g.in_w, g.stride_w, g.dil_w, g.pad_left, kw);
+    const IndexRange h = geometry::valid_outputs(g.axis_h(), g.out_h, kh);
+    const IndexRange w = geometry::valid_outputs(g.axis_w(), g.out_w, kw);
     const uint64_t shift = kw * g.dil_w - g.pad_left;  // wraps; only used with ow >= w.lo
     for (uint64_t p = p0; p < p0 + count;) {           // one output row's part at a time
       const uint64_t oh = p / g.out_w, ow0 = p % g.out_w;
@@ -187,9 +187,9 @@ void depthwise(const C* x, const C* w, C* out, const ConvShape& s) {
       C* o = out + plane * P;
       std::fill(o, o + P, C(0));
       for (uint64_t kh = 0; kh < g.k_h; ++kh) {
-        const ValidRange h = valid_outputs(g.out_h, g.in_h, g.stride_h, g.dil_h, g.pad_top, kh);
+        const IndexRange h = geometry::valid_outputs(g.axis_h(), g.out_h, kh);
         for (uint64_t kw = 0; kw < g.k_w; ++kw) {
-          const ValidRange wr = valid_outputs(g.out_w, g.in_w, g.stride_w, g.dil_w, g.pad_left, kw);
+          const IndexRange wr = geometry::valid_outputs(g.axis_w(), g.out_w, kw);
           const C wv = wm[kh * g.k_w + kw];
           const uint64_t shift = kw * g.dil_w - g.pad_left;  // wraps; used with ow >= wr.lo
           for (uint64_t oh = h.lo; oh < h.hi; ++oh) {

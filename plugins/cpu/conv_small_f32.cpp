@@ -121,9 +121,9 @@ bool conv_small_f32(const float* x, const float* w, const float* bias, float* y,
       float* cols = xt.data();
       std::fill(cols, cols + P * kp, 0.0f);
       for (uint64_t kh = 0; kh < g.k_h; ++kh) {
-        const ValidRange vh = valid_outputs(g.out_h, g.in_h, g.stride_h, g.dil_h, g.pad_top, kh);
+        const IndexRange vh = geometry::valid_outputs(g.axis_h(), g.out_h, kh);
         for (uint64_t kw = 0; kw < g.k_w; ++kw) {
-          const ValidRange vw = valid_outputs(g.out_w, g.in_w, g.stride_w, g.dil_w, g.pad_left, kw);
+          const IndexRange vw = geometry::valid_outputs(g.axis_w(), g.out_w, kw);
           for (uint64_t oh = vh.lo; oh < vh.hi; ++oh) {
             const uint64_t ih = oh * g.stride_h + kh * g.dil_h - g.pad_top;
             for (uint64_t ow = vw.lo; ow < vw.hi; ++ow) {

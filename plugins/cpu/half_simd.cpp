@@ -25,22 +25,10 @@ void store_bits(std::byte* p, uint64_t i, uint16_t v) {
   std::memcpy(p + 2 * i, &v, 2);
 }
 
-// bf16 is the top half of an f32: widening is a shift; narrowing adds half an ulp (ties to
-// even) and truncates, which carries into the exponent exactly as rounding must. NaN keeps its
-// high payload bits with the quiet bit set.
-inline float bf16_to_f32(uint16_t h) {
-  return std::bit_cast<float>(uint32_t{h} << 16);
-}
-inline uint16_t f32_to_bf16(float f) {
-  const uint32_t bits = std::bit_cast<uint32_t>(f);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
-  return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-}
-
 template <Format F>
 float widen(uint16_t h) {
   if constexpr (F == Format::BF16) {
-    return bf16_to_f32(h);
+    return bf16_bits_to_f32(h);
   } else {
     return f16_bits_to_f32(h);
   }
@@ -48,7 +36,7 @@ float widen(uint16_t h) {
 template <Format F>
 uint16_t narrow(float f) {
   if constexpr (F == Format::BF16) {
-    return f32_to_bf16(f);
+    return f32_to_bf16_bits(f);
   } else {
     return f32_to_f16_bits(f);
   }

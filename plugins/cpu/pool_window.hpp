@@ -47,14 +47,6 @@ struct WindowTaps {
   }
 };
 
-// [lo, hi) of the taps t < k with 0 <= start + t*d - pad < in.
-inline ValidRange valid_taps(uint64_t start, uint64_t k, uint64_t d, uint64_t pad, uint64_t in) {
-  const uint64_t lo = start >= pad ? 0 : (pad - start + d - 1) / d;
-  uint64_t hi = start >= pad + in ? 0 : (pad + in - start + d - 1) / d;
-  if (hi > k) hi = k;
-  return {lo < hi ? lo : hi, hi};
-}
-
 // cell(out_index, taps) for every output element; planes run in parallel unless `serial`
 // (packed outputs share bytes between neighbours).
 template <class Cell>
@@ -64,12 +56,12 @@ void for_each_window(const WindowGeometry& g, bool serial, Cell&& cell) {
     for (uint64_t plane = begin; plane < end; ++plane) {
       WindowTaps t{&g, plane * g.in_plane(), 0, 0, 0, 0, 0, 0};
       for (uint64_t oh = 0; oh < g.out_h; ++oh) {
-        const ValidRange h = valid_taps(oh * g.stride_h, g.k_h, g.dil_h, g.pad_top, g.in_h);
+        const IndexRange h = geometry::valid_taps(g.axis_h(), oh);
         t.oh = oh;
         t.kh_lo = h.lo;
         t.kh_hi = h.hi;
         for (uint64_t ow = 0; ow < g.out_w; ++ow) {
-          const ValidRange w = valid_taps(ow * g.stride_w, g.k_w, g.dil_w, g.pad_left, g.in_w);
+          const IndexRange w = geometry::valid_taps(g.axis_w(), ow);
           t.ow = ow;
           t.kw_lo = w.lo;
           t.kw_hi = w.hi;

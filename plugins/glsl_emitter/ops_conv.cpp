@@ -7,6 +7,7 @@
 // tolerance (1e-5, 1e-4) allows.
 #include <algorithm>
 
+#include "openinfer/window.hpp"
 #include "ops.hpp"
 
 namespace oi::glsl {
@@ -37,26 +38,30 @@ Window window_of(ShaderBuilder& sb, const OpIn& op, const ValueIn& x, const Valu
   const auto strides = list("strides", n, 1, 1), pads = list("pads", 2 * n, 0, 0),
              dil = list("dilations", n, 1, 1);
   if (kernel.size() != n) invalid(op_where(op) + ": w needs x's spatial rank");
+  for (uint64_t k : kernel)
+    if (k == 0) invalid(op_where(op) + ": the kernel has an axis of no taps");
+  geometry::Window2d w;  // the SDK's window arithmetic (openinfer/window.hpp)
+  const geometry::WindowMismatch m =
+      geometry::window_2d(x.shape, y.shape, kernel, strides, dil, pads, w);
+  if (!m.ok)
+    invalid(op_where(op) + ": spatial axis " + std::to_string(m.axis) + " of the output has " +
+            std::to_string(y.shape[2 + m.axis]) + " cells, the window gives " +
+            std::to_string(m.want));
   Window g;
-  g.batch = x.shape[0];
-  g.channels = x.shape[1];
-  for (size_t i = 0; i < n; ++i) {
-    const bool is_w = i == n - 1;
-    const uint64_t in = x.shape[2 + i], out = y.shape[2 + i], k = kernel[i];
-    const auto st = static_cast<uint64_t>(strides[i]), d = static_cast<uint64_t>(dil[i]);
-    const auto pb = static_cast<uint64_t>(pads[i]), pe = static_cast<uint64_t>(pads[n + i]);
-    const uint64_t padded = in + pb + pe, span = d * (k - 1) + 1;
-    const uint64_t want = padded < span ? 0 : (padded - span) / st + 1;
-    if ((padded < span && in != 0) || out != want || k == 0)
-      invalid(op_where(op) + ": spatial axis " + std::to_string(i) + " of the output has " +
-              std::to_string(out) + " cells, the window gives " + std::to_string(want));
-    (is_w ? g.in_w : g.in_h) = in;
-    (is_w ? g.out_w : g.out_h) = out;
-    (is_w ? g.k_w : g.k_h) = k;
-    (is_w ? g.stride_w : g.stride_h) = st;
-    (is_w ? g.dil_w : g.dil_h) = d;
-    (is_w ? g.pad_left : g.pad_top) = static_cast<int64_t>(pb);
-  }
+  g.batch = w.batch;
+  g.channels = w.channels;
+  g.in_h = w.in_h;
+  g.in_w = w.in_w;
+  g.out_h = w.out_h;
+  g.out_w = w.out_w;
+  g.k_h = w.k_h;
+  g.k_w = w.k_w;
+  g.stride_h = w.stride_h;
+  g.stride_w = w.stride_w;
+  g.dil_h = w.dil_h;
+  g.dil_w = w.dil_w;
+  g.pad_top = static_cast<int64_t>(w.pad_top);
+  g.pad_left = static_cast<int64_t>(w.pad_left);
   if (y.shape[0] != g.batch) invalid(op_where(op) + ": the output's batch differs");
   return g;
 }

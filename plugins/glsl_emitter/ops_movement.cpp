@@ -6,6 +6,7 @@
 // and signed zeros too) whatever the dtype.
 #include <algorithm>
 
+#include "openinfer/slice_range.hpp"
 #include "ops.hpp"
 
 namespace oi::glsl {
@@ -87,53 +88,38 @@ KernelShader transpose(ShaderBuilder& sb, const OpIn& op) {
   return copy_kernel(sb, "transpose", x, y, "uint(" + affine(dims, 0, coef, "i") + ")");
 }
 
-// ONNX Slice, as the CPU backend plans it: negative starts/ends count from the end, then clamp
-// to [0, dim] (step > 0) or [-1, dim - 1] (step < 0).
+// ONNX Slice: the ranges of openinfer/slice_range.hpp (the SDK's, as the backends plan it).
 KernelShader slice(ShaderBuilder& sb, const OpIn& op) {
   sb.check_settings(op, {"starts", "ends", "axes", "steps"});
   const ValueIn& x = input(sb, op, 0);
   const ValueIn& y = output_like(sb, op, x);
   const auto starts = sb.int_list(op, "starts"), ends = sb.int_list(op, "ends"),
              axes = sb.int_list(op, "axes"), steps = sb.int_list(op, "steps");
-  const size_t n = starts.size(), rank = x.shape.size();
-  const bool has_axes = sb.setting(op, "axes"), has_steps = sb.setting(op, "steps");
-  if (ends.size() != n || (has_axes && axes.size() != n) || (has_steps && steps.size() != n) ||
-      (!has_axes && n > rank))
-    invalid(op_where(op) + ": starts, ends, axes and steps differ in length");
-  std::vector<int64_t> start(rank, 0), step(rank, 1);
-  std::vector<uint64_t> count = x.shape;
-  std::vector<bool> seen(rank, false);
-  for (size_t i = 0; i < n; ++i) {
-    const size_t a = axis_of(op, has_axes ? axes[i] : static_cast<int64_t>(i), rank);
-    if (seen[a]) invalid(op_where(op) + ": an axis is repeated");
-    seen[a] = true;
-    const int64_t st = has_steps ? steps[i] : 1;
-    if (st == 0) invalid(op_where(op) + ": a step is 0");
-    const auto dim = static_cast<int64_t>(x.shape[a]);
-    int64_t b = starts[i], e = ends[i];
-    if (b < 0) b = b < -dim ? -1 : b + dim;
-    if (e < 0) e = e < -dim ? -1 : e + dim;
-    uint64_t cnt = 0;
-    if (st > 0) {
-      b = std::clamp<int64_t>(b, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      if (e > b) cnt = static_cast<uint64_t>((e - b - 1) / st + 1);
-    } else if (dim > 0) {
-      b = std::clamp<int64_t>(b, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      if (b > e) cnt = static_cast<uint64_t>((b - e - 1) / -st + 1);
-    }
-    start[a] = b;
-    step[a] = st;
-    count[a] = cnt;
+  const size_t rank = x.shape.size();
+  const geometry::SliceRanges r =
+      geometry::slice_ranges(x.shape, {starts, ends, axes, steps, sb.setting(op, "axes") != nullptr,
+                                       sb.setting(op, "steps") != nullptr});
+  switch (r.error) {
+    case geometry::SliceError::none:
+      break;
+    case geometry::SliceError::lengths:
+    case geometry::SliceError::too_many:
+      invalid(op_where(op) + ": starts, ends, axes and steps differ in length");
+    case geometry::SliceError::axis_range:
+      invalid(op_where(op) + ": axis " + std::to_string(r.axis) + " is out of range");
+    case geometry::SliceError::axis_repeated:
+      invalid(op_where(op) + ": an axis is repeated");
+    case geometry::SliceError::zero_step:
+      invalid(op_where(op) + ": a step is 0");
   }
+  const std::vector<uint64_t> count = r.counts();
   if (count != y.shape) invalid(op_where(op) + ": the output has another shape");
   const auto in_st = strides_of(x.shape);
   int64_t base = 0;
   std::vector<int64_t> coef(rank);
   for (size_t k = 0; k < rank; ++k) {
-    base += start[k] * static_cast<int64_t>(in_st[k]);
-    coef[k] = step[k] * static_cast<int64_t>(in_st[k]);
+    base += r.axes[k].start * static_cast<int64_t>(in_st[k]);
+    coef[k] = r.axes[k].step * static_cast<int64_t>(in_st[k]);
   }
   return copy_kernel(sb, "slice", x, y, "uint(" + affine(count, base, coef, "i") + ")");
 }

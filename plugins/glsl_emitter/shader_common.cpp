@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "embedded_div_f32.inc"  // kDivF32Glsl: plugins/vulkan/shaders/div_f32.glsl
+#include "openinfer/broadcast.hpp"
 #include "ops.hpp"
 
 namespace oi::glsl {
@@ -37,12 +38,11 @@ std::string broadcast_index(const std::vector<uint64_t>& in, const std::vector<u
   if (in == out) return var;
   if (product(in) == 1) return "0u";
   const size_t r = out.size();
-  std::vector<uint64_t> padded(r - in.size(), 1);
-  padded.insert(padded.end(), in.begin(), in.end());
+  const std::vector<uint64_t> in_strides = geometry::broadcast_strides(in, out);  // the SDK's
   std::string expr;
   for (size_t d = 0; d < r; ++d) {
-    if (padded[d] == 1) continue;
-    const uint64_t ostride = product(out, d + 1), istride = product(padded, d + 1);
+    if (in_strides[d] == 0) continue;  // the input repeats along d
+    const uint64_t ostride = product(out, d + 1), istride = in_strides[d];
     std::string term = "(" + var + (ostride == 1 ? "" : " / " + u(ostride)) + ")";
     if (d > 0) term = "(" + term + " % " + u(out[d]) + ")";
     if (istride != 1) term += " * " + u(istride);
@@ -124,7 +124,7 @@ double oi_max(double a, double b) {
 const char* const kNarrowHelpers =
     R"(// ops.md's f32 -> f16/bf16/f8 (sign, eb exponent bits, mb mantissa bits): nearest, ties to
 // even, overflow to inf, NaN keeps its payload's high bits with the quiet bit set; and back,
-// exactly (both as core/src/dtype/float_formats.cpp, by integer code: no conversion mode of
+// exactly (both as plugin_api/include/openinfer/float_formats.hpp, by integer code: no conversion mode of
 // the driver matters).
 uint oi_narrow(float f, int eb, int mb) {
   const uint x = floatBitsToUint(f);

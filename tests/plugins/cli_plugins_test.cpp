@@ -42,12 +42,12 @@ BOOST_AUTO_TEST_CASE(lists_loaded_plugins_and_skipped_files_with_reasons) {
   BOOST_TEST(r.exit_code == 0);
   BOOST_TEST_MESSAGE(r.output);
   fs::path cpu_file = fs::weakly_canonical(cpu_plugin_dir() / "libopeninfer_cpu.so");
-  BOOST_TEST(contains(r.output, "backend cpu 0.1.0 (plugin ABI 2) " + cpu_file.string()));
+  BOOST_TEST(contains(r.output, "backend cpu 0.1.0 (plugin ABI 3) " + cpu_file.string()));
   BOOST_TEST(contains(r.output, "  flushes subnormals: no"));
   BOOST_TEST(contains(r.output, " (op, dtype, mode)"));
-  BOOST_TEST(contains(r.output, "kernels softplus 1.0.0 (plugin ABI 2) "));
+  BOOST_TEST(contains(r.output, "kernels softplus 1.0.0 (plugin ABI 3) "));
   BOOST_TEST(contains(r.output, "  extends backend: cpu\n  kernels: 3 (op, dtype, mode)"));
-  BOOST_TEST(contains(r.output, "libfixture_too_new_abi.so: ABI too new (plugin ABI 3"));
+  BOOST_TEST(contains(r.output, "libfixture_too_new_abi.so: ABI too new (plugin ABI 4"));
   BOOST_TEST(contains(r.output, "libfixture_no_entry_point.so: missing entry point"));
   BOOST_TEST(contains(r.output, "notes.txt: not a plugin"));
 }

@@ -213,7 +213,7 @@ BOOST_AUTO_TEST_CASE(backend_run_reports_a_decline_as_kernel_declined) {
   const oi::Kernel* add =
       picky->find_kernel("add", std::vector{f32, f32}, f32, oi::KernelMode::Normal);
   BOOST_REQUIRE(add);
-  BOOST_TEST(add->abi_version == 2u);
+  BOOST_TEST(add->abi_version == 3u);
   std::vector<uint64_t> dims{9};
   auto a = picky->alloc(36), b = picky->alloc(36), y = picky->alloc(36);
   oi::TensorArg ins[] = {{f32, dims, a.get(), 0}, {f32, dims, b.get(), 0}};

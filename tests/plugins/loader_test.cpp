@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_CASE(every_file_is_loaded_or_reported_with_its_reason) {
   BOOST_REQUIRE(softplus);
   BOOST_TEST((softplus->kind == oi::PluginKind::Kernels));
   BOOST_TEST(softplus->version == "1.0.0");
-  BOOST_TEST(softplus->abi_version == 2u);
+  BOOST_TEST(softplus->abi_version == 3u);
   BOOST_TEST(softplus->target_backend == "cpu");
   BOOST_TEST(softplus->kernel_count == 3u);
   BOOST_TEST(softplus->path == dir / fixture("softplus_kernels").filename());
@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(every_file_is_loaded_or_reported_with_its_reason) {
   const auto* too_new = skipped_file(registry, fixture("too_new_abi"));
   BOOST_REQUIRE(too_new);
   BOOST_TEST((too_new->reason == SkipReason::AbiTooNew));
-  BOOST_TEST(too_new->detail.find("plugin ABI 3, this host supports 1 to 2") != std::string::npos);
+  BOOST_TEST(too_new->detail.find("plugin ABI 4, this host supports 1 to 3") != std::string::npos);
   const auto* fails = skipped_file(registry, fixture("init_fails"));
   BOOST_REQUIRE(fails);
   BOOST_TEST((fails->reason == SkipReason::InitFailed));

@@ -28,7 +28,7 @@ if(NOT count EQUAL 1)
 endif()
 file(COPY ${libs} DESTINATION ${drop})
 run_step("list plugins" ${CLI} plugins --plugin-dir ${drop})
-if(NOT step_output MATCHES "backend hostmem 0\\.1\\.0 \\(plugin ABI 2\\)")
+if(NOT step_output MATCHES "backend hostmem 0\\.1\\.0 \\(plugin ABI 3\\)")
   message(FATAL_ERROR "the out-of-tree backend was not loaded:\n${step_output}")
 endif()
 

@@ -18,7 +18,7 @@ run_step("configure the out-of-tree plugin" ${CMAKE_COMMAND} -S ${SOURCE_DIR}
   -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run_step("build the out-of-tree plugin" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run_step("list plugins" ${CLI} plugins --plugin-dir ${WORK_DIR}/build/plugins)
-if(NOT step_output MATCHES "kernels gelu 0\\.1\\.0 \\(plugin ABI 2\\)")
+if(NOT step_output MATCHES "kernels gelu 0\\.1\\.0 \\(plugin ABI 3\\)")
   message(FATAL_ERROR "the out-of-tree plugin was not loaded:\n${step_output}")
 endif()
 message(STATUS "out-of-tree plugin loaded:\n${step_output}")

@@ -3,6 +3,7 @@
 #define BOOST_TEST_MODULE emitter_host
 #include <boost/test/unit_test.hpp>
 #include <fstream>
+#include <span>
 #include <sstream>
 
 #include "openinfer/error.hpp"
@@ -19,8 +20,12 @@ PluginRegistry registry() {
 }
 
 EmitRequest request(std::vector<std::string> options = {}) {
-  return {"{\"format\": \"openinfer-synth-plan\"}", "{\"device\": {}}", "model", "m.oinf",
-          std::move(options)};
+  return {"{\"format\": \"openinfer-synth-plan\"}",
+          "{\"device\": {}}",
+          "model",
+          "m.oinf",
+          std::move(options),
+          {}};
 }
 
 std::string read(const std::filesystem::path& p) {
@@ -64,6 +69,18 @@ BOOST_AUTO_TEST_CASE(plan_crosses_and_files_come_back) {
   write_emitted_files(dir, files);
   BOOST_TEST(read(dir / "model.plan.json") == files[0].data);
   BOOST_TEST(read(dir / "sub" / "model.device.json") == files[1].data);
+}
+
+// ABI 3: the model's tensors travel with the request (the emitter never opens the model).
+BOOST_AUTO_TEST_CASE(model_tensors_cross_with_the_request) {
+  EmitRequest req = request({"tensors=1"});
+  const std::string w = "abcdefgh", b = "xy";
+  req.tensors.push_back({"w", OI_DTYPE_F32, {2, 1}, std::as_bytes(std::span(w.data(), w.size()))});
+  req.tensors.push_back({"b", OI_DTYPE_U8, {2}, std::as_bytes(std::span(b.data(), b.size()))});
+  auto files = registry().emitter("echo")->emit(req);
+  BOOST_REQUIRE(files.size() == 3u);
+  BOOST_TEST(files[2].path == "model.tensors.txt");
+  BOOST_TEST(files[2].data == "w 10 [2,1] abcdefgh\nb 5 [2] xy\n");
 }
 
 BOOST_AUTO_TEST_CASE(plugin_errors_and_bad_names_are_errors) {

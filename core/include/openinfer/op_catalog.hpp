@@ -129,8 +129,6 @@ class ShapeRuleRegistry {
   std::map<std::string, ShapeRuleFn, std::less<>> rules_;
 };
 
-// numpy broadcasting of two shapes; nullopt when they do not broadcast.
-std::optional<Dims> broadcast_shapes(const Dims& a, const Dims& b);
 std::string format_dims(const Dims& d);  // "[2, 3]"
 
 // --- The catalog ---------------------------------------------------------------------------

@@ -201,12 +201,21 @@ struct PluginOpSchemas {
 };
 
 // An emitter plugin (plugin_abi.h oi_emitter_api): a synthesizer plan in, source files out.
+// One model tensor handed to the emitter (oi_emit_tensor, ABI 3): `data` must stay valid for
+// the emit call.
+struct EmitTensor {
+  std::string name;
+  uint32_t dtype = 0;  // oi_dtype
+  std::vector<uint64_t> dims;
+  std::span<const std::byte> data;
+};
 struct EmitRequest {
   std::string plan_json;
   std::string device_json;
   std::string name;
   std::string model_path;
-  std::vector<std::string> options;  // "key=value"
+  std::vector<std::string> options;      // "key=value"
+  std::vector<EmitTensor> tensors = {};  // the model's tensors with data (weights, constants)
 };
 struct EmittedFile {
   std::string path;  // relative, checked by the host

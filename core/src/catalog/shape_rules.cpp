@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <set>
 
+#include "openinfer/broadcast.hpp"
 #include "openinfer/error.hpp"
 #include "openinfer/op_catalog.hpp"
+#include "openinfer/slice_range.hpp"
 #include "shape_rules_nn.hpp"
 
 namespace oi {
@@ -12,19 +14,6 @@ std::string format_dims(const Dims& d) {
   std::string s = "[";
   for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
   return s + "]";
-}
-
-std::optional<Dims> broadcast_shapes(const Dims& a, const Dims& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  Dims out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    // Align from the trailing axis; missing leading axes count as 1.
-    uint64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    uint64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
 }
 
 namespace {
@@ -49,7 +38,7 @@ Dims elementwise_rule(const ShapeRuleContext& ctx) {
   Dims result = ctx.inputs[0];
   for (size_t i = 1; i < ctx.inputs.size(); ++i) {
     if (ctx.op.broadcast) {
-      auto b = broadcast_shapes(result, ctx.inputs[i]);
+      auto b = geometry::broadcast_shape(result, ctx.inputs[i]);
       if (!b)
         throw ShapeRuleError("input shapes " + format_dims(result) + " and " +
                              format_dims(ctx.inputs[i]) + " do not broadcast");
@@ -126,7 +115,7 @@ Dims matmul_rule(const ShapeRuleContext& ctx) {
     throw ShapeRuleError("matmul inner dimensions differ: " + format_dims(a) + " x " +
                          format_dims(b));
   Dims batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2);
-  auto batch = broadcast_shapes(batch_a, batch_b);
+  auto batch = geometry::broadcast_shape(batch_a, batch_b);
   if (!batch)
     throw ShapeRuleError("matmul batch dimensions of " + format_dims(a) + " and " + format_dims(b) +
                          " do not broadcast");
@@ -227,9 +216,8 @@ Dims norm_trailing_rule(const ShapeRuleContext& ctx) {
   return x;
 }
 
-// slice (ONNX Slice): per axis of `axes` (default 0, 1, ...) a start, end and step (default 1,
-// never 0); negative starts/ends count from the end and are then clamped to [0, dim] (step > 0)
-// or [-1, dim - 1] (step < 0). The output dim is the number of indices visited.
+// slice (ONNX Slice): the ranges of openinfer/slice_range.hpp (shared with the backends and the
+// emitters); the output dim is the number of indices visited.
 Dims slice_rule(const ShapeRuleContext& ctx) {
   const Dims& in = ctx.inputs.at(0);
   const auto* starts = setting_as<std::vector<int64_t>>(ctx, "starts");
@@ -237,38 +225,30 @@ Dims slice_rule(const ShapeRuleContext& ctx) {
   const auto* axes = setting_as<std::vector<int64_t>>(ctx, "axes");
   const auto* steps = setting_as<std::vector<int64_t>>(ctx, "steps");
   if (!starts || !ends) throw ShapeRuleError("slice needs 'starts' and 'ends'");
-  const size_t n = starts->size();
-  if (ends->size() != n || (axes && axes->size() != n) || (steps && steps->size() != n))
-    throw ShapeRuleError(
-        "'starts', 'ends', 'axes' and 'steps' must have one entry per sliced axis");
-  if (!axes && n > in.size())
-    throw ShapeRuleError("'starts' has " + std::to_string(n) + " entries but the input has rank " +
-                         std::to_string(in.size()));
-  Dims out = in;
-  std::set<size_t> seen;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t a = axes ? normalize_axis((*axes)[i], in.size()) : i;
-    if (!seen.insert(a).second)
-      throw ShapeRuleError("axis " + std::to_string(a) + " is repeated in 'axes'");
-    const int64_t step = steps ? (*steps)[i] : 1;
-    if (step == 0) throw ShapeRuleError("'steps' entry " + std::to_string(i) + " is 0");
-    const auto dim = static_cast<int64_t>(in[a]);
-    int64_t b = (*starts)[i], e = (*ends)[i];
-    if (b < 0) b = b < -dim ? -1 : b + dim;
-    if (e < 0) e = e < -dim ? -1 : e + dim;
-    uint64_t count = 0;
-    if (step > 0) {
-      b = std::clamp<int64_t>(b, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      if (e > b) count = static_cast<uint64_t>((e - b - 1) / step + 1);
-    } else if (dim > 0) {
-      b = std::clamp<int64_t>(b, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      if (b > e) count = static_cast<uint64_t>(b - e - 1) / (0 - static_cast<uint64_t>(step)) + 1;
-    }
-    out[a] = count;
+  geometry::SliceSettings s{*starts, *ends, {}, {}, axes != nullptr, steps != nullptr};
+  if (axes) s.axes = *axes;
+  if (steps) s.steps = *steps;
+  const geometry::SliceRanges r = geometry::slice_ranges(in, s);
+  const auto rank = static_cast<int64_t>(in.size());
+  switch (r.error) {
+    case geometry::SliceError::none:
+      return r.counts();
+    case geometry::SliceError::lengths:
+      throw ShapeRuleError(
+          "'starts', 'ends', 'axes' and 'steps' must have one entry per sliced axis");
+    case geometry::SliceError::too_many:
+      throw ShapeRuleError("'starts' has " + std::to_string(starts->size()) +
+                           " entries but the input has rank " + std::to_string(in.size()));
+    case geometry::SliceError::axis_range:
+      throw ShapeRuleError("axis " + std::to_string(r.axis) + " is out of range for rank " +
+                           std::to_string(in.size()));
+    case geometry::SliceError::axis_repeated:
+      throw ShapeRuleError("axis " + std::to_string(r.axis < 0 ? r.axis + rank : r.axis) +
+                           " is repeated in 'axes'");
+    case geometry::SliceError::zero_step:
+      throw ShapeRuleError("'steps' entry " + std::to_string(r.entry) + " is 0");
   }
-  return out;
+  throw ShapeRuleError("slice: unknown error");
 }
 
 // pad: `pads` = [begin_0, ..., end_0, ...], never negative; each output dim is begin + dim + end.

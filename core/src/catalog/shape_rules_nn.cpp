@@ -1,8 +1,11 @@
-// Output-shape rules of the network layers. Spatial ops follow ONNX (floor mode):
-// out = floor((in + pad_begin + pad_end - dilation * (kernel - 1) - 1) / stride) + 1.
+// Output-shape rules of the network layers. Spatial ops follow ONNX (floor mode), sized by the
+// SDK's openinfer/window.hpp as the backends and emitters size them.
 #include "shape_rules_nn.hpp"
 
 #include <string>
+
+#include "openinfer/broadcast.hpp"
+#include "openinfer/window.hpp"
 
 namespace oi {
 namespace {
@@ -54,18 +57,18 @@ Dims spatial_output(const ShapeRuleContext& ctx, const Dims& x, const std::vecto
   }
   Dims out;
   for (size_t i = 0; i < n; ++i) {
-    const int64_t padded = static_cast<int64_t>(x[2 + i]) + pads[i] + pads[n + i];
-    const int64_t span = dilations[i] * (kernel[i] - 1) + 1;
+    const geometry::WindowAxis a{x[2 + i],
+                                 static_cast<uint64_t>(kernel[i]),
+                                 static_cast<uint64_t>(strides[i]),
+                                 static_cast<uint64_t>(dilations[i]),
+                                 static_cast<uint64_t>(pads[i]),
+                                 static_cast<uint64_t>(pads[n + i])};
     // An empty axis gives an empty result (ops-nn.md), even where no window would fit.
-    if (x[2 + i] == 0 && padded < span) {
-      out.push_back(0);
-      continue;
-    }
-    if (padded < span)
+    if (!a.valid())
       throw ShapeRuleError("spatial axis " + std::to_string(i) + ": the window spans " +
-                           std::to_string(span) + " but the padded input has only " +
-                           std::to_string(padded));
-    out.push_back(static_cast<uint64_t>((padded - span) / strides[i] + 1));
+                           std::to_string(a.span()) + " but the padded input has only " +
+                           std::to_string(a.padded()));
+    out.push_back(a.output());
   }
   return out;
 }
@@ -149,8 +152,8 @@ Dims attention_rule(const ShapeRuleContext& ctx) {
     throw ShapeRuleError("attention v " + dims_text(v) + " must have k's " + std::to_string(tk) +
                          " keys");
   auto lead = [](const Dims& t) { return Dims(t.begin(), t.end() - 2); };
-  auto batch = broadcast_shapes(lead(q), lead(k));
-  if (batch) batch = broadcast_shapes(*batch, lead(v));
+  auto batch = geometry::broadcast_shape(lead(q), lead(k));
+  if (batch) batch = geometry::broadcast_shape(*batch, lead(v));
   if (!batch)
     throw ShapeRuleError("attention leading dims of q " + dims_text(q) + ", k " + dims_text(k) +
                          " and v " + dims_text(v) + " do not broadcast");
@@ -158,7 +161,7 @@ Dims attention_rule(const ShapeRuleContext& ctx) {
   scores.push_back(tq);
   scores.push_back(tk);
   if (ctx.inputs.size() > 3) {
-    auto m = broadcast_shapes(scores, ctx.inputs[3]);
+    auto m = geometry::broadcast_shape(scores, ctx.inputs[3]);
     if (!m || *m != scores)
       throw ShapeRuleError("attention mask " + dims_text(ctx.inputs[3]) +
                            " does not broadcast to the scores " + dims_text(scores));

@@ -61,6 +61,13 @@ std::vector<EmittedFile> Emitter::emit(const EmitRequest& request) const {
   req.model_path = request.model_path.c_str();
   req.options = options.data();
   req.num_options = static_cast<uint32_t>(options.size());
+  std::vector<oi_emit_tensor> tensors;
+  for (const EmitTensor& t : request.tensors)
+    tensors.push_back({sizeof(oi_emit_tensor), OI_PLUGIN_ABI_VERSION, t.name.c_str(), t.dtype,
+                       static_cast<uint32_t>(t.dims.size()), t.dims.data(), t.data.data(),
+                       t.data.size()});
+  req.tensors = tensors.data();
+  req.num_tensors = static_cast<uint32_t>(tensors.size());
   oi_emit_output out{};
   out.struct_size = sizeof(out);
   out.abi_version = OI_PLUGIN_ABI_VERSION;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "openinfer/broadcast.hpp"
 #include "plan_internal.hpp"
 
 namespace oi::synth {
@@ -100,7 +101,7 @@ class Scheduler {
     const PlanValue* out = c_.value(n.output.name);
     if (out->shape != k.shape) return false;
     for (const Ref& r : n.inputs) {
-      auto b = broadcast_shapes(c_.value(r.name)->shape, k.shape);
+      auto b = geometry::broadcast_shape(c_.value(r.name)->shape, k.shape);
       if (!b || *b != k.shape) return false;
     }
     std::vector<std::string> written;

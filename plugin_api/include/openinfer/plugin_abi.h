@@ -19,6 +19,8 @@
  * ABI 2 added: oi_backend_api.buffer_copy, OI_STATUS_DECLINED (a kernel declines one call and
  * the host runs it on its fallback backend), oi_host_api.log with the OI_LOG_* levels, and the
  * emitter tables (ABI 1 only reserved OI_PLUGIN_KIND_EMITTER and an empty oi_emitter_api).
+ * ABI 3 added the model's tensors to oi_emit_request (oi_emit_tensor), so an emitter embeds
+ * weights without opening the model itself.
  *
  * Ownership: status objects are created and freed by the host (oi_host_api), so one side owns
  * their memory. Buffers, devices and kernel tables belong to the plugin. Strings returned by a
@@ -35,7 +37,7 @@ extern "C" {
 #endif
 
 /* The ABI version this header describes. */
-#define OI_PLUGIN_ABI_VERSION 2u
+#define OI_PLUGIN_ABI_VERSION 3u
 
 /* The one symbol a plugin exports. */
 #define OI_PLUGIN_ENTRY_POINT "openinfer_plugin_init"
@@ -320,6 +322,20 @@ typedef struct oi_kernels_api {
  * which checks their names and writes them atomically. The host uses an emitter only from a
  * plugin of abi_version >= 2. */
 
+/* (added in ABI 3) One model tensor of an emit request: its bytes as the .oinf stores them
+ * (little-endian, packed integers packed, LSB first), valid for the call. */
+typedef struct oi_emit_tensor {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* name;
+  uint32_t dtype; /* oi_dtype */
+  uint32_t rank;
+  const uint64_t* dims;
+  const void* data; /* `size` bytes */
+  uint64_t size;
+  /* ---- End of ABI version 3 - DO NOT MODIFY ABOVE ---- */
+} oi_emit_tensor;
+
 /* (added in ABI 2) What the host asks for. Strings are NUL-terminated UTF-8 and live for the
  * call. */
 typedef struct oi_emit_request {
@@ -333,6 +349,14 @@ typedef struct oi_emit_request {
   uint32_t num_options;
   uint32_t reserved;
   /* ---- End of ABI version 2 - DO NOT MODIFY ABOVE ---- */
+  /* (added in ABI 3) Every tensor of the model that holds data (weights, constants), read by
+   * the host from model_path's file: what an emitter embeds or folds comes from here, never
+   * from opening the model itself. Read them only when abi_version >= 3 and
+   * OI_STRUCT_HAS(request, oi_emit_request, num_tensors). */
+  const oi_emit_tensor* tensors;
+  uint32_t num_tensors;
+  uint32_t reserved3;
+  /* ---- End of ABI version 3 - DO NOT MODIFY ABOVE ---- */
 } oi_emit_request;
 
 /* (added in ABI 2) One generated file: `path` is relative, '/'-separated, without "." or ".."

@@ -1,17 +1,16 @@
-// slice (ONNX Slice): per axis of `axes` (default 0, 1, ...) a start, end and step (default 1,
-// never 0); negative starts/ends count from the end and are then clamped to [0, dim] (step > 0)
-// or [-1, dim - 1] (step < 0). Every dtype but t1/t2, bit-exact; packed dtypes move element by
-// element and stay packed. Output row r (all axes but the last) starts at one input offset; the
-// last axis is a strided run of the input.
-#include <algorithm>
+// slice (ONNX Slice): the ranges of openinfer/slice_range.hpp (the SDK's, shared with the
+// validator, the Vulkan backend and the emitters). Every dtype but t1/t2, bit-exact; packed dtypes
+// move element by element and stay packed. Output row r (all axes but the last) starts at one input
+// offset; the last axis is a strided run of the input.
 #include <cstring>
-#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "../cpu_status.hpp"
 #include "../generic_elementwise.hpp"
 #include "../move_data.hpp"
+#include "openinfer/slice_range.hpp"
 
 namespace oi::cpu {
 namespace {
@@ -33,44 +32,33 @@ SlicePlan plan_slice(const oi_kernel_call& call) {
   const oi_tensor_desc& in = call.inputs[0];
   const std::vector<int64_t> starts = int_list(call, "starts"), ends = int_list(call, "ends");
   const std::vector<int64_t> axes = int_list(call, "axes"), steps = int_list(call, "steps");
-  const bool has_axes = abi::find_setting(call, "axes") != nullptr;
-  const bool has_steps = abi::find_setting(call, "steps") != nullptr;
-  const size_t n = starts.size();
-  const auto rank = static_cast<int64_t>(in.rank);
-  if (ends.size() != n || (has_axes && axes.size() != n) || (has_steps && steps.size() != n) ||
-      (!has_axes && n > in.rank))
-    fail(OI_STATUS_INVALID_ARGUMENT,
-         "slice: 'starts', 'ends', 'axes' and 'steps' must have one entry per sliced axis");
-  SlicePlan p;
-  p.start.assign(in.rank, 0);
-  p.step.assign(in.rank, 1);
-  p.count.assign(in.dims, in.dims + in.rank);
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < n; ++i) {
-    int64_t a = has_axes ? axes[i] : static_cast<int64_t>(i);
-    if (a < -rank || a >= rank || !seen.insert(a < 0 ? a + rank : a).second)
+  const geometry::SliceSettings settings{starts,
+                                         ends,
+                                         axes,
+                                         steps,
+                                         abi::find_setting(call, "axes") != nullptr,
+                                         abi::find_setting(call, "steps") != nullptr};
+  const geometry::SliceRanges r =
+      geometry::slice_ranges(std::span<const uint64_t>(in.dims, in.rank), settings);
+  switch (r.error) {
+    case geometry::SliceError::none:
+      break;
+    case geometry::SliceError::lengths:
+    case geometry::SliceError::too_many:
       fail(OI_STATUS_INVALID_ARGUMENT,
-           "slice: axis " + std::to_string(a) + " is out of range or repeated");
-    a = a < 0 ? a + rank : a;
-    const int64_t step = has_steps ? steps[i] : 1;
-    if (step == 0) fail(OI_STATUS_INVALID_ARGUMENT, "slice: a step is 0");
-    const auto dim = static_cast<int64_t>(in.dims[a]);
-    int64_t b = starts[i], e = ends[i];
-    if (b < 0) b = b < -dim ? -1 : b + dim;
-    if (e < 0) e = e < -dim ? -1 : e + dim;
-    uint64_t count = 0;
-    if (step > 0) {
-      b = std::clamp<int64_t>(b, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      if (e > b) count = static_cast<uint64_t>((e - b - 1) / step + 1);
-    } else if (dim > 0) {
-      b = std::clamp<int64_t>(b, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      if (b > e) count = static_cast<uint64_t>(b - e - 1) / (0 - static_cast<uint64_t>(step)) + 1;
-    }
-    p.start[a] = b;
-    p.step[a] = step;
-    p.count[a] = count;
+           "slice: 'starts', 'ends', 'axes' and 'steps' must have one entry per sliced axis");
+    case geometry::SliceError::axis_range:
+    case geometry::SliceError::axis_repeated:
+      fail(OI_STATUS_INVALID_ARGUMENT,
+           "slice: axis " + std::to_string(r.axis) + " is out of range or repeated");
+    case geometry::SliceError::zero_step:
+      fail(OI_STATUS_INVALID_ARGUMENT, "slice: a step is 0");
+  }
+  SlicePlan p;
+  for (const geometry::SliceAxis& a : r.axes) {
+    p.start.push_back(a.start);
+    p.step.push_back(a.step);
+    p.count.push_back(a.count);
   }
   for (uint32_t k = 0; k < in.rank; ++k)
     if (p.count[k] != call.outputs[0].dims[k])

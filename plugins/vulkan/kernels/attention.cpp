@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <string>
 
@@ -28,6 +29,7 @@
 
 #include "elementwise.hpp"
 #include "ew_ops.hpp"
+#include "openinfer/broadcast.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "tuning_env.hpp"
 
@@ -63,15 +65,7 @@ uint32_t element_index(const oi_tensor_desc& t) {
 
 // Element strides of `t`'s dims against `shape` (right-aligned; 0 where t broadcasts).
 std::vector<uint64_t> strides_against(const oi_tensor_desc& t, const std::vector<uint64_t>& shape) {
-  std::vector<uint64_t> s(shape.size(), 0);
-  uint64_t stride = 1;
-  for (uint32_t k = 0; k < t.rank && k < shape.size(); ++k) {
-    const uint32_t td = t.rank - 1 - k;
-    const size_t sd = shape.size() - 1 - k;
-    if (t.dims[td] != 1) s[sd] = stride;
-    stride *= t.dims[td];
-  }
-  return s;
+  return geometry::broadcast_strides(std::span<const uint64_t>(t.dims, t.rank), shape);
 }
 
 uint64_t ceil_div(uint64_t a, uint64_t b) {

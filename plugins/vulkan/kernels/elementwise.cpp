@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <span>
 #include <string>
 
+#include "openinfer/broadcast.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
 
@@ -27,15 +29,10 @@ uint32_t fit32(uint64_t v, const char* what) {
   return static_cast<uint32_t>(v);
 }
 
+// The SDK's broadcast strides (openinfer/broadcast.hpp) of two tensor descriptors.
 std::vector<uint64_t> strides_against(const oi_tensor_desc& in, const oi_tensor_desc& out) {
-  std::vector<uint64_t> strides(out.rank, 0);
-  uint64_t stride = 1;
-  for (uint32_t k = 0; k < in.rank; ++k) {
-    const uint32_t in_dim = in.rank - 1 - k, out_dim = out.rank - 1 - k;
-    if (in.dims[in_dim] != 1) strides[out_dim] = stride;
-    stride *= in.dims[in_dim];
-  }
-  return strides;
+  return geometry::broadcast_strides(std::span<const uint64_t>(in.dims, in.rank),
+                                     std::span<const uint64_t>(out.dims, out.rank));
 }
 
 namespace {

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <span>
 #include <string>
 #include <tuple>
 
 #include "ew_ops.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
+#include "openinfer/slice_range.hpp"
 
 namespace oi::vulkan {
 namespace {
@@ -148,23 +150,24 @@ oi_status* slice_kernel(const oi_kernel_call* call) {
   const oi_tensor_desc& in = call->inputs[0];
   const auto starts = int_list(*call, "starts"), ends = int_list(*call, "ends");
   const auto axes = int_list(*call, "axes"), steps = int_list(*call, "steps");
-  const bool has_axes = abi::find_setting(*call, "axes"),
-             has_steps = abi::find_setting(*call, "steps");
-  if (ends.size() != starts.size() || (has_axes && axes.size() != starts.size()) ||
-      (has_steps && steps.size() != starts.size())) {
+  const geometry::SliceRanges r = geometry::slice_ranges(
+      std::span<const uint64_t>(in.dims, in.rank),
+      {starts, ends, axes, steps, abi::find_setting(*call, "axes") != nullptr,
+       abi::find_setting(*call, "steps") != nullptr});
+  if (r.error == geometry::SliceError::lengths || r.error == geometry::SliceError::too_many) {
     fail(OI_STATUS_INVALID_ARGUMENT,
          "slice: 'starts', 'ends', 'axes' and 'steps' must have one entry per sliced axis");
   }
+  if (r.error == geometry::SliceError::zero_step)
+    fail(OI_STATUS_INVALID_ARGUMENT, "slice: a step of 0");
+  if (!r.ok()) {
+    fail(OI_STATUS_INVALID_ARGUMENT, "slice: axis " + std::to_string(r.axis) + " out of range");
+  }
   auto strides = row_major_strides(in);
   int64_t offset = 0;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    const int64_t a = norm_axis(has_axes ? axes[i] : static_cast<int64_t>(i), in.rank, "slice");
-    const int64_t step = has_steps ? steps[i] : 1, dim = static_cast<int64_t>(in.dims[a]);
-    if (step == 0) fail(OI_STATUS_INVALID_ARGUMENT, "slice: a step of 0");
-    int64_t b = starts[i] < 0 ? starts[i] + dim : starts[i];
-    b = step > 0 || dim == 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, 0, dim - 1);
-    offset += b * strides[a];
-    strides[a] *= step;
+  for (uint32_t a = 0; a < in.rank; ++a) {
+    offset += r.axes[a].start * strides[a];
+    strides[a] *= r.axes[a].step;
   }
   MoveJob m = start_job(*call, kModeCopy, dims_of(call->outputs[0]));
   if (m.count == 0) return nullptr;

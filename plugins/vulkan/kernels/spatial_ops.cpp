@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <span>
 #include <string>
 
 #include "conv_fast.hpp"
 #include "ew_ops.hpp"
 #include "openinfer/plugin_abi.hpp"
+#include "openinfer/window.hpp"
 
 namespace oi::vulkan {
 namespace {
@@ -102,7 +104,6 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
       fail(name, OI_STATUS_INVALID_ARGUMENT, "x must be (N, C, W) or (N, C, H, W)");
     }
     const size_t sp = x.rank - 2;
-    const bool two = sp == 2;
     const auto strides = per_axis(*call, "strides", sp, 1);
     const auto dil = per_axis(*call, "dilations", sp, 1);
     const auto pads = per_axis(*call, "pads", 2 * sp, 0);
@@ -118,23 +119,41 @@ oi_status* spatial_kernel(const oi_kernel_call* call) {
       fail(name, OI_STATUS_INVALID_ARGUMENT,
            "one strides/dilations/kernel entry per spatial axis, pads twice");
     }
-    p[1] = fit32(x.dims[0]);
-    p[2] = fit32(x.dims[1]);
-    p[3] = two ? fit32(x.dims[2]) : 1;
-    p[4] = fit32(x.dims[x.rank - 1]);
+    if (out.rank != x.rank) fail(name, OI_STATUS_INVALID_ARGUMENT, "y must have x's rank");
+    auto at_least = [&](const std::vector<int64_t>& v, int64_t lo) {
+      return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e >= lo; });
+    };
+    if (!at_least(strides, 1) || !at_least(dil, 1) || !at_least(kernel, 1) || !at_least(pads, 0)) {
+      fail(name, OI_STATUS_INVALID_ARGUMENT,
+           "kernel, strides and dilations must be at least 1, pads at least 0");
+    }
+    geometry::Window2d g;  // the SDK's window arithmetic (openinfer/window.hpp)
+    const geometry::WindowMismatch m = geometry::window_2d(
+        std::span<const uint64_t>(x.dims, x.rank), std::span<const uint64_t>(out.dims, out.rank),
+        std::vector<uint64_t>(kernel.begin(), kernel.end()), strides, dil, pads, g);
+    if (!m.ok) {
+      fail(name, OI_STATUS_INVALID_ARGUMENT,
+           "spatial axis " + std::to_string(m.axis) + " of y has " +
+               std::to_string(out.dims[2 + m.axis]) + " cells, the window gives " +
+               std::to_string(m.want));
+    }
+    p[1] = fit32(g.batch);
+    p[2] = fit32(g.channels);
+    p[3] = fit32(g.in_h);
+    p[4] = fit32(g.in_w);
     p[5] = fit32(out.dims[1]);
-    p[6] = two ? fit32(out.dims[2]) : 1;
-    p[7] = fit32(out.dims[out.rank - 1]);
-    p[8] = two ? fit32(kernel[0]) : 1;
-    p[9] = fit32(kernel[sp - 1]);
-    p[10] = two ? fit32(strides[0]) : 1;
-    p[11] = fit32(strides[sp - 1]);
-    p[12] = two ? fit32(pads[0]) : 0;
-    p[13] = fit32(pads[sp - 1]);
-    p[25] = two ? fit32(pads[sp]) : 0;
-    p[26] = fit32(pads[2 * sp - 1]);
-    p[14] = two ? fit32(dil[0]) : 1;
-    p[15] = fit32(dil[sp - 1]);
+    p[6] = fit32(g.out_h);
+    p[7] = fit32(g.out_w);
+    p[8] = fit32(g.k_h);
+    p[9] = fit32(g.k_w);
+    p[10] = fit32(g.stride_h);
+    p[11] = fit32(g.stride_w);
+    p[12] = fit32(g.pad_top);
+    p[13] = fit32(g.pad_left);
+    p[25] = fit32(g.pad_bottom);
+    p[26] = fit32(g.pad_right);
+    p[14] = fit32(g.dil_h);
+    p[15] = fit32(g.dil_w);
     p[16] = 1;
     if constexpr (Op == SpatialOp::Conv) {
       const int64_t group = abi::setting_int(*call, "group", 1);

@@ -36,7 +36,7 @@ float widen(uint h) {
 }
 
 // Round to nearest, ties to even; overflow to inf; NaN stays NaN, quiet, keeping the
-// payload's high bits (core/src/dtype/float_formats.cpp does the same).
+// payload's high bits (plugin_api/include/openinfer/float_formats.hpp does the same).
 uint narrow(float v) {
   uint x = floatBitsToUint(v);
   uint ax = x & 0x7fffffffu;

@@ -1,6 +1,6 @@
 // f16 and bf16 bit patterns to and from f32 with integer code: exact widening, and one rounding
 // to nearest even (overflow to inf; NaN stays NaN, quiet, keeping the payload's high bits), the
-// same as core/src/dtype/float_formats.cpp and on every driver (no shaderFloat16 needed).
+// same as plugin_api/include/openinfer/float_formats.hpp and on every driver (no shaderFloat16 needed).
 #ifndef OPENINFER_HALF_FORMATS_GLSL
 #define OPENINFER_HALF_FORMATS_GLSL
 

@@ -1,6 +1,6 @@
 """f16, bf16 and f8 (E5M2) from float32/float64 arrays by integer bit manipulation, rounding to
 nearest, ties to even, overflowing to inf, NaN kept NaN with the quiet bit set: the same
-algorithm as the C++ library (core/src/dtype/float_formats.cpp), so both give the same bits.
+algorithm as the C++ library (plugin_api/include/openinfer/float_formats.hpp), so both give the same bits.
 Decoding back to float32 is exact."""
 from dataclasses import dataclass
 

@@ -1,12 +1,19 @@
-// Conversions between IEEE-style binary formats by integer bit manipulation, so the result
-// does not depend on the compiler's _Float16 support or on the FPU's rounding mode.
-#include "openinfer/float_formats.hpp"
+// Narrow float formats: IEEE binary16 (f16), bfloat16 (bf16) and OCP E5M2 (f8), header-only in
+// the plugin SDK so core, every backend and every emitter convert with the same code.
+// Every narrowing conversion rounds to nearest, ties to even, overflows to +-inf,
+// keeps NaN a NaN (payload bits kept where they fit, else the quiet bit set) and
+// produces subnormals where the target has them. Widening is exact. The conversions work on the
+// integer bits, so the result does not depend on the compiler's _Float16 support or on the FPU's
+// rounding mode.
+#pragma once
 
 #include <bit>
 #include <cstdint>
 
 namespace oi {
-namespace {
+
+// The bit manipulation behind them (not part of the interface).
+namespace float_formats_detail {
 
 // A binary floating-point layout: sign bit, then exp_bits of biased exponent, then man_bits
 // of stored mantissa. All formats here have IEEE semantics (all-ones exponent is inf/NaN).
@@ -29,7 +36,7 @@ constexpr Format kF8{5, 2};
 
 // Rounds `bits` in format `src` to the narrower format `dst`: nearest, ties to even,
 // overflow to inf, NaN stays NaN with the quiet bit set.
-uint64_t narrow(uint64_t bits, Format src, Format dst) {
+inline constexpr uint64_t narrow(uint64_t bits, Format src, Format dst) {
   const uint64_t sign = (bits >> src.sign_shift()) & 1;
   const uint64_t exp = (bits >> src.man_bits) & src.max_exp();
   uint64_t man = bits & src.man_mask();
@@ -77,7 +84,7 @@ uint64_t narrow(uint64_t bits, Format src, Format dst) {
 }
 
 // Exact conversion of `bits` in format `src` to the wider format `dst`.
-uint64_t widen(uint64_t bits, Format src, Format dst) {
+inline constexpr uint64_t widen(uint64_t bits, Format src, Format dst) {
   const uint64_t sign = (bits >> src.sign_shift()) & 1;
   const uint64_t exp = (bits >> src.man_bits) & src.max_exp();
   const uint64_t man = bits & src.man_mask();
@@ -99,50 +106,99 @@ uint64_t widen(uint64_t bits, Format src, Format dst) {
   return sign_out | (e << dst.man_bits) | (man << shift);
 }
 
-uint64_t f32_bits(float v) {
+inline uint64_t f32_bits(float v) {
   return std::bit_cast<uint32_t>(v);
 }
-uint64_t f64_bits(double v) {
+inline uint64_t f64_bits(double v) {
   return std::bit_cast<uint64_t>(v);
 }
-float to_f32(uint64_t bits) {
+inline float to_f32(uint64_t bits) {
   return std::bit_cast<float>(static_cast<uint32_t>(bits));
 }
 
-}  // namespace
+}  // namespace float_formats_detail
 
-uint16_t f32_to_f16_bits(float v) {
+inline uint16_t f32_to_f16_bits(float v) {
+  using namespace float_formats_detail;
   return uint16_t(narrow(f32_bits(v), kF32, kF16));
 }
-uint16_t f64_to_f16_bits(double v) {
+inline uint16_t f64_to_f16_bits(double v) {
+  using namespace float_formats_detail;
   return uint16_t(narrow(f64_bits(v), kF64, kF16));
 }
-float f16_bits_to_f32(uint16_t bits) {
+inline float f16_bits_to_f32(uint16_t bits) {
+  using namespace float_formats_detail;
   return to_f32(widen(bits, kF16, kF32));
 }
 
-uint16_t f32_to_bf16_bits(float v) {
-  return uint16_t(narrow(f32_bits(v), kF32, kBF16));
+// bf16 is the top half of an f32: narrowing adds half an ulp (ties to even) and truncates, which
+// carries into the exponent exactly as narrow() rounds; widening is a shift. Both give narrow()'s
+// and widen()'s bits (NaN: high payload bits, quiet bit set) at the cost of a few instructions.
+inline uint16_t f32_to_bf16_bits(float v) {
+  const uint32_t bits = std::bit_cast<uint32_t>(v);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 }
-uint16_t f64_to_bf16_bits(double v) {
+inline uint16_t f64_to_bf16_bits(double v) {
+  using namespace float_formats_detail;
   return uint16_t(narrow(f64_bits(v), kF64, kBF16));
 }
-float bf16_bits_to_f32(uint16_t bits) {
-  return to_f32(widen(bits, kBF16, kF32));
+inline float bf16_bits_to_f32(uint16_t bits) {
+  return std::bit_cast<float>(uint32_t{bits} << 16);
 }
 
-uint8_t f32_to_f8_bits(float v) {
+inline uint8_t f32_to_f8_bits(float v) {
+  using namespace float_formats_detail;
   return uint8_t(narrow(f32_bits(v), kF32, kF8));
 }
-uint8_t f64_to_f8_bits(double v) {
+inline uint8_t f64_to_f8_bits(double v) {
+  using namespace float_formats_detail;
   return uint8_t(narrow(f64_bits(v), kF64, kF8));
 }
-float f8_bits_to_f32(uint8_t bits) {
+inline float f8_bits_to_f32(uint8_t bits) {
+  using namespace float_formats_detail;
   return to_f32(widen(bits, kF8, kF32));
 }
 
-float f64_to_f32(double v) {
+inline float f64_to_f32(double v) {
+  using namespace float_formats_detail;
   return to_f32(narrow(f64_bits(v), kF64, kF32));
 }
+
+// Storage types for C++ users: a tensor of f16 is a span of oi::f16.
+struct f16 {
+  uint16_t bits = 0;
+  f16() = default;
+  explicit f16(float v) : bits(f32_to_f16_bits(v)) {}
+  static f16 from_bits(uint16_t b) {
+    f16 h;
+    h.bits = b;
+    return h;
+  }
+  explicit operator float() const { return f16_bits_to_f32(bits); }
+};
+struct bf16 {
+  uint16_t bits = 0;
+  bf16() = default;
+  explicit bf16(float v) : bits(f32_to_bf16_bits(v)) {}
+  static bf16 from_bits(uint16_t b) {
+    bf16 h;
+    h.bits = b;
+    return h;
+  }
+  explicit operator float() const { return bf16_bits_to_f32(bits); }
+};
+struct f8 {
+  uint8_t bits = 0;
+  f8() = default;
+  explicit f8(float v) : bits(f32_to_f8_bits(v)) {}
+  static f8 from_bits(uint8_t b) {
+    f8 h;
+    h.bits = b;
+    return h;
+  }
+  explicit operator float() const { return f8_bits_to_f32(bits); }
+};
+static_assert(sizeof(f16) == 2 && sizeof(bf16) == 2 && sizeof(f8) == 1);
 
 }  // namespace oi

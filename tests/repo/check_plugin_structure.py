@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The plugin structure of docs/plugin-abi.md ("What a plugin sees"), checked on the sources.
+
+1. No plugin links openinfer_core: no CMake file under plugins/ names `openinfer_core` or
+   `OpenInfer::core` outside a comment.
+2. No plugin source includes a core header: every `#include` of a C/C++ file under plugins/
+   either names an SDK header (`openinfer/X` that exists in plugin_api/include/openinfer/), or
+   does not resolve into core/, frontend/ or cli/ (its own files, the standard library,
+   third-party and generated headers are fine).
+3. Slice ranges, conv/pool windows, numpy broadcasting and the float formats exist once, in the
+   SDK headers (plugin_api/include/openinfer/): no other C++ file of core/, frontend/, cli/ or
+   plugins/ declares or defines a function of the shared names (SHARED_FUNCTIONS), nor holds the
+   arithmetic they encapsulate (SHARED_ARITHMETIC: the window span, the negative-step slice
+   clamp, the bf16 rounding carry).
+
+Out of scope, because they are other languages that cannot include a C++ header: the C kernel
+library shipped with generated programs (plugins/c_kernels), the GLSL shaders, the generated
+host program of the GLSL target (plugins/glsl_emitter/host) and the C or GLSL text an emitter
+writes (string literals). Every failure names the file and line.
+
+Usage: check_plugin_structure.py [REPO_ROOT]   (default: two levels above this script)
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[2]
+SDK = ROOT / "plugin_api" / "include" / "openinfer"
+NOT_PLUGIN_DIRS = [ROOT / "core", ROOT / "frontend", ROOT / "cli"]
+OUT_OF_SCOPE = [ROOT / "plugins" / "c_kernels", ROOT / "plugins" / "glsl_emitter" / "host"]
+CXX = {".c", ".cc", ".cpp", ".h", ".hpp", ".inc"}
+
+SHARED_FUNCTIONS = {
+    "float_formats.hpp": ["f32_to_f16_bits", "f64_to_f16_bits", "f16_bits_to_f32",
+                          "f32_to_bf16_bits", "f64_to_bf16_bits", "bf16_bits_to_f32",
+                          "f32_to_f8_bits", "f64_to_f8_bits", "f8_bits_to_f32", "f64_to_f32"],
+    "slice_range.hpp": ["slice_axis", "slice_ranges"],
+    "window.hpp": ["valid_outputs", "valid_taps", "window_2d"],
+    "broadcast.hpp": ["broadcast_shape", "broadcast_shapes", "broadcast_strides"],
+}
+SHARED_ARITHMETIC = {
+    "the window span d * (k - 1) + 1 (window.hpp)": r"[\w\[\]\.]+\s*\*\s*\(\s*[\w\[\]\.]+\s*-\s*1\s*\)\s*\+\s*1\b",
+    "the negative-step slice clamp to [-1, dim - 1] (slice_range.hpp)":
+        r"clamp\s*<\s*int64_t\s*>\s*\(\s*\w+\s*,\s*-1\s*,",
+    "the bf16 rounding carry (float_formats.hpp)": r"0x7fffu?\s*\+\s*\(\s*\(\s*\w+\s*>>\s*16",
+}
+KEYWORDS = {"return", "else", "case", "throw", "co_return", "new", "delete", "do", "goto"}
+
+
+def rel(p):
+    return p.relative_to(ROOT).as_posix()
+
+
+def under(p, dirs):
+    return any(d == p or d in p.parents for d in dirs)
+
+
+def strip_comment(line):
+    return line.split("#", 1)[0]
+
+
+def code_lines(text):
+    """(line number, line) with // comments and string literals blanked, block comments too."""
+    out, in_block = [], False
+    for n, line in enumerate(text.splitlines(), 1):
+        s, i, buf = line, 0, []
+        while i < len(s):
+            if in_block:
+                end = s.find("*/", i)
+                if end < 0:
+                    i = len(s)
+                    continue
+                in_block, i = False, end + 2
+            elif s.startswith("/*", i):
+                in_block, i = True, i + 2
+            elif s.startswith("//", i):
+                break
+            elif s[i] == '"' or (s[i] == "'" and i + 2 < len(s)):
+                q, j = s[i], i + 1
+                while j < len(s) and s[j] != q:
+                    j += 2 if s[j] == "\\" else 1
+                buf.append(q + q)
+                i = j + 1
+            else:
+                buf.append(s[i])
+                i += 1
+        out.append((n, "".join(buf)))
+    return out
+
+
+def sources(dirs):
+    for d in dirs:
+        for p in sorted(d.rglob("*")):
+            if p.suffix in CXX and p.is_file() and not under(p, OUT_OF_SCOPE):
+                yield p
+
+
+def check_cmake(problems):
+    for p in sorted((ROOT / "plugins").rglob("*")):
+        if p.name != "CMakeLists.txt" and p.suffix != ".cmake":
+            continue
+        for n, line in enumerate(p.read_text().splitlines(), 1):
+            if re.search(r"\bopeninfer_core\b|OpenInfer::core\b", strip_comment(line)):
+                problems.append(f"{rel(p)}:{n}: a plugin links openinfer_core: {line.strip()}")
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+
+
+def check_includes(problems):
+    for p in sources([ROOT / "plugins"]):
+        # Raw strings hold generated code: only real preprocessor lines count.
+        raw = False
+        for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1):
+            if 'R"' in line and ')"' not in line.split('R"', 1)[1]:
+                raw = True
+            elif raw and ')"' in line:
+                raw = False
+                continue
+            m = None if raw else INCLUDE.match(line)
+            if not m:
+                continue
+            name = m.group(2)
+            if name.startswith("openinfer/"):
+                if not (SDK / name[len("openinfer/"):]).is_file():
+                    problems.append(f"{rel(p)}:{n}: includes <{name}>, which is not an SDK "
+                                    "header (plugin_api/include/openinfer/)")
+                continue
+            if m.group(1) == '"':
+                target = (p.parent / name).resolve()
+                if target.exists() and under(target, NOT_PLUGIN_DIRS):
+                    problems.append(f"{rel(p)}:{n}: includes {rel(target)}, a core header")
+
+
+def check_shared(problems):
+    names = [f for fs in SHARED_FUNCTIONS.values() for f in fs]
+    decl = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?((?:[A-Za-z_][\w:<>,\*&]*\s+)+)[\*&]*\s*(" +
+                      "|".join(names) + r")\s*\(")
+    arith = {what: re.compile(rx) for what, rx in SHARED_ARITHMETIC.items()}
+    for p in sources(NOT_PLUGIN_DIRS + [ROOT / "plugins"]):
+        for n, line in code_lines(p.read_text(errors="replace")):
+            m = decl.match(line)
+            if m and not (set(m.group(1).split()) & KEYWORDS) and "=" not in m.group(1):
+                problems.append(f"{rel(p)}:{n}: declares or defines {m.group(2)}(), which "
+                                "the SDK's openinfer/ headers define once")
+            for what, rx in arith.items():
+                if rx.search(line):
+                    problems.append(f"{rel(p)}:{n}: computes {what} itself: use the SDK header")
+    # ... and the SDK does define each of them.
+    for header, fs in SHARED_FUNCTIONS.items():
+        text = (SDK / header).read_text() if (SDK / header).is_file() else ""
+        for f in fs:
+            if f != "broadcast_shapes" and not re.search(r"\b" + f + r"\s*\(", text):
+                problems.append(f"plugin_api/include/openinfer/{header}: does not define {f}()")
+
+
+def main():
+    problems = []
+    check_cmake(problems)
+    check_includes(problems)
+    check_shared(problems)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} structure problem(s); docs/plugin-abi.md 'What a plugin sees'")
+        return 1
+    print("plugin structure ok: no plugin links openinfer_core or includes a core header; "
+          f"{sum(len(f) for f in SHARED_FUNCTIONS.values())} shared functions defined once "
+          "under plugin_api/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
