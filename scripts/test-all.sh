@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: install dependencies, build with the `dev` preset and
 # run every test, run the float-comparing ones again under the other OPENBLAS_CORETYPE setting,
-# then build core, frontend and the format code with ASan+UBSan (`asan`
-# preset, clang) and run their tests, then the libFuzzer smoke runs of every fuzz target with
-# all libraries instrumented (`fuzz` preset; scripts/fuzz-long.sh runs them for longer).
+# then one clang build with ASan+UBSan and libFuzzer's coverage instrumentation (`asan` preset:
+# core, frontend, the CLI, the CPU plugin, the fault fixtures, their tests and the fuzz targets)
+# and its tests: the executor, fault and bounded-memory tests on the CPU plugin under the
+# sanitizers, and a short instrumented libFuzzer run of every fuzz target
+# (OPENINFER_FUZZ_SMOKE_SECONDS, 10 s each; scripts/fuzz-long.sh runs them for longer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,13 +34,3 @@ fi
 cmake --preset asan
 cmake --build --preset asan
 ctest --preset asan
-
-# Every fuzz target instrumented (the `fuzz` preset, clang) for a short smoke time
-# (OPENINFER_FUZZ_SMOKE_SECONDS, 10 s) on its corpus: opt-in with OPENINFER_FUZZ_STAGE=1 until
-# its build time on a clean 2-core machine is measured (the dev build above already replays every
-# target's corpus through the replay driver).
-if [ "${OPENINFER_FUZZ_STAGE:-0}" = 1 ]; then
-  cmake --preset fuzz
-  cmake --build --preset fuzz
-  ctest --preset fuzz
-fi

@@ -420,4 +420,27 @@ block keep { return; }
   }
 }
 
+// Zero-sized values cross no bus: the fixture would be handed a NULL host pointer, so the
+// host moves nothing for them (found by exec_run_fuzz, corpus regress_download_zero_sized).
+BOOST_AUTO_TEST_CASE(zero_sized_values_move_nothing) {
+  auto sim = simulate_on_devmem(R"(
+dynamic { x: f32[0]; }
+constant { one: f32 @init(1.0); }
+volatile { y: f32[0]; }
+persistent { acc: f32[0]; }
+block entry {
+  op add(x, acc) >> acc;   // on the device
+  op mul(acc, one) >> y;   // the CPU fallback: acc comes back to the host
+  return y, acc;
+}
+)");
+  auto exec = sim.make_executor();
+  for (int s = 0; s < 2; ++s) {
+    exec.insert("x", Tensor(oi::DType::f32, {0}));
+    exec.step();
+    BOOST_TEST(exec.fetch("y").shape() == oi::Shape({0}), tt::per_element());
+    BOOST_TEST(exec.fetch("acc").shape() == oi::Shape({0}), tt::per_element());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,8 +1,12 @@
 // The tiny graph generator of exec_run_fuzz: turns fuzz bytes into a small DSL graph, a model
-// for it and the inputs of each step. Graphs are meant to be valid but odd: sizes of 0 to 4,
-// every broadcasting corner of a [A, B] value against [B] and [] operands, reductions over
-// either axis, slices with clamped and negative bounds, table entries at and past their fixed
-// bound, loops over a size that may be 0. What fails validation is simply skipped.
+// for it, the inputs of each step and how the executor runs them. Graphs are meant to be valid
+// but odd: sizes of 0 to 4, every broadcasting corner of a [A, B] value against [B] and []
+// operands, reductions over either axis, op slices with clamped and negative bounds, loops
+// (nested, over bounds that may be 0 or negative), branches, yield/await with two consumers,
+// scopes, a @fixed table, a growable table and an @auto_dim matrix read and written at,
+// across and past their bounds (table slices at both ends, empty slices), a prefix table with
+// a missing entry, every cache operation, a table budget, and a device-memory backend beside
+// the CPU. What fails validation is simply skipped.
 #pragma once
 
 #include <cstddef>
@@ -29,10 +33,23 @@ class ByteReader {
   size_t pos_ = 0;
 };
 
+// How one step is run.
+enum class StepMode {
+  step,          // Executor::step()
+  iterate,       // node by node with timing, the whole step
+  iterate_part,  // node by node, a fetch between events, then step() finishes it
+};
+
 struct GeneratedCase {
-  std::string graph;           // DSL text
-  oi::ModelWriter model;       // sizevars A, B, W and the volatile y's data
-  std::vector<oi::Tensor> xs;  // the dynamic x of each step (1 to 3 steps)
+  std::string graph;            // DSL text
+  oi::ModelWriter model;        // sizevars A, B, W, BM; the volatile y and prefix entries p.*
+  std::vector<oi::Tensor> xs;   // the dynamic x of each step (1 to 4 steps)
+  std::vector<StepMode> modes;  // one per step
+  size_t part_events = 0;       // iterate_part: events before the fetch and step()
+  // SimulatorOptions::max_table_bytes (0: no limit).
+  uint64_t max_table_bytes = 0;
+  // Run on the "devmem" fixture (its own memory, the CPU as fallback) instead of the CPU.
+  bool device_memory = false;
 };
 
 // Reads the case from the front of `in`.

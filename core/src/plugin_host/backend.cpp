@@ -101,6 +101,7 @@ void check_range(const DeviceBuffer& buffer, uint64_t offset, uint64_t bytes, co
 
 void Backend::upload(DeviceBuffer& buffer, uint64_t offset, std::span<const std::byte> data) {
   check_range(buffer, offset, data.size(), "upload");
+  if (data.empty()) return;  // a zero-sized value: nothing to move, and data() may be null
   throw_if_error(
       state_->api->buffer_upload(state_->device, buffer.handle(), offset, data.data(), data.size()),
       "backend '" + name() + "' upload");
@@ -109,6 +110,7 @@ void Backend::upload(DeviceBuffer& buffer, uint64_t offset, std::span<const std:
 void Backend::download(const DeviceBuffer& buffer, uint64_t offset,
                        std::span<std::byte> data) const {
   check_range(buffer, offset, data.size(), "download");
+  if (data.empty()) return;  // a zero-sized value: nothing to move, and data() may be null
   throw_if_error(state_->api->buffer_download(state_->device, buffer.handle(), offset, data.data(),
                                               data.size()),
                  "backend '" + name() + "' download");
