@@ -122,10 +122,10 @@ void norm(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   // The corrected two-pass variance (as the CPU backend's rows): the deviations' own sum
   // measures the rounding error of the mean and is added back, so rows far from 0 keep their
   // precision.
-  c << "      " << T << " sq = 0, dsum = 0;\n"
+  c << "      " << T << " sq = 0" << (rms ? "" : ", dsum = 0") << ";\n"
     << "      for (size_t k = 0; k < " << u(len) << "; ++k) {\n"
-    << "        const " << T << " d = xr[k] - mean;\n        sq += d * d;\n        dsum += d;\n"
-    << "      }\n"
+    << "        const " << T << " d = xr[k] - mean;\n        sq += d * d;\n"
+    << (rms ? "" : "        dsum += d;\n") << "      }\n"
     << "      " << T << " var = sq / n;\n";
   if (!rms)
     c << "      const " << T << " corr = dsum / n;\n"
