@@ -78,17 +78,6 @@ const oi_host_api*& host() {
   return h;
 }
 
-std::vector<VulkanKernel>& kernel_list() {
-  static std::vector<VulkanKernel> list;
-  return list;
-}
-
-Needs needs_for(uint32_t dtype) {
-  if (dtype == OI_DTYPE_F64) return Needs::F64;
-  if (dtype == OI_DTYPE_I64) return Needs::I64;
-  return Needs::Nothing;
-}
-
 const DeviceCaps& caps_of(const oi_device* device) {
   return device->impl->caps;
 }

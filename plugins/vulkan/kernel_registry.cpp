@@ -34,17 +34,6 @@ oi_status* run_kernel(const oi_kernel_call* call) {
 
 }  // namespace
 
-std::vector<VulkanKernel>& kernel_list() {
-  static std::vector<VulkanKernel> list;
-  return list;
-}
-
-Needs needs_for(uint32_t dtype) {
-  if (dtype == OI_DTYPE_F64) return Needs::F64;
-  if (dtype == OI_DTYPE_I64) return Needs::I64;
-  return Needs::Nothing;
-}
-
 const std::vector<oi_kernel_def>& kernel_defs(const DeviceCaps* caps) {
   static const std::vector<oi_kernel_def> defs = [caps] {
     std::vector<oi_kernel_def> out;
