@@ -336,6 +336,33 @@ class Runner:
         return out
 
 
+def report(cases, results, by_op, limit=None):
+    """Prints the failing kernels (a kernel passes when every case of it passes; by op with
+    by_op; each problem cut to its last `limit` characters) and returns (bad, totals): bad maps
+    a failing kernel to its first problem, totals are the "normal N/M" texts per mode."""
+    kernels = defaultdict(list)
+    for i, c in cases:
+        kernels[key_text(c)].append(results.get(i, "not run"))
+    bad = {k: next(p for p in v if p) for k, v in kernels.items() if any(v)}
+    cut = (lambda p: p[-limit:]) if limit else (lambda p: p)
+    if by_op:
+        per_op = defaultdict(list)
+        for k in sorted(bad):
+            per_op[k.split("(", 1)[0]].append(k)
+        for op, keys in sorted(per_op.items()):
+            kinds = " ".join(k.split("(", 1)[1] for k in keys)
+            print(f"{op}: ({kinds}: {cut(bad[keys[0]])}")
+    else:
+        for k in sorted(bad):
+            print(f"{k}: {cut(bad[k])}")
+    totals = []
+    for mode in ("normal", "inplace", "accumulate"):
+        keys = [k for k in kernels if k.rsplit(" ", 1)[1] == mode]
+        if keys:
+            totals.append(f"{MODE_TEXT[mode]} {sum(k not in bad for k in keys)}/{len(keys)}")
+    return bad, totals
+
+
 def make_batches(cases, size):
     """Cases grouped by op (each op's library file is then compiled once), ops packed
     together up to `size` cases a batch."""
@@ -392,26 +419,7 @@ def main():
     if not args.work and not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 
-    # Per kernel: passing when every case of it passes.
-    kernels = defaultdict(list)
-    for i, c in cases:
-        kernels[key_text(c)].append(results.get(i, "not run"))
-    bad = {k: next(p for p in v if p) for k, v in kernels.items() if any(v)}
-    if args.by_op:
-        per_op = defaultdict(list)
-        for k in sorted(bad):
-            per_op[k.split("(", 1)[0]].append(k)
-        for op, keys in sorted(per_op.items()):
-            kinds = " ".join(k.split("(", 1)[1] for k in keys)
-            print(f"{op}: ({kinds}: {bad[keys[0]]}")
-    else:
-        for k in sorted(bad):
-            print(f"{k}: {bad[k]}")
-    totals = []
-    for mode in ("normal", "inplace", "accumulate"):
-        keys = [k for k in kernels if k.rsplit(" ", 1)[1] == mode]
-        if keys:
-            totals.append(f"{MODE_TEXT[mode]} {sum(k not in bad for k in keys)}/{len(keys)}")
+    bad, totals = report(cases, results, args.by_op)
     print(", ".join(totals))
     failed_cases = sum(1 for i, _ in cases if results.get(i))
     print(f"{len(cases) - failed_cases} of {len(cases)} cases pass in {len(batches)} programs" +

@@ -219,25 +219,7 @@ def main():
     if not args.work and not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 
-    kernels = defaultdict(list)
-    for i, c in cases:
-        kernels[ctc.key_text(c)].append(results.get(i, "not run"))
-    bad = {k: next(p for p in v if p) for k, v in kernels.items() if any(v)}
-    if args.by_op:
-        per_op = defaultdict(list)
-        for k in sorted(bad):
-            per_op[k.split("(", 1)[0]].append(k)
-        for op, keys in sorted(per_op.items()):
-            kinds = " ".join(k.split("(", 1)[1] for k in keys)
-            print(f"{op}: ({kinds}: {bad[keys[0]][-300:]}")
-    else:
-        for k in sorted(bad):
-            print(f"{k}: {bad[k][-300:]}")
-    totals = []
-    for mode in ("normal", "inplace", "accumulate"):
-        keys = [k for k in kernels if k.rsplit(" ", 1)[1] == mode]
-        if keys:
-            totals.append(f"{ctc.MODE_TEXT[mode]} {sum(k not in bad for k in keys)}/{len(keys)}")
+    bad, totals = ctc.report(cases, results, args.by_op, limit=300)
     print(f"device {device['device'].get('name', args.device)}: " + ", ".join(totals))
     if aside:
         print(f"{len({ctc.key_text(c) for _, c in aside})} kernels with f64 operands left out "
