@@ -6,25 +6,21 @@ of 256 MiB from pageable and from pinned host memory. Times are CUDA events arou
 (wall clock with a synchronize for the pageable copies), the median of the timed repetitions
 after warm-ups. One line per figure: `NAME: MS ms, VALUE UNIT`.
 """
+import os
 import statistics
+import sys
 import time
 
 import torch
 
+# CUDA-event timing as the kernel-bench peer (tests/vulkan/torch_peer.py) does it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "vulkan"))
+from torch_peer import timed  # noqa: E402
+
 
 def events(fn, reps=20, warm=5):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    return statistics.median(times)
+    return timed(fn, reps=reps, warm=warm)
 
 
 def wall(fn, reps=7, warm=2):
