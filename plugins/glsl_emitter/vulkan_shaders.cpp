@@ -56,10 +56,10 @@ const ShaderVariant* shader_variant(const std::string& name) {
 std::vector<std::pair<std::string, std::string>> shader_sources(const std::string& source) {
   std::vector<std::pair<std::string, std::string>> out;
   std::set<std::string> seen;
-  std::vector<std::string> todo{source};
-  while (!todo.empty()) {
-    const std::string name = todo.back();
-    todo.pop_back();
+  std::vector<std::string> pending{source};
+  while (!pending.empty()) {
+    const std::string name = pending.back();
+    pending.pop_back();
     if (!seen.insert(name).second) continue;
     const char* text = file_text(name);
     if (text == nullptr) invalid("the Vulkan backend has no shader source '" + name + "'");
@@ -70,7 +70,7 @@ std::vector<std::pair<std::string, std::string>> shader_sources(const std::strin
       const size_t inc = line.find("#include \"");
       if (inc == std::string::npos) continue;
       const size_t start = inc + 10, end = line.find('"', start);
-      if (end != std::string::npos) todo.push_back(line.substr(start, end - start));
+      if (end != std::string::npos) pending.push_back(line.substr(start, end - start));
     }
   }
   return out;
