@@ -31,6 +31,11 @@ struct DeviceCaps {
   uint32_t subgroup_ops = 0;
   uint32_t max_shared_memory = 16384;
   uint32_t max_storage_range = 0;  // maxStorageBufferRange: the largest buffer a shader binds
+  // Tensor cores through VK_NV_cooperative_matrix (with the Vulkan memory model and shaderFloat16,
+  // which its shaders need): the subgroup-scope f16 x f16 + f32 shape matmul_coop.comp uses
+  // (M x N x K, 0 where there is none), and every shape the driver reports, for the device name.
+  uint32_t coop_m = 0, coop_n = 0, coop_k = 0;
+  std::string coop_shapes;
 };
 
 // The caps of device `index` of the picked list, or nullptr when there is no such device.

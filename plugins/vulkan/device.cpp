@@ -125,10 +125,25 @@ void create_device(oi_device& d) {
   d.memory = p.handle.getMemoryProperties();
   const float priority = 1.0f;
   vk::DeviceQueueCreateInfo queue_info({}, p.queue_family, 1, &priority);
-  vk::PhysicalDeviceFeatures features;
+  vk::StructureChain<vk::DeviceCreateInfo, vk::PhysicalDeviceFeatures2,
+                     vk::PhysicalDeviceVulkan12Features,
+                     vk::PhysicalDeviceCooperativeMatrixFeaturesNV>
+      chain;
+  auto& features = chain.get<vk::PhysicalDeviceFeatures2>().features;
   features.shaderFloat64 = p.caps.f64;
   features.shaderInt64 = p.caps.i64;
-  d.device = p.handle.createDevice(vk::DeviceCreateInfo({}, queue_info, {}, {}, &features));
+  const char* coop_extension = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  chain.get<vk::DeviceCreateInfo>().setQueueCreateInfos(queue_info);
+  if (p.caps.coop_m != 0) {  // what matmul_coop.comp needs (instance.cpp checked the device has it)
+    chain.get<vk::DeviceCreateInfo>().setPEnabledExtensionNames(coop_extension);
+    chain.get<vk::PhysicalDeviceVulkan12Features>().setVulkanMemoryModel(true).setShaderFloat16(
+        true);
+    chain.get<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>().setCooperativeMatrix(true);
+  } else {
+    chain.unlink<vk::PhysicalDeviceVulkan12Features>();
+    chain.unlink<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>();
+  }
+  d.device = p.handle.createDevice(chain.get<vk::DeviceCreateInfo>());
   d.queue = d.device.getQueue(p.queue_family, 0);
   std::vector<vk::DescriptorSetLayoutBinding> bindings;
   for (uint32_t b = 0; b < kDataBindings + 1; ++b) {

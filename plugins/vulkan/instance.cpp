@@ -32,6 +32,69 @@ std::string version_text(uint32_t v) {
   return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v));
 }
 
+const char* component_name(vk::ComponentTypeNV t) {
+  switch (t) {
+    case vk::ComponentTypeNV::eFloat16:
+      return "f16";
+    case vk::ComponentTypeNV::eFloat32:
+      return "f32";
+    case vk::ComponentTypeNV::eFloat64:
+      return "f64";
+    case vk::ComponentTypeNV::eSint8:
+      return "i8";
+    case vk::ComponentTypeNV::eUint8:
+      return "u8";
+    case vk::ComponentTypeNV::eSint32:
+      return "i32";
+    case vk::ComponentTypeNV::eUint32:
+      return "u32";
+    default:
+      return "other";
+  }
+}
+
+bool has_extension(vk::PhysicalDevice pd, const char* name) {
+  for (const auto& e : pd.enumerateDeviceExtensionProperties()) {
+    if (std::string(e.extensionName.data()) == name) return true;
+  }
+  return false;
+}
+
+// VK_NV_cooperative_matrix's shapes, where the device also has what its shaders need (the Vulkan
+// memory model and f16 arithmetic, core in 1.2). Of the subgroup-scope f16 x f16 + f32 -> f32
+// shapes, matmul_coop.comp takes the one with the most outputs (16 x 16 over 16 x 8).
+void read_coop_caps(vk::PhysicalDevice pd, uint32_t api, DeviceCaps& caps) {
+  if (api < VK_API_VERSION_1_2 || caps.subgroup_size != 32 ||
+      !has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    return;
+  }
+  auto feats = pd.getFeatures2<vk::PhysicalDeviceFeatures2, vk::PhysicalDeviceVulkan12Features,
+                               vk::PhysicalDeviceCooperativeMatrixFeaturesNV>();
+  const auto& v12 = feats.get<vk::PhysicalDeviceVulkan12Features>();
+  if (!feats.get<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>().cooperativeMatrix ||
+      !v12.vulkanMemoryModel || !v12.shaderFloat16) {
+    return;
+  }
+  for (const auto& c : pd.getCooperativeMatrixPropertiesNV()) {
+    const bool subgroup = c.scope == vk::ScopeNV::eSubgroup;
+    if (!caps.coop_shapes.empty()) caps.coop_shapes += " ";
+    caps.coop_shapes += std::to_string(c.MSize) + "x" + std::to_string(c.NSize) + "x" +
+                        std::to_string(c.KSize) + ":" + component_name(c.AType) + "*" +
+                        component_name(c.BType) + "+" + component_name(c.CType) + "->" +
+                        component_name(c.DType) + (subgroup ? "" : "(not subgroup)");
+    const bool fits = subgroup && c.AType == vk::ComponentTypeNV::eFloat16 &&
+                      c.BType == vk::ComponentTypeNV::eFloat16 &&
+                      c.CType == vk::ComponentTypeNV::eFloat32 &&
+                      c.DType == vk::ComponentTypeNV::eFloat32 && c.MSize == 16 &&
+                      (c.NSize == 8 || c.NSize == 16) && c.KSize % 8 == 0 && c.KSize <= 32;
+    if (fits && c.MSize * c.NSize > caps.coop_m * caps.coop_n) {
+      caps.coop_m = c.MSize;
+      caps.coop_n = c.NSize;
+      caps.coop_k = c.KSize;
+    }
+  }
+}
+
 DeviceCaps read_caps(vk::PhysicalDevice pd, uint32_t api) {
   DeviceCaps caps;
   auto props =
@@ -60,6 +123,7 @@ DeviceCaps read_caps(vk::PhysicalDevice pd, uint32_t api) {
     caps.ieee_specials32 = fc.shaderSignedZeroInfNanPreserveFloat32;
     caps.ieee_specials64 = caps.f64 && fc.shaderSignedZeroInfNanPreserveFloat64;
   }
+  read_coop_caps(pd, api, caps);
   return caps;
 }
 
@@ -87,10 +151,13 @@ bool describe(vk::PhysicalDevice pd, PhysicalDevice& out) {
     }
   }
   const DeviceCaps& c = out.caps;
-  out.name = std::string(props.deviceName.data()) + " (Vulkan " + version_text(props.apiVersion) +
-             ", " + vk::to_string(props.deviceType) + ", subgroup " +
-             std::to_string(c.subgroup_size) + (c.f64 ? ", f64" : "") + (c.i64 ? ", i64" : "") +
-             (c.storage16 ? ", f16 storage" : "") + (c.storage8 ? ", i8 storage" : "") + ")";
+  out.name =
+      std::string(props.deviceName.data()) + " (Vulkan " + version_text(props.apiVersion) + ", " +
+      vk::to_string(props.deviceType) + ", subgroup " + std::to_string(c.subgroup_size) +
+      (c.f64 ? ", f64" : "") + (c.i64 ? ", i64" : "") + (c.storage16 ? ", f16 storage" : "") +
+      (c.storage8 ? ", i8 storage" : "") +
+      (c.coop_m ? ", tensor cores through VK_NV_cooperative_matrix (" + c.coop_shapes + ")" : "") +
+      ")";
   return true;
 }
 

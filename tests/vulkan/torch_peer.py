@@ -1,6 +1,6 @@
 """PyTorch CUDA figures to set beside tests/vulkan/vulkan_bench on the same GPU.
 
-f32 add and relu over 64M elements, f32 matmuls with TF32 off (4096^3, 2048^3, 1024^3 and the
+f32 add and relu over 64M elements, f32 matmuls with TF32 off and f16 ones (4096^3, 2048^3, 1024^3; the
 M = 1 shapes of vulkan_bench: [1, K] x [K, N], batched [16, 1, 1024] x [16, 1024, 1024]),
 device-to-device and
 host-to-device copy bandwidth, and the per-op cost of a 1,000-op chain of tiny adds. Each time
@@ -44,6 +44,9 @@ def main():
         w = torch.rand(m, m, device=dev)
         t = timed(lambda: torch.matmul(x, w), reps=10 if m == 4096 else 20)
         print(f"matmul f32 {m}^3 (TF32 off): {t * 1e3:.3f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
+        x16, w16 = x.half(), w.half()  # cuBLAS f16 on tensor cores, f32 accumulation
+        t = timed(lambda: torch.matmul(x16, w16), reps=10 if m == 4096 else 20)
+        print(f"matmul f16 {m}^3: {t * 1e3:.3f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
     for batches, k, cols in ((1, 768, 768), (1, 768, 3072), (1, 3072, 768), (1, 768, 50257),
                              (16, 1024, 1024)):
         lead = (batches,) if batches > 1 else ()

@@ -26,18 +26,6 @@ uint32_t grid(uint64_t size, uint32_t tile) {
   return static_cast<uint32_t>(groups);
 }
 
-// The first element's index in the tensor's buffer (packed tensors start on a byte), checked
-// with the tensor's last element to stay a 32-bit shader index (two words an 8-byte element).
-uint32_t element_start(const oi_tensor_desc& t) {
-  const uint32_t bits = dtype_bits(t.dtype);
-  if (t.byte_offset * 8 % bits != 0) {
-    declined("tensor byte offsets must be multiples of the element size");
-  }
-  const uint64_t first = t.byte_offset * 8 / bits;
-  fit32((first + abi::element_count(t)) * (bits == 64 ? 2 : 1), "an element index");
-  return static_cast<uint32_t>(first);
-}
-
 bool is_float(uint32_t dtype) {
   return dtype == OI_DTYPE_F16 || dtype == OI_DTYPE_BF16 || dtype == OI_DTYPE_F8 ||
          dtype == OI_DTYPE_F32;
@@ -48,6 +36,7 @@ void matmul_generic_into(const oi_kernel_call& call) {
   const oi_tensor_desc& b = call.inputs[1];
   const oi_tensor_desc& out = call.outputs[0];
   const MatmulShape s = matmul_shape(call);
+  if (matmul_coop_into(call, s)) return;  // f16 on tensor cores, where the device has them
   const int in_code = wide_dtype_code(a.dtype), out_code = wide_dtype_code(out.dtype);
   if (in_code < 0 || out_code < 0 || b.dtype != a.dtype) {
     unsupported("matmul: no shader for these dtypes");

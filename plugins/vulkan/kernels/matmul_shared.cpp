@@ -63,6 +63,16 @@ void copy_staged(const oi_kernel_call& call, oi_buffer* staged, uint64_t count) 
 
 }  // namespace
 
+uint32_t element_start(const oi_tensor_desc& t) {
+  const uint32_t bits = dtype_bits(t.dtype);
+  if (t.byte_offset * 8 % bits != 0) {
+    declined("tensor byte offsets must be multiples of the element size");
+  }
+  const uint64_t first = t.byte_offset * 8 / bits;
+  fit32((first + abi::element_count(t)) * (bits == 64 ? 2 : 1), "an element index");
+  return static_cast<uint32_t>(first);
+}
+
 MatmulShape matmul_shape(const oi_kernel_call& call) {
   if (call.num_inputs != 2 || call.num_outputs != 1) bad_shape("needs two inputs and one output");
   const oi_tensor_desc& a = call.inputs[0];

@@ -1,0 +1,131 @@
+// f16 matmul on tensor cores: shaders/matmul_coop.comp, on devices with VK_NV_cooperative_matrix
+// (DeviceCaps::coop_m; instance.cpp picks the matrix shape). f16 inputs, products summed in f32
+// by the tensor cores, one rounding to f16: within the op rules' bound for f16 (one unit in the
+// last place), not the CPU's bits (matmul_generic.comp keeps those where this path is off).
+//
+// OPENINFER_VULKAN_COOPMAT: unset takes tensor cores for M > 4 (decoding rows keep the generic
+// shader's small tiles, which read b once per row without idle matrix lanes); "force" takes them
+// for every f16 call, "off" never. OPENINFER_VULKAN_COOPMAT_TILE=BM,BN,BK,WM forces a tile.
+#include <algorithm>
+#include <cstring>
+
+#include "elementwise.hpp"
+#include "matmul_shared.hpp"
+#include "openinfer/plugin_abi.hpp"
+#include "tuning_env.hpp"
+
+namespace oi::vulkan {
+namespace {
+
+// matmul_coop.comp's output tile (BM x BN), k slice (BK) and subgroups down the tile (WM; the
+// workgroup has 8).
+struct CoopTile {
+  uint32_t bm, bn, bk, wm;
+};
+
+constexpr CoopTile kLargeTile{128, 128, 16, 2};  // H200: 160 TFLOP/s at 4096^3 (BK 32: 147)
+constexpr CoopTile kSmallTile{64, 64, 32, 2};
+constexpr uint32_t kSubgroups = 8, kInvocations = 256;
+constexpr uint64_t kFillGroups = 128;  // about an H100's SMs: bigger tiles pay from there on
+
+enum class Policy { Auto, Force, Off };
+
+Policy policy() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT";
+  const char* text = tuning_env(name);
+  if (text == nullptr) return Policy::Auto;
+  if (std::strcmp(text, "force") == 0) return Policy::Force;
+  if (std::strcmp(text, "off") == 0) return Policy::Off;
+  bad_tuning("matmul", name, "is neither 'force' nor 'off'");
+}
+
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+// The shader's assumptions about a tile, for this device's matrix shape.
+bool valid_tile(const CoopTile& t, const DeviceCaps& caps) {
+  const uint32_t wn = t.wm == 0 || kSubgroups % t.wm != 0 ? 0 : kSubgroups / t.wm;
+  if (wn == 0 || t.bk % caps.coop_k != 0 || t.bm % (t.wm * caps.coop_m) != 0 ||
+      t.bn % (wn * caps.coop_n) != 0) {
+    return false;
+  }
+  const uint64_t a_vecs = uint64_t{t.bm} * t.bk / 8, b_vecs = uint64_t{t.bk} * t.bn / 8;
+  // Two slices of each in shared memory, in 16-byte vectors; a's also stage the results.
+  const uint64_t a_shared = 2ull * t.bm * (t.bk + 8) / 8, b_shared = 2ull * t.bk * (t.bn + 8) / 8;
+  const uint64_t staging = uint64_t{kSubgroups} * caps.coop_m * caps.coop_n / 4;
+  return a_vecs % kInvocations == 0 && b_vecs % kInvocations == 0 && a_vecs > 0 && b_vecs > 0 &&
+         16 * (a_shared + b_shared) <= caps.max_shared_memory && staging <= a_shared;
+}
+
+CoopTile pick_tile(const MatmulShape& s, const DeviceCaps& caps) {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_TILE";
+  if (const char* text = tuning_env(name)) {
+    const auto v = parse_tuning_list("matmul", name, text, 4, 4096, ": BM,BN,BK,WM");
+    const CoopTile forced{v[0], v[1], v[2], v[3]};
+    if (!valid_tile(forced, caps)) {
+      bad_tuning("matmul", name,
+                 "is no valid tile (WM divides 8; BM a multiple of WM x " +
+                     std::to_string(caps.coop_m) + ", BN of (8 / WM) x " +
+                     std::to_string(caps.coop_n) + ", BK of " + std::to_string(caps.coop_k) +
+                     "; BM x BK and BK x BN multiples of 2048; shared memory within the device's)");
+    }
+    return forced;
+  }
+  const uint64_t groups = ceil_div(s.M, kLargeTile.bm) * ceil_div(s.N, kLargeTile.bn) * s.batches;
+  return groups >= kFillGroups && valid_tile(kLargeTile, caps) ? kLargeTile : kSmallTile;
+}
+
+uint32_t grid(uint64_t size, uint32_t tile) {
+  const uint64_t groups = ceil_div(size, tile);
+  if (groups > 65535) declined("matmul: M or N too large for one dispatch");
+  return static_cast<uint32_t>(groups);
+}
+
+}  // namespace
+
+bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
+  const oi_tensor_desc& a = call.inputs[0];
+  const oi_tensor_desc& b = call.inputs[1];
+  const oi_tensor_desc& out = call.outputs[0];
+  const DeviceCaps& caps = caps_of(call.device);
+  if (caps.coop_m == 0 || a.dtype != OI_DTYPE_F16 || b.dtype != OI_DTYPE_F16 ||
+      (out.dtype != OI_DTYPE_F16 && out.dtype != OI_DTYPE_F32)) {
+    return false;
+  }
+  const Policy use = policy();
+  if (use == Policy::Off || (use == Policy::Auto && s.M <= 4)) return false;
+  const CoopTile tile = pick_tile(s, caps);
+  if (!valid_tile(tile, caps)) return false;  // a device with too little shared memory
+  const uint32_t a0 = element_start(a), b0 = element_start(b), y0 = element_start(out);
+  Dispatch job;
+  job.shader = "matmul_coop";
+  job.spec = {caps.coop_m,
+              caps.coop_n,
+              caps.coop_k,
+              tile.bm,
+              tile.bn,
+              tile.bk,
+              tile.wm,
+              out.dtype == OI_DTYPE_F32 ? 1u : 0u,
+              a0 % 8 == 0 && s.K % 8 == 0 ? 1u : 0u,
+              b0 % 8 == 0 && s.N % 8 == 0 ? 1u : 0u,
+              y0 % 2 == 0 && s.N % 2 == 0 ? 1u : 0u};
+  job.params = {fit32(s.outputs(), "an element count"),
+                fit32(s.M, "a dimension"),
+                fit32(s.K, "a dimension"),
+                fit32(s.N, "a dimension"),
+                a0,
+                b0,
+                y0,
+                fit32(s.batches, "a batch count")};
+  const auto table = batch_table(call, s.batches);
+  job.params.insert(job.params.end(), table.begin(), table.end());
+  job.buffers = {a.buffer, b.buffer, out.buffer};
+  job.groups = {grid(s.N, tile.bn), grid(s.M, tile.bm),
+                static_cast<uint32_t>(std::min<uint64_t>(s.batches, 65535))};  // z strides
+  run_dispatch(call.device, job);
+  return true;
+}
+
+}  // namespace oi::vulkan
