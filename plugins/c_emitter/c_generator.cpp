@@ -116,7 +116,7 @@ class Generator : public KernelEnv {
   void emit_step(const json::object& st, std::ostringstream& kernels, std::ostringstream& body,
                  const std::string& indent, bool entry) {
     const std::string kind = str(st.at("kind"));
-    if (!freestanding_) body << note_writes(st, indent);
+    body << note_writes(st, indent);
     if (kind == "kernel") {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
       prepare_tabviews(k.as_object());
@@ -289,7 +289,8 @@ class Generator : public KernelEnv {
   }
   std::set<std::string> undo_vars_;
 
-  // The C noting the plain persistent variables step `st` writes, before it runs.
+  // The C noting the plain persistent variables step `st` writes, before it runs (a table's
+  // entries are noted where they are written).
   std::string note_writes(const json::object& st, const std::string& indent) {
     const std::string kind = str(st.at("kind"));
     std::vector<std::string> written;
@@ -314,6 +315,25 @@ class Generator : public KernelEnv {
            " = 1;\n" + indent + "}\n";
     }
     return c;
+  }
+
+  // The end of a step, in both profiles: a failed one puts back what the undo record holds.
+  std::string end_step_c(bool tables) const {
+    std::ostringstream c;
+    c << "static void end_step(" << name_ << "_state* s, int undo) {\n  (void)s;\n  (void)undo;\n";
+    if (tables)
+      c << "  oi_mem_end(&s->mem, undo);\n";
+    else if (!freestanding_)
+      c << "  if (undo) s->mem.total = s->mem.before_total;\n  s->mem.before_total = "
+           "s->mem.total;\n";
+    for (const Value& v : values_)
+      if (v.ptable) c << "  oi_tab_end(&s->t_" << v.name << ", undo);\n";
+    for (const auto& [mname, m] : autodims_) c << "  oi_ad_end(&s->a_" << mname << ", undo);\n";
+    for (const auto& n : undo_vars_)
+      c << "  if (s->u_has_" << n << " && undo) memcpy(s->v_" << n << ", s->u_" << n << ", "
+        << value(n).bytes << "u);\n  s->u_has_" << n << " = 0;\n";
+    c << "}\n\n";
+    return c.str();
   }
 
   // ---- dynamic inputs: where a step first reads each (the simulator's message names it) ----
@@ -630,15 +650,12 @@ class Generator : public KernelEnv {
         << indent << "    " << stop << "\n"
         << indent << "  }\n";
     }
-    if (freestanding_)
-      c << indent << "  oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u);\n";
-    else
-      c << indent << "  if (oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u) != 0) {\n"
-        << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
-        << format_text(at.empty() ? "" : at + ": ")
-        << "out of memory keeping the undo record of table '" << t.name << "'\");\n"
-        << indent << "    " << stop << "\n"
-        << indent << "  }\n";
+    c << indent << "  if (oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u) != 0) {\n"
+      << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
+      << format_text(at.empty() ? "" : at + ": ")
+      << "out of memory keeping the undo record of table '" << t.name << "'\");\n"
+      << indent << "    " << stop << "\n"
+      << indent << "  }\n";
     c << indent << "}\n";
     return c.str();
   }
@@ -1728,20 +1745,7 @@ class Generator : public KernelEnv {
          "              (unsigned long long)s->mem.refused_to, (unsigned long "
          "long)s->mem.refused_total,\n"
          "              (unsigned long long)s->mem.limit);\n}\n\n";
-    // The end of a step: a failed one puts back what the undo record holds.
-    c << "static void end_step(" << N << "_state* s, int undo) {\n";
-    if (tables)
-      c << "  oi_mem_end(&s->mem, undo);\n";
-    else
-      c << "  if (undo) s->mem.total = s->mem.before_total;\n  s->mem.before_total = "
-           "s->mem.total;\n";
-    for (const Value& v : values_)
-      if (v.ptable) c << "  oi_tab_end(&s->t_" << v.name << ", undo);\n";
-    for (const auto& [mname, m] : autodims_) c << "  oi_ad_end(&s->a_" << mname << ", undo);\n";
-    for (const auto& n : undo_vars_)
-      c << "  if (s->u_has_" << n << " && undo) memcpy(s->v_" << n << ", s->u_" << n << ", "
-        << value(n).bytes << "u);\n  s->u_has_" << n << " = 0;\n";
-    c << "}\n\n";
+    c << end_step_c(tables);
     c << "int " << N << "_insert(" << N
       << "_state* s, const char* name, const void* data, size_t bytes) {\n"
          "  (void)data;\n  (void)bytes;\n";
@@ -1891,6 +1895,7 @@ class Generator : public KernelEnv {
     std::map<std::string, uint64_t> offset;      // field -> offset from the arena's start
     std::map<std::string, uint64_t> persistent;  // field -> bytes (state arrays)
     uint64_t plan = 0, region = 0, total = 0, align = 8;
+    uint64_t undo = 0;  // the undo record's region, past the scratch (freestanding)
   };
   ScratchLayout scratch_layout() const {
     ScratchLayout l;
@@ -2046,12 +2051,48 @@ class Generator : public KernelEnv {
     return n;
   }
 
+  // The freestanding undo record (docs/synth.md "The freestanding profile"): a region of the
+  // arena past the scratch, sized for the worst case of a step: a copy of each plain persistent
+  // variable some step writes, then the table record, where each entry of a table is noted at
+  // most once a step (its cell's flag), so that every entry once bounds it whatever the loops.
+  struct UndoLayout {
+    std::map<std::string, uint64_t> copy_at;  // variable -> offset of its copy in the arena
+    uint64_t log_at = 0, log_bytes = 0;
+  };
+  UndoLayout undo_layout(ScratchLayout& layout) const {
+    UndoLayout u;
+    uint64_t at = layout.total;
+    for (const auto& n : undo_vars_) {
+      u.copy_at[n] = at;
+      at = align_up(at + value(n).bytes, 8);
+    }
+    u.log_at = at;
+    for (const Value& t : values_)
+      if (t.ptable)
+        u.log_bytes += elements(t) / std::max<uint64_t>(t.numel(), 1) *
+                       undo_record_bytes(t.bounds.size(), t.bytes);
+    layout.undo = align_up(at + u.log_bytes, layout.align) - layout.total;
+    layout.total += layout.undo;
+    return u;
+  }
+
+  // The bytes of a C struct of these (size, alignment) members on the target.
+  static uint64_t struct_bytes(const std::vector<std::pair<uint64_t, uint64_t>>& members) {
+    uint64_t size = 0, align = 1;
+    for (const auto& [bytes, a] : members) {
+      size = align_up(size, a) + bytes;
+      align = std::max(align, a);
+    }
+    return align_up(size, align);
+  }
+
   // The C the freestanding profile needs around the kernels: the state's members, init, the
   // typed and by-name insert and fetch, step, the error strings; plus the budget report.
   std::vector<GeneratedFile> freestanding_files(const std::string& kernels,
                                                 const std::string& step_body) {
     const std::string& N = name_;
-    const ScratchLayout layout = scratch_layout();
+    ScratchLayout layout = scratch_layout();
+    const UndoLayout undo = undo_layout(layout);
     const bool tables =
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     bool models_data = false;
@@ -2079,13 +2120,32 @@ class Generator : public KernelEnv {
       arrays.push_back({T + " " + field + "[" + std::to_string(count) + "];", count * esize,
                         type_align(T, P), io});
     };
+    // oi_mem and oi_table (tables.cpp) member by member, as the target lays them out.
+    if (tables)
+      small.push_back({"oi_mem mem;", struct_bytes({{48, 8}, {P, P}, {P, P}, {P, P}}), 8});
+    const uint64_t table_bytes = struct_bytes({{P, P},
+                                               {P, P},
+                                               {P, P},
+                                               {4, 4},
+                                               {3 * 64, 8},
+                                               {P, P},
+                                               {8, 8},
+                                               {P, P},
+                                               {4, 4},
+                                               {64, 8},
+                                               {8, 8}});
+    for (const auto& n : undo_vars_) {
+      small.push_back({"void* u_" + n + ";", P, P});
+      small.push_back({"int u_has_" + n + ";", 4, 4});
+    }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
-        // data, entry_bytes, init: pointers; rank; bound, cap, size: int64_t[8] each
-        const uint64_t head = align_up(3 * P + 4, 8);
-        small.push_back({"oi_table t_" + v.name + ";", head + 3 * 64, 8});
+        small.push_back({"oi_table t_" + v.name + ";", table_bytes, 8});
         storage("m_t_" + v.name, v, elements(v), false);
+        const uint64_t cells = elements(v) / std::max<uint64_t>(v.numel(), 1);
+        arrays.push_back(
+            {"unsigned char m_f_" + v.name + "[" + std::to_string(cells) + "];", cells, 1});
         continue;
       }
       small.push_back({"void* v_" + v.name + ";", P, P});
@@ -2190,9 +2250,10 @@ class Generator : public KernelEnv {
       << "_ERR_ARENA = 8   /* init without an arena, or one not aligned to " << N
       << "_ARENA_ALIGN */\n};\n\n"
       << "/* The working memory of a step: the memory plan's arena (" << layout.plan
-      << " B) and the kernels' scratch\n * (" << layout.region << " B). */\n#define " << N
-      << "_ARENA_BYTES " << layout.total << "u\n#define " << N << "_ARENA_ALIGN " << layout.align
-      << "u\n\n";
+      << " B), the kernels' scratch\n * (" << layout.region
+      << " B) and the undo record of the step's persistent writes (" << layout.undo
+      << " B). */\n#define " << N << "_ARENA_BYTES " << layout.total << "u\n#define " << N
+      << "_ARENA_ALIGN " << layout.align << "u\n\n";
     if (tables) h << tables_type_c() << "\n";
     h << "/* Everything kept between steps: persistent values, inputs, tables. Allocate it where "
          "you\n * like (static storage is usual; "
@@ -2344,7 +2405,7 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
         c << "};\n    oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size() << "u, bound, "
           << v.bytes << "u, "
           << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
-          << ", (unsigned char*)s->m_t_" << v.name << ");\n  }\n";
+          << ", (unsigned char*)s->m_t_" << v.name << ", s->m_f_" << v.name << ", &s->mem);\n  }\n";
         continue;
       }
       if (v.storage == "arena") {
@@ -2377,6 +2438,11 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
     }
     for (const auto& [field, bytes] : tabview_fields_)
       c << "  s->v_" << field << " = s->arena + " << layout.offset.at(field) << "u;\n";
+    for (const auto& [n, at] : undo.copy_at)
+      c << "  s->u_" << n << " = s->arena + " << at << "u;\n";
+    if (tables)
+      c << "  s->mem.log = s->arena + " << undo.log_at << "u;\n  s->mem.cap = " << undo.log_bytes
+        << "u;\n";
     for (const auto& [field, bytes] : scratch_) {
       if (layout.persistent.count(field))
         c << "  s->" << field << " = s->m_" << field << ";\n";
@@ -2426,12 +2492,24 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
         << (v->ptable ? "s->t_" + v->name + ".data" : "s->v_" + v->name) << ";\n    return " << N
         << "_OK;\n  }\n";
     c << "  return " << N << "_ERR_NAME;\n}\n\n";
+    c << end_step_c(tables);
     c << kernels;
     c << "int " << N << "_step(" << N << "_state* s) {\n  if (!s || !s->arena) return " << N
       << "_ERR_ARENA;\n";
-    for (const Value& v : values_)
-      if (v.storage == "dynamic")
-        c << "  if (!s->have_" << v.name << ") return s->failed = " << N << "_ERR_INPUT;\n";
+    // A missing input: the hosted message where the program has messages (none is stale then).
+    for (const Value& v : values_) {
+      if (v.storage != "dynamic") continue;
+      c << "  if (!s->have_" << v.name << ") return s->failed = ";
+      if (messages && first_read_.count(v.name)) {
+        const std::string& at = first_read_.at(v.name);
+        c << "fail(s, " << N << "_ERR_INPUT, \""
+          << format_text(at.substr(at.find_last_of('/') + 1) + ": dynamic variable '" + v.name +
+                         "' was not inserted for this step (insert it before every step)")
+          << "\");\n";
+      } else {
+        c << N << "_ERR_INPUT;\n";
+      }
+    }
     for (const Value& v : values_)
       if (v.storage == "step")
         c << "  if (s->from_" << v.name << ") memcpy(s->v_" << v.name << ", s->from_" << v.name
@@ -2440,7 +2518,8 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
     if (step_body.find("goto done;") != std::string::npos) c << "done:\n";
     for (const Value& v : values_)
       if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
-    c << "  return s->failed;\n}\n";
+    // A failed step leaves persistent memory and tables as they were before it.
+    c << "  end_step(s, s->failed != " << N << "_OK);\n  return s->failed;\n}\n";
     c << library_unit();
 
     const std::string source = c.str();
@@ -2474,8 +2553,9 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       << "  RAM    " << ram << " B";
     if (ram_budget_) r << " of " << ram_budget_ << " B (" << pct(ram, ram_budget_) << ")";
     r << ": arena " << layout.total << " B (memory plan " << layout.plan << " B, kernel scratch "
-      << layout.region << " B), state " << state_bytes - io_bytes << " B, I/O buffers " << io_bytes
-      << " B, stack about " << stack << " B\n";
+      << layout.region << " B, undo record " << layout.undo << " B), state "
+      << state_bytes - io_bytes << " B, I/O buffers " << io_bytes << " B, stack about " << stack
+      << " B\n";
     if (flash_budget_ && flash > flash_budget_)
       throw std::runtime_error(
           "'" + name_ + "' does not fit " + device_name_ + ": " + std::to_string(flash) +
