@@ -449,7 +449,8 @@ static OI_HELPER void oi_tab_read(oi_table* t, const int64_t* st, const int64_t*
 // arena's region sized at synthesis for the worst case of a step (freestanding, where -1 would
 // mean that sizing is wrong: the step fails with its tables put back).
 const char* const kUndoRoomHostedC =
-    R"C(static OI_HELPER int oi_mem_room(oi_mem* m, size_t need) {
+    R"C(#define OI_TAB_BUDGET 1
+static OI_HELPER int oi_mem_room(oi_mem* m, size_t need) {
   if (m->used + need <= m->cap) return 0;
   size_t cap = m->cap < 4096 ? 4096 : m->cap;
   while (cap < m->used + need) cap *= 2;
@@ -462,7 +463,8 @@ const char* const kUndoRoomHostedC =
 
 )C";
 const char* const kUndoRoomStaticC =
-    R"C(static OI_HELPER int oi_mem_room(oi_mem* m, size_t need) {
+    R"C(#define OI_TAB_BUDGET 0 /* no budget: its check drops out */
+static OI_HELPER int oi_mem_room(oi_mem* m, size_t need) {
   return m->used + need <= m->cap ? 0 : -1;
 }
 
@@ -540,7 +542,7 @@ static OI_HELPER int oi_tab_write(oi_table* t, const int64_t* st, const int64_t*
     need[k] = st[k] + ln[k];
   }
   oi_mem* m = t->mem;
-  if (m->limit) {
+  if (OI_TAB_BUDGET && m->limit) {
     uint64_t fresh = 0;
     oi_tab_visit(t, st, ln, oi_tab_fresh_one, &fresh);
     const uint64_t added = fresh * t->entry_bytes;
