@@ -2065,13 +2065,14 @@ class Generator : public KernelEnv {
   }
   // The table entries `steps` change, as a count of writes: a write's stacked entries, a reset's
   // entries, a loop's body times its trip count (kMany where a bound is known only at run time),
-  // a branch's larger side, a called block's, each consumer's.
-  Changes changes(const json::array& steps, int depth = 0) const {
+  // a branch's larger side, a called block's, each consumer's (from entry's yield: a consumer's
+  // own yield and await wait for nothing, as emit_step has it).
+  Changes changes(const json::array& steps, bool entry, int depth = 0) const {
     Changes out;
     if (depth > 64) throw CUnsupported("c emitter: blocks nested over 64 deep");
     auto block = [&](const std::string& name) {
       for (const auto& b : root_.at("blocks").as_array())
-        if (str(b.at("name")) == name) return changes(b.at("steps").as_array(), depth + 1);
+        if (str(b.at("name")) == name) return changes(b.at("steps").as_array(), false, depth + 1);
       return Changes{};
     };
     auto entries = [&](const std::string& text, const Value* other) -> uint64_t {
@@ -2114,13 +2115,13 @@ class Generator : public KernelEnv {
         };
         const auto a = end_of("start"), e = end_of("end");
         const uint64_t trips = !a || !e ? kMany : *e > *a ? static_cast<uint64_t>(*e - *a) : 0;
-        add_changes(out, changes(st.at("body").as_array(), depth + 1), trips);
+        add_changes(out, changes(st.at("body").as_array(), entry, depth + 1), trips);
       } else if (kind == "branch") {
         Changes one = block(str(st.at("then")));
         if (!str(st.at("cond")).empty())
           for (const auto& [t, n] : block(str(st.at("else")))) one[t] = std::max(one[t], n);
         add_changes(out, one);
-      } else if (kind == "yield" && st.contains("tasks")) {
+      } else if (kind == "yield" && entry) {
         for (const auto& t : st.at("tasks").as_array()) add_changes(out, block(str(t)));
       }
     }
@@ -2139,7 +2140,7 @@ class Generator : public KernelEnv {
       at = align_up(at + value(n).bytes, 8);
     }
     u.log_at = at;
-    const Changes most = changes(root_.at("blocks").as_array().at(0).at("steps").as_array());
+    const Changes most = changes(root_.at("blocks").as_array().at(0).at("steps").as_array(), true);
     for (const Value& t : values_) {
       if (!t.ptable) continue;
       // A table the walk did not find written is bounded by its entries all the same.
