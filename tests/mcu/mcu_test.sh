@@ -127,6 +127,11 @@ for f in "${fetch[@]}"; do run_fetch+=(--fetch "$f"); done
 "$oi" synth "$graph" --model "$model" --target c --embed-weights --name "$example" \
   --device "$src/devices/$device.json" --report -o gen > synth.txt
 sed -n "/^$example: the freestanding C/,\$p" synth.txt
+if [[ $example == failed_step ]]; then
+  # The undo record by hand: copies of acc (8 B), at and n (4 B each, at 8-byte offsets) 24 B;
+  # one entry of H and of F a step (9 + 8 x 1 index + 8 B each) 50 B; 74 B in 8-byte units.
+  grep -q "undo record 80 B" synth.txt || { echo "FAIL: the undo record is not 80 B"; exit 1; }
+fi
 
 # Cross-compile: the model with -fstack-usage, the driver, startup and semihosting; the model
 # first on the link line, so the map charges the library functions it calls to it.
