@@ -310,11 +310,23 @@ class Generator : public KernelEnv {
       if (!undoable(text)) continue;
       const std::string n = parse_access(text).name;
       undo_vars_.insert(n);
-      c += indent + "if (!s->u_has_" + n + ") {\n" + indent + "  memcpy(s->u_" + n + ", s->v_" + n +
-           ", " + std::to_string(value(n).bytes) + "u);\n" + indent + "  s->u_has_" + n +
-           " = 1;\n" + indent + "}\n";
+      c += indent + "OI_NOTE(" + n + ", " + std::to_string(value(n).bytes) + "u);\n";
     }
     return c;
+  }
+
+  // OI_NOTE, what note_writes calls: a copy before the step's first write to a plain persistent
+  // value; nothing where no step can fail once it has started (freestanding: no copies then).
+  static std::string note_macro_c(bool copies) {
+    if (!copies) return "#define OI_NOTE(n, bytes) ((void)0) /* no step fails after a write */\n\n";
+    return "/* Before a step's first write to plain persistent value n: a copy of it, put back "
+           "when the step fails. */\n#define OI_NOTE(n, bytes)                       \\\n"
+           "  do {                                          \\\n"
+           "    if (!s->u_has_##n) {                        \\\n"
+           "      memcpy(s->u_##n, s->v_##n, bytes);        \\\n"
+           "      s->u_has_##n = 1;                         \\\n"
+           "    }                                           \\\n"
+           "  } while (0)\n\n";
   }
 
   // The end of a step, in both profiles: a failed one puts back what the undo record holds.
@@ -1466,6 +1478,7 @@ class Generator : public KernelEnv {
          "/* Support functions a plan may leave unused (Clang warns about those of a macro). */\n"
          "#if defined(__GNUC__)\n#define OI_HELPER __attribute__((unused))\n#else\n"
          "#define OI_HELPER\n#endif\n\n";
+    c << note_macro_c(true);
     for (const char* h : op_table().helpers) c << h;
     // The SIMD matmul's support code holds only the micro-kernels the plan's device allows.
     c << matmul_simd_helpers_c(matmul_device(device()));
@@ -2169,6 +2182,10 @@ class Generator : public KernelEnv {
   std::vector<GeneratedFile> freestanding_files(const std::string& kernels,
                                                 const std::string& step_body) {
     const std::string& N = name_;
+    // A step that cannot fail once started (its only failure a missing input, checked first)
+    // needs no copies of its plain persistent values.
+    const bool can_fail = !fallible_.empty() || step_body.find("goto done;") != std::string::npos;
+    if (!can_fail) undo_vars_.clear();
     ScratchLayout layout = scratch_layout();
     const UndoLayout undo = undo_layout(layout);
     const bool tables =
@@ -2198,7 +2215,9 @@ class Generator : public KernelEnv {
       arrays.push_back({T + " " + field + "[" + std::to_string(count) + "];", count * esize,
                         type_align(T, P), io});
     };
-    // oi_mem and oi_table (tables.cpp) member by member, as the target lays them out.
+    // oi_mem and oi_table (tables.cpp) member by member, as the target lays them out: the
+    // budget's six uint64_t, log, used, cap; data, entry_bytes, init, rank, bound, cap, size,
+    // flags, written, mem, noted, u_size, u_written.
     if (tables)
       small.push_back({"oi_mem mem;", struct_bytes({{48, 8}, {P, P}, {P, P}, {P, P}}), 8});
     const uint64_t table_bytes = struct_bytes({{P, P},
@@ -2323,7 +2342,8 @@ class Generator : public KernelEnv {
       << "enum {\n  " << N << "_OK = 0,\n  " << N
       << "_ERR_NAME = 4,   /* no variable of that name */\n  " << N
       << "_ERR_INPUT = 5,  /* an input missing, of the wrong size, or a NULL argument */\n  " << N
-      << "_ERR_MEMORY = 6, /* a table access past its storage (never with checked bounds) */\n  "
+      << "_ERR_MEMORY = 6, /* a table access past its storage, or the undo record full (never:\n"
+         "                    * the bounds are checked, the record sized at synthesis) */\n  "
       << N << "_ERR_RUN = 7,    /* an op failed during a step (an index out of range) */\n  " << N
       << "_ERR_ARENA = 8   /* init without an arena, or one not aligned to " << N
       << "_ARENA_ALIGN */\n};\n\n"
@@ -2398,6 +2418,7 @@ class Generator : public KernelEnv {
          "#define OI_FMAF(a, b, c) ((a) * (b) + (c))\n#endif\n"
          "#if defined(__FP_FAST_FMA)\n#define OI_FMA(a, b, c) fma(a, b, c)\n#else\n"
          "#define OI_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n\n";
+    c << note_macro_c(can_fail);
     for (const char* hp : op_table().helpers) c << hp;
     if (tables) c << tables_c(true);
     c << "#ifndef " << N << "_NO_STATIC_ARENA\nstatic _Alignas(" << layout.align
@@ -2460,8 +2481,8 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       << "_ERR_NAME: return \"no variable of that name\";\n"
       << "    case " << N
       << "_ERR_INPUT: return \"an input is missing, of the wrong size, or NULL\";\n    case " << N
-      << "_ERR_MEMORY: return \"a table access past its storage\";\n    case " << N
-      << "_ERR_RUN: return \"an op failed during the step\";\n    case " << N
+      << "_ERR_MEMORY: return \"a table access past its storage, or the undo record full\";\n"
+      << "    case " << N << "_ERR_RUN: return \"an op failed during the step\";\n    case " << N
       << "_ERR_ARENA: return \"no arena, or an arena not aligned to " << N
       << "_ARENA_ALIGN\";\n    default: return \"unknown error code\";\n  }\n}\n\n";
     c << "const char* " << N << "_error(const " << N << "_state* s) {\n  "
