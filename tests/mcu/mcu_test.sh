@@ -104,14 +104,14 @@ case $example in
     "$oi" oinf pack "$src/tests/synth/c/loops_model.txt" -o model.oinf
     model=model.oinf
     "$oi" oinf pack "$here/failed_step_input.txt" -o in.oinf
-    steps=7
-    failed=1,2,5
-    sim_steps=4
-    check inputs in.oinf 'x.{step},idx.{step},a.{step}' "$steps" inputs.bin
-    inputs=(x idx a)
+    steps=9
+    failed=1,2,5,6
+    sim_steps=5
+    check inputs in.oinf 'x.{step},idx.{step},a.{step},wipe.{step}' "$steps" inputs.bin
+    inputs=(x idx a wipe)
     fetch=(n at acc H F)
     run_inputs=(--input 'x=in.oinf:sim_x.{step}' --input 'idx=in.oinf:sim_idx.{step}'
-                --input 'a=in.oinf:sim_a.{step}')
+                --input 'a=in.oinf:sim_a.{step}' --input 'wipe=in.oinf:sim_wipe.{step}')
     mode=exact
     ;;
   *) echo "error: unknown example '$example' (vad, resnet, gpt, failed_step)" >&2; exit 2 ;;
@@ -129,8 +129,9 @@ for f in "${fetch[@]}"; do run_fetch+=(--fetch "$f"); done
 sed -n "/^$example: the freestanding C/,\$p" synth.txt
 if [[ $example == failed_step ]]; then
   # The undo record by hand: copies of acc (8 B), at and n (4 B each, at 8-byte offsets) 24 B;
-  # one entry of H and of F a step (9 + 8 x 1 index + 8 B each) 50 B; 74 B in 8-byte units.
-  grep -q "undo record 80 B" synth.txt || { echo "FAIL: the undo record is not 80 B"; exit 1; }
+  # records of 9 + 8 x 1 index + 8 B: one entry of H a step, and of F the one written and the
+  # reset's 3 (at most its 3 entries) 100 B; 124 B in 8-byte units.
+  grep -q "undo record 128 B" synth.txt || { echo "FAIL: the undo record is not 128 B"; exit 1; }
 fi
 
 # Cross-compile: the model with -fstack-usage, the driver, startup and semihosting; the model
@@ -169,10 +170,11 @@ cat console.txt
 if [[ -n $failed ]]; then
   # Each failed step said why, with the hosted C's message (the file named without folders).
   for want in "failed_step.oi:19:20: table 'F': index i = 3 exceeds its @fixed bound i=3" \
-      "index 2 is out of range for axis 0 of size 2" "index 5 is out of range for axis 0 of size 2"; do
+      "index 2 is out of range for axis 0 of size 2" "index 5 is out of range for axis 0 of size 2" \
+      "index 7 is out of range for axis 0 of size 2"; do
     grep -qF "$want" console.txt || { echo "FAIL: no failed step says: $want"; exit 1; }
   done
-  [[ $(grep -c '^driver: step' console.txt) == 3 ]] || { echo "FAIL: not 3 failed steps"; exit 1; }
+  [[ $(grep -c '^driver: step' console.txt) == 4 ]] || { echo "FAIL: not 4 failed steps"; exit 1; }
   check outputs sim.oinf outputs.bin "$steps" "${fetch[@]}" -o got.oinf --failed "$failed"
 else
   check outputs sim.oinf outputs.bin "$steps" "${fetch[@]}" -o got.oinf

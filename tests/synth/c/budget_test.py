@@ -255,18 +255,22 @@ def errors(oi, cc, work):
           "model.oinf"], d)
     prog, san = build(oi, cc, d, graph, "model.oinf")
     f32, i32 = (lambda v: np.array(v, np.float32)), (lambda v: np.array(v, np.int32))
+    no, yes = np.array(False), np.array(True)
     steps = [
-        {"x": f32([1.5, -2.0]), "idx": i32([1]), "a": i32(0)},  # runs
-        {"x": f32([0.25, 4.0]), "idx": i32([0]), "a": i32(3)},  # F[3]: past @fixed(i=3)
-        {"x": f32([-3.0, 0.5]), "idx": i32([2]), "a": i32(1)},  # gather index 2 of 2
-        {"x": f32([2.0, 2.0]), "idx": i32([0]), "a": i32(1)},  # runs
-        {"idx": i32([0]), "a": i32(2)},  # x not inserted
-        {"x": f32([4.0, 0.75]), "idx": i32([1]), "a": i32(2)},  # runs
-        {"x": f32([-1.0, 0.5]), "idx": i32([5]), "a": i32(1)},  # F[1] overwritten, then gather
-        {"x": f32([0.5, 1.0]), "idx": i32([0]), "a": i32(0)},  # runs
+        {"x": f32([1.5, -2.0]), "idx": i32([1]), "a": i32(0), "wipe": no},  # runs
+        {"x": f32([0.25, 4.0]), "idx": i32([0]), "a": i32(3), "wipe": no},  # F[3]: past @fixed
+        {"x": f32([-3.0, 0.5]), "idx": i32([2]), "a": i32(1), "wipe": no},  # gather index 2 of 2
+        {"x": f32([2.0, 2.0]), "idx": i32([0]), "a": i32(1), "wipe": no},  # runs
+        {"idx": i32([0]), "a": i32(2), "wipe": no},  # x not inserted
+        {"x": f32([4.0, 0.75]), "idx": i32([1]), "a": i32(2), "wipe": no},  # runs
+        {"x": f32([-1.0, 0.5]), "idx": i32([5]), "a": i32(1), "wipe": no},  # F[1] overwritten
+        {"x": f32([3.0, 1.5]), "idx": i32([7]), "a": i32(0), "wipe": yes},  # F reset, then gather
+        {"x": f32([0.5, 1.0]), "idx": i32([0]), "a": i32(1), "wipe": yes},  # runs: F reset
+        {"x": f32([1.0, -1.0]), "idx": i32([1]), "a": i32(0), "wipe": no},  # runs
     ]
-    refused = [1, 2, 4, 6]
-    ins = lambda f: [a for n in ("x", "idx", "a") for a in ("--input", f"{n}={f}:{n}.{{step}}")]
+    refused = [1, 2, 4, 6, 7]
+    ins = lambda f: [a for n in ("x", "idx", "a", "wipe")
+                     for a in ("--input", f"{n}={f}:{n}.{{step}}")]
     names = ["n", "at", "acc", "H", "F", "g"]
     fetch = [a for n in names for a in ("--fetch", n)]
     write_inputs(os.path.join(d, "c_in.oinf"), steps)
@@ -294,8 +298,7 @@ def errors(oi, cc, work):
         got = err.splitlines()
         # The gather's message is the C target's own (docs/synth.md), the glsl runner names the
         # step; the others word for word.
-        own = ["index 2 is out of range for axis 0 of size 2",
-               "index 5 is out of range for axis 0 of size 2"]
+        own = [f"index {i} is out of range for axis 0 of size 2" for i in (2, 5, 7)]
         if TARGET["name"] == "glsl":
             own.append("was not inserted for this step")
         # The freestanding profile names the graph's file without its folders.
