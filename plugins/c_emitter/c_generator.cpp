@@ -19,6 +19,7 @@
 #include "library_calls.hpp"
 #include "matmul_simd.hpp"
 #include "tables.hpp"
+#include "undo_bound.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -2067,78 +2068,41 @@ class Generator : public KernelEnv {
   // The freestanding undo record (docs/synth.md "The freestanding profile"): a region of the
   // arena past the scratch, sized for the worst case of a step: a copy of each plain persistent
   // variable some step writes, then the table record, where each entry of a table is noted at
-  // most once a step (its cell's flag): the entries a step can change (changes()), at most
-  // every entry of the table whatever the loops.
-  static constexpr uint64_t kMany = UINT64_MAX;  // not known when the code is written
-  static uint64_t add_sat(uint64_t a, uint64_t b) { return a > kMany - b ? kMany : a + b; }
-  static uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > kMany / b ? kMany : a * b; }
-  using Changes = std::map<std::string, uint64_t>;  // table -> entries a step writes or erases
-  static void add_changes(Changes& to, const Changes& from, uint64_t times = 1) {
-    for (const auto& [t, n] : from) to[t] = add_sat(to[t], mul_sat(n, times));
-  }
-  // The table entries `steps` change, as a count of writes: a write's stacked entries, a reset's
-  // entries, a loop's body times its trip count (kMany where a bound is known only at run time),
-  // a branch's larger side, a called block's, each consumer's (from entry's yield: a consumer's
-  // own yield and await wait for nothing, as emit_step has it).
-  Changes changes(const json::array& steps, bool entry, int depth = 0) const {
-    Changes out;
-    if (depth > 64) throw CUnsupported("c emitter: blocks nested over 64 deep");
-    auto block = [&](const std::string& name) {
-      for (const auto& b : root_.at("blocks").as_array())
-        if (str(b.at("name")) == name) return changes(b.at("steps").as_array(), false, depth + 1);
-      return Changes{};
+  // most once a step (its cell's flag): the entries a step can change (undo_bound.hpp), at
+  // most every entry of the table whatever the loops.
+  std::map<std::string, uint64_t> table_changes() const {
+    ChangeSizes sizes;
+    sizes.table = [&](const std::string& text) -> std::optional<std::string> {
+      if (!is_table_access(text)) return std::nullopt;
+      return parse_access(text).name;
     };
-    auto entries = [&](const std::string& text, const Value* other) -> uint64_t {
+    sizes.written = [&](const std::string& text, const std::string* from) -> uint64_t {
       const AccessText a = parse_access(text);
       const Value& t = value(a.name);
-      if (other) return other->numel() / std::max<uint64_t>(t.numel(), 1);
+      if (from) return value(*from).numel() / std::max<uint64_t>(t.numel(), 1);
       auto lead =
           static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
-      if (!lead) return kMany;
+      if (!lead) return kManyChanges;
       uint64_t n = 1;
-      for (uint64_t d : *lead) n = mul_sat(n, d);
+      for (uint64_t d : *lead) n = d && n > kManyChanges / d ? kManyChanges : n * d;
       return n;
     };
-    for (const auto& jst : steps) {
-      const auto& st = jst.as_object();
-      const std::string kind = str(st.at("kind"));
-      if (kind == "kernel") {
-        for (const auto& op :
-             root_.at("kernels").as_array().at(st.at("kernel").as_int64()).at("ops").as_array())
-          if (const std::string o = str(op.at("output")); is_table_access(o))
-            out[parse_access(o).name] = add_sat(out[parse_access(o).name], entries(o, nullptr));
-      } else if (kind == "cache.write" && is_table_access(str(st.at("to")))) {
-        const std::string to = str(st.at("to"));
-        out[parse_access(to).name] =
-            add_sat(out[parse_access(to).name], entries(to, &value(str(st.at("from")))));
-      } else if (kind == "cache.reset" && is_table_access(str(st.at("target")))) {
-        const AccessText a = parse_access(str(st.at("target")));
-        const Value& t = value(a.name);
-        size_t k = 0;
-        while (k < a.slots.size() && !a.slots[k].range) ++k;  // the prefix choosing the entries
-        uint64_t n = 1;
-        for (; k < t.bounds.size(); ++k) n = mul_sat(n, static_cast<uint64_t>(t.bounds[k]));
-        out[a.name] = add_sat(out[a.name], n);
-      } else if (kind == "loop") {
-        auto end_of = [&](const char* key) -> std::optional<int64_t> {
-          const std::string b = str(st.at(key));
-          if (!b.empty() && b.find_first_not_of("-0123456789") == std::string::npos)
-            return std::stoll(b);
-          return constant_index(b);
-        };
-        const auto a = end_of("start"), e = end_of("end");
-        const uint64_t trips = !a || !e ? kMany : *e > *a ? static_cast<uint64_t>(*e - *a) : 0;
-        add_changes(out, changes(st.at("body").as_array(), entry, depth + 1), trips);
-      } else if (kind == "branch") {
-        Changes one = block(str(st.at("then")));
-        if (!str(st.at("cond")).empty())
-          for (const auto& [t, n] : block(str(st.at("else")))) one[t] = std::max(one[t], n);
-        add_changes(out, one);
-      } else if (kind == "yield" && entry) {
-        for (const auto& t : st.at("tasks").as_array()) add_changes(out, block(str(t)));
-      }
-    }
-    return out;
+    sizes.erased = [&](const std::string& text) {
+      // The indices before the first slice choose the entries (table_reset).
+      const AccessText a = parse_access(text);
+      const Value& t = value(a.name);
+      size_t k = 0;
+      while (k < a.slots.size() && !a.slots[k].range) ++k;
+      uint64_t n = 1;
+      for (; k < t.bounds.size(); ++k) n *= static_cast<uint64_t>(t.bounds[k]);
+      return n;
+    };
+    sizes.bound = [&](const std::string& b) -> std::optional<int64_t> {
+      if (!b.empty() && b.find_first_not_of("-0123456789") == std::string::npos)
+        return std::stoll(b);
+      return constant_index(b);
+    };
+    return step_changes(root_, sizes);
   }
 
   struct UndoLayout {
@@ -2153,7 +2117,7 @@ class Generator : public KernelEnv {
       at = align_up(at + value(n).bytes, 8);
     }
     u.log_at = at;
-    const Changes most = changes(root_.at("blocks").as_array().at(0).at("steps").as_array(), true);
+    const auto most = table_changes();
     for (const Value& t : values_) {
       if (!t.ptable) continue;
       // A table the walk did not find written is bounded by its entries all the same.
