@@ -54,8 +54,9 @@ struct Walk {
         if (auto t = sizes.table(target)) add(*t, sizes.erased(target));
       } else if (kind == "loop") {
         const auto a = sizes.bound(str(st.at("start"))), e = sizes.bound(str(st.at("end")));
-        const uint64_t trips =
-            !a || !e ? kManyChanges : *e > *a ? static_cast<uint64_t>(*e - *a) : 0;
+        const uint64_t trips = !a || !e  ? kManyChanges
+                               : *e > *a ? static_cast<uint64_t>(*e - *a)
+                                         : 0;
         add_changes(out, steps(st.at("body").as_array(), entry, depth + 1), trips);
       } else if (kind == "branch") {
         Changes one = block(str(st.at("then")), depth);
