@@ -19,6 +19,7 @@
 #include "library_calls.hpp"
 #include "matmul_simd.hpp"
 #include "tables.hpp"
+#include "undo_bound.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -116,7 +117,7 @@ class Generator : public KernelEnv {
   void emit_step(const json::object& st, std::ostringstream& kernels, std::ostringstream& body,
                  const std::string& indent, bool entry) {
     const std::string kind = str(st.at("kind"));
-    if (!freestanding_) body << note_writes(st, indent);
+    body << note_writes(st, indent);
     if (kind == "kernel") {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
       prepare_tabviews(k.as_object());
@@ -289,7 +290,8 @@ class Generator : public KernelEnv {
   }
   std::set<std::string> undo_vars_;
 
-  // The C noting the plain persistent variables step `st` writes, before it runs.
+  // The C noting the plain persistent variables step `st` writes, before it runs (a table's
+  // entries are noted where they are written).
   std::string note_writes(const json::object& st, const std::string& indent) {
     const std::string kind = str(st.at("kind"));
     std::vector<std::string> written;
@@ -309,11 +311,42 @@ class Generator : public KernelEnv {
       if (!undoable(text)) continue;
       const std::string n = parse_access(text).name;
       undo_vars_.insert(n);
-      c += indent + "if (!s->u_has_" + n + ") {\n" + indent + "  memcpy(s->u_" + n + ", s->v_" + n +
-           ", " + std::to_string(value(n).bytes) + "u);\n" + indent + "  s->u_has_" + n +
-           " = 1;\n" + indent + "}\n";
+      c += indent + "OI_NOTE(" + n + ", " + std::to_string(value(n).bytes) + "u);\n";
     }
     return c;
+  }
+
+  // OI_NOTE, what note_writes calls: a copy before the step's first write to a plain persistent
+  // value; nothing where no step can fail once it has started (freestanding: no copies then).
+  static std::string note_macro_c(bool copies) {
+    if (!copies) return "#define OI_NOTE(n, bytes) ((void)0) /* no step fails after a write */\n\n";
+    return "/* Before a step's first write to plain persistent value n: a copy of it, put back "
+           "when the step fails. */\n#define OI_NOTE(n, bytes)                       \\\n"
+           "  do {                                          \\\n"
+           "    if (!s->u_has_##n) {                        \\\n"
+           "      memcpy(s->u_##n, s->v_##n, bytes);        \\\n"
+           "      s->u_has_##n = 1;                         \\\n"
+           "    }                                           \\\n"
+           "  } while (0)\n\n";
+  }
+
+  // The end of a step, in both profiles: a failed one puts back what the undo record holds.
+  std::string end_step_c(bool tables) const {
+    std::ostringstream c;
+    c << "static void end_step(" << name_ << "_state* s, int undo) {\n  (void)s;\n  (void)undo;\n";
+    if (tables)
+      c << "  oi_mem_end(&s->mem, undo);\n";
+    else if (!freestanding_)
+      c << "  if (undo) s->mem.total = s->mem.before_total;\n  s->mem.before_total = "
+           "s->mem.total;\n";
+    for (const Value& v : values_)
+      if (v.ptable) c << "  oi_tab_end(&s->t_" << v.name << ", undo);\n";
+    for (const auto& [mname, m] : autodims_) c << "  oi_ad_end(&s->a_" << mname << ", undo);\n";
+    for (const auto& n : undo_vars_)
+      c << "  if (s->u_has_" << n << " && undo) memcpy(s->v_" << n << ", s->u_" << n << ", "
+        << value(n).bytes << "u);\n  s->u_has_" << n << " = 0;\n";
+    c << "}\n\n";
+    return c.str();
   }
 
   // ---- dynamic inputs: where a step first reads each (the simulator's message names it) ----
@@ -630,15 +663,12 @@ class Generator : public KernelEnv {
         << indent << "    " << stop << "\n"
         << indent << "  }\n";
     }
-    if (freestanding_)
-      c << indent << "  oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u);\n";
-    else
-      c << indent << "  if (oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u) != 0) {\n"
-        << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
-        << format_text(at.empty() ? "" : at + ": ")
-        << "out of memory keeping the undo record of table '" << t.name << "'\");\n"
-        << indent << "    " << stop << "\n"
-        << indent << "  }\n";
+    c << indent << "  if (oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u) != 0) {\n"
+      << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
+      << format_text(at.empty() ? "" : at + ": ")
+      << "out of memory keeping the undo record of table '" << t.name << "'\");\n"
+      << indent << "    " << stop << "\n"
+      << indent << "  }\n";
     c << indent << "}\n";
     return c.str();
   }
@@ -1449,6 +1479,7 @@ class Generator : public KernelEnv {
          "/* Support functions a plan may leave unused (Clang warns about those of a macro). */\n"
          "#if defined(__GNUC__)\n#define OI_HELPER __attribute__((unused))\n#else\n"
          "#define OI_HELPER\n#endif\n\n";
+    c << note_macro_c(true);
     for (const char* h : op_table().helpers) c << h;
     // The SIMD matmul's support code holds only the micro-kernels the plan's device allows.
     c << matmul_simd_helpers_c(matmul_device(device()));
@@ -1728,20 +1759,7 @@ class Generator : public KernelEnv {
          "              (unsigned long long)s->mem.refused_to, (unsigned long "
          "long)s->mem.refused_total,\n"
          "              (unsigned long long)s->mem.limit);\n}\n\n";
-    // The end of a step: a failed one puts back what the undo record holds.
-    c << "static void end_step(" << N << "_state* s, int undo) {\n";
-    if (tables)
-      c << "  oi_mem_end(&s->mem, undo);\n";
-    else
-      c << "  if (undo) s->mem.total = s->mem.before_total;\n  s->mem.before_total = "
-           "s->mem.total;\n";
-    for (const Value& v : values_)
-      if (v.ptable) c << "  oi_tab_end(&s->t_" << v.name << ", undo);\n";
-    for (const auto& [mname, m] : autodims_) c << "  oi_ad_end(&s->a_" << mname << ", undo);\n";
-    for (const auto& n : undo_vars_)
-      c << "  if (s->u_has_" << n << " && undo) memcpy(s->v_" << n << ", s->u_" << n << ", "
-        << value(n).bytes << "u);\n  s->u_has_" << n << " = 0;\n";
-    c << "}\n\n";
+    c << end_step_c(tables);
     c << "int " << N << "_insert(" << N
       << "_state* s, const char* name, const void* data, size_t bytes) {\n"
          "  (void)data;\n  (void)bytes;\n";
@@ -1891,6 +1909,7 @@ class Generator : public KernelEnv {
     std::map<std::string, uint64_t> offset;      // field -> offset from the arena's start
     std::map<std::string, uint64_t> persistent;  // field -> bytes (state arrays)
     uint64_t plan = 0, region = 0, total = 0, align = 8;
+    uint64_t undo = 0;  // the undo record's region, past the scratch (freestanding)
   };
   ScratchLayout scratch_layout() const {
     ScratchLayout l;
@@ -2046,12 +2065,93 @@ class Generator : public KernelEnv {
     return n;
   }
 
+  // The freestanding undo record (docs/synth.md "The freestanding profile"): a region of the
+  // arena past the scratch, sized for the worst case of a step: a copy of each plain persistent
+  // variable some step writes, then the table record, where each entry of a table is noted at
+  // most once a step (its cell's flag): the entries a step can change (undo_bound.hpp), at
+  // most every entry of the table whatever the loops.
+  std::map<std::string, uint64_t> table_changes() const {
+    ChangeSizes sizes;
+    sizes.table = [&](const std::string& text) -> std::optional<std::string> {
+      if (!is_table_access(text)) return std::nullopt;
+      return parse_access(text).name;
+    };
+    sizes.written = [&](const std::string& text, const std::string* from) -> uint64_t {
+      const AccessText a = parse_access(text);
+      const Value& t = value(a.name);
+      if (from) return value(*from).numel() / std::max<uint64_t>(t.numel(), 1);
+      auto lead =
+          static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
+      if (!lead) return kManyChanges;
+      uint64_t n = 1;
+      for (uint64_t d : *lead) n = d && n > kManyChanges / d ? kManyChanges : n * d;
+      return n;
+    };
+    sizes.erased = [&](const std::string& text) {
+      // The indices before the first slice choose the entries (table_reset).
+      const AccessText a = parse_access(text);
+      const Value& t = value(a.name);
+      size_t k = 0;
+      while (k < a.slots.size() && !a.slots[k].range) ++k;
+      uint64_t n = 1;
+      for (; k < t.bounds.size(); ++k) n *= static_cast<uint64_t>(t.bounds[k]);
+      return n;
+    };
+    sizes.bound = [&](const std::string& b) -> std::optional<int64_t> {
+      if (!b.empty() && b.find_first_not_of("-0123456789") == std::string::npos)
+        return std::stoll(b);
+      return constant_index(b);
+    };
+    return step_changes(root_, sizes);
+  }
+
+  struct UndoLayout {
+    std::map<std::string, uint64_t> copy_at;  // variable -> offset of its copy in the arena
+    uint64_t log_at = 0, log_bytes = 0;
+  };
+  UndoLayout undo_layout(ScratchLayout& layout) const {
+    UndoLayout u;
+    uint64_t at = layout.total;
+    for (const auto& n : undo_vars_) {
+      u.copy_at[n] = at;
+      at = align_up(at + value(n).bytes, 8);
+    }
+    u.log_at = at;
+    const auto most = table_changes();
+    for (const Value& t : values_) {
+      if (!t.ptable) continue;
+      // A table the walk did not find written is bounded by its entries all the same.
+      const uint64_t cells = elements(t) / std::max<uint64_t>(t.numel(), 1);
+      const auto count = most.find(t.name);
+      u.log_bytes += std::min(count == most.end() ? cells : count->second, cells) *
+                     undo_record_bytes(t.bounds.size(), t.bytes);
+    }
+    layout.undo = align_up(at + u.log_bytes, layout.align) - layout.total;
+    layout.total += layout.undo;
+    return u;
+  }
+
+  // The bytes of a C struct of these (size, alignment) members on the target.
+  static uint64_t struct_bytes(const std::vector<std::pair<uint64_t, uint64_t>>& members) {
+    uint64_t size = 0, align = 1;
+    for (const auto& [bytes, a] : members) {
+      size = align_up(size, a) + bytes;
+      align = std::max(align, a);
+    }
+    return align_up(size, align);
+  }
+
   // The C the freestanding profile needs around the kernels: the state's members, init, the
   // typed and by-name insert and fetch, step, the error strings; plus the budget report.
   std::vector<GeneratedFile> freestanding_files(const std::string& kernels,
                                                 const std::string& step_body) {
     const std::string& N = name_;
-    const ScratchLayout layout = scratch_layout();
+    // A step that cannot fail once started (its only failure a missing input, checked first)
+    // needs no copies of its plain persistent values.
+    const bool can_fail = !fallible_.empty() || step_body.find("goto done;") != std::string::npos;
+    if (!can_fail) undo_vars_.clear();
+    ScratchLayout layout = scratch_layout();
+    const UndoLayout undo = undo_layout(layout);
     const bool tables =
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     bool models_data = false;
@@ -2079,13 +2179,34 @@ class Generator : public KernelEnv {
       arrays.push_back({T + " " + field + "[" + std::to_string(count) + "];", count * esize,
                         type_align(T, P), io});
     };
+    // oi_mem and oi_table (tables.cpp) member by member, as the target lays them out: the
+    // budget's six uint64_t, log, used, cap; data, entry_bytes, init, rank, bound, cap, size,
+    // flags, written, mem, noted, u_size, u_written.
+    if (tables)
+      small.push_back({"oi_mem mem;", struct_bytes({{48, 8}, {P, P}, {P, P}, {P, P}}), 8});
+    const uint64_t table_bytes = struct_bytes({{P, P},
+                                               {P, P},
+                                               {P, P},
+                                               {4, 4},
+                                               {3 * 64, 8},
+                                               {P, P},
+                                               {8, 8},
+                                               {P, P},
+                                               {4, 4},
+                                               {64, 8},
+                                               {8, 8}});
+    for (const auto& n : undo_vars_) {
+      small.push_back({"void* u_" + n + ";", P, P});
+      small.push_back({"int u_has_" + n + ";", 4, 4});
+    }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
-        // data, entry_bytes, init: pointers; rank; bound, cap, size: int64_t[8] each
-        const uint64_t head = align_up(3 * P + 4, 8);
-        small.push_back({"oi_table t_" + v.name + ";", head + 3 * 64, 8});
+        small.push_back({"oi_table t_" + v.name + ";", table_bytes, 8});
         storage("m_t_" + v.name, v, elements(v), false);
+        const uint64_t cells = elements(v) / std::max<uint64_t>(v.numel(), 1);
+        arrays.push_back(
+            {"unsigned char m_f_" + v.name + "[" + std::to_string(cells) + "];", cells, 1});
         continue;
       }
       small.push_back({"void* v_" + v.name + ";", P, P});
@@ -2185,14 +2306,16 @@ class Generator : public KernelEnv {
       << "enum {\n  " << N << "_OK = 0,\n  " << N
       << "_ERR_NAME = 4,   /* no variable of that name */\n  " << N
       << "_ERR_INPUT = 5,  /* an input missing, of the wrong size, or a NULL argument */\n  " << N
-      << "_ERR_MEMORY = 6, /* a table access past its storage (never with checked bounds) */\n  "
+      << "_ERR_MEMORY = 6, /* a table access past its storage, or the undo record full (never:\n"
+         "                    * the bounds are checked, the record sized at synthesis) */\n  "
       << N << "_ERR_RUN = 7,    /* an op failed during a step (an index out of range) */\n  " << N
       << "_ERR_ARENA = 8   /* init without an arena, or one not aligned to " << N
       << "_ARENA_ALIGN */\n};\n\n"
       << "/* The working memory of a step: the memory plan's arena (" << layout.plan
-      << " B) and the kernels' scratch\n * (" << layout.region << " B). */\n#define " << N
-      << "_ARENA_BYTES " << layout.total << "u\n#define " << N << "_ARENA_ALIGN " << layout.align
-      << "u\n\n";
+      << " B), the kernels' scratch\n * (" << layout.region
+      << " B) and the undo record of the step's persistent writes (" << layout.undo
+      << " B). */\n#define " << N << "_ARENA_BYTES " << layout.total << "u\n#define " << N
+      << "_ARENA_ALIGN " << layout.align << "u\n\n";
     if (tables) h << tables_type_c() << "\n";
     h << "/* Everything kept between steps: persistent values, inputs, tables. Allocate it where "
          "you\n * like (static storage is usual; "
@@ -2259,6 +2382,7 @@ class Generator : public KernelEnv {
          "#define OI_FMAF(a, b, c) ((a) * (b) + (c))\n#endif\n"
          "#if defined(__FP_FAST_FMA)\n#define OI_FMA(a, b, c) fma(a, b, c)\n#else\n"
          "#define OI_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n\n";
+    c << note_macro_c(can_fail);
     for (const char* hp : op_table().helpers) c << hp;
     if (tables) c << tables_c(true);
     c << "#ifndef " << N << "_NO_STATIC_ARENA\nstatic _Alignas(" << layout.align
@@ -2321,8 +2445,8 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       << "_ERR_NAME: return \"no variable of that name\";\n"
       << "    case " << N
       << "_ERR_INPUT: return \"an input is missing, of the wrong size, or NULL\";\n    case " << N
-      << "_ERR_MEMORY: return \"a table access past its storage\";\n    case " << N
-      << "_ERR_RUN: return \"an op failed during the step\";\n    case " << N
+      << "_ERR_MEMORY: return \"a table access past its storage, or the undo record full\";\n"
+      << "    case " << N << "_ERR_RUN: return \"an op failed during the step\";\n    case " << N
       << "_ERR_ARENA: return \"no arena, or an arena not aligned to " << N
       << "_ARENA_ALIGN\";\n    default: return \"unknown error code\";\n  }\n}\n\n";
     c << "const char* " << N << "_error(const " << N << "_state* s) {\n  "
@@ -2344,7 +2468,7 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
         c << "};\n    oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size() << "u, bound, "
           << v.bytes << "u, "
           << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
-          << ", (unsigned char*)s->m_t_" << v.name << ");\n  }\n";
+          << ", (unsigned char*)s->m_t_" << v.name << ", s->m_f_" << v.name << ", &s->mem);\n  }\n";
         continue;
       }
       if (v.storage == "arena") {
@@ -2377,6 +2501,11 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
     }
     for (const auto& [field, bytes] : tabview_fields_)
       c << "  s->v_" << field << " = s->arena + " << layout.offset.at(field) << "u;\n";
+    for (const auto& [n, at] : undo.copy_at)
+      c << "  s->u_" << n << " = s->arena + " << at << "u;\n";
+    if (tables)
+      c << "  s->mem.log = s->arena + " << undo.log_at << "u;\n  s->mem.cap = " << undo.log_bytes
+        << "u;\n";
     for (const auto& [field, bytes] : scratch_) {
       if (layout.persistent.count(field))
         c << "  s->" << field << " = s->m_" << field << ";\n";
@@ -2426,12 +2555,24 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
         << (v->ptable ? "s->t_" + v->name + ".data" : "s->v_" + v->name) << ";\n    return " << N
         << "_OK;\n  }\n";
     c << "  return " << N << "_ERR_NAME;\n}\n\n";
+    c << end_step_c(tables);
     c << kernels;
     c << "int " << N << "_step(" << N << "_state* s) {\n  if (!s || !s->arena) return " << N
       << "_ERR_ARENA;\n";
-    for (const Value& v : values_)
-      if (v.storage == "dynamic")
-        c << "  if (!s->have_" << v.name << ") return s->failed = " << N << "_ERR_INPUT;\n";
+    // A missing input: the hosted message where the program has messages (none is stale then).
+    for (const Value& v : values_) {
+      if (v.storage != "dynamic") continue;
+      c << "  if (!s->have_" << v.name << ") return s->failed = ";
+      if (messages && first_read_.count(v.name)) {
+        const std::string& at = first_read_.at(v.name);
+        c << "fail(s, " << N << "_ERR_INPUT, \""
+          << format_text(at.substr(at.find_last_of('/') + 1) + ": dynamic variable '" + v.name +
+                         "' was not inserted for this step (insert it before every step)")
+          << "\");\n";
+      } else {
+        c << N << "_ERR_INPUT;\n";
+      }
+    }
     for (const Value& v : values_)
       if (v.storage == "step")
         c << "  if (s->from_" << v.name << ") memcpy(s->v_" << v.name << ", s->from_" << v.name
@@ -2440,7 +2581,8 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
     if (step_body.find("goto done;") != std::string::npos) c << "done:\n";
     for (const Value& v : values_)
       if (v.storage == "dynamic") c << "  s->have_" << v.name << " = 0;\n";
-    c << "  return s->failed;\n}\n";
+    // A failed step leaves persistent memory and tables as they were before it.
+    c << "  end_step(s, s->failed != " << N << "_OK);\n  return s->failed;\n}\n";
     c << library_unit();
 
     const std::string source = c.str();
@@ -2474,8 +2616,9 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       << "  RAM    " << ram << " B";
     if (ram_budget_) r << " of " << ram_budget_ << " B (" << pct(ram, ram_budget_) << ")";
     r << ": arena " << layout.total << " B (memory plan " << layout.plan << " B, kernel scratch "
-      << layout.region << " B), state " << state_bytes - io_bytes << " B, I/O buffers " << io_bytes
-      << " B, stack about " << stack << " B\n";
+      << layout.region << " B, undo record " << layout.undo << " B), state "
+      << state_bytes - io_bytes << " B, I/O buffers " << io_bytes << " B, stack about " << stack
+      << " B\n";
     if (flash_budget_ && flash > flash_budget_)
       throw std::runtime_error(
           "'" + name_ + "' does not fit " + device_name_ + ": " + std::to_string(flash) +

@@ -231,26 +231,14 @@ const char* const kTablesComment = R"C(
  * read as the @init entry (zeros without one). */
 )C";
 
+// The table and the state's oi_mem, in both profiles: what the table budget (hosted) and the
+// undo record of a step (docs/synth.md "Table budget and failed steps") need: a flag byte per
+// cell, the count of written entries (the simulator's entries: what the budget counts).
 const char* const kTablesTypeC = R"C(#define OI_TAB_RANK 8
-typedef struct oi_table {
-  unsigned char* data;
-  size_t entry_bytes;
-  const unsigned char* init; /* one entry of the @init value; NULL: zeros */
-  uint32_t rank;
-  int64_t bound[OI_TAB_RANK]; /* @fixed bound, -1 where the index grows */
-  int64_t cap[OI_TAB_RANK];
-  int64_t size[OI_TAB_RANK];
-} oi_table;
-
-)C";
-
-// The hosted profile's table adds what the table budget and the undo record of a step need
-// (docs/synth.md "Table budget and failed steps"): a flag byte per cell, the count of written
-// entries (the simulator's entries: what the budget counts) and the state's oi_mem.
-const char* const kTablesHostedTypeC = R"C(#define OI_TAB_RANK 8
 /* The state's table memory: the budget (0: none), what the tables hold now (written entries x
  * entry bytes, plus @auto_dim matrices), the numbers of a refused growth for the message, and
- * the undo record of the step: one record per entry the step first overwrote or erased. */
+ * the undo record of the step: one record per entry the step first overwrote or erased (grown
+ * with realloc, hosted; a region of the arena sized at synthesis, freestanding). */
 typedef struct oi_mem {
   uint64_t limit, total, before_total;
   uint64_t refused_from, refused_to, refused_total;
@@ -274,6 +262,10 @@ typedef struct oi_table {
 } oi_table;
 #define OI_TAB_WRITTEN 1u
 #define OI_TAB_NOTED 2u
+/* An undo record starts with the table's pointer (in an 8-byte slot on every target, so that
+ * its size does not depend on the pointers') and the entry's written flag; then its key and,
+ * when it was written, its bytes. */
+#define OI_UNDO_HEAD 9u
 
 )C";
 
@@ -374,16 +366,20 @@ static OI_HELPER int oi_tab_create(oi_table* t, uint32_t rank, const int64_t* bo
 
 // The freestanding profile (docs/synth.md): every index has a @fixed bound, so a table is one
 // array of the state, never grown; the access code checks the bounds before it reaches here.
+// Its flags are an array of the state too, and its undo record the arena's region (oi_mem).
 const char* const kTablesStaticC =
-    R"C(/* A table over `data` (the state's array of bound entries): nothing is allocated. */
+    R"C(/* A table over `data` (the state's array of bound entries) and `flags` (a byte per entry,
+ * zeros): nothing is allocated. */
 static OI_HELPER void oi_tab_create(oi_table* t, uint32_t rank, const int64_t* bound,
                                     size_t entry_bytes, const unsigned char* init,
-                                    unsigned char* data) {
+                                    unsigned char* data, unsigned char* flags, oi_mem* mem) {
   memset(t, 0, sizeof *t);
   t->rank = rank;
   t->entry_bytes = entry_bytes;
   t->init = init;
   t->data = data;
+  t->flags = flags;
+  t->mem = mem;
   size_t count = 1;
   for (uint32_t k = 0; k < rank; ++k) {
     t->bound[k] = bound[k];
@@ -449,49 +445,35 @@ static OI_HELPER void oi_tab_read(oi_table* t, const int64_t* st, const int64_t*
 
 )C";
 
-const char* const kTablesWriteStaticC =
-    R"C(static OI_HELPER int oi_tab_write_one(oi_table* t, const int64_t* key, size_t n, void* arg) {
-  memcpy(oi_tab_at(t, key), (const unsigned char*)arg + n * t->entry_bytes, t->entry_bytes);
-  for (uint32_t k = 0; k < t->rank; ++k)
-    if (key[k] + 1 > t->size[k]) t->size[k] = key[k] + 1;
+// Room for `need` more bytes of the undo record: grown with realloc (hosted), or within the
+// arena's region sized at synthesis for the worst case of a step (freestanding, where -1 would
+// mean that sizing is wrong: the step fails with its tables put back).
+const char* const kUndoRoomHostedC =
+    R"C(#define OI_TAB_BUDGET 1
+static OI_HELPER int oi_mem_room(oi_mem* m, size_t need) {
+  if (m->used + need <= m->cap) return 0;
+  size_t cap = m->cap < 4096 ? 4096 : m->cap;
+  while (cap < m->used + need) cap *= 2;
+  unsigned char* grown = (unsigned char*)realloc(m->log, cap);
+  if (!grown) return -1;
+  m->log = grown;
+  m->cap = cap;
   return 0;
 }
-/* Stores the stacked entries of `in` into the span, growing the table. -1 without memory. */
-static OI_HELPER int oi_tab_write(oi_table* t, const int64_t* st, const int64_t* ln, const void* in) {
-  int64_t need[OI_TAB_RANK];
-  for (uint32_t k = 0; k < t->rank; ++k) {
-    if (ln[k] == 0) return 0;
-    need[k] = st[k] + ln[k];
-  }
-  if (oi_tab_reserve(t, need) != 0) return -1;
-  return oi_tab_visit(t, st, ln, oi_tab_write_one, (void*)(uintptr_t)in);
-}
 
-/* cache.reset: the entries whose first `n` indices are `prefix` read as unwritten again; with
- * n = 0 the whole table is emptied (size 0). */
-static OI_HELPER void oi_tab_reset(oi_table* t, const int64_t* prefix, uint32_t n) {
-  if (n == 0)
-    for (uint32_t k = 0; k < t->rank; ++k) t->size[k] = 0;
-  if (!t->data) return;
-  int ok = 1;
-  const size_t count = oi_tab_count(t, t->cap, &ok);
-  for (size_t e = 0; e < count; ++e) {
-    size_t rest = e;
-    int under = 1;
-    for (uint32_t k = t->rank; k-- > 0;) {
-      const int64_t key = (int64_t)(rest % (size_t)t->cap[k]);
-      rest /= (size_t)t->cap[k];
-      if (k < n && key != prefix[k]) under = 0;
-    }
-    if (under) oi_tab_fill(t, t->data + e * t->entry_bytes, 1);
-  }
+)C";
+const char* const kUndoRoomStaticC =
+    R"C(#define OI_TAB_BUDGET 0 /* no budget: its check drops out */
+static OI_HELPER int oi_mem_room(oi_mem* m, size_t need) {
+  return m->used + need <= m->cap ? 0 : -1;
 }
 
 )C";
 
-// Hosted writes (docs/synth.md "Table budget and failed steps"): the budget is checked before
-// the table grows, and every entry a step first overwrites or erases goes to the undo record.
-const char* const kTablesWriteHostedC =
+// Writes, in both profiles (docs/synth.md "Table budget and failed steps"): the budget (hosted;
+// none freestanding) is checked before the table grows, and every entry a step first
+// overwrites or erases goes to the undo record.
+const char* const kTablesWriteC =
     R"C(/* The cell number of `key`, or SIZE_MAX past the capacity. */
 static OI_HELPER size_t oi_tab_cell(const oi_table* t, const int64_t* key) {
   size_t at = 0;
@@ -517,20 +499,13 @@ static OI_HELPER int oi_tab_note(oi_table* t, const int64_t* key, size_t c) {
   if (c == SIZE_MAX || (t->flags[c] & OI_TAB_NOTED)) return 0;
   oi_mem* m = t->mem;
   const int was = (t->flags[c] & OI_TAB_WRITTEN) != 0;
-  const size_t need = sizeof(oi_table*) + 1u + t->rank * sizeof(int64_t) + (was ? t->entry_bytes : 0);
-  if (m->used + need > m->cap) {
-    size_t cap = m->cap < 4096 ? 4096 : m->cap;
-    while (cap < m->used + need) cap *= 2;
-    unsigned char* grown = (unsigned char*)realloc(m->log, cap);
-    if (!grown) return -1;
-    m->log = grown;
-    m->cap = cap;
-  }
+  const size_t need = OI_UNDO_HEAD + t->rank * sizeof(int64_t) + (was ? t->entry_bytes : 0);
+  if (oi_mem_room(m, need) != 0) return -1;
   unsigned char* p = m->log + m->used;
   memcpy(p, &t, sizeof t);
-  p[sizeof t] = (unsigned char)was;
-  memcpy(p + sizeof t + 1u, key, t->rank * sizeof(int64_t));
-  if (was) memcpy(p + sizeof t + 1u + t->rank * sizeof(int64_t), t->data + c * t->entry_bytes, t->entry_bytes);
+  p[OI_UNDO_HEAD - 1u] = (unsigned char)was;
+  memcpy(p + OI_UNDO_HEAD, key, t->rank * sizeof(int64_t));
+  if (was) memcpy(p + OI_UNDO_HEAD + t->rank * sizeof(int64_t), t->data + c * t->entry_bytes, t->entry_bytes);
   m->used += need;
   t->flags[c] |= OI_TAB_NOTED;
   return 0;
@@ -567,7 +542,7 @@ static OI_HELPER int oi_tab_write(oi_table* t, const int64_t* st, const int64_t*
     need[k] = st[k] + ln[k];
   }
   oi_mem* m = t->mem;
-  if (m->limit) {
+  if (OI_TAB_BUDGET && m->limit) {
     uint64_t fresh = 0;
     oi_tab_visit(t, st, ln, oi_tab_fresh_one, &fresh);
     const uint64_t added = fresh * t->entry_bytes;
@@ -617,10 +592,10 @@ static OI_HELPER void oi_mem_end(oi_mem* m, int undo) {
   for (size_t at = 0; at < m->used;) {
     oi_table* t;
     memcpy(&t, m->log + at, sizeof t);
-    const int was = m->log[at + sizeof t];
+    const int was = m->log[at + OI_UNDO_HEAD - 1u];
     int64_t key[OI_TAB_RANK];
-    memcpy(key, m->log + at + sizeof t + 1u, t->rank * sizeof(int64_t));
-    const unsigned char* old = m->log + at + sizeof t + 1u + t->rank * sizeof(int64_t);
+    memcpy(key, m->log + at + OI_UNDO_HEAD, t->rank * sizeof(int64_t));
+    const unsigned char* old = m->log + at + OI_UNDO_HEAD + t->rank * sizeof(int64_t);
     const size_t c = oi_tab_cell(t, key);
     t->flags[c] &= (unsigned char)~OI_TAB_NOTED;
     if (undo && was) {
@@ -630,7 +605,7 @@ static OI_HELPER void oi_mem_end(oi_mem* m, int undo) {
       oi_tab_fill(t, t->data + c * t->entry_bytes, 1);
       t->flags[c] &= (unsigned char)~OI_TAB_WRITTEN;
     }
-    at += sizeof t + 1u + t->rank * sizeof(int64_t) + (was ? t->entry_bytes : 0);
+    at += OI_UNDO_HEAD + t->rank * sizeof(int64_t) + (was ? t->entry_bytes : 0);
   }
   m->used = 0;
   if (undo) m->total = m->before_total;
@@ -657,15 +632,17 @@ static OI_HELPER void oi_tab_dims(const oi_table* t, int64_t* ln) {
 }  // namespace
 
 std::string tables_c(bool freestanding) {
-  if (freestanding)
-    return std::string(kTablesComment) + kTablesFillC + kTablesStaticC + kTablesAccessC +
-           kTablesWriteStaticC + kTablesDimsC;
-  return std::string(kTablesComment) + kTablesFillC + kTablesAllocC + kTablesAccessC +
-         kTablesWriteHostedC + kTablesDimsC;
+  return std::string(kTablesComment) + kTablesFillC +
+         (freestanding ? kTablesStaticC : kTablesAllocC) + kTablesAccessC +
+         (freestanding ? kUndoRoomStaticC : kUndoRoomHostedC) + kTablesWriteC + kTablesDimsC;
 }
 
 std::string tables_hosted_type_c() {
-  return kTablesHostedTypeC;
+  return kTablesTypeC;
+}
+
+uint64_t undo_record_bytes(size_t rank, uint64_t entry_bytes) {
+  return 9 + 8 * rank + entry_bytes;  // OI_UNDO_HEAD, the key, the entry's bytes
 }
 
 std::string tables_type_c() {

@@ -68,14 +68,19 @@ std::optional<std::vector<uint64_t>> static_lead(
     const TableDecl& table, const AccessText& access,
     const std::function<std::optional<int64_t>(const std::string&)>& constant);
 
-// The run-time support: oi_table and its functions (static, OI_HELPER). Hosted, tables grow
-// with malloc, under the budget of the state's oi_mem, noting what a step changes; freestanding,
-// every index is @fixed and a table lives in an array of the state (oi_tab_create takes it), and
-// the oi_table type comes from the header (tables_type_c).
+// The run-time support: oi_table and its functions (static, OI_HELPER). In both profiles a
+// step's first change of each entry goes to the undo record of the state's oi_mem, put back
+// when the step fails (oi_mem_end, oi_tab_end). Hosted, tables grow with malloc under the
+// budget, and so does the record; freestanding, every index is @fixed, a table and its flags
+// live in arrays of the state (oi_tab_create takes them), the record in a region of the arena
+// sized at synthesis (undo_record_bytes), and the type comes from the header (tables_type_c).
 std::string tables_c(bool freestanding);
 std::string tables_type_c();
-// The hosted profile's oi_mem (the table budget and the undo record of a step, written into
-// every hosted NAME.c) and its oi_table, which keeps per-entry flags and counts for them.
+// oi_mem (the table budget and the undo record of a step) and oi_table, which keeps per-entry
+// flags and counts for them: written into every hosted NAME.c (tables_type_c: the same, in the
+// freestanding header, guarded for several models in one program).
 std::string tables_hosted_type_c();
+// The bytes of the undo record of one entry of a table of `rank` indices, written before.
+uint64_t undo_record_bytes(size_t rank, uint64_t entry_bytes);
 
 }  // namespace oi::c_emitter

@@ -2,9 +2,13 @@
  * (docs/synth.md) on a Cortex-M board under QEMU, with semihosting for its files.
  *
  *   driver --steps N --inputs IN.bin --outputs OUT.bin [--input NAME]... [--fetch NAME]...
+ *          [--keep-going]
  *
  * Per step it reads each --input's bytes from IN.bin (in order), inserts them, runs the step and
- * appends each --fetch's bytes (default: the returned names) to OUT.bin. Built with
+ * appends each --fetch's bytes (default: the returned names) to OUT.bin. A failed step prints
+ * "driver: step K: MESSAGE" and ends the run (exit 1); with --keep-going its fetches are written
+ * too (what the step left: persistent values as they were before it) and the next step runs
+ * (exit 0). Built with
  * -DOI_MODEL=name -DOI_MODEL_HEADER='"name.h"'. It measures what the model costs:
  *   - instructions per step: SysTick counts the board's clock, which QEMU's -icount shift=0
  *     ties to instructions (1 ns each); calibrated against a loop of known length, so the
@@ -175,6 +179,7 @@ int main(void) {
     while (*p && *p != ' ') ++p;
   }
   uint32_t steps = 1, n_in = 0, n_fetch = 0;
+  int keep_going = 0;
   const char *in_path = NULL, *out_path = NULL;
   for (int i = 1; i < argc; ++i) {
     const char* a = words[i];
@@ -190,10 +195,12 @@ int main(void) {
       inputs[n_in++] = words[++i];
     } else if (same(a, "--fetch") && more && n_fetch < MAX_NAMES) {
       fetches[n_fetch++] = words[++i];
+    } else if (same(a, "--keep-going")) {
+      keep_going = 1;
     } else {
       return fail(
           "usage: driver --steps N --inputs IN --outputs OUT [--input NAME]... "
-          "[--fetch NAME]...; not understood:",
+          "[--fetch NAME]... [--keep-going]; not understood:",
           a);
     }
   }
@@ -242,7 +249,7 @@ int main(void) {
       put(": ");
       put(MODEL(_error)(&oi_model_state));
       put("\n");
-      return 1;
+      if (!keep_going) return 1;
     }
     const uint64_t n = instructions(t1 - t0);
     total += n;

@@ -4,7 +4,10 @@
  * simulator on the host, also under ASan+UBSan:
  *
  *   prog [--model M.oinf (ignored: the weights are embedded)] [--steps N]
- *        [--input NAME=FILE[:TENSOR]]... [--fetch NAME]... [--save OUT.oinf] [-q]
+ *        [--input NAME=FILE[:TENSOR]]... [--fetch NAME]... [--save OUT.oinf] [--keep-going] [-q]
+ *
+ * --keep-going: a failed step prints its error and the next step runs (the step left persistent
+ * memory and tables as they were; its fetches are saved too); the exit status is 1 at the end.
  *
  * Built with -DOI_MODEL=name -DOI_MODEL_HEADER='"name.h"'. --save writes the canonical OINF
  * file `openinfer run --save` writes (NAME for one step; NAME.stepK and NAME for several). */
@@ -149,7 +152,7 @@ int main(int argc, char** argv) {
   size_t n_inputs = 0, n_fetch = 0;
   const char* save = NULL;
   long steps = 1;
-  int quiet = 0;
+  int quiet = 0, keep_going = 0, failed_steps = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     const int more = i + 1 < argc;
@@ -165,10 +168,12 @@ int main(int argc, char** argv) {
       save = argv[++i];
     else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
       quiet = 1;
+    else if (strcmp(a, "--keep-going") == 0)
+      keep_going = 1;
     else
       return fprintf(stderr,
                      "usage: %s [--steps N] [--input NAME=FILE[:TENSOR]]... "
-                     "[--fetch NAME]... [--save OUT.oinf] [-q]\n",
+                     "[--fetch NAME]... [--save OUT.oinf] [--keep-going] [-q]\n",
                      argv[0]),
              2;
   }
@@ -231,8 +236,12 @@ int main(int argc, char** argv) {
     }
     if (rc) break;
     if (MODEL(_step)(&state) != MODEL(_OK)) {
-      rc = fail(MODEL(_error)(&state));
-      break;
+      fail(MODEL(_error)(&state));
+      ++failed_steps;
+      if (!keep_going) {
+        rc = 1;
+        break;
+      }
     }
     if (!quiet) printf("step %ld:\n", step);
     for (size_t i = 0; i < n_fetch && save; ++i) {
@@ -263,6 +272,7 @@ int main(int argc, char** argv) {
     }
   }
   if (rc == 0 && save && write_oinf(save, saved, n_saved) != 0) rc = fail("cannot write --save");
+  if (rc == 0 && failed_steps) rc = 1; /* --keep-going: the steps after a failure still ran */
   for (size_t i = 0; i < n_saved; ++i) free(saved[i].name);
   for (size_t i = 0; i < n_owned; ++i) free(owned[i]);
   free(saved);

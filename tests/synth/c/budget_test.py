@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The table budget and failed steps of generated C against `openinfer run --max-table-bytes`.
 
-  budget_test.py OPENINFER CC WORK SOURCE_DIR [--glsl RUNNER GLSLC] [small|tables|errors|gpt]...
+  budget_test.py OPENINFER CC WORK SOURCE_DIR [--glsl RUNNER GLSLC | --freestanding DEVICE]
+                 [small|tables|errors|gpt]...
 
 A failed step leaves persistent memory as it was before it, so a run whose failed steps are
 left out is what the simulator computes: the program runs a schedule with `--keep-going` (steps
@@ -25,6 +26,11 @@ simulator the same schedule without the refused steps. Then
 With --glsl the same runs through the glsl target on lavapipe (devices/lavapipe.json) and the
 manifest runner (no sanitizer build; the @auto_dim graph `small` is left out: the glsl target
 has no run-time sized values); exit 77 without a Vulkan device.
+
+With --freestanding DEVICE.json the C target's freestanding profile for that microcontroller,
+driven on the host by tests/mcu/host_driver.c (also under ASan+UBSan): `errors` only (the
+profile has no budget), on failed_step.oi with its growable table bounded `@fixed(t=8)`, the
+messages naming the graph's file without its folders.
 """
 import os
 import shutil
@@ -73,13 +79,22 @@ def write_inputs(path, steps):
     oinf.write(path, tensors=tensors)
 
 
-# The target under test: "c" (the generated driver, also built under ASan+UBSan) or "glsl"
-# (the manifest runner on the synthesized shaders, `--glsl RUNNER GLSLC`).
-TARGET = {"name": "c", "runner": None, "glslc": None}
+# The target under test: "c" (the generated driver, also built under ASan+UBSan), "glsl" (the
+# manifest runner on the synthesized shaders, `--glsl RUNNER GLSLC`) or "freestanding" (the
+# C target's freestanding profile for `--freestanding DEVICE`, tests/mcu/host_driver.c).
+TARGET = {"name": "c", "runner": None, "glslc": None, "device": None}
 
 
 def build(oi, cc, d, graph, model):
     """Synthesizes and builds; returns the program commands: [plain, sanitized or None]."""
+    if TARGET["name"] == "freestanding":
+        must([oi, "synth", graph, "--model", model, "--target", "c", "--embed-weights", "--device",
+              TARGET["device"], "--name", "model", "-o", "gen"], d)
+        sources = ["gen/model.c", os.path.join(SRC, "tests/mcu/host_driver.c"), "-Igen",
+                   "-DOI_MODEL=model", '-DOI_MODEL_HEADER="model.h"']
+        must([cc, *FLAGS, "-O2", *sources, "-lm", "-o", "prog"], d)
+        must([cc, *FLAGS, *SAN, *sources, "-lm", "-o", "prog_san"], d)
+        return [["./prog"], ["./prog_san"]]
     if TARGET["name"] == "glsl":
         must([oi, "synth", graph, "--model", model, "--target", "glsl", "--device",
               os.path.join(SRC, "devices/lavapipe.json"), "--name", "model", "-o", "gen"], d)
@@ -230,20 +245,32 @@ def errors(oi, cc, work):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     graph = os.path.join(SRC, "tests/synth/c/failed_step.oi")
+    if TARGET["name"] == "freestanding":  # every table @fixed
+        text = open(graph).read()
+        fixed = text.replace("H(t): f32[2] @table;", "H(t): f32[2] @table @fixed(t=8);")
+        check(fixed != text, "failed_step.oi's H is not as expected")
+        graph = os.path.join(d, "failed_step.oi")
+        open(graph, "w").write(fixed)
     must([oi, "oinf", "pack", os.path.join(SRC, "tests/synth/c/loops_model.txt"), "-o",
           "model.oinf"], d)
     prog, san = build(oi, cc, d, graph, "model.oinf")
     f32, i32 = (lambda v: np.array(v, np.float32)), (lambda v: np.array(v, np.int32))
+    no, yes = np.array(False), np.array(True)
     steps = [
-        {"x": f32([1.5, -2.0]), "idx": i32([1]), "a": i32(0)},  # runs
-        {"x": f32([0.25, 4.0]), "idx": i32([0]), "a": i32(3)},  # F[3]: past @fixed(i=3)
-        {"x": f32([-3.0, 0.5]), "idx": i32([2]), "a": i32(1)},  # gather index 2 of 2
-        {"x": f32([2.0, 2.0]), "idx": i32([0]), "a": i32(1)},  # runs
-        {"idx": i32([0]), "a": i32(2)},  # x not inserted
-        {"x": f32([4.0, 0.75]), "idx": i32([1]), "a": i32(2)},  # runs
+        {"x": f32([1.5, -2.0]), "idx": i32([1]), "a": i32(0), "wipe": no},  # runs
+        {"x": f32([0.25, 4.0]), "idx": i32([0]), "a": i32(3), "wipe": no},  # F[3]: past @fixed
+        {"x": f32([-3.0, 0.5]), "idx": i32([2]), "a": i32(1), "wipe": no},  # gather index 2 of 2
+        {"x": f32([2.0, 2.0]), "idx": i32([0]), "a": i32(1), "wipe": no},  # runs
+        {"idx": i32([0]), "a": i32(2), "wipe": no},  # x not inserted
+        {"x": f32([4.0, 0.75]), "idx": i32([1]), "a": i32(2), "wipe": no},  # runs
+        {"x": f32([-1.0, 0.5]), "idx": i32([5]), "a": i32(1), "wipe": no},  # F[1] overwritten
+        {"x": f32([3.0, 1.5]), "idx": i32([7]), "a": i32(0), "wipe": yes},  # F reset, then gather
+        {"x": f32([0.5, 1.0]), "idx": i32([0]), "a": i32(1), "wipe": yes},  # runs: F reset
+        {"x": f32([1.0, -1.0]), "idx": i32([1]), "a": i32(0), "wipe": no},  # runs
     ]
-    refused = [1, 2, 4]
-    ins = lambda f: [a for n in ("x", "idx", "a") for a in ("--input", f"{n}={f}:{n}.{{step}}")]
+    refused = [1, 2, 4, 6, 7]
+    ins = lambda f: [a for n in ("x", "idx", "a", "wipe")
+                     for a in ("--input", f"{n}={f}:{n}.{{step}}")]
     names = ["n", "at", "acc", "H", "F", "g"]
     fetch = [a for n in names for a in ("--fetch", n)]
     write_inputs(os.path.join(d, "c_in.oinf"), steps)
@@ -271,11 +298,14 @@ def errors(oi, cc, work):
         got = err.splitlines()
         # The gather's message is the C target's own (docs/synth.md), the glsl runner names the
         # step; the others word for word.
-        own = ["index 2 is out of range for axis 0 of size 2"]
+        own = [f"index {i} is out of range for axis 0 of size 2" for i in (2, 5, 7)]
         if TARGET["name"] == "glsl":
             own.append("was not inserted for this step")
+        # The freestanding profile names the graph's file without its folders.
+        here = (lambda w: w.replace(os.path.dirname(graph) + "/", "")) \
+            if TARGET["name"] == "freestanding" else (lambda w: w)
         agree = len(got) == len(want) and all(
-            g == w or any(o in g and o in w for o in own) for g, w in zip(got, want))
+            g == here(w) or any(o in g and o in w for o in own) for g, w in zip(got, want))
         check(rc == 1 and agree, f"{p}: the simulator's messages\n{want}\nthe program's\n{err}")
     compare(oinf.read(os.path.join(d, "sim.oinf")), oinf.read(os.path.join(d, "gen.oinf")),
             names, ["n", "at", "acc", "H", "F"], set(refused), len(steps), True)
@@ -352,8 +382,12 @@ def main():
     if cases[:1] == ["--glsl"]:
         TARGET.update(name="glsl", runner=os.path.abspath(cases[1]), glslc=cases[2])
         cases = cases[3:]
-    cases = cases or (["small", "tables", "errors", "gpt"] if TARGET["name"] == "c" else
-                      ["tables", "errors", "gpt"])
+    if cases[:1] == ["--freestanding"]:
+        TARGET.update(name="freestanding", device=os.path.abspath(cases[1]))
+        cases = cases[2:]
+    defaults = {"c": ["small", "tables", "errors", "gpt"], "glsl": ["tables", "errors", "gpt"],
+                "freestanding": ["errors"]}
+    cases = cases or defaults[TARGET["name"]]
     os.makedirs(work, exist_ok=True)
     for case in cases:
         {"small": small_c, "tables": small_tables, "errors": errors, "gpt": gpt}[case](oi, cc, work)
