@@ -551,7 +551,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   manifest["graph"] = plan.graph;
   manifest["device"] = device.name;
   manifest["arena_bytes"] = plan.arena_bytes;
-  json::array values, errors;
+  json::array values;
   for (const ValueIn& v : plan.values)
     if (v.storage != "internal") values.push_back(value_json(v));
   for (const json::object& v : writer.scratch_values()) values.push_back(v);
@@ -562,16 +562,6 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                                     {"storage", "scratch"},
                                     {"bytes", v.bytes},
                                     {"shape", json::array{v.bytes}}});
-  for (const KernelShader& ks : shaders)
-    for (const auto& [code, message] : ks.errors)
-      errors.push_back(json::object{{"code", code}, {"kernel", code >> 8}, {"message", message}});
-  if (!errors.empty())  // the status buffer the shaders report run-time errors to
-    values.push_back(json::object{{"name", kStatusValue},
-                                  {"dtype", "u32"},
-                                  {"storage", "status"},
-                                  {"bytes", 8},
-                                  {"shape", json::array{2}}});
-  manifest["errors"] = std::move(errors);
   manifest["values"] = std::move(values);
   json::array kernels;
   std::vector<OutputFile> files;
@@ -595,7 +585,6 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
       if (!b.entry.empty()) jb["entry"] = json::array(b.entry.begin(), b.entry.end());
       if (!b.at.empty()) jb["at"] = b.at;
       bindings.push_back(std::move(jb));
-      if (b.value == kStatusValue) continue;
       const std::string& d = plan.value(b.value).dtype;
       storage16 = storage16 || d == "f16" || d == "bf16";
       storage8 = storage8 || d == "bool" || d == "f8";

@@ -84,13 +84,7 @@ struct KernelShader {
   std::array<uint64_t, 3> workgroups{0, 0, 0};  // 0 in any: nothing to dispatch
   std::vector<Binding> bindings;
   bool float64 = false;  // uses f64 arithmetic: the device must enable shaderFloat64
-  // Run-time errors the shader may report through the status buffer: code and message, where
-  // "{value}" stands for the reported detail (an i32).
-  std::vector<std::pair<uint32_t, std::string>> errors;
 };
-
-// The value name of the status buffer (two u32 words: the first error's code, its detail).
-inline constexpr const char* kStatusValue = "@status";
 
 // Throws UNIMPLEMENTED naming the op, dtype or setting it cannot express.
 KernelShader write_kernel_shader(const PlanIn& plan, const DeviceIn& device,
