@@ -83,8 +83,9 @@ class ShaderBuilder {
   std::string load(const std::string& name, const std::string& index) const;
   std::string store(const std::string& name, const std::string& index,
                     const std::string& expr) const;
-  // GLSL of the exact narrow-float conversions (oi_narrow rounds f32 to nearest even as ops.md,
-  // oi_widen widens exactly, oi_round_f16/_bf16/_f8 do both, oi_odd_f32 rounds f64 to odd).
+  // GLSL of the exact narrow-float conversions: the Vulkan backend's half_formats.glsl
+  // (narrow_float rounds f32 to nearest even as ops.md, widen_float widens exactly), and
+  // oi_round_f16/_bf16/_f8 doing both, oi_odd_f32 rounding f64 to odd.
   void use_narrow_helpers();
   void need_f64(const std::string& what) { need_double(what); }  // shaderFloat64
 
