@@ -7,7 +7,6 @@
 #include <sstream>
 #include <utility>
 
-#include "embedded_div_f32.inc"  // kDivF32Glsl: plugins/vulkan/shaders/div_f32.glsl
 #include "openinfer/broadcast.hpp"
 #include "ops.hpp"
 #include "vulkan_shaders.hpp"
@@ -277,7 +276,7 @@ std::string ShaderBuilder::compute_type(const std::string& name) const {
 }
 
 void ShaderBuilder::use_narrow_helpers() {
-  static const std::string text = shader_sources("half_formats.glsl").at(0).second + kNarrowHelpers;
+  static const std::string text = shader_file("half_formats.glsl") + std::string(kNarrowHelpers);
   add_helper("narrow", text);
 }
 
@@ -454,7 +453,7 @@ std::string ShaderBuilder::declarations() const {
     for (const Binding& b : bindings) any_float = any_float || is_float(b.value);
     for (const OpIn& op : kernel.ops) any_float = any_float || is_float(op.output);
   }
-  if (any_float) d << kDivF32Glsl << kFloatHelpers;
+  if (any_float) d << shader_file("div_f32.glsl") << kFloatHelpers;
   if (any_float && double_) d << kDoubleHelpers;
   if (math_) d << math_helpers_glsl();
   if (math32_) d << math32_helpers_glsl();

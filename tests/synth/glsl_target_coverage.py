@@ -230,6 +230,7 @@ def main():
     limited = {i for i, c in cases if (results.get(i) or "").startswith("synth:") and
                any(f"(features.{k} false)" in results[i] for k in off)}
     limited_kernels = {ctc.key_text(c) for i, c in cases if i in limited}
+    all_cases = cases
     cases = [(i, c) for i, c in cases if i not in limited]
     bad, totals = ctc.report(cases, results, args.by_op, limit=300)
     print(f"device {device['device'].get('name', args.device)}: " + ", ".join(totals))
@@ -237,6 +238,11 @@ def main():
         print(f"{len({ctc.key_text(c) for _, c in aside})} kernels with f64 operands left out "
               "(features.fp64 false)")
     if limited_kernels:
+        for k in sorted(off):
+            ops = sorted({c["op"] for i, c in all_cases if i in limited and
+                          f"(features.{k} false)" in results[i]})
+            if ops:
+                print(f"left out as device limits (features.{k} false): " + ", ".join(ops))
         print(f"{len(limited_kernels)} kernels left out as device limits (the target names the "
               "feature the description turns off)")
     invalid = {k for k, p in bad.items() if p.startswith("synth: graph.oi:")}
