@@ -584,8 +584,9 @@ class KernelWriter {
     if (o == "prod_axis") combine = "acc * x";
     if (o == "max_axis") combine = f ? "oi_max(acc, x)" : "max(acc, x)";
     if (o == "min_axis") combine = f ? "oi_min(acc, x)" : "min(acc, x)";
-    body_ << "    for (uint r = " << u(first) << "; r < " << u(R) << "; ++r) { " << t
-          << " x = " << elem << "; acc = " << combine << "; }\n";
+    if (R > first)  // an empty axis has no loop: glslc -O crashes on one that never runs
+      body_ << "    for (uint r = " << u(first) << "; r < " << u(R) << "; ++r) { " << t
+            << " x = " << elem << "; acc = " << combine << "; }\n";
     if ((o == "sum_axis" || o == "mean_axis") && f) {
       // A sum that starts at +0.0 is never -0.0; a compiler that folds 0.0 + x into x (no
       // signed-zero guarantee) would give -0.0 for a slice of -0.0: cleared on the bits.

@@ -1013,7 +1013,7 @@ class Runner {
 
   // A growing table's capacity doubles until it holds `need` along the growing index: the
   // recorded work runs first, the entries move to a new buffer (zeros after them) and every
-  // kernel binding the table gets the new buffer.
+  // kernel (and recorded dispatch) binding the table gets the new buffer.
   void grow(Value& v, uint64_t need) {
     uint64_t cap = v.capacity;
     while (cap < need) cap *= 2;
@@ -1039,12 +1039,17 @@ class Runner {
       barrier();
       submit_and_wait();
     }
-    for (Kernel& k : kernels_)
+    const auto rebind = [&](Kernel& k) {
       for (const KernelBinding& b : k.bindings)
         if (b.value == v.name) {
           write_descriptors(k);
           break;
         }
+    };
+    for (Kernel& k : kernels_) {
+      rebind(k);
+      for (Kernel& sub : k.subs) rebind(sub);  // recorded dispatches binding one of its entries
+    }
   }
 
   // The regions of a copy side: whole values one region; table entries (ranges "a..b"
@@ -1389,9 +1394,11 @@ class Runner {
     if (!k.rope_tables.empty()) barrier();
     for (Kernel& sub : k.subs) {
       if (sub.groups[0] == 0 || sub.groups[1] == 0 || sub.groups[2] == 0) continue;
+      // First: finding an entry may record copies or submit (the pipeline bound after).
+      const std::vector<uint32_t> offsets = entry_offsets(sub, indices, where);
       cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, sub.shared_pipeline);
       cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, sub.shared_layout, 0, sub.set,
-                               entry_offsets(sub, indices, where));
+                               offsets);
       cmd_->dispatch(static_cast<uint32_t>(sub.groups[0]), static_cast<uint32_t>(sub.groups[1]),
                      static_cast<uint32_t>(sub.groups[2]));
       barrier();
