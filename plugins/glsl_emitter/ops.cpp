@@ -1,4 +1,4 @@
-// The op registry: every family adds its writers by op name (ops.hpp).
+// The op registry: the math family adds its expressions by op name (ops.hpp).
 #include "ops.hpp"
 
 namespace oi::glsl {
@@ -7,10 +7,6 @@ const OpRegistry& op_registry() {
   static const OpRegistry r = [] {
     OpRegistry t;
     register_math_ops(t);
-    register_movement_ops(t);
-    register_conv_ops(t);
-    register_row_ops(t);
-    register_attention_ops(t);
     return t;
   }();
   return r;
@@ -19,11 +15,8 @@ const OpRegistry& op_registry() {
 std::string supported_ops() {
   std::string s =
       "add, sub, mul, div, neg, abs, min, max, clamp, relu, fill, cast, eq, ne, lt, le, gt, ge, "
-      "and, "
-      "or, xor, not, matmul, sum_axis, prod_axis, mean_axis, max_axis, min_axis, argmax_axis, "
-      "argmin_axis";
+      "and, or, xor, not, matmul, sum_axis, prod_axis, mean_axis, max_axis, min_axis";
   for (const auto& [name, fn] : op_registry().math) s += ", " + name;
-  for (const auto& [name, fn] : op_registry().ops) s += ", " + name;
   return s;
 }
 

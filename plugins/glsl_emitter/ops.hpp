@@ -1,7 +1,8 @@
-// The op families of the glsl emitter, one per ops_*.cpp, looked up by op name:
-//   - math: the GLSL expression of one f32 element of a transcendental op (fused into
-//     elementwise kernels and epilogues like the arithmetic in shader_writer.cpp);
-//   - single ops: the whole shader of a plan kernel of kind `op` (movement, conv, rows).
+// The math ops of the glsl emitter's own writers (ops_math.cpp), looked up by op name: the GLSL
+// expression of one f32 element of a transcendental op, fused into elementwise kernels and
+// epilogues like the arithmetic in shader_writer.cpp. Single ops (movement, conv, pools, row
+// ops, attention, gather, ...) have no writer here: they run the Vulkan backend's shaders
+// (vulkan_kernels.hpp).
 #pragma once
 
 #include <map>
@@ -16,23 +17,15 @@ namespace oi::glsl {
 // `args` are the locals of the op's inputs (f32); returns the expression of its result.
 using MathFn = std::string (*)(ShaderBuilder& sb, const OpIn& op,
                                const std::vector<std::string>& args);
-// Writes the shader of a kernel whose only op is `op`.
-using OpShaderFn = KernelShader (*)(ShaderBuilder& sb, const OpIn& op);
 
 struct OpRegistry {
   std::map<std::string, MathFn> math;
-  std::map<std::string, OpShaderFn> ops;
 };
 
 const OpRegistry& op_registry();
-std::string supported_ops();  // for error messages: every op some writer handles
+std::string supported_ops();  // for error messages: every op the own writers handle
 
-// The families.
 void register_math_ops(OpRegistry& r);
-void register_movement_ops(OpRegistry& r);
-void register_conv_ops(OpRegistry& r);
-void register_row_ops(OpRegistry& r);
-void register_attention_ops(OpRegistry& r);
 
 // GLSL of the f32 math functions (oi_exp, ... computed in f64), for ShaderBuilder::use_math on a
 // device with fp64, and of math_f64.glsl's f64 functions (exp_f64, ...) for f64 values.

@@ -9,12 +9,11 @@
 // sqrt correctly rounded). f64 results (within ops-nn.md's 4 ulp) come from the Vulkan backend's
 // f64 code, as its ew64 shader computes them: wide_floats.glsl (exp, log, sqrt for every double)
 // and math_f64_full.glsl (sin, cos, erf, gelu, pow, double-double steps); they need fp64.
-#include "embedded_math_f32.inc"       // kMathF32Glsl: plugins/vulkan/shaders/math_f32.glsl
-#include "embedded_math_f64.inc"       // kMathF64Glsl: plugins/vulkan/shaders/math_f64.glsl
-#include "embedded_math_f64_full.inc"  // kWideFloatsGlsl, kMathF64FullGlsl
 #include "ops.hpp"
 
 #include <sstream>
+
+#include "vulkan_shaders.hpp"  // the backend's shader files, embedded at build time
 
 namespace oi::glsl {
 namespace {
@@ -251,18 +250,19 @@ std::string math(ShaderBuilder& sb, const OpIn& op, const std::vector<std::strin
 }  // namespace
 
 const std::string& math_helpers_glsl() {
-  static const std::string text = std::string(kMathF64Glsl) + kMathWrappers;
+  static const std::string text = std::string(shader_file("math_f64.glsl")) + kMathWrappers;
   return text;
 }
 
 const std::string& math32_helpers_glsl() {
-  static const std::string text = without_includes(kMathF32Glsl) + kMath32Wrappers;
+  static const std::string text = without_includes(shader_file("math_f32.glsl")) + kMath32Wrappers;
   return text;
 }
 
 const std::string& math64_helpers_glsl() {
-  static const std::string text =
-      without_includes(kWideFloatsGlsl) + without_includes(kMathF64FullGlsl) + kMath64Wrappers;
+  static const std::string text = without_includes(shader_file("wide_floats.glsl")) +
+                                  without_includes(shader_file("math_f64_full.glsl")) +
+                                  kMath64Wrappers;
   return text;
 }
 

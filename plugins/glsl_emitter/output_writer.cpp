@@ -342,26 +342,17 @@ json::object value_json(const ValueIn& v) {
   return o;
 }
 
-// The one dispatch point of a plan kernel: the emitter's own writers (fused chains, matmul and
-// reductions with their epilogues, single ops), else the Vulkan backend's kernels recorded
-// (vulkan_kernels.hpp). OPENINFER_GLSL_OWN_WRITERS_ONLY=1 turns the second off (to count what
-// the own writers cover). Where both refuse, the writer's message names the op and the
-// backend's reason follows it.
+// The one dispatch point of a plan kernel: the emitter's own writers (fused elementwise chains,
+// matmul and reductions with their epilogues), else the Vulkan backend's kernels recorded
+// (vulkan_kernels.hpp), which alone run single ops (movement, conv and pools, the row ops,
+// attention, gather, arg reductions, ...): one source of their semantics.
+// OPENINFER_GLSL_OWN_WRITERS_ONLY=1 turns the second off (to count what the own writers cover).
+// Where both refuse, the writer's message names the op and the backend's reason follows it.
 KernelShader write_kernel(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel) {
   const char* only = std::getenv("OPENINFER_GLSL_OWN_WRITERS_ONLY");
   const bool own_only = only && std::string(only) == "1";
-  // A single op (kind `op`: movement, conv and pools, the row ops, attention, gather, ...) runs
-  // the backend's shader where it can be recorded: one source of their semantics. The own
-  // single-op writers remain for what recording refuses (table entries as operands), and for
-  // rms_norm: the backend's rows.comp gives finite values for a row holding a NaN where the CPU
-  // backend gives NaN (tests/synth/c/norm.oi), to be fixed there first.
-  if (kernel.kind == "op" && kernel.ops.front().op != "rms_norm" && !own_only &&
-      have_vulkan_kernels()) {
-    try {
-      return record_kernel(plan, device, kernel);
-    } catch (const abi::StatusError&) {
-    }
-  }
+  if (kernel.kind == "op" && !own_only && have_vulkan_kernels())
+    return record_kernel(plan, device, kernel);
   try {
     return write_kernel_shader(plan, device, kernel);
   } catch (const abi::StatusError& own) {
@@ -404,9 +395,21 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     jd["params"] = json::array(d.params.begin(), d.params.end());
     jd["workgroups"] = json::array(d.groups.begin(), d.groups.end());
     json::array bindings{json::object{{"binding", 0}, {"value", "@params"}, {"access", "read"}}};
-    for (size_t i = 0; i < d.values.size(); ++i)
-      bindings.push_back(json::object{
-          {"binding", i + 1}, {"value", d.values[i]}, {"access", "read_write"}, {"whole", true}});
+    for (size_t i = 0; i < d.values.size(); ++i) {
+      auto e = ks.entries.find(d.values[i]);
+      if (e == ks.entries.end()) {
+        bindings.push_back(json::object{
+            {"binding", i + 1}, {"value", d.values[i]}, {"access", "read_write"}, {"whole", true}});
+        continue;
+      }
+      const Binding& b = e->second;  // bound at the entry's offset at each dispatch
+      json::object jb{{"binding", i + 1},
+                      {"value", b.value},
+                      {"access", b.write ? "read_write" : "read"},
+                      {"entry", json::array(b.entry.begin(), b.entry.end())}};
+      if (!b.at.empty()) jb["at"] = b.at;
+      bindings.push_back(std::move(jb));
+    }
     jd["bindings"] = std::move(bindings);
     dispatches.push_back(std::move(jd));
   }
@@ -548,7 +551,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   manifest["graph"] = plan.graph;
   manifest["device"] = device.name;
   manifest["arena_bytes"] = plan.arena_bytes;
-  json::array values, errors;
+  json::array values;
   for (const ValueIn& v : plan.values)
     if (v.storage != "internal") values.push_back(value_json(v));
   for (const json::object& v : writer.scratch_values()) values.push_back(v);
@@ -559,16 +562,6 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                                     {"storage", "scratch"},
                                     {"bytes", v.bytes},
                                     {"shape", json::array{v.bytes}}});
-  for (const KernelShader& ks : shaders)
-    for (const auto& [code, message] : ks.errors)
-      errors.push_back(json::object{{"code", code}, {"kernel", code >> 8}, {"message", message}});
-  if (!errors.empty())  // the status buffer the shaders report run-time errors to
-    values.push_back(json::object{{"name", kStatusValue},
-                                  {"dtype", "u32"},
-                                  {"storage", "status"},
-                                  {"bytes", 8},
-                                  {"shape", json::array{2}}});
-  manifest["errors"] = std::move(errors);
   manifest["values"] = std::move(values);
   json::array kernels;
   std::vector<OutputFile> files;
@@ -592,7 +585,6 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
       if (!b.entry.empty()) jb["entry"] = json::array(b.entry.begin(), b.entry.end());
       if (!b.at.empty()) jb["at"] = b.at;
       bindings.push_back(std::move(jb));
-      if (b.value == kStatusValue) continue;
       const std::string& d = plan.value(b.value).dtype;
       storage16 = storage16 || d == "f16" || d == "bf16";
       storage8 = storage8 || d == "bool" || d == "f8";

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <utility>
 
-#include "embedded_div_f32.inc"  // kDivF32Glsl: plugins/vulkan/shaders/div_f32.glsl
 #include "openinfer/broadcast.hpp"
 #include "ops.hpp"
+#include "vulkan_shaders.hpp"
 
 namespace oi::glsl {
 
@@ -121,54 +121,13 @@ double oi_max(double a, double b) {
 }
 )";
 
+// After the Vulkan backend's half_formats.glsl (f32 <-> f16/bf16/f8 on the bits, one rounding
+// to nearest even, as plugin_api/include/openinfer/float_formats.hpp; no conversion mode of the
+// driver matters): an f32 value rounded to a narrow float and widened back exactly.
 const char* const kNarrowHelpers =
-    R"(// ops.md's f32 -> f16/bf16/f8 (sign, eb exponent bits, mb mantissa bits): nearest, ties to
-// even, overflow to inf, NaN keeps its payload's high bits with the quiet bit set; and back,
-// exactly (both as plugin_api/include/openinfer/float_formats.hpp, by integer code: no conversion mode of
-// the driver matters).
-uint oi_narrow(float f, int eb, int mb) {
-  const uint x = floatBitsToUint(f);
-  const uint sign = (x >> 31) << uint(eb + mb), e = (x >> 23) & 0xffu, m = x & 0x7fffffu;
-  const uint maxe = (1u << uint(eb)) - 1u, infb = maxe << uint(mb);
-  if (e == 0xffu)
-    return m == 0u ? (sign | infb) : (sign | infb | (m >> uint(23 - mb)) | (1u << uint(mb - 1)));
-  if (e == 0u && m == 0u) return sign;
-  int ex;
-  uint sig;
-  if (e == 0u) {
-    const int lead = findMSB(m);
-    sig = m << uint(23 - lead);
-    ex = -126 - (23 - lead);
-  } else {
-    sig = m | 0x800000u;
-    ex = int(e) - 127;
-  }
-  const int biased = ex + (1 << (eb - 1)) - 1;
-  if (biased >= int(maxe)) return sign | infb;
-  const int shift = biased < 1 ? 23 - mb + 1 - biased : 23 - mb;
-  if (shift > 24) return sign;
-  uint r = sig >> uint(shift);
-  const uint rest = sig & ((1u << uint(shift)) - 1u), tie = 1u << uint(shift - 1);
-  if (rest > tie || (rest == tie && (r & 1u) != 0u)) r += 1u;
-  if (biased < 1) return sign | r;
-  return sign | ((uint(biased - 1) << uint(mb)) + r);  // a carry moves into the exponent
-}
-float oi_widen(uint h, int eb, int mb) {
-  const uint sign = ((h >> uint(eb + mb)) & 1u) << 31, maxe = (1u << uint(eb)) - 1u;
-  const uint e = (h >> uint(mb)) & maxe, m = h & ((1u << uint(mb)) - 1u);
-  const int bias = (1 << (eb - 1)) - 1;
-  if (e == maxe) return uintBitsToFloat(sign | 0x7f800000u | (m << uint(23 - mb)));
-  if (e == 0u) {
-    if (m == 0u) return uintBitsToFloat(sign);
-    const int lead = findMSB(m), ex = 1 - bias - (mb - lead);
-    if (ex + 127 < 1) return uintBitsToFloat(sign | (m << uint(23 - mb + 127 - bias)));
-    return uintBitsToFloat(sign | (uint(ex + 127) << 23) | ((m << uint(23 - lead)) & 0x7fffffu));
-  }
-  return uintBitsToFloat(sign | (uint(int(e) - bias + 127) << 23) | (m << uint(23 - mb)));
-}
-float oi_round_f16(float f) { return oi_widen(oi_narrow(f, 5, 10), 5, 10); }
-float oi_round_bf16(float f) { return oi_widen(oi_narrow(f, 8, 7), 8, 7); }
-float oi_round_f8(float f) { return oi_widen(oi_narrow(f, 5, 2), 5, 2); }
+    R"(float oi_round_f16(float f) { return widen_float(narrow_float(f, 3u), 3u); }
+float oi_round_bf16(float f) { return widen_float(narrow_float(f, 4u), 4u); }
+float oi_round_f8(float f) { return widen_float(narrow_float(f, 13u), 13u); }
 #ifdef OI_HAS_DOUBLE
 // d rounded to f32 to odd (an inexact result gets an odd last bit): a second rounding to a
 // narrower float then equals one rounding of d (f64, or integers widened to f64).
@@ -259,7 +218,7 @@ void ShaderBuilder::set_entries() {
   }
   std::vector<Binding> out;
   for (const Binding& b : bindings) {
-    if (b.value == kStatusValue || !plan.value(b.value).is_table()) {
+    if (!plan.value(b.value).is_table()) {
       out.push_back(b);
       continue;
     }
@@ -276,7 +235,6 @@ void ShaderBuilder::set_entries() {
 
 bool ShaderBuilder::has_bits(int bits) const {
   for (const Binding& b : bindings) {
-    if (b.value == kStatusValue) continue;
     const std::string& d = plan.value(b.value).dtype;
     if ((bits == 16 && (d == "f16" || d == "bf16")) || (bits == 8 && (d == "bool" || d == "f8")))
       return true;
@@ -287,11 +245,12 @@ bool ShaderBuilder::has_bits(int bits) const {
 namespace {
 
 // The exponent and mantissa bits of the narrow floats, computed as f32.
+// A narrow float's code in half_formats.glsl (ew.comp's dtype codes).
 struct Narrow {
-  int eb, mb;
+  const char* code;
 };
 const Narrow* narrow_of(const std::string& dtype) {
-  static const Narrow f16{5, 10}, bf16{8, 7}, f8{5, 2};
+  static const Narrow f16{"3u"}, bf16{"4u"}, f8{"13u"};
   return dtype == "f16" ? &f16 : dtype == "bf16" ? &bf16 : dtype == "f8" ? &f8 : nullptr;
 }
 
@@ -317,15 +276,14 @@ std::string ShaderBuilder::compute_type(const std::string& name) const {
 }
 
 void ShaderBuilder::use_narrow_helpers() {
-  add_helper("narrow", kNarrowHelpers);
+  static const std::string text = shader_file("half_formats.glsl") + std::string(kNarrowHelpers);
+  add_helper("narrow", text);
 }
 
 std::string ShaderBuilder::load(const std::string& name, const std::string& index) const {
   const std::string& d = plan.value(name).dtype;
   const std::string e = buffer(name) + "[" + index + "]";
-  if (const Narrow* n = narrow_of(d))
-    return "oi_widen(uint(" + e + "), " + std::to_string(n->eb) + ", " + std::to_string(n->mb) +
-           ")";
+  if (const Narrow* n = narrow_of(d)) return "widen_float(uint(" + e + "), " + n->code + ")";
   if (d == "bool") return "(uint(" + e + ") != 0u)";
   type_of(name);
   return e;
@@ -336,8 +294,7 @@ std::string ShaderBuilder::store(const std::string& name, const std::string& ind
   const std::string& d = plan.value(name).dtype;
   const std::string e = buffer(name) + "[" + index + "] = ";
   if (const Narrow* n = narrow_of(d))
-    return e + storage_type(name) + "(oi_narrow(" + expr + ", " + std::to_string(n->eb) + ", " +
-           std::to_string(n->mb) + "));";
+    return e + storage_type(name) + "(narrow_float(" + expr + ", " + n->code + "));";
   if (d == "bool") return e + "uint8_t(" + expr + " ? 1u : 0u);";
   type_of(name);
   return e + expr + ";";
@@ -362,11 +319,6 @@ std::string ShaderBuilder::raw_type(const std::string& name) const {
   if (d == "f16" || d == "bf16") return "uint16_t";
   if (d == "bool" || d == "f8") return "uint8_t";
   return "uint";
-}
-
-std::string ShaderBuilder::raw_zero(const std::string& name) const {
-  const std::string t = raw_type(name);
-  return t == "uvec2" ? "uvec2(0u)" : t == "uint" ? "0u" : t + "(0u)";
 }
 
 void ShaderBuilder::bind(const std::string& name, bool read, bool write) {
@@ -467,17 +419,6 @@ void ShaderBuilder::use_math64(const OpIn& op) {
   add_helper("math64", math64_helpers_glsl());
 }
 
-std::string ShaderBuilder::fail(const std::string& message, const std::string& detail) {
-  if (errors_.empty())
-    bindings.push_back({static_cast<uint32_t>(bindings.size()), kStatusValue, true, true, {}, {}});
-  // Codes are unique over the manifest: the kernel id, then the error's number in the kernel.
-  const uint32_t code = (kernel.id << 8) | static_cast<uint32_t>(errors_.size() + 1);
-  if (errors_.size() >= 255)
-    unsupported("kernel " + std::to_string(kernel.id) + ": too many checks");
-  errors_.emplace_back(code, message);
-  return "oi_fail(" + u(code) + ", uint(" + detail + "));";
-}
-
 std::string ShaderBuilder::header(const std::string& kind) const {
   std::ostringstream h;
   h << "#version 450\n// Generated by the OpenInfer glsl emitter: kernel " << kernel.id << " ("
@@ -498,13 +439,6 @@ std::string ShaderBuilder::declarations() const {
   std::ostringstream d;
   if (double_) d << "#define OI_HAS_DOUBLE\n";
   for (const Binding& b : bindings) {
-    if (b.value == kStatusValue) {
-      d << "layout(std430, set = 0, binding = " << b.binding
-        << ") buffer BStatus { uint d[]; } oi_status;  // run-time errors\n"
-        << "void oi_fail(uint code, uint detail) {\n"
-        << "  if (atomicCompSwap(oi_status.d[0], 0u, code) == 0u) oi_status.d[1] = detail;\n}\n";
-      continue;
-    }
     const std::string qual = b.read && !b.write ? "readonly " : (!b.read ? "writeonly " : "");
     d << "layout(std430, set = 0, binding = " << b.binding << ") " << qual << "buffer B"
       << b.binding << " { " << (raw_bits_ ? raw_type(b.value) : storage_type(b.value))
@@ -516,11 +450,10 @@ std::string ShaderBuilder::declarations() const {
       const std::string& d = plan.value(name).dtype;
       return d == "f32" || d == "f64" || is_narrow_float(d);
     };
-    for (const Binding& b : bindings)
-      any_float = any_float || (b.value != kStatusValue && is_float(b.value));
+    for (const Binding& b : bindings) any_float = any_float || is_float(b.value);
     for (const OpIn& op : kernel.ops) any_float = any_float || is_float(op.output);
   }
-  if (any_float) d << kDivF32Glsl << kFloatHelpers;
+  if (any_float) d << shader_file("div_f32.glsl") << kFloatHelpers;
   if (any_float && double_) d << kDoubleHelpers;
   if (math_) d << math_helpers_glsl();
   if (math32_) d << math32_helpers_glsl();
@@ -555,7 +488,6 @@ KernelShader ShaderBuilder::grid(const std::string& kind, uint64_t n, const std:
   ks.workgroups = {std::min<uint64_t>((n + ls - 1) / ls, kMaxGroups), 1, 1};
   ks.bindings = bindings;
   ks.float64 = math_ || double_;
-  ks.errors = errors_;
   return ks;
 }
 

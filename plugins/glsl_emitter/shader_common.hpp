@@ -72,9 +72,8 @@ class ShaderBuilder {
   // Declares every buffer as uint: the kernel moves 32-bit words, bit for bit, whatever dtype.
   void use_raw_bits() { raw_bits_ = true; }
   // With raw bits: the GLSL word type of a value's elements ("uint"; "uvec2" for 8 bytes,
-  // "uint16_t" for f16, "uint8_t" for bool) and its zero.
+  // "uint16_t" for f16, "uint8_t" for bool).
   std::string raw_type(const std::string& name) const;
-  std::string raw_zero(const std::string& name) const;
   bool uses_float64() const { return math_ || double_; }
 
   // Elementwise access to f32/f64/i32/u32 and, through their storage types, the narrow floats
@@ -84,15 +83,11 @@ class ShaderBuilder {
   std::string load(const std::string& name, const std::string& index) const;
   std::string store(const std::string& name, const std::string& index,
                     const std::string& expr) const;
-  // GLSL of the exact narrow-float conversions (oi_narrow rounds f32 to nearest even as ops.md,
-  // oi_widen widens exactly, oi_round_f16/_bf16/_f8 do both, oi_odd_f32 rounds f64 to odd).
+  // GLSL of the exact narrow-float conversions: the Vulkan backend's half_formats.glsl
+  // (narrow_float rounds f32 to nearest even as ops.md, widen_float widens exactly), and
+  // oi_round_f16/_bf16/_f8 doing both, oi_odd_f32 rounding f64 to odd.
   void use_narrow_helpers();
   void need_f64(const std::string& what) { need_double(what); }  // shaderFloat64
-
-  // A run-time error: returns the GLSL statement that reports it (the first report of a step
-  // wins; the host stops after the step with `message`, "{value}" replaced by `detail`, an int
-  // expression). Binds the status buffer.
-  std::string fail(const std::string& message, const std::string& detail);
 
   // GLSL functions some op needs, written once after the declarations (keyed by `key`).
   void add_helper(const std::string& key, const std::string& text);
@@ -111,7 +106,6 @@ class ShaderBuilder {
   void set_entries();  // the table entries the ops name, on their bindings
   std::string storage_type(const std::string& name) const;
   bool has_bits(int bits) const;  // some buffer has 16- (8-)bit elements
-  std::vector<std::pair<uint32_t, std::string>> errors_;
   void need_double(const std::string& what);
   std::vector<std::pair<std::string, std::string>> helpers_;
   bool raw_bits_ = false;

@@ -93,10 +93,6 @@ uint oi_to_u32(double r) { return oi_isnan(r) || r <= 0.0LF ? 0u : r >= 42949672
 #endif
 )";
 
-bool is_arg_reduction(const std::string& op) {
-  return op == "argmax_axis" || op == "argmin_axis";
-}
-
 bool is_reduction_op(const std::string& op) {
   return op == "sum_axis" || op == "prod_axis" || op == "mean_axis" || op == "max_axis" ||
          op == "min_axis";
@@ -113,20 +109,8 @@ class KernelWriter {
     const OpIn& head = kernel_.ops.front();
     if (head.op == "matmul") return write_matmul();
     if (is_reduction_op(head.op)) return write_reduction();
-    if (is_arg_reduction(head.op)) return write_arg_reduction();
-    if (kernel_.kind == "op") {
-      const auto& ops = op_registry().ops;
-      auto it = ops.find(head.op);
-      if (it == ops.end() || kernel_.ops.size() != 1)
-        unsupported(op_where(head) +
-                    " cannot be expressed in GLSL yet (supported: " + supported_ops() + ")");
-      check_no_overlap(head);
-      std::set<std::string> tables;  // the op writers address a table by its name
-      for (const Binding& b : sb_.bindings)
-        if (!b.entry.empty() && !tables.insert(b.value).second)
-          unsupported(op_where(head) + ": two entries of table '" + b.value + "' in one op");
-      return it->second(sb_, head);
-    }
+    if (kernel_.kind == "op")  // single ops: the Vulkan backend's shaders (vulkan_kernels.hpp)
+      unsupported(op_where(head) + ": the emitter has no writer of its own for single ops");
     if (!is_elementwise_op(head.op))
       unsupported(op_where(head) +
                   " cannot be expressed in GLSL yet (supported: " + supported_ops() + ")");
@@ -134,21 +118,6 @@ class KernelWriter {
   }
 
  private:
-  // Invocations of a single op read other elements than they write: an output sharing bytes
-  // with an input would race.
-  void check_no_overlap(const OpIn& op) {
-    const ValueIn& y = plan_.value(op.output);
-    for (const std::string& in : op.inputs) {
-      const ValueIn& x = plan_.value(in);
-      const bool same = x.name == y.name;
-      const bool arena_overlap = x.storage == "arena" && y.storage == "arena" &&
-                                 x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes;
-      if (same || arena_overlap)
-        unsupported(op_where(op) + ": the output '" + y.name + "' shares memory with the input '" +
-                    x.name + "' (not supported for single ops)");
-    }
-  }
-
   std::string buffer(const std::string& name) { return sb_.buffer(name); }
   std::string type_of(const std::string& name) { return sb_.type_of(name); }
   std::string ctype(const std::string& name) { return sb_.compute_type(name); }
@@ -615,8 +584,9 @@ class KernelWriter {
     if (o == "prod_axis") combine = "acc * x";
     if (o == "max_axis") combine = f ? "oi_max(acc, x)" : "max(acc, x)";
     if (o == "min_axis") combine = f ? "oi_min(acc, x)" : "min(acc, x)";
-    body_ << "    for (uint r = " << u(first) << "; r < " << u(R) << "; ++r) { " << t
-          << " x = " << elem << "; acc = " << combine << "; }\n";
+    if (R > first)  // an empty axis has no loop: glslc -O crashes on one that never runs
+      body_ << "    for (uint r = " << u(first) << "; r < " << u(R) << "; ++r) { " << t
+            << " x = " << elem << "; acc = " << combine << "; }\n";
     if ((o == "sum_axis" || o == "mean_axis") && f) {
       // A sum that starts at +0.0 is never -0.0; a compiler that folds 0.0 + x into x (no
       // signed-zero guarantee) would give -0.0 for a slice of -0.0: cleared on the bits.
@@ -641,53 +611,6 @@ class KernelWriter {
     emit_ops(1, "i");
     emit_stores("i");
     return finish_grid("reduction");
-  }
-
-  // argmax_axis / argmin_axis: the index along `axis` as i64 (ties: the first, or the last with
-  // select_first=false; a NaN: the first NaN's index), one invocation per output element.
-  KernelShader write_arg_reduction() {
-    const OpIn& op = kernel_.ops.front();
-    if (kernel_.ops.size() != 1)
-      unsupported(op_where(op) + ": an epilogue after an arg reduction is not supported");
-    check_settings(op, {"axis", "keepdims", "select_first"});
-    if (op.inputs.size() != 1) invalid(op_where(op) + ": takes one input");
-    const ValueIn& in = plan_.value(op.inputs[0]);
-    const ValueIn& out = plan_.value(op.output);
-    if (out.dtype != "i64") invalid(op_where(op) + ": the output must be i64");
-    const std::string t = ctype(in.name);  // f16, bf16, f8 widened exactly to f32
-    if (t == "bool") unsupported(op_where(op) + " on bool is not supported");
-    if (is_narrow_float(in.dtype)) sb_.use_narrow_helpers();
-    const size_t rank = in.shape.size();
-    int64_t axis = sb_.int_setting(op, "axis", 0);
-    if (axis < 0) axis += static_cast<int64_t>(rank);
-    if (axis < 0 || axis >= static_cast<int64_t>(std::max<size_t>(rank, 1)))
-      invalid(op_where(op) + ": axis out of range");
-    const auto ax = static_cast<size_t>(axis);
-    const uint64_t R = rank ? in.shape[ax] : 1, inner = product(in.shape, ax + 1);
-    if (R == 0) invalid(op_where(op) + ": over an empty axis");
-    const uint64_t n = product(in.shape) / R;
-    if (product(out.shape) != n) invalid(op_where(op) + ": the output has another shape");
-    check_count(product(in.shape), "element count");
-    bool first = true;
-    if (const json::value* sf = setting(op, "select_first")) {
-      if (!sf->is_bool()) invalid(op_where(op) + ": select_first must be a boolean");
-      first = sf->as_bool();
-    }
-    const bool f = is_float_type(t);
-    if (f) sb_.add_helper("cast", kCastHelpers);
-    const std::string better = op.op == "argmax_axis" ? ">" : "<";
-    buffer(in.name);  // its binding
-    body_ << "    const uint base = (i / " << u(inner) << ") * " << u(R * inner) << " + i % "
-          << u(inner) << ";\n"
-          << "    " << t << " best = " << sb_.load(in.name, "base") << ";\n    uint at = 0u;\n"
-          << "    bool nan = " << (f ? "oi_isnan(best)" : "false") << ";\n"
-          << "    for (uint r = 1u; r < " << u(R) << " && !nan; ++r) {\n"
-          << "      const " << t << " x = " << sb_.load(in.name, "base + r * " + u(inner)) << ";\n";
-    if (f) body_ << "      if (oi_isnan(x)) { at = r; nan = true; continue; }\n";
-    body_ << "      if (x " << better << " best" << (first ? "" : " || x == best")
-          << ") { best = x; at = r; }\n    }\n"
-          << "    " << buffer(out.name) << "[i] = uvec2(at, 0u);\n";
-    return sb_.grid(op.op, n, body_.str());
   }
 
   const PlanIn& plan_;

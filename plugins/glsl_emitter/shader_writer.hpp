@@ -1,11 +1,13 @@
 // One `#version 450` compute shader per plan kernel: fused elementwise chains (numpy
 // broadcasting), matmul through shared-memory tiles, reductions over axes, each with its
-// elementwise epilogue (here), and single ops written by the op families (ops.hpp). Sizes are
-// baked in as constants: the plan's shapes are static.
+// elementwise epilogue (here). Sizes are baked in as constants: the plan's shapes are static.
+// Single ops (and arg reductions) have no writer here: they run the Vulkan backend's shaders
+// (vulkan_kernels.hpp).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -73,19 +75,16 @@ struct KernelShader {
   std::vector<RopeTable> rope_tables;
   std::vector<ScratchValue> scratch;
   std::vector<std::pair<std::string, std::string>> copies;
+  // The table entries among the dispatches' values (by their text, "W[b]"): the host program
+  // binds the entry at each dispatch.
+  std::map<std::string, Binding> entries;
   bool recorded = false;  // through the Vulkan backend's kernels (even with no dispatch)
   std::string glsl;
   std::array<uint32_t, 3> local_size{1, 1, 1};
   std::array<uint64_t, 3> workgroups{0, 0, 0};  // 0 in any: nothing to dispatch
   std::vector<Binding> bindings;
   bool float64 = false;  // uses f64 arithmetic: the device must enable shaderFloat64
-  // Run-time errors the shader may report through the status buffer: code and message, where
-  // "{value}" stands for the reported detail (an i32).
-  std::vector<std::pair<uint32_t, std::string>> errors;
 };
-
-// The value name of the status buffer (two u32 words: the first error's code, its detail).
-inline constexpr const char* kStatusValue = "@status";
 
 // Throws UNIMPLEMENTED naming the op, dtype or setting it cannot express.
 KernelShader write_kernel_shader(const PlanIn& plan, const DeviceIn& device,

@@ -186,11 +186,22 @@ class KernelRecorder {
     return name;
   }
 
-  Place place(const std::string& text, const OpIn& op) {
+  // `at`: the use's source position, `write`: the op writes it (for a table entry).
+  Place place(const std::string& text, const OpIn& op, const std::string& at, bool write) {
     const ValueRef ref = parse_ref(text);
-    if (!ref.index.empty() || ref.all)
-      unsupported(op_where(op) + ": table entries ('" + text +
-                  "') in kernels of the Vulkan backend's shaders are not supported yet");
+    if (!ref.index.empty()) {
+      // A table entry: a buffer of its own to the kernels, which the host program binds to
+      // the entry the index terms select at each dispatch (so at offset 0 here).
+      const ValueIn& v = plan_.value(text);  // checks the index count, refuses windows
+      handle(text, std::max<uint64_t>(value_bytes(v), 4), false);
+      Binding& b = out_.entries[text];
+      b.value = ref.name;
+      b.entry = ref.index;
+      if (b.at.empty()) b.at = at;
+      b.read = b.read || !write;
+      b.write = b.write || write;
+      return {text, 0, v.entry_bytes};
+    }
     const ValueIn& v = plan_.value(ref.name);
     if (v.is_table()) unsupported(op_where(op) + ": table '" + v.name + "' as a whole operand");
     if (v.storage == "internal") {
@@ -240,12 +251,14 @@ class KernelRecorder {
     const std::string where = op_where(op);
     std::vector<Place> in_places;
     std::vector<uint32_t> in_tags;
-    for (const std::string& in : op.inputs) {
-      in_places.push_back(place(in, op));
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const std::string& in = op.inputs[i];
+      in_places.push_back(
+          place(in, op, i < op.inputs_at.size() ? op.inputs_at[i] : std::string(), false));
       in_tags.push_back(tag_of(plan_.value(parse_ref(in).name).dtype, where));
     }
     const ValueIn& out_value = plan_.value(parse_ref(op.output).name);
-    const Place out_place = place(op.output, op);
+    const Place out_place = place(op.output, op, op.output_at, true);
     const uint32_t out_tag = tag_of(out_value.dtype, where);
 
     // The mode: acc= accumulates; an output sharing memory with an input runs in place when
@@ -313,6 +326,8 @@ class KernelRecorder {
     }
     if (op.op == "rope") add_rope_table(op);
     if (staged) {
+      if (!parse_ref(op.output).index.empty())
+        unsupported(where + ": a table entry as the output sharing memory with an input");
       if (out_value.storage == "internal")
         unsupported(where + ": an internal output sharing memory with an input");
       out_.copies.emplace_back(target.buffer, out_value.name);

@@ -53,6 +53,12 @@ const ShaderVariant* shader_variant(const std::string& name) {
   return it == variants().end() ? nullptr : &it->second;
 }
 
+const char* shader_file(const std::string& name) {
+  const char* text = file_text(name);
+  if (text == nullptr) invalid("the Vulkan backend has no shader source '" + name + "'");
+  return text;
+}
+
 std::vector<std::pair<std::string, std::string>> shader_sources(const std::string& source) {
   std::vector<std::pair<std::string, std::string>> out;
   std::set<std::string> seen;
@@ -61,8 +67,7 @@ std::vector<std::pair<std::string, std::string>> shader_sources(const std::strin
     const std::string name = pending.back();
     pending.pop_back();
     if (!seen.insert(name).second) continue;
-    const char* text = file_text(name);
-    if (text == nullptr) invalid("the Vulkan backend has no shader source '" + name + "'");
+    const char* text = shader_file(name);
     out.emplace_back(name, text);
     std::istringstream lines(text);
     std::string line;

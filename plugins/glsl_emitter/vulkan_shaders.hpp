@@ -17,6 +17,10 @@ struct ShaderVariant {
 // The variant `name`, or null when the backend lists none of that name.
 const ShaderVariant* shader_variant(const std::string& name);
 
+// The text of one of the backend's shader files ("div_f32.glsl"), its #include lines as they
+// are; throws where there is none of that name.
+const char* shader_file(const std::string& name);
+
 // A source and the .glsl files it includes, recursively: (file name, text).
 std::vector<std::pair<std::string, std::string>> shader_sources(const std::string& source);
 

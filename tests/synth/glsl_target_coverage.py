@@ -17,7 +17,9 @@ ulp). A batch that fails to synthesize, compile or run is split until the failin
 
 --per-op N keeps the first N kernels (op, dtypes, mode) of each op (the CI subset). Cases with
 an f64 operand are left out (and counted apart) for a device description whose features.fp64
-is false. Prints one line per failing kernel and the first problem, then per mode
+is false, and so are kernels the target refuses naming a feature the description turns off
+(features.int64 false: the Vulkan backend's kernel needs shaderInt64). Prints one line per
+failing kernel and the first problem, then per mode
 "normal N/M, in place N/M, accumulate N/M". Exits 1 when a kernel fails (with
 --allow-invalid, not for graphs the validator refuses: the script's graph, not the target).
 """
@@ -26,6 +28,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -219,11 +222,29 @@ def main():
     if not args.work and not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 
+    # A kernel the target refuses naming a feature the description turns off (the Vulkan
+    # backend's kernel needs shaderInt64 or shaderFloat64: "(features.int64 false)") is left
+    # out as a device limit, not counted as a failure.
+    features = device.get("features", {})
+    off = {k for k in ("fp64", "int64") if features.get(k, features.get("fp64")) is False}
+    limited = {i for i, c in cases if (results.get(i) or "").startswith("synth:") and
+               any(f"(features.{k} false)" in results[i] for k in off)}
+    limited_kernels = {ctc.key_text(c) for i, c in cases if i in limited}
+    all_cases = cases
+    cases = [(i, c) for i, c in cases if i not in limited]
     bad, totals = ctc.report(cases, results, args.by_op, limit=300)
     print(f"device {device['device'].get('name', args.device)}: " + ", ".join(totals))
     if aside:
         print(f"{len({ctc.key_text(c) for _, c in aside})} kernels with f64 operands left out "
               "(features.fp64 false)")
+    if limited_kernels:
+        for k in sorted(off):
+            ops = sorted({c["op"] for i, c in all_cases if i in limited and
+                          f"(features.{k} false)" in results[i]})
+            if ops:
+                print(f"left out as device limits (features.{k} false): " + ", ".join(ops))
+        print(f"{len(limited_kernels)} kernels left out as device limits (the target names the "
+              "feature the description turns off)")
     invalid = {k for k, p in bad.items() if p.startswith("synth: graph.oi:")}
     if invalid:
         print(f"{len(invalid)} kernels fail in the graph the script writes (the validator's "

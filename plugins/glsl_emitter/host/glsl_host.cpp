@@ -759,21 +759,25 @@ class Runner {
     for (const KernelBinding& b : k.bindings)
       lb.push_back({b.binding, descriptor_type(b), 1, vk::ShaderStageFlagBits::eCompute});
     // The Vulkan backend's shaders share one layout (binding 0 the params, then the data
-    // bindings, as the backend's) and a pipeline per (module, specialization constants).
-    if (shared && !vk_set_layout_) {
+    // bindings, as the backend's) and a pipeline per (module, specialization constants); one
+    // binding a table entry (a dynamic storage buffer) takes a layout and pipeline of its own.
+    const bool entries = std::any_of(k.bindings.begin(), k.bindings.end(),
+                                     [](const KernelBinding& b) { return !b.entry.empty(); });
+    const bool common = shared && !entries;
+    if (common && !vk_set_layout_) {
       vk_set_layout_ = device_->createDescriptorSetLayoutUnique(
           {{}, static_cast<uint32_t>(lb.size()), lb.data()});
       vk_layout_ = device_->createPipelineLayoutUnique({{}, 1, &*vk_set_layout_});
     }
-    if (!shared) {
+    if (!common) {
       k.set_layout = device_->createDescriptorSetLayoutUnique(
           {{}, static_cast<uint32_t>(lb.size()), lb.data()});
       k.layout = device_->createPipelineLayoutUnique({{}, 1, &*k.set_layout});
     }
-    const vk::DescriptorSetLayout set_layout = shared ? *vk_set_layout_ : *k.set_layout;
-    k.shared_layout = shared ? *vk_layout_ : *k.layout;
+    const vk::DescriptorSetLayout set_layout = common ? *vk_set_layout_ : *k.set_layout;
+    k.shared_layout = common ? *vk_layout_ : *k.layout;
     const auto key = std::make_pair(k.spv, k.spec);
-    if (auto it = vk_pipelines_.find(key); shared && it != vk_pipelines_.end()) {
+    if (auto it = vk_pipelines_.find(key); common && it != vk_pipelines_.end()) {
       k.shared_pipeline = *it->second;
     } else {
       const std::vector<uint32_t> words = read_spirv(k.spv);
@@ -793,7 +797,7 @@ class Runner {
       if (result.result != vk::Result::eSuccess)
         device_error("cannot create the pipeline of " + k.spv);
       k.shared_pipeline = *result.value;
-      if (shared)
+      if (common)
         vk_pipelines_[key] = std::move(result.value);
       else
         k.pipeline = std::move(result.value);
@@ -1009,7 +1013,7 @@ class Runner {
 
   // A growing table's capacity doubles until it holds `need` along the growing index: the
   // recorded work runs first, the entries move to a new buffer (zeros after them) and every
-  // kernel binding the table gets the new buffer.
+  // kernel (and recorded dispatch) binding the table gets the new buffer.
   void grow(Value& v, uint64_t need) {
     uint64_t cap = v.capacity;
     while (cap < need) cap *= 2;
@@ -1035,12 +1039,17 @@ class Runner {
       barrier();
       submit_and_wait();
     }
-    for (Kernel& k : kernels_)
+    const auto rebind = [&](Kernel& k) {
       for (const KernelBinding& b : k.bindings)
         if (b.value == v.name) {
           write_descriptors(k);
           break;
         }
+    };
+    for (Kernel& k : kernels_) {
+      rebind(k);
+      for (Kernel& sub : k.subs) rebind(sub);  // recorded dispatches binding one of its entries
+    }
   }
 
   // The regions of a copy side: whole values one region; table entries (ranges "a..b"
@@ -1376,7 +1385,8 @@ class Runner {
   // A kernel of the Vulkan backend's shaders, as the backend runs it: gather's indices checked
   // first, then each dispatch with a barrier after it, then the copies of a result computed
   // into scratch.
-  void run_recorded(Kernel& k) {
+  void run_recorded(Kernel& k, const std::map<std::string, int64_t>& indices,
+                    const std::string& where) {
     for (const json::object& c : k.checks) check_indices(c);
     for (const std::string& z : k.zero) zero(value(z));
     if (!k.zero.empty()) barrier();
@@ -1384,8 +1394,11 @@ class Runner {
     if (!k.rope_tables.empty()) barrier();
     for (Kernel& sub : k.subs) {
       if (sub.groups[0] == 0 || sub.groups[1] == 0 || sub.groups[2] == 0) continue;
+      // First: finding an entry may record copies or submit (the pipeline bound after).
+      const std::vector<uint32_t> offsets = entry_offsets(sub, indices, where);
       cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, sub.shared_pipeline);
-      cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, sub.shared_layout, 0, sub.set, {});
+      cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, sub.shared_layout, 0, sub.set,
+                               offsets);
       cmd_->dispatch(static_cast<uint32_t>(sub.groups[0]), static_cast<uint32_t>(sub.groups[1]),
                      static_cast<uint32_t>(sub.groups[2]));
       barrier();
@@ -1501,30 +1514,35 @@ class Runner {
     run_steps(it->second, indices);
   }
 
+  // The offsets of a kernel's table entries, in binding order (its dynamic descriptors).
+  std::vector<uint32_t> entry_offsets(const Kernel& k,
+                                      const std::map<std::string, int64_t>& indices,
+                                      const std::string& where) {
+    std::vector<uint32_t> offsets;
+    for (const KernelBinding& b : k.bindings) {
+      if (b.entry.empty()) continue;
+      Value& v = mutable_value(b.value);
+      std::vector<int64_t> idx;
+      for (const std::string& t : b.entry) idx.push_back(term(t, indices));
+      const uint64_t e = entry_number(v, idx, b.at.empty() ? where : b.at, b.write);
+      offsets.push_back(static_cast<uint32_t>(e * v.stride));
+    }
+    return offsets;
+  }
+
   // Returns false when a `return` ended the block.
   bool run_steps(const json::array& steps, std::map<std::string, int64_t>& indices) {
     for (const json::value& s : steps) {
       const std::string op(s.at("op").as_string());
       if (op == "dispatch") {
         Kernel& k = kernels_.at(s.at("kernel").to_number<size_t>());
+        const std::string where = "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>());
         if (k.recorded) {
-          run_recorded(k);
+          run_recorded(k, indices, where);
           continue;
         }
         if (k.groups[0] == 0 || k.groups[1] == 0 || k.groups[2] == 0) continue;
-        std::vector<uint32_t> offsets;  // of the table entries, in binding order
-        for (const KernelBinding& b : k.bindings) {
-          if (b.entry.empty()) continue;
-          Value& v = mutable_value(b.value);
-          std::vector<int64_t> idx;
-          for (const std::string& t : b.entry) idx.push_back(term(t, indices));
-          const uint64_t e = entry_number(
-              v, idx,
-              b.at.empty() ? "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>())
-                           : b.at,
-              b.write);
-          offsets.push_back(static_cast<uint32_t>(e * v.stride));
-        }
+        const std::vector<uint32_t> offsets = entry_offsets(k, indices, where);
         cmd_->bindPipeline(vk::PipelineBindPoint::eCompute, *k.pipeline);
         cmd_->bindDescriptorSets(vk::PipelineBindPoint::eCompute, *k.layout, 0, k.set, offsets);
         cmd_->dispatch(static_cast<uint32_t>(k.groups[0]), static_cast<uint32_t>(k.groups[1]),

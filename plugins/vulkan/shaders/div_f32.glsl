@@ -1,28 +1,33 @@
-// IEEE f32 division on bit patterns, for drivers that divide as a * rcp(b) and flush subnormal
-// operands (NVIDIA): 0 / subnormal would be 0 / 0 = NaN and subnormal / -0 NaN instead of -inf,
-// and rcp(b) of |b| > 2^126 is flushed to 0. Here the operands are split exactly, with integer
-// code, into sign, exponent and a significand in [1, 2); the significands are divided (a safe
-// range for any reciprocal), the quotient refined once with its residual, and scaled by powers
-// of two so that at most one rounding lands in the subnormal range. Specials as IEEE: NaN in,
-// NaN out; x / 0 = inf; 0 / 0, inf / inf = NaN; finite / inf = 0; zeros and infs signed.
+// IEEE f32 division on bit patterns, exactly rounded on any device: drivers may divide as
+// a * rcp(b), flush subnormal operands (NVIDIA: 0 / subnormal would be 0 / 0 = NaN), and may
+// split fma() into a multiply and an add (Vulkan allows it; lavapipe does), so no float
+// arithmetic is trusted: the significands are divided by integer long division (26 quotient
+// bits and a sticky bit) and rounded to nearest even once, into the normal or subnormal range.
+// Specials as IEEE: NaN in, NaN out; x / 0 = inf; 0 / 0, inf / inf = NaN; finite / inf = 0;
+// zeros and infs signed.
 #ifndef OPENINFER_DIV_F32_GLSL
 #define OPENINFER_DIV_F32_GLSL
 
 // 2^k for k in [-126, 127], built from bits (exact).
 float pow2_f32(int k) { return uintBitsToFloat(uint(k + 127) << 23); }
 
-// The significand of a finite nonzero magnitude `m` (bits, no sign) in [1, 2) as a float, its
-// exponent in `e`; subnormals are normalized first.
-float split_f32(uint m, out int e) {
+// The 24-bit significand of a finite nonzero magnitude `m` (bits, no sign), in [2^23, 2^24),
+// its exponent in `e`; subnormals are normalized first.
+uint significand_f32(uint m, out int e) {
   uint field = m >> 23, frac = m & 0x7fffffu;
   if (field == 0u) {  // subnormal: frac != 0
-    int shift = 23 - findMSB(frac);
-    frac = (frac << uint(shift)) & 0x7fffffu;
+    const int shift = 23 - findMSB(frac);
     e = -126 - shift;
-  } else {
-    e = int(field) - 127;
+    return frac << uint(shift);
   }
-  return uintBitsToFloat(0x3f800000u | frac);
+  e = int(field) - 127;
+  return 0x800000u | frac;
+}
+
+// The significand of a finite nonzero magnitude `m` (bits, no sign) in [1, 2) as a float, its
+// exponent in `e`.
+float split_f32(uint m, out int e) {
+  return uintBitsToFloat(0x3f800000u | (significand_f32(m, e) & 0x7fffffu));
 }
 
 uint div_f32_bits(uint a, uint b) {
@@ -35,17 +40,35 @@ uint div_f32_bits(uint a, uint b) {
   if (mb == 0u) return ma == 0u ? 0x7fc00000u : sign | 0x7f800000u;
   if (ma == 0u) return sign;
   int ea, eb;
-  const float sa = split_f32(ma, ea), sb = split_f32(mb, eb);
-  float q = sa / sb;  // in (0.5, 2)
-  q = fma(fma(-q, sb, sa), 1.0 / sb, q);
-  const int e = ea - eb;
-  if (e > 128) return sign | 0x7f800000u;  // q * 2^e >= 2^128
-  if (e < -150) return sign;               // q * 2^e < 2^-150: rounds to 0
-  // q * 2^e1 is exact and normal; the one rounding comes with 2^e2 (e2 in [-50, 1]).
-  const int e1 = clamp(e, -100, 127), e2 = e - e1;
-  precise float r = q * pow2_f32(e1);
-  r = r * pow2_f32(e2);
-  return sign | floatBitsToUint(r);
+  uint r = significand_f32(ma, ea);
+  const uint d = significand_f32(mb, eb);
+  int e = ea - eb;
+  if (r < d) {  // the quotient's leading bit at 2^e
+    r <<= 1;
+    e -= 1;
+  }
+  // q: 26 bits of r / d in [1, 2) (1 integer bit, 23 fraction bits, 2 more); r < 2d < 2^25.
+  uint q = 0u;
+  for (int i = 0; i < 26; ++i) {
+    q <<= 1;
+    if (r >= d) {
+      r -= d;
+      q |= 1u;
+    }
+    r <<= 1;
+  }
+  const bool sticky = r != 0u;
+  const int biased = e + 127;
+  if (biased >= 255) return sign | 0x7f800000u;
+  // The bits below the result's last place: 2, and more for a subnormal result.
+  const int shift = 2 + max(1 - biased, 0);
+  if (shift > 26) return sign;  // below half the smallest subnormal
+  uint mant = q >> uint(shift);
+  const uint rest = q & ((1u << uint(shift)) - 1u), halfway = 1u << uint(shift - 1);
+  if (rest > halfway || (rest == halfway && (sticky || (mant & 1u) != 0u))) mant += 1u;
+  // A normal result's implicit bit carries into the exponent field (as does rounding up to the
+  // next binade or to inf).
+  return sign | ((biased >= 1 ? uint(biased - 1) << 23 : 0u) + mant);
 }
 
 #endif

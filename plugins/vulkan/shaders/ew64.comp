@@ -330,8 +330,7 @@ uvec2 cast_value(uvec2 x) {
 // libm gives them.
 uvec2 math_op(uvec2 x, uvec2 z, uvec2 w) {
   if (OP == OP_FMA) {
-    precise double r = fma(f64_of(x), f64_of(z), f64_of(w));  // one rounding
-    return from_f64(r);
+    return from_f64(fma_any_f64(f64_of(x), f64_of(z), f64_of(w)));  // one rounding
   }
 #if defined(MATH_FULL)
   if (OP == OP_POW) return pow_full_f64(x, z);  // pow(NaN, 0) = 1: its own NaN rules

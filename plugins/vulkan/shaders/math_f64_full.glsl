@@ -27,28 +27,11 @@ bool is_nan_word_pair(uvec2 v) {
 }
 
 // ---- double-double arithmetic: a value as hi + lo (dvec2), |lo| <= ulp(hi) / 2 ----
-dvec2 dd_two_sum(double a, double b) {  // a + b exactly
-  precise double s = a + b;
-  precise double bv = s - a;
-  precise double err = (a - (s - bv)) + (b - bv);
-  return dvec2(s, err);
-}
+// (dd_two_sum, dd_split and dd_two_prod: wide_floats.glsl)
 dvec2 dd_fast_two_sum(double a, double b) {  // a + b exactly where |a| >= |b|
   precise double s = a + b;
   precise double err = b - (s - a);
   return dvec2(s, err);
-}
-dvec2 dd_split(double a) {  // two halves of at most 26 bits (|a| < 2^996)
-  precise double big = a * 134217729.0LF;  // 2^27 + 1
-  precise double hi = big - (big - a);
-  precise double lo = a - hi;
-  return dvec2(hi, lo);
-}
-dvec2 dd_two_prod(double a, double b) {  // a * b exactly (barring underflow)
-  const dvec2 x = dd_split(a), y = dd_split(b);
-  precise double p = a * b;
-  precise double err = ((x.x * y.x - p) + x.x * y.y + x.y * y.x) + x.y * y.y;
-  return dvec2(p, err);
 }
 dvec2 dd_mul(dvec2 a, dvec2 b) {
   precise dvec2 p = dd_two_prod(a.x, b.x);

@@ -122,7 +122,8 @@ void main() {
         mean += s1 / real(n);
         q -= s1 * s1 / real(n);
       }
-      const real var = max(q, real(0.0)) / real(n);
+      // A NaN in the row makes every result NaN (as the CPU backend): max() may drop it.
+      const real var = is_nan(q) ? q : max(q, real(0.0)) / real(n);
       const real inv = inv_sqrt_r(var + epsilon());
       for (uint k = t; k < n; k += 256u) {
         real v = (LOAD(x, xb + k * inner) - mean) * inv * LOAD(sc, p[5] + k);

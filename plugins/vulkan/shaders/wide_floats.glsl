@@ -57,6 +57,57 @@ double sqrt_residual(double x, double r) {
   return residual;
 }
 
+// Exact sums and products as hi + lo (dvec2), with no fma (a driver's need not be fused).
+dvec2 dd_two_sum(double a, double b) {  // a + b exactly
+  precise double s = a + b;
+  precise double bv = s - a;
+  precise double err = (a - (s - bv)) + (b - bv);
+  return dvec2(s, err);
+}
+dvec2 dd_split(double a) {  // two halves of at most 26 bits (|a| < 2^996)
+  precise double big = a * 134217729.0LF;  // 2^27 + 1
+  precise double hi = big - (big - a);
+  precise double lo = a - hi;
+  return dvec2(hi, lo);
+}
+dvec2 dd_two_prod(double a, double b) {  // a * b exactly (barring underflow)
+  const dvec2 x = dd_split(a), y = dd_split(b);
+  precise double p = a * b;
+  precise double err = ((x.x * y.x - p) + x.x * y.y + x.y * y.x) + x.y * y.y;
+  return dvec2(p, err);
+}
+// fma(a, b, c) rounded once on any driver (Vulkan lets a driver's fma round twice): the exact
+// product and sum as double-doubles, the low parts added rounding to odd, then one rounding to
+// nearest (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums", 2008). Where the
+// product's exponent leaves that safe range (an operand subnormal, |a| or |b| >= 2^990, the
+// product below 2^-900 or above 2^1000) and for inf and NaN it is a * b + c as the driver
+// computes it.
+double fma_any_f64(double a, double b, double c) {
+  const int ea = int((unpackDouble2x32(a).y >> 20) & 0x7ffu);
+  const int eb = int((unpackDouble2x32(b).y >> 20) & 0x7ffu);
+  const int e = ea + eb - 2046;
+  if (ea == 0 || eb == 0 || ea > 2013 || eb > 2013 || e < -900 || e > 1000 || is_nan_f64(c) ||
+      is_inf_f64(c)) {
+    precise double r = a * b + c;
+    return r;
+  }
+  const dvec2 u = dd_two_prod(a, b);
+  const dvec2 t = dd_two_sum(c, u.x);
+  const dvec2 v = dd_two_sum(t.y, u.y);
+  uvec2 w = unpackDouble2x32(v.x);
+  if (v.y != 0.0LF && (w.x & 1u) == 0u) {  // inexact: to the odd neighbour, toward v.y
+    if ((v.x > 0.0LF) == (v.y > 0.0LF)) {
+      w.x += 1u;
+      if (w.x == 0u) w.y += 1u;
+    } else {
+      if (w.x == 0u) w.y -= 1u;
+      w.x -= 1u;
+    }
+  }
+  precise double r = t.x + packDouble2x32(w);
+  return r;
+}
+
 // The neighbours of a positive finite double.
 double next_up_f64(double v) {
   uvec2 w = unpackDouble2x32(v);
