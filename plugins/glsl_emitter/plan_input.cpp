@@ -152,6 +152,9 @@ ValueIn read_value(const json::object& o) {
     if (const json::value* b = o.if_contains("bound"); b && b->is_array()) {
       for (const json::value& e : b->as_array())
         v.bound.push_back(e.is_null() ? 0 : to_u64(e, where + " bound"));
+    } else if (const json::value* x = o.if_contains("extents"); x && x->is_array()) {
+      // a prefix table of several indices: the model's entries span these extents
+      for (const json::value& e : x->as_array()) v.bound.push_back(to_u64(e, where + " extents"));
     } else if (sized && v.indices.size() == 1) {
       v.bound.push_back(to_u64(*entries, where + " entries"));
     }
@@ -172,10 +175,11 @@ ValueIn read_value(const json::object& o) {
     if (const json::value* p = o.if_contains("pattern"); p && p->is_string())
       v.pattern = std::string(p->as_string());
     if (v.storage == "runtime") v.storage = "persistent";
+    // A volatile prefix table holds the model's entries at every step and no node writes it
+    // (dsl.md): a constant one.
+    if (v.storage == "step" && sized) v.storage = "constant";
     if (v.storage != "constant" && v.storage != "persistent")
       unsupported(where + ": a table of " + v.storage + " memory");
-    if (v.storage == "constant" && v.indices.size() != 1)
-      unsupported(where + ": a constant table of several indices");
   } else if (v.storage == "runtime") {
     unsupported(where + ": values sized at run time are not supported");
   }

@@ -375,7 +375,10 @@ class Runner {
             if (v.bound[i] == 0) v.growing = static_cast<int>(i);
           v.bytes = o.at("entry_bytes").to_number<uint64_t>();
           if (auto* p = o.if_contains("pattern")) v.pattern = std::string(p->as_string());
-          if (v.pattern.empty()) v.pattern = v.link + ".{" + v.indices[0] + "}";
+          if (v.pattern.empty()) {  // dsl.md: NAME.{i}.{j}..., the indices in order
+            v.pattern = v.link;
+            for (const std::string& i : v.indices) v.pattern += ".{" + i + "}";
+          }
         }
         if (v.init) {
           std::vector<uint8_t> e = init_element(v);
@@ -835,6 +838,36 @@ class Runner {
     return bound(json::value(t), indices);
   }
 
+  // A prefix table's entry as the simulator checks it (core/src/exec/memory.cpp): a negative
+  // index, then the model tensor its pattern names (the plan's extents are the entries the
+  // model has, so an index past them names a tensor the model lacks).
+  void check_prefix_entry(const Value& v, const std::vector<int64_t>& idx, const std::string& where,
+                          const std::string& text) const {
+    bool inside = true;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] < 0)
+        input_error(where + ": prefix table '" + v.name + "': index " + v.indices[i] + " = " +
+                    std::to_string(idx[i]) + " is negative");
+      inside = inside && static_cast<uint64_t>(idx[i]) < v.bound[i];
+    }
+    if (inside) return;  // within the extents: available or not, entry_number says
+    std::string name = v.pattern;
+    for (size_t i = 0; i < idx.size(); ++i) name = substitute(name, v.indices[i], idx[i]);
+    if (model_.tensors.count(name) == 0)
+      input_error(where + ": prefix table entry " + text + " is model tensor '" + name +
+                  "', which model '" + opt_.model + "' lacks");
+    input_error(where + ": table entry '" + text + "' is unavailable (model tensor '" + name +
+                "' is not " + v.dtype + shape_text(v.shape) + ")");
+  }
+
+  // `pattern` with every {index} replaced by `value`.
+  static std::string substitute(std::string pattern, const std::string& index, int64_t value) {
+    const std::string key = "{" + index + "}", text = std::to_string(value);
+    for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at))
+      pattern.replace(at, key.size(), text), at += text.size();
+    return pattern;
+  }
+
   // The simulator's checks of an index against 0 and the @fixed bounds.
   static void check_index(const Value& v, const std::vector<int64_t>& idx,
                           const std::string& where) {
@@ -981,6 +1014,7 @@ class Runner {
     std::string text = v.name + "[";
     for (size_t i = 0; i < idx.size(); ++i) text += (i ? ", " : "") + std::to_string(idx[i]);
     text += "]";
+    if (v.storage == "constant") check_prefix_entry(v, idx, where, text);
     check_index(v, idx, where);
     if (write && v.storage == "persistent") {
       const uint64_t e = entry_of(v, idx);
@@ -1259,11 +1293,15 @@ class Runner {
     }
   }
 
+  // The model tensor of entry e (row-major over the bounds): each {index} of the pattern
+  // replaced by its value.
   static std::string entry_tensor(const Value& v, uint64_t e) {
     std::string name = v.pattern;
-    const std::string key = "{" + v.indices[0] + "}";
-    if (const size_t at = name.find(key); at != std::string::npos)
-      name.replace(at, key.size(), std::to_string(e));
+    for (size_t i = v.indices.size(); i-- > 0;) {
+      const uint64_t b = v.bound[i] ? v.bound[i] : 1;
+      name = substitute(name, v.indices[i], static_cast<int64_t>(e % b));
+      e /= b;
+    }
     return name;
   }
 
