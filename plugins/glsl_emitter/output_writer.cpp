@@ -66,7 +66,7 @@ class ManifestWriter {
       return true;
     };
     // The index terms of one side (empty for a whole value) and its bytes (0: known at run time).
-    auto side = [&](const ValueRef& r, const std::string& text, bool write, uint64_t& bytes,
+    auto side = [&](const ValueRef& r, const std::string& text, uint64_t& bytes,
                     std::vector<std::string>& terms) -> const ValueIn& {
       auto it = plan_.value_index.find(r.name);
       if (it == plan_.value_index.end())
@@ -92,8 +92,6 @@ class ManifestWriter {
       for (const std::string& term : terms) {
         const size_t dots = term.find("..");
         if (dots == std::string::npos) continue;
-        if (write)
-          unsupported(kind + line + " to '" + text + "': writing several entries is not supported");
         int64_t a = 0, b = 0;
         const std::string start = term.substr(0, dots), end = term.substr(dots + 2);
         if ((start.empty() || num(start, a)) && num(end, b)) {
@@ -108,8 +106,8 @@ class ManifestWriter {
     };
     uint64_t fb = 0, tb = 0;
     std::vector<std::string> fterms, tterms;
-    const ValueIn& fv = side(f, from, false, fb, fterms);
-    const ValueIn& tv = side(t, to, true, tb, tterms);
+    const ValueIn& fv = side(f, from, fb, fterms);
+    const ValueIn& tv = side(t, to, tb, tterms);
     if (fv.dtype != tv.dtype || (fb && tb && fb != tb))
       unsupported(kind + line + " from '" + from + "' to '" + to +
                   "': only copies of one dtype and size are supported");
@@ -516,12 +514,13 @@ std::string cmake_lists(const std::string& name, size_t kernels,
 }  // namespace
 
 std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
-                                     const std::string& name) {
+                                     const std::string& name, const ModelScalar& model) {
   if (!valid_name(name))
     invalid("--name '" + name +
             "' must be 1-64 characters of [A-Za-z0-9_-] (it names the program)");
   const DeviceIn device = read_device(device_json);
-  const PlanIn plan = read_plan(plan_json);
+  PlanIn plan = read_plan(plan_json);
+  resolve_settings(plan, model);
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) shaders.push_back(write_kernel(plan, device, k));
 
@@ -548,6 +547,14 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   manifest["graph"] = plan.graph;
   manifest["device"] = device.name;
   manifest["arena_bytes"] = plan.arena_bytes;
+  // Constants whose model values settings were given: the host checks its model holds them.
+  json::array baked;
+  for (const BakedConstant& b : plan.baked) {
+    json::array bytes;
+    for (char c : b.bytes) bytes.push_back(static_cast<unsigned char>(c));
+    baked.push_back(json::object{{"value", b.value}, {"link", b.link}, {"bytes", bytes}});
+  }
+  if (!baked.empty()) manifest["baked"] = std::move(baked);
   json::array values, errors;
   for (const ValueIn& v : plan.values)
     if (v.storage != "internal") values.push_back(value_json(v));

@@ -2,6 +2,7 @@
 #include "plan_input.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 #include "openinfer/plugin_abi.hpp"
@@ -289,6 +290,53 @@ PlanIn read_plan_unguarded(const std::string& json_text) {
   return plan;
 }
 
+// The loop indices around each kernel step of `steps`.
+void kernel_loops(const json::array& steps, std::vector<std::string>& loops,
+                  std::map<int64_t, std::vector<std::string>>& out) {
+  for (const json::value& st : steps) {
+    if (!st.is_object()) continue;
+    const json::object& o = st.as_object();
+    const json::value* kind = o.if_contains("kind");
+    if (!kind || !kind->is_string()) continue;
+    if (kind->as_string() == "kernel" && o.contains("kernel") && o.at("kernel").is_int64())
+      out[o.at("kernel").as_int64()] = loops;
+    if (kind->as_string() == "loop" && o.contains("body") && o.at("body").is_array()) {
+      loops.push_back(o.contains("index") ? text(o.at("index"), "loop index") : "");
+      kernel_loops(o.at("body").as_array(), loops, out);
+      loops.pop_back();
+    }
+  }
+}
+
+// The setting value of constant scalar v (f32, f64, i32, i64), else nullopt.
+std::optional<json::value> constant_setting(PlanIn& plan, const ValueIn& v,
+                                            const ModelScalar& model) {
+  static const std::map<std::string, uint32_t> kTags = {
+      {"f32", 10}, {"f64", 11}, {"i32", 3}, {"i64", 4}};
+  auto tag = kTags.find(v.dtype);
+  if (v.storage != "constant" || v.elements != 1 || !v.shape.empty() || v.is_table() ||
+      tag == kTags.end())
+    return std::nullopt;
+  std::optional<std::string> bytes;
+  if (!v.link.empty() && model) bytes = model(v.link, tag->second);
+  if (!bytes) {
+    if (!v.init || !v.init->is_number()) return std::nullopt;
+    if (v.dtype == "f32")
+      return json::value(static_cast<double>(static_cast<float>(v.init->to_number<double>())));
+    if (v.dtype == "f64") return json::value(v.init->to_number<double>());
+    return json::value(v.init->to_number<int64_t>());
+  }
+  plan.baked.push_back({v.name, v.link, *bytes});
+  auto read = [&](auto x) {
+    std::memcpy(&x, bytes->data(), sizeof x);
+    return x;
+  };
+  if (v.dtype == "f32") return json::value(static_cast<double>(read(0.0f)));
+  if (v.dtype == "f64") return json::value(read(0.0));
+  if (v.dtype == "i32") return json::value(static_cast<int64_t>(read(int32_t{0})));
+  return json::value(read(int64_t{0}));
+}
+
 DeviceIn read_device_unguarded(const std::string& json_text) {
   const json::value root = parse(json_text, "device description");
   if (!root.is_object()) invalid("the device description is not a JSON object");
@@ -337,5 +385,29 @@ DeviceIn read_device_unguarded(const std::string& json_text) {
 }
 
 }  // namespace
+
+void resolve_settings(PlanIn& plan, const ModelScalar& model) {
+  std::map<int64_t, std::vector<std::string>> loops_of;
+  std::vector<std::string> loops;
+  for (const json::value& b : plan.blocks)
+    if (b.is_object() && b.as_object().contains("steps") && b.at("steps").is_array())
+      kernel_loops(b.at("steps").as_array(), loops, loops_of);
+  for (KernelIn& k : plan.kernels) {
+    const std::vector<std::string>& around = loops_of[k.id];
+    for (OpIn& op : k.ops)
+      for (auto& kv : op.settings) {
+        const json::object* named = kv.value().if_object();
+        if (!named || !named->contains("name") || !named->at("name").is_string()) continue;
+        const std::string name(named->at("name").as_string());
+        if (std::find(around.begin(), around.end(), name) != around.end()) continue;
+        if (auto it = plan.value_index.find(name); it != plan.value_index.end()) {
+          if (auto v = constant_setting(plan, plan.values[it->second], model)) kv.value() = *v;
+          continue;
+        }
+        if (auto it = plan.sizevars.find(name); it != plan.sizevars.end())
+          kv.value() = static_cast<int64_t>(it->second);
+      }
+  }
+}
 
 }  // namespace oi::glsl

@@ -267,6 +267,7 @@ class Runner {
   explicit Runner(Options o) : opt_(std::move(o)) {
     read_manifest();
     if (!opt_.model.empty()) model_ = oinf_io::read(opt_.model);
+    check_baked();
     open_device();
     create_buffers();
     create_pipelines();
@@ -337,6 +338,18 @@ class Runner {
 
  private:
   // ---- manifest -------------------------------------------------------------------------
+  // Constants whose values the shaders were given (settings naming them, the manifest's
+  // "baked"): the model must hold the same bytes, as the C target's create() checks.
+  void check_baked() const {
+    for (const auto& [value, link, bytes] : baked_) {
+      auto it = model_.tensors.find(link);
+      if (it != model_.tensors.end() && it->second.has_data && it->second.data == bytes) continue;
+      input_error(opt_.model + ": constant '" + value +
+                  "' differs from the model this program was synthesized with (a setting uses "
+                  "it)");
+    }
+  }
+
   void read_manifest() {
     const fs::path path = opt_.manifest_dir / "manifest.json";
     std::ifstream in(path);
@@ -348,6 +361,14 @@ class Runner {
     if (ec || !root.is_object()) input_error(path.string() + ": not a JSON object");
     try {
       const json::object& m = root.as_object();
+      if (const json::value* b = m.if_contains("baked"); b && b->is_array())
+        for (const json::value& c : b->as_array()) {
+          std::vector<uint8_t> bytes;
+          for (const json::value& x : c.at("bytes").as_array())
+            bytes.push_back(static_cast<uint8_t>(x.to_number<uint64_t>()));
+          baked_.push_back({std::string(c.at("value").as_string()),
+                            std::string(c.at("link").as_string()), std::move(bytes)});
+        }
       if (m.at("format").as_string() != "openinfer-glsl-manifest" ||
           m.at("version").as_int64() != 1)
         input_error(path.string() + ": not an openinfer-glsl-manifest version 1");
@@ -1189,19 +1210,30 @@ class Runner {
     const std::string where = s.contains("at")
                                   ? std::string(s.at("at").as_string())
                                   : "copy from '" + from.name + "' to '" + to.name + "'";
+    std::vector<uint64_t> lead, to_lead;
     const std::vector<int64_t> dst =
-        regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite);
-    std::vector<uint64_t> lead;
-    const std::vector<int64_t> src =
+        regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite, &to_lead);
+    std::vector<int64_t> src =
         regions(from, s.if_contains("from_entry"), indices, where, Use::kRead, &lead);
     const uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
-    const uint64_t got = src.size() * piece, room = dst.size() * (to.table() ? to.bytes : to.bytes);
+    const uint64_t got = from.table() ? src.size() * piece : from.bytes;
+    const uint64_t room = to.table() ? dst.size() * to.bytes : to.bytes;
     if (got != room) {  // dsl.md: a slice of another shape than the destination's is an error
       lead.insert(lead.end(), from.shape.begin(), from.shape.end());
+      to_lead.insert(to_lead.end(), to.shape.begin(), to.shape.end());
+      if (from.table() && !to.table())  // the simulator's messages (interpreter, memory.cpp)
+        input_error(where + ": cannot store " + from.dtype + shape_text(lead) + " into '" +
+                    to.name + "' of " + to.dtype + shape_text(to.shape));
+      if (to.table() && !from.table())
+        input_error(where + ": cannot store a value of shape " + shape_text(from.shape) +
+                    " into '" + to.name + "' where the access has shape " + shape_text(to_lead));
       input_error(where + ": the slice is " + from.dtype + shape_text(lead) + ", '" + to.name +
                   "' is " + to.dtype + shape_text(to.shape));
     }
     if (piece == 0) return;
+    if (!from.table() && piece)  // a whole value into several entries: one piece per entry
+      for (uint64_t k = 1; k < from.bytes / piece; ++k)
+        src.push_back(src[0] + static_cast<int64_t>(k * piece));
     // Each source piece goes to the next `piece` bytes of the destination.
     uint64_t at = 0;
     for (int64_t off : src) {
@@ -1706,6 +1738,11 @@ class Runner {
   vk::UniqueInstance instance_;
   vk::PhysicalDevice phys_;
   vk::PhysicalDeviceProperties props_;
+  struct Baked {
+    std::string value, link;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Baked> baked_;
   bool ieee_specials_ = false;
   bool ieee64_ = false, fc32_ = false, fc64_ = false;  // float controls, as the Vulkan backend's
   uint32_t family_ = UINT32_MAX;
