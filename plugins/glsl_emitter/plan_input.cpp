@@ -142,8 +142,19 @@ ValueIn read_value(const json::object& o) {
     if (const json::value* z = o.if_contains("zero_fill"))
       v.zero_fill = z->is_bool() && z->as_bool();
   }
-  if (o.contains("auto_dim") && !o.at("auto_dim").is_null())
-    unsupported(where + ": @auto_dim values (sized at run time) are not supported");
+  if (o.contains("auto_dim") && !o.at("auto_dim").is_null()) {
+    v.auto_indices = strings(o.at("auto_dim"), where + " auto_dim");
+    const json::value* ix = o.if_contains("indices");
+    if (!ix || strings(*ix, where + " indices") != v.auto_indices)
+      unsupported(where + ": a @table of @auto_dim matrices is not supported");
+    if (v.auto_indices.size() > v.shape.size()) invalid(where + ": more auto indices than axes");
+    if (const json::value* b = o.if_contains("bound"); b && b->is_array())
+      for (const json::value& e : b->as_array())
+        v.auto_bound.push_back(e.is_null() ? 0 : to_u64(e, where + " bound"));
+    v.auto_bound.resize(v.auto_indices.size(), 0);
+    v.storage = "auto_dim";
+    return v;
+  }
   if (const json::value* ix = o.if_contains("indices"); ix && !ix->is_null()) {
     v.indices = strings(*ix, where + " indices");
     if (v.indices.empty()) invalid(where + ": a table without indices");

@@ -32,6 +32,12 @@ struct ValueIn {
   std::string pattern;  // a prefix table's @pattern ("layer.{l}.w")
   uint64_t entry_bytes = 0;
   bool is_table() const { return !indices.empty(); }
+  // An @auto_dim matrix (`M(i, j): f32[D, H] @auto_dim(i, j)`, storage "auto_dim"): kept by the
+  // host program, reached by cache operations only; `shape` is the declared one, the auto
+  // indices its leading axes, `auto_bound` their @fixed bounds (0: none).
+  std::vector<std::string> auto_indices;
+  std::vector<uint64_t> auto_bound;
+  bool is_auto_dim() const { return !auto_indices.empty(); }
 };
 
 // A use of a value as written in the plan: "x", "W[b]", "K[l, pos]", "K[layer, 0..32]".

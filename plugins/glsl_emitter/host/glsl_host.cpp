@@ -72,6 +72,13 @@ struct Value {
   std::vector<bool> written;
   uint64_t written_count = 0, step_size = 0, step_written = 0;
   int shadow = -1;  // plain persistent values: the buffer a step's start copies it into
+  // @auto_dim matrices (storage "auto_dim"): kept here, not on the device (only cache
+  // operations reach them): the cells in the current shape, the declared one plus `counts` on
+  // the leading auto axes, row-major; the step's start kept for a failed step.
+  std::vector<std::string> auto_indices;
+  std::vector<uint64_t> auto_bound, counts, step_counts;
+  std::vector<uint8_t> cells, step_cells;
+  bool auto_dim() const { return !auto_indices.empty(); }
   bool table() const { return !indices.empty(); }
   uint64_t fixed_entries() const {
     uint64_t n = 1;
@@ -320,7 +327,10 @@ class Runner {
       for (const std::string& f : fetch) {
         Value& v = mutable_value(f);
         std::vector<uint64_t> shape = v.shape;
-        std::vector<uint8_t> bytes = v.table() ? download_table(v, shape) : download(v);
+        if (v.auto_dim()) shape = auto_dims(v, v.counts);
+        std::vector<uint8_t> bytes = v.auto_dim() ? v.cells
+                                     : v.table()  ? download_table(v, shape)
+                                                  : download(v);
         if (!opt_.quiet) print(step, v, shape, bytes);
         oinf_io::Tensor t{f, oinf_io::dtype_tag(v.dtype), shape, true, bytes};
         if (opt_.steps > 1) {
@@ -387,6 +397,11 @@ class Runner {
         if (auto* i = o.if_contains("init")) v.init = *i;
         if (auto* off = o.if_contains("offset")) v.offset = off->to_number<uint64_t>();
         if (auto* z = o.if_contains("zero_fill")) v.zero_fill = z->as_bool();
+        if (auto* a = o.if_contains("auto_dim")) {
+          for (const json::value& n : a->as_array()) v.auto_indices.emplace_back(n.as_string());
+          for (const json::value& b : o.at("auto_bound").as_array())
+            v.auto_bound.push_back(b.to_number<uint64_t>());
+        }
         if (auto* ix = o.if_contains("indices")) {
           for (const json::value& n : ix->as_array()) v.indices.emplace_back(n.as_string());
           for (const json::value& b : o.at("bound").as_array())
@@ -673,6 +688,11 @@ class Runner {
     buffers_.push_back(make_buffer(arena_bytes_, usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
     for (Value& v : values_) {
       if (v.storage == "internal") continue;
+      if (v.auto_dim()) {
+        v.counts.assign(v.auto_indices.size(), 0);
+        v.cells = fresh_cells(v, v.shape);
+        continue;
+      }
       if (v.storage == "arena") {
         if (v.offset % align != 0 || v.offset + v.bytes > arena_bytes_)
           input_error("arena value '" + v.name + "' at offset " + std::to_string(v.offset) +
@@ -986,6 +1006,10 @@ class Runner {
     step_total_ = table_total_;
     barrier();
     for (Value& v : values_) {
+      if (v.auto_dim()) {
+        v.step_counts = v.counts;
+        v.step_cells = v.cells;
+      }
       v.step_size = v.size;
       v.step_written = v.written_count;
       if (v.shadow >= 0)
@@ -1010,6 +1034,10 @@ class Runner {
         if (u.entry < v.written.size()) v.written[u.entry] = u.was_written;
       }
       for (Value& v : values_) {
+        if (v.auto_dim()) {
+          v.counts = v.step_counts;
+          v.cells = v.step_cells;
+        }
         v.size = v.step_size;
         v.written_count = v.step_written;
         if (v.shadow >= 0)
@@ -1201,6 +1229,141 @@ class Runner {
       if (offs[i] < 0 && v.init)
         std::memcpy(bytes.data() + i * v.bytes, v.init_image.data(), v.bytes);
     return bytes;
+  }
+
+  // ---- @auto_dim matrices (core/src/exec/memory.cpp's semantics and messages) ------------
+  std::vector<uint64_t> auto_dims(const Value& v, const std::vector<uint64_t>& counts) const {
+    std::vector<uint64_t> d = v.shape;
+    for (size_t k = 0; k < counts.size(); ++k) d[k] += counts[k];
+    return d;
+  }
+
+  std::vector<uint8_t> fresh_cells(const Value& v, const std::vector<uint64_t>& dims) const {
+    uint64_t n = 1;
+    for (uint64_t d : dims) n *= d;
+    const size_t esize = v.elements ? v.bytes / v.elements : 0;
+    std::vector<uint8_t> out(n * esize, 0);
+    if (v.init && !v.init_image.empty())
+      for (uint64_t i = 0; i < n; ++i)
+        std::memcpy(out.data() + i * esize, v.init_image.data(), esize);
+    return out;
+  }
+
+  // Copies the box st/ln between row-major `a` (dims da, at start sa) and `b` (dims db, at
+  // start sb), elements of `esize` bytes: into b when `to_b`.
+  static void copy_box(std::vector<uint8_t>& a, const std::vector<uint64_t>& da,
+                       const std::vector<uint64_t>& sa, std::vector<uint8_t>& b,
+                       const std::vector<uint64_t>& db, const std::vector<uint64_t>& sb,
+                       const std::vector<uint64_t>& ln, size_t esize, bool to_b) {
+    const size_t rank = ln.size();
+    for (uint64_t l : ln)
+      if (l == 0) return;
+    std::vector<uint64_t> idx(rank, 0);
+    while (true) {
+      uint64_t oa = 0, ob = 0;
+      for (size_t k = 0; k < rank; ++k) {
+        oa = oa * da[k] + sa[k] + idx[k];
+        ob = ob * db[k] + sb[k] + idx[k];
+      }
+      const size_t run = static_cast<size_t>(ln[rank - 1]) * esize;
+      if (to_b)
+        std::memcpy(b.data() + ob * esize, a.data() + oa * esize, run);
+      else
+        std::memcpy(a.data() + oa * esize, b.data() + ob * esize, run);
+      size_t k = rank - 1;
+      while (k-- > 0) {
+        if (++idx[k] < ln[k]) break;
+        idx[k] = 0;
+      }
+      if (k == static_cast<size_t>(-1)) break;
+    }
+  }
+
+  // cache.read M[...] >> v, cache.write v >> M[...]: scalar auto indices grow the counts and
+  // take the whole matrix; slices take a box in matrix coordinates and never grow it.
+  void auto_dim_copy(const json::object& s, const std::map<std::string, int64_t>& indices) {
+    const bool write = s.contains("auto_to");
+    Value& m = mutable_value(std::string(s.at(write ? "to" : "from").as_string()));
+    Value& other = mutable_value(std::string(s.at(write ? "from" : "to").as_string()));
+    const std::string where = std::string(s.at("at").as_string()) + ": ";
+    const std::string store_at = std::string(s.at("store_at").as_string()) + ": ";
+    std::vector<std::string> terms;
+    for (const json::value& t : s.at(write ? "auto_to" : "auto_from").as_array())
+      terms.emplace_back(t.as_string());
+    const size_t rank = m.shape.size(), nauto = m.auto_indices.size();
+    const size_t esize = m.elements ? m.bytes / m.elements : 0;
+    bool scalar = !terms.empty();
+    for (const std::string& t : terms) scalar = scalar && t.find("..") == std::string::npos;
+    std::vector<uint64_t> st(rank, 0), ln;
+    if (scalar) {  // grow (memory.cpp's grow)
+      std::vector<uint64_t> counts = m.counts;
+      for (size_t k = 0; k < nauto; ++k) {
+        const int64_t i = term(terms[k], indices);
+        const std::string& name = m.auto_indices[k];
+        if (i < 0)
+          throw Failure(1, where + "auto_dim '" + m.name + "': index " + name + " = " +
+                               std::to_string(i) + " is negative");
+        if (m.auto_bound[k] && static_cast<uint64_t>(i) > m.auto_bound[k])
+          throw Failure(1, where + "auto_dim '" + m.name + "': count " + name + " = " +
+                               std::to_string(i) + " exceeds its @fixed bound " + name + "=" +
+                               std::to_string(m.auto_bound[k]));
+        counts[k] = std::max(counts[k], static_cast<uint64_t>(i));
+      }
+      if (counts != m.counts) {
+        std::vector<uint64_t> od = auto_dims(m, m.counts), nd = auto_dims(m, counts);
+        std::vector<uint8_t> grown = fresh_cells(m, nd);
+        copy_box(m.cells, od, st, grown, nd, st, od, esize, true);
+        m.cells = std::move(grown);
+        m.counts = std::move(counts);
+      }
+      ln = auto_dims(m, m.counts);
+    } else {  // a box (memory.cpp's auto_box)
+      ln = auto_dims(m, m.counts);
+      for (size_t k = 0; k < nauto && !terms.empty(); ++k) {
+        const std::string& t = terms[k];
+        const auto size = static_cast<int64_t>(ln[k]);
+        int64_t a = 0, b = size;
+        const size_t dots = t.find("..");
+        if (dots == std::string::npos) {
+          a = term(t, indices);
+          b = a + 1;
+        } else {
+          const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
+          if (!from.empty()) a = term(from, indices);
+          if (!to.empty()) {
+            b = term(to, indices);
+            if (b < 0) b += size;
+          }
+        }
+        if (a < 0 || b > size || a > b)
+          throw Failure(1, where + "auto_dim '" + m.name + "': range " + std::to_string(a) + ".." +
+                               std::to_string(b) + " of " + m.auto_indices[k] +
+                               " is outside the current " + std::to_string(size) + " rows/columns");
+        st[k] = static_cast<uint64_t>(a);
+        ln[k] = static_cast<uint64_t>(b - a);
+      }
+    }
+    const std::vector<uint64_t> dims = auto_dims(m, m.counts), zero(rank, 0);
+    if (write) {
+      if (other.shape != ln)
+        throw Failure(1, where + "cannot store a value of shape " + shape_text(other.shape) +
+                             (scalar ? " as auto_dim '" + m.name + "' of current shape "
+                                     : " into a part of '" + m.name + "' of shape ") +
+                             shape_text(ln));
+      std::vector<uint8_t> bytes = download(other);
+      copy_box(m.cells, dims, st, bytes, ln, zero, ln, esize, false);
+      return;
+    }
+    // A read that fits inside a larger destination lands at its start, zeros around it.
+    bool fits = other.shape.size() == rank;
+    for (size_t k = 0; k < rank && fits; ++k) fits = ln[k] <= other.shape[k];
+    if (!fits)
+      throw Failure(1, store_at + "cannot store " + m.dtype + shape_text(ln) + " into '" +
+                           other.name + "' of " + other.dtype + shape_text(other.shape));
+    std::vector<uint8_t> out(other.bytes, 0);
+    copy_box(m.cells, dims, st, out, other.shape, zero, ln, esize, true);
+    barrier();
+    upload(other, out.data(), out.size());
   }
 
   // transfer / cache.read / cache.write between whole values and table entries.
@@ -1603,7 +1766,10 @@ class Runner {
         barrier();
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
         Value& v = mutable_value(std::string(s.at("value").as_string()));
-        if (const json::value* entry = s.as_object().if_contains("entry")) {
+        if (v.auto_dim()) {  // the counts back to 0, the cells @init (dsl.md)
+          v.counts.assign(v.auto_indices.size(), 0);
+          v.cells = fresh_cells(v, v.shape);
+        } else if (const json::value* entry = s.as_object().if_contains("entry")) {
           for (int64_t off :
                regions(v, entry, indices,
                        s.as_object().contains("at") ? std::string(s.at("at").as_string())
@@ -1628,7 +1794,10 @@ class Runner {
           zero(v);
         }
       } else if (op == "copy") {
-        copy_step(s.as_object(), indices);
+        if (s.as_object().contains("auto_from") || s.as_object().contains("auto_to"))
+          auto_dim_copy(s.as_object(), indices);
+        else
+          copy_step(s.as_object(), indices);
       } else if (op == "loop") {
         const std::string index(s.at("index").as_string());
         const int64_t start = bound(s.at("start"), indices), end = bound(s.at("end"), indices);
