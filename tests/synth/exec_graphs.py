@@ -33,6 +33,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -164,7 +165,7 @@ def one_graph(opts, name):
         return name, f"plan FAILS: {first_error(plan)}", False
     dynamic = [v for v in json.loads(plan)["values"] if v.get("storage") == "dynamic"]
     with open(os.path.join(folder, "input.txt"), "w") as f:
-        f.write(input_text(dynamic, opts.steps, hash(name) & 0xFFFF))
+        f.write(input_text(dynamic, opts.steps, zlib.crc32(name.encode())))  # stable per graph
     run([oi, "oinf", "pack", "input.txt", "-o", "input.oinf"], folder)
     common = ["--model", "model.oinf", "--steps", str(opts.steps), "-q"]
     for v in dynamic:
