@@ -165,9 +165,9 @@ class ManifestWriter {
     if (matrix.dtype != other.dtype)
       unsupported(kind + line + ": @auto_dim matrix '" + matrix.name + "' is " + matrix.dtype +
                   ", '" + other.name + "' " + other.dtype);
-    if (!mref.index.empty() && mref.index.size() != matrix.auto_indices.size())
-      invalid(kind + line + ": '" + matrix.name + "' takes " +
-              std::to_string(matrix.auto_indices.size()) + " indices");
+    const size_t n = matrix.auto_table.size() + matrix.auto_indices.size();
+    if (!mref.index.empty() && mref.index.size() != n)
+      invalid(kind + line + ": '" + matrix.name + "' takes " + std::to_string(n) + " indices");
     full_barrier(out);  // the host program reads or writes the whole value, then kernels may
     access(out, {other.name}, {other.name});
     json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
@@ -402,6 +402,8 @@ json::object value_json(const ValueIn& v) {
   if (v.is_auto_dim()) {
     o["auto_dim"] = json::array(v.auto_indices.begin(), v.auto_indices.end());
     o["auto_bound"] = json::array(v.auto_bound.begin(), v.auto_bound.end());
+    o["auto_table"] = json::array(v.auto_table.begin(), v.auto_table.end());
+    o["auto_table_bound"] = json::array(v.auto_table_bound.begin(), v.auto_table_bound.end());
   }
   if (v.is_table()) {
     o["indices"] = json::array(v.indices.begin(), v.indices.end());

@@ -145,13 +145,20 @@ ValueIn read_value(const json::object& o) {
   if (o.contains("auto_dim") && !o.at("auto_dim").is_null()) {
     v.auto_indices = strings(o.at("auto_dim"), where + " auto_dim");
     const json::value* ix = o.if_contains("indices");
-    if (!ix || strings(*ix, where + " indices") != v.auto_indices)
-      unsupported(where + ": a @table of @auto_dim matrices is not supported");
+    const std::vector<std::string> all = ix ? strings(*ix, where + " indices") : v.auto_indices;
+    // dsl.md: @table indices first, then the auto ones
+    const size_t nt = all.size() - std::min(all.size(), v.auto_indices.size());
+    if (!std::equal(v.auto_indices.begin(), v.auto_indices.end(), all.begin() + nt))
+      unsupported(where + ": auto indices that are not the last ones");
     if (v.auto_indices.size() > v.shape.size()) invalid(where + ": more auto indices than axes");
+    v.auto_table.assign(all.begin(), all.begin() + nt);
+    std::vector<uint64_t> bound;
     if (const json::value* b = o.if_contains("bound"); b && b->is_array())
       for (const json::value& e : b->as_array())
-        v.auto_bound.push_back(e.is_null() ? 0 : to_u64(e, where + " bound"));
-    v.auto_bound.resize(v.auto_indices.size(), 0);
+        bound.push_back(e.is_null() ? 0 : to_u64(e, where + " bound"));
+    bound.resize(all.size(), 0);
+    v.auto_table_bound.assign(bound.begin(), bound.begin() + nt);
+    v.auto_bound.assign(bound.begin() + nt, bound.end());
     v.storage = "auto_dim";
     return v;
   }

@@ -35,8 +35,10 @@ struct ValueIn {
   // An @auto_dim matrix (`M(i, j): f32[D, H] @auto_dim(i, j)`, storage "auto_dim"): kept by the
   // host program, reached by cache operations only; `shape` is the declared one, the auto
   // indices its leading axes, `auto_bound` their @fixed bounds (0: none).
-  std::vector<std::string> auto_indices;
-  std::vector<uint64_t> auto_bound;
+  // A table of matrices (`C(l, i, j) @table @auto_dim(i, j)`): the @table indices before the
+  // auto ones and their @fixed bounds (0: grows).
+  std::vector<std::string> auto_indices, auto_table;
+  std::vector<uint64_t> auto_bound, auto_table_bound;
   bool is_auto_dim() const { return !auto_indices.empty(); }
 };
 

@@ -73,11 +73,18 @@ struct Value {
   uint64_t written_count = 0, step_size = 0, step_written = 0;
   int shadow = -1;  // plain persistent values: the buffer a step's start copies it into
   // @auto_dim matrices (storage "auto_dim"): kept here, not on the device (only cache
-  // operations reach them): the cells in the current shape, the declared one plus `counts` on
-  // the leading auto axes, row-major; the step's start kept for a failed step.
-  std::vector<std::string> auto_indices;
-  std::vector<uint64_t> auto_bound, counts, step_counts;
-  std::vector<uint8_t> cells, step_cells;
+  // operations reach them). Each matrix holds its cells in the current shape, the declared one
+  // plus `counts` on the leading auto axes, row-major; a table of matrices (`@table` indices
+  // before the auto ones) one per key, a plain one under the empty key. A matrix exists from
+  // its first access until a reset; the step's start is kept for a failed step.
+  struct Matrix {
+    std::vector<uint64_t> counts;
+    std::vector<uint8_t> cells;
+  };
+  std::vector<std::string> auto_indices, auto_table;   // the auto and the @table indices
+  std::vector<uint64_t> auto_bound, auto_table_bound;  // @fixed bounds, 0: none
+  std::map<std::vector<int64_t>, Matrix> mats, step_mats;
+  std::vector<int64_t> mat_sizes, step_mat_sizes;  // per @table index: highest key + 1
   bool auto_dim() const { return !auto_indices.empty(); }
   bool table() const { return !indices.empty(); }
   uint64_t fixed_entries() const {
@@ -327,8 +334,7 @@ class Runner {
       for (const std::string& f : fetch) {
         Value& v = mutable_value(f);
         std::vector<uint64_t> shape = v.shape;
-        if (v.auto_dim()) shape = auto_dims(v, v.counts);
-        std::vector<uint8_t> bytes = v.auto_dim() ? v.cells
+        std::vector<uint8_t> bytes = v.auto_dim() ? read_auto_dim(v, {}, {}, "fetch: ", shape)
                                      : v.table()  ? download_table(v, shape)
                                                   : download(v);
         if (!opt_.quiet) print(step, v, shape, bytes);
@@ -401,6 +407,11 @@ class Runner {
           for (const json::value& n : a->as_array()) v.auto_indices.emplace_back(n.as_string());
           for (const json::value& b : o.at("auto_bound").as_array())
             v.auto_bound.push_back(b.to_number<uint64_t>());
+          for (const json::value& n : o.at("auto_table").as_array())
+            v.auto_table.emplace_back(n.as_string());
+          for (const json::value& b : o.at("auto_table_bound").as_array())
+            v.auto_table_bound.push_back(b.to_number<uint64_t>());
+          v.mat_sizes.assign(v.auto_table.size(), 0);
         }
         if (auto* ix = o.if_contains("indices")) {
           for (const json::value& n : ix->as_array()) v.indices.emplace_back(n.as_string());
@@ -688,11 +699,7 @@ class Runner {
     buffers_.push_back(make_buffer(arena_bytes_, usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
     for (Value& v : values_) {
       if (v.storage == "internal") continue;
-      if (v.auto_dim()) {
-        v.counts.assign(v.auto_indices.size(), 0);
-        v.cells = fresh_cells(v, v.shape);
-        continue;
-      }
+      if (v.auto_dim()) continue;  // kept here
       if (v.storage == "arena") {
         if (v.offset % align != 0 || v.offset + v.bytes > arena_bytes_)
           input_error("arena value '" + v.name + "' at offset " + std::to_string(v.offset) +
@@ -1007,8 +1014,8 @@ class Runner {
     barrier();
     for (Value& v : values_) {
       if (v.auto_dim()) {
-        v.step_counts = v.counts;
-        v.step_cells = v.cells;
+        v.step_mats = v.mats;
+        v.step_mat_sizes = v.mat_sizes;
       }
       v.step_size = v.size;
       v.step_written = v.written_count;
@@ -1035,8 +1042,8 @@ class Runner {
       }
       for (Value& v : values_) {
         if (v.auto_dim()) {
-          v.counts = v.step_counts;
-          v.cells = v.step_cells;
+          v.mats = v.step_mats;
+          v.mat_sizes = v.step_mat_sizes;
         }
         v.size = v.step_size;
         v.written_count = v.step_written;
@@ -1279,8 +1286,184 @@ class Runner {
     }
   }
 
-  // cache.read M[...] >> v, cache.write v >> M[...]: scalar auto indices grow the counts and
-  // take the whole matrix; slices take a box in matrix coordinates and never grow it.
+  // The matrix of `key`, created fresh (counts 0, cells @init) at its first access.
+  Value::Matrix& matrix_at(Value& v, const std::vector<int64_t>& key) {
+    auto [it, fresh] = v.mats.try_emplace(key);
+    if (fresh) {
+      it->second.counts.assign(v.auto_indices.size(), 0);
+      it->second.cells = fresh_cells(v, v.shape);
+    }
+    for (size_t k = 0; k < key.size(); ++k) v.mat_sizes[k] = std::max(v.mat_sizes[k], key[k] + 1);
+    return it->second;
+  }
+
+  // memory.cpp's auto_part: with scalar auto indices the matrix grown (its counts at least the
+  // indices) and whole, else the box the slots select, never growing. `terms`: every index's
+  // (the @table ones first), or none (the whole matrix).
+  std::vector<uint8_t> matrix_part(const Value& v, Value::Matrix& e,
+                                   const std::vector<std::string>& terms,
+                                   const std::map<std::string, int64_t>& indices,
+                                   const std::string& where, std::vector<uint64_t>& shape) {
+    const size_t nt = v.auto_table.size(), nauto = v.auto_indices.size(), rank = v.shape.size();
+    const size_t esize = v.elements ? v.bytes / v.elements : 0;
+    bool scalar = !terms.empty();
+    for (size_t k = 0; k < nauto && scalar; ++k)
+      scalar = terms[nt + k].find("..") == std::string::npos;
+    std::vector<uint64_t> st(rank, 0);
+    if (scalar) {
+      std::vector<uint64_t> counts = e.counts;
+      for (size_t k = 0; k < nauto; ++k) {
+        const int64_t i = term(terms[nt + k], indices);
+        const std::string& name = v.auto_indices[k];
+        if (i < 0)
+          throw Failure(1, where + "auto_dim '" + v.name + "': index " + name + " = " +
+                               std::to_string(i) + " is negative");
+        if (v.auto_bound[k] && static_cast<uint64_t>(i) > v.auto_bound[k])
+          throw Failure(1, where + "auto_dim '" + v.name + "': count " + name + " = " +
+                               std::to_string(i) + " exceeds its @fixed bound " + name + "=" +
+                               std::to_string(v.auto_bound[k]));
+        counts[k] = std::max(counts[k], static_cast<uint64_t>(i));
+      }
+      if (counts != e.counts) {  // old cells keep their positions, new ones @init
+        const std::vector<uint64_t> od = auto_dims(v, e.counts), nd = auto_dims(v, counts);
+        std::vector<uint8_t> grown = fresh_cells(v, nd);
+        copy_box(e.cells, od, st, grown, nd, st, od, esize, true);
+        e.cells = std::move(grown);
+        e.counts = std::move(counts);
+      }
+      shape = auto_dims(v, e.counts);
+      return e.cells;
+    }
+    const std::vector<uint64_t> dims = auto_dims(v, e.counts);
+    shape = dims;
+    for (size_t k = 0; k < nauto && !terms.empty(); ++k) {
+      const std::string& t = terms[nt + k];
+      const auto size = static_cast<int64_t>(dims[k]);
+      int64_t a = 0, b = size;
+      const size_t dots = t.find("..");
+      if (dots == std::string::npos) {
+        a = term(t, indices);
+        b = a + 1;
+      } else {
+        const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
+        if (!from.empty()) a = term(from, indices);
+        if (!to.empty()) {
+          b = term(to, indices);
+          if (b < 0) b += size;
+        }
+      }
+      if (a < 0 || b > size || a > b)
+        throw Failure(1, where + "auto_dim '" + v.name + "': range " + std::to_string(a) + ".." +
+                             std::to_string(b) + " of " + v.auto_indices[k] +
+                             " is outside the current " + std::to_string(size) + " rows/columns");
+      st[k] = static_cast<uint64_t>(a);
+      shape[k] = static_cast<uint64_t>(b - a);
+    }
+    uint64_t n = 1;
+    for (uint64_t d : shape) n *= d;
+    std::vector<uint8_t> out(n * esize);
+    copy_box(e.cells, dims, st, out, shape, std::vector<uint64_t>(rank, 0), shape, esize, true);
+    return out;
+  }
+
+  // The keys the @table slots of `terms` visit (row-major) and the lengths of the sliced ones,
+  // with memory.cpp's table_ranges checks.
+  std::vector<std::vector<int64_t>> matrix_keys(const Value& v,
+                                                const std::vector<std::string>& terms,
+                                                const std::map<std::string, int64_t>& indices,
+                                                const std::string& where,
+                                                std::vector<uint64_t>& lead) {
+    const size_t nt = v.auto_table.size();
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (size_t k = 0; k < nt; ++k) {
+      const std::string t = terms.empty() ? ".." : terms[k];
+      const std::string& idx = v.auto_table[k];
+      const uint64_t bound = v.auto_table_bound[k];
+      const int64_t size = bound ? static_cast<int64_t>(bound) : v.mat_sizes[k];
+      const std::string name = "table '" + v.name + "': ";
+      const size_t dots = t.find("..");
+      if (dots == std::string::npos) {
+        const int64_t i = term(t, indices);
+        if (i < 0)
+          throw Failure(1,
+                        where + name + "index " + idx + " = " + std::to_string(i) + " is negative");
+        if (bound && static_cast<uint64_t>(i) >= bound)
+          throw Failure(1, where + name + "index " + idx + " = " + std::to_string(i) +
+                               " exceeds its @fixed bound " + idx + "=" + std::to_string(bound));
+        ranges.emplace_back(i, i + 1);
+        continue;
+      }
+      const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
+      const int64_t a = from.empty() ? 0 : term(from, indices);
+      int64_t b = to.empty() ? size : term(to, indices);
+      if (!to.empty() && b < 0) b += size;
+      if (a < 0)
+        throw Failure(1, where + name + "slice start " + std::to_string(a) + " of index " + idx +
+                             " is negative");
+      if (bound && b > static_cast<int64_t>(bound))
+        throw Failure(1, where + name + "slice end " + std::to_string(b) + " of index " + idx +
+                             " exceeds its @fixed bound " + idx + "=" + std::to_string(bound));
+      b = std::max(a, b);
+      ranges.emplace_back(a, b);
+      lead.push_back(static_cast<uint64_t>(b - a));
+    }
+    std::vector<std::vector<int64_t>> keys;
+    uint64_t total = 1;
+    for (const auto& [a, b] : ranges) total *= static_cast<uint64_t>(b - a);
+    for (uint64_t n = 0; n < total; ++n) {
+      std::vector<int64_t> key(nt);
+      uint64_t rest = n;
+      for (size_t k = nt; k-- > 0;) {
+        const auto len = static_cast<uint64_t>(ranges[k].second - ranges[k].first);
+        key[k] = ranges[k].first + static_cast<int64_t>(rest % len);
+        rest /= len;
+      }
+      keys.push_back(std::move(key));
+    }
+    return keys;
+  }
+
+  static std::string key_text(const std::vector<int64_t>& key) {
+    std::string t = "[";
+    for (size_t i = 0; i < key.size(); ++i) t += (i ? ", " : "") + std::to_string(key[i]);
+    return t + "]";
+  }
+
+  // memory.cpp's read_auto_dim: one matrix (or its part) per visited key, stacked along the
+  // sliced @table indices; an unwritten matrix a stacked slice visits reads as a fresh one.
+  std::vector<uint8_t> read_auto_dim(Value& v, const std::vector<std::string>& terms,
+                                     const std::map<std::string, int64_t>& indices,
+                                     const std::string& where, std::vector<uint64_t>& shape) {
+    std::vector<uint64_t> lead;
+    const auto keys = matrix_keys(v, terms, indices, where, lead);
+    if (lead.empty()) return matrix_part(v, matrix_at(v, keys.at(0)), terms, indices, where, shape);
+    bool grows = !terms.empty();
+    for (size_t k = 0; k < v.auto_indices.size() && grows; ++k)
+      grows = terms[v.auto_table.size() + k].find("..") == std::string::npos;
+    std::optional<std::vector<uint64_t>> part_shape;
+    std::vector<uint8_t> out;
+    for (const auto& key : keys) {
+      auto it = v.mats.find(key);
+      Value::Matrix fresh{std::vector<uint64_t>(v.auto_indices.size(), 0), fresh_cells(v, v.shape)};
+      Value::Matrix* e = it != v.mats.end() ? &it->second : grows ? &matrix_at(v, key) : &fresh;
+      std::vector<uint64_t> ps;
+      std::vector<uint8_t> part = matrix_part(v, *e, terms, indices, where, ps);
+      if (part_shape && ps != *part_shape)
+        throw Failure(1, where + "auto_dim table '" + v.name + "': entry " + key_text(key) +
+                             " gives shape " + shape_text(ps) + " but entry " +
+                             key_text(keys.front()) + " gives " + shape_text(*part_shape) +
+                             ", so they cannot be stacked (slice the matrices to equal parts)");
+      part_shape = ps;
+      out.insert(out.end(), part.begin(), part.end());
+    }
+    shape = lead;
+    const std::vector<uint64_t>& inner = part_shape ? *part_shape : v.shape;
+    shape.insert(shape.end(), inner.begin(), inner.end());
+    return out;
+  }
+
+  // cache.read M[...] >> x, cache.write x >> M[...] (memory.cpp's read_auto_dim and
+  // write_auto_dim, the interpreter's zero-padded read into a larger destination).
   void auto_dim_copy(const json::object& s, const std::map<std::string, int64_t>& indices) {
     const bool write = s.contains("auto_to");
     Value& m = mutable_value(std::string(s.at(write ? "to" : "from").as_string()));
@@ -1290,80 +1473,90 @@ class Runner {
     std::vector<std::string> terms;
     for (const json::value& t : s.at(write ? "auto_to" : "auto_from").as_array())
       terms.emplace_back(t.as_string());
-    const size_t rank = m.shape.size(), nauto = m.auto_indices.size();
     const size_t esize = m.elements ? m.bytes / m.elements : 0;
-    bool scalar = !terms.empty();
-    for (const std::string& t : terms) scalar = scalar && t.find("..") == std::string::npos;
-    std::vector<uint64_t> st(rank, 0), ln;
-    if (scalar) {  // grow (memory.cpp's grow)
-      std::vector<uint64_t> counts = m.counts;
-      for (size_t k = 0; k < nauto; ++k) {
-        const int64_t i = term(terms[k], indices);
-        const std::string& name = m.auto_indices[k];
-        if (i < 0)
-          throw Failure(1, where + "auto_dim '" + m.name + "': index " + name + " = " +
-                               std::to_string(i) + " is negative");
-        if (m.auto_bound[k] && static_cast<uint64_t>(i) > m.auto_bound[k])
-          throw Failure(1, where + "auto_dim '" + m.name + "': count " + name + " = " +
-                               std::to_string(i) + " exceeds its @fixed bound " + name + "=" +
-                               std::to_string(m.auto_bound[k]));
-        counts[k] = std::max(counts[k], static_cast<uint64_t>(i));
-      }
-      if (counts != m.counts) {
-        std::vector<uint64_t> od = auto_dims(m, m.counts), nd = auto_dims(m, counts);
-        std::vector<uint8_t> grown = fresh_cells(m, nd);
-        copy_box(m.cells, od, st, grown, nd, st, od, esize, true);
-        m.cells = std::move(grown);
-        m.counts = std::move(counts);
-      }
-      ln = auto_dims(m, m.counts);
-    } else {  // a box (memory.cpp's auto_box)
-      ln = auto_dims(m, m.counts);
-      for (size_t k = 0; k < nauto && !terms.empty(); ++k) {
-        const std::string& t = terms[k];
-        const auto size = static_cast<int64_t>(ln[k]);
-        int64_t a = 0, b = size;
-        const size_t dots = t.find("..");
-        if (dots == std::string::npos) {
-          a = term(t, indices);
-          b = a + 1;
-        } else {
-          const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
-          if (!from.empty()) a = term(from, indices);
-          if (!to.empty()) {
-            b = term(to, indices);
-            if (b < 0) b += size;
-          }
-        }
-        if (a < 0 || b > size || a > b)
-          throw Failure(1, where + "auto_dim '" + m.name + "': range " + std::to_string(a) + ".." +
-                               std::to_string(b) + " of " + m.auto_indices[k] +
-                               " is outside the current " + std::to_string(size) + " rows/columns");
-        st[k] = static_cast<uint64_t>(a);
-        ln[k] = static_cast<uint64_t>(b - a);
-      }
-    }
-    const std::vector<uint64_t> dims = auto_dims(m, m.counts), zero(rank, 0);
-    if (write) {
-      if (other.shape != ln)
-        throw Failure(1, where + "cannot store a value of shape " + shape_text(other.shape) +
-                             (scalar ? " as auto_dim '" + m.name + "' of current shape "
-                                     : " into a part of '" + m.name + "' of shape ") +
-                             shape_text(ln));
-      std::vector<uint8_t> bytes = download(other);
-      copy_box(m.cells, dims, st, bytes, ln, zero, ln, esize, false);
+    if (!write) {
+      std::vector<uint64_t> shape;
+      std::vector<uint8_t> value = read_auto_dim(m, terms, indices, where, shape);
+      bool fits = shape.size() == other.shape.size();
+      for (size_t k = 0; k < shape.size() && fits; ++k) fits = shape[k] <= other.shape[k];
+      if (!fits)
+        throw Failure(1, store_at + "cannot store " + m.dtype + shape_text(shape) + " into '" +
+                             other.name + "' of " + other.dtype + shape_text(other.shape));
+      std::vector<uint8_t> out(other.bytes, 0);
+      const std::vector<uint64_t> zero(shape.size(), 0);
+      copy_box(value, shape, zero, out, other.shape, zero, shape, esize, true);
+      barrier();
+      upload(other, out.data(), out.size());
       return;
     }
-    // A read that fits inside a larger destination lands at its start, zeros around it.
-    bool fits = other.shape.size() == rank;
-    for (size_t k = 0; k < rank && fits; ++k) fits = ln[k] <= other.shape[k];
-    if (!fits)
-      throw Failure(1, store_at + "cannot store " + m.dtype + shape_text(ln) + " into '" +
-                           other.name + "' of " + other.dtype + shape_text(other.shape));
-    std::vector<uint8_t> out(other.bytes, 0);
-    copy_box(m.cells, dims, st, out, other.shape, zero, ln, esize, true);
-    barrier();
-    upload(other, out.data(), out.size());
+    std::vector<uint64_t> lead;
+    const auto keys = matrix_keys(m, terms, indices, where, lead);
+    const std::vector<uint64_t>& vs = other.shape;
+    if (vs.size() < lead.size() || !std::equal(lead.begin(), lead.end(), vs.begin()))
+      throw Failure(1, where + "cannot store a value of shape " + shape_text(vs) + " into " +
+                           std::to_string(keys.size()) + " entries of auto_dim table '" + m.name +
+                           "'");
+    const std::vector<uint64_t> inner(vs.begin() + static_cast<std::ptrdiff_t>(lead.size()),
+                                      vs.end());
+    uint64_t numel = 1;
+    for (uint64_t d : inner) numel *= d;
+    const std::vector<uint8_t> bytes = download(other);
+    for (size_t n = 0; n < keys.size(); ++n) {
+      Value::Matrix& e = matrix_at(m, keys[n]);
+      std::vector<uint64_t> target;
+      const bool scalar = !terms.empty() && [&] {
+        for (size_t k = 0; k < m.auto_indices.size(); ++k)
+          if (terms[m.auto_table.size() + k].find("..") != std::string::npos) return false;
+        return true;
+      }();
+      // The box the slots select (matrix_part with a throwaway copy), or the grown matrix.
+      matrix_part(m, e, terms, indices, where, target);
+      if (inner != target) {
+        const std::string entry = lead.empty() ? "" : " entry " + key_text(keys[n]);
+        throw Failure(1,
+                      where + "cannot store a value of shape " + shape_text(vs) +
+                          (scalar ? " as auto_dim '" + m.name + "'" + entry + " of current shape "
+                                  : " into a part of '" + m.name + "'" + entry + " of shape ") +
+                          shape_text(target));
+      }
+      std::vector<uint8_t> piece(
+          bytes.begin() + static_cast<std::ptrdiff_t>(n * numel * esize),
+          bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * numel * esize));
+      if (scalar) {
+        e.cells = std::move(piece);
+        continue;
+      }
+      write_box(m, e, terms, indices, piece, esize);
+    }
+  }
+
+  // Stores `piece` into the box the (non-scalar) slots select of matrix e (checked by
+  // matrix_part before).
+  void write_box(const Value& v, Value::Matrix& e, const std::vector<std::string>& terms,
+                 const std::map<std::string, int64_t>& indices, std::vector<uint8_t>& piece,
+                 size_t esize) {
+    const size_t nt = v.auto_table.size(), rank = v.shape.size();
+    const std::vector<uint64_t> dims = auto_dims(v, e.counts);
+    std::vector<uint64_t> st(rank, 0), ln = dims;
+    for (size_t k = 0; k < v.auto_indices.size() && !terms.empty(); ++k) {
+      const std::string& t = terms[nt + k];
+      const size_t dots = t.find("..");
+      int64_t a = 0, b = static_cast<int64_t>(dims[k]);
+      if (dots == std::string::npos) {
+        a = term(t, indices);
+        b = a + 1;
+      } else {
+        const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
+        if (!from.empty()) a = term(from, indices);
+        if (!to.empty()) {
+          b = term(to, indices);
+          if (b < 0) b += static_cast<int64_t>(dims[k]);
+        }
+      }
+      st[k] = static_cast<uint64_t>(a);
+      ln[k] = static_cast<uint64_t>(b - a);
+    }
+    copy_box(e.cells, dims, st, piece, ln, std::vector<uint64_t>(rank, 0), ln, esize, false);
   }
 
   // transfer / cache.read / cache.write between whole values and table entries.
@@ -1766,9 +1959,9 @@ class Runner {
         barrier();
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
         Value& v = mutable_value(std::string(s.at("value").as_string()));
-        if (v.auto_dim()) {  // the counts back to 0, the cells @init (dsl.md)
-          v.counts.assign(v.auto_indices.size(), 0);
-          v.cells = fresh_cells(v, v.shape);
+        if (v.auto_dim()) {  // dsl.md: counts back to 0, cells @init (every matrix: fresh)
+          v.mats.clear();
+          v.mat_sizes.assign(v.auto_table.size(), 0);
         } else if (const json::value* entry = s.as_object().if_contains("entry")) {
           for (int64_t off :
                regions(v, entry, indices,
