@@ -2,6 +2,7 @@
 // (read_auto_dim, write_auto_dim, grow, auto_box), the messages its messages.
 #include "auto_dim.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace oi::c_emitter {
@@ -180,6 +181,20 @@ static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
   m->mem->total += added;
   return 0;
 }
+/* "[a, b]" of n numbers: a shape or a table key, as the simulator writes them. */
+static OI_HELPER void oi_ad_text(char* out, size_t size, const int64_t* v, uint32_t n) {
+  size_t used = (size_t)snprintf(out, size, "[");
+  for (uint32_t k = 0; k < n && used < size; ++k)
+    used += (size_t)snprintf(out + used, size - used, "%s%lld", k ? ", " : "", (long long)v[k]);
+  if (used < size) snprintf(out + used, size - used, "]");
+}
+/* Key `flat` (row-major) of a table of matrices whose nt indices have bounds b. */
+static OI_HELPER void oi_ad_key(int64_t flat, const int64_t* b, uint32_t nt, int64_t* key) {
+  for (uint32_t k = nt; k-- > 0;) {
+    key[k] = flat % b[k];
+    flat /= b[k];
+  }
+}
 )";
 }
 
@@ -198,11 +213,277 @@ std::string shape_text(const std::vector<uint64_t>& s) {
   return t + "]";
 }
 
+// The C of the box of one matrix (st/ln from d and the auto slots; every axis whole when the
+// auto indices are all scalars or absent), with the simulator's range check.
+std::string box_c(const AutoDimDecl& m, const std::vector<SlotText>& slots, bool whole,
+                  const AutoDimContext& ctx, const std::string& where,
+                  const std::function<std::string(const std::string&, const std::string&)>& fail) {
+  const std::string& I = ctx.indent;
+  std::string c;
+  for (size_t k = 0; k < m.base.size(); ++k) {
+    const std::string K = std::to_string(k);
+    if (whole || k >= m.indices.size() || slots.empty()) {
+      c += I + "    st[" + K + "] = 0;\n" + I + "    ln[" + K + "] = d[" + K + "];\n";
+      continue;
+    }
+    const SlotText& slot = slots[k];
+    std::string a = "0", b = "d[" + K + "]";
+    if (!slot.range) {
+      a = index_c_of(*slot.index, ctx);
+      b = a + " + 1";
+    } else {
+      if (slot.start) a = index_c_of(*slot.start, ctx);
+      if (slot.end) b = index_c_of(*slot.end, ctx);
+    }
+    c += I + "    {\n" + I + "      const int64_t a = " + a + ";\n" + I + "      int64_t b = " + b +
+         ";\n";
+    if (slot.range && slot.end) c += I + "      if (b < 0) b += d[" + K + "];\n";
+    c += I + "      if (a < 0 || b > d[" + K + "] || a > b) {\n" +
+         fail("_ERR_RUN", "\"" + where + "auto_dim '" + format_text(m.name) +
+                              "': range %lld..%lld of " + format_text(m.indices[k]) +
+                              " is outside the current %lld rows/columns\", (long long)a, (long "
+                              "long)b, (long long)d[" +
+                              K + "]") +
+         I + "      }\n" + I + "      st[" + K + "] = a;\n" + I + "      ln[" + K + "] = b - a;\n" +
+         I + "    }\n";
+  }
+  return c;
+}
+
+// auto_dim_access for a table of matrices: the keys the @table slots visit (row-major), each
+// key's matrix (or its box) stacked along the sliced @table axes, as core/src/exec/memory.cpp's
+// read_auto_dim and write_auto_dim; an unwritten matrix a stacked slice visits reads as a fresh
+// one without being created.
+std::string table_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
+                         const std::vector<uint64_t>& var_shape, bool write,
+                         const AutoDimContext& ctx) {
+  const size_t nt = m.table_indices.size(), nauto = m.indices.size(), rank = m.base.size();
+  if (access.brackets && !access.slots.empty() && access.slots.size() != nt + nauto)
+    throw std::runtime_error("'" + m.name + "' takes " + std::to_string(nt + nauto) +
+                             " indices, the access gives " + std::to_string(access.slots.size()));
+  std::vector<SlotText> tslots(nt), aslots;
+  for (size_t k = 0; k < nt; ++k) tslots[k].range = true;  // absent: every key
+  if (!access.slots.empty()) {
+    std::copy(access.slots.begin(), access.slots.begin() + nt, tslots.begin());
+    aslots.assign(access.slots.begin() + nt, access.slots.end());
+  }
+  bool scalar = !aslots.empty(), stacked = false;
+  for (const auto& slot : aslots) scalar = scalar && !slot.range;
+  std::vector<size_t> lead;  // the sliced @table slots
+  for (size_t k = 0; k < nt; ++k)
+    if (tslots[k].range) lead.push_back(k), stacked = true;
+  const std::string& I = ctx.indent;
+  const std::string where = format_text(ctx.at.empty() ? "" : ctx.at + ": ");
+  const std::string NT = std::to_string(nt), R = std::to_string(rank), E = std::to_string(m.esize);
+  const std::string mname = format_text(m.name);
+  // Every failure frees the stacking buffer first.
+  auto fail = [&](const std::string& code, const std::string& format_and_args) {
+    return I + "    free(stack);\n" + I + "    s->failed = fail(s, " + ctx.prefix + code + ", " +
+           format_and_args + ");\n" + I + "    " + ctx.stop + "\n";
+  };
+  auto growth = [&](const std::string& call, const std::string& memory_message) {
+    return I + "    {\n" + I + "      const int rc = " + call + ";\n" + I +
+           "      if (rc != 0) {\n" + I + "        free(stack);\n" + I +
+           "        s->failed = rc == -2 ? budget_fail(s, \"" + where + "\", \"" + mname +
+           "\") : fail(s, " + ctx.prefix + "_ERR_MEMORY, \"" + where + memory_message + "\");\n" +
+           I + "        " + ctx.stop + "\n" + I + "      }\n" + I + "    }\n";
+  };
+  std::string c = I + "{ /* " + std::string(write ? "store into " : "read ") + m.name + " */\n";
+  c += I + "  int64_t tst[" + NT + "], tln[" + NT + "], key[" + NT + "], first[" + NT +
+       "], tb[] = {";
+  for (size_t k = 0; k < nt; ++k) c += (k ? ", " : "") + std::to_string(m.table_bounds[k]) + "ll";
+  c += "};\n" + I + "  int64_t d[" + R + "], st[" + R + "], ln[" + R + "], pd[" + R +
+       "], nkeys = 1;\n" + I + "  size_t part = 0;\n" + I + "  unsigned char* stack = NULL;\n" + I +
+       "  char t1[200], t2[200], t3[200];\n" + I + "  (void)first;\n" + I + "  (void)pd;\n" + I +
+       "  (void)t1;\n" + I + "  (void)t2;\n" + I + "  (void)t3;\n" + I + "  (void)part;\n";
+  // The @table slots, with memory.cpp's table_ranges checks.
+  for (size_t k = 0; k < nt; ++k) {
+    const std::string K = std::to_string(k), idx = format_text(m.table_indices[k]);
+    const std::string B = std::to_string(m.table_bounds[k]);
+    const SlotText& slot = tslots[k];
+    c += I + "  {\n";
+    if (!slot.range) {
+      c += I + "    const int64_t a = " + index_c_of(*slot.index, ctx) + ";\n";
+      c += I + "    if (a < 0) {\n" +
+           fail("_ERR_RUN", "\"" + where + "table '" + mname + "': index " + idx +
+                                " = %lld is negative\", (long long)a") +
+           I + "    }\n";
+      c += I + "    if (a >= " + B + "ll) {\n" +
+           fail("_ERR_RUN", "\"" + where + "table '" + mname + "': index " + idx +
+                                " = %lld exceeds its @fixed bound " + idx + "=" + B +
+                                "\", (long long)a") +
+           I + "    }\n";
+      c += I + "    tst[" + K + "] = a;\n" + I + "    tln[" + K + "] = 1;\n";
+    } else {
+      c += I + "    const int64_t a = " + (slot.start ? index_c_of(*slot.start, ctx) : "0") +
+           ";\n" + I + "    int64_t b = " + (slot.end ? index_c_of(*slot.end, ctx) : B + "ll") +
+           ";\n";
+      if (slot.end) c += I + "    if (b < 0) b += " + B + "ll;\n";
+      c += I + "    if (a < 0) {\n" +
+           fail("_ERR_RUN", "\"" + where + "table '" + mname + "': slice start %lld of index " +
+                                idx + " is negative\", (long long)a") +
+           I + "    }\n";
+      c += I + "    if (b > " + B + "ll) {\n" +
+           fail("_ERR_RUN", "\"" + where + "table '" + mname + "': slice end %lld of index " + idx +
+                                " exceeds its @fixed bound " + idx + "=" + B + "\", (long long)b") +
+           I + "    }\n";
+      c += I + "    if (b < a) b = a;\n" + I + "    tst[" + K + "] = a;\n" + I + "    tln[" + K +
+           "] = b - a;\n";
+    }
+    c += I + "    nkeys *= tln[" + K + "];\n" + I + "  }\n";
+  }
+  std::string vs = "[";
+  for (size_t k = 0; k < var_shape.size(); ++k)
+    vs += (k ? ", " : "") + std::to_string(var_shape[k]);
+  vs += "]";
+  if (write) {  // the value's leading axes are the sliced @table slots'
+    std::string ok = var_shape.size() >= lead.size() ? "1" : "0";
+    for (size_t j = 0; j < lead.size() && ok != "0"; ++j)
+      ok += " && tln[" + std::to_string(lead[j]) + "] == " + std::to_string(var_shape[j]) + "ll";
+    c += I + "  if (!(" + ok + ")) {\n" +
+         fail("_ERR_RUN", "\"" + where + "cannot store a value of shape " + vs +
+                              " into %lld entries of auto_dim table '" + mname +
+                              "'\", (long long)nkeys") +
+         I + "  }\n";
+  }
+  uint64_t inner_cells = 1;
+  for (size_t k = write ? lead.size() : var_shape.size(); k < var_shape.size(); ++k)
+    inner_cells *= var_shape[k];
+  c += I + "  for (int64_t n = 0; n < nkeys; ++n) {\n";
+  c += I + "    int64_t rest = n, e = 0;\n";
+  c += I + "    for (uint32_t k = " + NT + "u; k-- > 0;) {\n" + I +
+       "      key[k] = tst[k] + rest % tln[k];\n" + I + "      rest /= tln[k];\n" + I + "    }\n";
+  c += I + "    for (uint32_t k = 0; k < " + NT + "u; ++k) e = e * tb[k] + key[k];\n";
+  c += I + "    oi_auto* m = &s->a_" + m.name + "[e];\n";
+  // As memory.cpp's auto_entry_at: a write, a growing or a single-key access creates the
+  // matrix (within the budget) and notes it; a stacked slice reads an unwritten one as fresh.
+  const bool creates = write || scalar || !stacked;
+  c += I + "    if (" + std::string(creates ? "1" : "m->present") + ") " + "\n" +
+       growth("oi_ad_touch(m, " + std::string(write || scalar ? "1" : "0") + ")",
+              "out of memory keeping the undo record of auto_dim '" + mname + "'");
+  if (scalar) {
+    c += I + "    {\n" + I + "      int64_t want[" + std::to_string(nauto) + "];\n";
+    for (size_t k = 0; k < nauto; ++k) {
+      const std::string K = std::to_string(k), idx = format_text(m.indices[k]);
+      c += I + "      want[" + K + "] = " + index_c_of(*aslots[k].index, ctx) + ";\n";
+      c += I + "      if (want[" + K + "] < 0) {\n" +
+           fail("_ERR_RUN", "\"" + where + "auto_dim '" + mname + "': index " + idx +
+                                " = %lld is negative\", (long long)want[" + K + "]") +
+           I + "      }\n";
+      if (m.bounds[k] >= 0)
+        c += I + "      if (want[" + K + "] > " + std::to_string(m.bounds[k]) + "ll) {\n" +
+             fail("_ERR_RUN", "\"" + where + "auto_dim '" + mname + "': count " + idx +
+                                  " = %lld exceeds its @fixed bound " + idx + "=" +
+                                  std::to_string(m.bounds[k]) + "\", (long long)want[" + K + "]") +
+             I + "      }\n";
+    }
+    c += growth("oi_ad_grow(m, want)", "out of memory growing auto_dim '" + mname + "'");
+    c += I + "    }\n";
+  }
+  c += I + "    oi_ad_dims(m, m->cnt, d);\n";
+  c += box_c(m, aslots, scalar, ctx, where, fail);
+  const std::string entry = stacked ? " entry %s" : "";
+  if (write) {
+    std::string same = var_shape.size() == lead.size() + rank ? "1" : "0";
+    for (size_t k = 0; k < rank && same != "0"; ++k)
+      same += " && ln[" + std::to_string(k) + "] == " + std::to_string(var_shape[lead.size() + k]) +
+              "ll";
+    c += I + "    if (!(" + same + ")) {\n" + I + "      oi_ad_text(t1, sizeof t1, ln, " + R +
+         "u);\n" + I + "      oi_ad_text(t2, sizeof t2, key, " + NT + "u);\n" +
+         fail("_ERR_RUN",
+              "\"" + where + "cannot store a value of shape " + vs +
+                  (scalar ? " as auto_dim '" + mname + "'" + entry + " of current shape %s\""
+                          : " into a part of '" + mname + "'" + entry + " of shape %s\"") +
+                  (stacked ? ", t2" : "") + ", t1") +
+         I + "    }\n";
+    c += I + "    oi_ad_box(" + R + "u, " + E + "u, d, m->data, st, ln, (unsigned char*)s->v_" +
+         var + " + (size_t)n * " + std::to_string(inner_cells * m.esize) + "u, 1);\n";
+  } else {
+    c += I + "    if (n == 0) {\n" + I + "      part = 1;\n" + I +
+         "      for (uint32_t k = 0; k < " + R + "u; ++k) {\n" + I + "        pd[k] = ln[k];\n" +
+         I + "        part *= (size_t)ln[k];\n" + I + "      }\n" + I +
+         "      memcpy(first, key, sizeof first);\n" + I +
+         "      stack = (unsigned char*)malloc((size_t)nkeys * part * " + E + "u + 1u);\n" + I +
+         "      if (!stack) {\n" +
+         fail("_ERR_MEMORY",
+              "\"" + where + "out of memory reading auto_dim table '" + mname + "'\"") +
+         I + "      }\n" + I + "    } else if (memcmp(pd, ln, sizeof pd) != 0) {\n" + I +
+         "      oi_ad_text(t1, sizeof t1, key, " + NT + "u);\n" + I +
+         "      oi_ad_text(t2, sizeof t2, ln, " + R + "u);\n" + I +
+         "      oi_ad_text(t3, sizeof t3, first, " + NT + "u);\n" + I + "      char t4[200];\n" +
+         I + "      oi_ad_text(t4, sizeof t4, pd, " + R + "u);\n" +
+         fail("_ERR_RUN", "\"" + where + "auto_dim table '" + mname +
+                              "': entry %s gives shape %s but entry %s gives %s, so they cannot "
+                              "be stacked (slice the matrices to equal parts)\", t1, t2, t3, t4") +
+         I + "    }\n";
+    c += I + "    oi_ad_box(" + R + "u, " + E +
+         "u, d, m->data, st, ln, stack + (size_t)n * part * " + E + "u, 0);\n";
+  }
+  c += I + "  }\n";
+  if (!write) {
+    // The stacked value: the sliced @table lengths, then a part's shape (the declared one when
+    // no key was visited); into the destination as it is, or zero padded where it fits.
+    const size_t srank = lead.size() + rank;
+    const std::string SR = std::to_string(srank);
+    c += I + "  {\n" + I + "    int64_t sd[" + SR + "], zero[" + SR + "] = {0};\n";
+    for (size_t j = 0; j < lead.size(); ++j)
+      c += I + "    sd[" + std::to_string(j) + "] = tln[" + std::to_string(lead[j]) + "];\n";
+    for (size_t k = 0; k < rank; ++k)
+      c += I + "    sd[" + std::to_string(lead.size() + k) + "] = nkeys ? pd[" + std::to_string(k) +
+           "] : " + std::to_string(m.base[k]) + "ll;\n";
+    std::string same = var_shape.size() == srank ? "1" : "0", fits = same;
+    for (size_t k = 0; k < srank && same != "0"; ++k) {
+      same += " && sd[" + std::to_string(k) + "] == " + std::to_string(var_shape[k]) + "ll";
+      fits += " && sd[" + std::to_string(k) + "] <= " + std::to_string(var_shape[k]) + "ll";
+    }
+    std::string vd;
+    for (uint64_t x : var_shape) vd += (vd.empty() ? "" : ", ") + std::to_string(x) + "ll";
+    c += I + "    if (" + same + ") {\n" + I + "      if (nkeys) memcpy(s->v_" + var +
+         ", stack, (size_t)nkeys * part * " + E + "u);\n" + I + "    } else if (" + fits + ") {\n" +
+         I + "      const int64_t vd[] = {" + (vd.empty() ? "0" : vd) + "};\n" + I +
+         "      oi_ad_padded(" + SR + "u, " + E +
+         "u, sd, stack, zero, sd, vd, (unsigned char*)s->v_" + var + ");\n" + I + "    } else {\n" +
+         I + "      oi_ad_text(t1, sizeof t1, sd, " + SR + "u);\n" +
+         fail("_ERR_RUN", "\"" + where + "cannot store " + m.dtype + "%s into '" +
+                              format_text(var) + "' of " + m.dtype + vs + "\", t1") +
+         I + "    }\n" + I + "    free(stack);\n" + I + "  }\n";
+  }
+  c += I + "}\n";
+  return c;
+}
+
 }  // namespace
+
+std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& prefix) {
+  const std::string A = "w->a_" + m.name, E = std::to_string(m.entries()),
+                    R = std::to_string(m.base.size()), NT = std::to_string(m.table_indices.size());
+  std::string tb;
+  for (int64_t b : m.table_bounds) tb += (tb.empty() ? "" : ", ") + std::to_string(b) + "ll";
+  return "    int64_t d0[" + R + "], d[" + R + "], tb[] = {" + tb + "}, key[" + NT + "], k0[" + NT +
+         "] = {0};\n    char t1[200], t2[200], t3[200], t4[200];\n    oi_ad_dims(&" + A + "[0], " +
+         A + "[0].cnt, d0);\n    for (int64_t e = 1; e < " + E + "; ++e) {\n      oi_ad_dims(&" +
+         A + "[e], " + A + "[e].cnt, d);\n      if (memcmp(d, d0, sizeof d) != 0) {\n" +
+         "        oi_ad_key(e, tb, " + NT + "u, key);\n        oi_ad_text(t1, sizeof t1, key, " +
+         NT + "u);\n        oi_ad_text(t2, sizeof t2, d, " + R +
+         "u);\n        oi_ad_text(t3, sizeof t3, k0, " + NT +
+         "u);\n        oi_ad_text(t4, sizeof t4, d0, " + R + "u);\n        return fail(w, " +
+         prefix + "_ERR_RUN, \"auto_dim table '" + format_text(m.name) +
+         "': entry %s gives shape %s but entry %s gives %s, so they cannot be stacked (slice the "
+         "matrices to equal parts)\", t1, t2, t3, t4);\n      }\n    }\n    const size_t one = "
+         "oi_ad_cells(&" +
+         A + "[0], " + A + "[0].cnt) * " + A + "[0].esize;\n    free(w->af_" + m.name +
+         ");\n    w->af_" + m.name + " = (unsigned char*)malloc(" + E +
+         "u * one + 1u);\n    if (!w->af_" + m.name + ") return fail(w, " + prefix +
+         "_ERR_MEMORY, \"out of memory fetching '" + format_text(m.name) +
+         "'\");\n    for (int64_t e = 0; e < " + E + "; ++e) memcpy(w->af_" + m.name +
+         " + (size_t)e * one, " + A + "[e].data, one);\n    *data = w->af_" + m.name +
+         ";\n    *bytes = " + E + "u * one;\n";
+}
 
 std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                             const std::vector<uint64_t>& var_shape, bool write,
                             const AutoDimContext& ctx) {
+  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx);
   const size_t rank = m.base.size(), nauto = m.indices.size();
   if (access.brackets && access.slots.size() != nauto && !access.slots.empty())
     throw std::runtime_error("'" + m.name + "' takes " + std::to_string(nauto) +
@@ -212,7 +493,7 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
   for (const auto& slot : access.slots) scalar = scalar && !slot.range;
   const std::string& I = ctx.indent;
   const std::string where = format_text(ctx.at.empty() ? "" : ctx.at + ": ");
-  const std::string R = std::to_string(rank), A = "s->a_" + m.name;
+  const std::string R = std::to_string(rank), A = "s->a_" + m.name + "[0]";
   auto fail = [&](const std::string& code, const std::string& message, const std::string& args) {
     return I + "    s->failed = fail(s, " + ctx.prefix + code + ", \"" + where + message + "\"" +
            args + ");\n" + I + "    " + ctx.stop + "\n";

@@ -18,6 +18,16 @@ struct AutoDimDecl {
   std::vector<int64_t> bounds;       // @fixed bound per auto axis, -1 where it grows
   std::vector<uint64_t> base;        // the declared shape
   uint64_t esize = 0;
+  // A table of matrices (`C(l, i, j) @table @fixed(l=2) @auto_dim(i, j)`): the @table indices
+  // before the auto ones and their @fixed bounds; s->a_NAME holds one matrix per key,
+  // row-major. Empty for a plain matrix (one oi_auto).
+  std::vector<std::string> table_indices;
+  std::vector<int64_t> table_bounds;
+  uint64_t entries() const {
+    uint64_t n = 1;
+    for (int64_t b : table_bounds) n *= static_cast<uint64_t>(b);
+    return n;
+  }
 };
 
 // What the generated C of an access needs from the generator.
@@ -28,6 +38,11 @@ struct AutoDimContext {
 
 // The support functions (static, OI_HELPER).
 std::string auto_dim_c();
+
+// The C of NAME_fetch for a table of matrices: the matrices stacked into s->af_NAME (equal
+// shapes, else the simulator's error), `*data` and `*bytes` set; `prefix` is the program's name;
+// the code runs where `w` is the (non-const) state.
+std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& prefix);
 
 // cache.read ACCESS >> var (write = false) or cache.write var >> ACCESS (write = true), `var`
 // of `var_shape`: scalar auto indices grow the matrix and take it whole, slices take a part.

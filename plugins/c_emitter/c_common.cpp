@@ -116,6 +116,15 @@ std::string number(double v) {
 }
 
 std::string literal(const json::value& v, const std::string& dtype, const std::string& what) {
+  // A setting naming a loop index (c_generator.cpp): the kernel's parameter, converted as the
+  // simulator converts an integer setting.
+  if (const auto* o = v.if_object(); o && o->contains("loop_index")) {
+    if (packed_bits(dtype) || !c_type(dtype) || dtype == "f16" || dtype == "bf16" ||
+        dtype == "f8" || dtype == "bool")
+      throw CUnsupported("c emitter: " + what + " naming a loop index is not supported yet for " +
+                         dtype);
+    return "(" + std::string(c_type(dtype)) + ")i_" + std::string(o->at("loop_index").as_string());
+  }
   if (packed_bits(dtype)) {
     // an int32_t value, stored through oi_set_*; the validator checked its range
     if (v.is_int64()) return "(int32_t)" + std::to_string(v.as_int64());

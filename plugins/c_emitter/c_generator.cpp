@@ -188,7 +188,10 @@ class Generator : public KernelEnv {
       if (str(st.at("target")).find('[') != std::string::npos)
         throw CUnsupported("c emitter: cache.reset of a part of @auto_dim '" +
                            str(st.at("target")) + "' is not supported yet");
-      body << indent << "if (oi_ad_reset(&s->a_" << str(st.at("target")) << ") != 0) {\n"
+      const std::string A = "s->a_" + str(st.at("target"));
+      body << indent << "for (size_t e = 0; e < " << autodims_.at(str(st.at("target"))).entries()
+           << "u; ++e)\n"
+           << indent << "  if (oi_ad_reset(&" << A << "[e]) != 0) {\n"
            << indent << "  s->failed = fail(s, " << name_
            << "_ERR_MEMORY, \"out of memory keeping the undo record of auto_dim '"
            << str(st.at("target")) << "'\");\n"
@@ -341,7 +344,9 @@ class Generator : public KernelEnv {
            "s->mem.total;\n";
     for (const Value& v : values_)
       if (v.ptable) c << "  oi_tab_end(&s->t_" << v.name << ", undo);\n";
-    for (const auto& [mname, m] : autodims_) c << "  oi_ad_end(&s->a_" << mname << ", undo);\n";
+    for (const auto& [mname, m] : autodims_)
+      c << "  for (size_t e = 0; e < " << m.entries() << "u; ++e) oi_ad_end(&s->a_" << mname
+        << "[e], undo);\n";
     for (const auto& n : undo_vars_)
       c << "  if (s->u_has_" << n << " && undo) memcpy(s->v_" << n << ", s->u_" << n << ", "
         << value(n).bytes << "u);\n  s->u_has_" << n << " = 0;\n";
@@ -408,9 +413,10 @@ class Generator : public KernelEnv {
   std::map<std::string, std::string> baked_;  // constant -> the bytes its settings were given
 
   // Replaces each setting {"name": N} of the kernels' ops by N's value, by dsl.md's precedence:
-  // a loop index (its value changes: refused), a declared variable (a constant scalar, whose
-  // value is the model's tensor or its @init: create() checks the model it loads holds the
-  // same bytes), a size variable.
+  // a loop index (its value changes: {"loop_index": N}, which literal() writes as the kernel's
+  // parameter i_N, view_params() adds), a declared variable (a constant scalar, whose value is
+  // the model's tensor or its @init: create() checks the model it loads holds the same bytes),
+  // a size variable.
   void resolve_settings(json::array& steps, std::vector<std::string>& loops) {
     for (auto& jst : steps) {
       auto& st = jst.as_object();
@@ -435,7 +441,7 @@ class Generator : public KernelEnv {
                             const json::object& op, const std::string& key) {
     const std::string where = op_where(op) + ": setting '" + key + "' = " + name;
     if (std::find(loops.begin(), loops.end(), name) != loops.end())
-      throw CUnsupported("c emitter: " + where + " (a loop index) is not supported yet");
+      return json::object{{"loop_index", name}};
     auto it = index_.find(name);
     if (it == index_.end()) {
       const auto& sizes = root_.at("sizevars").as_object();
@@ -954,11 +960,24 @@ class Generator : public KernelEnv {
     for (const auto& i : o.at("auto_dim").as_array()) m.indices.push_back(str(i));
     std::vector<std::string> indices;
     for (const auto& i : o.at("indices").as_array()) indices.push_back(str(i));
-    if (indices != m.indices)
+    // @table indices come first (dsl.md): a table of matrices, one per key of their bounds.
+    const size_t nt = indices.size() - std::min(indices.size(), m.indices.size());
+    if (!std::equal(m.indices.begin(), m.indices.end(), indices.begin() + nt))
       throw CUnsupported("c emitter: @auto_dim table '" + v.name +
-                         "' (@table indices before the auto ones) is not supported yet");
-    for (const auto& b : o.at("bound").as_array())
-      m.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
+                         "' (auto indices that are not the last ones) is not supported yet");
+    const auto& bound = o.at("bound").as_array();
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const int64_t b = bound.at(k).is_null() ? -1 : bound.at(k).to_number<int64_t>();
+      if (k >= nt) {
+        m.bounds.push_back(b);
+        continue;
+      }
+      if (b <= 0)
+        throw CUnsupported("c emitter: @auto_dim table '" + v.name + "': @table index '" +
+                           indices[k] + "' without a @fixed bound is not supported yet");
+      m.table_indices.push_back(indices[k]);
+      m.table_bounds.push_back(b);
+    }
     if (freestanding_)
       throw CUnsupported("c emitter: @auto_dim matrix '" + v.name +
                          "': the freestanding profile allocates nothing");
@@ -1182,6 +1201,13 @@ class Generator : public KernelEnv {
             std::find(kernel_params_.begin(), kernel_params_.end(), idx) == kernel_params_.end())
           kernel_params_.push_back(idx);
       }
+    for (const auto& jop : k.at("ops").as_array())  // settings naming a loop index
+      for (const auto& kv : jop.at("settings").as_object())
+        if (const auto* o = kv.value().if_object(); o && o->contains("loop_index")) {
+          const std::string idx = str(o->at("loop_index"));
+          if (std::find(kernel_params_.begin(), kernel_params_.end(), idx) == kernel_params_.end())
+            kernel_params_.push_back(idx);
+        }
     std::string out;
     for (const auto& p : kernel_params_) out += ", int64_t i_" + p;
     return out;
@@ -1525,17 +1551,20 @@ class Generator : public KernelEnv {
         std::remove_if(declared.begin(), declared.end(), [](const Value* v) { return v->table; }),
         declared.end());
     // @auto_dim matrices are fetched as they are now: their declared dims, grown by the counts.
+    // A table of matrices: its @fixed bounds first (fetched stacked).
     for (const auto& [mname, m] : autodims_) {
       const Value& v = value(mname);
       c << "static const uint64_t dims_" << mname << "[] = {";
+      for (size_t i = 0; i < m.table_bounds.size(); ++i) c << m.table_bounds[i] << "u, ";
       for (size_t i = 0; i < v.shape.size(); ++i) c << (i ? ", " : "") << v.shape[i] << "u";
       c << (v.shape.empty() ? "0" : "") << "};\n";
     }
     c << "static const " << N << "_var_info vars[] = {\n";
     for (const auto& [mname, m] : autodims_) {
       const Value& v = value(mname);
-      c << "  {\"" << mname << "\", " << dtype_tag(v.dtype) << "u, " << v.shape.size() << "u, dims_"
-        << mname << ", " << v.bytes << "u},\n";
+      c << "  {\"" << mname << "\", " << dtype_tag(v.dtype) << "u, "
+        << v.shape.size() + m.table_bounds.size() << "u, dims_" << mname << ", "
+        << v.bytes * m.entries() << "u},\n";
     }
     for (const Value* v : declared) {
       if (v->ptable) {
@@ -1559,7 +1588,9 @@ class Generator : public KernelEnv {
       << "  oi_mem mem; /* the table budget and the step's undo record */\n";
     for (const auto& n : undo_vars_) c << "  void* u_" << n << ";\n  int u_has_" << n << ";\n";
     for (const auto& [field, bytes] : tabview_fields_) c << "  void* v_" << field << ";\n";
-    for (const auto& [mname, m] : autodims_) c << "  oi_auto a_" << mname << ";\n";
+    for (const auto& [mname, m] : autodims_)
+      c << "  oi_auto a_" << mname << "[" << m.entries() << "];\n  unsigned char* af_" << mname
+        << ";\n";
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
@@ -1632,19 +1663,20 @@ class Generator : public KernelEnv {
     for (const auto& n : undo_vars_)
       c << "  s->u_" << n << " = malloc(" << value(n).bytes << "u + 1u);\n  ok = ok && s->u_" << n
         << ";\n";
-    for (const auto& [mname, m] : autodims_) {
-      const Value& v = value(mname);
-      const std::string a = "s->a_" + mname;
-      c << "  " << a << ".rank = " << m.base.size() << "u;\n  " << a
-        << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n";
-      for (size_t k = 0; k < m.base.size(); ++k)
-        c << "  " << a << ".base[" << k << "] = " << m.base[k] << "ll;\n";
-      if (v.init)
-        c << "  {\n    static const " << c_type(v.dtype)
-          << " init_one = " << literal(*v.init, v.dtype, "@init of '" + mname + "'") << ";\n    "
-          << a << ".init = (const unsigned char*)&init_one;\n  }\n";
-      c << "  " << a << ".mem = &s->mem;\n  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
-    }
+    for (const auto& [mname, m] : autodims_)
+      for (uint64_t e = 0; e < m.entries(); ++e) {
+        const Value& v = value(mname);
+        const std::string a = "s->a_" + mname + "[" + std::to_string(e) + "]";
+        c << "  " << a << ".rank = " << m.base.size() << "u;\n  " << a
+          << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n";
+        for (size_t k = 0; k < m.base.size(); ++k)
+          c << "  " << a << ".base[" << k << "] = " << m.base[k] << "ll;\n";
+        if (v.init)
+          c << "  {\n    static const " << c_type(v.dtype)
+            << " init_one = " << literal(*v.init, v.dtype, "@init of '" + mname + "'") << ";\n    "
+            << a << ".init = (const unsigned char*)&init_one;\n  }\n";
+        c << "  " << a << ".mem = &s->mem;\n  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
+      }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
@@ -1726,7 +1758,9 @@ class Generator : public KernelEnv {
     }
     for (const auto& [field, bytes] : tabview_fields_) c << "  free(s->v_" << field << ");\n";
     for (const auto& [mname, m] : autodims_)
-      c << "  free(s->a_" << mname << ".data);\n  free(s->a_" << mname << ".u_data);\n";
+      c << "  for (size_t e = 0; e < " << m.entries() << "u; ++e) {\n    free(s->a_" << mname
+        << "[e].data);\n    free(s->a_" << mname << "[e].u_data);\n  }\n  free(s->af_" << mname
+        << ");\n";
     for (const auto& n : undo_vars_) c << "  free(s->u_" << n << ");\n";
     c << "  free(s->mem.log);\n";
     for (const auto& sc : scratch_) c << "  free(s->" << sc.first << ");\n";
@@ -1794,10 +1828,15 @@ class Generator : public KernelEnv {
       c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    *data = s->v_" << v->name
         << ";\n    *bytes = " << v->bytes << "u;\n    return " << N << "_OK;\n  }\n";
     }
-    for (const auto& [mname, m] : autodims_)
-      c << "  if (strcmp(name, \"" << mname << "\") == 0) {\n    *data = s->a_" << mname
-        << ".data;\n    *bytes = oi_ad_cells(&s->a_" << mname << ", s->a_" << mname
-        << ".cnt) * s->a_" << mname << ".esize;\n    return " << N << "_OK;\n  }\n";
+    for (const auto& [mname, m] : autodims_) {
+      c << "  if (strcmp(name, \"" << mname << "\") == 0) {\n";
+      if (!m.table_indices.empty())  // a table of matrices: stacked, as `cache.read C` gives
+        c << "    " << N << "_state* w = (" << N << "_state*)s;\n" << auto_dim_fetch_stacked(m, N);
+      else
+        c << "    *data = s->a_" << mname << "[0].data;\n    *bytes = oi_ad_cells(&s->a_" << mname
+          << "[0], s->a_" << mname << "[0].cnt) * s->a_" << mname << "[0].esize;\n";
+      c << "    return " << N << "_OK;\n  }\n";
+    }
     c << "  snprintf(((" << N
       << "_state*)s)->error, sizeof s->error, \"fetch '%s': no declared variable of that name\", "
          "name);\n"
@@ -1817,11 +1856,17 @@ class Generator : public KernelEnv {
           << v->bounds.size() << "] = {0};\n    oi_tab_dims(&s->t_" << v->name
           << ", ln);\n    for (uint32_t k = 0; k < " << v->bounds.size()
           << "u; ++k) dims[k] = (uint64_t)ln[k];\n  }\n";
-    for (const auto& [mname, m] : autodims_)
+    for (const auto& [mname, m] : autodims_) {
+      // a table of matrices: its bounds, then the matrices' (equal) shape
+      const size_t nt = m.table_indices.size();
       c << "  if (strcmp(name, \"" << mname
-        << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << ", s->a_" << mname
-        << ".cnt, d);\n    for (uint32_t k = 0; k < v->rank; ++k) "
-        << "dims[k] = (uint64_t)d[k];\n  }\n";
+        << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << "[0], s->a_" << mname
+        << "[0].cnt, d);\n";
+      for (size_t k = 0; k < nt; ++k)
+        c << "    dims[" << k << "] = " << m.table_bounds[k] << "u;\n";
+      c << "    for (uint32_t k = " << nt << "u; k < v->rank; ++k) "
+        << "dims[k] = (uint64_t)d[k - " << nt << "u];\n  }\n";
+    }
     c << "  return " << N << "_OK;\n}\n\n";
     c << kernels;
     c << "int " << N << "_step(" << N << "_state* s) {\n";

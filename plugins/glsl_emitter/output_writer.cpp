@@ -10,6 +10,7 @@
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
 #include "openinfer/plugin_abi.hpp"
 #include "plan_input.hpp"
+#include "shader_common.hpp"
 #include "shader_writer.hpp"
 #include "vulkan_kernels.hpp"
 #include "vulkan_shaders.hpp"
@@ -66,7 +67,7 @@ class ManifestWriter {
       return true;
     };
     // The index terms of one side (empty for a whole value) and its bytes (0: known at run time).
-    auto side = [&](const ValueRef& r, const std::string& text, bool write, uint64_t& bytes,
+    auto side = [&](const ValueRef& r, const std::string& text, uint64_t& bytes,
                     std::vector<std::string>& terms) -> const ValueIn& {
       auto it = plan_.value_index.find(r.name);
       if (it == plan_.value_index.end())
@@ -92,8 +93,6 @@ class ManifestWriter {
       for (const std::string& term : terms) {
         const size_t dots = term.find("..");
         if (dots == std::string::npos) continue;
-        if (write)
-          unsupported(kind + line + " to '" + text + "': writing several entries is not supported");
         int64_t a = 0, b = 0;
         const std::string start = term.substr(0, dots), end = term.substr(dots + 2);
         if ((start.empty() || num(start, a)) && num(end, b)) {
@@ -108,8 +107,8 @@ class ManifestWriter {
     };
     uint64_t fb = 0, tb = 0;
     std::vector<std::string> fterms, tterms;
-    const ValueIn& fv = side(f, from, false, fb, fterms);
-    const ValueIn& tv = side(t, to, true, tb, tterms);
+    const ValueIn& fv = side(f, from, fb, fterms);
+    const ValueIn& tv = side(t, to, tb, tterms);
     if (fv.dtype != tv.dtype || (fb && tb && fb != tb))
       unsupported(kind + line + " from '" + from + "' to '" + to +
                   "': only copies of one dtype and size are supported");
@@ -119,6 +118,69 @@ class ManifestWriter {
     if (tv.is_table()) c["to_entry"] = json::array(tterms.begin(), tterms.end());
     if (!at.empty()) c["at"] = at;
     out.push_back(std::move(c));
+  }
+
+  // cache.increment / cache.decrement of an i64 or u64 scalar: one invocation adds the amount
+  // to the two 32-bit words with a carry (wrapping, as ops.md's integers do).
+  KernelShader wide_counter_shader(const ValueIn& v, uint32_t id, int64_t delta,
+                                   const std::string& where) const {
+    if (v.elements != 1 || v.storage == "internal" || v.storage == "arena")
+      unsupported(where + " of '" + v.name + "': a counter is a scalar in memory");
+    KernelIn k;
+    k.id = id;
+    k.kind = "counter";
+    k.reads = {v.name};
+    k.writes = {v.name};
+    ShaderBuilder sb(plan_, device_, k);
+    sb.use_raw_bits();
+    const auto d = static_cast<uint64_t>(delta);
+    const std::string b = sb.buffer(v.name);
+    return sb.grid(where, 1,
+                   "    const uvec2 w = " + b + "[0];\n    const uint lo = w.x + " +
+                       u(d & 0xffffffffu) + ";\n    " + b + "[0] = uvec2(lo, w.y + " + u(d >> 32) +
+                       " + (lo < w.x ? 1u : 0u));\n");
+  }
+
+  // cache.read / cache.write of an @auto_dim matrix (the host program keeps it): a copy whose
+  // matrix side carries its index terms as written ("auto_from"/"auto_to"; empty: the whole
+  // matrix), "at" the access's position and "store_at" the other side's. False for other
+  // copies.
+  bool auto_dim_copy(const std::string& kind, const std::string& line, const json::object& s,
+                     json::array& out) {
+    const ValueRef f = parse_ref(str(s, "from")), t = parse_ref(str(s, "to"));
+    auto find = [&](const std::string& name) -> const ValueIn* {
+      auto it = plan_.value_index.find(name);
+      return it == plan_.value_index.end() ? nullptr : &plan_.values[it->second];
+    };
+    const ValueIn *fv = find(f.name), *tv = find(t.name);
+    if (!fv || !tv || (!fv->is_auto_dim() && !tv->is_auto_dim())) return false;
+    const ValueIn& matrix = fv->is_auto_dim() ? *fv : *tv;
+    const ValueIn& other = fv->is_auto_dim() ? *tv : *fv;
+    const ValueRef& mref = fv->is_auto_dim() ? f : t;
+    if (kind == "transfer" || fv->is_auto_dim() == tv->is_auto_dim() || other.is_table() ||
+        !parse_ref(fv->is_auto_dim() ? str(s, "to") : str(s, "from")).index.empty() ||
+        other.storage == "internal")
+      unsupported(kind + line + " between @auto_dim matrix '" + matrix.name + "' and '" +
+                  other.name + "': only copies with whole values are supported");
+    if (matrix.dtype != other.dtype)
+      unsupported(kind + line + ": @auto_dim matrix '" + matrix.name + "' is " + matrix.dtype +
+                  ", '" + other.name + "' " + other.dtype);
+    const size_t n = matrix.auto_table.size() + matrix.auto_indices.size();
+    if (!mref.index.empty() && mref.index.size() != n)
+      invalid(kind + line + ": '" + matrix.name + "' takes " + std::to_string(n) + " indices");
+    full_barrier(out);  // the host program reads or writes the whole value, then kernels may
+    access(out, {other.name}, {other.name});
+    json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
+    c[fv->is_auto_dim() ? "auto_from" : "auto_to"] =
+        json::array(mref.index.begin(), mref.index.end());
+    auto position = [&](const char* key) {
+      const json::value* a = s.if_contains(key);
+      return a && a->is_string() ? std::string(a->as_string()) : std::string();
+    };
+    c["at"] = position(fv->is_auto_dim() ? "from_at" : "to_at");
+    c["store_at"] = position("to_at");
+    out.push_back(std::move(c));
+    return true;
   }
 
   std::string scratch(const std::string& prefix, const ValueIn& v) {
@@ -241,6 +303,7 @@ class ManifestWriter {
       for (const char* key : {"to_at", "from_at", "at"})
         if (const json::value* a = s.if_contains(key); a && a->is_string() && at.empty())
           at = std::string(a->as_string());
+      if (auto_dim_copy(kind, line, s, out)) return;
       entry_copy(kind, line, str(s, "from"), str(s, "to"), at, out);
     } else if (kind == "cache.increment" || kind == "cache.decrement") {
       // A one-invocation kernel adds the amount on the device (no read back).
@@ -249,7 +312,10 @@ class ManifestWriter {
       if (!amount || !amount->is_int64()) invalid(kind + line + " has no integer amount");
       const int64_t delta = kind == "cache.increment" ? amount->as_int64() : -amount->as_int64();
       const auto id = static_cast<uint32_t>(shaders_.size());
-      shaders_.push_back(write_counter_shader(plan_, device_, id, var, delta, kind + line));
+      const ValueIn& v = plan_.value(var);
+      shaders_.push_back((v.dtype == "i64" || v.dtype == "u64")
+                             ? wide_counter_shader(v, id, delta, kind + line)
+                             : write_counter_shader(plan_, device_, id, var, delta, kind + line));
       access(out, {var}, {var});
       out.push_back(json::object{{"op", "dispatch"}, {"kernel", id}, {"step", s.at("id")}});
     } else if (kind == "cache.reset") {
@@ -261,6 +327,8 @@ class ManifestWriter {
         unsupported(kind + line + ": '" + target + "' must be a declared variable");
       if (v.is_table() && v.storage == "constant")
         unsupported(kind + line + " of constant table '" + r.name + "'");
+      if (v.is_auto_dim() && !r.index.empty())
+        unsupported(kind + line + " of a part of @auto_dim matrix '" + target + "'");
       std::vector<std::string> terms = r.index;  // `X[l]`: every entry under l
       if (!terms.empty()) {
         if (!v.is_table() || terms.size() > v.indices.size())
@@ -330,6 +398,12 @@ json::object value_json(const ValueIn& v) {
   if (v.storage == "arena") {
     o["offset"] = v.offset;
     o["zero_fill"] = v.zero_fill;
+  }
+  if (v.is_auto_dim()) {
+    o["auto_dim"] = json::array(v.auto_indices.begin(), v.auto_indices.end());
+    o["auto_bound"] = json::array(v.auto_bound.begin(), v.auto_bound.end());
+    o["auto_table"] = json::array(v.auto_table.begin(), v.auto_table.end());
+    o["auto_table_bound"] = json::array(v.auto_table_bound.begin(), v.auto_table_bound.end());
   }
   if (v.is_table()) {
     o["indices"] = json::array(v.indices.begin(), v.indices.end());
@@ -519,14 +593,23 @@ std::string cmake_lists(const std::string& name, size_t kernels,
 }  // namespace
 
 std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
-                                     const std::string& name) {
+                                     const std::string& name, const ModelScalar& model) {
   if (!valid_name(name))
     invalid("--name '" + name +
             "' must be 1-64 characters of [A-Za-z0-9_-] (it names the program)");
   const DeviceIn device = read_device(device_json);
-  const PlanIn plan = read_plan(plan_json);
+  PlanIn plan = read_plan(plan_json);
+  resolve_settings(plan, model);
   std::vector<KernelShader> shaders;
-  for (const KernelIn& k : plan.kernels) shaders.push_back(write_kernel(plan, device, k));
+  for (const KernelIn& k : plan.kernels) {
+    for (const auto* names : {&k.reads, &k.writes})
+      for (const std::string& n : *names)
+        if (auto it = plan.value_index.find(parse_ref(n).name);
+            it != plan.value_index.end() && plan.values[it->second].is_auto_dim())
+          unsupported("an op on @auto_dim matrix '" + n + "' (kernel " + std::to_string(k.id) +
+                      ") is not supported: read it with cache.read first");
+    shaders.push_back(write_kernel(plan, device, k));
+  }
 
   // The blocks first: host steps such as cache.increment add kernels of their own.
   ManifestWriter writer(plan, device, shaders);
@@ -551,6 +634,14 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   manifest["graph"] = plan.graph;
   manifest["device"] = device.name;
   manifest["arena_bytes"] = plan.arena_bytes;
+  // Constants whose model values settings were given: the host checks its model holds them.
+  json::array baked;
+  for (const BakedConstant& b : plan.baked) {
+    json::array bytes;
+    for (char c : b.bytes) bytes.push_back(static_cast<unsigned char>(c));
+    baked.push_back(json::object{{"value", b.value}, {"link", b.link}, {"bytes", bytes}});
+  }
+  if (!baked.empty()) manifest["baked"] = std::move(baked);
   json::array values;
   for (const ValueIn& v : plan.values)
     if (v.storage != "internal") values.push_back(value_json(v));

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "plan_input.hpp"
+
 namespace oi::glsl {
 
 struct OutputFile {
@@ -15,7 +17,9 @@ struct OutputFile {
 };
 
 // Throws oi::abi::StatusError (UNIMPLEMENTED / INVALID_ARGUMENT) for what it cannot express.
+// `model` gives the scalars settings name (resolve_settings); without it only @init values
+// and size variables are resolved.
 std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
-                                     const std::string& name);
+                                     const std::string& name, const ModelScalar& model = {});
 
 }  // namespace oi::glsl

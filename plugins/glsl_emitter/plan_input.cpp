@@ -2,6 +2,7 @@
 #include "plan_input.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 #include "openinfer/plugin_abi.hpp"
@@ -141,8 +142,26 @@ ValueIn read_value(const json::object& o) {
     if (const json::value* z = o.if_contains("zero_fill"))
       v.zero_fill = z->is_bool() && z->as_bool();
   }
-  if (o.contains("auto_dim") && !o.at("auto_dim").is_null())
-    unsupported(where + ": @auto_dim values (sized at run time) are not supported");
+  if (o.contains("auto_dim") && !o.at("auto_dim").is_null()) {
+    v.auto_indices = strings(o.at("auto_dim"), where + " auto_dim");
+    const json::value* ix = o.if_contains("indices");
+    const std::vector<std::string> all = ix ? strings(*ix, where + " indices") : v.auto_indices;
+    // dsl.md: @table indices first, then the auto ones
+    const size_t nt = all.size() - std::min(all.size(), v.auto_indices.size());
+    if (!std::equal(v.auto_indices.begin(), v.auto_indices.end(), all.begin() + nt))
+      unsupported(where + ": auto indices that are not the last ones");
+    if (v.auto_indices.size() > v.shape.size()) invalid(where + ": more auto indices than axes");
+    v.auto_table.assign(all.begin(), all.begin() + nt);
+    std::vector<uint64_t> bound;
+    if (const json::value* b = o.if_contains("bound"); b && b->is_array())
+      for (const json::value& e : b->as_array())
+        bound.push_back(e.is_null() ? 0 : to_u64(e, where + " bound"));
+    bound.resize(all.size(), 0);
+    v.auto_table_bound.assign(bound.begin(), bound.begin() + nt);
+    v.auto_bound.assign(bound.begin() + nt, bound.end());
+    v.storage = "auto_dim";
+    return v;
+  }
   if (const json::value* ix = o.if_contains("indices"); ix && !ix->is_null()) {
     v.indices = strings(*ix, where + " indices");
     if (v.indices.empty()) invalid(where + ": a table without indices");
@@ -152,6 +171,9 @@ ValueIn read_value(const json::object& o) {
     if (const json::value* b = o.if_contains("bound"); b && b->is_array()) {
       for (const json::value& e : b->as_array())
         v.bound.push_back(e.is_null() ? 0 : to_u64(e, where + " bound"));
+    } else if (const json::value* x = o.if_contains("extents"); x && x->is_array()) {
+      // a prefix table of several indices: the model's entries span these extents
+      for (const json::value& e : x->as_array()) v.bound.push_back(to_u64(e, where + " extents"));
     } else if (sized && v.indices.size() == 1) {
       v.bound.push_back(to_u64(*entries, where + " entries"));
     }
@@ -172,10 +194,11 @@ ValueIn read_value(const json::object& o) {
     if (const json::value* p = o.if_contains("pattern"); p && p->is_string())
       v.pattern = std::string(p->as_string());
     if (v.storage == "runtime") v.storage = "persistent";
+    // A volatile prefix table holds the model's entries at every step and no node writes it
+    // (dsl.md): a constant one.
+    if (v.storage == "step" && sized) v.storage = "constant";
     if (v.storage != "constant" && v.storage != "persistent")
       unsupported(where + ": a table of " + v.storage + " memory");
-    if (v.storage == "constant" && v.indices.size() != 1)
-      unsupported(where + ": a constant table of several indices");
   } else if (v.storage == "runtime") {
     unsupported(where + ": values sized at run time are not supported");
   }
@@ -285,6 +308,53 @@ PlanIn read_plan_unguarded(const std::string& json_text) {
   return plan;
 }
 
+// The loop indices around each kernel step of `steps`.
+void kernel_loops(const json::array& steps, std::vector<std::string>& loops,
+                  std::map<int64_t, std::vector<std::string>>& out) {
+  for (const json::value& st : steps) {
+    if (!st.is_object()) continue;
+    const json::object& o = st.as_object();
+    const json::value* kind = o.if_contains("kind");
+    if (!kind || !kind->is_string()) continue;
+    if (kind->as_string() == "kernel" && o.contains("kernel") && o.at("kernel").is_int64())
+      out[o.at("kernel").as_int64()] = loops;
+    if (kind->as_string() == "loop" && o.contains("body") && o.at("body").is_array()) {
+      loops.push_back(o.contains("index") ? text(o.at("index"), "loop index") : "");
+      kernel_loops(o.at("body").as_array(), loops, out);
+      loops.pop_back();
+    }
+  }
+}
+
+// The setting value of constant scalar v (f32, f64, i32, i64), else nullopt.
+std::optional<json::value> constant_setting(PlanIn& plan, const ValueIn& v,
+                                            const ModelScalar& model) {
+  static const std::map<std::string, uint32_t> kTags = {
+      {"f32", 10}, {"f64", 11}, {"i32", 3}, {"i64", 4}};
+  auto tag = kTags.find(v.dtype);
+  if (v.storage != "constant" || v.elements != 1 || !v.shape.empty() || v.is_table() ||
+      tag == kTags.end())
+    return std::nullopt;
+  std::optional<std::string> bytes;
+  if (!v.link.empty() && model) bytes = model(v.link, tag->second);
+  if (!bytes) {
+    if (!v.init || !v.init->is_number()) return std::nullopt;
+    if (v.dtype == "f32")
+      return json::value(static_cast<double>(static_cast<float>(v.init->to_number<double>())));
+    if (v.dtype == "f64") return json::value(v.init->to_number<double>());
+    return json::value(v.init->to_number<int64_t>());
+  }
+  plan.baked.push_back({v.name, v.link, *bytes});
+  auto read = [&](auto x) {
+    std::memcpy(&x, bytes->data(), sizeof x);
+    return x;
+  };
+  if (v.dtype == "f32") return json::value(static_cast<double>(read(0.0f)));
+  if (v.dtype == "f64") return json::value(read(0.0));
+  if (v.dtype == "i32") return json::value(static_cast<int64_t>(read(int32_t{0})));
+  return json::value(read(int64_t{0}));
+}
+
 DeviceIn read_device_unguarded(const std::string& json_text) {
   const json::value root = parse(json_text, "device description");
   if (!root.is_object()) invalid("the device description is not a JSON object");
@@ -333,5 +403,29 @@ DeviceIn read_device_unguarded(const std::string& json_text) {
 }
 
 }  // namespace
+
+void resolve_settings(PlanIn& plan, const ModelScalar& model) {
+  std::map<int64_t, std::vector<std::string>> loops_of;
+  std::vector<std::string> loops;
+  for (const json::value& b : plan.blocks)
+    if (b.is_object() && b.as_object().contains("steps") && b.at("steps").is_array())
+      kernel_loops(b.at("steps").as_array(), loops, loops_of);
+  for (KernelIn& k : plan.kernels) {
+    const std::vector<std::string>& around = loops_of[k.id];
+    for (OpIn& op : k.ops)
+      for (auto& kv : op.settings) {
+        const json::object* named = kv.value().if_object();
+        if (!named || !named->contains("name") || !named->at("name").is_string()) continue;
+        const std::string name(named->at("name").as_string());
+        if (std::find(around.begin(), around.end(), name) != around.end()) continue;
+        if (auto it = plan.value_index.find(name); it != plan.value_index.end()) {
+          if (auto v = constant_setting(plan, plan.values[it->second], model)) kv.value() = *v;
+          continue;
+        }
+        if (auto it = plan.sizevars.find(name); it != plan.sizevars.end())
+          kv.value() = static_cast<int64_t>(it->second);
+      }
+  }
+}
 
 }  // namespace oi::glsl

@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,6 +32,14 @@ struct ValueIn {
   std::string pattern;  // a prefix table's @pattern ("layer.{l}.w")
   uint64_t entry_bytes = 0;
   bool is_table() const { return !indices.empty(); }
+  // An @auto_dim matrix (`M(i, j): f32[D, H] @auto_dim(i, j)`, storage "auto_dim"): kept by the
+  // host program, reached by cache operations only; `shape` is the declared one, the auto
+  // indices its leading axes, `auto_bound` their @fixed bounds (0: none).
+  // A table of matrices (`C(l, i, j) @table @auto_dim(i, j)`): the @table indices before the
+  // auto ones and their @fixed bounds (0: grows).
+  std::vector<std::string> auto_indices, auto_table;
+  std::vector<uint64_t> auto_bound, auto_table_bound;
+  bool is_auto_dim() const { return !auto_indices.empty(); }
 };
 
 // A use of a value as written in the plan: "x", "W[b]", "K[l, pos]", "K[layer, 0..32]".
@@ -63,6 +72,12 @@ struct KernelIn {
   std::vector<std::string> reads, writes, internal;
 };
 
+// A constant a setting was given the value of, from the model at synthesis: the host checks
+// the model it loads holds the same bytes.
+struct BakedConstant {
+  std::string value, link, bytes;
+};
+
 struct PlanIn {
   std::string graph;
   std::vector<ValueIn> values;
@@ -72,6 +87,7 @@ struct PlanIn {
   uint64_t arena_bytes = 0;
   uint32_t alignment = 64;
   std::map<std::string, uint64_t> sizevars;  // the model's size variables
+  std::vector<BakedConstant> baked;          // resolve_settings' constants from the model
 
   // The value `name` names; for a table entry ("W[b]") the table, whose shape is the entry's.
   // A slice or a window is refused (only copies take windows, through parse_ref).
@@ -93,6 +109,17 @@ struct DeviceIn {
 };
 
 PlanIn read_plan(const std::string& json_text);
+
+// The bytes of a model tensor (the request's, ABI 3) that has dtype tag `dtype` (oi_dtype)
+// and one element; nullopt where the model lacks it or holds something else.
+using ModelScalar =
+    std::function<std::optional<std::string>(const std::string& name, uint32_t dtype)>;
+
+// Replaces each setting {"name": N} of the kernels' ops by N's value, by dsl.md's precedence:
+// a loop index of a loop around the kernel stays a name (refused by the writers), a declared
+// constant scalar gives the model's tensor (`model`, noted in plan.baked) or its @init, a size
+// variable its value.
+void resolve_settings(PlanIn& plan, const ModelScalar& model);
 DeviceIn read_device(const std::string& json_text);
 
 // Throws oi::abi::StatusError(UNIMPLEMENTED, "glsl emitter: " + what).

@@ -30,8 +30,24 @@ oi_status* emit(void*, const oi_emit_request* req, oi_emit_output* out) {
                                "glsl emitter: unknown option '" + opt + "'");
   }
   auto o = std::make_unique<Output>();
-  o->files =
-      oi::glsl::write_output(req->plan_json, req->device_json, req->name ? req->name : "model");
+  // The model's scalars (ABI 3) for settings that name a constant.
+  const bool has_tensors = req->abi_version >= 3 &&
+                           OI_STRUCT_HAS(req, oi_emit_request, num_tensors) &&
+                           (req->num_tensors == 0 || req->tensors != nullptr);
+  const oi::glsl::ModelScalar model = [&](const std::string& name,
+                                          uint32_t dtype) -> std::optional<std::string> {
+    for (uint32_t i = 0; has_tensors && i < req->num_tensors; ++i) {
+      const oi_emit_tensor& t = req->tensors[i];
+      if (t.name == nullptr || name != t.name) continue;
+      uint64_t n = 1;
+      for (uint32_t d = 0; d < t.rank; ++d) n *= t.dims[d];
+      if (t.dtype != dtype || n != 1 || t.data == nullptr) return std::nullopt;
+      return std::string(static_cast<const char*>(t.data), static_cast<size_t>(t.size));
+    }
+    return std::nullopt;
+  };
+  o->files = oi::glsl::write_output(req->plan_json, req->device_json,
+                                    req->name ? req->name : "model", model);
   for (const auto& f : o->files)
     o->table.push_back({sizeof(oi_emitted_file), OI_PLUGIN_ABI_VERSION, f.path.c_str(),
                         f.data.data(), f.data.size()});

@@ -2,14 +2,17 @@
 """The graphs of the executor tests (tests/exec) through the synthesis targets.
 
   exec_graphs.py --openinfer BIN --exec-test BIN [--exec-test BIN]... --work DIR
-                 [--targets c] [--cc CC] [--steps 3] [--jobs 2]
+                 [--targets c,glsl] [--cc CC] [--runner RUNNER] [--glslc GLSLC]
+                 [--device FILE.json] [--steps 3] [--jobs 2] [--known TEXT]... [--keep]
 
 Each executor test binary runs once with OPENINFER_DUMP_GRAPHS=DIR/dump, which makes
 tests/exec/test_support.hpp write every graph a test simulates, with its model. Each distinct
 graph then goes through `openinfer graph check --model`:
   - a graph that validates is run by the simulator (`openinfer run`, --steps N, inputs made up
-    here: exact small values, the same for every target) and by each target (synth, compile
-    with -std=c11 -Wall -Wextra -Werror -O2, run with the same inputs), fetching the entry's
+    here: exact small values, the same for every target) and by each target (c: synth,
+    compile with -std=c11 -Wall -Wextra -Werror -O2, run with the same inputs; glsl: synth
+    for --device, glslc, run by the shared manifest runner --runner, glsl_program.py;
+    exit 77 without a Vulkan device), fetching the entry's
     return and every persistent variable; the --save files must be byte-identical, or within
     ops.md's bound (compare_oinf.py `nn` mode) where floats differ; a run-time error must be
     the simulator's, word for word;
@@ -17,7 +20,9 @@ graph then goes through `openinfer graph check --model`:
   - a graph that uses an op outside the catalog (the fixture backends' ops) is left out.
 Prints one line per graph and a summary; exits 1 when a graph disagrees. A synthesis refusal
 whose message holds a --known text counts as a known gap (printed, not a failure): the
-target's documented refusals (docs/synth.md), listed where the CTest runs this.
+target's documented refusals (docs/synth.md, docs/synth-glsl.md), listed where the CTest runs
+this; so does a run-time error holding a --known-run-error text where the simulator stops too
+(the same failure in other words).
 """
 import argparse
 import concurrent.futures
@@ -28,11 +33,19 @@ import re
 import shutil
 import subprocess
 import sys
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
+sys.path.insert(0, HERE)
+import glsl_program  # noqa: E402
+
 FLOATS = {"f8", "bf16", "f16", "f32", "f64"}
+
+
+class NoVulkan(Exception):
+    """The machine has no Vulkan device: the glsl target is skipped (exit 77)."""
 
 
 def run(args, cwd, timeout=300):
@@ -121,7 +134,11 @@ def target_c(opts, folder, common):
     return ("ok" if code == 0 else "run"), out
 
 
-TARGETS = {"c": target_c}
+def target_glsl(opts, folder, common):
+    return opts.glsl.run(folder, "graph.oi", common, "glsl.oinf")
+
+
+TARGETS = {"c": target_c, "glsl": target_glsl}
 
 
 def one_graph(opts, name):
@@ -148,7 +165,7 @@ def one_graph(opts, name):
         return name, f"plan FAILS: {first_error(plan)}", False
     dynamic = [v for v in json.loads(plan)["values"] if v.get("storage") == "dynamic"]
     with open(os.path.join(folder, "input.txt"), "w") as f:
-        f.write(input_text(dynamic, opts.steps, hash(name) & 0xFFFF))
+        f.write(input_text(dynamic, opts.steps, zlib.crc32(name.encode())))  # stable per graph
     run([oi, "oinf", "pack", "input.txt", "-o", "input.oinf"], folder)
     common = ["--model", "model.oinf", "--steps", str(opts.steps), "-q"]
     for v in dynamic:
@@ -159,8 +176,13 @@ def one_graph(opts, name):
     results, ok = [], True
     for t in opts.targets:
         stage, out = TARGETS[t](opts, folder, common)
+        if t == "glsl" and stage == "run" and glsl_program.NO_VULKAN in out:
+            raise NoVulkan(out.strip().splitlines()[-1])
         if sim_code != 0 and stage == "synth" and any(k in out for k in opts.known):
             results.append(f"{t}: refused (known gap): {first_error(out)}")
+            continue
+        if sim_code != 0 and stage == "run" and any(k in out for k in opts.known_run_error):
+            results.append(f"{t}: another run-time error (known gap): {first_error(out)}")
             continue
         if sim_code != 0:
             same = stage == "run" and kernel_message(out) == kernel_message(sim_out)
@@ -201,20 +223,33 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--targets", default="c")
     p.add_argument("--cc", default="cc")
+    p.add_argument("--runner", help="glsl_manifest_runner (the glsl target's host program)")
+    p.add_argument("--glslc", default=shutil.which("glslc") or "glslc")
+    p.add_argument("--device", default=os.path.join(ROOT, "devices", "lavapipe.json"),
+                   help="the device description the glsl target plans for")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--keep", action="store_true")
     p.add_argument("--known", action="append", default=[],
                    help="a refusal message (part) that is a documented gap, not a failure")
+    p.add_argument("--known-run-error", action="append", default=[],
+                   help="a target's run-time error (part) that differs from the simulator's "
+                        "in words only: a documented gap, not a failure")
     opts = p.parse_args()
     opts.openinfer = os.path.abspath(opts.openinfer)
     opts.targets = opts.targets.split(",")
     for t in opts.targets:
         if t not in TARGETS:
             p.error(f"unknown target '{t}' (known: {', '.join(TARGETS)})")
+    opts.work = os.path.abspath(opts.work)
     dump = os.path.join(opts.work, "dump")
     shutil.rmtree(opts.work, ignore_errors=True)
     os.makedirs(dump)
+    if "glsl" in opts.targets:
+        if not opts.runner:
+            p.error("--targets glsl needs --runner")
+        opts.glsl = glsl_program.GlslTarget(opts.openinfer, opts.runner, opts.glslc, opts.device,
+                                            opts.work)
     env = dict(os.environ, OPENINFER_DUMP_GRAPHS=dump)
     for binary in opts.exec_test:
         r = subprocess.run([binary], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -223,21 +258,26 @@ def main():
             sys.exit(f"{binary} failed:\n{r.stdout[-3000:]}")
     names = sorted(f[:-3] for f in os.listdir(dump) if f.endswith(".oi"))
     counts = {"agree": 0, "invalid": 0, "left out": 0, "run-time error": 0, "known": 0, "fail": 0}
-    with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
-        for name, text, ok in pool.map(lambda n: one_graph(opts, n), names):
-            print(f"{name}: {text}", flush=True)
-            if not ok:
-                counts["fail"] += 1
-            elif text.startswith("left out"):
-                counts["left out"] += 1
-            elif text.startswith("invalid"):
-                counts["invalid"] += 1
-            elif "known gap" in text:
-                counts["known"] += 1
-            elif "run-time error" in text:
-                counts["run-time error"] += 1
-            else:
-                counts["agree"] += 1
+    try:
+        with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
+            results = list(pool.map(lambda n: one_graph(opts, n), names))
+    except NoVulkan as e:
+        print(f"SKIPPED: no Vulkan device ({e})")
+        return 77
+    for name, text, ok in results:
+        print(f"{name}: {text}", flush=True)
+        if not ok:
+            counts["fail"] += 1
+        elif text.startswith("left out"):
+            counts["left out"] += 1
+        elif text.startswith("invalid"):
+            counts["invalid"] += 1
+        elif "known gap" in text:
+            counts["known"] += 1
+        elif "run-time error" in text:
+            counts["run-time error"] += 1
+        else:
+            counts["agree"] += 1
     print(f"{len(names)} graphs: {counts['agree']} agree, {counts['run-time error']} give the "
           f"simulator's run-time error, {counts['invalid']} give its validation error, "
           f"{counts['left out']} left out (ops outside the catalog), {counts['known']} refused "

@@ -72,6 +72,20 @@ struct Value {
   std::vector<bool> written;
   uint64_t written_count = 0, step_size = 0, step_written = 0;
   int shadow = -1;  // plain persistent values: the buffer a step's start copies it into
+  // @auto_dim matrices (storage "auto_dim"): kept here, not on the device (only cache
+  // operations reach them). Each matrix holds its cells in the current shape, the declared one
+  // plus `counts` on the leading auto axes, row-major; a table of matrices (`@table` indices
+  // before the auto ones) one per key, a plain one under the empty key. A matrix exists from
+  // its first access until a reset; the step's start is kept for a failed step.
+  struct Matrix {
+    std::vector<uint64_t> counts;
+    std::vector<uint8_t> cells;
+  };
+  std::vector<std::string> auto_indices, auto_table;   // the auto and the @table indices
+  std::vector<uint64_t> auto_bound, auto_table_bound;  // @fixed bounds, 0: none
+  std::map<std::vector<int64_t>, Matrix> mats, step_mats;
+  std::vector<int64_t> mat_sizes, step_mat_sizes;  // per @table index: highest key + 1
+  bool auto_dim() const { return !auto_indices.empty(); }
   bool table() const { return !indices.empty(); }
   uint64_t fixed_entries() const {
     uint64_t n = 1;
@@ -267,6 +281,7 @@ class Runner {
   explicit Runner(Options o) : opt_(std::move(o)) {
     read_manifest();
     if (!opt_.model.empty()) model_ = oinf_io::read(opt_.model);
+    check_baked();
     open_device();
     create_buffers();
     create_pipelines();
@@ -319,7 +334,9 @@ class Runner {
       for (const std::string& f : fetch) {
         Value& v = mutable_value(f);
         std::vector<uint64_t> shape = v.shape;
-        std::vector<uint8_t> bytes = v.table() ? download_table(v, shape) : download(v);
+        std::vector<uint8_t> bytes = v.auto_dim() ? read_auto_dim(v, {}, {}, "fetch: ", shape)
+                                     : v.table()  ? download_table(v, shape)
+                                                  : download(v);
         if (!opt_.quiet) print(step, v, shape, bytes);
         oinf_io::Tensor t{f, oinf_io::dtype_tag(v.dtype), shape, true, bytes};
         if (opt_.steps > 1) {
@@ -337,6 +354,18 @@ class Runner {
 
  private:
   // ---- manifest -------------------------------------------------------------------------
+  // Constants whose values the shaders were given (settings naming them, the manifest's
+  // "baked"): the model must hold the same bytes, as the C target's create() checks.
+  void check_baked() const {
+    for (const auto& [value, link, bytes] : baked_) {
+      auto it = model_.tensors.find(link);
+      if (it != model_.tensors.end() && it->second.has_data && it->second.data == bytes) continue;
+      input_error(opt_.model + ": constant '" + value +
+                  "' differs from the model this program was synthesized with (a setting uses "
+                  "it)");
+    }
+  }
+
   void read_manifest() {
     const fs::path path = opt_.manifest_dir / "manifest.json";
     std::ifstream in(path);
@@ -348,6 +377,14 @@ class Runner {
     if (ec || !root.is_object()) input_error(path.string() + ": not a JSON object");
     try {
       const json::object& m = root.as_object();
+      if (const json::value* b = m.if_contains("baked"); b && b->is_array())
+        for (const json::value& c : b->as_array()) {
+          std::vector<uint8_t> bytes;
+          for (const json::value& x : c.at("bytes").as_array())
+            bytes.push_back(static_cast<uint8_t>(x.to_number<uint64_t>()));
+          baked_.push_back({std::string(c.at("value").as_string()),
+                            std::string(c.at("link").as_string()), std::move(bytes)});
+        }
       if (m.at("format").as_string() != "openinfer-glsl-manifest" ||
           m.at("version").as_int64() != 1)
         input_error(path.string() + ": not an openinfer-glsl-manifest version 1");
@@ -366,6 +403,16 @@ class Runner {
         if (auto* i = o.if_contains("init")) v.init = *i;
         if (auto* off = o.if_contains("offset")) v.offset = off->to_number<uint64_t>();
         if (auto* z = o.if_contains("zero_fill")) v.zero_fill = z->as_bool();
+        if (auto* a = o.if_contains("auto_dim")) {
+          for (const json::value& n : a->as_array()) v.auto_indices.emplace_back(n.as_string());
+          for (const json::value& b : o.at("auto_bound").as_array())
+            v.auto_bound.push_back(b.to_number<uint64_t>());
+          for (const json::value& n : o.at("auto_table").as_array())
+            v.auto_table.emplace_back(n.as_string());
+          for (const json::value& b : o.at("auto_table_bound").as_array())
+            v.auto_table_bound.push_back(b.to_number<uint64_t>());
+          v.mat_sizes.assign(v.auto_table.size(), 0);
+        }
         if (auto* ix = o.if_contains("indices")) {
           for (const json::value& n : ix->as_array()) v.indices.emplace_back(n.as_string());
           for (const json::value& b : o.at("bound").as_array())
@@ -375,7 +422,10 @@ class Runner {
             if (v.bound[i] == 0) v.growing = static_cast<int>(i);
           v.bytes = o.at("entry_bytes").to_number<uint64_t>();
           if (auto* p = o.if_contains("pattern")) v.pattern = std::string(p->as_string());
-          if (v.pattern.empty()) v.pattern = v.link + ".{" + v.indices[0] + "}";
+          if (v.pattern.empty()) {  // dsl.md: NAME.{i}.{j}..., the indices in order
+            v.pattern = v.link;
+            for (const std::string& i : v.indices) v.pattern += ".{" + i + "}";
+          }
         }
         if (v.init) {
           std::vector<uint8_t> e = init_element(v);
@@ -649,6 +699,7 @@ class Runner {
     buffers_.push_back(make_buffer(arena_bytes_, usage, vk::MemoryPropertyFlagBits::eDeviceLocal));
     for (Value& v : values_) {
       if (v.storage == "internal") continue;
+      if (v.auto_dim()) continue;  // kept here
       if (v.storage == "arena") {
         if (v.offset % align != 0 || v.offset + v.bytes > arena_bytes_)
           input_error("arena value '" + v.name + "' at offset " + std::to_string(v.offset) +
@@ -839,6 +890,36 @@ class Runner {
     return bound(json::value(t), indices);
   }
 
+  // A prefix table's entry as the simulator checks it (core/src/exec/memory.cpp): a negative
+  // index, then the model tensor its pattern names (the plan's extents are the entries the
+  // model has, so an index past them names a tensor the model lacks).
+  void check_prefix_entry(const Value& v, const std::vector<int64_t>& idx, const std::string& where,
+                          const std::string& text) const {
+    bool inside = true;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] < 0)
+        input_error(where + ": prefix table '" + v.name + "': index " + v.indices[i] + " = " +
+                    std::to_string(idx[i]) + " is negative");
+      inside = inside && static_cast<uint64_t>(idx[i]) < v.bound[i];
+    }
+    if (inside) return;  // within the extents: available or not, entry_number says
+    std::string name = v.pattern;
+    for (size_t i = 0; i < idx.size(); ++i) name = substitute(name, v.indices[i], idx[i]);
+    if (model_.tensors.count(name) == 0)
+      input_error(where + ": prefix table entry " + text + " is model tensor '" + name +
+                  "', which model '" + opt_.model + "' lacks");
+    input_error(where + ": table entry '" + text + "' is unavailable (model tensor '" + name +
+                "' is not " + v.dtype + shape_text(v.shape) + ")");
+  }
+
+  // `pattern` with every {index} replaced by `value`.
+  static std::string substitute(std::string pattern, const std::string& index, int64_t value) {
+    const std::string key = "{" + index + "}", text = std::to_string(value);
+    for (size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at))
+      pattern.replace(at, key.size(), text), at += text.size();
+    return pattern;
+  }
+
   // The simulator's checks of an index against 0 and the @fixed bounds.
   static void check_index(const Value& v, const std::vector<int64_t>& idx,
                           const std::string& where) {
@@ -936,6 +1017,10 @@ class Runner {
     step_total_ = table_total_;
     barrier();
     for (Value& v : values_) {
+      if (v.auto_dim()) {
+        v.step_mats = v.mats;
+        v.step_mat_sizes = v.mat_sizes;
+      }
       v.step_size = v.size;
       v.step_written = v.written_count;
       if (v.shadow >= 0)
@@ -960,6 +1045,10 @@ class Runner {
         if (u.entry < v.written.size()) v.written[u.entry] = u.was_written;
       }
       for (Value& v : values_) {
+        if (v.auto_dim()) {
+          v.mats = v.step_mats;
+          v.mat_sizes = v.step_mat_sizes;
+        }
         v.size = v.step_size;
         v.written_count = v.step_written;
         if (v.shadow >= 0)
@@ -985,6 +1074,7 @@ class Runner {
     std::string text = v.name + "[";
     for (size_t i = 0; i < idx.size(); ++i) text += (i ? ", " : "") + std::to_string(idx[i]);
     text += "]";
+    if (v.storage == "constant") check_prefix_entry(v, idx, where, text);
     check_index(v, idx, where);
     if (write && v.storage == "persistent") {
       const uint64_t e = entry_of(v, idx);
@@ -1157,6 +1247,327 @@ class Runner {
     return bytes;
   }
 
+  // ---- @auto_dim matrices (core/src/exec/memory.cpp's semantics and messages) ------------
+  std::vector<uint64_t> auto_dims(const Value& v, const std::vector<uint64_t>& counts) const {
+    std::vector<uint64_t> d = v.shape;
+    for (size_t k = 0; k < counts.size(); ++k) d[k] += counts[k];
+    return d;
+  }
+
+  std::vector<uint8_t> fresh_cells(const Value& v, const std::vector<uint64_t>& dims) const {
+    uint64_t n = 1;
+    for (uint64_t d : dims) n *= d;
+    const size_t esize = v.elements ? v.bytes / v.elements : 0;
+    std::vector<uint8_t> out(n * esize, 0);
+    if (v.init && !v.init_image.empty())
+      for (uint64_t i = 0; i < n; ++i)
+        std::memcpy(out.data() + i * esize, v.init_image.data(), esize);
+    return out;
+  }
+
+  // Copies the box st/ln between row-major `a` (dims da, at start sa) and `b` (dims db, at
+  // start sb), elements of `esize` bytes: into b when `to_b`.
+  static void copy_box(std::vector<uint8_t>& a, const std::vector<uint64_t>& da,
+                       const std::vector<uint64_t>& sa, std::vector<uint8_t>& b,
+                       const std::vector<uint64_t>& db, const std::vector<uint64_t>& sb,
+                       const std::vector<uint64_t>& ln, size_t esize, bool to_b) {
+    const size_t rank = ln.size();
+    for (uint64_t l : ln)
+      if (l == 0) return;
+    std::vector<uint64_t> idx(rank, 0);
+    while (true) {
+      uint64_t oa = 0, ob = 0;
+      for (size_t k = 0; k < rank; ++k) {
+        oa = oa * da[k] + sa[k] + idx[k];
+        ob = ob * db[k] + sb[k] + idx[k];
+      }
+      const size_t run = static_cast<size_t>(ln[rank - 1]) * esize;
+      if (to_b)
+        std::memcpy(b.data() + ob * esize, a.data() + oa * esize, run);
+      else
+        std::memcpy(a.data() + oa * esize, b.data() + ob * esize, run);
+      size_t k = rank - 1;
+      while (k-- > 0) {
+        if (++idx[k] < ln[k]) break;
+        idx[k] = 0;
+      }
+      if (k == static_cast<size_t>(-1)) break;
+    }
+  }
+
+  // The matrix of `key`, created fresh (counts 0, cells @init) at its first access.
+  Value::Matrix& matrix_at(Value& v, const std::vector<int64_t>& key) {
+    auto [it, fresh] = v.mats.try_emplace(key);
+    if (fresh) {
+      it->second.counts.assign(v.auto_indices.size(), 0);
+      it->second.cells = fresh_cells(v, v.shape);
+    }
+    for (size_t k = 0; k < key.size(); ++k) v.mat_sizes[k] = std::max(v.mat_sizes[k], key[k] + 1);
+    return it->second;
+  }
+
+  // memory.cpp's auto_part: with scalar auto indices the matrix grown (its counts at least the
+  // indices) and whole, else the box the slots select, never growing. `terms`: every index's
+  // (the @table ones first), or none (the whole matrix).
+  std::vector<uint8_t> matrix_part(const Value& v, Value::Matrix& e,
+                                   const std::vector<std::string>& terms,
+                                   const std::map<std::string, int64_t>& indices,
+                                   const std::string& where, std::vector<uint64_t>& shape) {
+    const size_t nt = v.auto_table.size(), nauto = v.auto_indices.size(), rank = v.shape.size();
+    const size_t esize = v.elements ? v.bytes / v.elements : 0;
+    bool scalar = !terms.empty();
+    for (size_t k = 0; k < nauto && scalar; ++k)
+      scalar = terms[nt + k].find("..") == std::string::npos;
+    std::vector<uint64_t> st(rank, 0);
+    if (scalar) {
+      std::vector<uint64_t> counts = e.counts;
+      for (size_t k = 0; k < nauto; ++k) {
+        const int64_t i = term(terms[nt + k], indices);
+        const std::string& name = v.auto_indices[k];
+        if (i < 0)
+          throw Failure(1, where + "auto_dim '" + v.name + "': index " + name + " = " +
+                               std::to_string(i) + " is negative");
+        if (v.auto_bound[k] && static_cast<uint64_t>(i) > v.auto_bound[k])
+          throw Failure(1, where + "auto_dim '" + v.name + "': count " + name + " = " +
+                               std::to_string(i) + " exceeds its @fixed bound " + name + "=" +
+                               std::to_string(v.auto_bound[k]));
+        counts[k] = std::max(counts[k], static_cast<uint64_t>(i));
+      }
+      if (counts != e.counts) {  // old cells keep their positions, new ones @init
+        const std::vector<uint64_t> od = auto_dims(v, e.counts), nd = auto_dims(v, counts);
+        std::vector<uint8_t> grown = fresh_cells(v, nd);
+        copy_box(e.cells, od, st, grown, nd, st, od, esize, true);
+        e.cells = std::move(grown);
+        e.counts = std::move(counts);
+      }
+      shape = auto_dims(v, e.counts);
+      return e.cells;
+    }
+    const std::vector<uint64_t> dims = auto_dims(v, e.counts);
+    shape = dims;
+    for (size_t k = 0; k < nauto && !terms.empty(); ++k) {
+      const std::string& t = terms[nt + k];
+      const auto size = static_cast<int64_t>(dims[k]);
+      int64_t a = 0, b = size;
+      const size_t dots = t.find("..");
+      if (dots == std::string::npos) {
+        a = term(t, indices);
+        b = a + 1;
+      } else {
+        const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
+        if (!from.empty()) a = term(from, indices);
+        if (!to.empty()) {
+          b = term(to, indices);
+          if (b < 0) b += size;
+        }
+      }
+      if (a < 0 || b > size || a > b)
+        throw Failure(1, where + "auto_dim '" + v.name + "': range " + std::to_string(a) + ".." +
+                             std::to_string(b) + " of " + v.auto_indices[k] +
+                             " is outside the current " + std::to_string(size) + " rows/columns");
+      st[k] = static_cast<uint64_t>(a);
+      shape[k] = static_cast<uint64_t>(b - a);
+    }
+    uint64_t n = 1;
+    for (uint64_t d : shape) n *= d;
+    std::vector<uint8_t> out(n * esize);
+    copy_box(e.cells, dims, st, out, shape, std::vector<uint64_t>(rank, 0), shape, esize, true);
+    return out;
+  }
+
+  // The keys the @table slots of `terms` visit (row-major) and the lengths of the sliced ones,
+  // with memory.cpp's table_ranges checks.
+  std::vector<std::vector<int64_t>> matrix_keys(const Value& v,
+                                                const std::vector<std::string>& terms,
+                                                const std::map<std::string, int64_t>& indices,
+                                                const std::string& where,
+                                                std::vector<uint64_t>& lead) {
+    const size_t nt = v.auto_table.size();
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (size_t k = 0; k < nt; ++k) {
+      const std::string t = terms.empty() ? ".." : terms[k];
+      const std::string& idx = v.auto_table[k];
+      const uint64_t bound = v.auto_table_bound[k];
+      const int64_t size = bound ? static_cast<int64_t>(bound) : v.mat_sizes[k];
+      const std::string name = "table '" + v.name + "': ";
+      const size_t dots = t.find("..");
+      if (dots == std::string::npos) {
+        const int64_t i = term(t, indices);
+        if (i < 0)
+          throw Failure(1,
+                        where + name + "index " + idx + " = " + std::to_string(i) + " is negative");
+        if (bound && static_cast<uint64_t>(i) >= bound)
+          throw Failure(1, where + name + "index " + idx + " = " + std::to_string(i) +
+                               " exceeds its @fixed bound " + idx + "=" + std::to_string(bound));
+        ranges.emplace_back(i, i + 1);
+        continue;
+      }
+      const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
+      const int64_t a = from.empty() ? 0 : term(from, indices);
+      int64_t b = to.empty() ? size : term(to, indices);
+      if (!to.empty() && b < 0) b += size;
+      if (a < 0)
+        throw Failure(1, where + name + "slice start " + std::to_string(a) + " of index " + idx +
+                             " is negative");
+      if (bound && b > static_cast<int64_t>(bound))
+        throw Failure(1, where + name + "slice end " + std::to_string(b) + " of index " + idx +
+                             " exceeds its @fixed bound " + idx + "=" + std::to_string(bound));
+      b = std::max(a, b);
+      ranges.emplace_back(a, b);
+      lead.push_back(static_cast<uint64_t>(b - a));
+    }
+    std::vector<std::vector<int64_t>> keys;
+    uint64_t total = 1;
+    for (const auto& [a, b] : ranges) total *= static_cast<uint64_t>(b - a);
+    for (uint64_t n = 0; n < total; ++n) {
+      std::vector<int64_t> key(nt);
+      uint64_t rest = n;
+      for (size_t k = nt; k-- > 0;) {
+        const auto len = static_cast<uint64_t>(ranges[k].second - ranges[k].first);
+        key[k] = ranges[k].first + static_cast<int64_t>(rest % len);
+        rest /= len;
+      }
+      keys.push_back(std::move(key));
+    }
+    return keys;
+  }
+
+  static std::string key_text(const std::vector<int64_t>& key) {
+    std::string t = "[";
+    for (size_t i = 0; i < key.size(); ++i) t += (i ? ", " : "") + std::to_string(key[i]);
+    return t + "]";
+  }
+
+  // memory.cpp's read_auto_dim: one matrix (or its part) per visited key, stacked along the
+  // sliced @table indices; an unwritten matrix a stacked slice visits reads as a fresh one.
+  std::vector<uint8_t> read_auto_dim(Value& v, const std::vector<std::string>& terms,
+                                     const std::map<std::string, int64_t>& indices,
+                                     const std::string& where, std::vector<uint64_t>& shape) {
+    std::vector<uint64_t> lead;
+    const auto keys = matrix_keys(v, terms, indices, where, lead);
+    if (lead.empty()) return matrix_part(v, matrix_at(v, keys.at(0)), terms, indices, where, shape);
+    bool grows = !terms.empty();
+    for (size_t k = 0; k < v.auto_indices.size() && grows; ++k)
+      grows = terms[v.auto_table.size() + k].find("..") == std::string::npos;
+    std::optional<std::vector<uint64_t>> part_shape;
+    std::vector<uint8_t> out;
+    for (const auto& key : keys) {
+      auto it = v.mats.find(key);
+      Value::Matrix fresh{std::vector<uint64_t>(v.auto_indices.size(), 0), fresh_cells(v, v.shape)};
+      Value::Matrix* e = it != v.mats.end() ? &it->second : grows ? &matrix_at(v, key) : &fresh;
+      std::vector<uint64_t> ps;
+      std::vector<uint8_t> part = matrix_part(v, *e, terms, indices, where, ps);
+      if (part_shape && ps != *part_shape)
+        throw Failure(1, where + "auto_dim table '" + v.name + "': entry " + key_text(key) +
+                             " gives shape " + shape_text(ps) + " but entry " +
+                             key_text(keys.front()) + " gives " + shape_text(*part_shape) +
+                             ", so they cannot be stacked (slice the matrices to equal parts)");
+      part_shape = ps;
+      out.insert(out.end(), part.begin(), part.end());
+    }
+    shape = lead;
+    const std::vector<uint64_t>& inner = part_shape ? *part_shape : v.shape;
+    shape.insert(shape.end(), inner.begin(), inner.end());
+    return out;
+  }
+
+  // cache.read M[...] >> x, cache.write x >> M[...] (memory.cpp's read_auto_dim and
+  // write_auto_dim, the interpreter's zero-padded read into a larger destination).
+  void auto_dim_copy(const json::object& s, const std::map<std::string, int64_t>& indices) {
+    const bool write = s.contains("auto_to");
+    Value& m = mutable_value(std::string(s.at(write ? "to" : "from").as_string()));
+    Value& other = mutable_value(std::string(s.at(write ? "from" : "to").as_string()));
+    const std::string where = std::string(s.at("at").as_string()) + ": ";
+    const std::string store_at = std::string(s.at("store_at").as_string()) + ": ";
+    std::vector<std::string> terms;
+    for (const json::value& t : s.at(write ? "auto_to" : "auto_from").as_array())
+      terms.emplace_back(t.as_string());
+    const size_t esize = m.elements ? m.bytes / m.elements : 0;
+    if (!write) {
+      std::vector<uint64_t> shape;
+      std::vector<uint8_t> value = read_auto_dim(m, terms, indices, where, shape);
+      bool fits = shape.size() == other.shape.size();
+      for (size_t k = 0; k < shape.size() && fits; ++k) fits = shape[k] <= other.shape[k];
+      if (!fits)
+        throw Failure(1, store_at + "cannot store " + m.dtype + shape_text(shape) + " into '" +
+                             other.name + "' of " + other.dtype + shape_text(other.shape));
+      std::vector<uint8_t> out(other.bytes, 0);
+      const std::vector<uint64_t> zero(shape.size(), 0);
+      copy_box(value, shape, zero, out, other.shape, zero, shape, esize, true);
+      barrier();
+      upload(other, out.data(), out.size());
+      return;
+    }
+    std::vector<uint64_t> lead;
+    const auto keys = matrix_keys(m, terms, indices, where, lead);
+    const std::vector<uint64_t>& vs = other.shape;
+    if (vs.size() < lead.size() || !std::equal(lead.begin(), lead.end(), vs.begin()))
+      throw Failure(1, where + "cannot store a value of shape " + shape_text(vs) + " into " +
+                           std::to_string(keys.size()) + " entries of auto_dim table '" + m.name +
+                           "'");
+    const std::vector<uint64_t> inner(vs.begin() + static_cast<std::ptrdiff_t>(lead.size()),
+                                      vs.end());
+    uint64_t numel = 1;
+    for (uint64_t d : inner) numel *= d;
+    const std::vector<uint8_t> bytes = download(other);
+    for (size_t n = 0; n < keys.size(); ++n) {
+      Value::Matrix& e = matrix_at(m, keys[n]);
+      std::vector<uint64_t> target;
+      const bool scalar = !terms.empty() && [&] {
+        for (size_t k = 0; k < m.auto_indices.size(); ++k)
+          if (terms[m.auto_table.size() + k].find("..") != std::string::npos) return false;
+        return true;
+      }();
+      // The box the slots select (matrix_part with a throwaway copy), or the grown matrix.
+      matrix_part(m, e, terms, indices, where, target);
+      if (inner != target) {
+        const std::string entry = lead.empty() ? "" : " entry " + key_text(keys[n]);
+        throw Failure(1,
+                      where + "cannot store a value of shape " + shape_text(vs) +
+                          (scalar ? " as auto_dim '" + m.name + "'" + entry + " of current shape "
+                                  : " into a part of '" + m.name + "'" + entry + " of shape ") +
+                          shape_text(target));
+      }
+      std::vector<uint8_t> piece(
+          bytes.begin() + static_cast<std::ptrdiff_t>(n * numel * esize),
+          bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * numel * esize));
+      if (scalar) {
+        e.cells = std::move(piece);
+        continue;
+      }
+      write_box(m, e, terms, indices, piece, esize);
+    }
+  }
+
+  // Stores `piece` into the box the (non-scalar) slots select of matrix e (checked by
+  // matrix_part before).
+  void write_box(const Value& v, Value::Matrix& e, const std::vector<std::string>& terms,
+                 const std::map<std::string, int64_t>& indices, std::vector<uint8_t>& piece,
+                 size_t esize) {
+    const size_t nt = v.auto_table.size(), rank = v.shape.size();
+    const std::vector<uint64_t> dims = auto_dims(v, e.counts);
+    std::vector<uint64_t> st(rank, 0), ln = dims;
+    for (size_t k = 0; k < v.auto_indices.size() && !terms.empty(); ++k) {
+      const std::string& t = terms[nt + k];
+      const size_t dots = t.find("..");
+      int64_t a = 0, b = static_cast<int64_t>(dims[k]);
+      if (dots == std::string::npos) {
+        a = term(t, indices);
+        b = a + 1;
+      } else {
+        const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
+        if (!from.empty()) a = term(from, indices);
+        if (!to.empty()) {
+          b = term(to, indices);
+          if (b < 0) b += static_cast<int64_t>(dims[k]);
+        }
+      }
+      st[k] = static_cast<uint64_t>(a);
+      ln[k] = static_cast<uint64_t>(b - a);
+    }
+    copy_box(e.cells, dims, st, piece, ln, std::vector<uint64_t>(rank, 0), ln, esize, false);
+  }
+
   // transfer / cache.read / cache.write between whole values and table entries.
   void copy_step(const json::object& s, const std::map<std::string, int64_t>& indices) {
     Value& from = mutable_value(std::string(s.at("from").as_string()));
@@ -1164,19 +1575,30 @@ class Runner {
     const std::string where = s.contains("at")
                                   ? std::string(s.at("at").as_string())
                                   : "copy from '" + from.name + "' to '" + to.name + "'";
+    std::vector<uint64_t> lead, to_lead;
     const std::vector<int64_t> dst =
-        regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite);
-    std::vector<uint64_t> lead;
-    const std::vector<int64_t> src =
+        regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite, &to_lead);
+    std::vector<int64_t> src =
         regions(from, s.if_contains("from_entry"), indices, where, Use::kRead, &lead);
     const uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
-    const uint64_t got = src.size() * piece, room = dst.size() * (to.table() ? to.bytes : to.bytes);
+    const uint64_t got = from.table() ? src.size() * piece : from.bytes;
+    const uint64_t room = to.table() ? dst.size() * to.bytes : to.bytes;
     if (got != room) {  // dsl.md: a slice of another shape than the destination's is an error
       lead.insert(lead.end(), from.shape.begin(), from.shape.end());
+      to_lead.insert(to_lead.end(), to.shape.begin(), to.shape.end());
+      if (from.table() && !to.table())  // the simulator's messages (interpreter, memory.cpp)
+        input_error(where + ": cannot store " + from.dtype + shape_text(lead) + " into '" +
+                    to.name + "' of " + to.dtype + shape_text(to.shape));
+      if (to.table() && !from.table())
+        input_error(where + ": cannot store a value of shape " + shape_text(from.shape) +
+                    " into '" + to.name + "' where the access has shape " + shape_text(to_lead));
       input_error(where + ": the slice is " + from.dtype + shape_text(lead) + ", '" + to.name +
                   "' is " + to.dtype + shape_text(to.shape));
     }
     if (piece == 0) return;
+    if (!from.table() && piece)  // a whole value into several entries: one piece per entry
+      for (uint64_t k = 1; k < from.bytes / piece; ++k)
+        src.push_back(src[0] + static_cast<int64_t>(k * piece));
     // Each source piece goes to the next `piece` bytes of the destination.
     uint64_t at = 0;
     for (int64_t off : src) {
@@ -1268,11 +1690,15 @@ class Runner {
     }
   }
 
+  // The model tensor of entry e (row-major over the bounds): each {index} of the pattern
+  // replaced by its value.
   static std::string entry_tensor(const Value& v, uint64_t e) {
     std::string name = v.pattern;
-    const std::string key = "{" + v.indices[0] + "}";
-    if (const size_t at = name.find(key); at != std::string::npos)
-      name.replace(at, key.size(), std::to_string(e));
+    for (size_t i = v.indices.size(); i-- > 0;) {
+      const uint64_t b = v.bound[i] ? v.bound[i] : 1;
+      name = substitute(name, v.indices[i], static_cast<int64_t>(e % b));
+      e /= b;
+    }
     return name;
   }
 
@@ -1551,7 +1977,10 @@ class Runner {
         barrier();
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
         Value& v = mutable_value(std::string(s.at("value").as_string()));
-        if (const json::value* entry = s.as_object().if_contains("entry")) {
+        if (v.auto_dim()) {  // dsl.md: counts back to 0, cells @init (every matrix: fresh)
+          v.mats.clear();
+          v.mat_sizes.assign(v.auto_table.size(), 0);
+        } else if (const json::value* entry = s.as_object().if_contains("entry")) {
           for (int64_t off :
                regions(v, entry, indices,
                        s.as_object().contains("at") ? std::string(s.at("at").as_string())
@@ -1576,7 +2005,10 @@ class Runner {
           zero(v);
         }
       } else if (op == "copy") {
-        copy_step(s.as_object(), indices);
+        if (s.as_object().contains("auto_from") || s.as_object().contains("auto_to"))
+          auto_dim_copy(s.as_object(), indices);
+        else
+          copy_step(s.as_object(), indices);
       } else if (op == "loop") {
         const std::string index(s.at("index").as_string());
         const int64_t start = bound(s.at("start"), indices), end = bound(s.at("end"), indices);
@@ -1686,6 +2118,11 @@ class Runner {
   vk::UniqueInstance instance_;
   vk::PhysicalDevice phys_;
   vk::PhysicalDeviceProperties props_;
+  struct Baked {
+    std::string value, link;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Baked> baked_;
   bool ieee_specials_ = false;
   bool ieee64_ = false, fc32_ = false, fc64_ = false;  // float controls, as the Vulkan backend's
   uint32_t family_ = UINT32_MAX;
