@@ -66,7 +66,7 @@ class ManifestWriter {
       return true;
     };
     // The index terms of one side (empty for a whole value) and its bytes (0: known at run time).
-    auto side = [&](const ValueRef& r, const std::string& text, bool write, uint64_t& bytes,
+    auto side = [&](const ValueRef& r, const std::string& text, uint64_t& bytes,
                     std::vector<std::string>& terms) -> const ValueIn& {
       auto it = plan_.value_index.find(r.name);
       if (it == plan_.value_index.end())
@@ -92,8 +92,6 @@ class ManifestWriter {
       for (const std::string& term : terms) {
         const size_t dots = term.find("..");
         if (dots == std::string::npos) continue;
-        if (write)
-          unsupported(kind + line + " to '" + text + "': writing several entries is not supported");
         int64_t a = 0, b = 0;
         const std::string start = term.substr(0, dots), end = term.substr(dots + 2);
         if ((start.empty() || num(start, a)) && num(end, b)) {
@@ -108,8 +106,8 @@ class ManifestWriter {
     };
     uint64_t fb = 0, tb = 0;
     std::vector<std::string> fterms, tterms;
-    const ValueIn& fv = side(f, from, false, fb, fterms);
-    const ValueIn& tv = side(t, to, true, tb, tterms);
+    const ValueIn& fv = side(f, from, fb, fterms);
+    const ValueIn& tv = side(t, to, tb, tterms);
     if (fv.dtype != tv.dtype || (fb && tb && fb != tb))
       unsupported(kind + line + " from '" + from + "' to '" + to +
                   "': only copies of one dtype and size are supported");

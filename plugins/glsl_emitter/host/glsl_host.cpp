@@ -1158,10 +1158,15 @@ class Runner {
     const std::vector<int64_t> dst =
         regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite);
     std::vector<uint64_t> lead;
-    const std::vector<int64_t> src =
+    std::vector<int64_t> src =
         regions(from, s.if_contains("from_entry"), indices, where, Use::kRead, &lead);
     const uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
-    const uint64_t got = src.size() * piece, room = dst.size() * (to.table() ? to.bytes : to.bytes);
+    if (!from.table() && to.table()) {  // a whole value into entries: an entry's bytes each
+      src.clear();
+      for (uint64_t e = 0; e * piece < from.bytes; ++e)
+        src.push_back(static_cast<int64_t>(offset_of(from) + e * piece));
+    }
+    const uint64_t got = src.size() * piece, room = dst.size() * to.bytes;
     if (got != room) {  // dsl.md: a slice of another shape than the destination's is an error
       lead.insert(lead.end(), from.shape.begin(), from.shape.end());
       input_error(where + ": the slice is " + from.dtype + shape_text(lead) + ", '" + to.name +
