@@ -75,7 +75,8 @@ GENERATORS = [
         needs=("numpy", "torch", "torchvision"),
         blocker="PyTorch: torch's RNG draws the weights, its forward gives the reference"),
     Gen("tests/gpt/make_fixtures.sh",
-        under("tests/gpt/fixtures", "tiny_model.oinf", "tiny_reference.oinf"),
+        under("tests/gpt/fixtures", "tiny_model.oinf", "tiny_reference.oinf",
+              "tiny_f16_model.oinf", "tiny_f16_reference.oinf"),
         needs=("numpy", "torch"),
         blocker="PyTorch: torch's RNG draws the weights, its forward gives the reference"),
 ]

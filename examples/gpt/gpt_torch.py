@@ -90,10 +90,41 @@ class KVCache:
 
 
 class GPT(torch.nn.Module):
-    def __init__(self, cfg: Config, weights: dict[str, torch.Tensor]):
+    """The model; with f16=True, gpt_f16.oi's arithmetic: the weights rounded to f16, and every
+    op that takes a weight (layer norm, matmul, bias add, GELU, attention) computed in f32 on
+    f16 values and rounded once to f16, as ops.md's rule for f16 ops says. The residual stream
+    and the logits' cast stay f32."""
+
+    def __init__(self, cfg: Config, weights: dict[str, torch.Tensor], f16: bool = False):
         super().__init__()
         self.cfg = cfg
-        self.w = weights
+        self.f16 = f16
+        self.w = {n: t.half().float() for n, t in weights.items()} if f16 else weights
+
+    def _round(self, t: torch.Tensor) -> torch.Tensor:
+        """An f16 op's one rounding of its f32 result (nothing in f32 mode)."""
+        return t.half().float() if self.f16 else t
+
+    def _linear(self, t: torch.Tensor, name: str) -> torch.Tensor:  # GPT-2's Conv1D: [in, out]
+        w, r = self.w, self._round
+        if not self.f16:
+            return torch.addmm(w[name + ".bias"], t, w[name + ".weight"])
+        return r(r(t @ w[name + ".weight"]) + w[name + ".bias"])  # matmul, then the bias add
+
+    def _norm(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        w, r = self.w, self._round
+        d = (self.cfg.dim,)
+        return r(torch.nn.functional.layer_norm(r(x), d, w[name + ".weight"], w[name + ".bias"],
+                                                1e-5))
+
+    def _mlp(self, x: torch.Tensor, p: str) -> torch.Tensor:
+        m = self._norm(x, p + "ln_2")
+        m = self._round(torch.nn.functional.gelu(self._linear(m, p + "mlp.c_fc"),
+                                                 approximate="tanh"))
+        return self._linear(m, p + "mlp.c_proj")
+
+    def _head(self, x: torch.Tensor) -> torch.Tensor:
+        return self._round(self._norm(x, "ln_f") @ self.w["wte_t"])
 
     @torch.no_grad()
     def step(self, token: int, pos: int, cache: KVCache) -> torch.Tensor:
@@ -104,30 +135,22 @@ class GPT(torch.nn.Module):
         if not 0 <= token < cfg.vocab:
             raise ValueError(f"token {token} is outside the vocabulary of {cfg.vocab}")
         H, Dh, D = cfg.heads, cfg.head_dim, cfg.dim
-        F = torch.nn.functional
-
-        def linear(t: torch.Tensor, name: str) -> torch.Tensor:  # GPT-2's Conv1D: [in, out]
-            return torch.addmm(w[name + ".bias"], t, w[name + ".weight"])
-
-        x = (w["wte_t"][:, token] + w["wpe"][pos]).reshape(1, D)
+        x = self._round(w["wte_t"][:, token] + w["wpe"][pos]).reshape(1, D)
         for l in range(cfg.layers):
             p = f"h.{l}."
-            a = F.layer_norm(x, (D,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], 1e-5)
-            q = linear(a, p + "attn.q")
-            k = linear(a, p + "attn.k")
-            v = linear(a, p + "attn.v")
+            a = self._norm(x, p + "ln_1")
+            q = self._linear(a, p + "attn.q")
+            k = self._linear(a, p + "attn.k")
+            v = self._linear(a, p + "attn.v")
             cache.k[l, :, pos] = k.reshape(H, Dh).half()
             cache.v[l, :, pos] = v.reshape(H, Dh).half()
             keys = cache.k[l, :, : pos + 1].float()  # [H, pos+1, Dh]
             values = cache.v[l, :, : pos + 1].float()
             scores = (q.reshape(H, 1, Dh) @ keys.transpose(1, 2)) / math.sqrt(Dh)
-            att = torch.softmax(scores, dim=-1) @ values  # [H, 1, Dh]
-            x = x + linear(att.reshape(1, D), p + "attn.c_proj")
-            m = F.layer_norm(x, (D,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], 1e-5)
-            m = F.gelu(linear(m, p + "mlp.c_fc"), approximate="tanh")
-            x = x + linear(m, p + "mlp.c_proj")
-        x = F.layer_norm(x, (D,), w["ln_f.weight"], w["ln_f.bias"], 1e-5)
-        return (x @ w["wte_t"]).reshape(cfg.vocab)
+            att = self._round(torch.softmax(scores, dim=-1) @ values)  # [H, 1, Dh]
+            x = x + self._linear(att.reshape(1, D), p + "attn.c_proj")
+            x = x + self._mlp(x, p)
+        return self._head(x).reshape(cfg.vocab)
 
     @torch.no_grad()
     def full_sequence(self, tokens: list[int]) -> torch.Tensor:
@@ -135,26 +158,22 @@ class GPT(torch.nn.Module):
         independent check of step(), with K and V rounded to f16 the same way."""
         cfg, w = self.cfg, self.w
         H, Dh, D, T = cfg.heads, cfg.head_dim, cfg.dim, len(tokens)
-        F = torch.nn.functional
         idx = torch.tensor(tokens)
-        x = w["wte_t"][:, idx].T + w["wpe"][:T]
+        x = self._round(w["wte_t"][:, idx].T + w["wpe"][:T])
         mask = torch.ones(T, T, dtype=torch.bool).tril()
         for l in range(cfg.layers):
             p = f"h.{l}."
-            a = F.layer_norm(x, (D,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], 1e-5)
+            a = self._norm(x, p + "ln_1")
             heads = lambda t: t.reshape(T, H, Dh).transpose(0, 1)  # noqa: E731
-            q = heads(a @ w[p + "attn.q.weight"] + w[p + "attn.q.bias"])
-            k = heads(a @ w[p + "attn.k.weight"] + w[p + "attn.k.bias"]).half().float()
-            v = heads(a @ w[p + "attn.v.weight"] + w[p + "attn.v.bias"]).half().float()
+            q = heads(self._linear(a, p + "attn.q"))
+            k = heads(self._linear(a, p + "attn.k")).half().float()
+            v = heads(self._linear(a, p + "attn.v")).half().float()
             scores = (q @ k.transpose(1, 2)) / math.sqrt(Dh)
             scores = scores.masked_fill(~mask, float("-inf"))
-            att = (torch.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, D)
-            x = x + att @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
-            m = F.layer_norm(x, (D,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], 1e-5)
-            m = F.gelu(m @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"], approximate="tanh")
-            x = x + m @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
-        x = F.layer_norm(x, (D,), w["ln_f.weight"], w["ln_f.bias"], 1e-5)
-        return x @ w["wte_t"]
+            att = self._round(torch.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, D)
+            x = x + self._linear(att, p + "attn.c_proj")
+            x = x + self._mlp(x, p)
+        return self._head(x)
 
 
 def generate(model: GPT, prompt: list[int], steps: int):

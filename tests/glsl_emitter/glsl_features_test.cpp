@@ -3,8 +3,8 @@
 // (glsl_case.hpp): f16 casts at ties, overflow, NaN and subnormals bit for bit (and a few
 // against the bits ops.md's rounding gives), i64 movement and arg reductions, comparisons
 // driving host branches, attention with bool, f32 and causal masks, prefix tables chosen by loop
-// indices and persistent tables growing past their first capacity, with window reads. No Vulkan
-// device: SKIPPED, exit 77.
+// indices and persistent tables growing past their first capacity, with window reads and
+// slice writes. No Vulkan device: SKIPPED, exit 77.
 #define BOOST_TEST_MODULE glsl_features
 #include <bit>
 
@@ -286,6 +286,41 @@ block entry {
                    {{"x", Tensor::from(ramp(6, 3.0f, -0.7f), {6})}},
                    {{"x", Tensor::from(ramp(6, 0.25f, 0.01f), {6})}}};
   c.steps = 4;  // positions 14-17: K grows past its first 16 positions
+  run_case(c);
+}
+
+// cache.write of a whole value into a slice (dsl.md: the rows as entries), at a static range and
+// at one that moves with a persistent index, growing S past its first capacity of 16.
+BOOST_AUTO_TEST_CASE(slices_written_as_entries) {
+  Case c;
+  c.name = "slice_writes";
+  c.source = R"(
+dynamic { x: f32[3, N]; }
+persistent {
+  pos: i32 @init(11);
+  S(t): f32[N] @table;
+  F(l, t): f16[N] @table @fixed(l=2, t=T);
+}
+volatile { h: f16[3, N]; all: f32[24, N]; }
+block entry {
+  cache.write x >> S[pos..pos+3];
+  op cast(x, to=f16) >> h;
+  cache.write h >> F[0, 0..3];
+  cache.write h >> F[1, pos..pos+3];
+  cache.read S[0..24] >> all;
+  cache.increment 3 pos;
+  return all, F;
+}
+)";
+  c.model = [](ModelWriter& w) {
+    w.add_sizevar("N", 5);
+    w.add_sizevar("T", 24);
+  };
+  c.step_inputs = {{{"x", Tensor::from(ramp(15, 1.0f, 0.1f), {3, 5})}},
+                   {{"x", Tensor::from(ramp(15, -2.0f, 0.3f), {3, 5})}},
+                   {{"x", Tensor::from(ramp(15, 3.0f, -0.7f), {3, 5})}},
+                   {{"x", Tensor::from(ramp(15, 0.25f, 0.01f), {3, 5})}}};
+  c.steps = 4;  // positions 11-22
   run_case(c);
 }
 

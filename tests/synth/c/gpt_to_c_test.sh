@@ -1,16 +1,22 @@
 #!/bin/sh
-# gpt_to_c_test.sh OPENINFER CC WORK SOURCE_DIR: examples/gpt/gpt.oi (KV cache in growable f16
+# gpt_to_c_test.sh OPENINFER CC WORK SOURCE_DIR [f16]: examples/gpt/gpt.oi (KV cache in growable f16
 # tables, branches, loops, attention) on the tiny committed model of tests/gpt, synthesized to C
 # (loaded and --embed-weights), compiled with -std=c11 -Wall -Wextra -Werror -O2 (Clang's
 # warnings too where installed), run for 32 steps (the 8-token prompt, then 31 more positions:
 # the 32- and 64-position windows) and held against PyTorch's reference and the simulator
 # (gpt_compare.py). Then under ASan+UBSan: the same 32 steps, and 34 steps, where position 40
-# passes tokens' @fixed bound: the program stops with the simulator's message.
+# passes tokens' @fixed bound: the program stops with the simulator's message. With f16:
+# examples/gpt/gpt_f16.oi (f16 weights) on tests/gpt's tiny_f16 fixtures.
 set -eu
-oi=$1; cc=$2; work=$3; src=$4
+oi=$1; cc=$2; work=$3; src=$4; variant=${5:-}
 graph=$src/examples/gpt/gpt.oi
 model=$src/tests/gpt/fixtures/tiny_model.oinf
 ref=$src/tests/gpt/fixtures/tiny_reference.oinf
+if [ "$variant" = f16 ]; then
+  graph=$src/examples/gpt/gpt_f16.oi
+  model=$src/tests/gpt/fixtures/tiny_f16_model.oinf
+  ref=$src/tests/gpt/fixtures/tiny_f16_reference.oinf
+fi
 steps=32
 fetch="--fetch next --fetch logits_at --fetch tokens --fetch K --fetch V"
 rm -rf "$work"
@@ -49,4 +55,4 @@ printf '%s\n' "$got"
 [ "$got" = "$want" ] || { echo "FAIL: the simulator says: $want"; exit 1; }
 printf '%s\n' "$got" | grep -q "table 'tokens': index t = 40 exceeds its @fixed bound t=40" ||
   { echo "FAIL: not the @fixed bound error"; exit 1; }
-echo "ok: gpt.oi as C gives the simulator's and PyTorch's tokens (also under ASan+UBSan)"
+echo "ok: $(basename "$graph") as C gives the simulator's and PyTorch's tokens (also under ASan+UBSan)"
