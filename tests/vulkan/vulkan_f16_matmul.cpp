@@ -146,7 +146,7 @@ std::vector<Case> checks() {
   }
   list.push_back({{77, 61}, {61, 45}, {77, 45}, 3, 5, 7});
   list.push_back({{128, 64}, {64, 128}, {128, 128}, 1, 1, 1});
-  list.push_back({{3, 70, 48}, {48, 40}, {3, 70, 40}, 8, 8, 8});      // b broadcast over batches
+  list.push_back({{3, 70, 48}, {48, 40}, {3, 70, 40}, 8, 8, 8});  // b broadcast over batches
   list.push_back({{2, 1, 33, 20}, {3, 20, 19}, {2, 3, 33, 19}, 9, 2, 5});  // both broadcast
   return list;
 }
@@ -177,14 +177,14 @@ int main(int argc, char** argv) {
   auto registry = oi::PluginRegistry::discover({dir != nullptr ? dir : PLUGIN_DIR});
   auto gpu = registry.backend("vulkan");
   const char* policy = std::getenv("OPENINFER_VULKAN_COOPMAT");
-  std::cout << "device: " << gpu->device_name() << "\nOPENINFER_VULKAN_COOPMAT="
-            << (policy ? policy : "(unset)") << "\n";
+  std::cout << "device: " << gpu->device_name()
+            << "\nOPENINFER_VULKAN_COOPMAT=" << (policy ? policy : "(unset)") << "\n";
   if (gpu->device_name().find("tensor cores") == std::string::npos) {
     std::cout << "tensor cores: none on this device (no VK_NV_cooperative_matrix): the checks "
                  "run the generic shader\n";
   }
-  const auto* mm = gpu->find_kernel("matmul", {{DType::f16, DType::f16}}, DType::f16,
-                                    oi::KernelMode::Normal);
+  const auto* mm =
+      gpu->find_kernel("matmul", {{DType::f16, DType::f16}}, DType::f16, oi::KernelMode::Normal);
   if (mm == nullptr) {
     std::cerr << "no f16 matmul kernel\n";
     return 1;
@@ -205,9 +205,8 @@ int main(int argc, char** argv) {
       const Case c{{s, s}, {s, s}, {s, s}, 8, 8, 8};
       const size_t wrong = f16.check(c, 4096);
       const double t = f16.seconds_per_run(c, s >= 4096 ? 10 : 30);
-      std::cout << "matmul f16 " << s << "^3: " << t * 1e3 << " ms, "
-                << 2.0 * s * s * s / t / 1e12 << " TFLOP/s (" << wrong
-                << " wrong of 4096 sampled)\n";
+      std::cout << "matmul f16 " << s << "^3: " << t * 1e3 << " ms, " << 2.0 * s * s * s / t / 1e12
+                << " TFLOP/s (" << wrong << " wrong of 4096 sampled)\n";
       bad += wrong;
     }
   }
