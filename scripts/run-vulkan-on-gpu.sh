@@ -7,7 +7,7 @@
 #          scripts/run-vulkan-on-gpu.sh nn [PACK_DIR] [DEBS_DIR]       (attention and conv vs
 #                                                                       PyTorch CUDA)
 #          scripts/run-vulkan-on-gpu.sh gpt [PACK_DIR] [DEBS_DIR]      (GPT-2-small decode vs
-#                                                                       PyTorch CUDA eager)
+#                                                                       PyTorch CUDA: graph, eager)
 #          scripts/run-vulkan-on-gpu.sh exec PACK_DIR DEBS_DIR PROGRAM ARGS...  (any packed
 #                                                                       program: openinfer run)
 #          scripts/run-vulkan-on-gpu.sh examples [PACK_DIR] [DEBS_DIR]  (the examples on the
@@ -125,17 +125,26 @@ chain() {
 }
 
 # GPT-2-small shape (bench/gpt_tokens.sh's model), greedy decode on the Vulkan backend next to
-# PyTorch CUDA eager running the same decoder. The machine's own python3 (with torch) exports it.
+# PyTorch CUDA (a CUDA graph and eager) running the same decoder. The machine's own python3 (with torch) exports it.
 gpt() {
-  local model=${GPT_BENCH_DIR:-/tmp/openinfer_gpt_bench}/gpt2_small.oinf
-  mkdir -p "$(dirname "$model")"
-  [[ -f $model ]] || python3 examples/gpt/export_gpt.py --layers 12 --dim 768 --heads 12 \
-    --vocab 50257 --ctx 128 --prompt-len 8 --seed 0 -o "$model"
-  for _ in 1 2 3; do
-    launch "${1:-.vkgpu}" "${2:-.gl}" gpt_example --model "$model" --graph examples/gpt/gpt.oi --steps 33 \
-      --backend vulkan -q
-    python3 bench/gpt_torch_peer.py --steps 33 --device cuda | tail -1
+  # f32 weights (gpt.oi) and f16 weights (gpt_f16.oi), each after a warm-up prompt, next to
+  # PyTorch CUDA: one decode step as a CUDA graph over static K/V, eagerly, and the prompt in
+  # one eager pass (bench/gpt_torch_cuda_graph.py); then the eager one-position peer.
+  local dir=${GPT_BENCH_DIR:-/tmp/openinfer_gpt_bench} dtype graph
+  mkdir -p "$dir"
+  for dtype in f32 f16; do
+    [[ -f $dir/gpt2_small_$dtype.oinf ]] || python3 examples/gpt/export_gpt.py --layers 12 \
+      --dim 768 --heads 12 --vocab 50257 --ctx 128 --prompt-len 8 --seed 0 --dtype $dtype \
+      -o "$dir/gpt2_small_$dtype.oinf"
+    graph=examples/gpt/gpt.oi
+    [[ $dtype == f16 ]] && graph=examples/gpt/gpt_f16.oi
+    for _ in 1 2 3; do
+      launch "${1:-.vkgpu}" "${2:-.gl}" gpt_example --model "$dir/gpt2_small_$dtype.oinf" \
+        --graph $graph --steps 33 --backend vulkan --warm-up -q
+    done
+    python3 bench/gpt_torch_cuda_graph.py --steps 33 --dtype $dtype
   done
+  python3 bench/gpt_torch_peer.py --steps 33 --device cuda | tail -1
 }
 
 # The examples on the Vulkan backend: the minimal one, the tiny ResNet-18 and GPT decoder of the

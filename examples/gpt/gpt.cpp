@@ -4,7 +4,10 @@
 // MODEL --steps N` runs the same steps.
 //
 //   gpt_example --model MODEL.oinf [--graph GRAPH.oi] [--steps N] [--backend cpu|vulkan]
-//               [--reference REF.oinf] [--trace-events FILE.json] [--quiet]
+//               [--reference REF.oinf] [--trace-events FILE.json] [--warm-up] [--quiet]
+//
+// --warm-up runs the prompt step once on an executor of its own first, so that the timed
+// prompt does not include the backend's one-time costs (shader pipelines, first allocations).
 #include <chrono>
 #include <cstdint>
 #include <ctime>
@@ -31,13 +34,14 @@ struct Options {
   std::string reference, trace_events;
   uint64_t steps = 32;
   bool quiet = false;
+  bool warm_up = false;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "error: " << problem << "\n"
             << "usage: gpt_example --model MODEL.oinf [--graph GRAPH.oi] [--steps N] "
                "[--backend cpu|vulkan] [--reference REF.oinf] [--trace-events FILE.json] "
-               "[--quiet]\n";
+               "[--warm-up] [--quiet]\n";
   std::exit(2);
 }
 
@@ -69,6 +73,8 @@ Options parse(int argc, char** argv) {
       } catch (const std::exception&) {
         usage("--steps needs an integer >= 1, got '" + v + "'");
       }
+    } else if (arg == "--warm-up") {
+      o.warm_up = true;
     } else if (arg == "--quiet" || arg == "-q") {
       o.quiet = true;
     } else {
@@ -106,6 +112,7 @@ int main(int argc, char** argv) {
     const oi::Simulator sim(model, graph, registry.backend(opt.backend), sim_opt);
     if (!opt.quiet)
       for (const auto& w : sim.warnings()) std::cerr << "warning: " << w << "\n";
+    if (opt.warm_up) sim.make_executor().step();
     oi::Executor exec = sim.make_executor();
     exec.set_timing(!opt.trace_events.empty());
 
