@@ -8,6 +8,8 @@
 #                                                                       PyTorch CUDA)
 #          scripts/run-vulkan-on-gpu.sh gpt [PACK_DIR] [DEBS_DIR]      (GPT-2-small decode vs
 #                                                                       PyTorch CUDA: graph, eager)
+#          scripts/run-vulkan-on-gpu.sh glsl [PACK_DIR] [DEBS_DIR] [DEVICE_JSON]  (the GLSL
+#                                  target's op coverage, tests/synth/glsl_target_coverage.py)
 #          scripts/run-vulkan-on-gpu.sh exec PACK_DIR DEBS_DIR PROGRAM ARGS...  (any packed
 #                                                                       program: openinfer run)
 #          scripts/run-vulkan-on-gpu.sh examples [PACK_DIR] [DEBS_DIR]  (the examples on the
@@ -41,6 +43,11 @@ pack() {
   done
   [[ -f $build/lib/openinfer/plugins/libopeninfer_cpu.so ]] &&
     cp "$build/lib/openinfer/plugins/libopeninfer_cpu.so" "$out/plugins/"
+  # The GLSL target (`glsl` below): its emitter, the generated host program's runner and glslc.
+  if [[ -f $build/lib/openinfer/plugins/libopeninfer_glsl_emitter.so ]]; then
+    cp "$build/lib/openinfer/plugins/libopeninfer_glsl_emitter.so" "$out/plugins/"
+    cp "$build/tests/glsl_emitter/glsl_manifest_runner" "$(command -v glslc)" "$out/bin/"
+  fi
   strip --strip-debug "$out"/bin/* "$out"/plugins/*.so
   for f in "$out"/bin/* "$out"/plugins/*.so; do
     ldd "$f" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | while read -r lib; do
@@ -147,6 +154,23 @@ gpt() {
   python3 bench/gpt_torch_peer.py --steps 33 --device cuda | tail -1
 }
 
+# The GLSL target's op coverage on the GPU (tests/synth/glsl_target_coverage.py): every shared
+# case synthesized here for DEVICE_JSON (default devices/nvidia_h200.json), its shaders compiled
+# by the packed glslc and run by the packed manifest runner on the GPU. Needs python3 with numpy.
+glsl() {
+  setup "${1:-.vkgpu}" "${2:-.gl}"
+  local tmp p
+  tmp=$(mktemp -d)
+  for p in openinfer glsl_manifest_runner glslc; do
+    printf '#!/bin/sh\nOPENINFER_PLUGIN_PATH=%s LD_LIBRARY_PATH=%s exec %s %s "$@"\n' \
+      "$PACK/plugins" "$LIBS" "${LOADER[*]}" "$PACK/bin/$p" >"$tmp/$p"
+    chmod +x "$tmp/$p"
+  done
+  ${PYTHON:-python3} tests/synth/glsl_target_coverage.py --openinfer "$tmp/openinfer" \
+    --runner "$tmp/glsl_manifest_runner" --glslc "$tmp/glslc" \
+    --device "${3:-devices/nvidia_h200.json}" --jobs "$(nproc)" --by-op ${GLSL_COVERAGE_ARGS:-}
+}
+
 # The examples on the Vulkan backend: the minimal one, the tiny ResNet-18 and GPT decoder of the
 # tests against PyTorch's references, and Silero VAD (when packed) against ONNX Runtime's.
 examples() {
@@ -222,9 +246,10 @@ case "${1:-}" in
   nn) shift; nn "$@" ;;
   examples) shift; examples "$@" ;;
   chain) shift; chain "$@" ;;
+  glsl) shift; glsl "$@" ;;
   exec) shift; launch "$@" ;;  # exec PACK_DIR DEBS_DIR PROGRAM ARGS...: any packed program
   *)
-    echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench|nn|gpt|examples [PACK_DIR] [DEBS_DIR]" \
+    echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench|nn|gpt|examples|glsl [PACK_DIR] [DEBS_DIR]" \
       "| chain [PACK_DIR] [DEBS_DIR] [NODES] [STEPS]" >&2
     exit 2
     ;;
