@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "c_generator.hpp"
+
 namespace oi::c_emitter {
 
 std::string auto_dim_c() {
@@ -259,8 +261,8 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
                          const AutoDimContext& ctx) {
   const size_t nt = m.table_indices.size(), nauto = m.indices.size(), rank = m.base.size();
   if (access.brackets && !access.slots.empty() && access.slots.size() != nt + nauto)
-    throw std::runtime_error("'" + m.name + "' takes " + std::to_string(nt + nauto) +
-                             " indices, the access gives " + std::to_string(access.slots.size()));
+    invalid_plan("'" + m.name + "' takes " + std::to_string(nt + nauto) +
+                 " indices, the access gives " + std::to_string(access.slots.size()));
   std::vector<SlotText> tslots(nt), aslots;
   for (size_t k = 0; k < nt; ++k) tslots[k].range = true;  // absent: every key
   if (!access.slots.empty()) {
@@ -486,8 +488,8 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
   if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx);
   const size_t rank = m.base.size(), nauto = m.indices.size();
   if (access.brackets && access.slots.size() != nauto && !access.slots.empty())
-    throw std::runtime_error("'" + m.name + "' takes " + std::to_string(nauto) +
-                             " indices, the access gives " + std::to_string(access.slots.size()));
+    invalid_plan("'" + m.name + "' takes " + std::to_string(nauto) + " indices, the access gives " +
+                 std::to_string(access.slots.size()));
   // Scalar indices on every auto axis: grow, then the whole matrix; else a box, never growing.
   bool scalar = access.brackets && !access.slots.empty();
   for (const auto& slot : access.slots) scalar = scalar && !slot.range;

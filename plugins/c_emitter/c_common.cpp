@@ -107,6 +107,14 @@ uint64_t dtype_size(const std::string& dtype) {
                                                                                  : 4;
 }
 
+void invalid_plan(const std::string& what) {
+  throw InvalidPlan("c emitter: invalid plan: " + what);
+}
+
+void c_gap(const std::string& key, const std::string& what) {
+  throw CGap(key, "c emitter: " + what);
+}
+
 std::string number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -121,16 +129,16 @@ std::string literal(const json::value& v, const std::string& dtype, const std::s
   if (const auto* o = v.if_object(); o && o->contains("loop_index")) {
     if (packed_bits(dtype) || !c_type(dtype) || dtype == "f16" || dtype == "bf16" ||
         dtype == "f8" || dtype == "bool")
-      throw CUnsupported("c emitter: " + what + " naming a loop index is not supported yet for " +
-                         dtype);
+      throw LibraryInstead("c emitter: " + what +
+                           " naming a loop index: left to the C kernel library for " + dtype);
     return "(" + std::string(c_type(dtype)) + ")i_" + std::string(o->at("loop_index").as_string());
   }
   if (packed_bits(dtype)) {
     // an int32_t value, stored through oi_set_*; the validator checked its range
     if (v.is_int64()) return "(int32_t)" + std::to_string(v.as_int64());
     if (v.is_bool()) return v.as_bool() ? "(int32_t)1" : "(int32_t)0";
-    throw CUnsupported("c emitter: " + what + " value " + json::serialize(v) +
-                       " is not supported yet for " + dtype);
+    throw LibraryInstead("c emitter: " + what + " value " + json::serialize(v) +
+                         ": left to the C kernel library for " + dtype);
   }
   if (dtype == "f16" || dtype == "bf16" || dtype == "f8") {
     // Stored as bits: the literal rounded once from f64, as the simulator fills a tensor.
@@ -140,8 +148,8 @@ std::string literal(const json::value& v, const std::string& dtype, const std::s
     else if (v.is_string() && (v.as_string() == "inf" || v.as_string() == "-inf"))
       d = v.as_string() == "inf" ? HUGE_VAL : -HUGE_VAL;
     else
-      throw CUnsupported("c emitter: " + what + " value " + json::serialize(v) +
-                         " is not supported yet for " + dtype);
+      throw LibraryInstead("c emitter: " + what + " value " + json::serialize(v) +
+                           ": left to the C kernel library for " + dtype);
     const unsigned bits = dtype == "f16"    ? f64_to_f16_bits(d)
                           : dtype == "bf16" ? f64_to_bf16_bits(d)
                                             : f64_to_f8_bits(d);
@@ -160,8 +168,8 @@ std::string literal(const json::value& v, const std::string& dtype, const std::s
   if (v.is_bool()) return std::string("(") + c_type(dtype) + ")" + (v.as_bool() ? "1" : "0");
   if (v.is_string() && flt && (v.as_string() == "inf" || v.as_string() == "-inf"))
     return std::string(v.as_string() == "inf" ? "" : "-") + "(" + c_type(dtype) + ")INFINITY";
-  throw CUnsupported("c emitter: " + what + " value " + json::serialize(v) +
-                     " is not supported yet for " + dtype);
+  throw LibraryInstead("c emitter: " + what + " value " + json::serialize(v) +
+                       ": left to the C kernel library for " + dtype);
 }
 
 std::string index_expr(const std::vector<uint64_t>& in, const std::vector<uint64_t>& shape) {
@@ -197,11 +205,11 @@ void check_settings(const json::object& settings, const std::vector<std::string>
                     const std::string& where) {
   for (const auto& kv : settings) {
     if (std::find(allowed.begin(), allowed.end(), std::string(kv.key())) == allowed.end())
-      throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
-                         "' is not supported yet");
+      throw LibraryInstead("c emitter: " + where + ": setting '" + std::string(kv.key()) +
+                           "': left to the C kernel library");
     if (kv.value().is_object())  // {"name": N}: a setting read from a variable at run time
-      throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
-                         "' naming a variable is not supported yet");
+      throw LibraryInstead("c emitter: " + where + ": setting '" + std::string(kv.key()) +
+                           "' naming a variable: left to the C kernel library");
   }
 }
 
@@ -211,7 +219,7 @@ int64_t int_setting(const json::object& settings, const char* key, int64_t fallb
   const auto& v = settings.at(key);
   if (v.is_int64()) return v.as_int64();
   if (v.is_uint64()) return static_cast<int64_t>(v.as_uint64());
-  throw std::runtime_error(where + ": setting '" + key + "' is not an integer");
+  invalid_plan(where + ": setting '" + key + "' is not an integer");
 }
 
 std::vector<int64_t> int_list_setting(const json::object& settings, const char* key,
@@ -219,10 +227,10 @@ std::vector<int64_t> int_list_setting(const json::object& settings, const char* 
   std::vector<int64_t> out;
   if (!settings.contains(key)) return out;
   const auto& v = settings.at(key);
-  if (!v.is_array()) throw std::runtime_error(where + ": setting '" + key + "' is not a list");
+  if (!v.is_array()) invalid_plan(where + ": setting '" + key + "' is not a list");
   for (const auto& e : v.as_array()) {
     if (!e.is_int64() && !e.is_uint64())
-      throw std::runtime_error(where + ": setting '" + key + "' holds a non-integer");
+      invalid_plan(where + ": setting '" + key + "' holds a non-integer");
     out.push_back(e.to_number<int64_t>());
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <boost/system/system_error.hpp>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -12,12 +13,15 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "auto_dim.hpp"
 #include "c_ops.hpp"
+#include "constant_setting.hpp"
 #include "kernel_library.hpp"
 #include "library_calls.hpp"
 #include "matmul_simd.hpp"
+#include "openinfer/device_limit.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
 
@@ -33,6 +37,18 @@ std::string replace_name(std::string text, const std::string& name) {
   return text;
 }
 
+using oi::emit::refuse_device_limit;
+
+// The C literal of a value's @init (validated against its dtype: literal() never leaves it to
+// the library).
+std::string init_literal(const Value& v) {
+  try {
+    return literal(*v.init, v.dtype, "@init of '" + v.name + "'");
+  } catch (const LibraryInstead& e) {
+    invalid_plan(std::string(e.what()) + " (an @init the validator would refuse)");
+  }
+}
+
 class Generator : public KernelEnv {
  public:
   Generator(const std::string& plan_text, std::string name, const WeightLookup* embed,
@@ -44,11 +60,11 @@ class Generator : public KernelEnv {
     library_missing_ = std::move(library_missing);
     boost::system::error_code ec;
     root_ = json::parse(plan_text, ec);
-    if (ec || !root_.is_object()) throw std::runtime_error("the plan is not a JSON object");
+    if (ec || !root_.is_object()) invalid_plan("the plan is not a JSON object");
     const auto& o = root_.as_object();
     if (!o.contains("format") || o.at("format") != "openinfer-synth-plan" ||
         o.at("version").as_int64() != 1)
-      throw std::runtime_error("not an openinfer-synth-plan version 1 document");
+      invalid_plan("not an openinfer-synth-plan version 1 document");
     if (o.contains("model") && o.at("model").is_string()) model_origin_ = str(o.at("model"));
     read_profile();
     read_values();
@@ -71,12 +87,13 @@ class Generator : public KernelEnv {
       if (v.ptable) fallible_.insert(-1);
     if (!autodims_.empty()) fallible_.insert(-2);  // growth and range checks
     std::ostringstream kernels, block_protos, block_defs, step_body;
+    for (const auto& b : blocks) block_roles_[str(b.at("name"))] = str(b.at("role"));
     // Branch targets become functions (a call: execution continues after the branch).
     for (const auto& b : blocks) {
       const std::string name = str(b.at("name")), role = str(b.at("role"));
       if (role == "entry") continue;
       if (role != "branch" && role != "consumer")
-        throw CUnsupported("c emitter: block '" + name + "' (" + role + ") is not supported yet");
+        invalid_plan("block '" + name + "' has role '" + role + "'");
       if (role == "consumer") consumer_writes_[name] = block_writes(b.at("steps").as_array());
       block_protos << "static void block_" << name << "(" << name_ << "_state* s);\n";
       std::ostringstream body;
@@ -135,9 +152,8 @@ class Generator : public KernelEnv {
           continue;
         }
         if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
-          throw CUnsupported("c emitter: table index '" + p + "' of kernel " +
-                             std::to_string(k.at("id").as_int64()) +
-                             " is not an enclosing loop's index: not supported yet");
+          invalid_plan("table index '" + p + "' of kernel " +
+                       std::to_string(k.at("id").as_int64()) + " is not an enclosing loop's index");
         body << ", i_" << p;
       }
       body << ");\n";
@@ -149,21 +165,21 @@ class Generator : public KernelEnv {
       kernel_tabviews_.clear();
     } else if (kind == "return") {
       if (entry)
-        for (const auto& n : st.at("names").as_array()) {
-          if (autodims_.count(str(n)))
-            throw CUnsupported("c emitter: returning @auto_dim matrix '" + str(n) +
-                               "' is not supported yet (return a cache.read of it)");
-          outputs_.push_back(str(n));
-        }
+        for (const auto& n : st.at("names").as_array())
+          outputs_.push_back(str(n));  // an @auto_dim matrix too: fetched at its current shape
     } else if (kind == "branch") {
       const std::string cond = str(st.at("cond"));
+      for (const char* key : {"then", "else"})
+        if ((key[0] == 't' || !cond.empty()) && block_roles_[str(st.at(key))] != "branch")
+          invalid_plan("a branch (line " + json::serialize(st.at("line")) + ") to '" +
+                       str(st.at(key)) + "', which is not a branch block of the plan");
       if (cond.empty()) {
         body << indent << "block_" << str(st.at("then")) << "(s);\n";
         if (!fallible_.empty()) body << indent << stop_if_failed(entry);
       } else {
         const Value& c = value(cond);
         if (c.dtype != "bool" || c.numel() != 1)
-          throw std::runtime_error("branch condition '" + cond + "' is not a bool scalar");
+          invalid_plan("branch condition '" + cond + "' is not a bool scalar");
         body << indent << "if (*(const uint8_t*)s->v_" << cond << ") block_" << str(st.at("then"))
              << "(s);\n"
              << indent << "else block_" << str(st.at("else")) << "(s);\n";
@@ -186,8 +202,8 @@ class Generator : public KernelEnv {
       body << auto_access(st, "to", "from", "to_at", true, indent, entry);
     } else if (kind == "cache.reset" && is_auto_access(str(st.at("target")))) {
       if (str(st.at("target")).find('[') != std::string::npos)
-        throw CUnsupported("c emitter: cache.reset of a part of @auto_dim '" +
-                           str(st.at("target")) + "' is not supported yet");
+        c_gap("auto-dim-part-reset", "cache.reset of a part of @auto_dim '" + str(st.at("target")) +
+                                         "' is not supported yet");
       const std::string A = "s->a_" + str(st.at("target"));
       body << indent << "for (size_t e = 0; e < " << autodims_.at(str(st.at("target"))).entries()
            << "u; ++e)\n"
@@ -217,8 +233,8 @@ class Generator : public KernelEnv {
           {"i32", 32}, {"u32", 32}, {"i64", 64}, {"u64", 64}, {"bool", 1}};
       const auto bits = kBits.find(v.dtype);
       if (bits == kBits.end() || v.numel() != 1 || v.ptable || v.table)
-        throw CUnsupported("c emitter: " + kind + " of " + v.dtype + " '" + v.name +
-                           "' is not supported yet (integer and bool scalars)");
+        invalid_plan(kind + " of " + v.dtype + " '" + v.name +
+                     "' (the counters are integer and bool scalars)");
       const std::string sign = kind == "cache.increment" ? " + " : " - ";
       const std::string amount = std::to_string(st.at("amount").to_number<int64_t>()) + "ll";
       if (bits->second >= 8 && v.dtype != "bool") {
@@ -247,7 +263,7 @@ class Generator : public KernelEnv {
       for (const auto& n : st.at("names").as_array()) {
         names.push_back(str(n));
         if (value(str(n)).ptable)
-          throw CUnsupported("c emitter: yielding table '" + str(n) + "' is not supported yet");
+          c_gap("yield-table", "yielding table '" + str(n) + "' is not supported yet");
       }
       body << indent << "/* yield: consumers run here, in source order, from the snapshot */\n";
       for (const auto& n : names) {
@@ -258,6 +274,8 @@ class Generator : public KernelEnv {
       std::set<std::string> written;
       for (const auto& t : st.at("tasks").as_array()) {
         const std::string task = str(t);
+        if (block_roles_[task] != "consumer")
+          invalid_plan("a yield's task '" + task + "' is not a consumer block of the plan");
         body << indent << "block_" << task << "(s);\n";
         if (!fallible_.empty()) body << indent << stop_if_failed(entry);
         for (const auto& n : names)
@@ -275,8 +293,7 @@ class Generator : public KernelEnv {
     } else if (kind == "yield" || kind == "await") {
       // a consumer's own await/yield, and entry's await: nothing left to wait for.
     } else if (kind != "barrier" && kind != "dep") {
-      throw CUnsupported("c emitter: '" + kind + "' steps (line " + json::serialize(st.at("line")) +
-                         ") are not supported yet");
+      invalid_plan("'" + kind + "' steps (line " + json::serialize(st.at("line")) + ")");
     }
   }
 
@@ -292,6 +309,7 @@ class Generator : public KernelEnv {
            !autodims_.count(v.name);
   }
   std::set<std::string> undo_vars_;
+  std::map<std::string, std::string> block_roles_;  // block name -> role
 
   // The C noting the plain persistent variables step `st` writes, before it runs (a table's
   // entries are noted where they are written).
@@ -446,39 +464,27 @@ class Generator : public KernelEnv {
     if (it == index_.end()) {
       const auto& sizes = root_.at("sizevars").as_object();
       if (sizes.contains(name)) return sizes.at(name);
-      throw std::runtime_error(where + " names nothing the plan declares");
+      invalid_plan(where + " names nothing the plan declares");
     }
     const Value& v = values_[it->second];
     if (v.storage != "constant" || v.numel() != 1 || v.table || v.ptable)
-      throw CUnsupported("c emitter: " + where + " (not a constant scalar) is not supported yet");
+      invalid_plan(where + ", which is not a scalar of constant memory");
     std::optional<ModelTensor> t;
     if (model_ && !v.link.empty()) t = (*model_)(v.link);
     std::string bytes;
-    if (t && t->bytes.size() == dtype_size(v.dtype) && t->dtype == dtype_tag(v.dtype))
+    if (t && t->bytes.size() == scalar_bytes(v.dtype) && t->dtype == dtype_tag(v.dtype))
       bytes = t->bytes;
     else if (t)
       throw std::runtime_error("'" + v.name + "': model tensor '" + v.link +
                                "' has another dtype or shape");
-    json::value out;
-    auto number = [&](auto zero) {
-      decltype(zero) x = zero;
-      if (bytes.empty() && v.init) return *v.init;
-      if (!bytes.empty()) std::memcpy(&x, bytes.data(), sizeof x);
-      return json::value(x);
-    };
-    if (v.dtype == "f32")
-      out = number(0.0f);
-    else if (v.dtype == "f64")
-      out = number(0.0);
-    else if (v.dtype == "i32")
-      out = number(int32_t{0});
-    else if (v.dtype == "i64")
-      out = number(int64_t{0});
-    else
-      throw CUnsupported("c emitter: " + where + " (a " + v.dtype +
-                         " constant) is not supported yet");
-    if (v.dtype == "f32" && out.is_double())
-      out = static_cast<double>(static_cast<float>(out.as_double()));
+    std::optional<std::string> init;
+    if (bytes.empty() && v.init) init = scalar_init_bytes(*v.init, v.dtype);
+    if (bytes.empty() && v.init && !init)
+      invalid_plan(where + ": the @init of '" + v.name + "' does not fit " + v.dtype);
+    const json::value out = scalar_setting(!bytes.empty() ? bytes
+                                           : init         ? *init
+                                                  : std::string(scalar_bytes(v.dtype), '\0'),
+                                           v.dtype);
     if (!bytes.empty()) baked_[v.name] = bytes;
     return out;
   }
@@ -524,13 +530,19 @@ class Generator : public KernelEnv {
     auto it = index_.find(name);
     if (it != index_.end()) {
       const Value& v = values_[it->second];
-      if (v.numel() == 1 && (v.dtype == "i32" || v.dtype == "i64") && !v.ptable && !v.table)
+      // Any integer scalar (dsl.md; the simulator's scalar_int): a u64 as its two's-complement
+      // bits, a packed integer through its getter.
+      static const std::set<std::string> kInts = {"i8", "i16", "i32", "i64",
+                                                  "u8", "u16", "u32", "u64"};
+      if (v.numel() == 1 && !v.ptable && !v.table && kInts.count(v.dtype))
         return "(int64_t)*(const " + std::string(c_type(v.dtype)) + "*)s->v_" + name;
-      throw CUnsupported("c emitter: index '" + name + "' is not an integer scalar");
+      if (v.numel() == 1 && !v.ptable && !v.table && packed_bits(v.dtype) && v.dtype[0] != 't')
+        return "(int64_t)" + load(v.dtype, "(const uint8_t*)s->v_" + name, "0");
+      invalid_plan("index '" + name + "' is a " + v.dtype + " value, not an integer scalar");
     }
     const auto& sizes = root_.at("sizevars").as_object();
     if (sizes.contains(name)) return "(int64_t)" + json::serialize(sizes.at(name)) + "ll";
-    throw CUnsupported("c emitter: index '" + name + "' is not supported yet");
+    invalid_plan("index '" + name + "' names nothing the plan declares");
   }
 
   // The value of an index name known when the code is written (size variables only).
@@ -558,9 +570,9 @@ class Generator : public KernelEnv {
         auto lead =
             static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
         if (!lead)
-          throw CUnsupported("c emitter: '" + text + "' as an operand of kernel " +
-                             std::to_string(id) +
-                             " (a slice of run-time length) is not supported yet");
+          c_gap("runtime-slice-operand", "'" + text + "' as an operand of kernel " +
+                                             std::to_string(id) +
+                                             " (a slice of run-time length) is not supported yet");
         Value v = t;
         v.ptable = false;
         v.indices.clear();
@@ -582,8 +594,8 @@ class Generator : public KernelEnv {
       const std::string out = str(jop.at("output"));
       const auto t = index_.find(parse_access(out).name);
       if (t != index_.end() && values_[t->second].table)
-        throw CUnsupported("c emitter: " + op_where(jop.as_object()) + " writing '" + out +
-                           "', an entry of a prefix table, is not supported yet");
+        c_gap("prefix-table-write", op_where(jop.as_object()) + " writing '" + out +
+                                        "', an entry of a prefix table, is not supported yet");
       add(out, true);
     }
   }
@@ -598,9 +610,8 @@ class Generator : public KernelEnv {
     const Value& other = value(var);
     if (other.dtype != t.dtype || other.shape.size() < t.shape.size() ||
         !std::equal(t.shape.rbegin(), t.shape.rend(), other.shape.rbegin()))
-      throw std::runtime_error("'" + var + "' (" + other.dtype +
-                               ") does not hold entries of table '" + t.name + "' (" + t.dtype +
-                               ")");
+      invalid_plan("'" + var + "' (" + other.dtype + ") does not hold entries of table '" + t.name +
+                   "' (" + t.dtype + ")");
     LeadCheck lead;
     lead.lead.assign(other.shape.begin(),
                      other.shape.end() - static_cast<std::ptrdiff_t>(t.shape.size()));
@@ -684,12 +695,10 @@ class Generator : public KernelEnv {
     std::ostringstream f;
     if (v.init && packed_bits(v.dtype))
       f << "memset(" << ptr << ", 0, " << v.bytes << ");\n  for (size_t i = 0; i < " << v.numel()
-        << "u; ++i) "
-        << store(v.dtype, "(uint8_t*)" + ptr, "i",
-                 literal(*v.init, v.dtype, "@init of '" + v.name + "'"));
+        << "u; ++i) " << store(v.dtype, "(uint8_t*)" + ptr, "i", init_literal(v));
     else if (v.init)
       f << "for (size_t i = 0; i < " << v.numel() << "u; ++i) ((" << c_type(v.dtype) << "*)" << ptr
-        << ")[i] = " << literal(*v.init, v.dtype, "@init of '" + v.name + "'") << ";";
+        << ")[i] = " << init_literal(v) << ";";
     else
       f << "memset(" << ptr << ", 0, " << v.bytes << ");";
     return f.str();
@@ -699,8 +708,8 @@ class Generator : public KernelEnv {
   const Value& whole(const json::object& st, const char* key) const {
     const std::string text = str(st.at(key));
     if (text.find('[') != std::string::npos)
-      throw CUnsupported("c emitter: '" + text + "' in a " + str(st.at("kind")) + " step (line " +
-                         json::serialize(st.at("line")) + ") is not supported yet");
+      c_gap("copy-step-access", "'" + text + "' in a " + str(st.at("kind")) + " step (line " +
+                                    json::serialize(st.at("line")) + ") is not supported yet");
     return value(text);
   }
 
@@ -710,12 +719,8 @@ class Generator : public KernelEnv {
     const std::string text = str(b);
     if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos)
       return "(int64_t)" + text + "ll";
-    try {
-      return index_c(text);
-    } catch (const CUnsupported&) {
-      throw CUnsupported("c emitter: loop bound '" + text + "' (line " +
-                         json::serialize(st.at("line")) + ") is not supported yet");
-    }
+    (void)st;
+    return index_c(text);
   }
 
   // The values a block's steps write (loops included).
@@ -850,7 +855,7 @@ class Generator : public KernelEnv {
       avail += std::string(avail.empty() ? "" : ", ") + (usable ? "1" : t ? "2" : "0");
     }
     if (bytes.size() != v.bytes)
-      throw std::runtime_error("'" + v.name + "': the entries do not fill the table");
+      invalid_plan("'" + v.name + "': the entries do not fill the table");
     embedded_.insert(v.name);
     c << "static const unsigned char emb_avail_" << v.name << "[" << v.entries + 1 << "] = {"
       << avail << (avail.empty() ? "0" : ", 0") << "};\n";
@@ -896,16 +901,19 @@ class Generator : public KernelEnv {
         for (const auto& b : o.at("bound").as_array())
           v.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
         if (packed_bits(v.dtype))
-          throw CUnsupported("c emitter: table '" + v.name + "' of " + v.dtype +
-                             " is not supported yet");
+          c_gap("packed-table", "table '" + v.name + "' of " + v.dtype + " is not supported yet");
         if (v.indices.size() > 8 || v.bounds.size() != v.indices.size())
-          throw CUnsupported("c emitter: table '" + v.name + "' has more than 8 indices");
+          c_gap("table-indices",
+                "table '" + v.name + "' with more than 8 indices is not supported yet");
         for (size_t k = 0; freestanding_ && k < v.bounds.size(); ++k)
           if (v.bounds[k] < 0)
-            throw CUnsupported("c emitter: table '" + v.name + "' grows along index '" +
-                               v.indices[k] + "' (no @fixed bound): the freestanding profile of " +
-                               device_name_ +
-                               " allocates nothing, so every index of a table needs @fixed");
+            refuse_device_limit(
+                "c emitter",
+                "table '" + v.name + "' grows along index '" + v.indices[k] + "' (no @fixed bound)",
+                "growth needs memory allocation at run time (the freestanding "
+                "profile allocates nothing, so every index of a table needs "
+                "@fixed)",
+                device_name_, "cpu.profile freestanding");
         v.bytes = v.numel() * dtype_size(v.dtype);
       } else if (o.contains("indices") && (v.storage == "constant" || v.storage == "step") &&
                  o.at("entries").is_number()) {
@@ -924,18 +932,18 @@ class Generator : public KernelEnv {
           if (o.contains("extents"))
             for (const auto& e : o.at("extents").as_array()) ext.push_back(e.to_number<uint64_t>());
           if (ext.size() != v.indices.size())
-            throw std::runtime_error("prefix table '" + v.name + "' has no extents in the plan");
+            invalid_plan("prefix table '" + v.name + "' has no extents in the plan");
           v.entries = 1;
           for (uint64_t e : ext) v.entries *= e;
           v.bytes = v.entries * v.numel() * dtype_size(v.dtype);
           extents_[v.name] = ext;
         }
       } else if (o.contains("indices") || v.storage == "runtime") {
-        throw CUnsupported("c emitter: table '" + v.name + "' is not supported yet");
+        c_gap("table-kind",
+              "table '" + v.name + "' (" + v.memory + ", " + v.storage + ") is not supported yet");
       }
       if (v.storage != "internal" && !c_type(v.dtype))
-        throw CUnsupported("c emitter: dtype " + v.dtype + " of '" + v.name +
-                           "' is not supported yet");
+        c_gap("value-dtype", "dtype " + v.dtype + " of '" + v.name + "' is not supported yet");
       if (o.contains("link")) v.link = str(o.at("link"));
       if (o.contains("init")) v.init = &o.at("init");
       if (v.storage == "arena") {
@@ -963,8 +971,7 @@ class Generator : public KernelEnv {
     // @table indices come first (dsl.md): a table of matrices, one per key of their bounds.
     const size_t nt = indices.size() - std::min(indices.size(), m.indices.size());
     if (!std::equal(m.indices.begin(), m.indices.end(), indices.begin() + nt))
-      throw CUnsupported("c emitter: @auto_dim table '" + v.name +
-                         "' (auto indices that are not the last ones) is not supported yet");
+      invalid_plan("@auto_dim table '" + v.name + "': its auto indices are not the last ones");
     const auto& bound = o.at("bound").as_array();
     for (size_t k = 0; k < indices.size(); ++k) {
       const int64_t b = bound.at(k).is_null() ? -1 : bound.at(k).to_number<int64_t>();
@@ -973,18 +980,21 @@ class Generator : public KernelEnv {
         continue;
       }
       if (b <= 0)
-        throw CUnsupported("c emitter: @auto_dim table '" + v.name + "': @table index '" +
-                           indices[k] + "' without a @fixed bound is not supported yet");
+        c_gap("auto-dim-table-growable", "@auto_dim table '" + v.name + "': @table index '" +
+                                             indices[k] +
+                                             "' without a @fixed bound is not supported yet");
       m.table_indices.push_back(indices[k]);
       m.table_bounds.push_back(b);
     }
     if (freestanding_)
-      throw CUnsupported("c emitter: @auto_dim matrix '" + v.name +
-                         "': the freestanding profile allocates nothing");
+      refuse_device_limit("c emitter", "@auto_dim matrix '" + v.name + "'",
+                          "growth needs memory allocation at run time (the freestanding profile "
+                          "allocates nothing)",
+                          device_name_, "cpu.profile freestanding");
     if (packed_bits(v.dtype) || !c_type(v.dtype) || v.shape.size() > 8 ||
         v.shape.size() < m.indices.size())
-      throw CUnsupported("c emitter: @auto_dim matrix '" + v.name + "' of " + v.dtype +
-                         " is not supported yet");
+      c_gap("auto-dim-dtype",
+            "@auto_dim matrix '" + v.name + "' of " + v.dtype + " is not supported yet");
     m.base = v.shape;
     m.esize = dtype_size(v.dtype);
     v.storage = "internal";  // reached only through the cache operations below
@@ -1047,14 +1057,14 @@ class Generator : public KernelEnv {
     if (is_table_access(text)) {
       auto view = kernel_tabviews_.find(text);
       if (view == kernel_tabviews_.end())
-        throw std::runtime_error("'" + text + "' is not an operand of the kernel being written");
+        invalid_plan("'" + text + "' is not an operand of the kernel being written");
       return view->second.value;
     }
     const size_t open = text.find('[');
     if (open == std::string::npos) {
       const Value& v = value(text);
       if (v.table)
-        throw CUnsupported("c emitter: table '" + text + "' used whole is not supported yet");
+        c_gap("prefix-table-whole", "table '" + text + "' used whole is not supported yet");
       return v;
     }
     auto it = views_.find(text);
@@ -1069,14 +1079,13 @@ class Generator : public KernelEnv {
                        idx.find_first_not_of(
                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                            "0123456789_") == std::string::npos;
-    if (!table.table)
-      throw CUnsupported("c emitter: table entry '" + text + "' is not supported yet");
+    if (!table.table) invalid_plan("'" + text + "' indexes '" + name + "', which is not a table");
     if ((!literal && !ident) || table.indices.size() > 1 ||
         (ident && std::find(loop_stack_.begin(), loop_stack_.end(), idx) == loop_stack_.end()))
       return computed_view(text, table);
     if (literal && std::stoull(idx) >= table.entries)
-      throw std::runtime_error("'" + text + "': index " + idx + " is outside the " +
-                               std::to_string(table.entries) + " entries of '" + name + "'");
+      invalid_plan("'" + text + "': index " + idx + " is outside the " +
+                   std::to_string(table.entries) + " entries of '" + name + "'");
     Value view = table;
     view.table = false;
     view.name = name + "__" + idx;
@@ -1094,13 +1103,11 @@ class Generator : public KernelEnv {
     const AccessText a = parse_access(text);
     const size_t n = std::max<size_t>(table.indices.size(), 1);
     if (a.slots.size() != n)
-      throw CUnsupported("c emitter: table entry '" + text +
-                         "' (not one index per table index) "
-                         "is not supported yet");
+      invalid_plan("table entry '" + text + "' does not give one index per table index");
     for (const auto& slot : a.slots)
       if (slot.range || !slot.index)
-        throw CUnsupported("c emitter: a slice of constant table '" + text +
-                           "' is not supported yet");
+        c_gap("prefix-table-slice",
+              "a slice of constant table '" + text + "' is not supported yet");
     const std::string param = "oi_e" + std::to_string(computed_.size());
     computed_[param] = {table.name, a};
     Value view = table;
@@ -1145,7 +1152,7 @@ class Generator : public KernelEnv {
     if (access != kernel_tabviews_.end()) return access->second.value;
     for (const auto& [text, entry] : views_)
       if (entry.name == name) return entry;
-    throw std::runtime_error("the plan names an unknown value '" + name + "'");
+    invalid_plan("the plan names an unknown value '" + name + "'");
   }
 
  private:
@@ -1156,9 +1163,9 @@ class Generator : public KernelEnv {
     for (const auto& group : {k.at("reads"), k.at("writes")})
       for (const auto& r : group.as_array())
         if (autodims_.count(str(r)))
-          throw CUnsupported("c emitter: an op on @auto_dim matrix '" + str(r) + "' (kernel " +
-                             std::to_string(k.at("id").as_int64()) +
-                             ") is not supported yet: read it with cache.read first");
+          c_gap("op-on-auto-dim", "an op on @auto_dim matrix '" + str(r) + "' (kernel " +
+                                      std::to_string(k.at("id").as_int64()) +
+                                      ") is not supported yet: read it with cache.read first");
     // A persistent table is reached through the buffers of its accessed entries (tabviews).
     for (const auto& r : k.at("reads").as_array())
       if (!value(str(r)).ptable) reads.insert(str(r));
@@ -1294,14 +1301,14 @@ class Generator : public KernelEnv {
   }
 
   // A kernel by the emitter's own writers; where one refuses an op, a dtype or a mode
-  // (CUnsupported), the kernel's ops become calls into the C kernel library instead.
+  // (LibraryInstead), the kernel's ops become calls into the C kernel library instead.
   std::string kernel(const json::object& k) {
     kernel_id_ = k.at("id").as_int64();
     const size_t scratch_mark = scratch_.size(), flags_mark = flags_.size();
     const bool was_fallible = fallible_.count(kernel_id_) != 0;
     try {
       return native_kernel(k);
-    } catch (const CUnsupported& refused) {
+    } catch (const LibraryInstead& refused) {
       // Forget what the refused attempt asked for.
       for (size_t i = scratch_mark; i < scratch_.size(); ++i)
         field_kernel_.erase(scratch_[i].first);
@@ -1316,8 +1323,8 @@ class Generator : public KernelEnv {
   // may fail, which stops the step.
   std::string library_kernel(const json::object& k, const std::string& refused) {
     if (!library_)
-      throw CUnsupported(refused + " (and the C kernel library, the fallback, is missing: " +
-                         library_missing_ + ")");
+      c_gap("library-missing", refused + " (and the C kernel library, the fallback, is missing: " +
+                                   library_missing_ + ")");
     scratch_count_ = 0;
     functions_.clear();
     std::set<std::string> reads, writes;
@@ -1339,15 +1346,16 @@ class Generator : public KernelEnv {
     const std::string kind = str(k.at("kind"));
     if (kind == "op") return single_op_kernel(k);
     if (kind != "elementwise" && kind != "matmul" && kind != "reduction")
-      throw CUnsupported("c emitter: " + kind + " kernel (op '" +
-                         str(k.at("ops").as_array().at(0).at("op")) + "') is not supported yet");
+      throw LibraryInstead("c emitter: " + kind + " kernel (op '" +
+                           str(k.at("ops").as_array().at(0).at("op")) +
+                           "'): left to the C kernel library");
     std::vector<uint64_t> shape;
     for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
     uint64_t n = 1;
     for (uint64_t d : shape) n *= d;
     if (n == 0)  // nothing to loop over: the library's calls take empty tensors
-      throw CUnsupported("c emitter: kernel " + std::to_string(kernel_id_) +
-                         " over no elements is not supported yet");
+      throw LibraryInstead("c emitter: kernel " + std::to_string(kernel_id_) +
+                           " over no elements: left to the C kernel library");
     std::set<std::string> reads, writes;
     std::ostringstream c;
     c << "/* kernel " << kernel_id_ << ": " << k.at("ops").as_array().size() << " fused ops over "
@@ -1373,8 +1381,8 @@ class Generator : public KernelEnv {
       const std::string op = str(head.at("op"));
       auto it = op_table().heads.find(op);
       if (it == op_table().heads.end())
-        throw CUnsupported("c emitter: " + op + " (line " + json::serialize(head.at("line")) +
-                           ") is not supported yet");
+        throw LibraryInstead("c emitter: " + op + " (line " + json::serialize(head.at("line")) +
+                             "): left to the C kernel library");
       // The head sees table entries ("wq[l]", "K[l, t]") under the names of their views
       // ("wq__l", "tv3_0"), whose pointers this kernel declares, as whole values.
       json::object head_kernel = k;
@@ -1407,8 +1415,8 @@ class Generator : public KernelEnv {
         const std::string name = str(in);
         const Value& vi = operand(name);
         if (vi.dtype != vo.dtype && op_name != "cast" && !op_table().mixed_dtypes.count(op_name))
-          throw CUnsupported("c emitter: op '" + op_name + "' mixes " + vi.dtype + " and " +
-                             vo.dtype + ": not supported yet");
+          throw LibraryInstead("c emitter: op '" + op_name + "' mixes " + vi.dtype + " and " +
+                               vo.dtype + ": left to the C kernel library");
         args.push_back(local.count(name)
                            ? local[name]
                            : load(vi.dtype, "p_" + vi.name, index_expr(vi.shape, shape)));
@@ -1417,7 +1425,8 @@ class Generator : public KernelEnv {
       const std::string where = op_where(op);
       auto it = op_table().elementwise.find(op_name);
       if (it == op_table().elementwise.end())
-        throw CUnsupported("c emitter: " + where + " on " + vo.dtype + " is not supported yet");
+        throw LibraryInstead("c emitter: " + where + " on " + vo.dtype +
+                             ": left to the C kernel library");
       const std::string tmp = "t" + std::to_string(t++);
       c << "    const " << value_type(vo.dtype) << " " << tmp << " = "
         << it->second({op_name, vo.dtype, from, args, op.at("settings").as_object(), where})
@@ -1446,16 +1455,16 @@ class Generator : public KernelEnv {
     const std::string op_name = str(op.at("op"));
     auto it = op_table().ops.find(op_name);
     if (it == op_table().ops.end())
-      throw CUnsupported("c emitter: " + op_where(op) + " is not supported yet");
+      throw LibraryInstead("c emitter: " + op_where(op) + ": left to the C kernel library");
     const Value& out = whole_operand(*this, op.at("output"), op);
     for (const auto& in : op.at("inputs").as_array())  // empty operands: the library's calls
       if (operand(str(in)).numel() == 0)
-        throw CUnsupported("c emitter: " + op_where(op) +
-                           " on an empty tensor is not supported yet");
+        throw LibraryInstead("c emitter: " + op_where(op) +
+                             " on an empty tensor: left to the C kernel library");
     if (!c_type(out.dtype) || out.dtype == "bool" ||
         (packed_bits(out.dtype) && op_name != "reshape"))
-      throw CUnsupported("c emitter: " + op_where(op) + " on " + out.dtype +
-                         " is not supported yet");
+      throw LibraryInstead("c emitter: " + op_where(op) + " on " + out.dtype +
+                           ": left to the C kernel library");
     std::set<std::string> reads, writes;
     std::ostringstream c, body;
     c << "/* kernel " << kernel_id_ << ": " << op_name << " (line "
@@ -1536,8 +1545,7 @@ class Generator : public KernelEnv {
         if (v->init) {
           c << "static const " << c_type(v->dtype) << " tinit_" << v->name << "[" << v->numel() + 1
             << "] = {";
-          for (uint64_t i = 0; i < v->numel(); ++i)
-            c << literal(*v->init, v->dtype, "@init of '" + v->name + "'") << ", ";
+          for (uint64_t i = 0; i < v->numel(); ++i) c << init_literal(*v) << ", ";
           c << "0};\n";
         }
         continue;
@@ -1672,9 +1680,8 @@ class Generator : public KernelEnv {
         for (size_t k = 0; k < m.base.size(); ++k)
           c << "  " << a << ".base[" << k << "] = " << m.base[k] << "ll;\n";
         if (v.init)
-          c << "  {\n    static const " << c_type(v.dtype)
-            << " init_one = " << literal(*v.init, v.dtype, "@init of '" + mname + "'") << ";\n    "
-            << a << ".init = (const unsigned char*)&init_one;\n  }\n";
+          c << "  {\n    static const " << c_type(v.dtype) << " init_one = " << init_literal(v)
+            << ";\n    " << a << ".init = (const unsigned char*)&init_one;\n  }\n";
         c << "  " << a << ".mem = &s->mem;\n  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
       }
     for (const Value& v : values_) {
@@ -2205,9 +2212,11 @@ class Generator : public KernelEnv {
           !v.ptable && (!v.link.empty() || v.table))
         models_data = true;
     if (models_data && !embed_)
-      throw CUnsupported("c emitter: the freestanding profile of " + device_name_ +
-                         " reads no files: synthesize with --embed-weights (the weights become "
-                         "const arrays in flash)");
+      refuse_device_limit("c emitter", "the model's weights",
+                          "reading them from a file at run time (the freestanding profile reads "
+                          "no files: synthesize with --embed-weights, the weights become const "
+                          "arrays in flash)",
+                          device_name_, "cpu.profile freestanding");
     const bool messages = kernels.find("fail(s,") != std::string::npos ||
                           step_body.find("fail(s,") != std::string::npos;
 
@@ -2301,8 +2310,7 @@ class Generator : public KernelEnv {
       if (!v.init) {
         consts << "0";
       } else {
-        for (uint64_t i = 0; i < v.numel(); ++i)
-          consts << (i ? ", " : "") << literal(*v.init, v.dtype, "@init of '" + v.name + "'");
+        for (uint64_t i = 0; i < v.numel(); ++i) consts << (i ? ", " : "") << init_literal(v);
       }
       consts << "};\n";
       weight_bytes += v.bytes;
@@ -2318,8 +2326,7 @@ class Generator : public KernelEnv {
         if (v->init) {
           consts << "static const " << c_type(v->dtype) << " tinit_" << v->name << "[" << v->numel()
                  << "] = {";
-          for (uint64_t i = 0; i < v->numel(); ++i)
-            consts << (i ? ", " : "") << literal(*v->init, v->dtype, "@init of '" + v->name + "'");
+          for (uint64_t i = 0; i < v->numel(); ++i) consts << (i ? ", " : "") << init_literal(*v);
           consts << "};\n";
         }
         continue;
@@ -2665,17 +2672,18 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       << state_bytes - io_bytes << " B, I/O buffers " << io_bytes << " B, stack about " << stack
       << " B\n";
     if (flash_budget_ && flash > flash_budget_)
-      throw std::runtime_error(
-          "'" + name_ + "' does not fit " + device_name_ + ": " + std::to_string(flash) +
-          " B of flash (weights and constants " + std::to_string(weight_bytes) + " B, code about " +
-          std::to_string(code) + " B) over memory.flash_bytes " + std::to_string(flash_budget_));
+      refuse_device_limit("c emitter", "'" + name_ + "' (the freestanding C)",
+                          std::to_string(flash) + " B of flash (weights and constants " +
+                              std::to_string(weight_bytes) + " B, code about " +
+                              std::to_string(code) + " B)",
+                          device_name_, "memory.flash_bytes " + std::to_string(flash_budget_));
     if (ram_budget_ && ram > ram_budget_)
-      throw std::runtime_error(
-          "'" + name_ + "' does not fit " + device_name_ + ": " + std::to_string(ram) +
-          " B of RAM (arena " + std::to_string(layout.total) + " B, state " +
-          std::to_string(state_bytes - io_bytes) + " B, I/O buffers " + std::to_string(io_bytes) +
-          " B, stack about " + std::to_string(stack) + " B) over memory.ram_bytes " +
-          std::to_string(ram_budget_));
+      refuse_device_limit("c emitter", "'" + name_ + "' (the freestanding C)",
+                          std::to_string(ram) + " B of RAM (arena " + std::to_string(layout.total) +
+                              " B, state " + std::to_string(state_bytes - io_bytes) +
+                              " B, I/O buffers " + std::to_string(io_bytes) + " B, stack about " +
+                              std::to_string(stack) + " B)",
+                          device_name_, "memory.ram_bytes " + std::to_string(ram_budget_));
     return r.str();
   }
 
@@ -2757,9 +2765,19 @@ std::vector<GeneratedFile> generate_c(const std::string& plan_json, const std::s
                                       const WeightLookup* embed, const WeightLookup* model,
                                       const KernelLibrary* library,
                                       const std::string& library_missing) {
-  Generator generator(plan_json, name, embed, model, library, library_missing);
-  ProfileScope scope(generator.profile());
-  return generator.run();
+  // A key the plan lacks or holds with another type (boost::json's at() and as_*(), a
+  // container's at()) is a plan the planner never writes: the one invalid_plan error.
+  try {
+    Generator generator(plan_json, name, embed, model, library, library_missing);
+    ProfileScope scope(generator.profile());
+    return generator.run();
+  } catch (const boost::system::system_error& e) {
+    invalid_plan(std::string("a key is missing or holds another type (") + e.what() + ")");
+  } catch (const std::out_of_range& e) {
+    invalid_plan(std::string("a key or an index is missing (") + e.what() + ")");
+  } catch (const std::invalid_argument& e) {
+    invalid_plan(std::string("a value holds another type (") + e.what() + ")");
+  }
 }
 
 }  // namespace oi::c_emitter

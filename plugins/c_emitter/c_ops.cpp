@@ -61,8 +61,8 @@ std::string narrow_head(KernelEnv& env, const json::object& k, std::ostringstrea
   // An empty operand (a sum over a zero-length axis): the C kernel library's kernel.
   for (const auto& in : ins)
     if (env.value(str(in)).numel() == 0)
-      throw CUnsupported("c emitter: " + op_where(head) +
-                         " on an empty tensor is not supported yet");
+      throw LibraryInstead("c emitter: " + op_where(head) +
+                           " on an empty tensor: left to the C kernel library");
   const std::string in_dtype = env.value(str(ins.at(0))).dtype;
   if (!narrow_float(in_dtype)) return f32(env, k, c, value);
   WideEnv wide(env);

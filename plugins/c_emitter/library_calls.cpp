@@ -37,10 +37,18 @@ class Settings {
  public:
   Settings(const json::object& s, std::string where, std::ostringstream& decls, int& arrays)
       : s_(s), where_(std::move(where)), decls_(decls), arrays_(arrays) {
+    // A setting naming a loop index ({"loop_index": N}, c_generator.cpp resolve_settings) is
+    // the kernel's parameter i_N; every other name was resolved when the plan was read.
     for (const auto& kv : s_)
-      if (kv.value().is_object())
-        throw CUnsupported("c emitter: " + where_ + ": setting '" + std::string(kv.key()) +
-                           "' naming a variable is not supported yet");
+      if (kv.value().is_object() && !loop_index(&kv.value()))
+        invalid_plan(where_ + ": setting '" + std::string(kv.key()) + "' names a variable");
+  }
+
+  // The loop index a setting names, or nullptr.
+  static const json::string* loop_index(const json::value* v) {
+    const auto* o = v ? v->if_object() : nullptr;
+    const json::value* i = o ? o->if_contains("loop_index") : nullptr;
+    return i && i->is_string() ? &i->as_string() : nullptr;
   }
 
   const json::value* get(const char* key) const { return s_.if_contains(key); }
@@ -51,6 +59,7 @@ class Settings {
     const json::value* v = get(key);
     if (!v && alias) v = get(alias);
     if (!v) return fallback;
+    if (const auto* i = loop_index(v)) return "(double)i_" + std::string(*i);
     if (v->is_string()) {
       const auto t = v->as_string();
       if (t == "inf") return "INFINITY";
@@ -64,13 +73,14 @@ class Settings {
       if (std::isnan(d)) return "NAN";
       return number(d);
     }
-    throw std::runtime_error(where_ + ": setting '" + key + "' is not a number");
+    invalid_plan(where_ + ": setting '" + key + "' is not a number");
   }
 
   // Whether a number setting bounds anything (the ±inf defaults of ops.md mean "absent").
   bool finite(const char* key) const {
     const json::value* v = get(key);
     if (!v) return false;
+    if (loop_index(v)) return true;
     if (v->is_string()) return false;  // "inf", "-inf"
     if (v->is_double()) return std::isfinite(v->as_double());
     return true;
@@ -81,28 +91,30 @@ class Settings {
     const json::value* v = get(key);
     if (!v && alias) v = get(alias);
     if (!v) return int_literal(fallback);
+    if (const auto* i = loop_index(v)) return "(int64_t)i_" + std::string(*i);
     if (v->is_bool()) return v->as_bool() ? "INT64_C(1)" : "INT64_C(0)";
     if (v->is_int64()) return int_literal(v->as_int64());
     if (v->is_uint64()) return "(int64_t)UINT64_C(" + std::to_string(v->as_uint64()) + ")";
     if (v->is_double() && std::nearbyint(v->as_double()) == v->as_double() &&
         std::fabs(v->as_double()) < 9.2e18)
       return int_literal(static_cast<int64_t>(v->as_double()));
-    throw std::runtime_error(where_ + ": setting '" + key + "' is not an integer");
+    invalid_plan(where_ + ": setting '" + key + "' is not an integer");
   }
 
   // A boolean setting as a C int.
   std::string flag(const char* key, bool fallback) const {
     const json::value* v = get(key);
     if (!v) return fallback ? "1" : "0";
+    if (const auto* i = loop_index(v)) return "(i_" + std::string(*i) + " != 0)";
     if (v->is_bool()) return v->as_bool() ? "1" : "0";
     if (v->is_number()) return v->to_number<double>() != 0 ? "1" : "0";
-    throw std::runtime_error(where_ + ": setting '" + key + "' is not a boolean");
+    invalid_plan(where_ + ": setting '" + key + "' is not a boolean");
   }
 
   std::string text(const char* key, const char* fallback) const {
     const json::value* v = get(key);
     if (!v) return fallback;
-    if (!v->is_string()) throw std::runtime_error(where_ + ": setting '" + key + "' is not text");
+    if (!v->is_string()) invalid_plan(where_ + ": setting '" + key + "' is not text");
     return std::string(v->as_string());
   }
 
@@ -112,12 +124,12 @@ class Settings {
     if (count) *count = 0;
     const json::value* v = get(key);
     if (!v) return "NULL";
-    if (!v->is_array()) throw std::runtime_error(where_ + ": setting '" + key + "' is not a list");
+    if (!v->is_array()) invalid_plan(where_ + ": setting '" + key + "' is not a list");
     const std::string name = "l" + std::to_string(arrays_++);
     decls_ << "    static const int64_t " << name << "[] = {";
     for (const auto& e : v->as_array()) {
       if (!e.is_int64() && !e.is_uint64())
-        throw std::runtime_error(where_ + ": setting '" + key + "' holds a non-integer");
+        invalid_plan(where_ + ": setting '" + key + "' holds a non-integer");
       decls_ << int_literal(e.to_number<int64_t>()) << ", ";
     }
     decls_ << "0};\n";  // a trailing 0: an empty list is still an array
@@ -154,8 +166,8 @@ std::vector<std::string> call_arguments(const std::string& cls, const std::strin
   const auto it = inputs.find(cls);
   const size_t needed = it != inputs.end() ? it->second : 1;
   if (n_in < needed)
-    throw std::runtime_error("op '" + op + "' has " + std::to_string(n_in) +
-                             " inputs, its kernel needs " + std::to_string(needed));
+    invalid_plan("op '" + op + "' has " + std::to_string(n_in) + " inputs, its kernel needs " +
+                 std::to_string(needed));
   if (cls == "ew1") return {x[0], y};
   if (cls == "ew2") return {x[0], x[1], y};
   if (cls == "ew3") return {x[0], x[1], x[2], y};
@@ -261,8 +273,8 @@ std::vector<std::string> call_arguments(const std::string& cls, const std::strin
     return {x[0], x[1], y, s.f64("theta", "10000.0"), s.flag("interleaved", false)};
   if (cls == "dequantize") return {x[0], x[1], opt(2), y, s.i64("axis", 1)};
   if (cls == "matmul") return {x[0], x[1], y, "NULL"};
-  throw CUnsupported("c emitter: op '" + op + "': the C kernel library's signature class '" + cls +
-                     "' is not supported yet");
+  c_gap("library-signature", "op '" + op + "': the C kernel library's signature class '" + cls +
+                                 "' is not supported yet");
 }
 
 }  // namespace
@@ -358,8 +370,10 @@ void write_library_calls(KernelEnv& env, const json::object& k, const KernelLibr
     const std::string symbol = library_entry_point(env, op);
     const std::string cls = lib.signature(symbol);
     if (cls.empty())
-      throw CUnsupported("c emitter: " + where + " on " + o.ins.at(0)->dtype + " -> " +
-                         o.out->dtype + ": the C kernel library has no entry point " + symbol);
+      c_gap("library-entry-point", where + " on " + o.ins.at(0)->dtype + " -> " + o.out->dtype +
+                                       " is not supported: the C kernel library has no entry "
+                                       "point " +
+                                       symbol);
     used.insert(name);
     const Value& y = *o.out;
     // An output over one of its own inputs: in place where the kernel reads element i before

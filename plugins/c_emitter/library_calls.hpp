@@ -17,8 +17,8 @@ namespace oi::c_emitter {
 // operands, the settings as C arguments. The caller has declared p_NAME for every value the
 // kernel reads or writes and every table entry it reads; values fused away get scratch. A call
 // that fails stops the step with the kernel's message (s->failed, NAME_ERR_RUN). The ops whose
-// files the program must ship are added to `used`. Throws CUnsupported where the library has
-// no entry point or a setting names a variable.
+// files the program must ship are added to `used`. Throws CGap (c_gap) where the library has
+// no entry point or a setting names a loop index.
 void write_library_calls(KernelEnv& env, const json::object& k, const KernelLibrary& lib,
                          std::set<std::string>& used, std::ostringstream& c);
 

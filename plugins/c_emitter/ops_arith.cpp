@@ -221,7 +221,8 @@ bool narrow_float(const std::string& d) {
 // The value range of a packed integer dtype (t1 and t2 are storage only: no op takes them).
 std::pair<int, int> packed_range(const std::string& d, const std::string& where) {
   if (d == "t1" || d == "t2")
-    throw CUnsupported("c emitter: " + where + " on " + d + " (storage only) is not supported");
+    throw LibraryInstead("c emitter: " + where + " on " + d +
+                         " (storage only): left to the C kernel library");
   const int bits = static_cast<int>(packed_bits(d));
   if (d[0] == 'i') return {-(1 << (bits - 1)), (1 << (bits - 1)) - 1};
   return {0, (1 << bits) - 1};
@@ -265,13 +266,14 @@ std::string wide_int_cast(const std::string& x, const std::string& from, const s
   if (from_int && (to == "f32" || to == "f64")) return "(" + T + ")" + x;
   if (from_int && (to == "f16" || to == "bf16" || to == "f8")) {
     if (from == "i64" || from == "u64")  // through f64 would round twice
-      throw CUnsupported("c emitter: " + where + " from " + from + " to " + to +
-                         " is not supported yet");
+      throw LibraryInstead("c emitter: " + where + " from " + from + " to " + to +
+                           ": left to the C kernel library");
     return "oi_f64_to_" + to + "((double)" + x + ")";
   }
   if (to_int && (from == "f32" || from == "f64")) {
     if (settings.contains("saturate") && !settings.at("saturate").as_bool())
-      throw CUnsupported("c emitter: " + where + " with saturate=false is not supported yet");
+      throw LibraryInstead("c emitter: " + where +
+                           " with saturate=false: left to the C kernel library");
     const std::string mode =
         settings.contains("rounding_mode") ? str(settings.at("rounding_mode")) : "trunc";
     const std::string d = "(double)" + x;
@@ -280,13 +282,13 @@ std::string wide_int_cast(const std::string& x, const std::string& from, const s
                           : mode == "ceil"         ? "ceil(" + d + ")"
                           : mode == "nearest_even" ? "nearbyint(" + d + ")"
                                                    : "";
-    if (r.empty()) throw CUnsupported("c emitter: " + where + ": rounding_mode " + mode);
+    if (r.empty()) throw LibraryInstead("c emitter: " + where + ": rounding_mode " + mode);
     return "oi_to_" + to + "_d(" + r + ")";
   }
   if (to_int && (from == "f16" || from == "bf16" || from == "f8"))
     return wide_int_cast("oi_" + from + "_to_f32(" + x + ")", "f32", to, settings, where);
-  throw CUnsupported("c emitter: " + where + " from " + from + " to " + to +
-                     " is not supported yet");
+  throw LibraryInstead("c emitter: " + where + " from " + from + " to " + to +
+                       ": left to the C kernel library");
 }
 
 std::string cast_expr(const std::string& x, const std::string& from, const std::string& to,
@@ -296,9 +298,10 @@ std::string cast_expr(const std::string& x, const std::string& from, const std::
   // Wrapping casts (saturate=false) and casts to bool (non-zero) are the C kernel library's.
   if (settings.contains("saturate") && settings.at("saturate").is_bool() &&
       !settings.at("saturate").as_bool())
-    throw CUnsupported("c emitter: " + where + " with saturate=false is not supported yet");
+    throw LibraryInstead("c emitter: " + where +
+                         " with saturate=false: left to the C kernel library");
   if (to == "bool" || to == "bitset")
-    throw CUnsupported("c emitter: " + where + " to " + to + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " to " + to + ": left to the C kernel library");
   if (wide_int(from) && packed_bits(to)) {  // saturated to i32 first, then to the narrow range
     const std::string i32 = "i32";
     return cast_expr(wide_int_cast(x, from, i32, settings, where), i32, to, settings, where);
@@ -316,8 +319,8 @@ std::string cast_expr(const std::string& x, const std::string& from, const std::
   if (packed_bits(to)) {
     const auto [lo, hi] = packed_range(to, where);
     if (from != "i32" && from != "f32" && from != "f64" && !narrow_float(from))
-      throw CUnsupported("c emitter: " + where + " from " + from + " to " + to +
-                         " is not supported yet");
+      throw LibraryInstead("c emitter: " + where + " from " + from + " to " + to +
+                           ": left to the C kernel library");
     return "oi_clamp_i32(" + cast_expr(x, from, "i32", settings, where) + ", " +
            std::to_string(lo) + ", " + std::to_string(hi) + ")";
   }
@@ -329,13 +332,14 @@ std::string cast_expr(const std::string& x, const std::string& from, const std::
     if (from == "f64") return "oi_f64_to_" + to + "(" + x + ")";
     if (from == "f32") return "oi_f32_to_" + to + "(" + x + ")";
     if (from == "i32") return "oi_f64_to_" + to + "((double)" + x + ")";
-    throw CUnsupported("c emitter: " + where + " from " + from + " to " + to +
-                       " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " from " + from + " to " + to +
+                         ": left to the C kernel library");
   }
   if (to != "i32") return "(" + T + ")" + x;
   if (from == "i32") return x;
   if (settings.contains("saturate") && !settings.at("saturate").as_bool())
-    throw CUnsupported("c emitter: " + where + " with saturate=false is not supported yet");
+    throw LibraryInstead("c emitter: " + where +
+                         " with saturate=false: left to the C kernel library");
   const std::string mode =
       settings.contains("rounding_mode") ? str(settings.at("rounding_mode")) : "trunc";
   const std::string f = from == "f32" ? "f" : "";
@@ -344,7 +348,7 @@ std::string cast_expr(const std::string& x, const std::string& from, const std::
                         : mode == "ceil"         ? "ceil" + f + "(" + x + ")"
                         : mode == "nearest_even" ? "nearbyint" + f + "(" + x + ")"
                                                  : "";
-  if (r.empty()) throw CUnsupported("c emitter: " + where + ": rounding_mode " + mode);
+  if (r.empty()) throw LibraryInstead("c emitter: " + where + ": rounding_mode " + mode);
   return "oi_to_i32_" + std::string(from == "f32" ? "f" : "d") + "(" + r + ")";
 }
 
@@ -408,7 +412,8 @@ std::string wide_int_arith(const ElementwiseCall& e) {
   if (e.op == "fill")
     return e.settings.contains("value") ? literal(e.settings.at("value"), e.dtype, "fill value")
                                         : "(" + T + ")0";
-  throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
+  throw LibraryInstead("c emitter: " + e.where + " on " + e.dtype +
+                       ": left to the C kernel library");
 }
 
 // Packed integers: the i32 expression (wrapping through uint32_t), wrapped to the width.
@@ -417,7 +422,8 @@ std::string packed_arith(const ElementwiseCall& e) {
   static const std::set<std::string> ops = {"add", "sub", "mul", "div", "neg",
                                             "abs", "min", "max", "fill"};
   if (!ops.count(e.op))
-    throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + e.where + " on " + e.dtype +
+                         ": left to the C kernel library");
   if (e.op == "fill") {
     check_settings(e.settings, {"value"}, e.where);
     return e.settings.contains("value") ? literal(e.settings.at("value"), e.dtype, "fill value")
@@ -441,7 +447,7 @@ std::string arith(const ElementwiseCall& e) {
   if (packed_bits(dtype)) return packed_arith(e);
   if (wide_int(dtype)) return wide_int_arith(e);
   if (dtype != "f32" && dtype != "f64" && dtype != "i32")
-    throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + dtype + ": left to the C kernel library");
   const std::set<std::string> allowed =
       op == "div"    ? std::set<std::string>{"div_by_zero_mask"}
       : op == "fill" ? std::set<std::string>{"value"}
@@ -450,8 +456,8 @@ std::string arith(const ElementwiseCall& e) {
                      : std::set<std::string>{};
   for (const auto& kv : settings)
     if (!allowed.count(std::string(kv.key())))
-      throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
-                         "' is not supported yet");
+      throw LibraryInstead("c emitter: " + where + ": setting '" + std::string(kv.key()) +
+                           "': left to the C kernel library");
   auto setting = [&](const char* key, const char* fallback) {
     return settings.contains(key) ? literal(settings.at(key), dtype, key)
                                   : std::string("(") + c_type(dtype) + ")" + fallback;
@@ -487,7 +493,7 @@ std::string arith(const ElementwiseCall& e) {
     return "(" + a[0] + " / " + a[1] + ")";
   }
   if (op == "div") return int_div(e, "int32_t", "uint32_t", true);
-  throw CUnsupported("c emitter: " + where + " on " + dtype + " is not supported yet");
+  throw LibraryInstead("c emitter: " + where + " on " + dtype + ": left to the C kernel library");
 }
 
 }  // namespace

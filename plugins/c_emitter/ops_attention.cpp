@@ -24,7 +24,7 @@ void attention(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   check_settings(settings, {"scale", "causal"}, where);
   const auto& ins = op.at("inputs").as_array();
   if (ins.size() != 3 && ins.size() != 4)
-    throw std::runtime_error(where + " takes q, k, v and an optional mask");
+    invalid_plan(where + " takes q, k, v and an optional mask");
   const Value& q = whole_operand(env, ins.at(0), op);
   const Value& k = whole_operand(env, ins.at(1), op);
   const Value& v = whole_operand(env, ins.at(2), op);
@@ -32,14 +32,15 @@ void attention(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const Value& y = env.value(str(op.at("output")));
   if ((y.dtype != "f32" && y.dtype != "f64") || q.dtype != y.dtype || k.dtype != y.dtype ||
       v.dtype != y.dtype || (mask && mask->dtype != "bool" && mask->dtype != y.dtype))
-    throw CUnsupported("c emitter: " + where + " on " + q.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + q.dtype +
+                         ": left to the C kernel library");
   if (q.shape.size() < 2 || k.shape.size() < 2 || v.shape.size() < 2 || y.shape.size() < 2)
-    throw std::runtime_error(where + ": q, k and v need two trailing axes");
+    invalid_plan(where + ": q, k and v need two trailing axes");
   const uint64_t tq = q.shape[q.shape.size() - 2], d = q.shape.back();
   const uint64_t tk = k.shape[k.shape.size() - 2], dv = v.shape.back();
   if (k.shape.back() != d || v.shape[v.shape.size() - 2] != tk ||
       y.shape[y.shape.size() - 2] != tq || y.shape.back() != dv)
-    throw std::runtime_error(where + ": q, k, v and the output do not fit together");
+    invalid_plan(where + ": q, k, v and the output do not fit together");
   const std::vector<uint64_t> out_lead = lead_of(y);
   uint64_t batches = 1;
   for (uint64_t n : out_lead) batches *= n;

@@ -30,8 +30,8 @@ std::string operand(const std::string& dtype, const std::string& x) {
 std::string compare(const ElementwiseCall& e) {
   const std::string& from = e.from_dtype;
   if (e.dtype != "bool" || !comparable(from))
-    throw CUnsupported("c emitter: " + e.where + " on " + from + " giving " + e.dtype +
-                       " is not supported yet");
+    throw LibraryInstead("c emitter: " + e.where + " on " + from + " giving " + e.dtype +
+                         ": left to the C kernel library");
   check_settings(e.settings, {}, e.where);
   const std::string sym = e.op == "eq"   ? "=="
                           : e.op == "ne" ? "!="
@@ -45,7 +45,8 @@ std::string compare(const ElementwiseCall& e) {
 std::string test(const ElementwiseCall& e) {
   const std::string& from = e.from_dtype;
   if (e.dtype != "bool" || (from != "f32" && from != "f64" && !narrow_float(from)))
-    throw CUnsupported("c emitter: " + e.where + " on " + from + " is not supported yet");
+    throw LibraryInstead("c emitter: " + e.where + " on " + from +
+                         ": left to the C kernel library");
   check_settings(e.settings, {}, e.where);
   const std::string x = operand(from, e.args[0]);
   if (e.op == "is_nan") return "(uint8_t)(isnan(" + x + ") != 0)";
@@ -55,7 +56,8 @@ std::string test(const ElementwiseCall& e) {
 
 std::string logic(const ElementwiseCall& e) {
   if (e.dtype != "bool" && e.dtype != "i32")
-    throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + e.where + " on " + e.dtype +
+                         ": left to the C kernel library");
   check_settings(e.settings, {}, e.where);
   const auto& a = e.args;
   if (e.dtype == "bool") {

@@ -360,17 +360,17 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const auto& settings = op.at("settings").as_object();
   check_settings(settings, {"strides", "pads", "dilations", "group"}, where);
   const auto& ins = op.at("inputs").as_array();
-  if (ins.size() < 2 || ins.size() > 3)
-    throw std::runtime_error(where + " takes x, w and an optional bias");
+  if (ins.size() < 2 || ins.size() > 3) invalid_plan(where + " takes x, w and an optional bias");
   const Value& x = whole_operand(env, ins.at(0), op);
   const Value& w = whole_operand(env, ins.at(1), op);
   const Value* b = ins.size() == 3 ? &whole_operand(env, ins.at(2), op) : nullptr;
   const Value& y = env.value(str(op.at("output")));
   if ((y.dtype != "f32" && y.dtype != "f64") || x.dtype != y.dtype || w.dtype != y.dtype ||
       (b && b->dtype != y.dtype))
-    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + x.dtype +
+                         ": left to the C kernel library");
   if (w.shape.size() != x.shape.size())
-    throw std::runtime_error(where + ": w needs x's rank ([M, C/group, kernel...])");
+    invalid_plan(where + ": w needs x's rank ([M, C/group, kernel...])");
   std::vector<uint64_t> kernel(w.shape.begin() + std::min<size_t>(2, w.shape.size()),
                                w.shape.end());
   const Window g = window_geometry(x, y, kernel, settings, true, where);
@@ -378,7 +378,7 @@ void conv(KernelEnv& env, const json::object& op, std::ostringstream& c) {
                  group = static_cast<uint64_t>(int_setting(settings, "group", 1, where));
   if (group < 1 || g.channels % group || M % group || w.shape[1] * group != g.channels ||
       y.shape[1] != M || (b && (b->shape.size() != 1 || b->shape[0] != M)))
-    throw std::runtime_error(where + ": group, channels, w or the bias do not fit");
+    invalid_plan(where + ": group, channels, w or the bias do not fit");
   if (y.numel() == 0) return;
   // The freestanding profile (microcontrollers): weights read in place (ops_mcu.cpp).
   if (emit_profile().freestanding) return mcu_conv(c, g, x, w, b, M, group, "o");

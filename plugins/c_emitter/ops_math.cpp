@@ -33,7 +33,8 @@ std::string math(const ElementwiseCall& e) {
     return "oi_f32_to_" + e.dtype + "(" + math({e.op, f32, f32, wide, e.settings, e.where}) + ")";
   }
   if (e.dtype != "f32" && e.dtype != "f64")
-    throw CUnsupported("c emitter: " + e.where + " on " + e.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + e.where + " on " + e.dtype +
+                         ": left to the C kernel library");
   std::string fn = e.op;
   if (e.op == "sigmoid" || e.op == "silu" || e.op == "rsqrt") fn = "oi_" + e.op;
   if (e.op == "gelu") {
@@ -41,7 +42,7 @@ std::string math(const ElementwiseCall& e) {
     const std::string mode =
         e.settings.contains("approximate") ? str(e.settings.at("approximate")) : "none";
     if (mode != "none" && mode != "tanh")
-      throw CUnsupported("c emitter: " + e.where + ": approximate '" + mode + "'");
+      throw LibraryInstead("c emitter: " + e.where + ": approximate '" + mode + "'");
     fn = mode == "tanh" ? "oi_gelu_tanh" : "oi_gelu";
   } else {
     check_settings(e.settings, {}, e.where);

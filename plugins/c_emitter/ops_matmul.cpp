@@ -125,20 +125,21 @@ std::string matmul(KernelEnv& env, const json::object& k, std::ostringstream& c,
   const auto& head = k.at("ops").as_array().at(0).as_object();
   const std::string where = "matmul (line " + json::serialize(head.at("line")) + ")";
   if (!head.at("settings").as_object().empty())
-    throw CUnsupported("c emitter: " + where + " with settings is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " with settings: left to the C kernel library");
   std::vector<uint64_t> shape;
   for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
   const auto& ins = head.at("inputs").as_array();
   const std::string an = str(ins.at(0)), bn = str(ins.at(1)), out = str(head.at("output"));
   if (an.find('[') != std::string::npos || bn.find('[') != std::string::npos)
-    throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on a table entry: left to the C kernel library");
   const Value &a = env.value(an), &b = env.value(bn), &o = env.value(out);
   const size_t ra = a.shape.size(), rb = b.shape.size(), r = shape.size();
   if (ra < 2 || rb < 2 || r != std::max(ra, rb))
-    throw std::runtime_error(where + ": operands of rank " + std::to_string(ra) + " and " +
-                             std::to_string(rb) + " for a kernel of rank " + std::to_string(r));
+    invalid_plan(where + ": operands of rank " + std::to_string(ra) + " and " + std::to_string(rb) +
+                 " for a kernel of rank " + std::to_string(r));
   if ((o.dtype != "f32" && o.dtype != "f64") || a.dtype != o.dtype || b.dtype != o.dtype)
-    throw CUnsupported("c emitter: " + where + " on " + a.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + a.dtype +
+                         ": left to the C kernel library");
   const uint64_t M = a.shape[ra - 2], K = a.shape[ra - 1], N = b.shape[rb - 1];
   // Batch dims (ops.md: numpy broadcasting): the output's, and each operand's.
   const std::vector<uint64_t> ob(shape.begin(), shape.end() - 2),

@@ -43,7 +43,7 @@ std::vector<int64_t> as_signed(const std::vector<uint64_t>& v) {
 int64_t axis_of(int64_t axis, size_t rank, const std::string& where) {
   const auto r = static_cast<int64_t>(rank);
   if (axis < -r || axis >= std::max<int64_t>(r, 1))
-    throw std::runtime_error(where + ": axis " + std::to_string(axis) + " is out of range");
+    invalid_plan(where + ": axis " + std::to_string(axis) + " is out of range");
   return axis < 0 ? axis + r : axis;
 }
 
@@ -53,7 +53,7 @@ void reshape(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const Value& x = whole_operand(env, op.at("inputs").as_array().at(0), op);
   const Value& y = env.value(str(op.at("output")));
   if (x.numel() != y.numel() || x.dtype != y.dtype)
-    throw std::runtime_error(where + ": the output does not have the input's elements");
+    invalid_plan(where + ": the output does not have the input's elements");
   c << "    memcpy(o, p_" << x.name << ", " << y.bytes << "u);\n";
 }
 
@@ -67,7 +67,7 @@ void transpose(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const size_t rank = x.shape.size();
   if (!settings.contains("perm"))
     for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
-  if (perm.size() != rank) throw std::runtime_error(where + ": 'perm' needs one entry per axis");
+  if (perm.size() != rank) invalid_plan(where + ": 'perm' needs one entry per axis");
   const auto in_st = strides_of(x.shape);
   std::vector<uint64_t> dims;
   std::vector<int64_t> scoef;
@@ -76,7 +76,7 @@ void transpose(KernelEnv& env, const json::object& op, std::ostringstream& c) {
     dims.push_back(x.shape[a]);
     scoef.push_back(static_cast<int64_t>(in_st[a]));
   }
-  if (dims != y.shape) throw std::runtime_error(where + ": the output has another shape");
+  if (dims != y.shape) invalid_plan(where + ": the output has another shape");
   affine_copy(c, dims, 0, scoef, "p_" + x.name, 0, as_signed(strides_of(dims)), "o");
 }
 
@@ -99,16 +99,16 @@ void slice(KernelEnv& env, const json::object& op, std::ostringstream& c) {
       break;
     case geometry::SliceError::lengths:
     case geometry::SliceError::too_many:
-      throw std::runtime_error(where + ": starts, ends, axes and steps differ in length");
+      invalid_plan(where + ": starts, ends, axes and steps differ in length");
     case geometry::SliceError::axis_range:
-      throw std::runtime_error(where + ": axis " + std::to_string(r.axis) + " is out of range");
+      invalid_plan(where + ": axis " + std::to_string(r.axis) + " is out of range");
     case geometry::SliceError::axis_repeated:
-      throw std::runtime_error(where + ": an axis is repeated");
+      invalid_plan(where + ": an axis is repeated");
     case geometry::SliceError::zero_step:
-      throw std::runtime_error(where + ": a step is 0");
+      invalid_plan(where + ": a step is 0");
   }
   const std::vector<uint64_t> count = r.counts();
-  if (count != y.shape) throw std::runtime_error(where + ": the output has another shape");
+  if (count != y.shape) invalid_plan(where + ": the output has another shape");
   const auto in_st = strides_of(x.shape);
   int64_t base = 0;
   std::vector<int64_t> scoef(rank);
@@ -130,12 +130,12 @@ void concat(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   for (const auto& in : op.at("inputs").as_array()) {
     const Value& x = whole_operand(env, in, op);
     if (x.shape.size() != y.shape.size() || x.dtype != y.dtype)
-      throw std::runtime_error(where + ": an input of another rank or dtype");
+      invalid_plan(where + ": an input of another rank or dtype");
     affine_copy(c, x.shape, 0, as_signed(strides_of(x.shape)), "p_" + x.name,
                 static_cast<int64_t>(offset) * out_st[axis], out_st, "o");
     offset += x.shape[axis];
   }
-  if (offset != y.shape[axis]) throw std::runtime_error(where + ": the output has another shape");
+  if (offset != y.shape[axis]) invalid_plan(where + ": the output has another shape");
 }
 
 // pad: output index c of an axis reads input index c - begin; outside [0, dim) the constant
@@ -149,21 +149,21 @@ void pad(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const auto pads = int_list_setting(settings, "pads", where);
   const std::string mode = settings.contains("mode") ? str(settings.at("mode")) : "constant";
   if (mode != "constant" && mode != "reflect" && mode != "edge")
-    throw CUnsupported("c emitter: " + where + ": mode '" + mode + "' is not supported");
+    throw LibraryInstead("c emitter: " + where + ": mode '" + mode +
+                         "': left to the C kernel library");
   const size_t rank = x.shape.size();
-  if (pads.size() != 2 * rank)
-    throw std::runtime_error(where + ": 'pads' needs a begin and an end per axis");
+  if (pads.size() != 2 * rank) invalid_plan(where + ": 'pads' needs a begin and an end per axis");
   std::vector<uint64_t> odims(rank);
   for (size_t k = 0; k < rank; ++k) {
     const int64_t b = pads[k], e = pads[k + rank], d = static_cast<int64_t>(x.shape[k]);
     const bool padded = b > 0 || e > 0;
     if (b < 0 || e < 0 || (mode == "reflect" && padded && (b >= d || e >= d)) ||
         (mode == "edge" && padded && d == 0))
-      throw std::runtime_error(where + ": the pads of axis " + std::to_string(k) +
-                               " do not suit its size and the mode");
+      invalid_plan(where + ": the pads of axis " + std::to_string(k) +
+                   " do not suit its size and the mode");
     odims[k] = x.shape[k] + static_cast<uint64_t>(b + e);
   }
-  if (odims != y.shape) throw std::runtime_error(where + ": the output has another shape");
+  if (odims != y.shape) invalid_plan(where + ": the output has another shape");
   if (y.numel() == 0) return;
   const std::string value = mode == "constant" && settings.contains("value")
                                 ? literal(settings.at("value"), y.dtype, "pad value")
@@ -209,7 +209,8 @@ void iota(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   check_settings(settings, {"axis"}, where);
   const Value& y = env.value(str(op.at("output")));
   if (y.dtype == "f16" || y.dtype == "bf16" || y.dtype == "f8")  // stored as bits: the library's
-    throw CUnsupported("c emitter: " + where + " on " + y.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + y.dtype +
+                         ": left to the C kernel library");
   if (y.numel() == 0) return;
   const int64_t axis = axis_of(int_setting(settings, "axis", -1, where), y.shape.size(), where);
   const uint64_t len = y.shape.empty() ? 1 : y.shape[axis],
@@ -229,14 +230,13 @@ void gather(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const Value& idx = whole_operand(env, ins.at(1), op);
   const Value& y = env.value(str(op.at("output")));
   if (idx.dtype != "i32" && idx.dtype != "i64")
-    throw CUnsupported("c emitter: " + where + " with " + idx.dtype + " indices");
+    throw LibraryInstead("c emitter: " + where + " with " + idx.dtype + " indices");
   const int64_t axis = axis_of(int_setting(settings, "axis", 0, where), data.shape.size(), where);
   uint64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= data.shape[k];
   for (size_t k = axis + 1; k < data.shape.size(); ++k) inner *= data.shape[k];
   const uint64_t len = data.shape[axis], nidx = idx.numel();
-  if (y.numel() != outer * nidx * inner)
-    throw std::runtime_error(where + ": the output has another shape");
+  if (y.numel() != outer * nidx * inner) invalid_plan(where + ": the output has another shape");
   const std::string line = json::serialize(op.at("line"));
   if (nidx == 0) return;
   c << "    for (size_t q = 0; q < " << u(nidx) << "; ++q) {\n"

@@ -15,7 +15,7 @@ namespace {
 int64_t norm_axis(const json::object& settings, size_t rank, const std::string& where) {
   int64_t axis = int_setting(settings, "axis", -1, where);
   const auto r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r) throw std::runtime_error(where + ": axis out of range");
+  if (axis < -r || axis >= r) invalid_plan(where + ": axis out of range");
   return axis < 0 ? axis + r : axis;
 }
 
@@ -26,7 +26,8 @@ void softmax(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const Value& x = whole_operand(env, op.at("inputs").as_array().at(0), op);
   const Value& y = env.value(str(op.at("output")));
   if ((y.dtype != "f32" && y.dtype != "f64") || x.dtype != y.dtype || x.shape != y.shape)
-    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + x.dtype +
+                         ": left to the C kernel library");
   if (y.numel() == 0) return;
   const int64_t axis = norm_axis(settings, x.shape.size(), where);
   const uint64_t len = x.shape[axis], inner = strides_of(x.shape)[axis];
@@ -58,18 +59,19 @@ void batch_norm(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const auto& settings = op.at("settings").as_object();
   check_settings(settings, {"epsilon"}, where);
   const auto& ins = op.at("inputs").as_array();
-  if (ins.size() != 5) throw std::runtime_error(where + " takes x, scale, bias, mean and var");
+  if (ins.size() != 5) invalid_plan(where + " takes x, scale, bias, mean and var");
   const Value& x = whole_operand(env, ins.at(0), op);
   const Value& y = env.value(str(op.at("output")));
   if ((y.dtype != "f32" && y.dtype != "f64") || x.dtype != y.dtype || x.shape != y.shape ||
       x.shape.size() < 2)
-    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + x.dtype +
+                         ": left to the C kernel library");
   const uint64_t channels = x.shape[1];
   std::vector<std::string> p;
   for (size_t i = 1; i < 5; ++i) {
     const Value& v = whole_operand(env, ins.at(i), op);
     if (v.dtype != y.dtype || v.numel() != channels)
-      throw std::runtime_error(where + ": scale, bias, mean and var need one value per channel");
+      invalid_plan(where + ": scale, bias, mean and var need one value per channel");
     p.push_back("p_" + v.name);
   }
   if (y.numel() == 0) return;
@@ -98,13 +100,14 @@ void norm(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const Value& y = env.value(str(op.at("output")));
   if ((y.dtype != "f32" && y.dtype != "f64") || x.dtype != y.dtype || scale.dtype != y.dtype ||
       (bias && bias->dtype != y.dtype) || x.shape != y.shape)
-    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + x.dtype +
+                         ": left to the C kernel library");
   const int64_t axis = norm_axis(settings, x.shape.size(), where);
   uint64_t rows = 1, len = 1;
   for (size_t k = 0; k < x.shape.size(); ++k)
     (static_cast<int64_t>(k) < axis ? rows : len) *= x.shape[k];
   if (scale.numel() != len || (bias && bias->numel() != len))
-    throw std::runtime_error(where + ": scale and bias need the normalized axes' elements");
+    invalid_plan(where + ": scale and bias need the normalized axes' elements");
   if (rows == 0 || len == 0) return;
   double eps = rms ? 1e-6 : 1e-5;
   if (settings.contains("epsilon")) eps = settings.at("epsilon").to_number<double>();

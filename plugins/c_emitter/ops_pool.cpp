@@ -185,15 +185,16 @@ void pool(KernelEnv& env, const json::object& op, std::ostringstream& c) {
   const Value& y = env.value(str(op.at("output")));
   const bool flt = y.dtype == "f32" || y.dtype == "f64";
   if (x.dtype != y.dtype || (!flt && (!is_max || y.dtype != "i32")))
-    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
-  if (!settings.contains("kernel")) throw std::runtime_error(where + ": 'kernel' is required");
+    throw LibraryInstead("c emitter: " + where + " on " + x.dtype +
+                         ": left to the C kernel library");
+  if (!settings.contains("kernel")) invalid_plan(where + ": 'kernel' is required");
   std::vector<uint64_t> kernel;
   for (int64_t k : int_list_setting(settings, "kernel", where)) {
-    if (k < 1) throw std::runtime_error(where + ": a kernel size below 1");
+    if (k < 1) invalid_plan(where + ": a kernel size below 1");
     kernel.push_back(static_cast<uint64_t>(k));
   }
   const Window g = window_geometry(x, y, kernel, settings, is_max, where);
-  if (y.shape[1] != g.channels) throw std::runtime_error(where + ": y must be [N, C, ...]");
+  if (y.shape[1] != g.channels) invalid_plan(where + ": y must be [N, C, ...]");
   const bool include_pad = settings.contains("count_include_pad") &&
                            settings.at("count_include_pad").is_bool() &&
                            settings.at("count_include_pad").as_bool();

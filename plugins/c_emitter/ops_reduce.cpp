@@ -14,17 +14,18 @@ std::string reduction(KernelEnv& env, const json::object& k, std::ostringstream&
   const std::string where = op + " (line " + json::serialize(head.at("line")) + ")";
   const std::string xn = str(head.at("inputs").as_array().at(0)), out = str(head.at("output"));
   if (xn.find('[') != std::string::npos)
-    throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on a table entry: left to the C kernel library");
   const Value &x = env.value(xn), &o = env.value(out);
   if ((o.dtype != "f32" && o.dtype != "f64") || x.dtype != o.dtype)
-    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + x.dtype +
+                         ": left to the C kernel library");
   const auto& settings = head.at("settings").as_object();
   std::vector<bool> reduced(x.shape.size(), !settings.contains("axes"));
   for (const auto& kv : settings) {
     if (kv.key() == "keepdims") continue;  // the output's shape already says it
     if (kv.key() != "axes" || !kv.value().is_array())
-      throw CUnsupported("c emitter: " + where + ": setting '" + std::string(kv.key()) +
-                         "' is not supported yet");
+      throw LibraryInstead("c emitter: " + where + ": setting '" + std::string(kv.key()) +
+                           "': left to the C kernel library");
     for (const auto& a : kv.value().as_array()) {
       int64_t axis = a.to_number<int64_t>();
       if (axis < 0) axis += static_cast<int64_t>(x.shape.size());
@@ -35,7 +36,7 @@ std::string reduction(KernelEnv& env, const json::object& k, std::ostringstream&
   for (size_t d = 0; d < x.shape.size(); ++d)
     if (reduced[d]) count *= x.shape[d];
   if (count == 0 && (op == "max_axis" || op == "min_axis"))
-    throw CUnsupported("c emitter: " + where + " over an empty axis");
+    throw LibraryInstead("c emitter: " + where + " over an empty axis");
   // Output index of input element i: the kept axes of i's multi-index, row-major.
   std::string index;
   uint64_t in_stride = 1, out_stride = 1;
@@ -77,25 +78,26 @@ std::string arg_reduction(KernelEnv& env, const json::object& k, std::ostringstr
   check_settings(settings, {"axis", "keepdims", "select_first"}, where);
   const std::string xn = str(head.at("inputs").as_array().at(0)), out = str(head.at("output"));
   if (xn.find('[') != std::string::npos)
-    throw CUnsupported("c emitter: " + where + " on a table entry is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on a table entry: left to the C kernel library");
   const Value &x = env.value(xn), &o = env.value(out);
   const bool flt = x.dtype == "f32" || x.dtype == "f64";
   if ((!flt && x.dtype != "i32" && x.dtype != "i64") || o.dtype != "i64")
-    throw CUnsupported("c emitter: " + where + " on " + x.dtype + " is not supported yet");
+    throw LibraryInstead("c emitter: " + where + " on " + x.dtype +
+                         ": left to the C kernel library");
   const bool first = !settings.contains("select_first") || !settings.at("select_first").is_bool() ||
                      settings.at("select_first").as_bool();
   uint64_t len = 1, inner = 1;
   if (!x.shape.empty()) {
     int64_t axis = int_setting(settings, "axis", 0, where);
     const auto rank = static_cast<int64_t>(x.shape.size());
-    if (axis < -rank || axis >= rank) throw std::runtime_error(where + ": axis out of range");
+    if (axis < -rank || axis >= rank) invalid_plan(where + ": axis out of range");
     if (axis < 0) axis += rank;
     len = x.shape[axis];
     inner = strides_of(x.shape)[axis];
   }
-  if (len == 0) throw CUnsupported("c emitter: " + where + " over an empty axis");
+  if (len == 0) throw LibraryInstead("c emitter: " + where + " over an empty axis");
   const uint64_t rows = x.numel() / len;
-  if (rows != o.numel()) throw std::runtime_error(where + ": the output has another size");
+  if (rows != o.numel()) invalid_plan(where + ": the output has another size");
   const std::string T = c_type(x.dtype), field = env.scratch(rows * 8 + 8);
   const std::string better =
       std::string(op == "argmax_axis" ? "v > best" : "v < best") + (first ? "" : " || v == best");

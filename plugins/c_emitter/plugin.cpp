@@ -7,6 +7,7 @@
 
 #include "c_generator.hpp"
 #include "kernel_library.hpp"
+#include "openinfer/device_limit.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace {
@@ -28,8 +29,10 @@ oi_status* emit(void*, const oi_emit_request* request, oi_emit_output* out) {
     if (option == "embed_weights=1")
       embed = true;
     else
-      throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED,
-                                 "c emitter: option '" + option + "' is not supported yet");
+      throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT, "c emitter: unknown option '" +
+                                                                 option +
+                                                                 "' (the one option is "
+                                                                 "embed_weights=1)");
   }
   auto o = std::make_unique<Output>();
   try {
@@ -61,8 +64,15 @@ oi_status* emit(void*, const oi_emit_request* request, oi_emit_output* out) {
                                   &lookup, library, library_missing);
   } catch (const oi::abi::StatusError&) {
     throw;
-  } catch (const oi::c_emitter::CUnsupported& e) {
+  } catch (const oi::emit::DeviceLimit& e) {  // the one refusal: the device lacks something
     throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, e.what());
+  } catch (const oi::c_emitter::CGap& e) {  // a listed gap (docs/synth.md)
+    throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, e.what());
+  } catch (const oi::c_emitter::InvalidPlan& e) {
+    throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT, e.what());
+  } catch (const oi::c_emitter::LibraryInstead& e) {  // never escapes kernel(): a bug
+    throw oi::abi::StatusError(OI_STATUS_INTERNAL,
+                               std::string("c emitter: internal error: ") + e.what());
   } catch (const std::exception& e) {
     throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT, std::string("c emitter: ") + e.what());
   }

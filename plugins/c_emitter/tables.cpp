@@ -7,6 +7,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "c_generator.hpp"
+
 namespace oi::c_emitter {
 namespace {
 
@@ -19,7 +21,7 @@ std::string trim(std::string s) {
 IndexText parse_index(const std::string& raw, const std::string& whole) {
   const std::string s = trim(raw);
   IndexText out;
-  if (s.empty()) throw std::runtime_error("empty index in '" + whole + "'");
+  if (s.empty()) invalid_plan("empty index in '" + whole + "'");
   const bool numeric = s.find_first_not_of("-0123456789") == std::string::npos;
   if (numeric) {
     out.value = std::stoll(s);
@@ -31,12 +33,12 @@ IndexText parse_index(const std::string& raw, const std::string& whole) {
   if (op != std::string::npos) {
     const std::string num = trim(s.substr(op + 1));
     if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos)
-      throw std::runtime_error("index '" + s + "' of '" + whole + "' is not NAME+N");
+      invalid_plan("index '" + s + "' of '" + whole + "' is not NAME+N");
     out.value = std::stoll(num) * (s[op] == '-' ? -1 : 1);
   }
   for (char ch : out.name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_')
-      throw std::runtime_error("index '" + s + "' of '" + whole + "' is not NAME+N");
+      invalid_plan("index '" + s + "' of '" + whole + "' is not NAME+N");
   return out;
 }
 
@@ -71,8 +73,7 @@ AccessText parse_access(const std::string& text) {
   a.name = trim(text.substr(0, open));
   if (open == std::string::npos) return a;
   const size_t close = text.rfind(']');
-  if (close == std::string::npos || close < open)
-    throw std::runtime_error("malformed access '" + text + "'");
+  if (close == std::string::npos || close < open) invalid_plan("malformed access '" + text + "'");
   a.brackets = true;
   const std::string inner = text.substr(open + 1, close - open - 1);
   if (trim(inner).empty()) return a;  // K[]: every entry
@@ -105,8 +106,8 @@ std::string span_code(const TableDecl& table, const AccessText& access,
                       const std::string& indent, const LeadCheck* lead) {
   const size_t rank = table.indices.size();
   if (access.slots.size() > rank)
-    throw std::runtime_error("'" + table.name + "' takes " + std::to_string(rank) +
-                             " indices, the access gives " + std::to_string(access.slots.size()));
+    invalid_plan("'" + table.name + "' takes " + std::to_string(rank) +
+                 " indices, the access gives " + std::to_string(access.slots.size()));
   const std::string where = format_text(at.empty() ? "" : at + ": ");
   const std::string tname = format_text(table.name);
   std::string c;
@@ -163,9 +164,8 @@ std::string span_code(const TableDecl& table, const AccessText& access,
   }
   if (lead && !ranges.empty()) {
     if (lead->lead.size() != ranges.size())
-      throw std::runtime_error("the access of '" + table.name + "' stacks " +
-                               std::to_string(ranges.size()) + " axes, '" + lead->other + "' has " +
-                               std::to_string(lead->lead.size()));
+      invalid_plan("the access of '" + table.name + "' stacks " + std::to_string(ranges.size()) +
+                   " axes, '" + lead->other + "' has " + std::to_string(lead->lead.size()));
     // The simulator's words (core/src/exec/memory.cpp write_table, interpreter.cpp for a read).
     auto shape_text = [&](bool run_time) {
       std::string s = "[";

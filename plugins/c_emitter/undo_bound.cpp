@@ -35,7 +35,7 @@ struct Walk {
   // A consumer's own yield and await wait for nothing (as the generated step has it): only
   // entry's yield runs consumers.
   Changes steps(const json::array& list, bool entry, int depth) const {
-    if (depth > 64) throw CUnsupported("c emitter: blocks nested over 64 deep");
+    if (depth > 64) c_gap("nesting-depth", "blocks nested over 64 deep are not supported");
     Changes out;
     auto add = [&](const std::string& table, uint64_t n) { out[table] = add_sat(out[table], n); };
     for (const auto& jst : list) {

@@ -8,30 +8,30 @@ namespace oi::c_emitter {
 Window window_geometry(const Value& x, const Value& y, const std::vector<uint64_t>& kernel,
                        const json::object& settings, bool has_dilations, const std::string& where) {
   if ((x.shape.size() != 3 && x.shape.size() != 4) || y.shape.size() != x.shape.size())
-    throw CUnsupported("c emitter: " + where + " of rank other than 3 or 4 is not supported");
+    throw LibraryInstead("c emitter: " + where +
+                         " of rank other than 3 or 4: left to the C kernel library");
   const size_t n = x.shape.size() - 2;
   auto list = [&](const char* key, size_t count, int64_t fallback, int64_t minimum) {
     std::vector<int64_t> v = int_list_setting(settings, key, where);
     if (!settings.contains(key)) v.assign(count, fallback);
     if (v.size() != count)
-      throw std::runtime_error(where + ": '" + key + "' needs " + std::to_string(count) +
-                               " entries");
+      invalid_plan(where + ": '" + key + "' needs " + std::to_string(count) + " entries");
     for (int64_t e : v)
-      if (e < minimum) throw std::runtime_error(where + ": '" + key + "' has " + std::to_string(e));
+      if (e < minimum) invalid_plan(where + ": '" + key + "' has " + std::to_string(e));
     return v;
   };
   const auto strides = list("strides", n, 1, 1), pads = list("pads", 2 * n, 0, 0);
   const auto dil = has_dilations ? list("dilations", n, 1, 1) : std::vector<int64_t>(n, 1);
-  if (kernel.size() != n) throw std::runtime_error(where + ": the kernel needs x's spatial rank");
+  if (kernel.size() != n) invalid_plan(where + ": the kernel needs x's spatial rank");
   for (uint64_t k : kernel)
-    if (k == 0) throw std::runtime_error(where + ": the kernel has an axis of no taps");
+    if (k == 0) invalid_plan(where + ": the kernel has an axis of no taps");
   geometry::Window2d w;  // the SDK's window arithmetic (openinfer/window.hpp)
   const geometry::WindowMismatch m =
       geometry::window_2d(x.shape, y.shape, kernel, strides, dil, pads, w);
   if (!m.ok)
-    throw std::runtime_error(where + ": spatial axis " + std::to_string(m.axis) +
-                             " of the output has " + std::to_string(y.shape[2 + m.axis]) +
-                             " cells, the window gives " + std::to_string(m.want));
+    invalid_plan(where + ": spatial axis " + std::to_string(m.axis) + " of the output has " +
+                 std::to_string(y.shape[2 + m.axis]) + " cells, the window gives " +
+                 std::to_string(m.want));
   Window g;
   g.batch = w.batch;
   g.channels = w.channels;
@@ -47,7 +47,7 @@ Window window_geometry(const Value& x, const Value& y, const std::vector<uint64_
   g.dil_w = w.dil_w;
   g.pad_top = static_cast<int64_t>(w.pad_top);
   g.pad_left = static_cast<int64_t>(w.pad_left);
-  if (y.shape[0] != g.batch) throw std::runtime_error(where + ": the output's batch differs");
+  if (y.shape[0] != g.batch) invalid_plan(where + ": the output's batch differs");
   return g;
 }
 

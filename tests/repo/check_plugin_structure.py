@@ -13,6 +13,13 @@
    arithmetic they encapsulate (SHARED_ARITHMETIC: the window span, the negative-step slice
    clamp, the bf16 rounding carry).
 
+4. Every refusal of the C emitter (plugins/c_emitter) goes through one of three paths
+   (check_c_refusals): oi::emit::refuse_device_limit (a device description key), invalid_plan (a
+   plan the planner never produces) or c_gap(KEY, ...) with KEY one of C_GAPS, the emitter's
+   listed gaps, each named in docs/synth.md; op writers that leave a case to the C kernel library
+   throw LibraryInstead, which the one dispatch point catches. No other throw reaches the ABI as
+   OI_STATUS_UNIMPLEMENTED.
+
 Out of scope, because they are other languages that cannot include a C++ header: the C kernel
 library shipped with generated programs (plugins/c_kernels), the GLSL shaders, the generated
 host program of the GLSL target (plugins/glsl_emitter/host) and the C or GLSL text an emitter
@@ -154,11 +161,88 @@ def check_shared(problems):
                 problems.append(f"plugin_api/include/openinfer/{header}: does not define {f}()")
 
 
+# The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
+# C target refuses"). Keep it short: a gap closed is a key removed.
+C_GAPS = {
+    "auto-dim-table-growable": "a table of @auto_dim matrices whose @table index has no @fixed bound",
+    "auto-dim-part-reset": "cache.reset of a part of an @auto_dim matrix",
+    "auto-dim-dtype": "an @auto_dim matrix of a packed dtype or of rank over 8",
+    "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
+    "yield-table": "yielding a persistent table",
+    "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
+    "prefix-table-write": "an op writing an entry of a prefix table",
+    "prefix-table-whole": "an op on a whole prefix table",
+    "prefix-table-slice": "a slice of a constant prefix table",
+    "copy-step-access": "a transfer or cache copy of a table entry, a slice or a part",
+    "packed-table": "a persistent table of a packed dtype",
+    "table-indices": "a persistent table of more than 8 indices",
+    "table-kind": "tables of other memories (a volatile prefix table an op writes)",
+    "value-dtype": "a value of a dtype with no C storage (bitset)",
+    "nesting-depth": "blocks nested over 64 deep",
+    "library-missing": "the C kernel library not installed beside the plugin",
+    "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
+    "library-signature": "a C kernel library entry point of an unknown signature class",
+}
+C_EMITTER = ROOT / "plugins" / "c_emitter"
+# Environment errors (not refusals): the model given does not match the plan, the kernel
+# library's files cannot be read. Matched against the throw's line.
+C_ENVIRONMENT_ERRORS = ["model tensor", "the C kernel library's", "cannot read the C kernel"]
+
+
+def check_c_refusals(problems):
+    used = {}
+    for p in sorted(C_EMITTER.glob("*")):
+        if p.suffix not in CXX:
+            continue
+        raw = p.read_text(errors="replace").splitlines()
+        for n, line in code_lines(p.read_text(errors="replace")):
+            where = f"{rel(p)}:{n}"
+            if "CUnsupported" in line:
+                problems.append(f"{where}: CUnsupported: refuse through refuse_device_limit, "
+                                "invalid_plan or c_gap")
+            for m in re.finditer(r"\bthrow\b\s*([\w:]*)", line):
+                what = m.group(1)
+                if what in ("", "LibraryInstead"):
+                    continue
+                if what in ("InvalidPlan", "CGap") and p.name == "c_common.cpp":
+                    continue
+                if what == "oi::abi::StatusError" and p.name == "plugin.cpp":
+                    continue
+                if what == "std::runtime_error" and any(e in raw[n - 1] for e in C_ENVIRONMENT_ERRORS):
+                    continue
+                problems.append(f"{where}: throws {what}: a refusal goes through "
+                                "refuse_device_limit, invalid_plan or c_gap")
+            if "OI_STATUS_UNIMPLEMENTED" in line:
+                before = raw[n - 2] if n >= 2 else ""
+                if not re.search(r"catch \(const (oi::emit::DeviceLimit|oi::c_emitter::CGap)&", before):
+                    problems.append(f"{where}: OI_STATUS_UNIMPLEMENTED other than for a "
+                                    "DeviceLimit or a CGap")
+            if re.search(r"\bc_gap\s*\(", line) and not re.search(r"void\s+c_gap\s*\(", line):
+                m = re.search(r"\bc_gap\s*\(\s*\"([^\"]*)\"", raw[n - 1])
+                if not m:
+                    problems.append(f"{where}: c_gap without a literal key")
+                elif m.group(1) not in C_GAPS:
+                    problems.append(f"{where}: c_gap key '{m.group(1)}' is not in C_GAPS "
+                                    "(tests/repo/check_plugin_structure.py)")
+                else:
+                    used[m.group(1)] = where
+    for key in C_GAPS:
+        if key not in used:
+            problems.append(f"tests/repo/check_plugin_structure.py: C_GAPS lists '{key}', which "
+                            "no c_gap of plugins/c_emitter uses: remove it")
+    doc = (ROOT / "docs" / "synth.md").read_text()
+    for key in C_GAPS:
+        if f"`{key}`" not in doc:
+            problems.append(f"docs/synth.md: does not list the C target's gap `{key}`")
+    return len(used)
+
+
 def main():
     problems = []
     check_cmake(problems)
     check_includes(problems)
     check_shared(problems)
+    c_gaps = check_c_refusals(problems)
     for p in problems:
         print(p)
     if problems:
@@ -166,7 +250,8 @@ def main():
         return 1
     print("plugin structure ok: no plugin links openinfer_core or includes a core header; "
           f"{sum(len(f) for f in SHARED_FUNCTIONS.values())} shared functions defined once "
-          "under plugin_api/")
+          f"under plugin_api/; the C emitter refuses only through refuse_device_limit, "
+          f"invalid_plan and {c_gaps} listed gaps")
     return 0
 
 

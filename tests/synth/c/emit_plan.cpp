@@ -1,0 +1,35 @@
+// emit_plan PLUGIN_DIR PLAN.json: hands a plan's JSON (as written, however broken) to the C
+// emitter plugin found in PLUGIN_DIR, the way `openinfer synth` does after planning, and prints
+// the emitter's message. Exit 0: emitted (the files' names are printed); 1: the emitter's error;
+// 2: usage or an unreadable file. For synth_c_invalid_plans (invalid_plans.py), which feeds
+// hand-broken plans that the planner never produces.
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "openinfer/plugin_host.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: emit_plan PLUGIN_DIR PLAN.json\n";
+    return 2;
+  }
+  std::ifstream in(argv[2], std::ios::binary);
+  if (!in) {
+    std::cerr << "emit_plan: cannot read " << argv[2] << "\n";
+    return 2;
+  }
+  std::ostringstream plan;
+  plan << in.rdbuf();
+  try {
+    const auto registry = oi::PluginRegistry::discover({argv[1]});
+    const auto emitter = registry.emitter("c");
+    const auto files = emitter->emit({plan.str(), "{}", "model", "", {}, {}});
+    for (const auto& f : files) std::cout << f.path << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cout << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
