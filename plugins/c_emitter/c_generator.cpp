@@ -221,6 +221,17 @@ class Generator : public KernelEnv {
                            indent, entry);
     } else if (kind == "cache.reset" && is_table_access(str(st.at("target")))) {
       body << table_reset(str(st.at("target")), at_of(st, "target_at"), indent, entry);
+    } else if ((kind == "transfer" || kind == "cache.write") &&
+               is_table_access(str(st.at("from"))) && !is_table_access(str(st.at("to")))) {
+      // An entry or slice of a persistent table copied into a whole variable: the read of
+      // cache.read (the simulator reads the source as an op input, which is the same read).
+      body << table_access(str(st.at("from")), whole(st, "to").name, false, at_of(st, "from_at"),
+                           indent, entry, at_of(st, "to_at"));
+    } else if ((kind == "transfer" || kind == "cache.read") && is_table_access(str(st.at("to"))) &&
+               !is_table_access(str(st.at("from")))) {
+      // A whole variable copied into a table entry or slice: the store of cache.write.
+      body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
+                           indent, entry);
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
       const Value &from = whole(st, "from"), &to = whole(st, "to");
       body << indent << "memcpy(s->v_" << to.name << ", s->v_" << from.name << ", " << to.bytes

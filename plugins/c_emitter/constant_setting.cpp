@@ -13,8 +13,7 @@ namespace oi::c_emitter {
 namespace {
 
 bool is_signed_int(const std::string& d) {
-  return d == "i8" || d == "i16" || d == "i32" || d == "i64" || d == "i4" || d == "i2" ||
-         d == "i1";
+  return d == "i8" || d == "i16" || d == "i32" || d == "i64" || d == "i4" || d == "i2" || d == "i1";
 }
 
 std::string le_bytes(uint64_t v, size_t n) {
@@ -30,8 +29,8 @@ size_t scalar_bytes(const std::string& dtype) {
 }
 
 std::optional<std::string> scalar_init_bytes(const json::value& init, const std::string& dtype) {
-  const bool flt = dtype == "f32" || dtype == "f64" || dtype == "f16" || dtype == "bf16" ||
-                   dtype == "f8";
+  const bool flt =
+      dtype == "f32" || dtype == "f64" || dtype == "f16" || dtype == "bf16" || dtype == "f8";
   if (flt) {
     double d = 0;
     if (init.is_number())
@@ -46,7 +45,14 @@ std::optional<std::string> scalar_init_bytes(const json::value& init, const std:
       d = std::nan("");
     else
       return std::nullopt;
-    if (dtype == "f64") return le_bytes([&] { uint64_t b; std::memcpy(&b, &d, 8); return b; }(), 8);
+    if (dtype == "f64")
+      return le_bytes(
+          [&] {
+            uint64_t b;
+            std::memcpy(&b, &d, 8);
+            return b;
+          }(),
+          8);
     if (dtype == "f32") {
       const float f = static_cast<float>(d);
       uint32_t b;
@@ -91,7 +97,8 @@ json::value scalar_setting(const std::string& bytes, const std::string& dtype) {
   if (dtype == "bf16") return static_cast<double>(bf16_bits_to_f32(static_cast<uint16_t>(raw)));
   if (dtype == "f8") return static_cast<double>(f8_bits_to_f32(static_cast<uint8_t>(raw)));
   if (dtype == "bool") return static_cast<int64_t>(raw & 1u ? 1 : 0);
-  const unsigned bits = packed_bits(dtype) ? packed_bits(dtype) : 8u * static_cast<unsigned>(bytes.size());
+  const unsigned bits =
+      packed_bits(dtype) ? packed_bits(dtype) : 8u * static_cast<unsigned>(bytes.size());
   if (bits < 64) raw &= (uint64_t{1} << bits) - 1u;
   int64_t v = static_cast<int64_t>(raw);
   if (bits < 64 && is_signed_int(dtype) && (raw >> (bits - 1)) & 1u)

@@ -46,7 +46,8 @@ struct Walk {
         for (const auto& op : k.at("ops").as_array())
           if (auto t = sizes.table(str(op.at("output"))))
             add(*t, sizes.written(str(op.at("output")), nullptr));
-      } else if (kind == "cache.write") {
+      } else if (kind == "cache.write" || kind == "transfer" || kind == "cache.read") {
+        // (a cache.read or transfer stores into a table entry too: c_generator.cpp)
         const std::string to = str(st.at("to")), from = str(st.at("from"));
         if (auto t = sizes.table(to)) add(*t, sizes.written(to, &from));
       } else if (kind == "cache.reset") {

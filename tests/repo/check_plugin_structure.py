@@ -173,7 +173,7 @@ C_GAPS = {
     "prefix-table-write": "an op writing an entry of a prefix table",
     "prefix-table-whole": "an op on a whole prefix table",
     "prefix-table-slice": "a slice of a constant prefix table",
-    "copy-step-access": "a transfer or cache copy of a table entry, a slice or a part",
+    "copy-step-access": "a transfer of a prefix-table entry or an @auto_dim part, or entries on both sides",
     "packed-table": "a persistent table of a packed dtype",
     "table-indices": "a persistent table of more than 8 indices",
     "table-kind": "tables of other memories (a volatile prefix table an op writes)",
