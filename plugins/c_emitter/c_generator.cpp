@@ -201,18 +201,7 @@ class Generator : public KernelEnv {
     } else if (kind == "cache.write" && is_auto_access(str(st.at("to")))) {
       body << auto_access(st, "to", "from", "to_at", true, indent, entry);
     } else if (kind == "cache.reset" && is_auto_access(str(st.at("target")))) {
-      if (str(st.at("target")).find('[') != std::string::npos)
-        c_gap("auto-dim-part-reset", "cache.reset of a part of @auto_dim '" + str(st.at("target")) +
-                                         "' is not supported yet");
-      const std::string A = "s->a_" + str(st.at("target"));
-      body << indent << "for (size_t e = 0; e < " << autodims_.at(str(st.at("target"))).entries()
-           << "u; ++e)\n"
-           << indent << "  if (oi_ad_reset(&" << A << "[e]) != 0) {\n"
-           << indent << "  s->failed = fail(s, " << name_
-           << "_ERR_MEMORY, \"out of memory keeping the undo record of auto_dim '"
-           << str(st.at("target")) << "'\");\n"
-           << indent << "  " << (entry ? "goto done;" : "return;") << "\n"
-           << indent << "}\n";
+      body << auto_reset(str(st.at("target")), at_of(st, "at"), indent, entry);
     } else if (kind == "cache.read" && is_table_access(str(st.at("from")))) {
       body << table_access(str(st.at("from")), whole(st, "to").name, false, at_of(st, "from_at"),
                            indent, entry, at_of(st, "to_at"));
@@ -701,6 +690,53 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
+  // cache.reset of @auto_dim matrices, as the simulator's reset_table: the leading single
+  // @table indices choose the matrices reset (all of them when there are none; none when one
+  // is past its bound; a negative one is an error); auto indices and slices choose nothing more.
+  std::string auto_reset(const std::string& text, const std::string& at, const std::string& indent,
+                         bool entry) {
+    const AccessText a = parse_access(text);
+    const AutoDimDecl& m = autodims_.at(a.name);
+    const std::string stop = entry ? "goto done;" : "return;", A = "s->a_" + a.name;
+    std::ostringstream c;
+    c << indent << "{ /* cache.reset " << text << " */\n"
+      << indent << "  size_t lo = 0, hi = " << m.entries() << "u;\n"
+      << indent << "  int none = 0;\n"
+      << indent << "  (void)none;\n";
+    uint64_t stride = m.entries();
+    for (size_t n = 0;
+         n < m.table_indices.size() && n < a.slots.size() && !a.slots[n].range && a.slots[n].index;
+         ++n) {
+      const IndexText& i = *a.slots[n].index;
+      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
+      if (!i.literal && i.value != 0)
+        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+      stride /= static_cast<uint64_t>(m.table_bounds[n]);
+      c << indent << "  {\n"
+        << indent << "    const int64_t k = " << e << ";\n"
+        << indent << "    if (k < 0) {\n"
+        << indent << "      s->failed = fail(s, " << name_ << "_ERR_RUN, \""
+        << format_text((at.empty() ? "" : at + ": ") + "table '" + a.name + "': index " +
+                       m.table_indices[n] + " = ")
+        << "%lld is negative\", (long long)k);\n"
+        << indent << "      " << stop << "\n"
+        << indent << "    }\n"
+        << indent << "    if (k >= " << m.table_bounds[n] << "ll) none = 1;\n"
+        << indent << "    else lo += (size_t)k * " << stride << "u;\n"
+        << indent << "  }\n"
+        << indent << "  hi = lo + " << stride << "u;\n";
+    }
+    c << indent << "  if (none) hi = lo;\n"
+      << indent << "  for (size_t e = lo; e < hi; ++e)\n"
+      << indent << "    if (oi_ad_reset(&" << A << "[e]) != 0) {\n"
+      << indent << "      s->failed = fail(s, " << name_
+      << "_ERR_MEMORY, \"out of memory keeping the undo record of auto_dim '" << a.name << "'\");\n"
+      << indent << "      " << stop << "\n"
+      << indent << "    }\n"
+      << indent << "}\n";
+    return c.str();
+  }
+
   // dsl.md's start-of-life value: @init, else zeros.
   static std::string fill_code(const Value& v, const std::string& ptr) {
     std::ostringstream f;
@@ -954,7 +990,7 @@ class Generator : public KernelEnv {
               "table '" + v.name + "' (" + v.memory + ", " + v.storage + ") is not supported yet");
       }
       if (v.storage != "internal" && !c_type(v.dtype))
-        c_gap("value-dtype", "dtype " + v.dtype + " of '" + v.name + "' is not supported yet");
+        invalid_plan("'" + v.name + "' has dtype " + v.dtype + ", which is not a catalog dtype");
       if (o.contains("link")) v.link = str(o.at("link"));
       if (o.contains("init")) v.init = &o.at("init");
       if (v.storage == "arena") {

@@ -165,7 +165,6 @@ def check_shared(problems):
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
     "auto-dim-table-growable": "a table of @auto_dim matrices whose @table index has no @fixed bound",
-    "auto-dim-part-reset": "cache.reset of a part of an @auto_dim matrix",
     "auto-dim-dtype": "an @auto_dim matrix of a packed dtype or of rank over 8",
     "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
     "yield-table": "yielding a persistent table",
@@ -177,7 +176,6 @@ C_GAPS = {
     "packed-table": "a persistent table of a packed dtype",
     "table-indices": "a persistent table of more than 8 indices",
     "table-kind": "tables of other memories (a volatile prefix table an op writes)",
-    "value-dtype": "a value of a dtype with no C storage (bitset)",
     "nesting-depth": "blocks nested over 64 deep",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
