@@ -221,6 +221,9 @@ class Generator : public KernelEnv {
       // A whole variable copied into a table entry or slice: the store of cache.write.
       body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
                            indent, entry);
+    } else if (kind == "transfer" && is_prefix_entry(str(st.at("from"))) &&
+               str(st.at("to")).find('[') == std::string::npos) {
+      body << prefix_entry_copy(st, indent, entry);
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
       const Value &from = whole(st, "from"), &to = whole(st, "to");
       body << indent << "memcpy(s->v_" << to.name << ", s->v_" << from.name << ", " << to.bytes
@@ -259,11 +262,20 @@ class Generator : public KernelEnv {
       // from the yielded snapshot. A value a consumer writes is kept aside and the snapshot put
       // back for the next consumers; the results land here (entry does not touch the yielded
       // values before its await).
+      // A table or an @auto_dim matrix that no consumer writes needs no snapshot: every
+      // consumer reads it as it was at the yield, and entry does not touch it before its await.
       std::vector<std::string> names;
       for (const auto& n : st.at("names").as_array()) {
-        names.push_back(str(n));
-        if (value(str(n)).ptable)
-          c_gap("yield-table", "yielding table '" + str(n) + "' is not supported yet");
+        const std::string name = str(n);
+        if (!value(name).ptable && !autodims_.count(name)) {
+          names.push_back(name);
+          continue;
+        }
+        for (const auto& t : st.at("tasks").as_array())
+          for (const auto& w : consumer_writes_[str(t)])
+            if (parse_access(w).name == name)
+              c_gap("yield-table", "yielding table '" + name + "', which consumer '" + str(t) +
+                                       "' writes, is not supported yet");
       }
       body << indent << "/* yield: consumers run here, in source order, from the snapshot */\n";
       for (const auto& n : names) {
@@ -737,6 +749,48 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
+  bool is_prefix_entry(const std::string& text) const {
+    auto it = index_.find(parse_access(text).name);
+    return text.find('[') != std::string::npos && it != index_.end() && values_[it->second].table;
+  }
+
+  // `transfer W[...] >> v`: an entry of a constant prefix table copied into a whole variable,
+  // chosen by the indices at run time (computed_entry); an entry the model lacks stops the step
+  // with the simulator's message at the source's position, as an op reading it does.
+  std::string prefix_entry_copy(const json::object& st, const std::string& indent, bool entry) {
+    const std::string text = str(st.at("from"));
+    const AccessText a = parse_access(text);
+    const Value& table = value(a.name);
+    const Value& to = whole(st, "to");
+    if (a.slots.size() != std::max<size_t>(table.indices.size(), 1))
+      invalid_plan("table entry '" + text + "' does not give one index per table index");
+    for (const auto& slot : a.slots)
+      if (slot.range || !slot.index) invalid_plan("a slice '" + text + "' in a transfer");
+    if (to.dtype != table.dtype || to.numel() != table.numel())
+      invalid_plan("transfer of '" + text + "' into '" + to.name + "' of another dtype or size");
+    const std::string param = "oi_t" + std::to_string(computed_.size());
+    computed_[param] = {table.name, a};
+    const std::string line = st.contains("line") ? json::serialize(st.at("line")) : "?";
+    // The message helper finds the source's position among "inputs_at", as for an op input.
+    json::object op{{"inputs", json::array{json::value(text)}}};
+    if (st.contains("from_at")) op["inputs_at"] = json::array{st.at("from_at")};
+    const json::object k{{"ops", json::array{op}}};
+    fallible_.insert(-3);
+    std::ostringstream c;
+    c << indent << "{ /* transfer " << text << " >> " << to.name << " */\n"
+      << indent << "  const int64_t e = " << computed_entry(param) << ";\n"
+      << indent << "  if (e < 0 || e >= " << table.entries << " || s->avail_" << table.name
+      << "[e] != 1) {\n"
+      << indent << "    {\n"
+      << missing_entry_c(k, text, table, "e", line) << indent << "    }\n"
+      << indent << "    " << (entry ? "goto done;" : "return;") << "\n"
+      << indent << "  }\n"
+      << indent << "  memcpy(s->v_" << to.name << ", (const unsigned char*)s->v_" << table.name
+      << " + (size_t)e * " << to.bytes << "u, " << to.bytes << "u);\n"
+      << indent << "}\n";
+    return c.str();
+  }
+
   // dsl.md's start-of-life value: @init, else zeros.
   static std::string fill_code(const Value& v, const std::string& ptr) {
     std::ostringstream f;
@@ -1153,8 +1207,8 @@ class Generator : public KernelEnv {
       invalid_plan("table entry '" + text + "' does not give one index per table index");
     for (const auto& slot : a.slots)
       if (slot.range || !slot.index)
-        c_gap("prefix-table-slice",
-              "a slice of constant table '" + text + "' is not supported yet");
+        invalid_plan("a slice of constant table '" + text +
+                     "' as an op input (slices are only in cache accesses and op outputs)");
     const std::string param = "oi_e" + std::to_string(computed_.size());
     computed_[param] = {table.name, a};
     Value view = table;
