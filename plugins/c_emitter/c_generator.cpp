@@ -606,8 +606,8 @@ class Generator : public KernelEnv {
       const std::string out = str(jop.at("output"));
       const auto t = index_.find(parse_access(out).name);
       if (t != index_.end() && values_[t->second].table)
-        c_gap("prefix-table-write", op_where(jop.as_object()) + " writing '" + out +
-                                        "', an entry of a prefix table, is not supported yet");
+        invalid_plan(op_where(jop.as_object()) + " writes '" + out +
+                     "', an entry of a prefix table (read-only: the validator refuses it)");
       add(out, true);
     }
   }
@@ -1164,8 +1164,7 @@ class Generator : public KernelEnv {
     const size_t open = text.find('[');
     if (open == std::string::npos) {
       const Value& v = value(text);
-      if (v.table)
-        c_gap("prefix-table-whole", "table '" + text + "' used whole is not supported yet");
+      if (v.table) invalid_plan("prefix table '" + text + "' used whole (it needs its indices)");
       return v;
     }
     auto it = views_.find(text);

@@ -169,8 +169,6 @@ C_GAPS = {
     "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
     "yield-table": "yielding a table or an @auto_dim matrix that a consumer writes",
     "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
-    "prefix-table-write": "an op writing an entry of a prefix table",
-    "prefix-table-whole": "an op on a whole prefix table",
     "copy-step-access": "a transfer naming an @auto_dim matrix, or table entries on both sides",
     "packed-table": "a persistent table of a packed dtype",
     "table-indices": "a persistent table of more than 8 indices",

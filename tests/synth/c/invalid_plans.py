@@ -5,8 +5,8 @@
 
 A plan the planner never produces (docs/synth.md "What the C target refuses") is refused with
 `c emitter: invalid plan: ...`, exit 1, never a crash, a refusal as a gap or an internal error.
-The plans start from real ones (`openinfer synth --plan-only` of tests/synth/c/branch.oi and
-loops.oi) and each breaks one thing; the unbroken plans must emit (the driver works).
+The plans start from real ones (`openinfer synth --plan-only` of tests/synth/c/branch.oi,
+loops.oi and prefix_table.oi) and each breaks one thing; the unbroken plans must emit (the driver works).
 """
 
 import copy
@@ -16,9 +16,9 @@ import subprocess
 import sys
 
 
-def plan_of(oi, src, work, graph):
+def plan_of(oi, src, work, graph, model_txt="loops_model.txt"):
     model = os.path.join(work, "model.oinf")
-    subprocess.run([oi, "oinf", "pack", os.path.join(src, "tests/synth/c/loops_model.txt"), "-o",
+    subprocess.run([oi, "oinf", "pack", os.path.join(src, "tests/synth/c", model_txt), "-o",
                     model], check=True, stdout=subprocess.DEVNULL)
     out = subprocess.run([oi, "synth", os.path.join(src, "tests/synth/c", graph), "--model", model,
                           "--target", "c", "--plan-only"], check=True, stdout=subprocess.PIPE,
@@ -40,7 +40,7 @@ def steps(plan):
         yield from walk(b["steps"])
 
 
-def cases(branch, loops):
+def cases(branch, loops, prefix):
     """(name, plan text) pairs, each breaking one thing of a good plan."""
     out = []
 
@@ -80,6 +80,15 @@ def cases(branch, loops):
                                                         "var": "acc", "amount": 1, "line": 1}))
     broken("a setting naming nothing", loops,
            lambda p: p["kernels"][0]["ops"][0]["settings"].update(alpha={"name": "ghost"}))
+    def op_of(p, name):
+        return first((o for k in p["kernels"] for o in k["ops"]), lambda o: o["op"] == name)
+
+    broken("a prefix table used whole", prefix,
+           lambda p: op_of(p, "mul")["inputs"].__setitem__(1, "scale"))
+    broken("an op writing a prefix table's entry", prefix,
+           lambda p: op_of(p, "add").update(output="scale[0]"))
+    broken("a prefix table's slice as an op input", prefix,
+           lambda p: op_of(p, "mul")["inputs"].__setitem__(1, "scale[0..2]"))
     return out
 
 
@@ -88,8 +97,10 @@ def main():
     os.makedirs(work, exist_ok=True)
     branch = plan_of(oi, src, work, "branch.oi")
     loops = plan_of(oi, src, work, "loops.oi")
+    prefix = plan_of(oi, src, work, "prefix_table.oi", "prefix_table_model.txt")
     bad = 0
-    for name, base in (("branch.oi as planned", branch), ("loops.oi as planned", loops)):
+    for name, base in (("branch.oi as planned", branch), ("loops.oi as planned", loops),
+                       ("prefix_table.oi as planned", prefix)):
         path = os.path.join(work, "good.json")
         with open(path, "w") as f:
             json.dump(base, f)
@@ -98,7 +109,7 @@ def main():
         ok = r.returncode == 0
         bad += not ok
         print(f"{name:36s} {'emits' if ok else 'FAILS: ' + r.stdout.strip()}")
-    for name, text in cases(branch, loops):
+    for name, text in cases(branch, loops, prefix):
         path = os.path.join(work, "plan.json")
         with open(path, "w") as f:
             f.write(text)
