@@ -321,7 +321,6 @@ class Generator : public KernelEnv {
            !autodims_.count(v.name);
   }
   std::set<std::string> undo_vars_;
-  std::map<std::string, std::string> block_roles_;  // block name -> role
 
   // The C noting the plain persistent variables step `st` writes, before it runs (a table's
   // entries are noted where they are written).
@@ -869,6 +868,7 @@ class Generator : public KernelEnv {
   std::set<std::string> library_ops_;       // the library's ops the kernels call
   std::vector<std::pair<std::string, uint64_t>> scratch_;  // per-kernel accumulators
   std::map<std::string, std::set<std::string>> consumer_writes_;
+  std::map<std::string, std::string> block_roles_;  // block name -> role
   std::set<std::string> yielded_;
   const WeightLookup* embed_ = nullptr;
   mutable std::set<std::string> embedded_;  // values whose model bytes are arrays of model.c
