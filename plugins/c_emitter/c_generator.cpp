@@ -198,7 +198,9 @@ class Generator : public KernelEnv {
       body << indent << "}\n";
     } else if (kind == "cache.read" && is_auto_access(str(st.at("from")))) {
       body << auto_access(st, "from", "to", "from_at", false, indent, entry);
-    } else if (kind == "cache.write" && is_auto_access(str(st.at("to")))) {
+    } else if ((kind == "cache.write" || kind == "transfer") && is_auto_access(str(st.at("to"))) &&
+               !is_auto_access(str(st.at("from")))) {
+      // (the simulator runs a transfer as a cache.write: the source read, the target stored)
       body << auto_access(st, "to", "from", "to_at", true, indent, entry);
     } else if (kind == "cache.reset" && is_auto_access(str(st.at("target")))) {
       body << auto_reset(str(st.at("target")), at_of(st, "at"), indent, entry);

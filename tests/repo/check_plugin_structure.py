@@ -169,7 +169,7 @@ C_GAPS = {
     "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
     "yield-table": "yielding a table or an @auto_dim matrix that a consumer writes",
     "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
-    "copy-step-access": "a transfer naming an @auto_dim matrix, or table entries on both sides",
+    "copy-step-access": "a transfer out of an @auto_dim matrix, or table entries on both sides",
     "packed-table": "a persistent table of a packed dtype",
     "table-indices": "a persistent table of more than 8 indices",
     "table-kind": "tables of other memories (a volatile prefix table an op writes)",
