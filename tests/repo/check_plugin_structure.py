@@ -172,7 +172,7 @@ C_GAPS = {
     "copy-step-access": "a transfer out of an @auto_dim matrix, or table entries on both sides",
     "packed-table": "a persistent table of a packed dtype",
     "table-indices": "a persistent table of more than 8 indices",
-    "table-kind": "tables of other memories (a volatile prefix table an op writes)",
+    "table-kind": "a table in another storage than the prefix, persistent and @auto_dim ones",
     "nesting-depth": "blocks nested over 64 deep",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
