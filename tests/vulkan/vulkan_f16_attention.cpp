@@ -124,14 +124,15 @@ class Checker {
       const uint64_t k0 = c.k_off + matrix_of(c.k, lead, b) * Tk * D;
       const uint64_t v0 = c.v_off + matrix_of(c.v, lead, b) * Tk * Dv;
       for (uint64_t i = 0; i < Tq; ++i) {
-        const int64_t last = c.causal ? std::min<int64_t>(int64_t(i) + shift, int64_t(Tk) - 1)
-                                      : int64_t(Tk) - 1;
+        const int64_t last =
+            c.causal ? std::min<int64_t>(int64_t(i) + shift, int64_t(Tk) - 1) : int64_t(Tk) - 1;
         std::vector<double> s;
         bool nan = false;
         double top = -std::numeric_limits<double>::infinity();
         for (int64_t j = 0; j <= last; ++j) {
           double dot = 0;
-          for (uint64_t d = 0; d < D; ++d) dot += double(half(hq[q0 + i * D + d])) * half(hk[k0 + j * D + d]);
+          for (uint64_t d = 0; d < D; ++d)
+            dot += double(half(hq[q0 + i * D + d])) * half(hk[k0 + j * D + d]);
           s.push_back(dot * scale);
           nan = nan || std::isnan(dot);
           if (!std::isnan(dot)) top = std::max(top, s.back());
@@ -168,7 +169,7 @@ std::vector<Case> cases() {
   list.push_back({{1, 70, 16}, {1, 50, 16}, {1, 50, 16}, true});  // rows 0..19 see no key
   list.push_back({{2, 128, 128}, {2, 256, 128}, {2, 256, 128}, true});
   list.push_back({{2, 3, 40, 64}, {2, 1, 40, 64}, {2, 1, 40, 64}, true});  // shared k/v head
-  list.push_back({{4, 1, 128}, {4, 300, 128}, {4, 300, 128}, true});      // a decoding row
+  list.push_back({{4, 1, 128}, {4, 300, 128}, {4, 300, 128}, true});       // a decoding row
   list.push_back({{2, 33, 64}, {2, 33, 64}, {2, 33, 64}, true, 8, 16, 24, 2});
   list.push_back({{2, 33, 64}, {2, 33, 64}, {2, 33, 64}, false, 3, 5, 7, 1});  // odd offsets
   Case nan{{1, 96, 64}, {1, 96, 64}, {1, 96, 64}, true};
@@ -182,8 +183,8 @@ std::vector<Case> cases() {
 int main() {
   std::vector<std::string> warnings;
   oi::set_plugin_log_sink([&](const oi::PluginLogMessage& m) {
-    std::cout << "plugin '" << m.plugin << "': " << oi::log_level_name(m.level) << ": "
-              << m.message << "\n";
+    std::cout << "plugin '" << m.plugin << "': " << oi::log_level_name(m.level) << ": " << m.message
+              << "\n";
     if (m.level == oi::LogLevel::Warning) warnings.emplace_back(m.message);
   });
   const char* dir = std::getenv("OPENINFER_TEST_PLUGIN_DIR");

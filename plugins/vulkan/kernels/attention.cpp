@@ -1,4 +1,7 @@
-// attention(q, k, v[, mask]) of ops-nn.md. Three shaders:
+// attention(q, k, v[, mask]) of ops-nn.md. Four shaders:
+// - shaders/attention_coop.comp (f16, many query rows, no mask, D and Dv multiples of 16 up to
+//   128, where the device has VK_NV_cooperative_matrix): the flash scheme below on tensor cores,
+//   QK^T and PV as cooperative matrices (P in two f16 parts), the softmax in f32;
 // - shaders/attention_flash.comp (many query rows, prefill): FlashAttention-2 style blocks of
 //   query rows against shared-memory tiles of K and V;
 // - shaders/attention_split.comp + attention_combine.comp (few query rows, decode): the keys
@@ -12,13 +15,11 @@
 // k/v head serving many q heads): the host lists each output batch's element offsets into q, k,
 // v and the mask.
 //
-// - shaders/attention_coop.comp (f16, many query rows, no mask, D and Dv multiples of 16 up to
-//   128): the flash scheme on tensor cores (GL_NV_cooperative_matrix), where the device has them.
-//
 // Tuning and testing without rebuilding: OPENINFER_VULKAN_ATTENTION=general|flash|split|coop
 // forces a path wherever the fast paths apply (coop: where its shapes fit and the device has
 // tensor cores, else a warning once and the usual choice); OPENINFER_VULKAN_COOPMAT=off never
 // takes tensor cores, =force takes them for f16 calls of any row count;
+// OPENINFER_VULKAN_ATTENTION_COOP_TILE=SG,BK sets attention_coop's tile;
 // OPENINFER_VULKAN_ATTENTION_CHUNK=KEYS (a multiple of 16, 16..256) sets the split's chunk;
 // OPENINFER_VULKAN_ATTENTION_TILE=WG,BK (WG 128 or 256 invocations, BQ = WG / 4 query rows; BK keys
 // a tile, 8..64) sets the flash tile.
@@ -58,7 +59,9 @@ constexpr uint64_t kFlashWideGroups = 528;
 constexpr uint64_t kSharedBytes = 32 * 1024;
 constexpr uint32_t kSplitLanes = 8, kSplitSlots = 16;  // attention_split.comp's key groups
 // attention_coop.comp: subgroups a workgroup (16 query rows each) and keys a tile.
-constexpr uint64_t kCoopSubgroups = 4, kCoopKeys = 32;
+struct CoopTile {
+  uint64_t subgroups = 4, keys = 32;
+};
 
 enum class Path { General, Flash, Split, Coop };
 
@@ -129,10 +132,26 @@ CoopPolicy coop_policy() {
 
 // attention_coop.comp's shared memory for a tile (its layout: K and V rows, per subgroup the
 // scores, the weights' two parts, the row factors; the row-number table).
-uint64_t coop_shared_bytes(const Shape& s) {
+uint64_t coop_shared_bytes(const Shape& s, const CoopTile& t) {
   const uint64_t ds = std::max(s.D, s.Dv) / 8 + 1;
-  return 2 * kCoopKeys * ds * 16 + kCoopSubgroups * 16 * (kCoopKeys + 4) * 4 +
-         kCoopSubgroups * 2 * 16 * (kCoopKeys / 8 + 1) * 16 + kCoopSubgroups * 16 * 4 + 16 * 16 * 4;
+  return 2 * t.keys * ds * 16 + t.subgroups * 16 * (t.keys + 4) * 4 +
+         t.subgroups * 2 * 16 * (t.keys / 8 + 1) * 16 + t.subgroups * 16 * 4 + 16 * 16 * 4;
+}
+
+// OPENINFER_VULKAN_ATTENTION_COOP_TILE=SG,BK: SG subgroups (1, 2 or 4; 16 query rows each), BK
+// keys a tile (16, 32 or 64; 2 BK >= 16 SG, where Q is staged).
+CoopTile coop_tile() {
+  CoopTile t;
+  const char* name = "OPENINFER_VULKAN_ATTENTION_COOP_TILE";
+  if (const char* text = tuning_env(name)) {
+    const auto v = parse_tuning_list("attention", name, text, 2);
+    t = {v[0], v[1]};
+    if ((t.subgroups != 1 && t.subgroups != 2 && t.subgroups != 4) ||
+        (t.keys != 16 && t.keys != 32 && t.keys != 64) || 2 * t.keys < 16 * t.subgroups) {
+      bad_setting(name, "is no valid tile (SG 1, 2 or 4; BK 16, 32 or 64; 2 BK >= 16 SG)");
+    }
+  }
+  return t;
 }
 
 CoopUse coop_use(const Shape& s, const DeviceCaps& caps) {
@@ -148,7 +167,7 @@ CoopUse coop_use(const Shape& s, const DeviceCaps& caps) {
     use.why = "it takes head dims that are multiples of 16 up to 128";
   } else if (!s.aligned8) {
     use.why = "it takes q, k, v matrices starting on 8 elements and y on an even one";
-  } else if (coop_shared_bytes(s) > caps.max_shared_memory) {
+  } else if (coop_shared_bytes(s, coop_tile()) > caps.max_shared_memory) {
     use.why = "the device has too little shared memory for it";
   } else {
     use.fits = true;
@@ -187,9 +206,11 @@ Path pick_path(const Shape& s, const oi_device* device) {
   return usual;
 }
 
-// f32 with every row start on 16 bytes: the fast shaders' 16-byte loads (VEC4).
+// Every row start on 4 elements: the fast shaders load a quad at once (VEC4: 16 bytes of f32,
+// 8 of f16 or bf16).
 uint32_t vec4_loads(const Shape& s, uint32_t dtype) {
-  return dtype == OI_DTYPE_F32 && s.aligned4 && s.D % 4 == 0 && s.Dv % 4 == 0 ? 1 : 0;
+  const bool wide = dtype == OI_DTYPE_F32 || dtype == OI_DTYPE_F16 || dtype == OI_DTYPE_BF16;
+  return wide && s.aligned4 && s.D % 4 == 0 && s.Dv % 4 == 0 ? 1 : 0;
 }
 
 void run_flash(const oi_kernel_call& call, const Shape& s, Dispatch job) {
@@ -228,10 +249,11 @@ void run_coop(const oi_kernel_call& call, const Shape& s, Dispatch job) {
   job.spec.push_back(caps.coop_k);
   job.spec.push_back(static_cast<uint32_t>(s.D));
   job.spec.push_back(static_cast<uint32_t>(s.Dv));
-  job.spec.push_back(static_cast<uint32_t>(kCoopKeys));
-  job.spec.push_back(static_cast<uint32_t>(kCoopSubgroups));
-  job.spec.push_back(static_cast<uint32_t>(kCoopSubgroups * 32));
-  const uint64_t groups = ceil_div(s.Tq, kCoopSubgroups * 16) * s.batches;
+  const CoopTile tile = coop_tile();
+  job.spec.push_back(static_cast<uint32_t>(tile.keys));
+  job.spec.push_back(static_cast<uint32_t>(tile.subgroups));
+  job.spec.push_back(static_cast<uint32_t>(tile.subgroups * 32));
+  const uint64_t groups = ceil_div(s.Tq, tile.subgroups * 16) * s.batches;
   job.groups = {fit32(std::min<uint64_t>(groups, 65535)), 1, 1};
   run_dispatch(call.device, job);
 }

@@ -8,8 +8,8 @@
 // cooperative matrices (f16 inputs: products exact in f32, summed in f32 by the tensor cores);
 // they go through shared memory to the lanes, two a row, which apply the scale and the causal
 // limit and keep the online softmax (running max and sum in f32, as attention_flash.comp). The
-// weights P are in [0, 1]; P 2^15 is split into two f16 parts hi + lo whose sum differs from it
-// by at most 2^-25 (so P keeps 22 bits or more, about f32's precision), and O += hi V + lo V on
+// weights P are in [0, 1]; P 2^15 is split into two f16 parts hi + lo whose sum is within
+// 2^-22 of it relatively, 2^-25 absolutely (about f32's precision), and O += hi V + lo V on
 // the tensor cores (products of two f16 exact in f32, sums in f32): no product sees P rounded
 // to f16. O's rows are rescaled when a row's max grows, per element: the row of each element of
 // an accumulator is read off a matrix loaded from a table of row numbers (matrices of one type
@@ -162,12 +162,14 @@ void main() {
           const float w0 = sv[j] == NEG_INF ? 0.0 : exp(sv[j] - m);
           const float w1 = sv[j + 1u] == NEG_INF ? 0.0 : exp(sv[j + 1u] - m);
           part += w0 + w1;
-          const vec2 pw = vec2(w0, w1) * P_SCALE;
-          const f16vec2 hi = f16vec2(pw);
-          const f16vec2 lo = f16vec2(pw - vec2(hi));
           const uint at = (sg * 2u * LM + r) * PS * 4u + (h * HALF + j) / 2u;  // in words
-          pt[at / 4u][at % 4u] = packFloat2x16(hi);
-          pt[(at + LM * PS * 4u) / 4u][at % 4u] = packFloat2x16(lo);
+          // x = w 2^15 = hi + lo: hi keeps x's top 11 bits (an f16 from x >= 2^-14 on: the
+          // bit mask leaves a compiler nothing to fold), lo = x - hi exactly, then rounded to
+          // f16 (2^-22 x at most; below x = 2^-14, f16's spacing 2^-24 bounds both roundings).
+          const vec2 x = vec2(w0, w1) * P_SCALE;
+          const vec2 hi = uintBitsToFloat(floatBitsToUint(x) & 0xffffe000u);
+          pt[at / 4u][at % 4u] = packHalf2x16(hi);
+          pt[(at + LM * PS * 4u) / 4u][at % 4u] = packHalf2x16(x - hi);
         }
         part += subgroupShuffleXor(part, 1u);
         total = total * rescale + part;
