@@ -2,7 +2,8 @@
 """PyTorch CUDA peer of `nn_attention_bench --backend vulkan` and `nn_spatial_bench --backend
 vulkan` on a lent NVIDIA GPU: the same attention and conv cases (f32, TF32 off), timed per call
 with CUDA events (median of RUNS after warm-up). Attention is timed with the bool mask and
-without one (is_causal, or no mask for the decode row); the faster form is the peer. Prints one
+without one (is_causal, or no mask for the decode row); the faster form is the peer. Then the
+f16 cases of issue 22 (f16_peers: attention on 4-D tensors, conv, cuBLAS matmul). Prints one
 JSON line per case (and form), like the benches. Run there with the machine's python3 (torch with CUDA):
 
     python3 bench/nn_gpu_peers.py [--runs 51]
