@@ -53,7 +53,8 @@ shared uvec4 pt[SG * 2u * LM * PS];  // each subgroup's weights: hi rows, then l
 shared float rf[SG * LM];            // each subgroup's per-row factors
 shared float row_of[LM * LN];        // element (r, c) = r
 
-// Vector c of the 8-half groups of a tile row: e = the first element's index in a buffer.
+// Vector `slot` of the K (V) tile from key j0 on: 8 halves of key j0 + slot / (D / 8), zeros
+// past Tk (every row starts on 8 elements: the host checks).
 uvec4 fetch_k(uint kb, uint slot, uint j0, uint Tk) {
   const uint key = j0 + slot / (D / 8u), c = slot % (D / 8u);
   return slot < K_VECS && key < Tk ? k4[(kb + key * D) / 8u + c] : uvec4(0u);
