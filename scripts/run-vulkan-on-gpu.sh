@@ -32,7 +32,7 @@ pack() {
   rm -rf "$out"
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
   for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_f32_math_test \
-    vulkan_bench vulkan_f16_matmul; do
+    vulkan_bench vulkan_f16_matmul vulkan_f16_attention; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
@@ -214,7 +214,12 @@ nn() {
     --only attention_decode_f32_h32_d128_kv2048 | tee -a "$out/ours.jsonl"
   launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 11 $calls \
     --only attention_prefill_causal_f32_h32_d128_t512 | tee -a "$out/ours.jsonl"
-  for c in conv3x3_f32_1x64x56x56_to64 conv_depthwise3x3_f32_1x256x28x28 \
+  # f16 (attention_coop.comp on tensor cores for the prefill where the device has them).
+  for c in attention_decode_f16_h32_d128_kv2048 attention_prefill_causal_f16_h32_d128_t512; do
+    launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 21 $calls \
+      --only $c | tee -a "$out/ours.jsonl"
+  done
+  for c in conv3x3_f32_1x64x56x56_to64 conv3x3_f16_1x64x56x56_to64 conv_depthwise3x3_f32_1x256x28x28 \
     conv1x1s2_f32_1x256x28x28_to512 conv7x7s2_f32_1x3x224x224_to64; do
     launch "${1:-.vkgpu}" "${2:-.gl}" nn_spatial_bench --backend vulkan --runs 21 $calls --only "$c" |
       tee -a "$out/ours.jsonl"
