@@ -7,6 +7,15 @@
 // (run_matmul, matmul_generic.cpp), so in-place results equal normal ones bit for bit. The
 // other dtypes are in matmul_generic.cpp.
 //
+// Subnormal operands on devices that may flush them (no DenormPreserve: NVIDIA's, lavapipe):
+// matmul_tiled.comp's per-slice bookkeeping of them costs every call, so the tiled path there is
+// three dispatches: matmul_scan.comp sets a flag (a zeroed 8-byte buffer) when A or B holds a
+// subnormal, then the fast pass (built without the bookkeeping) computes unless the flag is set,
+// and the careful pass (with it) computes only if it is. Where the device keeps subnormals it is
+// one dispatch of matmul_f32 (its _fc variant has no bookkeeping).
+// OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline runs the careful shader alone (one pass, the
+// bookkeeping in every slice; the earlier form, for comparison).
+//
 // Tuning without rebuilding: OPENINFER_VULKAN_MATMUL_TILE=BM,BN,BK,TM,TN forces the tiled shader
 // with that tile for every shape (M <= 4 too), OPENINFER_VULKAN_MATMUL_GEMV=COLS,WG,UNROLL sets
 // the GEMV split (tests/vulkan/vulkan_bench compares them).
@@ -122,6 +131,50 @@ uint32_t grid(uint64_t groups) {
   return static_cast<uint32_t>(groups);
 }
 
+// OPENINFER_VULKAN_MATMUL_SUBNORMALS: "scan" (the default) or "inline" (above).
+bool inline_subnormals() {
+  const char* name = "OPENINFER_VULKAN_MATMUL_SUBNORMALS";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::string(text) == "scan") return false;
+  if (std::string(text) == "inline") return true;
+  bad_setting(name, "is neither scan nor inline");
+}
+
+void check(oi_status* status) {
+  if (status == nullptr) return;
+  const std::string what = host()->status_message ? host()->status_message(status) : "";
+  if (host()->status_free) host()->status_free(status);
+  throw abi::StatusError(OI_STATUS_INTERNAL, "matmul: " + what);
+}
+
+// The tiled dispatch `job` (bindings a, b, y) as scan, fast pass and careful pass (above).
+void run_scanned(const oi_kernel_call& call, Dispatch job) {
+  oi_buffer* flag = nullptr;
+  check(buffer_alloc(call.device, 8, &flag));  // zeroed
+  struct Free {
+    oi_device* d;
+    oi_buffer* b;
+    ~Free() { buffer_free(d, b); }  // later commands run after these: reuse is safe at once
+  } release{call.device, flag};
+  const oi_tensor_desc& a = call.inputs[0];
+  const oi_tensor_desc& b = call.inputs[1];
+  const uint64_t a_count = abi::element_count(a), b_count = abi::element_count(b);
+  constexpr uint64_t kScanPerGroup = 256 * 8;  // matmul_scan.comp: 256 invocations, 8 loads each
+  Dispatch scan;
+  scan.shader = "matmul_scan";
+  scan.params = {word_offset(a), fit32(a_count), word_offset(b), fit32(b_count)};
+  scan.buffers = {a.buffer, b.buffer, flag};
+  scan.groups = {static_cast<uint32_t>(std::clamp<uint64_t>(
+                     ceil_div(std::max(a_count, b_count), kScanPerGroup), 1, 65535)),
+                 1, 1};
+  run_dispatch(call.device, scan);
+  job.buffers[3] = flag;
+  for (const char* pass : {"matmul_f32_fast", "matmul_f32_careful"}) {
+    job.shader = pass;
+    run_dispatch(call.device, job);
+  }
+}
+
 void matmul_f32_into(const oi_kernel_call& call) {
   const oi_tensor_desc& a = call.inputs[0];
   const oi_tensor_desc& b = call.inputs[1];
@@ -151,6 +204,10 @@ void matmul_f32_into(const oi_kernel_call& call) {
     job.shader = "matmul_f32";
     job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.invocations()};
     job.groups = {grid(ceil_div(N, tile.bn)), grid(ceil_div(M, tile.bm)), gz};
+    // matmul_f32 is the fast form where the device keeps subnormals (its _fc variant).
+    if (!caps_of(call.device).float_controls32 && !inline_subnormals()) {
+      return run_scanned(call, job);
+    }
   }
   run_dispatch(call.device, job);
 }

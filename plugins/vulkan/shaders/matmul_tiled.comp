@@ -16,7 +16,10 @@
 //
 // Without FLOAT_CONTROLS the device may flush subnormal operands: each slice records whether it
 // staged one, and such a slice (rare) takes a slower loop of exact products
-// (matmul_subnormals.glsl).
+// (matmul_subnormals.glsl). That bookkeeping costs the common case too, so on such devices
+// kernels/matmul.cpp runs two passes after matmul_scan.comp has set flag[0] where an operand
+// holds a subnormal: -DPASS_FAST (built without the bookkeeping) returns at once when the flag
+// is set, -DPASS_CAREFUL (with it) returns at once when it is not; one of them computes.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -37,6 +40,9 @@ layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 3) writeonly buffer Y { float y[]; };
+#if defined(PASS_FAST) || defined(PASS_CAREFUL)
+layout(std430, binding = 4) restrict readonly buffer Flag { uint flag[]; };
+#endif
 
 const uint TX = BN / TN, TY = BM / TM;
 const uint AS4 = BM / 4 + 1;  // the stride of a k row of A in shared memory, in vec4s
@@ -49,6 +55,11 @@ shared uint slice_with_subnormal[2];  // per buffer: the number of the last such
 #endif
 
 void main() {
+#if defined(PASS_FAST)
+  if (flag[0] != 0u) return;  // the same for the whole dispatch: no barrier is skipped unevenly
+#elif defined(PASS_CAREFUL)
+  if (flag[0] == 0u) return;
+#endif
   const uint M = p[0], K = p[1], N = p[2];
   const uint t = gl_LocalInvocationIndex, tx = t % TX, ty = t / TX;
   const uint m0 = gl_WorkGroupID.y * BM, n0 = gl_WorkGroupID.x * BN;
