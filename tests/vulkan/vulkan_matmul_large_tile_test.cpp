@@ -78,21 +78,29 @@ Case make(std::string name, std::vector<uint64_t> a, std::vector<uint64_t> b,
 
 std::vector<Case> cases() {
   std::vector<Case> list;
-  // Edges around every tile: M, N, K off the tile sizes, one row, odd offsets, broadcasting.
+  // Edges around every tile: M, N, K off the tile sizes, one row, odd offsets, broadcasting;
+  // K, N and offsets multiples of 4 take the 16-byte loads (VEC4), the others scalar ones.
   list.push_back(make("dyadic", {259, 37}, {37, 131}, {259, 131}, 3, 5, 7, dyadic, dyadic));
   list.push_back(make("dyadic", {300, 200}, {200, 260}, {300, 260}, 0, 0, 0, dyadic, dyadic));
   list.push_back(make("dyadic", {1, 9}, {9, 300}, {1, 300}, 1, 2, 3, dyadic, dyadic));
   list.push_back(
       make("dyadic", {3, 1, 130, 67}, {2, 67, 131}, {3, 2, 130, 131}, 3, 1, 5, dyadic, dyadic));
+  list.push_back(
+      make("dyadic", {3, 1, 130, 68}, {2, 68, 132}, {3, 2, 130, 132}, 4, 8, 12, dyadic, dyadic));
   list.push_back(make("subnormal a", {133, 45}, {45, 129}, {133, 129}, 1, 0, 0, subnormal, huge));
+  list.push_back(make("subnormal a", {133, 44}, {44, 132}, {133, 132}, 0, 4, 0, subnormal, huge));
   list.push_back(make("subnormal b", {70, 51}, {51, 257}, {70, 257}, 0, 3, 1, huge, subnormal));
+  list.push_back(make("subnormal b", {70, 52}, {52, 260}, {70, 260}, 4, 0, 1, huge, subnormal));
   // One subnormal of A meets +inf and -inf in B's row k0.
-  Case inf = make("subnormal x inf", {140, 33}, {33, 135}, {140, 135}, 0, 0, 0, dyadic, dyadic);
-  const uint64_t i0 = 129, k0 = 17, j0 = 130, j1 = 3;
-  inf.ha[i0 * 33 + k0] = std::ldexp(-3.0f, -149);
-  inf.hb[k0 * 135 + j0] = INFINITY;
-  inf.hb[k0 * 135 + j1] = -INFINITY;
-  list.push_back(std::move(inf));
+  for (uint64_t K : {33, 36}) {
+    const uint64_t N = K == 33 ? 135 : 136;
+    Case inf = make("subnormal x inf", {140, K}, {K, N}, {140, N}, 0, 0, 0, dyadic, dyadic);
+    const uint64_t i0 = 129, k0 = 17, j0 = 130, j1 = 3;
+    inf.ha[i0 * K + k0] = std::ldexp(-3.0f, -149);
+    inf.hb[k0 * N + j0] = INFINITY;
+    inf.hb[k0 * N + j1] = -INFINITY;
+    list.push_back(std::move(inf));
+  }
   return list;
 }
 

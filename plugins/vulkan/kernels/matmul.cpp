@@ -45,11 +45,12 @@ struct GemvSplit {
   uint32_t cols, wg, unroll;
 };
 
-// Shared memory of each: 16, 12 and 17 KiB (double buffered). On an H100 (2026-11-23) kLarge
-// gave 31.9-32.2 TFLOP/s at 4096^3 and 29.5-30.1 at 2048^3 in two clean runs; a 256x128 tile
-// (16x8 an invocation, OPENINFER_VULKAN_MATMUL_TILE=256,128,8,16,8) gave 34.5 and 32.7 in one
-// run but fell to half of kLarge's speed in a slower one, and holds 128 accumulators an
-// invocation (register-hungry on other GPUs): not the default.
+// Shared memory of each: 24, 16, 12 and 17 KiB (double buffered). On an H100 (2026-11-23) kLarge
+// gave 31.9-32.2 TFLOP/s at 4096^3 and 29.5-30.1 at 2048^3 in two clean runs; kHuge gave 34.5
+// and 32.7 in one run but fell to half of kLarge's speed in a slower one. On an H200
+// (2026-11-28, bench/vulkan_gpu_tune.sh, the fast pass) kHuge gave 36.3 TFLOP/s at 4096^3
+// against kLarge's 34.6, and the best of the other tiles of the sweep 35.6 (bench/README.md).
+constexpr Tile kHuge{256, 128, 8, 16, 8};  // 128 outputs an invocation: for the biggest
 constexpr Tile kLarge{128, 128, 8, 8, 8};  // 64 outputs an invocation: for big matrices
 constexpr Tile kWide{128, 64, 8, 8, 4};    // half the tiles' size: twice as many workgroups
 constexpr Tile kSmall{64, 64, 16, 4, 4};   // small matrices: many workgroups
@@ -120,7 +121,7 @@ GemvSplit gemv_split(uint64_t K, uint64_t N, uint64_t batches) {
 
 // The biggest tile that still gives every SM work; small matrices get the 64 x 64 tile.
 Tile pick_tile(uint64_t M, uint64_t N, uint64_t batches) {
-  for (const Tile& t : {kLarge, kWide}) {
+  for (const Tile& t : {kHuge, kLarge, kWide}) {
     if (ceil_div(M, t.bm) * ceil_div(N, t.bn) * batches >= kFillGroups) return t;
   }
   return kSmall;
@@ -129,6 +130,17 @@ Tile pick_tile(uint64_t M, uint64_t N, uint64_t batches) {
 uint32_t grid(uint64_t groups) {
   if (groups > 65535) declined("matmul: M or N too large for one dispatch");
   return static_cast<uint32_t>(groups);
+}
+
+// matmul_tiled.comp's VEC4: 16-byte loads where every quad it reads is aligned (K, N and the
+// operands' word offsets multiples of 4) and the slices' quads split evenly over the
+// invocations; OPENINFER_VULKAN_MATMUL_VEC4=0 keeps the scalar loads (for comparison).
+bool vec4_loads(const Tile& t, uint64_t K, uint64_t N, uint32_t a_off, uint32_t b_off) {
+  const char* env = tuning_env("OPENINFER_VULKAN_MATMUL_VEC4");
+  if (env != nullptr && std::string(env) == "0") return false;
+  const uint32_t wg = t.invocations();
+  return K % 4 == 0 && N % 4 == 0 && a_off % 4 == 0 && b_off % 4 == 0 && t.bk % 4 == 0 &&
+         (t.bm * t.bk / 4) % wg == 0 && (t.bn * t.bk / 4) % wg == 0;
 }
 
 // OPENINFER_VULKAN_MATMUL_SUBNORMALS: "scan" (the default) or "inline" (above).
@@ -202,7 +214,8 @@ void matmul_f32_into(const oi_kernel_call& call) {
   } else {
     if (tile.bm == 0) tile = pick_tile(M, N, batches);
     job.shader = "matmul_f32";
-    job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.invocations()};
+    const bool vec4 = vec4_loads(tile, K, N, job.params[4], job.params[5]);
+    job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.invocations(), vec4 ? 1u : 0u};
     job.groups = {grid(ceil_div(N, tile.bn)), grid(ceil_div(M, tile.bm)), gz};
     // matmul_f32 is the fast form where the device keeps subnormals (its _fc variant).
     if (!caps_of(call.device).float_controls32 && !inline_subnormals()) {
