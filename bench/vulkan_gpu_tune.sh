@@ -11,8 +11,9 @@
 #      for each OPENINFER_VULKAN_ELTWISE_UNROLL in ELTWISE_UNROLLS (1 2 4 8) and the default;
 #   3. bench/vulkan_gpu_peers.py (PyTorch: add, relu, matmul f32 4096^3 with TF32 off, ...);
 #   4. vulkan_bench --matmul --quick for the default tile and every tile of TILES
-#      (BM,BN,BK,TM,TN;...), once with OPENINFER_VULKAN_MATMUL_SUBNORMALS=scan (the default: a
-#      scan and the fast pass) and once =inline (the per-slice bookkeeping), 4096^3 also with a
+#      (BM,BN,BK,TM,TN;...), once for each setting of MODES (default: the defaults,
+#      OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline, i.e. the per-slice bookkeeping instead of a scan
+#      and the fast pass, and OPENINFER_VULKAN_MATMUL_VEC4=0, scalar loads), 4096^3 also with a
 #      subnormal in A (the careful pass);
 #   5. a summary: each figure against PyTorch's, the best tile.
 # Each part has a time limit (TUNE_PART_S, default 150 s). Exit status: 1 when a matmul check
@@ -48,10 +49,11 @@ part "3. PyTorch CUDA"
 timeout "$limit" python3 bench/vulkan_gpu_peers.py 2>&1 | tee "$logs/tune_torch.txt"
 
 part "4. matmul tiles"
-for mode in scan inline; do
-  OPENINFER_VULKAN_MATMUL_SUBNORMALS=$mode timeout "$limit" "$gpu" exec "$pack" "$debs" \
-    vulkan_bench --matmul --quick --tiles "$tiles" 2>&1 | grep -v '^device:' | sed "s/^/$mode /" |
-    tee -a "$logs/tune_matmul.txt"
+for mode in ${MODES:-default OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline OPENINFER_VULKAN_MATMUL_VEC4=0}; do
+  if [[ $mode == default ]]; then setting=(); else setting=("$mode"); fi
+  env "${setting[@]}" timeout "$limit" "$gpu" exec "$pack" "$debs" \
+    vulkan_bench --matmul --quick --tiles "$tiles" 2>&1 | grep -v '^device:' |
+    sed "s/^/${mode#OPENINFER_VULKAN_MATMUL_} /" | tee -a "$logs/tune_matmul.txt"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
 done
 
@@ -77,7 +79,7 @@ for l in lines("tune_eltwise.txt"):
               f"{t if t else '-'} ms | {t / float(m.group(3)):.2f}x |" if t else "")
 best = None
 for l in lines("tune_matmul.txt"):
-    m = re.match(r"(\w+) matmul f32 \[(\d+),\d+\] x \[\d+,\d+\] \[([^\]]+)\]( WRONG \d+)?: "
+    m = re.match(r"(\S+) matmul f32 \[(\d+),\d+\] x \[\d+,\d+\] \[([^\]]+)\]( WRONG \d+)?: "
                  r"[0-9.]+ ms, ([0-9.]+) TFLOP/s", l)
     if not m:
         continue
