@@ -158,8 +158,8 @@ size_t check(oi::Backend& gpu, const oi::Kernel& mm, const Case& c, const std::v
   size_t bad = 0;
   for (uint64_t e = 0; e < got.size(); ++e) {
     if (!same(got[e], want[e]) && bad++ < 3) {
-      std::cout << "  " << setting << " " << c.name << " " << dims(c) << ": output " << e
-                << " is " << got[e] << ", want " << want[e] << "\n";
+      std::cout << "  " << setting << " " << c.name << " " << dims(c) << ": output " << e << " is "
+                << got[e] << ", want " << want[e] << "\n";
     }
   }
   return bad;
@@ -171,7 +171,8 @@ int main() {
   const char* dir = std::getenv("OPENINFER_TEST_PLUGIN_DIR");
   auto registry = oi::PluginRegistry::discover({dir != nullptr ? dir : PLUGIN_DIR});
   bool has_device = false;
-  for (const auto& p : registry.plugins()) has_device |= p.name == "vulkan" && !p.device_name.empty();
+  for (const auto& p : registry.plugins())
+    has_device |= p.name == "vulkan" && !p.device_name.empty();
   if (!has_device) {
     std::cout << "SKIPPED: no Vulkan device\n";
     return 77;
@@ -212,7 +213,8 @@ int main() {
       setenv("OPENINFER_VULKAN_MATMUL_SUBNORMALS", mode, 1);
       const std::string setting = "tile " + (tile.empty() ? "default" : tile) + " " + mode;
       size_t wrong = 0;
-      for (size_t i = 0; i < list.size(); ++i) wrong += check(*gpu, *mm, list[i], wants[i], setting);
+      for (size_t i = 0; i < list.size(); ++i)
+        wrong += check(*gpu, *mm, list[i], wants[i], setting);
       std::cout << setting << ": " << list.size() << " cases, " << wrong << " wrong outputs\n";
       bad += wrong;
       runs += list.size();

@@ -45,15 +45,14 @@ struct GemvSplit {
   uint32_t cols, wg, unroll;
 };
 
-// Shared memory of each: 24, 16, 12 and 17 KiB (double buffered). On an H100 (2026-11-23) kLarge
-// gave 31.9-32.2 TFLOP/s at 4096^3 and 29.5-30.1 at 2048^3 in two clean runs; kHuge gave 34.5
-// and 32.7 in one run but fell to half of kLarge's speed in a slower one. On an H200
-// (2026-11-28, bench/vulkan_gpu_tune.sh, the fast pass) kHuge gave 36.3 TFLOP/s at 4096^3
-// against kLarge's 34.6, and the best of the other tiles of the sweep 35.6 (bench/README.md).
-constexpr Tile kHuge{256, 128, 8, 16, 8};  // 128 outputs an invocation: for the biggest
-constexpr Tile kLarge{128, 128, 8, 8, 8};  // 64 outputs an invocation: for big matrices
-constexpr Tile kWide{128, 64, 8, 8, 4};    // half the tiles' size: twice as many workgroups
-constexpr Tile kSmall{64, 64, 16, 4, 4};   // small matrices: many workgroups
+// Shared memory of each: 16, 12 and 17 KiB (double buffered). kLarge, on an H200 (2026-11-28,
+// bench/vulkan_gpu_tune.sh; the fast pass with 16-byte loads; bench/README.md): 42.4 TFLOP/s at
+// 4096^3 and 37.7 at 2048^3, against 42.1 / 37.6 for 128x128 with 8x8 an invocation (256
+// invocations, the earlier default), 40.7 / 36.2 for 128x256 with 8x16 and 40.5 / 35.7 for
+// 256x128 with 16x8; with scalar loads all of them gave 35-37 at 4096^3.
+constexpr Tile kLarge{128, 128, 8, 16, 8};  // 128 outputs an invocation, 128 invocations
+constexpr Tile kWide{128, 64, 8, 8, 4};     // half the tiles' size: twice as many workgroups
+constexpr Tile kSmall{64, 64, 16, 4, 4};    // small matrices: many workgroups
 constexpr uint32_t kGemvWg = 1024, kGemvUnroll = 8;
 constexpr uint32_t kGemvMaxRows = 4;
 // Workgroups a dispatch needs before bigger tiles pay: about one per SM of a large GPU (an
@@ -121,7 +120,7 @@ GemvSplit gemv_split(uint64_t K, uint64_t N, uint64_t batches) {
 
 // The biggest tile that still gives every SM work; small matrices get the 64 x 64 tile.
 Tile pick_tile(uint64_t M, uint64_t N, uint64_t batches) {
-  for (const Tile& t : {kHuge, kLarge, kWide}) {
+  for (const Tile& t : {kLarge, kWide}) {
     if (ceil_div(M, t.bm) * ceil_div(N, t.bn) * batches >= kFillGroups) return t;
   }
   return kSmall;
