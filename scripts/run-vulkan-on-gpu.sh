@@ -32,7 +32,7 @@ pack() {
   rm -rf "$out"
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
   for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_f32_math_test \
-    vulkan_bench vulkan_f16_matmul vulkan_f16_attention; do
+    vulkan_bench vulkan_f16_matmul vulkan_f16_attention vulkan_matmul_large_tile_test; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"

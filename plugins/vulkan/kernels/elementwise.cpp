@@ -152,14 +152,15 @@ bool vector_path(const std::vector<uint32_t>& p) {
   return p[1] == 1 && p[17] == 1 && p[18] <= 1 && ((p[2] | p[3] | p[4]) & 3u) == 0;
 }
 
-// Quads per invocation: 4 from 1M elements on (bytes in flight on a large GPU), else 1;
+// Quads per invocation: 1 (on an H200, 2026-11-28, add/relu f32 64M timed as 20 back-to-back
+// calls: 1 gave 0.194/0.139 ms, 2 0.197/0.142, 4 0.203/0.151, 8 0.195/0.144; bench/README.md);
 // OPENINFER_VULKAN_ELTWISE_UNROLL=1|2|4|8 forces it, for tuning.
-uint32_t eltwise_unroll(uint32_t count) {
+uint32_t eltwise_unroll(uint32_t) {
   if (const char* env = std::getenv("OPENINFER_VULKAN_ELTWISE_UNROLL"); env != nullptr) {
     const long u = std::strtol(env, nullptr, 10);
     if (u == 1 || u == 2 || u == 4 || u == 8) return static_cast<uint32_t>(u);
   }
-  return count >= (1u << 20) ? 4 : 1;
+  return 1;
 }
 
 }  // namespace
