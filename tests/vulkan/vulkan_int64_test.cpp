@@ -101,13 +101,27 @@ std::vector<T> download(const oi::DeviceBuffer& buf, size_t count) {
   return out;
 }
 
-DType dtype_of(int64_t) { return DType::i64; }
-DType dtype_of(uint64_t) { return DType::u64; }
-DType dtype_of(int32_t) { return DType::i32; }
-DType dtype_of(uint32_t) { return DType::u32; }
-DType dtype_of(int8_t) { return DType::i8; }
-DType dtype_of(uint8_t) { return DType::u8; }
-DType dtype_of(float) { return DType::f32; }
+DType dtype_of(int64_t) {
+  return DType::i64;
+}
+DType dtype_of(uint64_t) {
+  return DType::u64;
+}
+DType dtype_of(int32_t) {
+  return DType::i32;
+}
+DType dtype_of(uint32_t) {
+  return DType::u32;
+}
+DType dtype_of(int8_t) {
+  return DType::i8;
+}
+DType dtype_of(uint8_t) {
+  return DType::u8;
+}
+DType dtype_of(float) {
+  return DType::f32;
+}
 
 // op(x[i], z[j]) for every pair: x as [n, 1], z as [1, m] broadcast to [n, m].
 template <class R, class T>
@@ -149,8 +163,9 @@ void check_each(const std::string& op, const std::vector<T>& xs, const std::func
   size_t bad = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
     const R w = want(xs[i]);
-    const bool same = std::memcmp(&w, &got[i], sizeof(R)) == 0 ||
-                      (std::is_floating_point_v<R> && std::isnan(double(w)) && std::isnan(double(got[i])));
+    const bool same =
+        std::memcmp(&w, &got[i], sizeof(R)) == 0 ||
+        (std::is_floating_point_v<R> && std::isnan(double(w)) && std::isnan(double(got[i])));
     if (!same && bad++ < 8) {
       BOOST_TEST_ERROR(op << "(" << +xs[i] << "): got " << +got[i] << ", want " << +w);
     }
@@ -159,8 +174,12 @@ void check_each(const std::string& op, const std::vector<T>& xs, const std::func
 }
 
 // Two's-complement wrapping through unsigned arithmetic (signed overflow is undefined in C++).
-int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
-uint64_t bits(int64_t v) { return static_cast<uint64_t>(v); }
+int64_t wrap(uint64_t v) {
+  return static_cast<int64_t>(v);
+}
+uint64_t bits(int64_t v) {
+  return static_cast<uint64_t>(v);
+}
 
 // ops.md: div truncates, floor_div rounds toward -inf, rem takes the dividend's sign; a zero
 // divisor gives div_by_zero_mask (div, floor_div) or 0; INT64_MIN / -1 wraps.
@@ -175,33 +194,43 @@ int64_t floor_div_i64(int64_t x, int64_t z, int64_t mask) {
   const int64_t q = x / z;
   return (x % z != 0 && ((x < 0) != (z < 0))) ? q - 1 : q;
 }
-int64_t rem_i64(int64_t x, int64_t z) { return z == 0 || z == -1 ? 0 : x % z; }
+int64_t rem_i64(int64_t x, int64_t z) {
+  return z == 0 || z == -1 ? 0 : x % z;
+}
 
-std::vector<oi::KernelSetting> mask_setting(int64_t m) { return {{"div_by_zero_mask", m}}; }
+std::vector<oi::KernelSetting> mask_setting(int64_t m) {
+  return {{"div_by_zero_mask", m}};
+}
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(i64_arithmetic_wraps) {
   BOOST_TEST_MESSAGE("device: " << gpu()->device_name() << "; OPENINFER_VULKAN_INT64="
                                 << env_or("OPENINFER_VULKAN_INT64", "(unset)"));
-  check_pairs<int64_t, int64_t>("add", kI64, kI64, [](int64_t x, int64_t z) { return wrap(bits(x) + bits(z)); });
-  check_pairs<int64_t, int64_t>("sub", kI64, kI64, [](int64_t x, int64_t z) { return wrap(bits(x) - bits(z)); });
-  check_pairs<int64_t, int64_t>("mul", kI64, kI64, [](int64_t x, int64_t z) { return wrap(bits(x) * bits(z)); });
+  check_pairs<int64_t, int64_t>("add", kI64, kI64,
+                                [](int64_t x, int64_t z) { return wrap(bits(x) + bits(z)); });
+  check_pairs<int64_t, int64_t>("sub", kI64, kI64,
+                                [](int64_t x, int64_t z) { return wrap(bits(x) - bits(z)); });
+  check_pairs<int64_t, int64_t>("mul", kI64, kI64,
+                                [](int64_t x, int64_t z) { return wrap(bits(x) * bits(z)); });
   check_pairs<uint64_t, uint64_t>("add", kU64, kU64, [](uint64_t x, uint64_t z) { return x + z; });
   check_pairs<uint64_t, uint64_t>("sub", kU64, kU64, [](uint64_t x, uint64_t z) { return x - z; });
   check_pairs<uint64_t, uint64_t>("mul", kU64, kU64, [](uint64_t x, uint64_t z) { return x * z; });
 }
 
 BOOST_AUTO_TEST_CASE(i64_division_by_the_op_rules) {
-  check_pairs<int64_t, int64_t>("div", kI64, kI64, [](int64_t x, int64_t z) { return div_i64(x, z, 0); });
+  check_pairs<int64_t, int64_t>("div", kI64, kI64,
+                                [](int64_t x, int64_t z) { return div_i64(x, z, 0); });
   check_pairs<int64_t, int64_t>(
-      "div", kI64, kI64, [](int64_t x, int64_t z) { return div_i64(x, z, -77); }, mask_setting(-77));
+      "div", kI64, kI64, [](int64_t x, int64_t z) { return div_i64(x, z, -77); },
+      mask_setting(-77));
   check_pairs<int64_t, int64_t>("floor_div", kI64, kI64,
                                 [](int64_t x, int64_t z) { return floor_div_i64(x, z, 0); });
   check_pairs<int64_t, int64_t>(
       "floor_div", kI64, kI64, [](int64_t x, int64_t z) { return floor_div_i64(x, z, kMin); },
       mask_setting(kMin));
-  check_pairs<int64_t, int64_t>("rem", kI64, kI64, [](int64_t x, int64_t z) { return rem_i64(x, z); });
+  check_pairs<int64_t, int64_t>("rem", kI64, kI64,
+                                [](int64_t x, int64_t z) { return rem_i64(x, z); });
 }
 
 BOOST_AUTO_TEST_CASE(u64_division_above_two_to_the_63) {
@@ -217,10 +246,14 @@ BOOST_AUTO_TEST_CASE(u64_division_above_two_to_the_63) {
 }
 
 BOOST_AUTO_TEST_CASE(i64_and_u64_order_and_bits) {
-  check_pairs<int64_t, int64_t>("min", kI64, kI64, [](int64_t x, int64_t z) { return std::min(x, z); });
-  check_pairs<int64_t, int64_t>("max", kI64, kI64, [](int64_t x, int64_t z) { return std::max(x, z); });
-  check_pairs<uint64_t, uint64_t>("min", kU64, kU64, [](uint64_t x, uint64_t z) { return std::min(x, z); });
-  check_pairs<uint64_t, uint64_t>("max", kU64, kU64, [](uint64_t x, uint64_t z) { return std::max(x, z); });
+  check_pairs<int64_t, int64_t>("min", kI64, kI64,
+                                [](int64_t x, int64_t z) { return std::min(x, z); });
+  check_pairs<int64_t, int64_t>("max", kI64, kI64,
+                                [](int64_t x, int64_t z) { return std::max(x, z); });
+  check_pairs<uint64_t, uint64_t>("min", kU64, kU64,
+                                  [](uint64_t x, uint64_t z) { return std::min(x, z); });
+  check_pairs<uint64_t, uint64_t>("max", kU64, kU64,
+                                  [](uint64_t x, uint64_t z) { return std::max(x, z); });
   check_pairs<uint64_t, uint64_t>("and", kU64, kU64, [](uint64_t x, uint64_t z) { return x & z; });
   check_pairs<uint64_t, uint64_t>("or", kU64, kU64, [](uint64_t x, uint64_t z) { return x | z; });
   check_pairs<int64_t, int64_t>("xor", kI64, kI64, [](int64_t x, int64_t z) { return x ^ z; });
@@ -247,14 +280,19 @@ BOOST_AUTO_TEST_CASE(i64_and_u64_order_and_bits) {
 
 BOOST_AUTO_TEST_CASE(i64_unary_ops) {
   check_each<int64_t, int64_t>("neg", kI64, [](int64_t x) { return wrap(0 - bits(x)); });
-  check_each<int64_t, int64_t>("abs", kI64, [](int64_t x) { return x < 0 ? wrap(0 - bits(x)) : x; });
-  check_each<int8_t, int64_t>("sign", kI64, [](int64_t x) { return int8_t(x < 0 ? -1 : x > 0 ? 1 : 0); });
+  check_each<int64_t, int64_t>("abs", kI64,
+                               [](int64_t x) { return x < 0 ? wrap(0 - bits(x)) : x; });
+  check_each<int8_t, int64_t>("sign", kI64, [](int64_t x) {
+    return int8_t(x < 0 ? -1 : x > 0 ? 1 : 0);
+  });
   check_each<int64_t, int64_t>("not", kI64, [](int64_t x) { return ~x; });
   check_each<uint64_t, uint64_t>("not", kU64, [](uint64_t x) { return ~x; });
-  check_each<uint8_t, int64_t>("popcount", kI64, [](int64_t x) { return uint8_t(std::popcount(bits(x))); });
-  check_each<uint8_t, uint64_t>("popcount", kU64, [](uint64_t x) { return uint8_t(std::popcount(x)); });
-  check_each<uint8_t, int64_t>("is_neg", kI64, [](int64_t x) { return uint8_t(x < 0); }, {},
-                               DType::boolean);
+  check_each<uint8_t, int64_t>("popcount", kI64,
+                               [](int64_t x) { return uint8_t(std::popcount(bits(x))); });
+  check_each<uint8_t, uint64_t>("popcount", kU64,
+                                [](uint64_t x) { return uint8_t(std::popcount(x)); });
+  check_each<uint8_t, int64_t>(
+      "is_neg", kI64, [](int64_t x) { return uint8_t(x < 0); }, {}, DType::boolean);
 }
 
 // ops.md keeps bits in 0..63 (a larger count is a validation error); the kernels shift every
@@ -275,22 +313,28 @@ BOOST_AUTO_TEST_CASE(shifts_of_every_width) {
 
 BOOST_AUTO_TEST_CASE(clamp_and_relu) {
   const int64_t lo = -0x100000001, hi = 0x7fffffff;
-  check_each<int64_t, int64_t>("clamp", kI64, [&](int64_t x) { return std::min(std::max(x, lo), hi); },
+  check_each<int64_t, int64_t>("clamp", kI64,
+                               [&](int64_t x) { return std::min(std::max(x, lo), hi); },
                                {{"min", lo}, {"max", hi}});
-  check_each<int64_t, int64_t>("clamp", kI64, [&](int64_t x) { return std::max(x, lo); }, {{"min", lo}});
-  check_each<uint64_t, uint64_t>(
-      "clamp", kU64,
-      [](uint64_t x) { return std::min<uint64_t>(std::max<uint64_t>(x, 5), 0x8000000000000004ull); },
-      {{"min", int64_t{5}}, {"max", int64_t(0x8000000000000004ull)}});
+  check_each<int64_t, int64_t>("clamp", kI64, [&](int64_t x) { return std::max(x, lo); },
+                               {{"min", lo}});
+  check_each<uint64_t, uint64_t>("clamp", kU64,
+                                 [](uint64_t x) {
+                                   return std::min<uint64_t>(std::max<uint64_t>(x, 5),
+                                                             0x8000000000000004ull);
+                                 },
+                                 {{"min", int64_t{5}}, {"max", int64_t(0x8000000000000004ull)}});
   check_each<int64_t, int64_t>("relu", kI64, [](int64_t x) { return x < 0 ? 0 : x; });
   // alpha * x wraps below 0, then the clamps
-  check_each<int64_t, int64_t>(
-      "relu", kI64,
-      [](int64_t x) {
-        const int64_t r = x < 0 ? wrap(bits(x) * 3u) : x;
-        return std::min<int64_t>(std::max<int64_t>(r, -1000000000000), 0x1ffffffff);
-      },
-      {{"alpha", int64_t{3}}, {"clamp_min", int64_t{-1000000000000}}, {"clamp_max", int64_t{0x1ffffffff}}});
+  check_each<int64_t, int64_t>("relu", kI64,
+                               [](int64_t x) {
+                                 const int64_t r = x < 0 ? wrap(bits(x) * 3u) : x;
+                                 return std::min<int64_t>(std::max<int64_t>(r, -1000000000000),
+                                                          0x1ffffffff);
+                               },
+                               {{"alpha", int64_t{3}},
+                                {"clamp_min", int64_t{-1000000000000}},
+                                {"clamp_max", int64_t{0x1ffffffff}}});
 }
 
 BOOST_AUTO_TEST_CASE(casts_to_and_from_i64_and_u64) {
@@ -300,28 +344,30 @@ BOOST_AUTO_TEST_CASE(casts_to_and_from_i64_and_u64) {
   check_each<float, uint64_t>("cast", kU64, [](uint64_t x) { return static_cast<float>(x); },
                               {{"to", DType::f32}});
   // narrower integers: wrapping, or saturating
-  check_each<int32_t, int64_t>("cast", kI64, [](int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); },
-                               {{"to", DType::i32}, {"saturate", false}});
+  check_each<int32_t, int64_t>(
+      "cast", kI64, [](int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); },
+      {{"to", DType::i32}, {"saturate", false}});
   check_each<int32_t, int64_t>(
       "cast", kI64,
-      [](int64_t x) {
-        return static_cast<int32_t>(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX));
-      },
+      [](int64_t x) { return static_cast<int32_t>(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX)); },
       {{"to", DType::i32}, {"saturate", true}});
-  check_each<uint8_t, uint64_t>("cast", kU64, [](uint64_t x) { return uint8_t(std::min<uint64_t>(x, 255)); },
+  check_each<uint8_t, uint64_t>("cast", kU64,
+                                [](uint64_t x) { return uint8_t(std::min<uint64_t>(x, 255)); },
                                 {{"to", DType::u8}, {"saturate", true}});
   check_each<uint64_t, int64_t>("cast", kI64, [](int64_t x) { return x < 0 ? 0 : bits(x); },
                                 {{"to", DType::u64}, {"saturate", true}});
-  check_each<int64_t, uint64_t>("cast", kU64, [](uint64_t x) { return x > uint64_t(kMax) ? kMax : int64_t(x); },
+  check_each<int64_t, uint64_t>("cast", kU64,
+                                [](uint64_t x) { return x > uint64_t(kMax) ? kMax : int64_t(x); },
                                 {{"to", DType::i64}, {"saturate", true}});
   const std::vector<int32_t> i32s = {0, 1, -1, INT32_MIN, INT32_MAX, 123456789, -987654321};
-  check_each<int64_t, int32_t>("cast", i32s, [](int32_t x) { return int64_t{x}; }, {{"to", DType::i64}});
+  check_each<int64_t, int32_t>("cast", i32s, [](int32_t x) { return int64_t{x}; },
+                               {{"to", DType::i64}});
   check_each<uint64_t, int32_t>("cast", i32s, [](int32_t x) { return uint64_t(std::max(x, 0)); },
                                 {{"to", DType::u64}, {"saturate", true}});
   // from f32: truncated toward zero, saturating, NaN to 0
-  const std::vector<float> fs = {0.0f, -0.0f, 1.5f, -1.5f, 2.5e9f, -2.5e9f, 9.2233715e18f,
-                                 -9.2233720e18f, 1.8446743e19f, 3e19f, -3e19f, INFINITY,
-                                 -INFINITY, NAN, 0x1.fffffep62f, -0x1p63f};
+  const std::vector<float> fs = {
+      0.0f,          -0.0f, 1.5f,   -1.5f,    2.5e9f,    -2.5e9f, 9.2233715e18f,  -9.2233720e18f,
+      1.8446743e19f, 3e19f, -3e19f, INFINITY, -INFINITY, NAN,     0x1.fffffep62f, -0x1p63f};
   auto sat_i64 = [](float f) -> int64_t {
     if (std::isnan(f)) return 0;
     const double t = std::trunc(double(f));
@@ -370,7 +416,8 @@ BOOST_AUTO_TEST_CASE(large_i64_tensors) {
     const auto y = download<int64_t>(*by, n);
     size_t bad = 0;
     for (size_t i = 0; i < n; ++i) {
-      const int64_t w = std::string(op) == "mul" ? wrap(bits(x[i]) * bits(z[i])) : rem_i64(x[i], z[i]);
+      const int64_t w =
+          std::string(op) == "mul" ? wrap(bits(x[i]) * bits(z[i])) : rem_i64(x[i], z[i]);
       bad += y[i] != w;
     }
     BOOST_TEST(bad == 0u, op << ": " << bad << " of " << n << " wrong");
@@ -383,7 +430,8 @@ BOOST_AUTO_TEST_CASE(a_bad_int64_mode_is_an_error_naming_the_variable) {
   setenv("OPENINFER_VULKAN_INT64", "sometimes", 1);
   std::string message;
   try {
-    check_pairs<int64_t, int64_t>("add", kI64, kI64, [](int64_t x, int64_t z) { return wrap(bits(x) + bits(z)); });
+    check_pairs<int64_t, int64_t>("add", kI64, kI64,
+                                  [](int64_t x, int64_t z) { return wrap(bits(x) + bits(z)); });
   } catch (const std::exception& e) {
     message = e.what();
   }
