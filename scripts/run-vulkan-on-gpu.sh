@@ -32,7 +32,8 @@ pack() {
   rm -rf "$out"
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
   for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_f32_math_test \
-    vulkan_bench vulkan_f16_matmul vulkan_f16_attention vulkan_matmul_large_tile_test; do
+    vulkan_int64_test vulkan_bench vulkan_f16_matmul vulkan_f16_attention \
+    vulkan_matmul_large_tile_test; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
@@ -113,6 +114,10 @@ run() {
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_batching_test --report_level=detailed || rc=$?
   # The f32 math without f64 (forced by the test itself), then every shared case with it.
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_f32_math_test --report_level=short || rc=$?
+  # i64/u64: native (the GPU has shaderInt64), then the emulated SPIR-V forced
+  launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_int64_test --report_level=short || rc=$?
+  OPENINFER_VULKAN_INT64=emulate launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_int64_test \
+    --log_level=message --report_level=short || rc=$?
   OPENINFER_VULKAN_F32_MATH=f32 launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_kernels_test \
     --report_level=short || rc=$?
   return $rc

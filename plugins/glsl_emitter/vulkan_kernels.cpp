@@ -242,9 +242,6 @@ class KernelRecorder {
     if (needs == vulkan::Needs::F64 && !caps_.f64)
       unsupported(op_where(op) + ": f64 needs shaderFloat64, which the device '" + device_.name +
                   "' does not offer (features.fp64 false)");
-    if (needs == vulkan::Needs::I64 && !caps_.i64)
-      unsupported(op_where(op) + ": i64 arithmetic needs shaderInt64, which the device '" +
-                  device_.name + "' does not offer (features.int64 false)");
   }
 
   void record_op(const OpIn& op) {
