@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "refusal.hpp"
+
 namespace oi::glsl {
 
 struct ValueIn {
@@ -121,11 +123,6 @@ using ModelScalar =
 // variable its value.
 void resolve_settings(PlanIn& plan, const ModelScalar& model);
 DeviceIn read_device(const std::string& json_text);
-
-// Throws oi::abi::StatusError(UNIMPLEMENTED, "glsl emitter: " + what).
-[[noreturn]] void unsupported(const std::string& what);
-// Throws oi::abi::StatusError(INVALID_ARGUMENT, "glsl emitter: " + what).
-[[noreturn]] void invalid(const std::string& what);
 
 std::string op_where(const OpIn& op);  // "op 'add' (line 13)"
 

@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""Constructs of the language the glsl target once refused (issue #18), against the simulator.
+
+  language_test.py --openinfer BIN --runner glsl_manifest_runner --glslc GLSLC --work DIR
+
+Each graph of tests/glsl_emitter/graphs runs `openinfer run` (the simulator) and the glsl
+target (planned for devices/lavapipe.json, run by the shared manifest runner) over several
+steps, fetching every persistent variable; the --save files must be byte-identical, and the
+values named in EXPECT must be the ones computed here from dsl.md's rules (wrapping counters,
+@init of every dtype), independently of both. Exit 77 without a Vulkan device.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "synth"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import glsl_program  # noqa: E402
+from openinfer import oinf  # noqa: E402
+
+
+def wrap(x, bits, signed):
+    x %= 1 << bits
+    return x - (1 << bits) if signed and x >= 1 << (bits - 1) else x
+
+
+def counters(step):
+    """counters.oi after step `step` (0-based): @init + (step + 1) * amount, wrapped."""
+    n = step + 1
+    return {"c8": wrap(250 + 3 * n, 8, False), "s8": wrap(-126 - 2 * n, 8, True),
+            "c16": wrap(65530 + 4 * n, 16, False), "s16": wrap(-32766 - 2 * n, 16, True),
+            "c4": wrap(13 + n, 4, False), "s4": wrap(-7 - 3 * n, 4, True),
+            "c2": wrap(2 + n, 2, False), "s2": wrap(-n, 2, True), "c1": wrap(n, 1, False),
+            "s1": wrap(-1 - n, 1, True), "c32": wrap(-2 - n, 32, True),
+            "c64": wrap(3 - 2 * n, 64, False),
+            "vi4": [-3] * 5, "vu2": [3] * 7, "vu1": [1] * 11, "vi16": [-300] * 3,
+            "vu16": [40000] * 3, "vi8": [-5] * 3, "vu8": [200] * 3, "vbf": [1.5] * 2,
+            "vf8": [-2.5] * 2, "vbs": [5] * 2}
+
+
+GRAPHS = [("counters.oi", 4, counters)]
+
+
+def run(args, cwd):
+    r = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=300)
+    return r.returncode, r.stdout
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--openinfer", required=True)
+    p.add_argument("--runner", required=True)
+    p.add_argument("--glslc", default=shutil.which("glslc") or "glslc")
+    p.add_argument("--work", required=True)
+    o = p.parse_args()
+    shutil.rmtree(o.work, ignore_errors=True)
+    os.makedirs(o.work)
+    glsl = glsl_program.GlslTarget(o.openinfer, o.runner, o.glslc,
+                                   os.path.join(ROOT, "devices", "lavapipe.json"), o.work)
+    failed = 0
+    for graph, steps, expect in GRAPHS:
+        folder = os.path.join(o.work, graph[:-3])
+        os.makedirs(folder)
+        shutil.copy(os.path.join(HERE, "graphs", graph), folder)
+        with open(os.path.join(folder, "model.txt"), "w") as f:
+            f.write("\n")
+        run([o.openinfer, "oinf", "pack", "model.txt", "-o", "model.oinf"], folder)
+        names = list(expect(0))
+        common = ["--model", "model.oinf", "--steps", str(steps), "-q"]
+        for n in names:
+            common += ["--fetch", n]
+        code, out = run([o.openinfer, "run", graph, *common, "--save", "sim.oinf"], folder)
+        if code:
+            print(f"FAIL: {graph}: the simulator: {out.strip()}")
+            failed += 1
+            continue
+        stage, out = glsl.run(folder, graph, common, "glsl.oinf")
+        if stage == "run" and glsl_program.NO_VULKAN in out:
+            print("SKIP: no Vulkan device")
+            return 77
+        if stage != "ok":
+            print(f"FAIL: {graph}: glsl target at {stage}: {out.strip()[-2000:]}")
+            failed += 1
+            continue
+        sim, got = oinf.read(os.path.join(folder, "sim.oinf")), oinf.read(
+            os.path.join(folder, "glsl.oinf"))
+        bad = []
+        for step in range(steps):
+            for n, want in expect(step).items():
+                key = f"{n}.step{step}"
+                s, g = sim.tensors[key], got.tensors[key]
+                if s.dtype != g.dtype or s.raw.tobytes() != g.raw.tobytes():
+                    bad.append(f"{key}: glsl {got[key].tolist()} vs simulator {sim[key].tolist()}")
+                elif got[key].tolist() != want:
+                    bad.append(f"{key}: {got[key].tolist()}, expected {want}")
+        for b in bad[:20]:
+            print(f"  {b}")
+        print(f"{'FAIL' if bad else 'ok'}: {graph} ({steps} steps, {len(names)} values)")
+        failed += bool(bad)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
