@@ -124,7 +124,8 @@ std::map<uint32_t, IndexedKernel> indexed_kernels(const PlanIn& plan) {
   Walker w(plan, out);
   if (out.empty()) return out;
   for (const json::value& b : plan.blocks)
-    if (const json::object* o = b.if_object(); o && o->contains("steps") && o->at("steps").is_array()) {
+    if (const json::object* o = b.if_object();
+        o && o->contains("steps") && o->at("steps").is_array()) {
       std::map<std::string, std::optional<int64_t>> env;
       w.walk(o->at("steps").as_array(), env);
     }

@@ -16,8 +16,8 @@
 namespace oi::glsl {
 
 struct IndexedKernel {
-  std::vector<std::string> by;                // the loop indices its settings name
-  std::vector<std::vector<int64_t>> values;   // each combination the loops give them
+  std::vector<std::string> by;               // the loop indices its settings name
+  std::vector<std::vector<int64_t>> values;  // each combination the loops give them
 };
 
 // The plan's kernels whose settings (after resolve_settings) still name a loop index around

@@ -2,9 +2,12 @@
 #include "plan_input.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 
+#include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace oi::glsl {
@@ -324,33 +327,86 @@ void kernel_loops(const json::array& steps, std::vector<std::string>& loops,
   }
 }
 
-// The setting value of constant scalar v (f32, f64, i32, i64), else nullopt.
+// A scalar of `dtype` from its bytes as a setting value: integers as integers, bool as bool,
+// floats (the narrow ones widened exactly) as doubles.
+json::value scalar_value(const std::string& dtype, const std::string& bytes) {
+  uint64_t b = 0;
+  std::memcpy(&b, bytes.data(), std::min<size_t>(bytes.size(), 8));
+  auto sext = [&](int bits) {
+    const uint64_t m = uint64_t{1} << (bits - 1);
+    return static_cast<int64_t>(((b & ((m << 1) - 1)) ^ m) - m);
+  };
+  if (dtype == "f64") return std::bit_cast<double>(b);
+  if (dtype == "f32") return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(b)));
+  if (dtype == "f16") return static_cast<double>(oi::f16_bits_to_f32(uint16_t(b)));
+  if (dtype == "bf16") return static_cast<double>(oi::bf16_bits_to_f32(uint16_t(b)));
+  if (dtype == "f8") return static_cast<double>(oi::f8_bits_to_f32(uint8_t(b)));
+  if (dtype == "bool") return (b & 0xff) != 0;
+  if (dtype == "i8") return sext(8);
+  if (dtype == "i16") return sext(16);
+  if (dtype == "i32") return sext(32);
+  if (dtype == "i64") return static_cast<int64_t>(b);
+  if (dtype == "u8") return b & 0xff;
+  if (dtype == "u16") return b & 0xffff;
+  if (dtype == "u32") return b & 0xffffffffu;
+  return b;  // u64
+}
+
+// The @init literal of a scalar of `dtype` as the bytes the simulator stores (floats rounded
+// once to the dtype, integers wrapped), or nullopt for a literal that is not a number.
+std::optional<std::string> init_bytes(const std::string& dtype, const json::value& init) {
+  double d = 0;
+  if (init.is_bool())
+    d = init.as_bool();
+  else if (init.is_number())
+    d = init.to_number<double>();
+  else if (init.is_string() && init.as_string() == "inf")
+    d = INFINITY;
+  else if (init.is_string() && init.as_string() == "-inf")
+    d = -INFINITY;
+  else
+    return std::nullopt;
+  uint64_t b = 0;
+  if (dtype == "f64")
+    b = std::bit_cast<uint64_t>(d);
+  else if (dtype == "f32")
+    b = std::bit_cast<uint32_t>(static_cast<float>(d));
+  else if (dtype == "f16")
+    b = oi::f64_to_f16_bits(d);
+  else if (dtype == "bf16")
+    b = oi::f64_to_bf16_bits(d);
+  else if (dtype == "f8")
+    b = oi::f64_to_f8_bits(d);
+  else if (dtype == "bool")
+    b = d != 0;
+  else if (init.is_int64())
+    b = static_cast<uint64_t>(init.as_int64());
+  else if (init.is_uint64())
+    b = init.as_uint64();
+  else
+    b = static_cast<uint64_t>(static_cast<int64_t>(d));
+  return std::string(reinterpret_cast<const char*>(&b), 8);
+}
+
+// The setting value of constant scalar v (a number or bool dtype), else nullopt.
 std::optional<json::value> constant_setting(PlanIn& plan, const ValueIn& v,
                                             const ModelScalar& model) {
   static const std::map<std::string, uint32_t> kTags = {
-      {"f32", 10}, {"f64", 11}, {"i32", 3}, {"i64", 4}};
+      {"f32", 10}, {"f64", 11}, {"i32", 3}, {"i64", 4}, {"i8", 1},    {"i16", 2}, {"u8", 5},
+      {"u16", 6},  {"u32", 7},  {"u64", 8}, {"f16", 9}, {"bf16", 16}, {"f8", 17}, {"bool", 12}};
   auto tag = kTags.find(v.dtype);
   if (v.storage != "constant" || v.elements != 1 || !v.shape.empty() || v.is_table() ||
       tag == kTags.end())
     return std::nullopt;
   std::optional<std::string> bytes;
   if (!v.link.empty() && model) bytes = model(v.link, tag->second);
-  if (!bytes) {
-    if (!v.init || !v.init->is_number()) return std::nullopt;
-    if (v.dtype == "f32")
-      return json::value(static_cast<double>(static_cast<float>(v.init->to_number<double>())));
-    if (v.dtype == "f64") return json::value(v.init->to_number<double>());
-    return json::value(v.init->to_number<int64_t>());
+  if (bytes) {
+    plan.baked.push_back({v.name, v.link, *bytes});
+    return scalar_value(v.dtype, *bytes);
   }
-  plan.baked.push_back({v.name, v.link, *bytes});
-  auto read = [&](auto x) {
-    std::memcpy(&x, bytes->data(), sizeof x);
-    return x;
-  };
-  if (v.dtype == "f32") return json::value(static_cast<double>(read(0.0f)));
-  if (v.dtype == "f64") return json::value(read(0.0));
-  if (v.dtype == "i32") return json::value(static_cast<int64_t>(read(int32_t{0})));
-  return json::value(read(int64_t{0}));
+  if (!v.init) return std::nullopt;
+  if (auto b = init_bytes(v.dtype, *v.init)) return scalar_value(v.dtype, *b);
+  return std::nullopt;
 }
 
 DeviceIn read_device_unguarded(const std::string& json_text) {

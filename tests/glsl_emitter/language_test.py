@@ -42,7 +42,18 @@ def counters(step):
             "vf8": [-2.5] * 2, "vbs": [5] * 2}
 
 
-GRAPHS = [("counters.oi", 4, counters)]
+def named_settings(step):
+    """named_settings.oi: the constants' stored values (f16 0.1 = 0x2E66, bf16 0.1 = 0x3DCD)."""
+    x = [[1.0, -2.0, 3.0], [-0.5, 4.0, -8.0]][step]
+    return {"a": [0.5] * 3, "a2": [0.0999755859375] * 3, "a3": [0.10009765625] * 3,
+            "c": [-2] * 3, "d": [v if v >= 0 else 0.5 * v for v in x], "e": [3] * 3,
+            "f": [7] * 3, "g": [9] * 3}
+
+
+# graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None
+GRAPHS = [("counters.oi", 4, counters, None),
+          ("named_settings.oi", 2, named_settings,
+           "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n")]
 
 
 def run(args, cwd):
@@ -63,7 +74,7 @@ def main():
     glsl = glsl_program.GlslTarget(o.openinfer, o.runner, o.glslc,
                                    os.path.join(ROOT, "devices", "lavapipe.json"), o.work)
     failed = 0
-    for graph, steps, expect in GRAPHS:
+    for graph, steps, expect, inputs in GRAPHS:
         folder = os.path.join(o.work, graph[:-3])
         os.makedirs(folder)
         shutil.copy(os.path.join(HERE, "graphs", graph), folder)
@@ -72,6 +83,11 @@ def main():
         run([o.openinfer, "oinf", "pack", "model.txt", "-o", "model.oinf"], folder)
         names = list(expect(0))
         common = ["--model", "model.oinf", "--steps", str(steps), "-q"]
+        if inputs:
+            with open(os.path.join(folder, "input.txt"), "w") as f:
+                f.write("# openinfer oinf text v1\n" + inputs)
+            run([o.openinfer, "oinf", "pack", "input.txt", "-o", "input.oinf"], folder)
+            common += ["--input", "x=input.oinf:x.{step}"]
         for n in names:
             common += ["--fetch", n]
         code, out = run([o.openinfer, "run", graph, *common, "--save", "sim.oinf"], folder)

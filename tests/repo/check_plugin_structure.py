@@ -165,8 +165,8 @@ GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose bounds are known only "
                                    "at run time",
     "loop-setting-copies": "a setting naming a loop index of more than 256 values",
-    "named-setting": "a setting naming a constant scalar of a dtype other than f32, f64, i32, "
-                     "i64, or one without a value at synthesis",
+    "named-setting": "a setting naming a constant scalar without a value at synthesis (no "
+                     "model tensor, no @init)",
     "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading or writing an @auto_dim matrix directly",
     "auto-dim-copy": "an @auto_dim copy other than with a whole value",
