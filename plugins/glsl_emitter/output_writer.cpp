@@ -344,9 +344,25 @@ class ManifestWriter {
         glsl_gap("internal-value", kind + line + ": '" + target + "' must be a declared variable");
       if (v.is_table() && v.storage == "constant")
         glsl_gap("constant-table-reset", kind + line + " of constant table '" + r.name + "'");
-      if (v.is_auto_dim() && !r.index.empty())
-        glsl_gap("auto-dim-part-reset",
-                 kind + line + " of a part of @auto_dim matrix '" + target + "'");
+      if (v.is_auto_dim() && !r.index.empty()) {
+        // `C[l]` of a table of matrices: the matrices under those @table indices back to fresh
+        // (counts 0, cells @init), as the simulator; its auto indices name the matrix itself.
+        if (r.index.size() > v.auto_table.size() + v.auto_indices.size())
+          invalid_plan(kind + line + ": '" + target + "' gives more indices than '" + r.name +
+                       "' has");
+        for (const std::string& term : r.index)
+          if (term.find("..") != std::string::npos)
+            glsl_gap("auto-dim-part-reset",
+                     kind + line + " of a window of @auto_dim matrix '" + target + "'");
+        const auto n = static_cast<std::ptrdiff_t>(std::min(r.index.size(), v.auto_table.size()));
+        full_barrier(out);
+        access(out, {}, {r.name});
+        out.push_back(
+            json::object{{"op", "reset"},
+                         {"value", r.name},
+                         {"auto_entry", json::array(r.index.begin(), r.index.begin() + n)}});
+        return;
+      }
       std::vector<std::string> terms = r.index;  // `X[l]`: every entry under l
       if (!terms.empty()) {
         if (!v.is_table() || terms.size() > v.indices.size())

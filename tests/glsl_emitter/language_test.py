@@ -50,10 +50,18 @@ def named_settings(step):
             "f": [7] * 3, "g": [9] * 3}
 
 
+def auto_dim_reset(step):
+    """auto_dim_reset.oi: every matrix x, but matrix `step` (reset) fresh @init 9."""
+    x = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]][step]
+    return {"C": [[[9.0, 9.0]] if l == step else [x] for l in range(3)], "n": step + 1}
+
+
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None
 GRAPHS = [("counters.oi", 4, counters, None),
           ("named_settings.oi", 2, named_settings,
-           "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n")]
+           "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n"),
+          ("auto_dim_reset.oi", 4, auto_dim_reset,
+           "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 
 
 def run(args, cwd):

@@ -170,7 +170,7 @@ GLSL_OPEN_GAPS = {
     "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading or writing an @auto_dim matrix directly",
     "auto-dim-copy": "an @auto_dim copy other than with a whole value",
-    "auto-dim-part-reset": "cache.reset of a part of an @auto_dim matrix",
+    "auto-dim-part-reset": "cache.reset of a window of @auto_dim matrices",
     "runtime-sized": "a value sized at run time",
     "table-layout": "a table growing along more than one index, or of volatile memory",
     "tensor-slice": "a slice of a tensor (not a table) as a copy side or operand",

@@ -2023,7 +2023,16 @@ class Runner {
         barrier();
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
         Value& v = mutable_value(std::string(s.at("value").as_string()));
-        if (v.auto_dim()) {  // dsl.md: counts back to 0, cells @init (every matrix: fresh)
+        if (const json::value* part = s.as_object().if_contains("auto_entry");
+            part && v.auto_dim()) {
+          // the matrices under these @table indices fresh again; the table's sizes stay
+          std::vector<int64_t> prefix;
+          for (const json::value& t : part->as_array())
+            prefix.push_back(term(std::string(t.as_string()), indices));
+          std::erase_if(v.mats, [&](const auto& kv) {
+            return std::equal(prefix.begin(), prefix.end(), kv.first.begin());
+          });
+        } else if (v.auto_dim()) {  // dsl.md: counts back to 0, cells @init (every matrix: fresh)
           v.mats.clear();
           v.mat_sizes.assign(v.auto_table.size(), 0);
         } else if (const json::value* entry = s.as_object().if_contains("entry")) {
