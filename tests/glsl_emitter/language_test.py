@@ -56,10 +56,24 @@ def auto_dim_reset(step):
     return {"C": [[[9.0, 9.0]] if l == step else [x] for l in range(3)], "n": step + 1}
 
 
+def loop_settings(step):
+    """loop_settings.oi: sums over j in 0..2, i in j..3 of fill(i), fill(j), -fill(i) and
+    relu(x, alpha=i), accumulated over the steps (te wraps at 256, tp at i4's -8..7)."""
+    pairs = [(i, j) for j in range(2) for i in range(j, 3)]
+    x = [1.0, -2.0, 3.0]
+    n = step + 1
+    si, sj = sum(i for i, _ in pairs), sum(j for _, j in pairs)
+    return {"te": [wrap(n * si, 8, False)] * 3, "th": [float(n * sj)] * 3,
+            "tp": [wrap(-n * si, 4, True)] * 3,
+            "ts": [n * sum(v if v >= 0 else i * v for i, _ in pairs) for v in x]}
+
+
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None
 GRAPHS = [("counters.oi", 4, counters, None),
           ("named_settings.oi", 2, named_settings,
            "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n"),
+          ("loop_settings.oi", 3, loop_settings, "".join(
+              f"x.{i}: f32[3] = {{ 1, -2, 3 }}\n" for i in range(3))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 
