@@ -454,6 +454,10 @@ DeviceIn read_device_unguarded(const std::string& json_text) {
   }
   if (const json::value* v = l.if_contains("subgroup_size"))
     d.subgroup_size = to_u64(*v, "limits.subgroup_size");
+  if (const json::value* v = l.if_contains("max_rank"))
+    d.max_rank = std::min<uint64_t>(d.max_rank, to_u64(*v, "limits.max_rank"));
+  if (const json::value* v = l.if_contains("max_head_dim"))
+    d.max_head_dim = std::min<uint64_t>(d.max_head_dim, to_u64(*v, "limits.max_head_dim"));
   return d;
 }
 

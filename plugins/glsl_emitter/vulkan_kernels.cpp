@@ -325,11 +325,22 @@ class KernelRecorder {
     try {
       rec_.run(*k, call);
     } catch (const Recorder::KernelFailed& e) {
-      // the recording device declines a buffer past the device's storage range (vulkan_record)
-      if (e.code == OI_STATUS_DECLINED)
-        glsl::device_limit(
-            device_, where, e.message,
-            "limits.max_storage_buffer_range_bytes " + std::to_string(device_.max_buffer_range));
+      // Limits of the device the kernels decline for: a buffer past the storage range (the
+      // recording device), a rank or head dim past what the shaders hold.
+      if (e.code == OI_STATUS_DECLINED) {
+        if (e.message.find("max_storage_buffer_range_bytes") != std::string::npos)
+          glsl::device_limit(
+              device_, where, e.message,
+              "limits.max_storage_buffer_range_bytes " + std::to_string(device_.max_buffer_range));
+        if (e.message.find("rank above") != std::string::npos)
+          glsl::device_limit(device_, where,
+                             "tensors of rank above " + std::to_string(device_.max_rank),
+                             "limits.max_rank " + std::to_string(device_.max_rank));
+        if (e.message.find("head dims above") != std::string::npos)
+          glsl::device_limit(device_, where,
+                             "head dims above " + std::to_string(device_.max_head_dim),
+                             "limits.max_head_dim " + std::to_string(device_.max_head_dim));
+      }
       glsl_gap("vulkan-kernel", where + " on the Vulkan backend's kernel: " + e.message);
     }
     if (op.op == "rope") add_rope_table(op);
