@@ -185,6 +185,7 @@ GLSL_OPEN_GAPS = {
     "no-vulkan-kernels": "the emitter built without the Vulkan backend's kernels",
 }
 GLSL_EMITTER = ROOT / "plugins" / "glsl_emitter"
+GLSL_OWN_WRITERS = {"shader_writer.cpp", "ops_math.cpp", "ops.cpp", "shader_common.cpp"}
 GLSL_PATHS = {"device_limit", "invalid_plan", "glsl_gap", "decline"}
 
 
@@ -205,6 +206,10 @@ def check_glsl_refusals(problems):
             if m:
                 problems.append(f"{rel(p)}:{n}: refuses outside refusal.hpp's paths "
                                 f"({m.group(0).strip()}): {raw[n - 1].strip()}")
+            if re.search(r"\bdecline\s*\(", line) and p.name not in GLSL_OWN_WRITERS:
+                problems.append(f"{rel(p)}:{n}: decline() outside the own writers "
+                                f"({', '.join(sorted(GLSL_OWN_WRITERS))}): a refusal here goes "
+                                "through device_limit, invalid_plan or glsl_gap")
             if re.search(r"\bglsl_gap\s*\(", line):
                 # the key is a string literal: read it from the line as written
                 k = gap_call.search(raw[n - 1]) or (
