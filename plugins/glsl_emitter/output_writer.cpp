@@ -15,6 +15,7 @@
 #include "shader_writer.hpp"
 #include "vulkan_kernels.hpp"
 #include "vulkan_shaders.hpp"
+#include "window_outputs.hpp"
 
 namespace oi::glsl {
 
@@ -26,9 +27,11 @@ class ManifestWriter {
  public:
   // `select`: for a kernel written once per value of the loop indices its settings name
   // (loop_settings.hpp), its dispatch's `select` (by, values, kernels).
+  // `after`: per kernel, the copy steps that store its window outputs (window_outputs.hpp).
   ManifestWriter(const PlanIn& plan, const DeviceIn& device, std::vector<KernelShader>& shaders,
-                 const std::map<uint32_t, json::object>& select)
-      : plan_(plan), device_(device), shaders_(shaders), select_(select) {}
+                 const std::map<uint32_t, json::object>& select,
+                 const std::map<uint32_t, std::vector<json::object>>& after)
+      : plan_(plan), device_(device), shaders_(shaders), select_(select), after_(after) {}
 
   json::array block(const json::array& steps, bool entry) {
     entry_ = entry;
@@ -81,10 +84,8 @@ class ManifestWriter {
         glsl_gap("internal-value", kind + line + ": '" + text + "' has no memory");
       if (!v.is_table()) {
         if (!r.index.empty() || r.all)
-          glsl_gap(
-              "tensor-slice",
-              kind + line + " of '" + text +
-                  "': slices of tensors are not supported (whole values and table entries are)");
+          invalid_plan(kind + line + ": '" + text + "': '" + v.name +
+                       "' is not a table and takes no indices");
         bytes = v.bytes;
         return v;
       }
@@ -300,6 +301,12 @@ class ManifestWriter {
       json::object d{{"op", "dispatch"}, {"kernel", kernel.id}, {"step", s.at("id")}};
       if (auto sel = select_.find(kernel.id); sel != select_.end()) d["select"] = sel->second;
       out.push_back(std::move(d));
+      if (auto a = after_.find(kernel.id); a != after_.end())
+        for (const json::object& c : a->second) {
+          access(out, {std::string(c.at("from").as_string())},
+                 {std::string(c.at("to").as_string())});
+          out.push_back(c);
+        }
     } else if (kind == "barrier") {
       full_barrier(out);
     } else if (kind == "dep") {
@@ -421,6 +428,7 @@ class ManifestWriter {
   const DeviceIn& device_;
   std::vector<KernelShader>& shaders_;  // the plan's kernels, then those of host steps
   const std::map<uint32_t, json::object>& select_;
+  const std::map<uint32_t, std::vector<json::object>>& after_;
   std::set<std::string> reads_, writes_;
   std::vector<json::object> scratch_;
   bool entry_ = false;
@@ -641,6 +649,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   const DeviceIn device = read_device(device_json);
   PlanIn plan = read_plan(plan_json);
   resolve_settings(plan, model);
+  const std::map<uint32_t, std::vector<json::object>> window_copies = route_window_outputs(plan);
   const std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) {
@@ -677,7 +686,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   }
 
   // The blocks first: host steps such as cache.increment add kernels of their own.
-  ManifestWriter writer(plan, device, shaders, select);
+  ManifestWriter writer(plan, device, shaders, select, window_copies);
   json::array blocks, outputs;
   for (const json::value& b : plan.blocks) {
     if (!b.is_object() || !b.as_object().contains("steps") || !b.at("steps").is_array() ||

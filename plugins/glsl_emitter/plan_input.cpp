@@ -55,20 +55,21 @@ const ValueIn& PlanIn::value(const std::string& name) const {
     invalid_plan("the plan names value '" + ref.name + "' but does not list it");
   const ValueIn& v = values[it->second];
   if (ref.all)
-    glsl_gap("table-window-operand",
-             "'" + name + "': every entry of a table is supported by cache.read only");
+    invalid_plan("'" + name +
+                 "': a whole table as an op's operand (slices are allowed in cache "
+                 "accesses and op outputs, window_outputs.cpp)");
   if (ref.index.empty() && !v.is_table()) return v;
   if (!v.is_table())
-    glsl_gap("tensor-slice",
-             "'" + name + "': slices are not supported (whole values and table entries are)");
+    invalid_plan("'" + name + "': '" + v.name + "' is not a table and takes no indices");
   if (ref.index.empty()) return v;  // the table itself (bindings, reads and writes)
   if (ref.index.size() != v.indices.size())
     invalid_plan("'" + name + "': table '" + v.name + "' has " + std::to_string(v.indices.size()) +
                  " indices");
   for (const std::string& term : ref.index)
     if (term.find("..") != std::string::npos)
-      glsl_gap("table-window-operand",
-               "'" + name + "': a window of table entries is supported by cache.read only");
+      invalid_plan("'" + name +
+                   "': a window of table entries as an op's operand (slices are "
+                   "allowed in cache accesses and op outputs, window_outputs.cpp)");
   return v;
 }
 

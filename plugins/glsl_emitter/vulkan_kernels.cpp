@@ -204,9 +204,7 @@ class KernelRecorder {
       return {text, 0, v.entry_bytes};
     }
     const ValueIn& v = plan_.value(ref.name);
-    if (v.is_table())
-      glsl_gap("table-window-operand",
-               op_where(op) + ": table '" + v.name + "' as a whole operand");
+    if (v.is_table()) invalid_plan(op_where(op) + ": table '" + v.name + "' as a whole operand");
     if (v.storage == "internal") {
       const std::string name = prefix() + v.name;
       const uint64_t bytes = value_bytes(v);

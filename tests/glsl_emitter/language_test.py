@@ -68,12 +68,32 @@ def loop_settings(step):
             "ts": [n * sum(v if v >= 0 else i * v for i, _ in pairs) for v in x]}
 
 
-# graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None
+WINDOW_X = [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]
+
+
+def window_outputs(step):
+    """window_outputs.oi: A[] = 2x - x = x; F[l, pos..pos+2] = x + A[l] at pos = 1, 3."""
+    f = [[[0.0] * 3 for _ in range(6)] for _ in range(2)]
+    for s in range(step + 1):
+        x, pos = WINDOW_X[s], 1 + 2 * s
+        for l in range(2):
+            for r in range(2):
+                f[l][pos + r] = [float(x[r][c] + x[l][c]) for c in range(3)]
+    return {"A": [[float(v) for v in row] for row in WINDOW_X[step]], "F": f}
+
+
+# graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
+# a graph in RUN_ERRORS also runs one step more, where both stop with the same message.
+RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
+                                   "t=6"}
 GRAPHS = [("counters.oi", 4, counters, None),
           ("named_settings.oi", 2, named_settings,
            "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n"),
           ("loop_settings.oi", 3, loop_settings, "".join(
               f"x.{i}: f32[3] = {{ 1, -2, 3 }}\n" for i in range(3))),
+          ("window_outputs.oi", 2, window_outputs, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              for i, x in enumerate(WINDOW_X + [WINDOW_X[0]]))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 
@@ -136,6 +156,14 @@ def main():
                     bad.append(f"{key}: glsl {got[key].tolist()} vs simulator {sim[key].tolist()}")
                 elif got[key].tolist() != want:
                     bad.append(f"{key}: {got[key].tolist()}, expected {want}")
+        if graph in RUN_ERRORS:
+            more = [a if a != str(steps) else str(steps + 1) for a in common]
+            _, sim_err = run([o.openinfer, "run", graph, *more], folder)
+            stage, out = glsl.run(folder, graph, more, "glsl_err.oinf")
+            want = RUN_ERRORS[graph]
+            if stage != "run" or want not in out or want not in sim_err:
+                bad.append(f"step {steps}: expected '{want}' from both; simulator: "
+                           f"{sim_err.strip()[-300:]}; glsl ({stage}): {out.strip()[-300:]}")
         for b in bad[:20]:
             print(f"  {b}")
         print(f"{'FAIL' if bad else 'ok'}: {graph} ({steps} steps, {len(names)} values)")

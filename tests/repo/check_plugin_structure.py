@@ -173,8 +173,7 @@ GLSL_OPEN_GAPS = {
     "auto-dim-part-reset": "cache.reset of a window of @auto_dim matrices",
     "runtime-sized": "a value sized at run time",
     "table-layout": "a table growing along more than one index, or of volatile memory",
-    "tensor-slice": "a slice of a tensor (not a table) as a copy side or operand",
-    "table-window-operand": "a window of table entries, or a whole table, as an op's operand",
+    "table-window-operand": "a window of table entries of run-time length as an op's output",
     "constant-table-reset": "cache.reset of a constant table",
     "reset-window": "cache.reset of a window of table entries (the simulator empties every "
                     "entry under the indices before the window, the window ignored)",

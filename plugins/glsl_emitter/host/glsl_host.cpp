@@ -1178,6 +1178,10 @@ class Runner {
       int64_t hi = b.empty() ? extent : term(b, indices);
       if (!b.empty() && hi < 0) hi += extent;
       if (lo < 0) input_error(where + ": slice '" + t + "' of '" + v.name + "' starts below 0");
+      if (i < v.bound.size() && v.bound[i] && hi > static_cast<int64_t>(v.bound[i]))
+        input_error(where + ": table '" + v.name + "': slice end " + std::to_string(hi) +
+                    " of index " + v.indices[i] + " exceeds its @fixed bound " + v.indices[i] +
+                    "=" + std::to_string(v.bound[i]));
       ranges.emplace_back(lo, std::max(hi, lo));
       if (shape) shape->push_back(static_cast<uint64_t>(std::max(hi, lo) - lo));
     }
