@@ -52,8 +52,8 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
       const ValueIn table = plan.values[it->second];  // a copy: plan.values grows below
       std::vector<std::string> terms = ref.index;
       if (terms.size() > table.indices.size())
-        invalid_plan(op_where(op) + ": '" + op.output + "' gives more indices than '" +
-                     table.name + "' has");
+        invalid_plan(op_where(op) + ": '" + op.output + "' gives more indices than '" + table.name +
+                     "' has");
       for (size_t t = terms.size(); t < table.indices.size(); ++t)
         terms.push_back(table.bound[t] ? "0.." + std::to_string(table.bound[t]) : "0..");
       std::vector<uint64_t> shape;
@@ -62,9 +62,9 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         if (t.find("..") == std::string::npos) continue;
         const std::optional<int64_t> n = window_length(plan, t);
         if (!n)
-          glsl_gap("table-window-operand",
-                   op_where(op) + ": output '" + op.output + "', a window whose length '" + t +
-                       "' is known only at run time");
+          glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
+                                               "', a window whose length '" + t +
+                                               "' is known only at run time");
         if (*n < 0) invalid_plan(op_where(op) + ": empty window '" + t + "'");
         shape.push_back(static_cast<uint64_t>(*n));
         count *= static_cast<uint64_t>(*n);
