@@ -213,9 +213,12 @@ class ManifestWriter {
     for (const json::value& sv : steps) {
       const json::object& st = sv.as_object();
       const std::string kind(st.at("kind").as_string());
-      if (kind == "kernel")
-        for (const std::string& w : plan_.kernels.at(st.at("kernel").to_number<size_t>()).writes)
-          out.insert(w);
+      if (kind == "kernel") {
+        const size_t id = st.at("kernel").to_number<size_t>();
+        for (const std::string& w : plan_.kernels.at(id).writes) out.insert(w);
+        if (auto a = after_.find(static_cast<uint32_t>(id)); a != after_.end())
+          for (const json::object& c : a->second) out.insert(std::string(c.at("to").as_string()));
+      }
       for (const char* key : {"to", "var", "target"})
         if (const json::value* v = st.if_contains(key); v && v->is_string())
           out.insert(parse_ref(std::string(v->as_string())).name);
