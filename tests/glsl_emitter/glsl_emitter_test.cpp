@@ -718,6 +718,28 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
   }
   e = emit_error(ok_graph, sizes, lavapipe(), "../evil");
   BOOST_TEST(e.find("must be 1-64 characters") != std::string::npos, e);
+  // The shaders' rank limit is a device key (docs/devices.md), named with its value.
+  e = emit_error(
+      "dynamic { x: f32[1, 1, 1, 1, 1, 1, 1, 2, 3]; }\nvolatile { y: f32[3, 2, 1, 1, 1, 1, 1, 1, "
+      "1]; }\nblock entry {\n  op transpose(x) >> y;\n  return y;\n}\n",
+      sizes);
+  BOOST_TEST(e.find("op 'transpose' (line 4)") != std::string::npos, e);
+  BOOST_TEST(e.find("tensors of rank above 8, which the device 'llvmpipe (LLVM 15.0.6, 256 "
+                    "bits)' does not offer (limits.max_rank 8)") != std::string::npos,
+             e);
+  {  // a description asking for less: the key's value is the description's
+    json::value d =
+        json::parse(read_text(fs::path(OPENINFER_SOURCE_DIR) / "devices" / "lavapipe.json"));
+    d.at("limits").as_object()["max_rank"] = 4;
+    const fs::path small = fs::path(TEST_WORK_DIR) / "max_rank_4.json";
+    fs::create_directories(small.parent_path());
+    std::ofstream(small) << json::serialize(d);
+    e = emit_error(
+        "dynamic { x: f32[1, 1, 1, 1, 1, 1, 1, 2, 3]; }\nvolatile { y: f32[3, 2, 1, 1, 1, 1, 1, "
+        "1, 1]; }\nblock entry {\n  op transpose(x) >> y;\n  return y;\n}\n",
+        sizes, DeviceArch::load(small));
+    BOOST_TEST(e.find("(limits.max_rank 4)") != std::string::npos, e);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bad_plans_and_device_descriptions_are_errors) {

@@ -28,7 +28,6 @@ declare -A skip=(
   [chain_embedded]="--embed-weights is a C target option; the graph runs as chain"
   [tables_embedded]="--embed-weights is a C target option; the graph runs as tables"
   [prefix_table_embedded]="--embed-weights is a C target option; the graph runs as prefix_table"
-  [packed_cast]="an @init value of a packed integer dtype (i4) is not supported by the glsl emitter's manifest"
 )
 # Tolerance per graph (compare_oinf.py's modes; ops.md and docs/synth-glsl.md's table).
 declare -A mode=(
@@ -37,7 +36,7 @@ declare -A mode=(
   [logic]=exact [packed_cast]=exact [tables]=exact [table_ops]=reduce [reduce]=reduce
   [math]=ulp [movement]=exact [conv]=nn [conv_large]=nn [pool]=nn [norm]=nn [nn_extra]=nn
   [argmax]=exact [prefix_table]=exact [matmul_tiles]=reduce [narrow_arith]=exact [packed_arith]=exact [int_arith]=exact
-  [narrow_heads]=exact
+  [narrow_heads]=exact [settings_loop]=exact
 )
 
 rm -rf "$work"
