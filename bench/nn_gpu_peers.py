@@ -2,7 +2,8 @@
 """PyTorch CUDA peer of `nn_attention_bench --backend vulkan` and `nn_spatial_bench --backend
 vulkan` on a lent NVIDIA GPU: the same attention and conv cases (f32, TF32 off), timed per call
 with CUDA events (median of RUNS after warm-up). Attention is timed with the bool mask and
-without one (is_causal, or no mask for the decode row); the faster form is the peer. Prints one
+without one (is_causal, or no mask for the decode row); the faster form is the peer. Then the
+f16 cases of issue 22 (f16_peers: attention on 4-D tensors, conv, cuBLAS matmul). Prints one
 JSON line per case (and form), like the benches. Run there with the machine's python3 (torch with CUDA):
 
     python3 bench/nn_gpu_peers.py [--runs 51]
@@ -79,6 +80,54 @@ def main():
             emit(case, "conv2d (cuDNN)",
                  time_ms(lambda: F.conv2d(x, w, stride=stride, padding=k // 2, groups=groups),
                          args.runs))
+        f16_peers(rand, args.runs)
+
+
+def f16_peers(rand, runs):
+    """The f16 cases (issue 22's targets): attention on [1, heads, T, D] tensors (the form on
+    which PyTorch takes its fused kernels: its own choice, then each SDPA backend that runs the
+    case forced), conv in f16 through cuDNN (tensor cores) and square matmuls through cuBLAS
+    (f16 inputs, f32 accumulation)."""
+    h = torch.float16
+    for case, heads, tq, tk, d in [("attention_decode_f16_h32_d128_kv2048", 32, 1, 2048, 128),
+                                   ("attention_prefill_causal_f16_h32_d128_t512", 32, 512, 512,
+                                    128)]:
+        q, k, v = (rand(1, heads, t, d).to(h) for t in (tq, tk, tk))
+        fast = (lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True)) if tq == tk \
+            else (lambda: F.scaled_dot_product_attention(q, k, v))
+        form = "scaled_dot_product_attention 4-D " + ("is_causal" if tq == tk else "no mask")
+        emit(case, form + " (its choice)", time_ms(fast, runs))
+        for name, call in sdpa_backends(fast):  # each backend PyTorch has for it, forced
+            emit(case, f"{form} ({name})", time_ms(call, runs))
+    x, w = rand(1, 64, 56, 56).to(h), rand(64, 64, 3, 3).to(h)
+    emit("conv3x3_f16_1x64x56x56_to64", "conv2d f16 (cuDNN)",
+         time_ms(lambda: F.conv2d(x, w, padding=1), runs))
+    for n in (1024, 2048, 4096):
+        a, b = rand(n, n).to(h), rand(n, n).to(h)
+        t = time_ms(lambda: a @ b, runs)
+        print(json.dumps({"impl": "torch-cuda", "case": f"matmul_f16_{n}", "how": "cuBLAS f16",
+                          "median_ms": round(t[0], 4), "min_ms": round(t[1], 4),
+                          "tflops": round(2 * n ** 3 / t[0] / 1e9, 1)}))
+
+
+def sdpa_backends(fn):
+    """(name, fn under sdpa_kernel(that backend)) for each SDPA backend that runs fn."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    found = []
+    for name in ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION"):
+        backend = getattr(SDPBackend, name, None)
+        if backend is None:
+            continue
+
+        def call(backend=backend):
+            with sdpa_kernel(backend):
+                return fn()
+        try:
+            call()
+        except RuntimeError:
+            continue
+        found.append((name.lower(), call))
+    return found
 
 
 if __name__ == "__main__":

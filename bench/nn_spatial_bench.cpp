@@ -26,6 +26,7 @@
 
 #include "kernel_bench.hpp"
 #include "openinfer/dtype.hpp"
+#include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_host.hpp"
 
 namespace {
@@ -41,34 +42,42 @@ class Bench {
     return opt_.only.empty() || name.rfind(opt_.only, 0) == 0;
   }
 
-  // f32 values in [lo, hi).
-  Operand make(std::vector<uint64_t> dims, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  // f32 values in [lo, hi) (f16: those values rounded).
+  Operand make(std::vector<uint64_t> dims, uint32_t seed, float lo = -1.0f, float hi = 1.0f,
+               DType dtype = DType::f32) {
     uint64_t n = 1;
     for (uint64_t d : dims) n *= d;
-    Operand op{DType::f32, std::move(dims), cpu_->alloc(n * 4)};
     std::vector<float> host(n);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> uni(lo, hi);
     for (float& v : host) v = uni(rng);
+    if (dtype == DType::f16) {
+      std::vector<uint16_t> half(n);
+      for (uint64_t i = 0; i < n; ++i) half[i] = oi::f32_to_f16_bits(host[i]);
+      Operand op{dtype, std::move(dims), cpu_->alloc(n * 2)};
+      cpu_->upload(*op.buffer, 0, std::as_bytes(std::span(half)));
+      return op;
+    }
+    Operand op{DType::f32, std::move(dims), cpu_->alloc(n * 4)};
     cpu_->upload(*op.buffer, 0, std::as_bytes(std::span(host)));
     return op;
   }
 
   const oi::Kernel& kernel(const std::string& op, std::vector<DType> ins) {
-    const oi::Kernel* k = cpu_->find_kernel(op, ins, DType::f32, oi::KernelMode::Normal);
+    const oi::Kernel* k = cpu_->find_kernel(op, ins, ins[0], oi::KernelMode::Normal);
     if (k == nullptr) throw std::runtime_error("the backend has no kernel for " + op);
     return *k;
   }
 
   void conv(const std::string& name, std::vector<uint64_t> x_dims, std::vector<uint64_t> w_dims,
-            uint64_t stride, uint64_t pad, uint64_t group) {
+            uint64_t stride, uint64_t pad, uint64_t group, DType dt = DType::f32) {
     if (!wanted(name)) return;
     const uint64_t oh = (x_dims[2] + 2 * pad - w_dims[2]) / stride + 1;
     const uint64_t ow = (x_dims[3] + 2 * pad - w_dims[3]) / stride + 1;
-    Operand x = make(x_dims, 1), w = make(w_dims, 2), b = make({w_dims[0]}, 3);
-    Operand y = make({x_dims[0], w_dims[0], oh, ow}, 4);
-    const DType f32 = DType::f32;
-    const oi::Kernel& kern = kernel("conv", {f32, f32, f32});
+    Operand x = make(x_dims, 1, -1, 1, dt), w = make(w_dims, 2, -1, 1, dt);
+    Operand b = make({w_dims[0]}, 3, -1, 1, dt);
+    Operand y = make({x_dims[0], w_dims[0], oh, ow}, 4, -1, 1, dt);
+    const oi::Kernel& kern = kernel("conv", {dt, dt, dt});
     const auto s = static_cast<int64_t>(stride), p = static_cast<int64_t>(pad);
     std::vector<oi::KernelSetting> settings{{"strides", std::vector<int64_t>{s, s}},
                                             {"pads", std::vector<int64_t>{p, p, p, p}},
@@ -148,6 +157,7 @@ int main(int argc, char** argv) {
         backend_name.c_str(), cpu->device_name().c_str(), std::thread::hardware_concurrency());
     Bench bench(cpu, opt);
     bench.conv("conv3x3_f32_1x64x56x56_to64", {1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1);
+    bench.conv("conv3x3_f16_1x64x56x56_to64", {1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1, DType::f16);
     bench.conv("conv_depthwise3x3_f32_1x256x28x28", {1, 256, 28, 28}, {256, 1, 3, 3}, 1, 1, 256);
     bench.conv("conv1x1s2_f32_1x256x28x28_to512", {1, 256, 28, 28}, {512, 256, 1, 1}, 2, 0, 1);
     bench.conv("conv7x7s2_f32_1x3x224x224_to64", {1, 3, 224, 224}, {64, 3, 7, 7}, 2, 3, 1);

@@ -10,9 +10,9 @@
 # device tool carries 64 MiB); `run` unpacks PACK_DIR.tar.xz when there is no PACK_DIR folder.
 # `run` needs only the pack, the repository's tree (scripts, bench, tests/vulkan), Debian's
 # libvulkan1/glvnd .debs in DEBS_DIR, python3 with torch, and prints:
-#   1. vulkan_bench --no-matmul for each OPENINFER_VULKAN_ELTWISE_UNROLL (1 2 4 8; 4 is the
-#      default from 1M elements): add/relu f32 64M, upload/download 256 MiB, the in-process chain
-#      of 1,000 adds recorded and replayed;
+#   1. vulkan_bench --no-matmul for each OPENINFER_VULKAN_ELTWISE_UNROLL (1 2 4 8; 1 is the
+#      default): add/relu f32 64M (20 back-to-back calls), upload/download 256 MiB, the in-process
+#      chain of 1,000 adds recorded and replayed; vulkan_bench --matmul --quick (f32 4096^3);
 #   2. the transfers again with other staging settings (OPENINFER_VULKAN_COPY_THREADS 1 and 8,
 #      OPENINFER_VULKAN_STAGING=rebar and =wc, OPENINFER_VULKAN_STAGING_MB=64);
 #   3. bench/vulkan_gpu_peers.py (PyTorch CUDA: add, relu, the chain eager and as a CUDA graph,
@@ -61,6 +61,9 @@ run() {
   done
   echo "-- default"
   timeout "$limit" "$gpu" exec "$pack" "$debs" vulkan_bench --no-matmul --elements-m "$m" 2>&1 |
+    grep -v '^device:' | sed 's/^/default /' | tee -a "$logs/vulkan_bench.txt"
+  echo "-- f32 matmul (4096^3, 2048^3)"
+  timeout "$limit" "$gpu" exec "$pack" "$debs" vulkan_bench --matmul --quick 2>&1 |
     grep -v '^device:' | sed 's/^/default /' | tee -a "$logs/vulkan_bench.txt"
 
   part "2. transfers with other staging settings"
@@ -152,6 +155,9 @@ for l in lines("vulkan_bench.txt"):
         ours[m.group(1)] = float(m.group(2))
     if m := re.match(r"default chain of 1000 adds of 256 f32 \((\w+)\): .* " + num + " us/call", l):
         ours["bench chain " + m.group(1)] = float(m.group(2))
+    if m := re.match(r"default matmul f32 \[4096,4096\] x \[4096,4096\] \[default\]: .* " + num +
+                     " TFLOP/s", l):
+        ours["matmul"] = float(m.group(1))
 for l in lines("staging.txt"):
     if m := re.match(r"(\S+) (upload|download) \d+ MiB: .* " + num + " GB/s", l):
         ours[f"{m.group(2)} {m.group(1)}"] = float(m.group(3))
@@ -162,6 +168,8 @@ torch = {}
 for l in lines("torch.txt"):
     if m := re.match(r"(add|relu) f32 64M: " + num + " ms", l):
         torch[m.group(1)] = float(m.group(2))
+    if m := re.match(r"matmul f32 4096\^3 \(TF32 off\): .* " + num + " TFLOP/s", l):
+        torch["matmul"] = float(m.group(1))
     if m := re.match(r"chain of 1000 adds \((.*)\): .* " + num + " us/op", l):
         torch["chain " + m.group(1)] = float(m.group(2))
     if m := re.match(r"(host to device|device to host) 256 MiB \((\w+)\): .* " + num + " GB/s", l):
@@ -173,6 +181,11 @@ for op in ("add", "relu"):
         t = torch.get(op)
         ratio = f"{t / ms:.2f}x" if t else "-"
         print(f"| {op} f32 {size}M ({variant}) | {ms:.4f} ms | {t if t else '-'} ms | {ratio} | >= 0.9x |")
+if "matmul" in ours:
+    t = torch.get("matmul")
+    print(f"| matmul f32 4096^3 | {ours['matmul']:.1f} TFLOP/s | {t if t else '-'} TFLOP/s (TF32 off) | "
+          f"{ours['matmul'] / t:.2f}x | >= 0.85x |" if t else
+          f"| matmul f32 4096^3 | {ours['matmul']:.1f} TFLOP/s | - | - | >= 0.85x |")
 for key, label in (("run chain recorded", "chain, openinfer run, recorded every step"),
                    ("run chain replayed", "chain, openinfer run, replayed"),
                    ("bench chain recorded", "chain, in process, recorded"),

@@ -1,6 +1,8 @@
 """PyTorch CUDA figures beside bench/vulkan_gpu_bench.sh's, on the same GPU in the same run.
 
-add and relu f32 over 64M elements, the per-op cost of a chain of 1,000 dependent adds on 16
+add and relu f32 over 64M elements (each timed as 20 back-to-back calls between two CUDA
+events, divided by 20, as tests/vulkan/vulkan_bench times 20 back-to-back calls and one
+synchronize), f32 matmul 4096^3 with TF32 off (cuBLAS), the per-op cost of a chain of 1,000 dependent adds on 16
 floats (eager, and replayed as a torch.cuda.CUDAGraph), host-to-device and device-to-host copies
 of 256 MiB from pageable and from pinned host memory. Times are CUDA events around the work
 (wall clock with a synchronize for the pageable copies), the median of the timed repetitions
@@ -23,6 +25,16 @@ def events(fn, reps=20, warm=5):
     return timed(fn, reps=reps, warm=warm)
 
 
+def back_to_back(fn, calls=20, reps=10, warm=3):
+    """One call's time: the median over `reps` of 20 calls between two CUDA events, / 20."""
+
+    def many():
+        for _ in range(calls):
+            fn()
+
+    return timed(many, reps=reps, warm=warm) / calls
+
+
 def wall(fn, reps=7, warm=2):
     for _ in range(warm):
         fn()
@@ -43,11 +55,21 @@ def main():
     a = torch.rand(n, device=dev) - 0.5
     b = torch.rand(n, device=dev)
     y = torch.empty_like(a)
-    t = events(lambda: torch.add(a, b, out=y))
+    t = back_to_back(lambda: torch.add(a, b, out=y))
     print(f"add f32 64M: {t * 1e3:.4f} ms, {12 * n / t / 1e9:.0f} GB/s")
     # The faster of relu's two forms: into y, or a fresh tensor (the caching allocator).
-    t = min(events(lambda: torch.clamp_min(a, 0.0, out=y)), events(lambda: torch.relu(a)))
+    t = min(back_to_back(lambda: torch.clamp_min(a, 0.0, out=y)),
+            back_to_back(lambda: torch.relu(a)))
     print(f"relu f32 64M: {t * 1e3:.4f} ms, {8 * n / t / 1e9:.0f} GB/s")
+    del a, b, y
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    m = 4096
+    x = torch.rand(m, m, device=dev)
+    w = torch.rand(m, m, device=dev)
+    t = events(lambda: torch.matmul(x, w), reps=10, warm=3)
+    print(f"matmul f32 4096^3 (TF32 off): {t * 1e3:.4f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
+    del x, w
 
     x = torch.zeros(16, device=dev)
     one = torch.ones(1, device=dev)

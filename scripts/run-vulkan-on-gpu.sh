@@ -32,7 +32,8 @@ pack() {
   rm -rf "$out"
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
   for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_f32_math_test \
-    vulkan_bench vulkan_f16_matmul; do
+    vulkan_int64_test vulkan_bench vulkan_f16_matmul vulkan_f16_attention \
+    vulkan_matmul_large_tile_test; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
@@ -113,6 +114,10 @@ run() {
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_batching_test --report_level=detailed || rc=$?
   # The f32 math without f64 (forced by the test itself), then every shared case with it.
   launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_f32_math_test --report_level=short || rc=$?
+  # i64/u64: native (the GPU has shaderInt64), then the emulated SPIR-V forced
+  launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_int64_test --report_level=short || rc=$?
+  OPENINFER_VULKAN_INT64=emulate launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_int64_test \
+    --log_level=message --report_level=short || rc=$?
   OPENINFER_VULKAN_F32_MATH=f32 launch "${1:-.vkgpu}" "${2:-.gl}" vulkan_kernels_test \
     --report_level=short || rc=$?
   return $rc
@@ -214,7 +219,12 @@ nn() {
     --only attention_decode_f32_h32_d128_kv2048 | tee -a "$out/ours.jsonl"
   launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 11 $calls \
     --only attention_prefill_causal_f32_h32_d128_t512 | tee -a "$out/ours.jsonl"
-  for c in conv3x3_f32_1x64x56x56_to64 conv_depthwise3x3_f32_1x256x28x28 \
+  # f16 (attention_coop.comp on tensor cores for the prefill where the device has them).
+  for c in attention_decode_f16_h32_d128_kv2048 attention_prefill_causal_f16_h32_d128_t512; do
+    launch "${1:-.vkgpu}" "${2:-.gl}" nn_attention_bench --backend vulkan --runs 21 $calls \
+      --only $c | tee -a "$out/ours.jsonl"
+  done
+  for c in conv3x3_f32_1x64x56x56_to64 conv3x3_f16_1x64x56x56_to64 conv_depthwise3x3_f32_1x256x28x28 \
     conv1x1s2_f32_1x256x28x28_to512 conv7x7s2_f32_1x3x224x224_to64; do
     launch "${1:-.vkgpu}" "${2:-.gl}" nn_spatial_bench --backend vulkan --runs 21 $calls --only "$c" |
       tee -a "$out/ours.jsonl"

@@ -117,6 +117,9 @@ class Generator : public KernelEnv {
     if (freestanding_) {
       files = freestanding_files(code, step_body.str());
     } else {
+      // As in the freestanding profile: a step that cannot fail once started copies nothing.
+      step_copies_ = step_can_fail(step_body.str());
+      if (!step_copies_) undo_vars_.clear();
       files.push_back({name_ + ".h", header()});
       files.push_back({name_ + ".c", source(code, step_body.str())});
       files.push_back({name_ + "_main.c", replace_name(kMainC, name_)});
@@ -323,6 +326,13 @@ class Generator : public KernelEnv {
            !autodims_.count(v.name);
   }
   std::set<std::string> undo_vars_;
+  bool step_copies_ = true;  // hosted: OI_NOTE copies (false: no step fails once started)
+
+  // A step that cannot fail once started (its only failure a missing input, checked first)
+  // needs no copies of its plain persistent values.
+  bool step_can_fail(const std::string& step_body) const {
+    return !fallible_.empty() || step_body.find("goto done;") != std::string::npos;
+  }
 
   // The C noting the plain persistent variables step `st` writes, before it runs (a table's
   // entries are noted where they are written).
@@ -1616,7 +1626,7 @@ class Generator : public KernelEnv {
          "/* Support functions a plan may leave unused (Clang warns about those of a macro). */\n"
          "#if defined(__GNUC__)\n#define OI_HELPER __attribute__((unused))\n#else\n"
          "#define OI_HELPER\n#endif\n\n";
-    c << note_macro_c(true);
+    c << note_macro_c(step_copies_);
     for (const char* h : op_table().helpers) c << h;
     // The SIMD matmul's support code holds only the micro-kernels the plan's device allows.
     c << matmul_simd_helpers_c(matmul_device(device()));
@@ -2300,9 +2310,7 @@ class Generator : public KernelEnv {
   std::vector<GeneratedFile> freestanding_files(const std::string& kernels,
                                                 const std::string& step_body) {
     const std::string& N = name_;
-    // A step that cannot fail once started (its only failure a missing input, checked first)
-    // needs no copies of its plain persistent values.
-    const bool can_fail = !fallible_.empty() || step_body.find("goto done;") != std::string::npos;
+    const bool can_fail = step_can_fail(step_body);
     if (!can_fail) undo_vars_.clear();
     ScratchLayout layout = scratch_layout();
     const UndoLayout undo = undo_layout(layout);

@@ -221,24 +221,24 @@ std::string without_includes(const char* text) {
 std::string math(ShaderBuilder& sb, const OpIn& op, const std::vector<std::string>& args) {
   const std::string type = sb.compute_type(op.output);
   if (type != "float" && type != "double")
-    unsupported(op_where(op) + " on " + sb.value(op.output).dtype +
-                " is not supported (f32, f64, and f16/bf16/f8 through f32, are)");
+    decline(op_where(op) + " on " + sb.value(op.output).dtype +
+            " is not supported (f32, f64, and f16/bf16/f8 through f32, are)");
   const bool d = type == "double";
   const std::string suffix = d ? "_d" : "";
   auto use = [&] { d ? sb.use_math64(op) : sb.use_math(op); };
   if (op.op == "pow") {
     sb.check_settings(op, {});
-    if (args.size() != 2) invalid(op_where(op) + ": expected 2 inputs");
+    if (args.size() != 2) invalid_plan(op_where(op) + ": expected 2 inputs");
     use();
     return "oi_pow" + suffix + "(" + args[0] + ", " + args[1] + ")";
   }
-  if (args.size() != 1) invalid(op_where(op) + ": expected 1 input");
+  if (args.size() != 1) invalid_plan(op_where(op) + ": expected 1 input");
   std::string fn = "oi_" + op.op;
   if (op.op == "gelu") {
     sb.check_settings(op, {"approximate"});
     const std::string mode = sb.string_setting(op, "approximate", "none");
     if (mode != "none" && mode != "tanh")
-      unsupported(op_where(op) + ": approximate '" + mode + "' (none and tanh are supported)");
+      decline(op_where(op) + ": approximate '" + mode + "' (none and tanh are supported)");
     if (mode == "tanh") fn = "oi_gelu_tanh";
   } else {
     sb.check_settings(op, {});

@@ -8,12 +8,14 @@
 #include <set>
 
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
+#include "loop_settings.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "plan_input.hpp"
 #include "shader_common.hpp"
 #include "shader_writer.hpp"
 #include "vulkan_kernels.hpp"
 #include "vulkan_shaders.hpp"
+#include "window_outputs.hpp"
 
 namespace oi::glsl {
 
@@ -23,8 +25,13 @@ namespace {
 
 class ManifestWriter {
  public:
-  ManifestWriter(const PlanIn& plan, const DeviceIn& device, std::vector<KernelShader>& shaders)
-      : plan_(plan), device_(device), shaders_(shaders) {}
+  // `select`: for a kernel written once per value of the loop indices its settings name
+  // (loop_settings.hpp), its dispatch's `select` (by, values, kernels).
+  // `after`: per kernel, the copy steps that store its window outputs (window_outputs.hpp).
+  ManifestWriter(const PlanIn& plan, const DeviceIn& device, std::vector<KernelShader>& shaders,
+                 const std::map<uint32_t, json::object>& select,
+                 const std::map<uint32_t, std::vector<json::object>>& after)
+      : plan_(plan), device_(device), shaders_(shaders), select_(select), after_(after) {}
 
   json::array block(const json::array& steps, bool entry) {
     entry_ = entry;
@@ -44,7 +51,7 @@ class ManifestWriter {
     const std::string name = parse_ref(text).name;
     auto it = plan_.value_index.find(name);
     if (it == plan_.value_index.end())
-      invalid("the plan names value '" + name + "' but does not list it");
+      invalid_plan("the plan names value '" + name + "' but does not list it");
     return plan_.values[it->second].storage == "arena" ? "@arena" : name;
   }
 
@@ -71,21 +78,21 @@ class ManifestWriter {
                     std::vector<std::string>& terms) -> const ValueIn& {
       auto it = plan_.value_index.find(r.name);
       if (it == plan_.value_index.end())
-        invalid(kind + line + ": the plan does not list '" + r.name + "'");
+        invalid_plan(kind + line + ": the plan does not list '" + r.name + "'");
       const ValueIn& v = plan_.values[it->second];
-      if (v.storage == "internal") unsupported(kind + line + ": '" + text + "' has no memory");
+      if (v.storage == "internal")
+        glsl_gap("internal-value", kind + line + ": '" + text + "' has no memory");
       if (!v.is_table()) {
         if (!r.index.empty() || r.all)
-          unsupported(
-              kind + line + " of '" + text +
-              "': slices of tensors are not supported (whole values and table entries are)");
+          invalid_plan(kind + line + ": '" + text + "': '" + v.name +
+                       "' is not a table and takes no indices");
         bytes = v.bytes;
         return v;
       }
       terms = r.index;
       if (terms.size() > v.indices.size())
-        invalid(kind + line + ": '" + text + "' gives more indices than table '" + v.name +
-                "' has");
+        invalid_plan(kind + line + ": '" + text + "' gives more indices than table '" + v.name +
+                     "' has");
       for (size_t i = terms.size(); i < v.indices.size(); ++i)
         terms.push_back(v.bound[i] ? "0.." + std::to_string(v.bound[i]) : "0..");
       uint64_t count = 1;
@@ -96,7 +103,7 @@ class ManifestWriter {
         int64_t a = 0, b = 0;
         const std::string start = term.substr(0, dots), end = term.substr(dots + 2);
         if ((start.empty() || num(start, a)) && num(end, b)) {
-          if (b < a) invalid(kind + line + ": empty window '" + term + "' of '" + text + "'");
+          if (b < a) invalid_plan(kind + line + ": empty window '" + term + "' of '" + text + "'");
           count *= static_cast<uint64_t>(b - a);
         } else {
           known = false;
@@ -110,8 +117,8 @@ class ManifestWriter {
     const ValueIn& fv = side(f, from, fb, fterms);
     const ValueIn& tv = side(t, to, tb, tterms);
     if (fv.dtype != tv.dtype || (fb && tb && fb != tb))
-      unsupported(kind + line + " from '" + from + "' to '" + to +
-                  "': only copies of one dtype and size are supported");
+      invalid_plan(kind + line + " from '" + from + "' to '" + to +
+                   "': only copies of one dtype and size are supported");
     access(out, {from}, {to});
     json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
     if (fv.is_table()) c["from_entry"] = json::array(fterms.begin(), fterms.end());
@@ -125,7 +132,7 @@ class ManifestWriter {
   KernelShader wide_counter_shader(const ValueIn& v, uint32_t id, int64_t delta,
                                    const std::string& where) const {
     if (v.elements != 1 || v.storage == "internal" || v.storage == "arena")
-      unsupported(where + " of '" + v.name + "': a counter is a scalar in memory");
+      invalid_plan(where + " of '" + v.name + "': a counter is a scalar in memory");
     KernelIn k;
     k.id = id;
     k.kind = "counter";
@@ -160,14 +167,15 @@ class ManifestWriter {
     if (kind == "transfer" || fv->is_auto_dim() == tv->is_auto_dim() || other.is_table() ||
         !parse_ref(fv->is_auto_dim() ? str(s, "to") : str(s, "from")).index.empty() ||
         other.storage == "internal")
-      unsupported(kind + line + " between @auto_dim matrix '" + matrix.name + "' and '" +
-                  other.name + "': only copies with whole values are supported");
+      glsl_gap("auto-dim-copy", kind + line + " between @auto_dim matrix '" + matrix.name +
+                                    "' and '" + other.name +
+                                    "': only copies with whole values are supported");
     if (matrix.dtype != other.dtype)
-      unsupported(kind + line + ": @auto_dim matrix '" + matrix.name + "' is " + matrix.dtype +
-                  ", '" + other.name + "' " + other.dtype);
+      invalid_plan(kind + line + ": @auto_dim matrix '" + matrix.name + "' is " + matrix.dtype +
+                   ", '" + other.name + "' " + other.dtype);
     const size_t n = matrix.auto_table.size() + matrix.auto_indices.size();
     if (!mref.index.empty() && mref.index.size() != n)
-      invalid(kind + line + ": '" + matrix.name + "' takes " + std::to_string(n) + " indices");
+      invalid_plan(kind + line + ": '" + matrix.name + "' takes " + std::to_string(n) + " indices");
     full_barrier(out);  // the host program reads or writes the whole value, then kernels may
     access(out, {other.name}, {other.name});
     json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
@@ -205,9 +213,12 @@ class ManifestWriter {
     for (const json::value& sv : steps) {
       const json::object& st = sv.as_object();
       const std::string kind(st.at("kind").as_string());
-      if (kind == "kernel")
-        for (const std::string& w : plan_.kernels.at(st.at("kernel").to_number<size_t>()).writes)
-          out.insert(w);
+      if (kind == "kernel") {
+        const size_t id = st.at("kernel").to_number<size_t>();
+        for (const std::string& w : plan_.kernels.at(id).writes) out.insert(w);
+        if (auto a = after_.find(static_cast<uint32_t>(id)); a != after_.end())
+          for (const json::object& c : a->second) out.insert(std::string(c.at("to").as_string()));
+      }
       for (const char* key : {"to", "var", "target"})
         if (const json::value* v = st.if_contains(key); v && v->is_string())
           out.insert(parse_ref(std::string(v->as_string())).name);
@@ -219,7 +230,7 @@ class ManifestWriter {
   const json::array& steps_of(const std::string& block) const {
     for (const json::value& b : plan_.blocks)
       if (b.is_object() && b.at("name") == block.c_str()) return b.at("steps").as_array();
-    invalid("the plan has no block '" + block + "'");
+    invalid_plan("the plan has no block '" + block + "'");
   }
 
   // dsl.md's deterministic result, as the C target: at entry's yield the consumers run one
@@ -231,7 +242,7 @@ class ManifestWriter {
     for (const json::value& n : s.at("names").as_array()) {
       const ValueIn& v = plan_.value(std::string(n.as_string()));
       if (v.storage == "internal")
-        unsupported("yield of '" + v.name + "': the value has no memory");
+        glsl_gap("internal-value", "yield of '" + v.name + "': the value has no memory");
       names.push_back(&v);
     }
     for (const ValueIn* v : names) copy(out, v->name, scratch("@snap_", *v));
@@ -273,12 +284,12 @@ class ManifestWriter {
   static std::string str(const json::object& o, const char* key) {
     const json::value* v = o.if_contains(key);
     if (v == nullptr || !v->is_string())
-      invalid(std::string("a plan step has no string '") + key + "'");
+      invalid_plan(std::string("a plan step has no string '") + key + "'");
     return std::string(v->as_string());
   }
 
   void add_step(const json::value& sv, json::array& out) {
-    if (!sv.is_object()) invalid("a plan step is not an object");
+    if (!sv.is_object()) invalid_plan("a plan step is not an object");
     const json::object& s = sv.as_object();
     const std::string kind = str(s, "kind");
     const std::string line =
@@ -287,10 +298,18 @@ class ManifestWriter {
       const json::value* k = s.if_contains("kernel");
       if (!k || !k->is_int64() || k->as_int64() < 0 ||
           static_cast<size_t>(k->as_int64()) >= plan_.kernels.size())
-        invalid("a kernel step names no kernel of the plan");
+        invalid_plan("a kernel step names no kernel of the plan");
       const KernelIn& kernel = plan_.kernels[static_cast<size_t>(k->as_int64())];
       access(out, kernel.reads, kernel.writes);
-      out.push_back(json::object{{"op", "dispatch"}, {"kernel", kernel.id}, {"step", s.at("id")}});
+      json::object d{{"op", "dispatch"}, {"kernel", kernel.id}, {"step", s.at("id")}};
+      if (auto sel = select_.find(kernel.id); sel != select_.end()) d["select"] = sel->second;
+      out.push_back(std::move(d));
+      if (auto a = after_.find(kernel.id); a != after_.end())
+        for (const json::object& c : a->second) {
+          access(out, {std::string(c.at("from").as_string())},
+                 {std::string(c.at("to").as_string())});
+          out.push_back(c);
+        }
     } else if (kind == "barrier") {
       full_barrier(out);
     } else if (kind == "dep") {
@@ -309,10 +328,18 @@ class ManifestWriter {
       // A one-invocation kernel adds the amount on the device (no read back).
       const std::string var = str(s, "var");
       const json::value* amount = s.if_contains("amount");
-      if (!amount || !amount->is_int64()) invalid(kind + line + " has no integer amount");
+      if (!amount || !amount->is_int64()) invalid_plan(kind + line + " has no integer amount");
       const int64_t delta = kind == "cache.increment" ? amount->as_int64() : -amount->as_int64();
       const auto id = static_cast<uint32_t>(shaders_.size());
       const ValueIn& v = plan_.value(var);
+      if (v.dtype != "i32" && v.dtype != "u32" && v.dtype != "i64" && v.dtype != "u64") {
+        // 8- and 16-bit and packed integers: the host program adds it, wrapping at the width
+        if (v.elements != 1 || v.storage == "internal" || v.storage == "arena" || v.is_table())
+          invalid_plan(kind + line + " of '" + var + "': a counter is an integer scalar in memory");
+        access(out, {var}, {var});
+        out.push_back(json::object{{"op", "counter"}, {"value", v.name}, {"delta", delta}});
+        return;
+      }
       shaders_.push_back((v.dtype == "i64" || v.dtype == "u64")
                              ? wide_counter_shader(v, id, delta, kind + line)
                              : write_counter_shader(plan_, device_, id, var, delta, kind + line));
@@ -324,18 +351,35 @@ class ManifestWriter {
       const ValueRef r = parse_ref(target);
       const ValueIn& v = plan_.value(r.name);
       if (v.storage == "internal" || v.storage == "arena")
-        unsupported(kind + line + ": '" + target + "' must be a declared variable");
+        glsl_gap("internal-value", kind + line + ": '" + target + "' must be a declared variable");
       if (v.is_table() && v.storage == "constant")
-        unsupported(kind + line + " of constant table '" + r.name + "'");
-      if (v.is_auto_dim() && !r.index.empty())
-        unsupported(kind + line + " of a part of @auto_dim matrix '" + target + "'");
+        glsl_gap("constant-table-reset", kind + line + " of constant table '" + r.name + "'");
+      if (v.is_auto_dim() && !r.index.empty()) {
+        // `C[l]` of a table of matrices: the matrices under those @table indices back to fresh
+        // (counts 0, cells @init), as the simulator; its auto indices name the matrix itself.
+        if (r.index.size() > v.auto_table.size() + v.auto_indices.size())
+          invalid_plan(kind + line + ": '" + target + "' gives more indices than '" + r.name +
+                       "' has");
+        for (const std::string& term : r.index)
+          if (term.find("..") != std::string::npos)
+            glsl_gap("auto-dim-part-reset",
+                     kind + line + " of a window of @auto_dim matrix '" + target + "'");
+        const auto n = static_cast<std::ptrdiff_t>(std::min(r.index.size(), v.auto_table.size()));
+        full_barrier(out);
+        access(out, {}, {r.name});
+        out.push_back(
+            json::object{{"op", "reset"},
+                         {"value", r.name},
+                         {"auto_entry", json::array(r.index.begin(), r.index.begin() + n)}});
+        return;
+      }
       std::vector<std::string> terms = r.index;  // `X[l]`: every entry under l
       if (!terms.empty()) {
         if (!v.is_table() || terms.size() > v.indices.size())
-          unsupported(kind + line + " of '" + target + "': not an entry of a table");
+          invalid_plan(kind + line + " of '" + target + "': not an entry of a table");
         for (const std::string& term : terms)
           if (term.find("..") != std::string::npos)
-            unsupported(kind + line + " of '" + target + "': a window");
+            glsl_gap("reset-window", kind + line + " of '" + target + "': a window");
         for (size_t i = terms.size(); i < v.indices.size(); ++i)
           terms.push_back(v.bound[i] ? "0.." + std::to_string(v.bound[i]) : "0..");
       }
@@ -351,7 +395,7 @@ class ManifestWriter {
     } else if (kind == "loop") {
       full_barrier(out);
       const json::value* body = s.if_contains("body");
-      if (!body || !body->is_array()) invalid("a loop step has no body");
+      if (!body || !body->is_array()) invalid_plan("a loop step has no body");
       json::object loop{{"op", "loop"},
                         {"index", str(s, "index")},
                         {"start", str(s, "start")},
@@ -366,7 +410,8 @@ class ManifestWriter {
       if (!cond.empty()) {
         const ValueIn& c = plan_.value(cond);
         if (c.storage == "internal" || c.is_table())
-          unsupported("branch" + line + ": condition '" + cond + "' has no memory of its own");
+          glsl_gap("internal-value",
+                   "branch" + line + ": condition '" + cond + "' has no memory of its own");
       }
       full_barrier(out);
       out.push_back(
@@ -378,13 +423,15 @@ class ManifestWriter {
       reads_.clear();
       writes_.clear();
     } else {
-      unsupported("step '" + kind + "'" + line + " cannot be expressed by the glsl target yet");
+      invalid_plan("step '" + kind + "'" + line + " cannot be expressed by the glsl target yet");
     }
   }
 
   const PlanIn& plan_;
   const DeviceIn& device_;
   std::vector<KernelShader>& shaders_;  // the plan's kernels, then those of host steps
+  const std::map<uint32_t, json::object>& select_;
+  const std::map<uint32_t, std::vector<json::object>>& after_;
   std::set<std::string> reads_, writes_;
   std::vector<json::object> scratch_;
   bool entry_ = false;
@@ -427,18 +474,22 @@ KernelShader write_kernel(const PlanIn& plan, const DeviceIn& device, const Kern
   const bool own_only = only && std::string(only) == "1";
   if (kernel.kind == "op" && !own_only && have_vulkan_kernels())
     return record_kernel(plan, device, kernel);
+  std::string declined;
   try {
     return write_kernel_shader(plan, device, kernel);
   } catch (const abi::StatusError& own) {
-    if (own.code() != OI_STATUS_UNIMPLEMENTED || !have_vulkan_kernels() || own_only) throw;
-    try {
-      return record_kernel(plan, device, kernel);
-    } catch (const abi::StatusError& vk) {
-      std::string why = vk.what();
-      if (why.rfind("glsl emitter: ", 0) == 0) why = why.substr(14);
-      throw abi::StatusError(own.code(), std::string(own.what()) + "; through the Vulkan " +
-                                             "backend's kernels: " + why);
-    }
+    if (own.code() != OI_STATUS_UNIMPLEMENTED || own_only) throw;
+    declined = own.what();
+    if (declined.rfind("glsl emitter: ", 0) == 0) declined = declined.substr(14);
+  }
+  if (!have_vulkan_kernels())
+    glsl_gap("no-vulkan-kernels", declined +
+                                      "; the emitter was built without the Vulkan "
+                                      "backend's kernels");
+  try {
+    return record_kernel(plan, device, kernel);
+  } catch (const abi::StatusError&) {
+    rethrow_with_context(declined + "; through the Vulkan backend's kernels");
   }
 }
 
@@ -449,7 +500,8 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
   json::array dispatches;
   for (const VulkanDispatch& d : ks.dispatches) {
     const ShaderVariant* base = shader_variant(d.variant);
-    if (base == nullptr) invalid("the Vulkan backend has no shader variant '" + d.variant + "'");
+    if (base == nullptr)
+      invalid_plan("the Vulkan backend has no shader variant '" + d.variant + "'");
     json::object jd{{"shader", "shaders/vulkan/" + base->source},
                     {"spirv", "shaders/" + d.variant + ".spv"}};
     variants.insert(d.variant);
@@ -595,29 +647,54 @@ std::string cmake_lists(const std::string& name, size_t kernels,
 std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
                                      const std::string& name, const ModelScalar& model) {
   if (!valid_name(name))
-    invalid("--name '" + name +
-            "' must be 1-64 characters of [A-Za-z0-9_-] (it names the program)");
+    invalid_plan("--name '" + name +
+                 "' must be 1-64 characters of [A-Za-z0-9_-] (it names the program)");
   const DeviceIn device = read_device(device_json);
   PlanIn plan = read_plan(plan_json);
   resolve_settings(plan, model);
+  const std::map<uint32_t, std::vector<json::object>> window_copies = route_window_outputs(plan);
+  const std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) {
     for (const auto* names : {&k.reads, &k.writes})
       for (const std::string& n : *names)
         if (auto it = plan.value_index.find(parse_ref(n).name);
             it != plan.value_index.end() && plan.values[it->second].is_auto_dim())
-          unsupported("an op on @auto_dim matrix '" + n + "' (kernel " + std::to_string(k.id) +
-                      ") is not supported: read it with cache.read first");
-    shaders.push_back(write_kernel(plan, device, k));
+          glsl_gap("auto-dim-operand", "an op on @auto_dim matrix '" + n + "' (kernel " +
+                                           std::to_string(k.id) +
+                                           ") is not supported: read it with cache.read first");
+    auto ix = indexed.find(k.id);
+    shaders.push_back(write_kernel(
+        plan, device,
+        ix == indexed.end() ? k : with_index_values(k, ix->second.by, ix->second.values[0], k.id)));
+  }
+  // The other copies of kernels whose settings name a loop index, after the plan's kernels.
+  std::vector<std::string> kinds;
+  for (const KernelIn& k : plan.kernels) kinds.push_back(k.kind);
+  std::map<uint32_t, json::object> select;
+  for (const auto& [id, ik] : indexed) {
+    json::array values, ids{id};
+    for (size_t r = 0; r < ik.values.size(); ++r) {
+      values.push_back(json::array(ik.values[r].begin(), ik.values[r].end()));
+      if (r == 0) continue;
+      const auto copy_id = static_cast<uint32_t>(shaders.size());
+      shaders.push_back(write_kernel(
+          plan, device, with_index_values(plan.kernels[id], ik.by, ik.values[r], copy_id)));
+      kinds.push_back(plan.kernels[id].kind);
+      ids.push_back(copy_id);
+    }
+    select[id] = json::object{{"by", json::array(ik.by.begin(), ik.by.end())},
+                              {"values", std::move(values)},
+                              {"kernels", std::move(ids)}};
   }
 
   // The blocks first: host steps such as cache.increment add kernels of their own.
-  ManifestWriter writer(plan, device, shaders);
+  ManifestWriter writer(plan, device, shaders, select, window_copies);
   json::array blocks, outputs;
   for (const json::value& b : plan.blocks) {
     if (!b.is_object() || !b.as_object().contains("steps") || !b.at("steps").is_array() ||
         !b.at("name").is_string())
-      invalid("a plan block has no name or steps");
+      invalid_plan("a plan block has no name or steps");
     const std::string block_name(b.at("name").as_string());
     json::array steps = writer.block(b.at("steps").as_array(), block_name == "entry");
     blocks.push_back(json::object{{"name", block_name}, {"steps", std::move(steps)}});
@@ -659,7 +736,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   std::set<std::string> variants;
   for (size_t i = 0; i < shaders.size(); ++i) {
     const KernelShader& ks = shaders[i];
-    const std::string kind = i < plan.kernels.size() ? plan.kernels[i].kind : "step";
+    const std::string kind = i < kinds.size() ? kinds[i] : "step";
     if (ks.recorded) {
       kernels.push_back(recorded_kernel_json(i, kind, ks, variants));
       continue;
@@ -682,7 +759,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
     }
     kernels.push_back(
         json::object{{"id", i},
-                     {"kind", i < plan.kernels.size() ? plan.kernels[i].kind : "step"},
+                     {"kind", kind},
                      {"shader", base + ".comp"},
                      {"spirv", base + ".spv"},
                      {"spirv_ieee", base + "_ieee.spv"},

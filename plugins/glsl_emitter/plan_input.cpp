@@ -2,22 +2,17 @@
 #include "plan_input.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 
+#include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
 
 namespace oi::glsl {
 
 namespace json = boost::json;
-
-void unsupported(const std::string& what) {
-  throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, "glsl emitter: " + what);
-}
-
-void invalid(const std::string& what) {
-  throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT, "glsl emitter: " + what);
-}
 
 std::string op_where(const OpIn& op) {
   return "op '" + op.op + "' (line " + std::to_string(op.line) + ")";
@@ -29,7 +24,7 @@ ValueRef parse_ref(const std::string& text) {
   r.name = text.substr(0, open);
   while (!r.name.empty() && r.name.back() == ' ') r.name.pop_back();
   if (open == std::string::npos) return r;
-  if (text.back() != ']') unsupported("'" + text + "': cannot read this value reference");
+  if (text.back() != ']') invalid_plan("'" + text + "': cannot read this value reference");
   const std::string inner = text.substr(open + 1, text.size() - open - 2);
   if (inner.find_first_not_of(' ') == std::string::npos) {
     r.all = true;
@@ -45,8 +40,8 @@ ValueRef parse_ref(const std::string& text) {
     for (char c : term)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' ||
             c == '-'))
-        unsupported("'" + text + "': index '" + term +
-                    "' is not an integer, a name, a name plus or minus an integer, or a range");
+        invalid_plan("'" + text + "': index '" + term +
+                     "' is not an integer, a name, a name plus or minus an integer, or a range");
     r.index.push_back(term);
     start = comma + 1;
   }
@@ -57,20 +52,24 @@ const ValueIn& PlanIn::value(const std::string& name) const {
   const ValueRef ref = parse_ref(name);
   auto it = value_index.find(ref.name);
   if (it == value_index.end())
-    invalid("the plan names value '" + ref.name + "' but does not list it");
+    invalid_plan("the plan names value '" + ref.name + "' but does not list it");
   const ValueIn& v = values[it->second];
   if (ref.all)
-    unsupported("'" + name + "': every entry of a table is supported by cache.read only");
+    invalid_plan("'" + name +
+                 "': a whole table as an op's operand (slices are allowed in cache "
+                 "accesses and op outputs, window_outputs.cpp)");
   if (ref.index.empty() && !v.is_table()) return v;
   if (!v.is_table())
-    unsupported("'" + name + "': slices are not supported (whole values and table entries are)");
+    invalid_plan("'" + name + "': '" + v.name + "' is not a table and takes no indices");
   if (ref.index.empty()) return v;  // the table itself (bindings, reads and writes)
   if (ref.index.size() != v.indices.size())
-    invalid("'" + name + "': table '" + v.name + "' has " + std::to_string(v.indices.size()) +
-            " indices");
+    invalid_plan("'" + name + "': table '" + v.name + "' has " + std::to_string(v.indices.size()) +
+                 " indices");
   for (const std::string& term : ref.index)
     if (term.find("..") != std::string::npos)
-      unsupported("'" + name + "': a window of table entries is supported by cache.read only");
+      invalid_plan("'" + name +
+                   "': a window of table entries as an op's operand (slices are "
+                   "allowed in cache accesses and op outputs, window_outputs.cpp)");
   return v;
 }
 
@@ -79,41 +78,41 @@ namespace {
 json::value parse(const std::string& text, const char* what) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
-  if (ec) invalid(std::string("the ") + what + " is not valid JSON: " + ec.message());
+  if (ec) invalid_plan(std::string("the ") + what + " is not valid JSON: " + ec.message());
   return v;
 }
 
 const json::value& key(const json::object& o, const char* name, const std::string& where) {
   const json::value* v = o.if_contains(name);
-  if (v == nullptr) invalid(where + " has no key '" + name + "'");
+  if (v == nullptr) invalid_plan(where + " has no key '" + name + "'");
   return *v;
 }
 
 uint64_t to_u64(const json::value& v, const std::string& where) {
   if (v.is_uint64()) return v.as_uint64();
   if (v.is_int64() && v.as_int64() >= 0) return static_cast<uint64_t>(v.as_int64());
-  invalid(where + ": expected a non-negative integer");
+  invalid_plan(where + ": expected a non-negative integer");
 }
 
 std::vector<std::string> strings(const json::value& v, const std::string& where) {
-  if (!v.is_array()) invalid(where + ": expected an array of strings");
+  if (!v.is_array()) invalid_plan(where + ": expected an array of strings");
   std::vector<std::string> out;
   for (const json::value& s : v.as_array()) {
-    if (!s.is_string()) invalid(where + ": expected an array of strings");
+    if (!s.is_string()) invalid_plan(where + ": expected an array of strings");
     out.emplace_back(s.as_string());
   }
   return out;
 }
 
 std::vector<uint64_t> dims(const json::value& v, const std::string& where) {
-  if (!v.is_array()) invalid(where + ": expected an array of dims");
+  if (!v.is_array()) invalid_plan(where + ": expected an array of dims");
   std::vector<uint64_t> out;
   for (const json::value& d : v.as_array()) out.push_back(to_u64(d, where));
   return out;
 }
 
 std::string text(const json::value& v, const std::string& where) {
-  if (!v.is_string()) invalid(where + ": expected a string");
+  if (!v.is_string()) invalid_plan(where + ": expected a string");
   return std::string(v.as_string());
 }
 
@@ -130,11 +129,12 @@ ValueIn read_value(const json::object& o) {
   if (const json::value* i = o.if_contains("init"); i && !i->is_null()) {
     const bool number = i->is_number() || i->is_bool() ||
                         (i->is_string() && (i->as_string() == "inf" || i->as_string() == "-inf"));
-    if (!number) unsupported(where + ": @init " + json::serialize(*i) + " is not a number");
-    static const char* kInitDtypes[] = {"f32", "f64", "f16", "bf16", "f8",  "i8",
-                                        "u8",  "i32", "u32", "i64",  "u64", "bool"};
+    if (!number) invalid_plan(where + ": @init " + json::serialize(*i) + " is not a number");
+    static const char* kInitDtypes[] = {"f32",    "f64", "f16", "bf16", "f8",  "i8",  "u8",
+                                        "i16",    "u16", "i32", "u32",  "i64", "u64", "bool",
+                                        "bitset", "i4",  "u4",  "i2",   "u2",  "i1",  "u1"};
     if (std::find(std::begin(kInitDtypes), std::end(kInitDtypes), v.dtype) == std::end(kInitDtypes))
-      unsupported(where + ": @init of dtype " + v.dtype + " is not supported");
+      invalid_plan(where + ": @init of dtype " + v.dtype + " is not supported");
     v.init = *i;
   }
   if (v.storage == "arena") {
@@ -149,8 +149,9 @@ ValueIn read_value(const json::object& o) {
     // dsl.md: @table indices first, then the auto ones
     const size_t nt = all.size() - std::min(all.size(), v.auto_indices.size());
     if (!std::equal(v.auto_indices.begin(), v.auto_indices.end(), all.begin() + nt))
-      unsupported(where + ": auto indices that are not the last ones");
-    if (v.auto_indices.size() > v.shape.size()) invalid(where + ": more auto indices than axes");
+      invalid_plan(where + ": auto indices that are not the last ones");
+    if (v.auto_indices.size() > v.shape.size())
+      invalid_plan(where + ": more auto indices than axes");
     v.auto_table.assign(all.begin(), all.begin() + nt);
     std::vector<uint64_t> bound;
     if (const json::value* b = o.if_contains("bound"); b && b->is_array())
@@ -164,7 +165,7 @@ ValueIn read_value(const json::object& o) {
   }
   if (const json::value* ix = o.if_contains("indices"); ix && !ix->is_null()) {
     v.indices = strings(*ix, where + " indices");
-    if (v.indices.empty()) invalid(where + ": a table without indices");
+    if (v.indices.empty()) invalid_plan(where + ": a table without indices");
     const json::value* entries = o.if_contains("entries");
     const bool sized = entries && !entries->is_null();
     uint64_t n = 1;
@@ -178,17 +179,18 @@ ValueIn read_value(const json::object& o) {
       v.bound.push_back(to_u64(*entries, where + " entries"));
     }
     if (v.bound.size() != v.indices.size())
-      unsupported(where + ": a table whose bounds the plan does not give");
+      invalid_plan(where + ": a table whose bounds the plan does not give");
     int growing = 0;
     for (uint64_t b : v.bound) growing += b == 0, n *= b == 0 ? 1 : b;
-    if (growing > 1) unsupported(where + ": a table growing along more than one index");
+    if (growing > 1)
+      glsl_gap("table-layout", where + ": a table growing along more than one index");
     if (sized) {
-      if (growing) invalid(where + ": a growing table with a fixed entry count");
+      if (growing) invalid_plan(where + ": a growing table with a fixed entry count");
       if (to_u64(*entries, where + " entries") != n)
-        invalid(where + ": entries do not match the bounds");
+        invalid_plan(where + ": entries do not match the bounds");
       v.entry_bytes = n ? v.bytes / n : 0;
     } else {
-      if (!growing) invalid(where + ": a fixed table without entries");
+      if (!growing) invalid_plan(where + ": a fixed table without entries");
       v.entry_bytes = v.bytes;  // run-time sized: the plan gives one entry
     }
     if (const json::value* p = o.if_contains("pattern"); p && p->is_string())
@@ -198,9 +200,9 @@ ValueIn read_value(const json::object& o) {
     // (dsl.md): a constant one.
     if (v.storage == "step" && sized) v.storage = "constant";
     if (v.storage != "constant" && v.storage != "persistent")
-      unsupported(where + ": a table of " + v.storage + " memory");
+      glsl_gap("table-layout", where + ": a table of " + v.storage + " memory");
   } else if (v.storage == "runtime") {
-    unsupported(where + ": values sized at run time are not supported");
+    glsl_gap("runtime-sized", where + ": values sized at run time are not supported");
   }
   return v;
 }
@@ -211,7 +213,7 @@ OpIn read_op(const json::object& o, const std::string& where) {
   if (const json::value* l = o.if_contains("line"); l && l->is_int64()) op.line = l->as_int64();
   op.inputs = strings(key(o, "inputs", where), where + " inputs");
   const json::value& s = key(o, "settings", where);
-  if (!s.is_object()) invalid(where + ": settings must be an object");
+  if (!s.is_object()) invalid_plan(where + ": settings must be an object");
   op.settings = s.as_object();
   op.output = text(key(o, "output", where), where + " output");
   if (const json::value* a = o.if_contains("output_at"); a && a->is_string())
@@ -231,7 +233,7 @@ auto guarded(const char* document, Read read) {
   } catch (const oi::abi::StatusError&) {
     throw;
   } catch (const std::exception& e) {
-    invalid(std::string("malformed ") + document + " (" + e.what() + ")");
+    invalid_plan(std::string("malformed ") + document + " (" + e.what() + ")");
   }
 }
 
@@ -252,15 +254,15 @@ namespace {
 
 PlanIn read_plan_unguarded(const std::string& json_text) {
   const json::value root = parse(json_text, "plan");
-  if (!root.is_object()) invalid("the plan is not a JSON object");
+  if (!root.is_object()) invalid_plan("the plan is not a JSON object");
   const json::object& o = root.as_object();
   if (const json::value* f = o.if_contains("format");
       f == nullptr || !f->is_string() || f->as_string() != "openinfer-synth-plan")
-    invalid("the plan's format is not \"openinfer-synth-plan\"");
+    invalid_plan("the plan's format is not \"openinfer-synth-plan\"");
   const json::value& version = key(o, "version", "the plan");
   if (!version.is_int64() || version.as_int64() != 1)
-    unsupported("plan JSON version " + json::serialize(version) +
-                " (this emitter reads version 1)");
+    invalid_plan("plan JSON version " + json::serialize(version) +
+                 " (this emitter reads version 1)");
   PlanIn plan;
   if (const json::value* g = o.if_contains("graph"); g && g->is_string())
     plan.graph = std::string(g->as_string());
@@ -268,16 +270,16 @@ PlanIn read_plan_unguarded(const std::string& json_text) {
     for (const auto& kv : sv->as_object())
       plan.sizevars[std::string(kv.key())] = to_u64(kv.value(), "sizevar");
   const json::value& values = key(o, "values", "the plan");
-  if (!values.is_array()) invalid("the plan's values must be an array");
+  if (!values.is_array()) invalid_plan("the plan's values must be an array");
   for (const json::value& v : values.as_array()) {
-    if (!v.is_object()) invalid("a plan value is not an object");
+    if (!v.is_object()) invalid_plan("a plan value is not an object");
     plan.value_index[std::string(v.as_object().at("name").as_string())] = plan.values.size();
     plan.values.push_back(read_value(v.as_object()));
   }
   const json::value& kernels = key(o, "kernels", "the plan");
-  if (!kernels.is_array()) invalid("the plan's kernels must be an array");
+  if (!kernels.is_array()) invalid_plan("the plan's kernels must be an array");
   for (const json::value& kv : kernels.as_array()) {
-    if (!kv.is_object()) invalid("a plan kernel is not an object");
+    if (!kv.is_object()) invalid_plan("a plan kernel is not an object");
     const json::object& k = kv.as_object();
     KernelIn kernel;
     kernel.id = static_cast<uint32_t>(to_u64(key(k, "id", "a kernel"), "kernel id"));
@@ -286,22 +288,22 @@ PlanIn read_plan_unguarded(const std::string& json_text) {
     kernel.shape = dims(key(k, "shape", where), where + " shape");
     const json::value& ops = key(k, "ops", where);
     if (!ops.is_array() || ops.as_array().empty())
-      invalid(where + ": ops must be a non-empty array");
+      invalid_plan(where + ": ops must be a non-empty array");
     for (const json::value& op : ops.as_array()) {
-      if (!op.is_object()) invalid(where + ": an op is not an object");
+      if (!op.is_object()) invalid_plan(where + ": an op is not an object");
       kernel.ops.push_back(read_op(op.as_object(), where));
     }
     kernel.reads = strings(key(k, "reads", where), where + " reads");
     kernel.writes = strings(key(k, "writes", where), where + " writes");
     kernel.internal = strings(key(k, "internal", where), where + " internal");
-    if (kernel.id != plan.kernels.size()) invalid(where + ": kernel ids must be 0, 1, 2, ...");
+    if (kernel.id != plan.kernels.size()) invalid_plan(where + ": kernel ids must be 0, 1, 2, ...");
     plan.kernels.push_back(std::move(kernel));
   }
   const json::value& blocks = key(o, "blocks", "the plan");
-  if (!blocks.is_array()) invalid("the plan's blocks must be an array");
+  if (!blocks.is_array()) invalid_plan("the plan's blocks must be an array");
   plan.blocks = blocks.as_array();
   const json::value& memory = key(o, "memory", "the plan");
-  if (!memory.is_object()) invalid("the plan's memory must be an object");
+  if (!memory.is_object()) invalid_plan("the plan's memory must be an object");
   plan.arena_bytes = to_u64(key(memory.as_object(), "arena_bytes", "memory"), "arena_bytes");
   plan.alignment = static_cast<uint32_t>(
       to_u64(key(memory.as_object(), "alignment", "memory"), "memory alignment"));
@@ -326,58 +328,112 @@ void kernel_loops(const json::array& steps, std::vector<std::string>& loops,
   }
 }
 
-// The setting value of constant scalar v (f32, f64, i32, i64), else nullopt.
+// A scalar of `dtype` from its bytes as a setting value: integers as integers, bool as bool,
+// floats (the narrow ones widened exactly) as doubles.
+json::value scalar_value(const std::string& dtype, const std::string& bytes) {
+  uint64_t b = 0;
+  std::memcpy(&b, bytes.data(), std::min<size_t>(bytes.size(), 8));
+  auto sext = [&](int bits) {
+    const uint64_t m = uint64_t{1} << (bits - 1);
+    return static_cast<int64_t>(((b & ((m << 1) - 1)) ^ m) - m);
+  };
+  if (dtype == "f64") return std::bit_cast<double>(b);
+  if (dtype == "f32") return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(b)));
+  if (dtype == "f16") return static_cast<double>(oi::f16_bits_to_f32(uint16_t(b)));
+  if (dtype == "bf16") return static_cast<double>(oi::bf16_bits_to_f32(uint16_t(b)));
+  if (dtype == "f8") return static_cast<double>(oi::f8_bits_to_f32(uint8_t(b)));
+  if (dtype == "bool") return (b & 0xff) != 0;
+  if (dtype == "i8") return sext(8);
+  if (dtype == "i16") return sext(16);
+  if (dtype == "i32") return sext(32);
+  if (dtype == "i64") return static_cast<int64_t>(b);
+  if (dtype == "u8") return b & 0xff;
+  if (dtype == "u16") return b & 0xffff;
+  if (dtype == "u32") return b & 0xffffffffu;
+  return b;  // u64
+}
+
+// The @init literal of a scalar of `dtype` as the bytes the simulator stores (floats rounded
+// once to the dtype, integers wrapped), or nullopt for a literal that is not a number.
+std::optional<std::string> init_bytes(const std::string& dtype, const json::value& init) {
+  double d = 0;
+  if (init.is_bool())
+    d = init.as_bool();
+  else if (init.is_number())
+    d = init.to_number<double>();
+  else if (init.is_string() && init.as_string() == "inf")
+    d = INFINITY;
+  else if (init.is_string() && init.as_string() == "-inf")
+    d = -INFINITY;
+  else
+    return std::nullopt;
+  uint64_t b = 0;
+  if (dtype == "f64")
+    b = std::bit_cast<uint64_t>(d);
+  else if (dtype == "f32")
+    b = std::bit_cast<uint32_t>(static_cast<float>(d));
+  else if (dtype == "f16")
+    b = oi::f64_to_f16_bits(d);
+  else if (dtype == "bf16")
+    b = oi::f64_to_bf16_bits(d);
+  else if (dtype == "f8")
+    b = oi::f64_to_f8_bits(d);
+  else if (dtype == "bool")
+    b = d != 0;
+  else if (init.is_int64())
+    b = static_cast<uint64_t>(init.as_int64());
+  else if (init.is_uint64())
+    b = init.as_uint64();
+  else
+    b = static_cast<uint64_t>(static_cast<int64_t>(d));
+  return std::string(reinterpret_cast<const char*>(&b), 8);
+}
+
+// The setting value of constant scalar v (a number or bool dtype), else nullopt.
 std::optional<json::value> constant_setting(PlanIn& plan, const ValueIn& v,
                                             const ModelScalar& model) {
   static const std::map<std::string, uint32_t> kTags = {
-      {"f32", 10}, {"f64", 11}, {"i32", 3}, {"i64", 4}};
+      {"f32", 10}, {"f64", 11}, {"i32", 3}, {"i64", 4}, {"i8", 1},    {"i16", 2}, {"u8", 5},
+      {"u16", 6},  {"u32", 7},  {"u64", 8}, {"f16", 9}, {"bf16", 16}, {"f8", 17}, {"bool", 12}};
   auto tag = kTags.find(v.dtype);
   if (v.storage != "constant" || v.elements != 1 || !v.shape.empty() || v.is_table() ||
       tag == kTags.end())
     return std::nullopt;
   std::optional<std::string> bytes;
   if (!v.link.empty() && model) bytes = model(v.link, tag->second);
-  if (!bytes) {
-    if (!v.init || !v.init->is_number()) return std::nullopt;
-    if (v.dtype == "f32")
-      return json::value(static_cast<double>(static_cast<float>(v.init->to_number<double>())));
-    if (v.dtype == "f64") return json::value(v.init->to_number<double>());
-    return json::value(v.init->to_number<int64_t>());
+  if (bytes) {
+    plan.baked.push_back({v.name, v.link, *bytes});
+    return scalar_value(v.dtype, *bytes);
   }
-  plan.baked.push_back({v.name, v.link, *bytes});
-  auto read = [&](auto x) {
-    std::memcpy(&x, bytes->data(), sizeof x);
-    return x;
-  };
-  if (v.dtype == "f32") return json::value(static_cast<double>(read(0.0f)));
-  if (v.dtype == "f64") return json::value(read(0.0));
-  if (v.dtype == "i32") return json::value(static_cast<int64_t>(read(int32_t{0})));
-  return json::value(read(int64_t{0}));
+  if (!v.init) return std::nullopt;
+  if (auto b = init_bytes(v.dtype, *v.init)) return scalar_value(v.dtype, *b);
+  return std::nullopt;
 }
 
 DeviceIn read_device_unguarded(const std::string& json_text) {
   const json::value root = parse(json_text, "device description");
-  if (!root.is_object()) invalid("the device description is not a JSON object");
+  if (!root.is_object()) invalid_plan("the device description is not a JSON object");
   const json::object& o = root.as_object();
   DeviceIn d;
   const json::value& device = key(o, "device", "the device description");
-  if (!device.is_object()) invalid("device description: 'device' must be an object");
+  if (!device.is_object()) invalid_plan("device description: 'device' must be an object");
   d.type = text(key(device.as_object(), "type", "device"), "device.type");
   if (const json::value* n = device.as_object().if_contains("name"); n && n->is_string())
     d.name = std::string(n->as_string());
   if (d.type != "gpu")
-    unsupported("the glsl target needs a GPU device description (device.type \"gpu\"), got \"" +
-                d.type + "\" for '" + d.name + "'");
+    device_limit(d, "the device description",
+                 "the glsl target needs a GPU device description (device.type \"gpu\")",
+                 "device.type " + d.type);
   const json::value& limits = key(o, "limits", "the device description");
-  if (!limits.is_object()) invalid("device description: 'limits' must be an object");
+  if (!limits.is_object()) invalid_plan("device description: 'limits' must be an object");
   const json::object& l = limits.as_object();
   const json::value& wg = key(l, "max_workgroup_size", "limits");
   if (!wg.is_array() || wg.as_array().size() != 3)
-    invalid("device key 'limits.max_workgroup_size': expected 3 positive integers");
+    invalid_plan("device key 'limits.max_workgroup_size': expected 3 positive integers");
   for (int i = 0; i < 3; ++i) {
     d.wg_size[i] = to_u64(wg.as_array()[i], "limits.max_workgroup_size");
     if (d.wg_size[i] == 0)
-      invalid("device key 'limits.max_workgroup_size': expected 3 positive integers");
+      invalid_plan("device key 'limits.max_workgroup_size': expected 3 positive integers");
   }
   if (const json::value* v = l.if_contains("max_workgroup_invocations"))
     d.wg_invocations = to_u64(*v, "limits.max_workgroup_invocations");
@@ -399,6 +455,10 @@ DeviceIn read_device_unguarded(const std::string& json_text) {
   }
   if (const json::value* v = l.if_contains("subgroup_size"))
     d.subgroup_size = to_u64(*v, "limits.subgroup_size");
+  if (const json::value* v = l.if_contains("max_rank"))
+    d.max_rank = std::min<uint64_t>(d.max_rank, to_u64(*v, "limits.max_rank"));
+  if (const json::value* v = l.if_contains("max_head_dim"))
+    d.max_head_dim = std::min<uint64_t>(d.max_head_dim, to_u64(*v, "limits.max_head_dim"));
   return d;
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "refusal.hpp"
+
 namespace oi::glsl {
 
 struct ValueIn {
@@ -106,6 +108,8 @@ struct DeviceIn {
   bool int64 = true;           // features.int64 (absent: as fp64)
   bool subgroup_ops = false;   // features.subgroup_ops: basic, vote, arithmetic and shuffle
   uint64_t subgroup_size = 0;  // limits.subgroup_size (0: unknown)
+  // limits.max_rank, limits.max_head_dim: at most the Vulkan backend's shaders' 8 and 1024
+  uint64_t max_rank = 8, max_head_dim = 1024;
 };
 
 PlanIn read_plan(const std::string& json_text);
@@ -121,11 +125,6 @@ using ModelScalar =
 // variable its value.
 void resolve_settings(PlanIn& plan, const ModelScalar& model);
 DeviceIn read_device(const std::string& json_text);
-
-// Throws oi::abi::StatusError(UNIMPLEMENTED, "glsl emitter: " + what).
-[[noreturn]] void unsupported(const std::string& what);
-// Throws oi::abi::StatusError(INVALID_ARGUMENT, "glsl emitter: " + what).
-[[noreturn]] void invalid(const std::string& what);
 
 std::string op_where(const OpIn& op);  // "op 'add' (line 13)"
 

@@ -6,6 +6,7 @@
 
 #include "openinfer/plugin_abi.hpp"
 #include "output_writer.hpp"
+#include "refusal.hpp"
 
 namespace {
 
@@ -19,15 +20,14 @@ struct Output {
 oi_status* emit(void*, const oi_emit_request* req, oi_emit_output* out) {
   OI_ABI_TRY
   if (req == nullptr || out == nullptr || req->plan_json == nullptr || req->device_json == nullptr)
-    throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT, "glsl emitter: no plan or device");
+    oi::glsl::invalid_plan("no plan or device");
   for (uint32_t i = 0; i < req->num_options; ++i) {
     const std::string opt = req->options[i] ? req->options[i] : "";
     if (opt == "embed_weights=1")
-      throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED,
-                                 "glsl emitter: --embed-weights is not supported (the host "
-                                 "program reads the weights from --model)");
-    throw oi::abi::StatusError(OI_STATUS_INVALID_ARGUMENT,
-                               "glsl emitter: unknown option '" + opt + "'");
+      oi::glsl::glsl_gap("embed-weights",
+                         "--embed-weights is not supported (the host program reads the weights "
+                         "from --model)");
+    oi::glsl::invalid_plan("unknown option '" + opt + "'");
   }
   auto o = std::make_unique<Output>();
   // The model's scalars (ABI 3) for settings that name a constant.

@@ -68,22 +68,21 @@ double number_of(const json::value& v, const std::string& where) {
   if (v.is_bool()) return v.as_bool() ? 1 : 0;
   if (v.is_string() && (v.as_string() == "inf" || v.as_string() == "-inf"))
     return v.as_string() == "inf" ? INFINITY : -INFINITY;
-  unsupported(where + ": value " + json::serialize(v) + " is not a number");
+  decline(where + ": value " + json::serialize(v) + " is not a number");
 }
 
 // The 32 bits of v in `type`.
 uint32_t bits_of(const json::value& v, const std::string& type, const std::string& where) {
   const double d = number_of(v, where);
   if (type == "float") return std::bit_cast<uint32_t>(static_cast<float>(d));
-  if (d != std::floor(d)) unsupported(where + ": " + json::serialize(v) + " is not an integer");
+  if (d != std::floor(d)) decline(where + ": " + json::serialize(v) + " is not an integer");
   if (type == "int") {
     if (d < INT32_MIN || d > INT32_MAX)
-      unsupported(where + ": " + json::serialize(v) + " does not fit i32");
+      decline(where + ": " + json::serialize(v) + " does not fit i32");
     const int64_t i = v.is_int64() ? v.as_int64() : static_cast<int64_t>(d);
     return static_cast<uint32_t>(i);
   }
-  if (d < 0 || d > 4294967295.0)
-    unsupported(where + ": " + json::serialize(v) + " does not fit u32");
+  if (d < 0 || d > 4294967295.0) decline(where + ": " + json::serialize(v) + " does not fit u32");
   return static_cast<uint32_t>(d);
 }
 
@@ -201,8 +200,8 @@ void ShaderBuilder::set_entries() {
     plan.value(text);  // checks the index count, refuses windows
     if (std::none_of(bindings.begin(), bindings.end(),
                      [&](const Binding& b) { return b.value == ref.name; }))
-      invalid(op_where(op) + ": table '" + ref.name +
-              "' is not among the kernel's reads or writes");
+      invalid_plan(op_where(op) + ": table '" + ref.name +
+                   "' is not among the kernel's reads or writes");
     for (Binding& b : entries)
       if (b.value == ref.name && b.entry == ref.index) {
         b.read = b.read || !write;
@@ -226,8 +225,8 @@ void ShaderBuilder::set_entries() {
     for (const Binding& e : entries)
       if (e.value == b.value) out.push_back(e);
     if (out.size() == before)
-      unsupported("kernel " + std::to_string(kernel.id) + ": table '" + b.value +
-                  "' is used without an entry");
+      decline("kernel " + std::to_string(kernel.id) + ": table '" + b.value +
+              "' is used without an entry");
   }
   for (size_t i = 0; i < out.size(); ++i) out[i].binding = static_cast<uint32_t>(i);
   bindings = std::move(out);
@@ -301,9 +300,7 @@ std::string ShaderBuilder::store(const std::string& name, const std::string& ind
 }
 
 void ShaderBuilder::need_double(const std::string& what) {
-  if (!device.fp64)
-    unsupported(what + ": f64 needs shaderFloat64, which the device '" + device.name +
-                "' does not offer (features.fp64 false)");
+  if (!device.fp64) device_limit(device, what, "f64 needs shaderFloat64", "features.fp64 false");
   double_ = true;
 }
 
@@ -329,17 +326,17 @@ void ShaderBuilder::bind(const std::string& name, bool read, bool write) {
                          [&](const Binding& b) { return b.value == base; });
   if (it == bindings.end()) {
     if (!storable_dtype(v.dtype))
-      unsupported("value '" + name + "': dtype " + v.dtype +
-                  " is not supported (f32, f64, i32, u32, f16, bf16, f8, bool, i64 and u64 are, "
-                  "the last six where the op supports them)");
+      decline("value '" + name + "': dtype " + v.dtype +
+              " is not supported (f32, f64, i32, u32, f16, bf16, f8, bool, i64 and u64 are, "
+              "the last six where the op supports them)");
     if (v.dtype == "f64") need_double("value '" + name + "'");
     if ((v.dtype == "f16" || v.dtype == "bf16") && !device.fp16)
-      unsupported("value '" + name + "': " + v.dtype +
-                  " buffers need 16-bit storage, which the device '" + device.name +
-                  "' does not offer (features.fp16 false)");
+      device_limit(device, "value '" + name + "'", v.dtype + " buffers need 16-bit storage",
+                   "features.fp16 false");
     if (device.max_buffer_range && v.bytes > device.max_buffer_range)
-      unsupported("value '" + name + "' (" + std::to_string(v.bytes) +
-                  " bytes) is larger than the device's max_storage_buffer_range_bytes");
+      device_limit(
+          device, "value '" + name + "'", "a buffer of " + std::to_string(v.bytes) + " bytes",
+          "limits.max_storage_buffer_range_bytes " + std::to_string(device.max_buffer_range));
     bindings.push_back({static_cast<uint32_t>(bindings.size()), base, read, write, {}, {}});
     return;
   }
@@ -352,7 +349,7 @@ std::string ShaderBuilder::buffer(const std::string& name) const {
   for (const Binding& b : bindings)
     if (b.value == ref.name && (ref.index.empty() || b.entry == ref.index))
       return "b" + std::to_string(b.binding) + ".d";
-  unsupported("value '" + name + "' is read from memory but the plan does not list it in reads");
+  decline("value '" + name + "' is read from memory but the plan does not list it in reads");
 }
 
 std::string ShaderBuilder::type_of(const std::string& name) const {
@@ -362,11 +359,11 @@ std::string ShaderBuilder::type_of(const std::string& name) const {
 void ShaderBuilder::check_settings(const OpIn& op, const std::set<std::string>& allowed) const {
   for (const auto& st : op.settings) {
     if (!allowed.count(std::string(st.key())))
-      unsupported(op_where(op) + ": setting '" + std::string(st.key()) +
-                  "' is not supported by the glsl emitter");
+      decline(op_where(op) + ": setting '" + std::string(st.key()) +
+              "' is not supported by the glsl emitter");
     if (st.value().is_object())
-      unsupported(op_where(op) + ": setting '" + std::string(st.key()) +
-                  "' names a variable; only literal settings are supported");
+      decline(op_where(op) + ": setting '" + std::string(st.key()) +
+              "' names a variable; only literal settings are supported");
   }
 }
 
@@ -377,7 +374,7 @@ const json::value* ShaderBuilder::setting(const OpIn& op, const char* name) cons
 int64_t ShaderBuilder::int_setting(const OpIn& op, const char* name, int64_t fallback) const {
   const json::value* v = setting(op, name);
   if (!v) return fallback;
-  if (!v->is_int64()) invalid(op_where(op) + ": '" + name + "' must be an integer");
+  if (!v->is_int64()) invalid_plan(op_where(op) + ": '" + name + "' must be an integer");
   return v->as_int64();
 }
 
@@ -385,9 +382,9 @@ std::vector<int64_t> ShaderBuilder::int_list(const OpIn& op, const char* name) c
   std::vector<int64_t> out;
   const json::value* v = setting(op, name);
   if (!v) return out;
-  if (!v->is_array()) invalid(op_where(op) + ": '" + name + "' must be a list of integers");
+  if (!v->is_array()) invalid_plan(op_where(op) + ": '" + name + "' must be a list of integers");
   for (const json::value& e : v->as_array()) {
-    if (!e.is_int64()) invalid(op_where(op) + ": '" + name + "' must be a list of integers");
+    if (!e.is_int64()) invalid_plan(op_where(op) + ": '" + name + "' must be a list of integers");
     out.push_back(e.as_int64());
   }
   return out;
@@ -397,7 +394,7 @@ std::string ShaderBuilder::string_setting(const OpIn& op, const char* name,
                                           const std::string& fallback) const {
   const json::value* v = setting(op, name);
   if (!v) return fallback;
-  if (!v->is_string()) invalid(op_where(op) + ": '" + name + "' must be a string");
+  if (!v->is_string()) invalid_plan(op_where(op) + ": '" + name + "' must be a string");
   return std::string(v->as_string());
 }
 
@@ -468,8 +465,8 @@ uint32_t ShaderBuilder::grid_local_size() const {
 
 void ShaderBuilder::check_count(uint64_t n, const char* what) const {
   if (n >= (uint64_t{1} << 31))
-    unsupported("kernel " + std::to_string(kernel.id) + ": " + what + " " + std::to_string(n) +
-                " is 2^31 or more (32-bit indices)");
+    decline("kernel " + std::to_string(kernel.id) + ": " + what + " " + std::to_string(n) +
+            " is 2^31 or more (32-bit indices)");
 }
 
 KernelShader ShaderBuilder::grid(const std::string& kind, uint64_t n, const std::string& body,

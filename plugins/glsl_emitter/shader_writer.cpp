@@ -20,9 +20,9 @@ std::string glsl_type(const std::string& dtype, const std::string& where) {
   if (dtype == "f64") return "double";
   if (dtype == "i32") return "int";
   if (dtype == "u32") return "uint";
-  unsupported(where + ": dtype " + dtype +
-              " is not supported here (f32, f64, i32 and u32 are; f16 and bool in elementwise "
-              "kernels and movement, i64 and u64 in movement, gather indices and argmax results)");
+  decline(where + ": dtype " + dtype +
+          " is not supported here (f32, f64, i32 and u32 are; f16 and bool in elementwise "
+          "kernels and movement, i64 and u64 in movement, gather indices and argmax results)");
 }
 
 namespace {
@@ -110,10 +110,10 @@ class KernelWriter {
     if (head.op == "matmul") return write_matmul();
     if (is_reduction_op(head.op)) return write_reduction();
     if (kernel_.kind == "op")  // single ops: the Vulkan backend's shaders (vulkan_kernels.hpp)
-      unsupported(op_where(head) + ": the emitter has no writer of its own for single ops");
+      decline(op_where(head) + ": the emitter has no writer of its own for single ops");
     if (!is_elementwise_op(head.op))
-      unsupported(op_where(head) +
-                  " cannot be expressed in GLSL yet (supported: " + supported_ops() + ")");
+      decline(op_where(head) + " cannot be expressed in GLSL yet (supported: " + supported_ops() +
+              ")");
     return write_elementwise();
   }
 
@@ -134,8 +134,8 @@ class KernelWriter {
     const std::string loc = "v" + std::to_string(next_local_++);
     const std::string t = ctype(name);
     if (v.storage == "internal")
-      unsupported("value '" + name + "' is internal to kernel " + std::to_string(kernel_.id) +
-                  " but read before the kernel computes it");
+      decline("value '" + name + "' is internal to kernel " + std::to_string(kernel_.id) +
+              " but read before the kernel computes it");
     if (is_narrow_float(v.dtype)) sb_.use_narrow_helpers();
     body_ << "    " << (is_float_type(t) ? "precise " : "") << t << " " << loc << " = "
           << sb_.load(name, broadcast_index(v.shape, kernel_.shape, index_var)) << ";  // " << name
@@ -180,9 +180,9 @@ class KernelWriter {
     check_settings(op, {"to", "rounding_mode", "saturate"});
     if (const json::value* sat = setting(op, "saturate");
         sat && !(sat->is_bool() && sat->as_bool()))
-      unsupported(op_where(op) + ": saturate=false is not supported");
+      decline(op_where(op) + ": saturate=false is not supported");
     if (from == "bool" || to == "bool")
-      unsupported(op_where(op) + ": casts from or to bool are not supported");
+      decline(op_where(op) + ": casts from or to bool are not supported");
     if (from == to) return x;
     if (is_float_type(to)) return to + "(" + x + ")";
     if (!is_float_type(from)) {  // i32 <-> u32, saturating
@@ -196,7 +196,7 @@ class KernelWriter {
                            : mode == "ceil"         ? "ceil"
                            : mode == "nearest_even" ? "roundEven"
                                                     : "";
-    if (fn.empty()) unsupported(op_where(op) + ": rounding_mode '" + mode + "'");
+    if (fn.empty()) decline(op_where(op) + ": rounding_mode '" + mode + "'");
     sb_.add_helper("cast", kCastHelpers);
     return std::string(to == "int" ? "oi_to_i32(" : "oi_to_u32(") + fn + "(" + x + "))";
   }
@@ -206,10 +206,10 @@ class KernelWriter {
     const std::string out_t = ctype(op.output);
     const ValueIn& out = plan_.value(op.output);
     if (out.shape != kernel_.shape)
-      unsupported(op_where(op) + ": output '" + op.output + "' does not have the kernel's shape");
+      decline(op_where(op) + ": output '" + op.output + "' does not have the kernel's shape");
     std::vector<std::string> a;
     if (op.op == "cast") {
-      if (op.inputs.size() != 1) invalid(op_where(op) + ": cast takes one input");
+      if (op.inputs.size() != 1) invalid_plan(op_where(op) + ": cast takes one input");
       const std::string& from = plan_.value(op.inputs[0]).dtype;
       const std::string x = local(op.inputs[0], index_var);
       if (is_narrow_float(out.dtype) && (from == "f64" || from == "i32" || from == "u32")) {
@@ -224,17 +224,17 @@ class KernelWriter {
     if (is_float_test(op.op)) return float_test(op, index_var);
     for (const std::string& in : op.inputs) {
       if (plan_.value(in).dtype != out.dtype)
-        unsupported(op_where(op) + ": mixed dtypes (" + plan_.value(in).dtype + " input, " +
-                    out.dtype + " output) are not supported");
+        decline(op_where(op) + ": mixed dtypes (" + plan_.value(in).dtype + " input, " + out.dtype +
+                " output) are not supported");
       a.push_back(local(in, index_var));
     }
     if (is_logical(op.op)) return logical(op, a, out_t);
     if (out_t == "bool")
-      unsupported(op_where(op) + " on bool is not supported (comparisons and and/or/xor/not are)");
+      decline(op_where(op) + " on bool is not supported (comparisons and and/or/xor/not are)");
     const bool f = is_float_type(out_t), d = out_t == "double";
     const std::string& o = op.op;
     auto need = [&](size_t n) {
-      if (a.size() != n) invalid(op_where(op) + ": expected " + std::to_string(n) + " inputs");
+      if (a.size() != n) invalid_plan(op_where(op) + ": expected " + std::to_string(n) + " inputs");
     };
     if (o == "add" || o == "sub" || o == "mul") {
       check_settings(op, {});
@@ -282,7 +282,7 @@ class KernelWriter {
     if (o == "fill") {
       check_settings(op, {"value"});
       const json::value* v = setting(op, "value");
-      if (!v) invalid(op_where(op) + ": fill needs 'value'");
+      if (!v) invalid_plan(op_where(op) + ": fill needs 'value'");
       return literal(*v, out_t, op_where(op));
     }
     if (o == "clamp" || o == "relu") {
@@ -310,7 +310,7 @@ class KernelWriter {
               " * " + a[0] + ")";
         } else {
           if (alpha && literal(*alpha, "float", op_where(op)) != "uintBitsToFloat(0x0u)")
-            unsupported(op_where(op) + ": a nonzero alpha on integers is not supported");
+            decline(op_where(op) + ": a nonzero alpha on integers is not supported");
           r = "max(" + a[0] + ", " + out_t + "(0))";
         }
       }
@@ -342,20 +342,20 @@ class KernelWriter {
     }
     const auto& math = op_registry().math;
     if (auto it = math.find(o); it != math.end()) return it->second(sb_, op, a);
-    unsupported(op_where(op) + " cannot be expressed in GLSL yet (supported: " + supported_ops() +
-                ")");
+    decline(op_where(op) + " cannot be expressed in GLSL yet (supported: " + supported_ops() + ")");
   }
 
   // eq ne lt le gt ge: bool from two values of one dtype; with NaN only `ne` holds (GLSL's
   // comparisons, IEEE where the device keeps NaN: the _ieee shaders).
   std::string comparison(const OpIn& op, const std::string& index_var) {
     check_settings(op, {});
-    if (op.inputs.size() != 2) invalid(op_where(op) + ": a comparison takes two inputs");
+    if (op.inputs.size() != 2) invalid_plan(op_where(op) + ": a comparison takes two inputs");
     const ValueIn& x = plan_.value(op.inputs[0]);
     const ValueIn& y = plan_.value(op.inputs[1]);
     if (x.dtype != y.dtype)
-      unsupported(op_where(op) + ": mixed dtypes (" + x.dtype + ", " + y.dtype + ")");
-    if (plan_.value(op.output).dtype != "bool") invalid(op_where(op) + ": the output must be bool");
+      decline(op_where(op) + ": mixed dtypes (" + x.dtype + ", " + y.dtype + ")");
+    if (plan_.value(op.output).dtype != "bool")
+      invalid_plan(op_where(op) + ": the output must be bool");
     const std::string a = local(op.inputs[0], index_var), b = local(op.inputs[1], index_var);
     const std::string& o = op.op;
     const std::string sym = o == "eq"   ? "=="
@@ -370,8 +370,9 @@ class KernelWriter {
   // is_nan is_inf is_neg: bool from one value; integers are never NaN or infinite.
   std::string float_test(const OpIn& op, const std::string& index_var) {
     check_settings(op, {});
-    if (op.inputs.size() != 1) invalid(op_where(op) + ": expected one input");
-    if (plan_.value(op.output).dtype != "bool") invalid(op_where(op) + ": the output must be bool");
+    if (op.inputs.size() != 1) invalid_plan(op_where(op) + ": expected one input");
+    if (plan_.value(op.output).dtype != "bool")
+      invalid_plan(op_where(op) + ": the output must be bool");
     const std::string t = sb_.compute_type(op.inputs[0]);
     const std::string a = local(op.inputs[0], index_var);
     if (t == "float" || t == "double") {
@@ -379,8 +380,8 @@ class KernelWriter {
       return "oi_" + op.op + "(" + a + ")";
     }
     if (t != "int" && t != "uint")
-      unsupported(op_where(op) + " on " + plan_.value(op.inputs[0]).dtype +
-                  " is not supported (f32, f64, f16/bf16/f8, i32 and u32 are)");
+      decline(op_where(op) + " on " + plan_.value(op.inputs[0]).dtype +
+              " is not supported (f32, f64, f16/bf16/f8, i32 and u32 are)");
     if (op.op == "is_neg" && t == "int") return "(" + a + " < 0)";
     return "false";
   }
@@ -390,11 +391,11 @@ class KernelWriter {
     check_settings(op, {});
     const bool unary = op.op == "not";
     if (a.size() != (unary ? 1u : 2u))
-      invalid(op_where(op) + ": expected " + std::string(unary ? "one input" : "two inputs"));
+      invalid_plan(op_where(op) + ": expected " + std::string(unary ? "one input" : "two inputs"));
     const bool b = t == "bool";
     if (!b && t != "int" && t != "uint")
-      unsupported(op_where(op) + " on " + plan_.value(op.output).dtype +
-                  " is not supported (bool, i32 and u32 are)");
+      decline(op_where(op) + " on " + plan_.value(op.output).dtype +
+              " is not supported (bool, i32 and u32 are)");
     if (unary) return b ? "(!" + a[0] + ")" : "(~" + a[0] + ")";
     const std::string sym = op.op == "and"  ? (b ? "&&" : "&")
                             : op.op == "or" ? (b ? "||" : "|")
@@ -406,7 +407,7 @@ class KernelWriter {
     for (size_t i = first; i < kernel_.ops.size(); ++i) {
       const OpIn& op = kernel_.ops[i];
       if (!is_elementwise_op(op.op))
-        unsupported(op_where(op) + " cannot be fused as an elementwise epilogue in GLSL");
+        decline(op_where(op) + " cannot be fused as an elementwise epilogue in GLSL");
       const std::string expr = op_expr(op, index_var);
       assign_local(op.output, expr);
     }
@@ -416,11 +417,11 @@ class KernelWriter {
     for (const std::string& w : kernel_.writes) {
       auto it = locals_.find(w);
       if (it == locals_.end())
-        invalid("kernel " + std::to_string(kernel_.id) + " lists '" + w +
-                "' in writes but no op of it writes it");
+        invalid_plan("kernel " + std::to_string(kernel_.id) + " lists '" + w +
+                     "' in writes but no op of it writes it");
       if (plan_.value(w).shape != kernel_.shape)
-        unsupported("kernel " + std::to_string(kernel_.id) + " writes '" + w +
-                    "' with a shape other than the kernel's");
+        decline("kernel " + std::to_string(kernel_.id) + " writes '" + w +
+                "' with a shape other than the kernel's");
       auto entry = stored_as_.find(w);
       body_ << "    "
             << sb_.store(entry == stored_as_.end() ? w : entry->second, index_var, it->second)
@@ -444,20 +445,20 @@ class KernelWriter {
   KernelShader write_matmul() {
     const OpIn& mm = kernel_.ops.front();
     check_settings(mm, {});
-    if (mm.inputs.size() != 2) invalid(op_where(mm) + ": matmul takes two inputs");
+    if (mm.inputs.size() != 2) invalid_plan(op_where(mm) + ": matmul takes two inputs");
     const ValueIn& a = plan_.value(mm.inputs[0]);
     const ValueIn& b = plan_.value(mm.inputs[1]);
     const ValueIn& c = plan_.value(mm.output);
     // f16, bf16 and f8 widen exactly to f32, accumulate in f32 and round once (ops.md).
     const std::string t = ctype(mm.output);
     if (a.dtype != c.dtype || b.dtype != c.dtype)
-      unsupported(op_where(mm) + ": mixed dtypes are not supported");
-    if (t == "bool") unsupported(op_where(mm) + " on bool is not supported");
+      decline(op_where(mm) + ": mixed dtypes are not supported");
+    if (t == "bool") decline(op_where(mm) + " on bool is not supported");
     if (a.shape.size() < 2 || b.shape.size() < 2 || c.shape.size() < 2 || c.shape != kernel_.shape)
-      invalid(op_where(mm) + ": matmul operands must have rank 2 or more");
+      invalid_plan(op_where(mm) + ": matmul operands must have rank 2 or more");
     const uint64_t M = a.shape[a.shape.size() - 2], K = a.shape.back(), N = b.shape.back();
     if (b.shape[b.shape.size() - 2] != K || c.shape[c.shape.size() - 2] != M || c.shape.back() != N)
-      invalid(op_where(mm) + ": matmul shapes do not agree");
+      invalid_plan(op_where(mm) + ": matmul shapes do not agree");
     const std::vector<uint64_t> cb(c.shape.begin(), c.shape.end() - 2);
     const std::vector<uint64_t> ab(a.shape.begin(), a.shape.end() - 2);
     const std::vector<uint64_t> bb(b.shape.begin(), b.shape.end() - 2);
@@ -472,10 +473,10 @@ class KernelWriter {
             ts > sb_.device.wg_size[1] || 2ull * ts * ts * esize > sb_.device.shared_bytes))
       ts /= 2;
     if (2ull * ts * ts * esize > sb_.device.shared_bytes)
-      unsupported(op_where(mm) + ": the device has no shared memory for matmul tiles");
+      decline(op_where(mm) + ": the device has no shared memory for matmul tiles");
     const uint64_t gx = (N + ts - 1) / ts, gy = (M + ts - 1) / ts;
     if (gx > kMaxGroups || gy > kMaxGroups || batches > kMaxGroups)
-      unsupported(op_where(mm) + ": more than 65535 workgroups along one axis");
+      decline(op_where(mm) + ": more than 65535 workgroups along one axis");
     buffer(a.name), buffer(b.name);  // their bindings
     if (is_narrow_float(c.dtype)) sb_.use_narrow_helpers();
     std::ostringstream pre;
@@ -518,25 +519,26 @@ class KernelWriter {
   KernelShader write_reduction() {
     const OpIn& op = kernel_.ops.front();
     check_settings(op, {"axes", "keepdims"});
-    if (op.inputs.size() != 1) invalid(op_where(op) + ": a reduction takes one input");
+    if (op.inputs.size() != 1) invalid_plan(op_where(op) + ": a reduction takes one input");
     const ValueIn& in = plan_.value(op.inputs[0]);
     const std::string t = ctype(op.output);  // narrow floats in f32, rounded once at the end
     if (in.dtype != plan_.value(op.output).dtype)
-      unsupported(op_where(op) + ": mixed dtypes are not supported");
-    if (t == "bool") unsupported(op_where(op) + " on bool is not supported");
+      decline(op_where(op) + ": mixed dtypes are not supported");
+    if (t == "bool") decline(op_where(op) + " on bool is not supported");
     // ops.md's integer mean is of the exact sum: the Vulkan backend's reduce.comp has it.
     if (op.op == "mean_axis" && !is_float_type(t))
-      unsupported(op_where(op) + " on integers is not supported");
+      decline(op_where(op) + " on integers is not supported");
     if (is_narrow_float(in.dtype)) sb_.use_narrow_helpers();
     const size_t rank = in.shape.size();
     std::vector<bool> reduced(rank, false);
     if (const json::value* axes = setting(op, "axes")) {
-      if (!axes->is_array()) invalid(op_where(op) + ": axes must be a list of integers");
+      if (!axes->is_array()) invalid_plan(op_where(op) + ": axes must be a list of integers");
       for (const json::value& ax : axes->as_array()) {
-        if (!ax.is_int64()) invalid(op_where(op) + ": axes must be a list of integers");
+        if (!ax.is_int64()) invalid_plan(op_where(op) + ": axes must be a list of integers");
         int64_t x = ax.as_int64();
         if (x < 0) x += static_cast<int64_t>(rank);
-        if (x < 0 || x >= static_cast<int64_t>(rank)) invalid(op_where(op) + ": axis out of range");
+        if (x < 0 || x >= static_cast<int64_t>(rank))
+          invalid_plan(op_where(op) + ": axis out of range");
         reduced[static_cast<size_t>(x)] = true;
       }
     } else {
@@ -567,7 +569,7 @@ class KernelWriter {
     const std::string& o = op.op;
     const bool f = is_float_type(t);
     if ((o == "max_axis" || o == "min_axis") && R == 0)
-      invalid(op_where(op) + ": max/min over an empty axis");
+      invalid_plan(op_where(op) + ": max/min over an empty axis");
     buffer(in.name);  // its binding
     body_ << "    const uint base = " << decompose(kept_size, kept_stride, "i") << ";\n";
     const std::string elem = sb_.load(in.name, "base + " + decompose(red_size, red_stride, "r"));
@@ -607,7 +609,7 @@ class KernelWriter {
     }
     result_in(op.output, rounded_result(op.output, "acc"));
     if (plan_.value(op.output).shape != kernel_.shape)
-      invalid(op_where(op) + ": the reduction's output does not have the kernel's shape");
+      invalid_plan(op_where(op) + ": the reduction's output does not have the kernel's shape");
     emit_ops(1, "i");
     emit_stores("i");
     return finish_grid("reduction");
@@ -631,8 +633,8 @@ KernelShader write_counter_shader(const PlanIn& plan, const DeviceIn& device, ui
                                   const std::string& where) {
   const ValueIn& v = plan.value(value);
   if ((v.dtype != "i32" && v.dtype != "u32") || v.elements != 1 || v.storage == "internal")
-    unsupported(where + " of " + v.dtype + " '" + value +
-                "' is not supported (i32 and u32 scalars in memory are)");
+    invalid_plan(where + " of " + v.dtype + " '" + value +
+                 "' is not supported (i32 and u32 scalars in memory are)");
   KernelIn k;
   k.id = id;
   k.kind = "counter";

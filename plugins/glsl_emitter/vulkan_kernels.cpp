@@ -39,7 +39,7 @@ const DtypeInfo* dtype_info(const std::string& name) {
 
 uint32_t tag_of(const std::string& dtype, const std::string& where) {
   const DtypeInfo* d = dtype_info(dtype);
-  if (d == nullptr) unsupported(where + ": dtype " + dtype + " has no Vulkan kernel");
+  if (d == nullptr) glsl_gap("vulkan-kernel", where + ": dtype " + dtype + " has no Vulkan kernel");
   return d->tag;
 }
 
@@ -109,7 +109,7 @@ struct Settings {
         lists.emplace_back();
         for (const json::value& x : v.as_array()) {
           if (!x.is_int64())
-            unsupported(where + ": setting '" + s.name + "' is not a list of integers");
+            invalid_plan(where + ": setting '" + s.name + "' is not a list of integers");
           lists.back().push_back(x.as_int64());
         }
         s.type = OI_SETTING_INT_LIST;
@@ -118,7 +118,8 @@ struct Settings {
       } else if (v.is_null()) {
         continue;
       } else {
-        unsupported(where + ": setting '" + std::string(kv.key()) + "' names a variable");
+        glsl_gap("named-setting",
+                 where + ": setting '" + std::string(kv.key()) + "' names a variable");
       }
       list.push_back(s);
     }
@@ -203,7 +204,7 @@ class KernelRecorder {
       return {text, 0, v.entry_bytes};
     }
     const ValueIn& v = plan_.value(ref.name);
-    if (v.is_table()) unsupported(op_where(op) + ": table '" + v.name + "' as a whole operand");
+    if (v.is_table()) invalid_plan(op_where(op) + ": table '" + v.name + "' as a whole operand");
     if (v.storage == "internal") {
       const std::string name = prefix() + v.name;
       const uint64_t bytes = value_bytes(v);
@@ -240,11 +241,7 @@ class KernelRecorder {
 
   void device_limit(const OpIn& op, vulkan::Needs needs) {
     if (needs == vulkan::Needs::F64 && !caps_.f64)
-      unsupported(op_where(op) + ": f64 needs shaderFloat64, which the device '" + device_.name +
-                  "' does not offer (features.fp64 false)");
-    if (needs == vulkan::Needs::I64 && !caps_.i64)
-      unsupported(op_where(op) + ": i64 arithmetic needs shaderInt64, which the device '" +
-                  device_.name + "' does not offer (features.int64 false)");
+      glsl::device_limit(device_, op_where(op), "f64 needs shaderFloat64", "features.fp64 false");
   }
 
   void record_op(const OpIn& op) {
@@ -285,9 +282,10 @@ class KernelRecorder {
       std::string ins;
       for (const std::string& in : op.inputs)
         ins += (ins.empty() ? "" : ", ") + plan_.value(parse_ref(in).name).dtype;
-      unsupported(where + ": the Vulkan backend has no kernel for " + op.op + "(" + ins + ") -> " +
-                  out_value.dtype + " (" +
-                  mode_text(overlap && !acc ? uint32_t{OI_KERNEL_MODE_INPLACE} : base) + ")");
+      glsl_gap("vulkan-kernel",
+               where + ": the Vulkan backend has no kernel for " + op.op + "(" + ins + ") -> " +
+                   out_value.dtype + " (" +
+                   mode_text(overlap && !acc ? uint32_t{OI_KERNEL_MODE_INPLACE} : base) + ")");
     }
     device_limit(op, k->needs);
 
@@ -321,15 +319,32 @@ class KernelRecorder {
     if (op.op == "gather") add_index_check(op);
     try {
       rec_.run(*k, call);
-    } catch (const abi::StatusError& e) {
-      unsupported(where + " on the Vulkan backend's kernel: " + e.what());
+    } catch (const Recorder::KernelFailed& e) {
+      // Limits of the device the kernels decline for: a buffer past the storage range (the
+      // recording device), a rank or head dim past what the shaders hold.
+      if (e.code == OI_STATUS_DECLINED) {
+        if (e.message.find("max_storage_buffer_range_bytes") != std::string::npos)
+          glsl::device_limit(
+              device_, where, e.message,
+              "limits.max_storage_buffer_range_bytes " + std::to_string(device_.max_buffer_range));
+        if (e.message.find("rank above") != std::string::npos)
+          glsl::device_limit(device_, where,
+                             "tensors of rank above " + std::to_string(device_.max_rank),
+                             "limits.max_rank " + std::to_string(device_.max_rank));
+        if (e.message.find("head dims above") != std::string::npos)
+          glsl::device_limit(device_, where,
+                             "head dims above " + std::to_string(device_.max_head_dim),
+                             "limits.max_head_dim " + std::to_string(device_.max_head_dim));
+      }
+      glsl_gap("vulkan-kernel", where + " on the Vulkan backend's kernel: " + e.message);
     }
     if (op.op == "rope") add_rope_table(op);
     if (staged) {
       if (!parse_ref(op.output).index.empty())
-        unsupported(where + ": a table entry as the output sharing memory with an input");
+        glsl_gap("vulkan-kernel",
+                 where + ": a table entry as the output sharing memory with an input");
       if (out_value.storage == "internal")
-        unsupported(where + ": an internal output sharing memory with an input");
+        glsl_gap("vulkan-kernel", where + ": an internal output sharing memory with an input");
       out_.copies.emplace_back(target.buffer, out_value.name);
     }
   }
@@ -339,13 +354,13 @@ class KernelRecorder {
     const ValueIn& data = plan_.value(parse_ref(op.inputs.at(0)).name);
     const ValueIn& idx = plan_.value(parse_ref(op.inputs.at(1)).name);
     if (idx.storage == "internal")
-      unsupported(op_where(op) + ": gather indices computed in the same kernel");
+      glsl_gap("vulkan-kernel", op_where(op) + ": gather indices computed in the same kernel");
     int64_t axis = 0;
     if (const json::value* a = op.settings.if_contains("axis"); a && a->is_int64())
       axis = a->as_int64();
     const auto rank = static_cast<int64_t>(data.shape.size());
     if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) unsupported(op_where(op) + ": axis out of range");
+    if (axis < 0 || axis >= rank) invalid_plan(op_where(op) + ": axis out of range");
     IndexCheck c;
     c.value = idx.name;
     c.count = idx.elements;
@@ -353,7 +368,8 @@ class KernelRecorder {
     c.bound = static_cast<int64_t>(data.shape[static_cast<size_t>(axis)]);
     c.message = "gather (line " + std::to_string(op.line) +
                 "): index {value} is out of range for axis " + std::to_string(axis) + " of size " +
-                std::to_string(c.bound);
+                std::to_string(c.bound) + " (allowed " + std::to_string(-c.bound) + ".." +
+                std::to_string(c.bound - 1) + ")";
     out_.checks.push_back(std::move(c));
   }
 
@@ -361,10 +377,11 @@ class KernelRecorder {
     const ValueIn& x = plan_.value(parse_ref(op.inputs.at(0)).name);
     const ValueIn& pos = plan_.value(parse_ref(op.inputs.at(1)).name);
     if (pos.storage == "internal")
-      unsupported(op_where(op) + ": a rope position computed in the same kernel");
+      glsl_gap("vulkan-kernel", op_where(op) + ": a rope position computed in the same kernel");
     if (rec_.uploaded.empty() && rec_.dispatches.empty()) return;  // no elements: nothing to do
     if (rec_.uploaded.size() != 1 || x.shape.size() < 2)
-      unsupported(op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
+      glsl_gap("vulkan-kernel",
+               op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
     RopeTable r;
     r.pos = pos.name;
     r.wide = pos.dtype == "i64";

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "openinfer/plugin_abi.hpp"
+#include "refusal.hpp"
 
 struct oi_buffer {
   uint32_t id;
@@ -65,10 +66,6 @@ oi_buffer* new_buffer(oi::glsl::Recorder::Impl& impl, uint64_t bytes, bool scrat
   return impl.buffers.back().get();
 }
 
-[[noreturn]] void refuse(const std::string& what) {
-  throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, what);
-}
-
 }  // namespace
 
 namespace oi::vulkan {
@@ -87,7 +84,7 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   glsl::RecordedDispatch d{job, {}};
   for (size_t i = 0; i < kDataBindings; ++i) {
     const oi_buffer* b = job.buffers[i] ? job.buffers[i] : job.buffers[job.output];
-    if (b == nullptr) refuse("vulkan kernel: a dispatch binds no buffer");
+    if (b == nullptr) glsl::glsl_gap("vulkan-kernel", "a dispatch binds no buffer");
     // As the backend's device: a shader binds whole buffers of at most maxStorageBufferRange.
     if (device->impl->caps.max_storage_range && b->bytes > device->impl->caps.max_storage_range)
       throw abi::StatusError(OI_STATUS_DECLINED, "a buffer of " + std::to_string(b->bytes) +
@@ -113,24 +110,23 @@ oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t, const v
     rec.uploaded.push_back(buffer->id);
     return nullptr;
   }
-  return abi::make_status(host(), OI_STATUS_UNIMPLEMENTED,
-                          "the kernel uploads data it computes on the host from device values "
-                          "(not expressible in a generated program yet)");
+  return glsl::gap_status("vulkan-kernel",
+                          "the kernel uploads data it computes on the host from device values",
+                          host());
 }
 
 oi_status* buffer_download(oi_device* device, oi_buffer*, uint64_t, void* dst, uint64_t bytes) {
   glsl::Recorder& rec = *device->impl->self;
   if (!rec.allow_host_reads)
-    return abi::make_status(host(), OI_STATUS_UNIMPLEMENTED,
-                            "the kernel reads device values back to the host (not expressible "
-                            "in a generated program yet)");
+    return glsl::gap_status("vulkan-kernel", "the kernel reads device values back to the host",
+                            host());
   std::memset(dst, 0, bytes);
   ++rec.host_reads;
   return nullptr;
 }
 
 oi_status* buffer_copy(oi_device*, oi_buffer*, uint64_t, oi_buffer*, uint64_t, uint64_t) {
-  return abi::make_status(host(), OI_STATUS_UNIMPLEMENTED, "the kernel copies buffers");
+  return glsl::gap_status("vulkan-kernel", "the kernel copies buffers", host());
 }
 
 oi_status* synchronize(oi_device*) {
@@ -182,7 +178,7 @@ void Recorder::run(const vulkan::VulkanKernel& kernel, oi_kernel_call call) {
   const auto code = static_cast<oi_status_code>(status->code);
   const std::string message = status->message;
   delete status;
-  throw abi::StatusError(code, message);
+  throw Recorder::KernelFailed{code, message};
 }
 
 const vulkan::VulkanKernel* find_vulkan_kernel(const std::string& op,

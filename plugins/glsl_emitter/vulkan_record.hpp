@@ -34,7 +34,12 @@ class Recorder {
   bool is_scratch(uint32_t id) const;
 
   // Runs `kernel` on `call` (its device and host are filled in here), keeping its dispatches.
-  // A status the kernel returns is thrown as abi::StatusError with its code and message.
+  // A status the kernel returns is thrown as KernelFailed with its code and message (the
+  // caller refuses through refusal.hpp).
+  struct KernelFailed {
+    oi_status_code code;
+    std::string message;
+  };
   void run(const vulkan::VulkanKernel& kernel, oi_kernel_call call);
 
   // Reads of device memory back to the host (gather's index check): answered with zeros and

@@ -55,7 +55,7 @@ const ShaderVariant* shader_variant(const std::string& name) {
 
 const char* shader_file(const std::string& name) {
   const char* text = file_text(name);
-  if (text == nullptr) invalid("the Vulkan backend has no shader source '" + name + "'");
+  if (text == nullptr) invalid_plan("the Vulkan backend has no shader source '" + name + "'");
   return text;
 }
 

@@ -141,9 +141,9 @@ bool describe(vk::PhysicalDevice pd, PhysicalDevice& out) {
   out.queue_family = static_cast<uint32_t>(it - families.begin());
   out.type = props.deviceType;
   out.caps = read_caps(pd, props.apiVersion);
-  out.dtypes = {OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_F16, OI_DTYPE_BF16};
+  out.dtypes = {OI_DTYPE_F32, OI_DTYPE_I32, OI_DTYPE_F16, OI_DTYPE_BF16,
+                OI_DTYPE_I64};  // i64: emulated without shaderInt64
   if (out.caps.f64) out.dtypes.push_back(OI_DTYPE_F64);
-  if (out.caps.i64) out.dtypes.push_back(OI_DTYPE_I64);
   const auto memory = pd.getMemoryProperties();
   for (uint32_t h = 0; h < memory.memoryHeapCount; ++h) {
     if (memory.memoryHeaps[h].flags & vk::MemoryHeapFlagBits::eDeviceLocal) {

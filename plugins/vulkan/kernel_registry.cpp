@@ -39,7 +39,7 @@ const std::vector<oi_kernel_def>& kernel_defs(const DeviceCaps* caps) {
     std::vector<oi_kernel_def> out;
     if (caps == nullptr) return out;
     for (const VulkanKernel& k : kernel_list()) {
-      if ((k.needs == Needs::F64 && !caps->f64) || (k.needs == Needs::I64 && !caps->i64)) continue;
+      if (k.needs == Needs::F64 && !caps->f64) continue;
       oi_kernel_def d{};
       d.struct_size = sizeof(d);
       d.abi_version = OI_PLUGIN_ABI_VERSION;

@@ -10,7 +10,8 @@
 
 namespace oi::vulkan {
 
-enum class Needs { Nothing, F64, I64 };
+// f64 needs shaderFloat64; i64/u64 need nothing (emulated in 32-bit words without shaderInt64).
+enum class Needs { Nothing, F64 };
 
 struct VulkanKernel {
   const char* op;
@@ -27,7 +28,7 @@ struct KernelRegistration {
   explicit KernelRegistration(void (*add)(std::vector<VulkanKernel>&)) { add(kernel_list()); }
 };
 
-// What `dtype` needs from a device (f64 and i64 need shaderFloat64 / shaderInt64).
+// What `dtype` needs from a device (f64 needs shaderFloat64).
 Needs needs_for(uint32_t dtype);
 
 // The ABI view for a device with `caps` (nullptr: no device, no kernels). Built once.

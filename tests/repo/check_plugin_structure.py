@@ -12,7 +12,6 @@
    plugins/ declares or defines a function of the shared names (SHARED_FUNCTIONS), nor holds the
    arithmetic they encapsulate (SHARED_ARITHMETIC: the window span, the negative-step slice
    clamp, the bf16 rounding carry).
-
 4. Every refusal of the C emitter (plugins/c_emitter) goes through one of three paths
    (check_c_refusals): oi::emit::refuse_device_limit (a device description key), invalid_plan (a
    plan the planner never produces) or c_gap(KEY, ...) with KEY one of C_GAPS, the emitter's
@@ -230,6 +229,79 @@ def check_c_refusals(problems):
         if f"`{key}`" not in doc:
             problems.append(f"docs/synth.md: does not list the C target's gap `{key}`")
     return len(used)
+# ---- the GLSL target's refusals (issue #18; plugins/glsl_emitter/refusal.hpp) -----------------
+# Every refusal in plugins/glsl_emitter (the host program aside) goes through one of
+# refusal.hpp's paths: device_limit (a device description key), invalid_plan (a plan the
+# planner never produces) or glsl_gap("KEY", ...) with KEY one of GLSL_OPEN_GAPS, each listed
+# in docs/synth-glsl.md's "Open gaps" table. `decline` is the own writers' signal that a kernel
+# goes to the Vulkan backend's kernels (output_writer.cpp's write_kernel), never a refusal of
+# its own. No other file makes an UNIMPLEMENTED or INVALID_ARGUMENT status.
+GLSL_OPEN_GAPS = {
+    "loop-setting-runtime-bounds": "a setting naming a loop index whose bounds are known only "
+                                   "at run time",
+    "loop-setting-copies": "a setting naming a loop index of more than 256 values",
+    "named-setting": "a setting naming a constant scalar without a value at synthesis (no "
+                     "model tensor, no @init)",
+    "embed-weights": "--embed-weights (the host program reads the model)",
+    "auto-dim-operand": "an op reading or writing an @auto_dim matrix directly",
+    "auto-dim-copy": "an @auto_dim copy other than with a whole value",
+    "auto-dim-part-reset": "cache.reset of a window of @auto_dim matrices",
+    "runtime-sized": "a value sized at run time",
+    "table-layout": "a table growing along more than one index, or of volatile memory",
+    "table-window-operand": "a window of table entries of run-time length as an op's output",
+    "constant-table-reset": "cache.reset of a constant table",
+    "reset-window": "cache.reset of a window of table entries (the simulator empties every "
+                    "entry under the indices before the window, the window ignored)",
+    "internal-value": "a host step (copy, yield, branch, counter) on a value the plan keeps in "
+                      "no memory",
+    "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
+                     "gather's check and rope's table, an internal or table output in place)",
+    "no-vulkan-kernels": "the emitter built without the Vulkan backend's kernels",
+}
+GLSL_EMITTER = ROOT / "plugins" / "glsl_emitter"
+GLSL_OWN_WRITERS = {"shader_writer.cpp", "ops_math.cpp", "ops.cpp", "shader_common.cpp"}
+GLSL_PATHS = {"device_limit", "invalid_plan", "glsl_gap", "decline"}
+
+
+def check_glsl_refusals(problems):
+    gap_call = re.compile(r"\bglsl_gap\s*\(\s*\"([^\"]*)\"")
+    # a status made here: StatusError(...) or make_status(...), OI_STATUS_DECLINED aside (the
+    # backend kernels' own protocol: try another way); comparing codes is fine
+    bad = re.compile(r"\b(unsupported|invalid|refuse|CUnsupported)\s*\(|"
+                     r"\bStatusError\s*\((?!\s*OI_STATUS_DECLINED)|\bmake_status\s*\(")
+    used = set()
+    for p in sorted(GLSL_EMITTER.glob("*")):
+        if p.suffix not in CXX or p.name.startswith("refusal."):
+            continue
+        text = p.read_text(errors="replace")
+        raw = text.splitlines()
+        for n, line in code_lines(text):
+            m = bad.search(line)
+            if m:
+                problems.append(f"{rel(p)}:{n}: refuses outside refusal.hpp's paths "
+                                f"({m.group(0).strip()}): {raw[n - 1].strip()}")
+            if re.search(r"\bdecline\s*\(", line) and p.name not in GLSL_OWN_WRITERS:
+                problems.append(f"{rel(p)}:{n}: decline() outside the own writers "
+                                f"({', '.join(sorted(GLSL_OWN_WRITERS))}): a refusal here goes "
+                                "through device_limit, invalid_plan or glsl_gap")
+            if re.search(r"\bglsl_gap\s*\(", line):
+                # the key is a string literal: read it from the line as written
+                k = gap_call.search(raw[n - 1]) or (
+                    gap_call.search(raw[n - 1] + raw[n]) if n < len(raw) else None)
+                if not k:
+                    problems.append(f"{rel(p)}:{n}: glsl_gap without a literal gap key")
+                elif k.group(1) not in GLSL_OPEN_GAPS:
+                    problems.append(f"{rel(p)}:{n}: glsl_gap(\"{k.group(1)}\") is not listed "
+                                    "in GLSL_OPEN_GAPS (tests/repo/check_plugin_structure.py)")
+                else:
+                    used.add(k.group(1))
+    doc = (ROOT / "docs" / "synth-glsl.md").read_text()
+    for key in sorted(GLSL_OPEN_GAPS):
+        if key not in used:
+            problems.append(f"GLSL_OPEN_GAPS lists '{key}', which no glsl_gap() names: "
+                            "remove it (the gap is closed)")
+        if f"`{key}`" not in doc:
+            problems.append(f"docs/synth-glsl.md: the open gap `{key}` is not listed")
 
 
 def main():
@@ -238,6 +310,7 @@ def main():
     check_includes(problems)
     check_shared(problems)
     c_gaps = check_c_refusals(problems)
+    check_glsl_refusals(problems)
     for p in problems:
         print(p)
     if problems:

@@ -17,8 +17,8 @@ ulp). A batch that fails to synthesize, compile or run is split until the failin
 
 --per-op N keeps the first N kernels (op, dtypes, mode) of each op (the CI subset). Cases with
 an f64 operand are left out (and counted apart) for a device description whose features.fp64
-is false, and so are kernels the target refuses naming a feature the description turns off
-(features.int64 false: the Vulkan backend's kernel needs shaderInt64). Prints one line per
+is false, and so are kernels the target refuses naming it (features.fp64 false: the only
+device limit for data; i64/u64 run emulated without features.int64). Prints one line per
 failing kernel and the first problem, then per mode
 "normal N/M, in place N/M, accumulate N/M". Exits 1 when a kernel fails (with
 --allow-invalid, not for graphs the validator refuses: the script's graph, not the target).
@@ -222,11 +222,11 @@ def main():
     if not args.work and not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 
-    # A kernel the target refuses naming a feature the description turns off (the Vulkan
-    # backend's kernel needs shaderInt64 or shaderFloat64: "(features.int64 false)") is left
-    # out as a device limit, not counted as a failure.
+    # A kernel the target refuses naming fp64 where the description turns it off (the Vulkan
+    # backend's kernel needs shaderFloat64: "(features.fp64 false)") is left out as a device
+    # limit, not counted as a failure. Nothing else is: i64/u64 need no shaderInt64.
     features = device.get("features", {})
-    off = {k for k in ("fp64", "int64") if features.get(k, features.get("fp64")) is False}
+    off = {"fp64"} if features.get("fp64") is False else set()
     limited = {i for i, c in cases if (results.get(i) or "").startswith("synth:") and
                any(f"(features.{k} false)" in results[i] for k in off)}
     limited_kernels = {ctc.key_text(c) for i, c in cases if i in limited}

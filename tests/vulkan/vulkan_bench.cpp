@@ -2,21 +2,24 @@
 // f32 add and relu over 64M elements, upload/download bandwidth, f32 matmul (square sizes and
 // the M = 1 shapes of decoding), and the per-call cost of a 1,000-call chain of tiny adds. Each
 // figure is the median of timed repetitions after a warm-up, by wall clock around the calls
-// and a synchronize (runs are recorded into batches: docs/vulkan.md). Matmuls are timed as
-// repeated runs with one synchronize, divided by their number: the GPU time of one, once the
+// and a synchronize (runs are recorded into batches: docs/vulkan.md). add, relu and matmuls
+// are timed as back-to-back runs (20 for add and relu, as bench/vulkan_gpu_peers.py times
+// PyTorch's) with one synchronize, divided by their number: the GPU time of one, once the
 // per-call cost hides behind the GPU work.
 //
-//   vulkan_bench [--matmul | --check | --no-matmul] [--tiles BM,BN,BK,TM,TN;...]
+//   vulkan_bench [--matmul | --check | --no-matmul] [--quick] [--tiles BM,BN,BK,TM,TN;...]
 //                [--gemv COLS,WG,UNROLL;...]
 //
-// --matmul: the matmul figures only. --no-matmul: all but the matmul figures. --elements-m M:
+// --matmul: the matmul figures only. --quick: of those only the 4096^3 and 2048^3 squares (and
+// the exact checks), for tile sweeps. --no-matmul: all but the matmul figures. --elements-m M:
 // the elementwise and transfer figures on M Mi elements (default 64; lavapipe binds at most
 // 128 MiB). --check: no figures, only the exact matmul checks at odd
 // offsets (quick enough for lavapipe). --tiles / --gemv: also time each listed tile / GEMV split
 // (through OPENINFER_VULKAN_MATMUL_TILE / _GEMV, kernels/matmul.cpp) next to the default pick.
 // Every matmul run is checked: operands are multiples of 1/8, so sums are exact in f32 and each
 // checked output (sampled for large shapes, all of them for the offset shapes) must equal the
-// double-precision dot product.
+// double-precision dot product. 4096^3 is also timed with one subnormal in A (unchecked), which
+// takes the careful pass on devices that may flush subnormals (kernels/matmul.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -127,6 +130,12 @@ class MatmulBench {
     return bad;
   }
 
+  // Sets a's first element (host copy and device buffer) to `value`.
+  void set_a0(float value) {
+    ha_[0] = value;
+    gpu_->upload(*a_, 0, std::as_bytes(std::span(ha_).first(1)));
+  }
+
   // Per run, from `reps` timings of `inner` runs and a synchronize.
   double seconds(const Shape& s, int reps, int inner) {
     return median_seconds(reps,
@@ -172,11 +181,16 @@ std::string dims_text(const Shape& s) {
 
 // The square and GEMV figures, then the offset and broadcasting checks, for the current
 // OPENINFER_VULKAN_MATMUL_* settings; returns the number of wrong outputs.
-size_t matmul_figures(MatmulBench& bench, const std::string& label, bool squares, bool gemvs) {
+size_t matmul_figures(MatmulBench& bench, const std::string& label, bool squares, bool gemvs,
+                      bool quick) {
   size_t bad = 0;
   if (squares) {
-    for (const Shape& s :
-         {square(4096), square(2048), square(1024), Shape{{512, 768}, {768, 3072}, {512, 3072}}}) {
+    std::vector<Shape> shapes{square(4096), square(2048)};
+    if (!quick) {
+      shapes.push_back(square(1024));
+      shapes.push_back(Shape{{512, 768}, {768, 3072}, {512, 3072}});
+    }
+    for (const Shape& s : shapes) {
       const size_t wrong = bench.check(s, 4096);
       bad += wrong;
       const double flops = 2.0 * numel(s.y) * s.a.back();
@@ -184,7 +198,14 @@ size_t matmul_figures(MatmulBench& bench, const std::string& label, bool squares
                 (wrong ? " WRONG " + std::to_string(wrong) : ""),
             bench.seconds(s, 5, flops > 1e11 ? 3 : 10), flops / 1e12, "TFLOP/s");
     }
+    const Shape s = square(4096);
+    const double flops = 2.0 * numel(s.y) * s.a.back();
+    bench.set_a0(1e-40f);  // subnormal
+    print("matmul f32 " + dims_text(s) + " [" + label + ", a subnormal in A]",
+          bench.seconds(s, 3, 3), flops / 1e12, "TFLOP/s");
+    bench.set_a0(eighth(0, 1));
   }
+  if (quick) gemvs = false;
   if (gemvs) {
     const Shape tiny{{1, 1}, {1, 1}, {1, 1}};  // the per-call cost, for scale
     std::cout << "matmul f32 [1,1] x [1,1] [" << label << "]: " << bench.seconds(tiny, 5, 100) * 1e3
@@ -215,7 +236,7 @@ size_t matmul_figures(MatmulBench& bench, const std::string& label, bool squares
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool matmul_only = false, check_only = false, no_matmul = false;
+  bool matmul_only = false, check_only = false, no_matmul = false, quick = false;
   uint64_t elements_m = 64;
   std::vector<std::string> tiles, gemv_splits;
   for (int i = 1; i < argc; ++i) {
@@ -224,6 +245,8 @@ int main(int argc, char** argv) {
       matmul_only = true;
     } else if (arg == "--elements-m" && i + 1 < argc) {
       elements_m = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--quick") {
+      quick = true;
     } else if (arg == "--no-matmul") {
       no_matmul = true;
     } else if (arg == "--check") {
@@ -233,7 +256,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--gemv" && i + 1 < argc) {
       gemv_splits = split(argv[++i], ';');
     } else {
-      std::cerr << "usage: vulkan_bench [--matmul | --check | --no-matmul] "
+      std::cerr << "usage: vulkan_bench [--matmul | --check | --no-matmul] [--quick] "
                    "[--tiles BM,BN,BK,TM,TN;...] [--gemv COLS,WG,UNROLL;...]\n";
       return 2;
     }
@@ -274,19 +297,25 @@ int main(int argc, char** argv) {
     const std::vector<uint64_t> dims{n};
     oi::TensorArg ins[] = {{DType::f32, dims, a.get(), 0}, {DType::f32, dims, b.get(), 0}};
     oi::TensorArg outs[] = {{DType::f32, dims, y.get(), 0}};
+    // 20 back-to-back calls and one synchronize, as the PyTorch peer times 20 calls between two
+    // CUDA events (bench/vulkan_gpu_peers.py): the figure is one call's GPU time.
+    constexpr int kBackToBack = 20;
     print("add f32 " + m,
           median_seconds(10,
                          [&] {
-                           gpu->run(*add, ins, outs, {});
+                           for (int i = 0; i < kBackToBack; ++i) gpu->run(*add, ins, outs, {});
                            gpu->synchronize();
-                         }),
+                         }) /
+              kBackToBack,
           12.0 * n / 1e9, "GB/s");
     print("relu f32 " + m,
           median_seconds(10,
                          [&] {
-                           gpu->run(*relu, {ins, 1}, outs, {});
+                           for (int i = 0; i < kBackToBack; ++i)
+                             gpu->run(*relu, {ins, 1}, outs, {});
                            gpu->synchronize();
-                         }),
+                         }) /
+              kBackToBack,
           8.0 * n / 1e9, "GB/s");
 
     const std::vector<uint64_t> small{256};
@@ -311,15 +340,15 @@ int main(int argc, char** argv) {
   if (no_matmul) return 0;
   MatmulBench bench(gpu, *mm, check_only ? 1ull << 20 : 64ull << 20);
   const bool timed = !check_only;
-  size_t bad = matmul_figures(bench, "default", timed, timed);
+  size_t bad = matmul_figures(bench, "default", timed, timed, quick);
   for (const auto& t : tiles) {
     setenv("OPENINFER_VULKAN_MATMUL_TILE", t.c_str(), 1);
-    bad += matmul_figures(bench, "tile " + t, timed, timed);
+    bad += matmul_figures(bench, "tile " + t, timed, timed, quick);
   }
   unsetenv("OPENINFER_VULKAN_MATMUL_TILE");
   for (const auto& g : gemv_splits) {
     setenv("OPENINFER_VULKAN_MATMUL_GEMV", g.c_str(), 1);
-    bad += matmul_figures(bench, "gemv " + g, false, timed);
+    bad += matmul_figures(bench, "gemv " + g, false, timed, quick);
   }
   return bad == 0 ? 0 : 1;
 }

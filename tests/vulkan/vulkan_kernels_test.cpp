@@ -191,6 +191,22 @@ bool op_selected(const std::string& op) {
   return false;
 }
 
+// OPENINFER_TEST_DTYPES=i64,u64: only the cases and kernels with an operand or the result of
+// one of those dtypes (CTest's vulkan_kernels_int64_emulated_test: with
+// OPENINFER_VULKAN_INT64=emulate).
+bool dtypes_selected(const std::vector<DType>& in, DType out) {
+  static const std::string list = env_or("OPENINFER_TEST_DTYPES", "");
+  if (list.empty()) return true;
+  std::vector<DType> all = in;
+  all.push_back(out);
+  std::stringstream items(list);
+  std::string item;
+  while (std::getline(items, item, ','))
+    for (DType t : all)
+      if (oi::dtype_name(t) == item) return true;
+  return false;
+}
+
 BOOST_AUTO_TEST_CASE(every_kernel_matches_the_cpu_cases) {
   std::set<std::string> covered;
   size_t ran = 0;
@@ -204,6 +220,7 @@ BOOST_AUTO_TEST_CASE(every_kernel_matches_the_cpu_cases) {
     Operand want = operand(c.at("output"));
     std::vector<DType> in_types;
     for (const auto& i : inputs) in_types.push_back(i.dtype);
+    if (!dtypes_selected(in_types, want.dtype)) continue;
     const oi::Kernel* k = gpu()->find_kernel(op, in_types, want.dtype, mode);
     if (k == nullptr || k->provider != "vulkan") continue;
     std::string key = kernel_key(op, in_types, want.dtype, mode);
@@ -249,7 +266,8 @@ BOOST_AUTO_TEST_CASE(every_kernel_matches_the_cpu_cases) {
   }
   BOOST_TEST_MESSAGE("ran " << ran << " cases over " << covered.size() << " kernels");
   for (const auto& k : gpu()->kernels()) {
-    if (k.provider != "vulkan" || !op_selected(k.op)) continue;
+    if (k.provider != "vulkan" || !op_selected(k.op) || !dtypes_selected(k.inputs, k.output))
+      continue;
     std::string key = kernel_key(k.op, k.inputs, k.output, k.mode);
     BOOST_TEST(covered.count(key) == 1u, "no test case for " << key);
   }

@@ -33,6 +33,8 @@ struct DeviceArch {
     uint64_t max_push_constants_bytes = 0;
     uint64_t max_storage_buffer_range_bytes = 0;
     uint32_t subgroup_size = 0;  // 0: not given
+    uint32_t max_rank = 0;       // 0: not given (the GPU kernels' own limit, 8)
+    uint32_t max_head_dim = 0;   // 0: not given (the GPU attention kernels' own limit, 1024)
   };
   struct Features {
     bool fp16 = false;

@@ -172,6 +172,8 @@ DeviceArch DeviceArch::parse(std::string_view text, std::string_view origin_view
     r.uint("max_push_constants_bytes", a.limits.max_push_constants_bytes, gpu);
     r.uint("max_storage_buffer_range_bytes", a.limits.max_storage_buffer_range_bytes, gpu, true);
     r.uint("subgroup_size", a.limits.subgroup_size, false, true, 1024);
+    r.uint("max_rank", a.limits.max_rank, false, true, UINT32_MAX);
+    r.uint("max_head_dim", a.limits.max_head_dim, false, true, UINT32_MAX);
     r.warn_unknown();
   }
   if (const json::object* o = top.object("features", gpu)) {
@@ -312,6 +314,8 @@ std::string DeviceArch::to_json() const {
     if (limits.max_storage_buffer_range_bytes)
       l["max_storage_buffer_range_bytes"] = limits.max_storage_buffer_range_bytes;
     if (limits.subgroup_size) l["subgroup_size"] = limits.subgroup_size;
+    if (limits.max_rank) l["max_rank"] = limits.max_rank;
+    if (limits.max_head_dim) l["max_head_dim"] = limits.max_head_dim;
     root["limits"] = std::move(l);
     json::object f;
     f["fp16"] = features.fp16;

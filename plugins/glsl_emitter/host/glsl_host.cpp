@@ -10,6 +10,7 @@
 // 2 a usage error, 3 no Vulkan device or a device failure.
 #define VULKAN_HPP_DISPATCH_LOADER_DYNAMIC 1
 #include <algorithm>
+#include <bit>
 #include <boost/json/src.hpp>
 #include <chrono>
 #include <cmath>
@@ -200,8 +201,9 @@ uint32_t narrow_bits(double v, int eb, int mb) {
   return sign | static_cast<uint32_t>((static_cast<uint64_t>(biased - 1) << mb) + r);
 }
 
-// The @init literal as the bytes of one element of `dtype`.
-std::vector<uint8_t> init_element(const Value& v) {
+// The @init literal as the bits of one element of `dtype` (little-endian, its low
+// dtype_bits bits; integers wrap to the width, as the simulator stores a literal).
+uint64_t init_bits(const Value& v) {
   const json::value& j = *v.init;
   double d = 0;
   if (j.is_int64())
@@ -218,33 +220,38 @@ std::vector<uint8_t> init_element(const Value& v) {
     d = -INFINITY;
   else
     input_error("value '" + v.name + "': @init " + json::serialize(j) + " is not a number");
-  std::vector<uint8_t> e(elem_bytes(v.dtype));
-  auto put = [&](auto x) { std::memcpy(e.data(), &x, sizeof(x)); };
-  if (v.dtype == "f32")
-    put(static_cast<float>(d));
-  else if (v.dtype == "f64")
-    put(d);
-  else if (v.dtype == "i32")
-    put(static_cast<int32_t>(j.is_int64() ? j.as_int64() : static_cast<int64_t>(d)));
-  else if (v.dtype == "u32")
-    put(static_cast<uint32_t>(d));
-  else if (v.dtype == "i64")
-    put(static_cast<int64_t>(j.is_int64() ? j.as_int64() : static_cast<int64_t>(d)));
-  else if (v.dtype == "u64")
-    put(static_cast<uint64_t>(d));
-  else if (v.dtype == "f16")
-    put(static_cast<uint16_t>(narrow_bits(d, 5, 10)));
-  else if (v.dtype == "bf16")
-    put(static_cast<uint16_t>(narrow_bits(d, 8, 7)));
-  else if (v.dtype == "f8")
-    put(static_cast<uint8_t>(narrow_bits(d, 5, 2)));
-  else if (v.dtype == "bool" || v.dtype == "u8")
-    put(static_cast<uint8_t>(d != 0));
-  else if (v.dtype == "i8")
-    put(static_cast<int8_t>(d));
-  else
-    input_error("value '" + v.name + "': @init of dtype " + v.dtype + " is not supported");
-  return e;
+  const std::string& t = v.dtype;
+  if (t == "f32") return std::bit_cast<uint32_t>(static_cast<float>(d));
+  if (t == "f64") return std::bit_cast<uint64_t>(d);
+  if (t == "f16") return narrow_bits(d, 5, 10);
+  if (t == "bf16") return narrow_bits(d, 8, 7);
+  if (t == "f8") return narrow_bits(d, 5, 2);
+  if (t == "bool") return d != 0;
+  const uint32_t bits = oinf_io::dtype_bits(oinf_io::dtype_tag(t));
+  if (bits == 0 || t == "t1" || t == "t2")
+    input_error("value '" + v.name + "': @init of dtype " + t + " is not supported");
+  const int64_t n = j.is_int64()    ? j.as_int64()
+                    : j.is_uint64() ? static_cast<int64_t>(j.as_uint64())
+                                    : static_cast<int64_t>(d);
+  return bits == 64 ? static_cast<uint64_t>(n)
+                    : static_cast<uint64_t>(n) & ((uint64_t{1} << bits) - 1);
+}
+
+// Every element of `v` set to its @init: whole little-endian elements, or packed ones (oinf.md:
+// the first element in the lowest bits of its byte).
+std::vector<uint8_t> init_image(const Value& v) {
+  const uint64_t bits = init_bits(v);
+  const uint32_t w = oinf_io::dtype_bits(oinf_io::dtype_tag(v.dtype));
+  std::vector<uint8_t> image;
+  if (w >= 8) {
+    for (uint64_t i = 0; i < v.elements; ++i)
+      for (uint32_t b = 0; b < w / 8; ++b) image.push_back(static_cast<uint8_t>(bits >> (8 * b)));
+    return image;
+  }
+  image.assign((v.elements * w + 7) / 8, 0);
+  for (uint64_t i = 0; i < v.elements; ++i)
+    image[i * w / 8] |= static_cast<uint8_t>(bits << (i * w % 8));
+  return image;
 }
 
 std::string element_text(const std::string& dtype, const uint8_t* p) {
@@ -427,11 +434,7 @@ class Runner {
             for (const std::string& i : v.indices) v.pattern += ".{" + i + "}";
           }
         }
-        if (v.init) {
-          std::vector<uint8_t> e = init_element(v);
-          for (uint64_t i = 0; i < v.elements; ++i)
-            v.init_image.insert(v.init_image.end(), e.begin(), e.end());
-        }
+        if (v.init) v.init_image = init_image(v);
         index_[v.name] = values_.size();
         values_.push_back(std::move(v));
       }
@@ -1175,6 +1178,10 @@ class Runner {
       int64_t hi = b.empty() ? extent : term(b, indices);
       if (!b.empty() && hi < 0) hi += extent;
       if (lo < 0) input_error(where + ": slice '" + t + "' of '" + v.name + "' starts below 0");
+      if (i < v.bound.size() && v.bound[i] && hi > static_cast<int64_t>(v.bound[i]))
+        input_error(where + ": table '" + v.name + "': slice end " + std::to_string(hi) +
+                    " of index " + v.indices[i] + " exceeds its @fixed bound " + v.indices[i] +
+                    "=" + std::to_string(v.bound[i]));
       ranges.emplace_back(lo, std::max(hi, lo));
       if (shape) shape->push_back(static_cast<uint64_t>(std::max(hi, lo) - lo));
     }
@@ -1634,6 +1641,24 @@ class Runner {
     return std::vector<uint8_t>(staging_map_, staging_map_ + v.bytes);
   }
 
+  // cache.increment / cache.decrement of an integer scalar the kernels keep in 8 or 16 bits,
+  // or packed in the low bits of its byte: read back, the amount added wrapping at the
+  // dtype's width (dsl.md), written back; the byte's other bits stay as they are.
+  void count(const Value& v, int64_t delta) {
+    std::vector<uint8_t> bytes = download(v);
+    const uint32_t w = oinf_io::dtype_bits(oinf_io::dtype_tag(v.dtype));
+    if (w == 0 || w > 64 || bytes.size() < std::max<uint32_t>(w / 8, 1))
+      input_error("manifest: counter '" + v.name + "' of dtype " + v.dtype);
+    const uint32_t n = std::max<uint32_t>(w / 8, 1);
+    uint64_t x = 0;
+    for (uint32_t b = 0; b < n; ++b) x |= uint64_t{bytes[b]} << (8 * b);
+    const uint64_t mask = w == 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1;
+    x = (x & ~mask) | ((x + static_cast<uint64_t>(delta)) & mask);
+    for (uint32_t b = 0; b < n; ++b) bytes[b] = static_cast<uint8_t>(x >> (8 * b));
+    upload(v, bytes.data(), bytes.size());
+    barrier();
+  }
+
   void barrier() {
     const vk::MemoryBarrier mb(
         vk::AccessFlagBits::eShaderWrite | vk::AccessFlagBits::eTransferWrite,
@@ -1956,12 +1981,37 @@ class Runner {
     return offsets;
   }
 
+  // The kernel a dispatch runs: the step's, or for a kernel whose settings name loop indices
+  // (its `select`), the copy written for their current values.
+  size_t selected_kernel(const json::object& s, const std::map<std::string, int64_t>& indices) {
+    const json::value* sel = s.if_contains("select");
+    if (sel == nullptr) return s.at("kernel").to_number<size_t>();
+    std::vector<int64_t> now;
+    for (const json::value& n : sel->at("by").as_array()) {
+      auto it = indices.find(std::string(n.as_string()));
+      if (it == indices.end())
+        input_error("manifest: loop index '" + std::string(n.as_string()) +
+                    "' of a kernel's settings is not set here");
+      now.push_back(it->second);
+    }
+    const json::array& values = sel->at("values").as_array();
+    for (size_t r = 0; r < values.size(); ++r) {
+      bool same = values[r].as_array().size() == now.size();
+      for (size_t i = 0; same && i < now.size(); ++i)
+        same = values[r].as_array()[i].to_number<int64_t>() == now[i];
+      if (same) return sel->at("kernels").as_array()[r].to_number<size_t>();
+    }
+    input_error("manifest: no copy of kernel " +
+                std::to_string(s.at("kernel").to_number<size_t>()) +
+                " for the loop indices' current values");
+  }
+
   // Returns false when a `return` ended the block.
   bool run_steps(const json::array& steps, std::map<std::string, int64_t>& indices) {
     for (const json::value& s : steps) {
       const std::string op(s.at("op").as_string());
       if (op == "dispatch") {
-        Kernel& k = kernels_.at(s.at("kernel").to_number<size_t>());
+        Kernel& k = kernels_.at(selected_kernel(s.as_object(), indices));
         const std::string where = "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>());
         if (k.recorded) {
           run_recorded(k, indices, where);
@@ -1977,7 +2027,16 @@ class Runner {
         barrier();
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
         Value& v = mutable_value(std::string(s.at("value").as_string()));
-        if (v.auto_dim()) {  // dsl.md: counts back to 0, cells @init (every matrix: fresh)
+        if (const json::value* part = s.as_object().if_contains("auto_entry");
+            part && v.auto_dim()) {
+          // the matrices under these @table indices fresh again; the table's sizes stay
+          std::vector<int64_t> prefix;
+          for (const json::value& t : part->as_array())
+            prefix.push_back(term(std::string(t.as_string()), indices));
+          std::erase_if(v.mats, [&](const auto& kv) {
+            return std::equal(prefix.begin(), prefix.end(), kv.first.begin());
+          });
+        } else if (v.auto_dim()) {  // dsl.md: counts back to 0, cells @init (every matrix: fresh)
           v.mats.clear();
           v.mat_sizes.assign(v.auto_table.size(), 0);
         } else if (const json::value* entry = s.as_object().if_contains("entry")) {
@@ -2004,6 +2063,9 @@ class Runner {
         } else {
           zero(v);
         }
+      } else if (op == "counter") {
+        count(mutable_value(std::string(s.at("value").as_string())),
+              s.at("delta").to_number<int64_t>());
       } else if (op == "copy") {
         if (s.as_object().contains("auto_from") || s.as_object().contains("auto_to"))
           auto_dim_copy(s.as_object(), indices);

@@ -7,7 +7,7 @@ namespace {
 
 void register_add(std::vector<VulkanKernel>& list) {
   add_eltwise(list, "add", 2, &eltwise_kernel<EltwiseOp::Add>);
-  add_eltwise_u64(list, "add", 2, &eltwise_kernel<EltwiseOp::Add>, Needs::I64);
+  add_eltwise_u64(list, "add", 2, &eltwise_kernel<EltwiseOp::Add>);
   // The rest of the catalog's dtypes (narrow and packed integers, f8, bool, bitset) on ew.comp.
   add_ew(list, "add", &ew_kernel<EwOp::Add>, 2,
          dtype_union({kEwF8,

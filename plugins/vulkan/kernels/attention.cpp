@@ -1,4 +1,7 @@
-// attention(q, k, v[, mask]) of ops-nn.md. Three shaders:
+// attention(q, k, v[, mask]) of ops-nn.md. Four shaders:
+// - shaders/attention_coop.comp (f16, many query rows, no mask, D and Dv multiples of 16 up to
+//   128, where the device has VK_NV_cooperative_matrix): the flash scheme below on tensor cores,
+//   QK^T and PV as cooperative matrices (P in two f16 parts), the softmax in f32;
 // - shaders/attention_flash.comp (many query rows, prefill): FlashAttention-2 style blocks of
 //   query rows against shared-memory tiles of K and V;
 // - shaders/attention_split.comp + attention_combine.comp (few query rows, decode): the keys
@@ -12,14 +15,20 @@
 // k/v head serving many q heads): the host lists each output batch's element offsets into q, k,
 // v and the mask.
 //
-// Tuning and testing without rebuilding: OPENINFER_VULKAN_ATTENTION=general|flash|split forces
-// a path wherever the fast paths apply; OPENINFER_VULKAN_ATTENTION_CHUNK=KEYS (a multiple of 16,
-// 16..256) sets the split's chunk; OPENINFER_VULKAN_ATTENTION_TILE=WG,BK (WG 128 or 256
-// invocations, BQ = WG / 4 query rows; BK keys a tile, 8..64) sets the flash tile.
+// Tuning and testing without rebuilding: OPENINFER_VULKAN_ATTENTION=general|flash|split|coop
+// forces a path wherever the fast paths apply (coop: where its shapes fit and the device has
+// tensor cores, else a warning once and the usual choice); OPENINFER_VULKAN_COOPMAT=off never
+// takes tensor cores, =force takes them for f16 calls of any row count;
+// OPENINFER_VULKAN_ATTENTION_COOP_TILE=SG,BK sets attention_coop's tile;
+// OPENINFER_VULKAN_ATTENTION_CHUNK=KEYS (a multiple of 16, 16..256) sets the split's chunk;
+// OPENINFER_VULKAN_ATTENTION_TILE=WG,BK (WG 128 or 256 invocations, BQ = WG / 4 query rows; BK keys
+// a tile, 8..64) sets the flash tile.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <sstream>
@@ -49,8 +58,12 @@ constexpr uint64_t kFlashWideGroups = 528;
 // What every device gives (lavapipe: 32 KiB; NVIDIA 48 KiB): the flash tiles stay within it.
 constexpr uint64_t kSharedBytes = 32 * 1024;
 constexpr uint32_t kSplitLanes = 8, kSplitSlots = 16;  // attention_split.comp's key groups
+// attention_coop.comp: subgroups a workgroup (16 query rows each) and keys a tile.
+struct CoopTile {
+  uint64_t subgroups = 4, keys = 32;
+};
 
-enum class Path { General, Flash, Split };
+enum class Path { General, Flash, Split, Coop };
 
 [[noreturn]] void fail(oi_status_code code, const std::string& why) {
   throw abi::StatusError(code, "attention: " + why);
@@ -85,8 +98,82 @@ struct Shape {
   uint32_t mask_code = kNoMask;
   bool f64 = false;
   bool aligned4 = false;  // every q/k/v matrix starts on a multiple of 4 elements
+  bool aligned8 = false;  // ... of 8 elements, and y on an even one (attention_coop.comp)
+  uint32_t dtype = 0;
   uint64_t rows() const { return Tq * batches; }
 };
+
+enum class CoopPolicy { Auto, Force, Off };
+
+// A forced tensor-core path that cannot run: said once a process, then the usual path runs.
+void warn_once(const char* why) {
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return;
+  const std::string text =
+      std::string("attention: tensor-core path (attention_coop) skipped: ") + why;
+  abi::log(host(), OI_LOG_WARNING, text.c_str());
+}
+
+// Whether attention_coop.comp takes a call, and why not.
+struct CoopUse {
+  bool fits = false;
+  CoopPolicy policy = CoopPolicy::Auto;
+  const char* why = "";
+};
+
+CoopPolicy coop_policy() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT";
+  const char* text = tuning_env(name);
+  if (text == nullptr) return CoopPolicy::Auto;
+  if (std::strcmp(text, "force") == 0) return CoopPolicy::Force;
+  if (std::strcmp(text, "off") == 0) return CoopPolicy::Off;
+  bad_setting(name, "is neither 'force' nor 'off'");
+}
+
+// attention_coop.comp's shared memory for a tile (its layout: K and V rows, per subgroup the
+// scores, the weights' two parts, the row factors; the row-number table).
+uint64_t coop_shared_bytes(const Shape& s, const CoopTile& t) {
+  const uint64_t ds = std::max(s.D, s.Dv) / 8 + 1;
+  return 2 * t.keys * ds * 16 + t.subgroups * 16 * (t.keys + 4) * 4 +
+         t.subgroups * 2 * 16 * (t.keys / 8 + 1) * 16 + t.subgroups * 16 * 4 + 16 * 16 * 4;
+}
+
+// OPENINFER_VULKAN_ATTENTION_COOP_TILE=SG,BK: SG subgroups (1, 2 or 4; 16 query rows each), BK
+// keys a tile (16, 32 or 64; 2 BK >= 16 SG, where Q is staged).
+CoopTile coop_tile() {
+  CoopTile t;
+  const char* name = "OPENINFER_VULKAN_ATTENTION_COOP_TILE";
+  if (const char* text = tuning_env(name)) {
+    const auto v = parse_tuning_list("attention", name, text, 2);
+    t = {v[0], v[1]};
+    if ((t.subgroups != 1 && t.subgroups != 2 && t.subgroups != 4) ||
+        (t.keys != 16 && t.keys != 32 && t.keys != 64) || 2 * t.keys < 16 * t.subgroups) {
+      bad_setting(name, "is no valid tile (SG 1, 2 or 4; BK 16, 32 or 64; 2 BK >= 16 SG)");
+    }
+  }
+  return t;
+}
+
+CoopUse coop_use(const Shape& s, const DeviceCaps& caps) {
+  CoopUse use;
+  use.policy = coop_policy();
+  if (use.policy == CoopPolicy::Off) {
+    use.why = "OPENINFER_VULKAN_COOPMAT=off";
+  } else if (caps.coop_m == 0) {
+    use.why = "the device has no tensor cores through VK_NV_cooperative_matrix";
+  } else if (s.dtype != OI_DTYPE_F16 || s.mask_code != kNoMask) {
+    use.why = "it takes f16 q, k, v without a mask";
+  } else if (s.D % 16 != 0 || s.Dv % 16 != 0 || s.D > 128 || s.Dv > 128) {
+    use.why = "it takes head dims that are multiples of 16 up to 128";
+  } else if (!s.aligned8) {
+    use.why = "it takes q, k, v matrices starting on 8 elements and y on an even one";
+  } else if (coop_shared_bytes(s, coop_tile()) > caps.max_shared_memory) {
+    use.why = "the device has too little shared memory for it";
+  } else {
+    use.fits = true;
+  }
+  return use;
+}
 
 Path pick_path(const Shape& s, const oi_device* device) {
   const DeviceCaps& caps = caps_of(device);
@@ -100,19 +187,30 @@ Path pick_path(const Shape& s, const oi_device* device) {
                     s.D <= kMaxFastHeadDim && s.Dv <= kMaxFastHeadDim && s.Tk >= 1 &&
                     lanes >= kSplitLanes && lanes <= 128 && std::has_single_bit(lanes);
   if (!fast) return Path::General;
+  const Path usual = s.Tq <= kSplitMaxRows ? Path::Split : Path::Flash;
+  const CoopUse coop = coop_use(s, caps);
   if (const char* forced = tuning_env("OPENINFER_VULKAN_ATTENTION")) {
     const std::string name = forced;
     if (name == "general") return Path::General;
     if (name == "flash") return Path::Flash;
     if (name == "split") return Path::Split;
-    bad_setting("OPENINFER_VULKAN_ATTENTION", "is not general, flash or split");
+    if (name == "coop") {
+      if (coop.fits) return Path::Coop;
+      warn_once(coop.why);
+      return usual;
+    }
+    bad_setting("OPENINFER_VULKAN_ATTENTION", "is not general, flash, split or coop");
   }
-  return s.Tq <= kSplitMaxRows ? Path::Split : Path::Flash;
+  if (coop.fits && (coop.policy == CoopPolicy::Force || s.Tq > kSplitMaxRows)) return Path::Coop;
+  if (coop.policy == CoopPolicy::Force && caps.coop_m == 0) warn_once(coop.why);
+  return usual;
 }
 
-// f32 with every row start on 16 bytes: the fast shaders' 16-byte loads (VEC4).
+// Every row start on 4 elements: the fast shaders load a quad at once (VEC4: 16 bytes of f32,
+// 8 of f16 or bf16).
 uint32_t vec4_loads(const Shape& s, uint32_t dtype) {
-  return dtype == OI_DTYPE_F32 && s.aligned4 && s.D % 4 == 0 && s.Dv % 4 == 0 ? 1 : 0;
+  const bool wide = dtype == OI_DTYPE_F32 || dtype == OI_DTYPE_F16 || dtype == OI_DTYPE_BF16;
+  return wide && s.aligned4 && s.D % 4 == 0 && s.Dv % 4 == 0 ? 1 : 0;
 }
 
 void run_flash(const oi_kernel_call& call, const Shape& s, Dispatch job) {
@@ -139,6 +237,23 @@ void run_flash(const oi_kernel_call& call, const Shape& s, Dispatch job) {
   job.spec.push_back(bk);
   job.spec.push_back(wg);
   const uint64_t groups = ceil_div(s.Tq, wg / 4) * s.batches;
+  job.groups = {fit32(std::min<uint64_t>(groups, 65535)), 1, 1};
+  run_dispatch(call.device, job);
+}
+
+void run_coop(const oi_kernel_call& call, const Shape& s, Dispatch job) {
+  const DeviceCaps& caps = caps_of(call.device);
+  job.shader = "attention_coop";
+  job.spec.push_back(0);  // VEC4: unused
+  job.spec.push_back(caps.coop_n);
+  job.spec.push_back(caps.coop_k);
+  job.spec.push_back(static_cast<uint32_t>(s.D));
+  job.spec.push_back(static_cast<uint32_t>(s.Dv));
+  const CoopTile tile = coop_tile();
+  job.spec.push_back(static_cast<uint32_t>(tile.keys));
+  job.spec.push_back(static_cast<uint32_t>(tile.subgroups));
+  job.spec.push_back(static_cast<uint32_t>(tile.subgroups * 32));
+  const uint64_t groups = ceil_div(s.Tq, tile.subgroups * 16) * s.batches;
   job.groups = {fit32(std::min<uint64_t>(groups, 65535)), 1, 1};
   run_dispatch(call.device, job);
 }
@@ -279,6 +394,8 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
   const uint32_t q0 = element_index(q), k0 = element_index(k), v0 = element_index(v);
   const uint32_t m0 = has_mask ? element_index(call->inputs[3]) : 0;
   s.aligned4 = true;
+  s.aligned8 = job.params[9] % 2 == 0;
+  s.dtype = q.dtype;
   for (uint64_t b = 0; b < batches; ++b) {
     uint64_t rest = b, oq = q0, ok = k0, ov = v0, om = m0;
     for (size_t d = batch_dims.size(); d-- > 0;) {
@@ -291,6 +408,7 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
     }
     for (uint64_t o : {oq, ok, ov, om}) job.params.push_back(fit32(o));
     s.aligned4 = s.aligned4 && oq % 4 == 0 && ok % 4 == 0 && ov % 4 == 0;
+    s.aligned8 = s.aligned8 && oq % 8 == 0 && ok % 8 == 0 && ov % 8 == 0;
   }
   job.buffers = {q.buffer,   k.buffer, v.buffer, has_mask ? call->inputs[3].buffer : q.buffer,
                  out.buffer, nullptr};
@@ -301,6 +419,9 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
       break;
     case Path::Split:
       run_split(*call, s, job);
+      break;
+    case Path::Coop:
+      run_coop(*call, s, job);
       break;
     case Path::General:
       job.groups = {fit32(std::min<uint64_t>(Tq, 65535)), fit32(std::min<uint64_t>(batches, 65535)),

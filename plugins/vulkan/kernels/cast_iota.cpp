@@ -22,7 +22,7 @@ void register_cast_iota(std::vector<VulkanKernel>& list) {
   for (uint32_t wide : kEwWide) {
     for (uint32_t other : dtype_union({all, kEwWide})) {
       const bool f64 = wide == OI_DTYPE_F64 || other == OI_DTYPE_F64;
-      const Needs needs = f64 ? Needs::F64 : Needs::I64;
+      const Needs needs = f64 ? Needs::F64 : Needs::Nothing;  // i64/u64: emulated if need be
       list.push_back({"cast", {wide}, other, OI_KERNEL_MODE_NORMAL, needs, &ew_kernel<EwOp::Cast>});
       if (other != wide &&
           !(other == OI_DTYPE_F64 || other == OI_DTYPE_I64 || other == OI_DTYPE_U64)) {

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "int64_mode.hpp"
 #include "openinfer/broadcast.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
@@ -152,14 +153,15 @@ bool vector_path(const std::vector<uint32_t>& p) {
   return p[1] == 1 && p[17] == 1 && p[18] <= 1 && ((p[2] | p[3] | p[4]) & 3u) == 0;
 }
 
-// Quads per invocation: 4 from 1M elements on (bytes in flight on a large GPU), else 1;
+// Quads per invocation: 1 (on an H200, 2026-11-28, add/relu f32 64M timed as 20 back-to-back
+// calls: 1 gave 0.194/0.139 ms, 2 0.197/0.142, 4 0.203/0.151, 8 0.195/0.144; bench/README.md);
 // OPENINFER_VULKAN_ELTWISE_UNROLL=1|2|4|8 forces it, for tuning.
-uint32_t eltwise_unroll(uint32_t count) {
+uint32_t eltwise_unroll(uint32_t) {
   if (const char* env = std::getenv("OPENINFER_VULKAN_ELTWISE_UNROLL"); env != nullptr) {
     const long u = std::strtol(env, nullptr, 10);
     if (u == 1 || u == 2 || u == 4 || u == 8) return static_cast<uint32_t>(u);
   }
-  return count >= (1u << 20) ? 4 : 1;
+  return 1;
 }
 
 }  // namespace
@@ -179,9 +181,7 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
   const uint32_t dtype = out.dtype;
   const DeviceCaps& caps = caps_of(call->device);
   const bool int64 = dtype == OI_DTYPE_I64 || dtype == OI_DTYPE_U64;  // u64: i64's bits
-  if ((dtype == OI_DTYPE_F64 && !caps.f64) || (int64 && op != EltwiseOp::Fill && !caps.i64)) {
-    declined("this device lacks 64-bit shader arithmetic");
-  }
+  if (dtype == OI_DTYPE_F64 && !caps.f64) declined("this device lacks shaderFloat64");
   const uint32_t count = fit32(abi::element_count(out), "an element count");
   if (count == 0) return nullptr;
   const bool wide = dtype == OI_DTYPE_F64 || int64;
@@ -210,7 +210,10 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
     const auto layout = broadcast_layout(out, a, b);
     job.params[1] = static_cast<uint32_t>(layout.size() / 3);
     job.params.insert(job.params.end(), layout.begin(), layout.end());
-    job.shader = dtype == OI_DTYPE_F64 ? "eltwise_f64" : int64 ? "eltwise_i64" : "eltwise_32";
+    // i64/u64: native, or emulated in 32-bit words where the device lacks shaderInt64
+    job.shader = dtype == OI_DTYPE_F64 ? "eltwise_f64"
+                 : int64               ? int64_shader("eltwise_i64", caps)
+                                       : "eltwise_32";
     job.spec = {static_cast<uint32_t>(op), dtype == OI_DTYPE_I32 ? kDtI32 : kDtF32};
     job.float_width = dtype == OI_DTYPE_F32 ? 32 : dtype == OI_DTYPE_F64 ? 64 : 0;
   }
@@ -227,10 +230,10 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
 }
 
 void add_eltwise_u64(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,
-                     oi_kernel_fn run, Needs needs) {
+                     oi_kernel_fn run) {
   for (oi_kernel_mode mode : {OI_KERNEL_MODE_NORMAL, OI_KERNEL_MODE_INPLACE}) {
-    list.push_back(
-        {op, std::vector<uint32_t>(num_inputs, OI_DTYPE_U64), OI_DTYPE_U64, mode, needs, run});
+    list.push_back({op, std::vector<uint32_t>(num_inputs, OI_DTYPE_U64), OI_DTYPE_U64, mode,
+                    Needs::Nothing, run});
   }
 }
 

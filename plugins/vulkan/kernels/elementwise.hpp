@@ -20,13 +20,13 @@ oi_status* eltwise_kernel(const oi_kernel_call* call) {
 }
 
 // Registers `op` with `num_inputs` inputs of one dtype, normal and in place, for f32, i32, f16,
-// bf16, f64 and i64 (the last two only on devices with shaderFloat64 / shaderInt64).
+// bf16, f64 (only on devices with shaderFloat64) and i64 (emulated where shaderInt64 is missing).
 void add_eltwise(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,
                  oi_kernel_fn run);
 // u64 on the i64 shader, for the ops whose bits do not depend on the sign (add, sub, mul; fill
-// writes host-made bits and needs nothing).
+// writes host-made bits).
 void add_eltwise_u64(std::vector<VulkanKernel>& list, const char* op, uint32_t num_inputs,
-                     oi_kernel_fn run, Needs needs);
+                     oi_kernel_fn run);
 
 // f16 and bf16: stored two a word, computed in f32 (shaders/eltwise_narrow.comp).
 bool is_narrow(uint32_t dtype);

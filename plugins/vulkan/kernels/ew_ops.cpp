@@ -9,6 +9,7 @@
 #include <string>
 
 #include "elementwise.hpp"
+#include "int64_mode.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "tuning_env.hpp"
@@ -349,7 +350,6 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   const bool math = is_math_op(op) && !wide;
   const bool math64 = math && f32_math_in_f64(caps.f64);
   if (wide && wide_f64 && !caps.f64) declined("this device lacks shaderFloat64");
-  if (wide && !wide_f64 && !caps.i64) declined("this device lacks shaderInt64");
 
   Dispatch job;
   job.params.assign(kHeaderWords, 0);
@@ -370,7 +370,10 @@ oi_status* run_ew(const oi_kernel_call* call, EwOp op) {
   job.params.insert(job.params.end(), layout.begin(), layout.end());
   job.buffers[3] = out.buffer;
   job.output = 3;
-  const char* wide_shader = !wide_f64 ? "ew64_i" : full_f64_math(op) ? "ew64_fm" : "ew64_f";
+  // i64/u64 without f64: native, or emulated in 32-bit words where the device lacks shaderInt64
+  const std::string wide_shader = !wide_f64           ? int64_shader("ew64_i", caps)
+                                  : full_f64_math(op) ? "ew64_fm"
+                                                      : "ew64_f";
   job.shader = wide ? wide_shader : math64 ? "ew_math" : math ? "ew_math32" : "ew";
   job.float_width = 32;
   job.also_f64 = math64 || (wide && wide_f64);
@@ -424,15 +427,14 @@ void add_ew_accumulate(std::vector<VulkanKernel>& list, const char* op, oi_kerne
                        uint32_t num_inputs, const std::vector<uint32_t>& dtypes) {
   for (uint32_t t : dtypes) {
     for (uint32_t acc : accumulate_targets(t)) {
-      const bool wide = acc == OI_DTYPE_I64 || acc == OI_DTYPE_U64;
       list.push_back({op, std::vector<uint32_t>(num_inputs, t), acc, OI_KERNEL_MODE_ACCUMULATE,
-                      wide ? Needs::I64 : Needs::Nothing, run});
+                      Needs::Nothing, run});
     }
   }
 }
 
 Needs wide_needs(uint32_t dtype) {
-  return dtype == OI_DTYPE_F64 ? Needs::F64 : Needs::I64;
+  return dtype == OI_DTYPE_F64 ? Needs::F64 : Needs::Nothing;  // i64/u64: emulated if need be
 }
 
 void add_ew(std::vector<VulkanKernel>& list, const char* op, oi_kernel_fn run, uint32_t num_inputs,

@@ -7,7 +7,7 @@ namespace {
 
 void register_fill(std::vector<VulkanKernel>& list) {
   add_eltwise(list, "fill", 1, &eltwise_kernel<EltwiseOp::Fill>);
-  add_eltwise_u64(list, "fill", 1, &eltwise_kernel<EltwiseOp::Fill>, Needs::Nothing);
+  add_eltwise_u64(list, "fill", 1, &eltwise_kernel<EltwiseOp::Fill>);
   // The rest of the catalog's dtypes (narrow and packed integers, f8, bool, bitset) on ew.comp.
   add_ew(list, "fill", &ew_kernel<EwOp::Fill>, 1,
          dtype_union({kEwF8,

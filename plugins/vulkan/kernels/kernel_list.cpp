@@ -11,7 +11,6 @@ std::vector<VulkanKernel>& kernel_list() {
 
 Needs needs_for(uint32_t dtype) {
   if (dtype == OI_DTYPE_F64) return Needs::F64;
-  if (dtype == OI_DTYPE_I64) return Needs::I64;
   return Needs::Nothing;
 }
 

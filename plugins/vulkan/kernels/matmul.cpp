@@ -7,6 +7,15 @@
 // (run_matmul, matmul_generic.cpp), so in-place results equal normal ones bit for bit. The
 // other dtypes are in matmul_generic.cpp.
 //
+// Subnormal operands on devices that may flush them (no DenormPreserve: NVIDIA's, lavapipe):
+// matmul_tiled.comp's per-slice bookkeeping of them costs every call, so the tiled path there is
+// three dispatches: matmul_scan.comp sets a flag (a zeroed 8-byte buffer) when A or B holds a
+// subnormal, then the fast pass (built without the bookkeeping) computes unless the flag is set,
+// and the careful pass (with it) computes only if it is. Where the device keeps subnormals it is
+// one dispatch of matmul_f32 (its _fc variant has no bookkeeping).
+// OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline runs the careful shader alone (one pass, the
+// bookkeeping in every slice; the earlier form, for comparison).
+//
 // Tuning without rebuilding: OPENINFER_VULKAN_MATMUL_TILE=BM,BN,BK,TM,TN forces the tiled shader
 // with that tile for every shape (M <= 4 too), OPENINFER_VULKAN_MATMUL_GEMV=COLS,WG,UNROLL sets
 // the GEMV split (tests/vulkan/vulkan_bench compares them).
@@ -36,14 +45,14 @@ struct GemvSplit {
   uint32_t cols, wg, unroll;
 };
 
-// Shared memory of each: 16, 12 and 17 KiB (double buffered). On an H100 (2026-11-23) kLarge
-// gave 31.9-32.2 TFLOP/s at 4096^3 and 29.5-30.1 at 2048^3 in two clean runs; a 256x128 tile
-// (16x8 an invocation, OPENINFER_VULKAN_MATMUL_TILE=256,128,8,16,8) gave 34.5 and 32.7 in one
-// run but fell to half of kLarge's speed in a slower one, and holds 128 accumulators an
-// invocation (register-hungry on other GPUs): not the default.
-constexpr Tile kLarge{128, 128, 8, 8, 8};  // 64 outputs an invocation: for big matrices
-constexpr Tile kWide{128, 64, 8, 8, 4};    // half the tiles' size: twice as many workgroups
-constexpr Tile kSmall{64, 64, 16, 4, 4};   // small matrices: many workgroups
+// Shared memory of each: 16, 12 and 17 KiB (double buffered). kLarge, on an H200 (2026-11-28,
+// bench/vulkan_gpu_tune.sh; the fast pass with 16-byte loads; bench/README.md): 42.4 TFLOP/s at
+// 4096^3 and 37.7 at 2048^3, against 42.1 / 37.6 for 128x128 with 8x8 an invocation (256
+// invocations, the earlier default), 40.7 / 36.2 for 128x256 with 8x16 and 40.5 / 35.7 for
+// 256x128 with 16x8; with scalar loads all of them gave 35-37 at 4096^3.
+constexpr Tile kLarge{128, 128, 8, 16, 8};  // 128 outputs an invocation, 128 invocations
+constexpr Tile kWide{128, 64, 8, 8, 4};     // half the tiles' size: twice as many workgroups
+constexpr Tile kSmall{64, 64, 16, 4, 4};    // small matrices: many workgroups
 constexpr uint32_t kGemvWg = 1024, kGemvUnroll = 8;
 constexpr uint32_t kGemvMaxRows = 4;
 // Workgroups a dispatch needs before bigger tiles pay: about one per SM of a large GPU (an
@@ -122,6 +131,61 @@ uint32_t grid(uint64_t groups) {
   return static_cast<uint32_t>(groups);
 }
 
+// matmul_tiled.comp's VEC4: 16-byte loads where every quad it reads is aligned (K, N and the
+// operands' word offsets multiples of 4) and the slices' quads split evenly over the
+// invocations; OPENINFER_VULKAN_MATMUL_VEC4=0 keeps the scalar loads (for comparison).
+bool vec4_loads(const Tile& t, uint64_t K, uint64_t N, uint32_t a_off, uint32_t b_off) {
+  const char* env = tuning_env("OPENINFER_VULKAN_MATMUL_VEC4");
+  if (env != nullptr && std::string(env) == "0") return false;
+  const uint32_t wg = t.invocations();
+  return K % 4 == 0 && N % 4 == 0 && a_off % 4 == 0 && b_off % 4 == 0 && t.bk % 4 == 0 &&
+         (t.bm * t.bk / 4) % wg == 0 && (t.bn * t.bk / 4) % wg == 0;
+}
+
+// OPENINFER_VULKAN_MATMUL_SUBNORMALS: "scan" (the default) or "inline" (above).
+bool inline_subnormals() {
+  const char* name = "OPENINFER_VULKAN_MATMUL_SUBNORMALS";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::string(text) == "scan") return false;
+  if (std::string(text) == "inline") return true;
+  bad_setting(name, "is neither scan nor inline");
+}
+
+void check(oi_status* status) {
+  if (status == nullptr) return;
+  const std::string what = host()->status_message ? host()->status_message(status) : "";
+  if (host()->status_free) host()->status_free(status);
+  throw abi::StatusError(OI_STATUS_INTERNAL, "matmul: " + what);
+}
+
+// The tiled dispatch `job` (bindings a, b, y) as scan, fast pass and careful pass (above).
+void run_scanned(const oi_kernel_call& call, Dispatch job) {
+  oi_buffer* flag = nullptr;
+  check(buffer_alloc(call.device, 8, &flag));  // zeroed
+  struct Free {
+    oi_device* d;
+    oi_buffer* b;
+    ~Free() { buffer_free(d, b); }  // later commands run after these: reuse is safe at once
+  } release{call.device, flag};
+  const oi_tensor_desc& a = call.inputs[0];
+  const oi_tensor_desc& b = call.inputs[1];
+  const uint64_t a_count = abi::element_count(a), b_count = abi::element_count(b);
+  constexpr uint64_t kScanPerGroup = 256 * 8;  // matmul_scan.comp: 256 invocations, 8 loads each
+  Dispatch scan;
+  scan.shader = "matmul_scan";
+  scan.params = {word_offset(a), fit32(a_count), word_offset(b), fit32(b_count)};
+  scan.buffers = {a.buffer, b.buffer, flag};
+  scan.groups = {static_cast<uint32_t>(std::clamp<uint64_t>(
+                     ceil_div(std::max(a_count, b_count), kScanPerGroup), 1, 65535)),
+                 1, 1};
+  run_dispatch(call.device, scan);
+  job.buffers[3] = flag;
+  for (const char* pass : {"matmul_f32_fast", "matmul_f32_careful"}) {
+    job.shader = pass;
+    run_dispatch(call.device, job);
+  }
+}
+
 void matmul_f32_into(const oi_kernel_call& call) {
   const oi_tensor_desc& a = call.inputs[0];
   const oi_tensor_desc& b = call.inputs[1];
@@ -149,8 +213,13 @@ void matmul_f32_into(const oi_kernel_call& call) {
   } else {
     if (tile.bm == 0) tile = pick_tile(M, N, batches);
     job.shader = "matmul_f32";
-    job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.invocations()};
+    const bool vec4 = vec4_loads(tile, K, N, job.params[4], job.params[5]);
+    job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.invocations(), vec4 ? 1u : 0u};
     job.groups = {grid(ceil_div(N, tile.bn)), grid(ceil_div(M, tile.bm)), gz};
+    // matmul_f32 is the fast form where the device keeps subnormals (its _fc variant).
+    if (!caps_of(call.device).float_controls32 && !inline_subnormals()) {
+      return run_scanned(call, job);
+    }
   }
   run_dispatch(call.device, job);
 }

@@ -7,7 +7,7 @@ namespace {
 
 void register_mul(std::vector<VulkanKernel>& list) {
   add_eltwise(list, "mul", 2, &eltwise_kernel<EltwiseOp::Mul>);
-  add_eltwise_u64(list, "mul", 2, &eltwise_kernel<EltwiseOp::Mul>, Needs::I64);
+  add_eltwise_u64(list, "mul", 2, &eltwise_kernel<EltwiseOp::Mul>);
   // The rest of the catalog's dtypes (narrow and packed integers, f8, bool, bitset) on ew.comp.
   add_ew(list, "mul", &ew_kernel<EwOp::Mul>, 2,
          dtype_union({kEwF8,

@@ -7,7 +7,7 @@ namespace {
 
 void register_sub(std::vector<VulkanKernel>& list) {
   add_eltwise(list, "sub", 2, &eltwise_kernel<EltwiseOp::Sub>);
-  add_eltwise_u64(list, "sub", 2, &eltwise_kernel<EltwiseOp::Sub>, Needs::I64);
+  add_eltwise_u64(list, "sub", 2, &eltwise_kernel<EltwiseOp::Sub>);
   // The rest of the catalog's dtypes (narrow and packed integers, f8, bool, bitset) on ew.comp.
   add_ew(list, "sub", &ew_kernel<EwOp::Sub>, 2,
          dtype_union({kEwF8,

@@ -7,7 +7,8 @@
 
 layout(constant_id = 0) const uint DT = 0;    // q, k, v, y: 0 f32, 3 f16, 4 bf16, 13 f8
 layout(constant_id = 1) const uint MDT = 99;  // mask: 0 f32, 3 f16, 4 bf16, 13 f8, 9 bool, 99 none
-// 1: f32 with D, Dv and every q/k/v matrix start multiples of 4 elements: 16-byte loads.
+// 1: D, Dv and every q/k/v matrix start multiples of 4 elements: a quad in one load (16 bytes
+// of f32, 8 of f16 or bf16).
 layout(constant_id = 2) const uint VEC4 = 0;
 const uint DT_BOOL = 9, NO_MASK = 99;
 
@@ -16,12 +17,15 @@ const uint DT_BOOL = 9, NO_MASK = 99;
 // writes y itself (one chunk), -, -, -, then per batch (q, k, v, mask element offsets) from 16.
 // restrict: the parameters never alias the data, so loads of p[] can leave the loops.
 layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
-// Each data buffer twice: as words (any dtype) and as 16-byte quads (VEC4).
+// Each data buffer three times: as words (any dtype), 8-byte and 16-byte quads (VEC4).
 layout(std430, binding = 1) readonly buffer Q { uint q[]; };
+layout(std430, binding = 1) readonly buffer Q2 { uvec2 q2[]; };
 layout(std430, binding = 1) readonly buffer Q4 { uvec4 q4[]; };
 layout(std430, binding = 2) readonly buffer K { uint k[]; };
+layout(std430, binding = 2) readonly buffer K2 { uvec2 k2[]; };
 layout(std430, binding = 2) readonly buffer K4 { uvec4 k4[]; };
 layout(std430, binding = 3) readonly buffer V { uint v[]; };
+layout(std430, binding = 3) readonly buffer V2 { uvec2 v2[]; };
 layout(std430, binding = 3) readonly buffer V4 { uvec4 v4[]; };
 layout(std430, binding = 4) readonly buffer M { uint mk[]; };
 layout(std430, binding = 5) buffer Y { uint y[]; };
@@ -35,9 +39,15 @@ bool is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; 
 
 // Elements 4 * quad .. 4 * quad + 3 of the row starting at element `row` (a multiple of 4 under
 // VEC4), 0 past the row's length n.
-#define QUAD_LOADER(name, buf, buf4)                                                  \
+#define QUAD_LOADER(name, buf, buf2, buf4)                                            \
   vec4 name(uint row, uint quad, uint n) {                                           \
-    if (VEC4 != 0u) return 4u * quad < n ? uintBitsToFloat(buf4[(row >> 2) + quad]) : vec4(0.0); \
+    if (VEC4 != 0u && DT == 0u) return 4u * quad < n ? uintBitsToFloat(buf4[(row >> 2) + quad]) : vec4(0.0); \
+    if (VEC4 != 0u && (DT == 3u || DT == 4u)) {                                       \
+      if (4u * quad >= n) return vec4(0.0);                                           \
+      const uvec2 w = buf2[(row >> 2) + quad];                                        \
+      return vec4(widen_half(w.x & 0xffffu, DT == 4u), widen_half(w.x >> 16, DT == 4u), \
+                  widen_half(w.y & 0xffffu, DT == 4u), widen_half(w.y >> 16, DT == 4u)); \
+    }                                                                                 \
     vec4 r = vec4(0.0);                                                               \
     [[unroll]] for (uint c = 0u; c < 4u; ++c) {                                       \
       const uint d = 4u * quad + c;                                                   \
@@ -45,9 +55,9 @@ bool is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; 
     }                                                                                 \
     return r;                                                                         \
   }
-QUAD_LOADER(load_q, q, q4)
-QUAD_LOADER(load_k, k, k4)
-QUAD_LOADER(load_v, v, v4)
+QUAD_LOADER(load_q, q, q2, q4)
+QUAD_LOADER(load_k, k, k2, k4)
+QUAD_LOADER(load_v, v, v2, v4)
 
 // The mask at element e as bits: a bool as 0 / 1, a float mask as its f32 value's bits.
 uint mask_bits(uint e) {

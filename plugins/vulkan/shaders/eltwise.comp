@@ -4,10 +4,13 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#if defined(WIDTH_I64)
+#if defined(WIDTH_I64) && !defined(INT64_EMULATED)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #endif
 #include "float_controls.glsl"
+#if defined(WIDTH_I64)
+#include "int64_ops.glsl"  // i64 over uint64_t, or 32-bit words with -DINT64_EMULATED
+#endif
 
 layout(local_size_x = 256) in;
 
@@ -43,10 +46,10 @@ bool flag(uint f) { return (p[5] & f) != 0u; }
 #define STORE(i, v) { uvec2 w_ = unpackDouble2x32(v); y[p[4] + 2u * (i)] = w_.x; y[p[4] + 2u * (i) + 1u] = w_.y; }
 #define IS_FLOAT 1
 #elif defined(WIDTH_I64)
-#define T int64_t
-#define LOAD(buf, off, i) int64_t(pack64(uvec2(buf[off + 2u * (i)], buf[off + 2u * (i) + 1u])))
-#define SETTING(k) int64_t(pack64(uvec2(p[6u + 2u * (k)], p[7u + 2u * (k)])))
-#define STORE(i, v) { uvec2 w_ = unpack32(uint64_t(v)); y[p[4] + 2u * (i)] = w_.x; y[p[4] + 2u * (i) + 1u] = w_.y; }
+#define T uvec2
+#define LOAD(buf, off, i) uvec2(buf[off + 2u * (i)], buf[off + 2u * (i) + 1u])
+#define SETTING(k) uvec2(p[6u + 2u * (k)], p[7u + 2u * (k)])
+#define STORE(i, v) { y[p[4] + 2u * (i)] = (v).x; y[p[4] + 2u * (i) + 1u] = (v).y; }
 #define IS_FLOAT 0
 #endif
 
@@ -64,9 +67,14 @@ bool flag(uint f) { return (p[5] & f) != 0u; }
 #define F_ZERO 0.0LF
 #include "eltwise_float.glsl"
 #else
-#define IT int64_t
-#define I_ZERO 0l
-#include "eltwise_int.glsl"
+// i64 (and u64's add, sub, mul: the same bits) as words, int64_ops.glsl's ops.
+uvec2 int_op(uvec2 x, uvec2 z) {
+  if (OP == OP_ADD) return i64_add(x, z);
+  if (OP == OP_SUB) return i64_sub(x, z);
+  if (OP == OP_MUL) return i64_mul(x, z);
+  if (OP == OP_DIV) return i64_divide(I64_DIV, x, z, true, flag(HAS_MASK), SETTING(0));
+  return i64_relu(x, SETTING(0), SETTING(1), SETTING(2), flag(HAS_LO), flag(HAS_HI));
+}
 #endif
 
 // The element indices of a and b for output element i (strides are 0 on broadcast dims).
@@ -103,7 +111,7 @@ void compute(uint i) {
 #else
   uvec2 ab = locate(i);
   T x = LOAD(a, p[2], ab.x);
-  T z = OP <= OP_DIV ? LOAD(b, p[3], ab.y) : T(0);
+  T z = OP <= OP_DIV ? LOAD(b, p[3], ab.y) : T(0u);
 #if IS_FLOAT
   T r = float_op(x, z);
 #else

@@ -1,14 +1,9 @@
-// int_op for the signed integer type IT: wrapping arithmetic (SPIR-V integer ops are modular),
-// division truncating toward zero, INT_MIN / -1 wrapping and a zero divisor giving the mask or 0.
-#if defined(WIDTH_32)
+// int_op for i32 (IT int): wrapping arithmetic (SPIR-V integer ops are modular), division
+// truncating toward zero, INT_MIN / -1 wrapping and a zero divisor giving the mask or 0. i64 has
+// its own in eltwise.comp, over int64_ops.glsl.
 #define I_RESULT uint
 #define I_RET(v) uint(v)
 #define I_SETTING(k) int(p[6u + 2u * (k)])
-#else
-#define I_RESULT IT
-#define I_RET(v) (v)
-#define I_SETTING(k) SETTING(k)
-#endif
 
 I_RESULT int_op(IT x, IT z) {
   if (OP == OP_ADD) return I_RET(x + z);

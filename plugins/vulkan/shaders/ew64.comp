@@ -3,7 +3,8 @@
 // rsqrt, tanh, sigmoid, silu and fma), casts to and from f64 (i64/u64 ones through exact
 // word-pair arithmetic) and f64 iota; -DI64 (shaderInt64) for i64/u64 inputs, casts to and from
 // them (floats of up to 32 bits), their iota, u64 div, and add/sub/mul/abs accumulating (acc=)
-// into i64/u64. -DF64 -DMATH_FULL adds f64 sin, cos, erf, gelu and pow (math_f64_full.glsl) in
+// into i64/u64; the i64 ops are int64_ops.glsl's, over uint64_t, or with -DINT64_EMULATED over
+// 32-bit words (no shaderInt64: the _emu variants). -DF64 -DMATH_FULL adds f64 sin, cos, erf, gelu and pow (math_f64_full.glsl) in
 // a build of its own: that code doubles the module, and with it lavapipe's compile time for
 // every pipeline of the -DF64 build. Elements travel as (low, high) word pairs; results of up to
 // 32 bits are packed into words as in ew.comp (atomics on words shared with a neighbour), 8-byte
@@ -11,7 +12,7 @@
 // operations.
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#if defined(I64)
+#if defined(I64) && !defined(INT64_EMULATED)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #endif
 #if defined(MATH_FULL)
@@ -24,6 +25,9 @@
 #endif
 #if defined(MATH_FULL)
 #include "math_f64_full.glsl"
+#endif
+#if defined(I64)
+#include "int64_ops.glsl"
 #endif
 
 layout(local_size_x = 256) in;
@@ -227,7 +231,7 @@ uvec2 f32_to_int_out(uint f, uint mode, bool saturate) {
     const uint ue = uint(e);
     mag = ue >= 32u ? uvec2(0u, m << (ue - 32u)) : uvec2(m << ue, ue == 0u ? 0u : m >> (32u - ue));
   }
-  if (saturate && e >= 40) mag = uvec2(0xffffffffu);  // at least 2^63: above every limit
+  if (saturate && e >= 41) mag = uvec2(0xffffffffu);  // at least 2^64: above every limit
   return int_to_int_out(mag, neg, saturate);
 }
 
@@ -407,57 +411,40 @@ uvec2 float_op(uvec2 x, uvec2 z) {
 #endif
 
 #if defined(I64)
-uvec2 int_op(uvec2 xw, uvec2 zw) {
+// The i64/u64 ops (int64_ops.glsl: one definition for the native and the emulated build).
+uvec2 int_op(uvec2 x, uvec2 z) {
   if (IN_BITS < 64u) {  // accumulate (acc=) into i64/u64: the inputs converted exactly
-    xw = widen_int(xw.x, DT_IN);
-    zw = widen_int(zw.x, DT_IN);
+    x = widen_int(x.x, DT_IN);
+    z = widen_int(z.x, DT_IN);
   }
-  const uint64_t x = pack64(xw), z = pack64(zw);
-  const int64_t sx = int64_t(x), sz = int64_t(z);
-  const bool sgn = DT_IN == DT_I64 || dt_signed(DT_IN);
-  if (OP == OP_ADD) return unpack32(x + z);
-  if (OP == OP_SUB) return unpack32(x - z);
-  if (OP == OP_MUL) return unpack32(x * z);
-  if (OP == OP_NEG) return unpack32(0ul - x);
-  if (OP == OP_ABS) return unpack32(sgn && sx < 0l ? 0ul - x : x);
-  if (OP == OP_SIGN) return uvec2(sgn ? (sx < 0l ? 0xffu : sx > 0l ? 1u : 0u) : (x != 0ul ? 1u : 0u), 0u);
-  if (OP == OP_NOT) return unpack32(~x);
-  if (OP == OP_POPCOUNT) return uvec2(uint(bitCount(xw.x) + bitCount(xw.y)), 0u);
-  if (OP == OP_IS_NEG) return uvec2(sgn && sx < 0l ? 1u : 0u, 0u);
-  if (OP == OP_SHL) return unpack32(x << setting(0).x);
-  if (OP == OP_SHR) return sgn ? unpack32(uint64_t(sx >> setting(0).x)) : unpack32(x >> setting(0).x);
-  if (OP == OP_AND) return unpack32(x & z);
-  if (OP == OP_OR) return unpack32(x | z);
-  if (OP == OP_XOR) return unpack32(x ^ z);
-  if (OP == OP_CLAMP) {
-    const uint64_t lo = pack64(setting(0)), hi = pack64(setting(1));
-    if (sgn) {
-      int64_t r = sx;
-      if (flag(HAS_LO)) r = max(r, int64_t(lo));
-      if (flag(HAS_HI)) r = min(r, int64_t(hi));
-      return unpack32(uint64_t(r));
-    }
-    uint64_t r = x;
-    if (flag(HAS_LO)) r = max(r, lo);
-    if (flag(HAS_HI)) r = min(r, hi);
-    return unpack32(r);
-  }
-  const bool lt = sgn ? sx < sz : x < z;
-  if (OP == OP_MIN) return lt ? xw : zw;
-  if (OP == OP_MAX) return lt ? zw : xw;
+  const bool sgn = dt_signed(DT_IN);
+  if (OP == OP_ADD) return i64_add(x, z);
+  if (OP == OP_SUB) return i64_sub(x, z);
+  if (OP == OP_MUL) return i64_mul(x, z);
+  if (OP == OP_NEG) return i64_neg(x);
+  if (OP == OP_ABS) return i64_abs(x, sgn);
+  if (OP == OP_SIGN) return uvec2(i64_sign_op(x, sgn), 0u);
+  if (OP == OP_NOT) return i64_not(x);
+  if (OP == OP_POPCOUNT) return uvec2(i64_popcount(x), 0u);
+  if (OP == OP_IS_NEG) return uvec2(i64_negative(x, sgn) ? 1u : 0u, 0u);
+  // bits: a 32-bit setting; one above 2^32 counts as 64 or more
+  const uint bits = setting(0).y != 0u ? 64u : setting(0).x;
+  if (OP == OP_SHL) return i64_shl(x, bits);
+  if (OP == OP_SHR) return i64_shr(x, bits, sgn);
+  if (OP == OP_AND) return i64_and(x, z);
+  if (OP == OP_OR) return i64_or(x, z);
+  if (OP == OP_XOR) return i64_xor(x, z);
+  if (OP == OP_CLAMP) return i64_clamp(x, setting(0), setting(1), flag(HAS_LO), flag(HAS_HI), sgn);
+  if (OP == OP_MIN) return i64_min(x, z, sgn);
+  if (OP == OP_MAX) return i64_max(x, z, sgn);
   if (OP >= OP_EQ && OP <= OP_GE) {
-    const bool r = OP == OP_EQ ? x == z : OP == OP_NE ? x != z : OP == OP_LT ? lt
-                   : OP == OP_LE ? lt || x == z : OP == OP_GT ? !lt && x != z : !lt;
+    const bool lt = i64_less(x, z, sgn), eq = x == z;
+    const bool r = OP == OP_EQ ? eq : OP == OP_NE ? !eq : OP == OP_LT ? lt
+                   : OP == OP_LE ? lt || eq : OP == OP_GT ? !lt && !eq : !lt;
     return uvec2(r ? 1u : 0u, 0u);
   }
-  // div (truncating), floor_div, rem; a zero divisor gives the mask (div, floor_div) or 0
-  if (z == 0ul) return OP != OP_REM && flag(HAS_MASK) ? setting(0) : uvec2(0u);
-  if (!sgn) return unpack32(OP == OP_REM ? x % z : x / z);
-  if (sz == -1l) return OP == OP_REM ? uvec2(0u) : unpack32(0ul - x);  // INT64_MIN / -1 wraps
-  const int64_t q = sx / sz, r = sx - q * sz;
-  if (OP == OP_REM) return unpack32(uint64_t(r));
-  if (OP == OP_DIV) return unpack32(uint64_t(q));
-  return unpack32(uint64_t(r != 0l && (sx < 0l) != (sz < 0l) ? q - 1l : q));
+  const uint kind = OP == OP_REM ? I64_REM : OP == OP_FLOOR_DIV ? I64_FLOOR_DIV : I64_DIV;
+  return i64_divide(kind, x, z, sgn, flag(HAS_MASK), setting(0));
 }
 #endif
 

@@ -2,8 +2,9 @@
 // subnormal as 0, so subnormal * inf gives NaN and subnormal * 1e38 gives 0. Such an operand is
 // scaled by 2^64 (exact, from its bits), multiplied, and the product scaled back: the product
 // then rounds once, as with preserved subnormals. Used by matmul_tiled.comp and matmul_gemv.comp
-// only on the rare tiles and elements that hold one.
-#if !defined(FLOAT_CONTROLS)
+// only on the rare tiles and elements that hold one. -DNO_SUBNORMAL_SCALING leaves it out (the
+// fast pass of matmul_tiled.comp, which runs only when a scan found no subnormal operand).
+#if !defined(FLOAT_CONTROLS) && !defined(NO_SUBNORMAL_SCALING)
 #define SCALE_SUBNORMALS 1
 
 const float TWO_M64 = 5.42101086242752217e-20;  // 2^-64

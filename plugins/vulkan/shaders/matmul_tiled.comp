@@ -7,8 +7,10 @@
 // memory for TM * TN products. A is stored transposed (k-major, one vec4 of padding a row, so
 // the transposing stores hit distinct banks); B as it comes. The shared tiles are double
 // buffered: the next slice is read from memory into registers while the current one is
-// multiplied, then stored, with one barrier a slice. Global reads are scalar and coalesced
-// (consecutive invocations read consecutive k of A and n of B), so any element offset works.
+// multiplied, then stored, with one barrier a slice. Global reads are coalesced (consecutive
+// invocations read consecutive k of A and n of B): scalar, so any element offset works, or with
+// VEC4 (the host sets it where K, N and the operands' word offsets are multiples of 4) 16 bytes
+// a load: a quarter of the load instructions and their index arithmetic.
 //
 // Edges: rows, columns and k past M, N, K are staged as 0; padded k pairs a 0 of A with a 0 of
 // B, so padding never meets an inf; padded rows and columns are never stored. Batches (grid z,
@@ -16,7 +18,10 @@
 //
 // Without FLOAT_CONTROLS the device may flush subnormal operands: each slice records whether it
 // staged one, and such a slice (rare) takes a slower loop of exact products
-// (matmul_subnormals.glsl).
+// (matmul_subnormals.glsl). That bookkeeping costs the common case too, so on such devices
+// kernels/matmul.cpp runs two passes after matmul_scan.comp has set flag[0] where an operand
+// holds a subnormal: -DPASS_FAST (built without the bookkeeping) returns at once when the flag
+// is set, -DPASS_CAREFUL (with it) returns at once when it is not; one of them computes.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -29,6 +34,8 @@ layout(constant_id = 2) const uint BK = 8;
 layout(constant_id = 3) const uint TM = 8;   // a multiple of 4
 layout(constant_id = 4) const uint TN = 8;   // a multiple of 4
 layout(constant_id = 5) const uint WG = 256;  // (BM / TM) * (BN / TN)
+// 16-byte global loads (the slices' quads split evenly over the invocations: the host checks).
+layout(constant_id = 6) const bool VEC4 = false;
 layout(local_size_x_id = 5) in;
 
 // p: M, K, N, batches, a/b/y word offsets, then (a matrix, b matrix) per batch from 8 on.
@@ -36,12 +43,19 @@ layout(local_size_x_id = 5) in;
 layout(std430, binding = 0) restrict readonly buffer Params { uint p[]; };
 layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
+layout(std430, binding = 1) readonly buffer A4 { uvec4 a4[]; };  // the same, by quads
+layout(std430, binding = 2) readonly buffer B4 { uvec4 b4[]; };
 layout(std430, binding = 3) writeonly buffer Y { float y[]; };
+#if defined(PASS_FAST) || defined(PASS_CAREFUL)
+layout(std430, binding = 4) restrict readonly buffer Flag { uint flag[]; };
+#endif
 
 const uint TX = BN / TN, TY = BM / TM;
 const uint AS4 = BM / 4 + 1;  // the stride of a k row of A in shared memory, in vec4s
 const uint BS4 = BN / 4;
 const uint LA = BM * BK / WG, LB = BN * BK / WG;  // elements each invocation stages per slice
+const uint KQ = BK / 4, NQ = BN / 4;                // quads a row of a slice of A, of B
+const uint LA4 = (LA + 3u) / 4u, LB4 = (LB + 3u) / 4u;  // quads each stages (with VEC4)
 shared uvec4 as4[2 * BK * AS4];  // bits: moving them through shared memory never flushes
 shared uvec4 bs4[2 * BK * BS4];
 #if SCALE_SUBNORMALS
@@ -49,6 +63,11 @@ shared uint slice_with_subnormal[2];  // per buffer: the number of the last such
 #endif
 
 void main() {
+#if defined(PASS_FAST)
+  if (flag[0] != 0u) return;  // the same for the whole dispatch: no barrier is skipped unevenly
+#elif defined(PASS_CAREFUL)
+  if (flag[0] == 0u) return;
+#endif
   const uint M = p[0], K = p[1], N = p[2];
   const uint t = gl_LocalInvocationIndex, tx = t % TX, ty = t / TX;
   const uint m0 = gl_WorkGroupID.y * BM, n0 = gl_WorkGroupID.x * BN;
@@ -65,6 +84,7 @@ void main() {
     const uint a_base = p[4] + p[8u + 2u * batch] * M * K;
     const uint b_base = p[5] + p[9u + 2u * batch] * K * N;
     uint ra[LA], rb[LB];
+    uvec4 ra4[LA4], rb4[LB4];
     vec4 acc[TM][TN / 4];
     [[unroll]] for (uint i = 0u; i < TM; ++i)
       [[unroll]] for (uint j = 0u; j < TN / 4u; ++j) acc[i][j] = vec4(0.0);
@@ -72,7 +92,17 @@ void main() {
     for (uint s = 0u; s <= slices; ++s) {
       const uint cur = (s + 1u) & 1u;  // slice s - 1 is in buffer cur, slice s goes to cur ^ 1
       // Read slice s (if any) into registers.
-      if (s < slices) {
+      if (VEC4 && s < slices) {
+        const uint k0 = s * BK;
+        [[unroll]] for (uint r = 0u; r < LA4; ++r) {
+          const uint e = r * WG + t, row = m0 + e / KQ, k = k0 + e % KQ * 4u;
+          ra4[r] = row < M && k < K ? a4[(a_base + row * K + k) / 4u] : uvec4(0u);
+        }
+        [[unroll]] for (uint r = 0u; r < LB4; ++r) {
+          const uint e = r * WG + t, k = k0 + e / NQ, col = n0 + e % NQ * 4u;
+          rb4[r] = k < K && col < N ? b4[(b_base + k * N + col) / 4u] : uvec4(0u);
+        }
+      } else if (s < slices) {
         const uint k0 = s * BK;
         [[unroll]] for (uint r = 0u; r < LA; ++r) {
           const uint e = r * WG + t, row = m0 + e / BK, k = k0 + e % BK;
@@ -120,19 +150,39 @@ void main() {
 #if SCALE_SUBNORMALS
         bool subnormal = false;
 #endif
-        [[unroll]] for (uint r = 0u; r < LA; ++r) {
-          const uint e = r * WG + t, m = e / BK;
-          as4[a_at + (e % BK) * AS4 + m / 4u][m % 4u] = ra[r];
+        if (VEC4) {
+          [[unroll]] for (uint r = 0u; r < LA4; ++r) {
+            const uint e = r * WG + t, m = e / KQ, k = e % KQ * 4u;
+            [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+              as4[a_at + (k + c) * AS4 + m / 4u][m % 4u] = ra4[r][c];
 #if SCALE_SUBNORMALS
-          subnormal = subnormal || is_subnormal(ra[r]);
+              subnormal = subnormal || is_subnormal(ra4[r][c]);
 #endif
-        }
-        [[unroll]] for (uint r = 0u; r < LB; ++r) {
-          const uint e = r * WG + t, n = e % BN;
-          bs4[b_at + (e / BN) * BS4 + n / 4u][n % 4u] = rb[r];
+            }
+          }
+          [[unroll]] for (uint r = 0u; r < LB4; ++r) {
+            const uint e = r * WG + t;
+            bs4[b_at + (e / NQ) * BS4 + e % NQ] = rb4[r];
 #if SCALE_SUBNORMALS
-          subnormal = subnormal || is_subnormal(rb[r]);
+            [[unroll]] for (uint c = 0u; c < 4u; ++c)
+              subnormal = subnormal || is_subnormal(rb4[r][c]);
 #endif
+          }
+        } else {
+          [[unroll]] for (uint r = 0u; r < LA; ++r) {
+            const uint e = r * WG + t, m = e / BK;
+            as4[a_at + (e % BK) * AS4 + m / 4u][m % 4u] = ra[r];
+#if SCALE_SUBNORMALS
+            subnormal = subnormal || is_subnormal(ra[r]);
+#endif
+          }
+          [[unroll]] for (uint r = 0u; r < LB; ++r) {
+            const uint e = r * WG + t, n = e % BN;
+            bs4[b_at + (e / BN) * BS4 + n / 4u][n % 4u] = rb[r];
+#if SCALE_SUBNORMALS
+            subnormal = subnormal || is_subnormal(rb[r]);
+#endif
+          }
         }
 #if SCALE_SUBNORMALS
         if (subnormal) slice_with_subnormal[nxt] = slice_number;

@@ -1,0 +1,153 @@
+// Kernels whose settings name a loop index, written once per value (loop_settings.hpp).
+#include "loop_settings.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "refusal.hpp"
+
+namespace oi::glsl {
+
+namespace json = boost::json;
+
+namespace {
+
+// The loop indices a kernel's settings still name (resolve_settings left them as names).
+std::vector<std::string> named_indices(const KernelIn& k) {
+  std::vector<std::string> out;
+  for (const OpIn& op : k.ops)
+    for (const auto& kv : op.settings)
+      if (const json::object* o = kv.value().if_object())
+        if (const json::value* n = o->if_contains("name"); n && n->is_string()) {
+          const std::string name(n->as_string());
+          if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+        }
+  return out;
+}
+
+class Walker {
+ public:
+  Walker(const PlanIn& plan, std::map<uint32_t, IndexedKernel>& out) : plan_(plan), out_(out) {
+    for (const KernelIn& k : plan.kernels) {
+      std::vector<std::string> by = named_indices(k);
+      if (by.empty()) continue;
+      for (const std::string& n : by) wanted_.insert(n);
+      out_[k.id].by = std::move(by);
+    }
+  }
+
+  // `env`: the loop indices around, nullopt where their value is not followed (no setting
+  // names them) or not known at synthesis.
+  void walk(const json::array& steps, std::map<std::string, std::optional<int64_t>>& env) {
+    for (const json::value& sv : steps) {
+      const json::object* s = sv.if_object();
+      if (!s || !s->contains("kind") || !s->at("kind").is_string()) continue;
+      const std::string kind(s->at("kind").as_string());
+      if (kind == "kernel" && s->contains("kernel") && s->at("kernel").is_int64()) {
+        kernel_step(static_cast<uint32_t>(s->at("kernel").as_int64()), env);
+      } else if (kind == "loop" && s->contains("body") && s->at("body").is_array()) {
+        const std::string index(s->at("index").as_string());
+        const std::optional<int64_t> a = bound(s->at("start"), env), b = bound(s->at("end"), env);
+        const bool shadows = env.count(index) > 0;
+        const std::optional<int64_t> saved = shadows ? env[index] : std::nullopt;
+        if (wanted_.count(index) && a && b) {
+          if (*b - *a > static_cast<int64_t>(kMaxIndexedCopies))
+            glsl_gap("loop-setting-copies",
+                     "loop index '" + index + "' takes " + std::to_string(*b - *a) +
+                         " values and a setting names it (at most " +
+                         std::to_string(kMaxIndexedCopies) + " copies of a kernel are written)");
+          for (int64_t i = *a; i < *b; ++i) {
+            env[index] = i;
+            walk(s->at("body").as_array(), env);
+          }
+        } else {
+          env[index] = std::nullopt;
+          walk(s->at("body").as_array(), env);
+        }
+        if (shadows)
+          env[index] = saved;
+        else
+          env.erase(index);
+      }
+    }
+  }
+
+ private:
+  std::optional<int64_t> bound(const json::value& v,
+                               const std::map<std::string, std::optional<int64_t>>& env) const {
+    if (v.is_int64()) return v.as_int64();
+    if (!v.is_string()) return std::nullopt;
+    const std::string t(v.as_string());
+    if (auto it = env.find(t); it != env.end()) return it->second;
+    if (auto it = plan_.sizevars.find(t); it != plan_.sizevars.end())
+      return static_cast<int64_t>(it->second);
+    if (!t.empty() && t.find_first_not_of("-0123456789") == std::string::npos &&
+        t.find('-', 1) == std::string::npos)
+      return std::stoll(t);
+    return std::nullopt;
+  }
+
+  void kernel_step(uint32_t id, const std::map<std::string, std::optional<int64_t>>& env) {
+    auto it = out_.find(id);
+    if (it == out_.end()) return;
+    IndexedKernel& k = it->second;
+    std::vector<int64_t> row;
+    for (const std::string& n : k.by) {
+      auto e = env.find(n);
+      if (e == env.end()) return;  // not a loop index here: resolve_settings' other cases
+      if (!e->second)
+        glsl_gap("loop-setting-runtime-bounds",
+                 "kernel " + std::to_string(id) + ": a setting names loop index '" + n +
+                     "', whose loop bounds are known only at run time (integers, size "
+                     "variables and outer loop indices are supported)");
+      row.push_back(*e->second);
+    }
+    if (std::find(k.values.begin(), k.values.end(), row) != k.values.end()) return;
+    if (k.values.size() >= kMaxIndexedCopies)
+      glsl_gap("loop-setting-copies", "kernel " + std::to_string(id) +
+                                          ": its settings name loop indices that take more "
+                                          "than " +
+                                          std::to_string(kMaxIndexedCopies) + " combinations");
+    k.values.push_back(std::move(row));
+  }
+
+  const PlanIn& plan_;
+  std::map<uint32_t, IndexedKernel>& out_;
+  std::set<std::string> wanted_;
+};
+
+}  // namespace
+
+std::map<uint32_t, IndexedKernel> indexed_kernels(const PlanIn& plan) {
+  std::map<uint32_t, IndexedKernel> out;
+  Walker w(plan, out);
+  if (out.empty()) return out;
+  for (const json::value& b : plan.blocks)
+    if (const json::object* o = b.if_object();
+        o && o->contains("steps") && o->at("steps").is_array()) {
+      std::map<std::string, std::optional<int64_t>> env;
+      w.walk(o->at("steps").as_array(), env);
+    }
+  // A kernel whose named settings are no loop index around it (no value found) keeps them as
+  // names: the writers then refuse them as a plan the planner does not produce.
+  for (auto it = out.begin(); it != out.end();)
+    it = it->second.values.empty() ? out.erase(it) : std::next(it);
+  return out;
+}
+
+KernelIn with_index_values(const KernelIn& k, const std::vector<std::string>& by,
+                           const std::vector<int64_t>& values, uint32_t id) {
+  KernelIn copy = k;
+  copy.id = id;
+  for (OpIn& op : copy.ops)
+    for (auto& kv : op.settings)
+      if (const json::object* o = kv.value().if_object())
+        if (const json::value* n = o->if_contains("name"); n && n->is_string()) {
+          auto it = std::find(by.begin(), by.end(), std::string(n->as_string()));
+          if (it != by.end()) kv.value() = values[static_cast<size_t>(it - by.begin())];
+        }
+  return copy;
+}
+
+}  // namespace oi::glsl

@@ -1,0 +1,35 @@
+// Settings that name a loop index (`loop (i in 0..3) { op fill(v, value=i) >> v; }`, dsl.md):
+// a shader's settings are constants in its code, so such a kernel is written once per value
+// the indices take, each copy with the setting given as that integer (exactly as a literal
+// setting), and the host program picks the copy for the indices' current values at each
+// dispatch (the manifest step's `select`). The values must be known at synthesis: loop bounds
+// that are integers, size variables or outer loop indices.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plan_input.hpp"
+
+namespace oi::glsl {
+
+struct IndexedKernel {
+  std::vector<std::string> by;               // the loop indices its settings name
+  std::vector<std::vector<int64_t>> values;  // each combination the loops give them
+};
+
+// The plan's kernels whose settings (after resolve_settings) still name a loop index around
+// them, with the values those indices take. Refuses (glsl_gap) a loop whose bounds are only
+// known at run time around such a kernel, and more than kMaxIndexedCopies combinations.
+std::map<uint32_t, IndexedKernel> indexed_kernels(const PlanIn& plan);
+
+// Kernel `k` with every setting naming one of `by` replaced by that index's value, as kernel
+// `id` (the copies are kernels of their own in the manifest).
+KernelIn with_index_values(const KernelIn& k, const std::vector<std::string>& by,
+                           const std::vector<int64_t>& values, uint32_t id);
+
+constexpr size_t kMaxIndexedCopies = 256;
+
+}  // namespace oi::glsl

@@ -1,0 +1,108 @@
+// Window outputs through scratch values and copies (window_outputs.hpp).
+#include "window_outputs.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace oi::glsl {
+
+namespace json = boost::json;
+
+namespace {
+
+// An index term's integer value where it is static: an integer or a size variable.
+std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
+  if (auto it = plan.sizevars.find(t); it != plan.sizevars.end())
+    return static_cast<int64_t>(it->second);
+  if (!t.empty() && t.find_first_not_of("0123456789") == std::string::npos) return std::stoll(t);
+  return std::nullopt;
+}
+
+// The length of window term "a..b": b - a when both are static, n for "X..X+n" (the same name
+// or integer both sides), else nullopt.
+std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term) {
+  const size_t dots = term.find("..");
+  const std::string a = term.substr(0, dots), b = term.substr(dots + 2);
+  const auto sa = a.empty() ? std::optional<int64_t>(0) : static_term(plan, a);
+  const auto sb = static_term(plan, b);
+  if (sa && sb) return *sb - *sa;
+  if (!a.empty() && b.rfind(a + "+", 0) == 0) return static_term(plan, b.substr(a.size() + 1));
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan) {
+  std::map<uint32_t, std::vector<json::object>> copies;
+  for (KernelIn& k : plan.kernels) {
+    bool changed = false;
+    for (size_t i = 0; i < k.ops.size(); ++i) {
+      OpIn& op = k.ops[i];
+      const ValueRef ref = parse_ref(op.output);
+      const bool window =
+          ref.all || std::any_of(ref.index.begin(), ref.index.end(), [](const std::string& t) {
+            return t.find("..") != std::string::npos;
+          });
+      if (!window) continue;
+      auto it = plan.value_index.find(ref.name);
+      if (it == plan.value_index.end() || !plan.values[it->second].is_table())
+        invalid_plan(op_where(op) + ": output '" + op.output + "' is not a window of a table");
+      const ValueIn table = plan.values[it->second];  // a copy: plan.values grows below
+      std::vector<std::string> terms = ref.index;
+      if (terms.size() > table.indices.size())
+        invalid_plan(op_where(op) + ": '" + op.output + "' gives more indices than '" + table.name +
+                     "' has");
+      for (size_t t = terms.size(); t < table.indices.size(); ++t)
+        terms.push_back(table.bound[t] ? "0.." + std::to_string(table.bound[t]) : "0..");
+      std::vector<uint64_t> shape;
+      uint64_t count = 1;
+      for (const std::string& t : terms) {
+        if (t.find("..") == std::string::npos) continue;
+        const std::optional<int64_t> n = window_length(plan, t);
+        if (!n)
+          glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
+                                               "', a window whose length '" + t +
+                                               "' is known only at run time");
+        if (*n < 0) invalid_plan(op_where(op) + ": empty window '" + t + "'");
+        shape.push_back(static_cast<uint64_t>(*n));
+        count *= static_cast<uint64_t>(*n);
+      }
+      ValueIn s;
+      s.name = "@win" + std::to_string(k.id) + "_" + std::to_string(i);
+      s.storage = "scratch";
+      s.dtype = table.dtype;
+      shape.insert(shape.end(), table.shape.begin(), table.shape.end());
+      s.shape = shape;
+      for (uint64_t d : shape) s.elements *= d;
+      s.bytes = count * table.entry_bytes;
+      json::object c{{"op", "copy"},
+                     {"from", s.name},
+                     {"to", table.name},
+                     {"to_entry", json::array(terms.begin(), terms.end())}};
+      if (!op.output_at.empty()) c["at"] = op.output_at;
+      copies[k.id].push_back(std::move(c));
+      if (k.ops.size() == 1) k.shape = s.shape;
+      op.output = s.name;
+      op.output_at.clear();
+      plan.value_index[s.name] = plan.values.size();
+      plan.values.push_back(std::move(s));
+      k.writes.push_back(plan.values.back().name);
+      changed = true;
+    }
+    if (!changed) continue;
+    // A table the kernel's ops no longer name leaves its reads and writes.
+    std::set<std::string> named;
+    for (const OpIn& op : k.ops) {
+      named.insert(parse_ref(op.output).name);
+      for (const std::string& in : op.inputs) named.insert(parse_ref(in).name);
+    }
+    auto unnamed = [&](const std::string& n) { return !named.count(parse_ref(n).name); };
+    std::erase_if(k.reads, unnamed);
+    std::erase_if(k.writes, unnamed);
+  }
+  return copies;
+}
+
+}  // namespace oi::glsl

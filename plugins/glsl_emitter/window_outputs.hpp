@@ -1,0 +1,21 @@
+// Op outputs that are windows of table entries (`op add(x, x) >> K[1..3]`, dsl.md: slices are
+// allowed in op outputs): the kernel writes a scratch value of the window's shape instead, and
+// a copy step after its dispatch stores it into the entries (the host program's copy: @fixed
+// bounds, growth and the table budget checked as for `cache.write x >> K[1..3]`).
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "plan_input.hpp"
+
+namespace oi::glsl {
+
+// Rewrites such outputs of `plan`'s kernels to scratch values (added to plan.values, storage
+// "scratch") and returns, per kernel id, the copy steps of the manifest to run after it.
+// Refuses (glsl_gap) a window whose length is known only at run time.
+std::map<uint32_t, std::vector<boost::json::object>> route_window_outputs(PlanIn& plan);
+
+}  // namespace oi::glsl

@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""Constructs of the language the glsl target once refused (issue #18), against the simulator.
+
+  language_test.py --openinfer BIN --runner glsl_manifest_runner --glslc GLSLC --work DIR
+
+Each graph of tests/glsl_emitter/graphs runs `openinfer run` (the simulator) and the glsl
+target (planned for devices/lavapipe.json, run by the shared manifest runner) over several
+steps, fetching every persistent variable; the --save files must be byte-identical, and the
+values named in EXPECT must be the ones computed here from dsl.md's rules (wrapping counters,
+@init of every dtype), independently of both. Exit 77 without a Vulkan device.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "synth"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import glsl_program  # noqa: E402
+from openinfer import oinf  # noqa: E402
+
+
+def wrap(x, bits, signed):
+    x %= 1 << bits
+    return x - (1 << bits) if signed and x >= 1 << (bits - 1) else x
+
+
+def counters(step):
+    """counters.oi after step `step` (0-based): @init + (step + 1) * amount, wrapped."""
+    n = step + 1
+    return {"c8": wrap(250 + 3 * n, 8, False), "s8": wrap(-126 - 2 * n, 8, True),
+            "c16": wrap(65530 + 4 * n, 16, False), "s16": wrap(-32766 - 2 * n, 16, True),
+            "c4": wrap(13 + n, 4, False), "s4": wrap(-7 - 3 * n, 4, True),
+            "c2": wrap(2 + n, 2, False), "s2": wrap(-n, 2, True), "c1": wrap(n, 1, False),
+            "s1": wrap(-1 - n, 1, True), "c32": wrap(-2 - n, 32, True),
+            "c64": wrap(3 - 2 * n, 64, False),
+            "vi4": [-3] * 5, "vu2": [3] * 7, "vu1": [1] * 11, "vi16": [-300] * 3,
+            "vu16": [40000] * 3, "vi8": [-5] * 3, "vu8": [200] * 3, "vbf": [1.5] * 2,
+            "vf8": [-2.5] * 2, "vbs": [5] * 2}
+
+
+def named_settings(step):
+    """named_settings.oi: the constants' stored values (f16 0.1 = 0x2E66, bf16 0.1 = 0x3DCD)."""
+    x = [[1.0, -2.0, 3.0], [-0.5, 4.0, -8.0]][step]
+    return {"a": [0.5] * 3, "a2": [0.0999755859375] * 3, "a3": [0.10009765625] * 3,
+            "c": [-2] * 3, "d": [v if v >= 0 else 0.5 * v for v in x], "e": [3] * 3,
+            "f": [7] * 3, "g": [9] * 3}
+
+
+def auto_dim_reset(step):
+    """auto_dim_reset.oi: every matrix x, but matrix `step` (reset) fresh @init 9."""
+    x = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]][step]
+    return {"C": [[[9.0, 9.0]] if l == step else [x] for l in range(3)], "n": step + 1}
+
+
+def loop_settings(step):
+    """loop_settings.oi: sums over j in 0..2, i in j..3 of fill(i), fill(j), -fill(i) and
+    relu(x, alpha=i), accumulated over the steps (te wraps at 256, tp at i4's -8..7)."""
+    pairs = [(i, j) for j in range(2) for i in range(j, 3)]
+    x = [1.0, -2.0, 3.0]
+    n = step + 1
+    si, sj = sum(i for i, _ in pairs), sum(j for _, j in pairs)
+    return {"te": [wrap(n * si, 8, False)] * 3, "th": [float(n * sj)] * 3,
+            "tp": [wrap(-n * si, 4, True)] * 3,
+            "ts": [n * sum(v if v >= 0 else i * v for i, _ in pairs) for v in x]}
+
+
+WINDOW_X = [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]
+
+
+def window_outputs(step):
+    """window_outputs.oi: A[] = 2x - x = x; F[l, pos..pos+2] = x + A[l] at pos = 1, 3."""
+    f = [[[0.0] * 3 for _ in range(6)] for _ in range(2)]
+    for s in range(step + 1):
+        x, pos = WINDOW_X[s], 1 + 2 * s
+        for l in range(2):
+            for r in range(2):
+                f[l][pos + r] = [float(x[r][c] + x[l][c]) for c in range(3)]
+    return {"A": [[float(v) for v in row] for row in WINDOW_X[step]], "F": f}
+
+
+# graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
+# a graph in RUN_ERRORS also runs one step more, where both stop with the same message.
+RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
+                                   "t=6"}
+GRAPHS = [("counters.oi", 4, counters, None),
+          ("named_settings.oi", 2, named_settings,
+           "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n"),
+          ("loop_settings.oi", 3, loop_settings, "".join(
+              f"x.{i}: f32[3] = {{ 1, -2, 3 }}\n" for i in range(3))),
+          ("window_outputs.oi", 2, window_outputs, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              for i, x in enumerate(WINDOW_X + [WINDOW_X[0]]))),
+          ("auto_dim_reset.oi", 4, auto_dim_reset,
+           "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
+
+
+def run(args, cwd):
+    r = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=300)
+    return r.returncode, r.stdout
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--openinfer", required=True)
+    p.add_argument("--runner", required=True)
+    p.add_argument("--glslc", default=shutil.which("glslc") or "glslc")
+    p.add_argument("--work", required=True)
+    o = p.parse_args()
+    shutil.rmtree(o.work, ignore_errors=True)
+    os.makedirs(o.work)
+    glsl = glsl_program.GlslTarget(o.openinfer, o.runner, o.glslc,
+                                   os.path.join(ROOT, "devices", "lavapipe.json"), o.work)
+    failed = 0
+    for graph, steps, expect, inputs in GRAPHS:
+        folder = os.path.join(o.work, graph[:-3])
+        os.makedirs(folder)
+        shutil.copy(os.path.join(HERE, "graphs", graph), folder)
+        with open(os.path.join(folder, "model.txt"), "w") as f:
+            f.write("\n")
+        run([o.openinfer, "oinf", "pack", "model.txt", "-o", "model.oinf"], folder)
+        names = list(expect(0))
+        common = ["--model", "model.oinf", "--steps", str(steps), "-q"]
+        if inputs:
+            with open(os.path.join(folder, "input.txt"), "w") as f:
+                f.write("# openinfer oinf text v1\n" + inputs)
+            run([o.openinfer, "oinf", "pack", "input.txt", "-o", "input.oinf"], folder)
+            common += ["--input", "x=input.oinf:x.{step}"]
+        for n in names:
+            common += ["--fetch", n]
+        code, out = run([o.openinfer, "run", graph, *common, "--save", "sim.oinf"], folder)
+        if code:
+            print(f"FAIL: {graph}: the simulator: {out.strip()}")
+            failed += 1
+            continue
+        stage, out = glsl.run(folder, graph, common, "glsl.oinf")
+        if stage == "run" and glsl_program.NO_VULKAN in out:
+            print("SKIP: no Vulkan device")
+            return 77
+        if stage != "ok":
+            print(f"FAIL: {graph}: glsl target at {stage}: {out.strip()[-2000:]}")
+            failed += 1
+            continue
+        sim, got = oinf.read(os.path.join(folder, "sim.oinf")), oinf.read(
+            os.path.join(folder, "glsl.oinf"))
+        bad = []
+        for step in range(steps):
+            for n, want in expect(step).items():
+                key = f"{n}.step{step}"
+                s, g = sim.tensors[key], got.tensors[key]
+                if s.dtype != g.dtype or s.raw.tobytes() != g.raw.tobytes():
+                    bad.append(f"{key}: glsl {got[key].tolist()} vs simulator {sim[key].tolist()}")
+                elif got[key].tolist() != want:
+                    bad.append(f"{key}: {got[key].tolist()}, expected {want}")
+        if graph in RUN_ERRORS:
+            more = [a if a != str(steps) else str(steps + 1) for a in common]
+            _, sim_err = run([o.openinfer, "run", graph, *more], folder)
+            stage, out = glsl.run(folder, graph, more, "glsl_err.oinf")
+            want = RUN_ERRORS[graph]
+            if stage != "run" or want not in out or want not in sim_err:
+                bad.append(f"step {steps}: expected '{want}' from both; simulator: "
+                           f"{sim_err.strip()[-300:]}; glsl ({stage}): {out.strip()[-300:]}")
+        for b in bad[:20]:
+            print(f"  {b}")
+        print(f"{'FAIL' if bad else 'ok'}: {graph} ({steps} steps, {len(names)} values)")
+        failed += bool(bad)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
