@@ -1,6 +1,8 @@
 // The shared frame of the kernel shaders (shader_common.hpp).
 #include "shader_common.hpp"
 
+#include "exact_f32.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -94,14 +96,15 @@ std::string hex(uint32_t b) {
 
 const char* kFloatHelpers =
     R"(// ops.md min/max: a NaN operand gives NaN, -0.0 counts as less than +0.0.
+// Compared on the bits (exact_f32.cpp), so a subnormal is not taken for a zero.
 float oi_min(float a, float b) {
-  if (isnan(a) || isnan(b)) return a + b;
-  if (a != b) return a < b ? a : b;
+  if (oi_nan(a) || oi_nan(b)) return a + b;
+  if (!oi_eq(a, b)) return oi_lt(a, b) ? a : b;
   return (floatBitsToUint(a) & 0x80000000u) != 0u ? a : b;
 }
 float oi_max(float a, float b) {
-  if (isnan(a) || isnan(b)) return a + b;
-  if (a != b) return a > b ? a : b;
+  if (oi_nan(a) || oi_nan(b)) return a + b;
+  if (!oi_eq(a, b)) return oi_gt(a, b) ? a : b;
   return (floatBitsToUint(a) & 0x80000000u) != 0u ? b : a;
 }
 float oi_div(float a, float b) { return uintBitsToFloat(div_f32_bits(floatBitsToUint(a), floatBitsToUint(b))); }
@@ -450,7 +453,7 @@ std::string ShaderBuilder::declarations() const {
     for (const Binding& b : bindings) any_float = any_float || is_float(b.value);
     for (const OpIn& op : kernel.ops) any_float = any_float || is_float(op.output);
   }
-  if (any_float) d << shader_file("div_f32.glsl") << kFloatHelpers;
+  if (any_float) d << shader_file("div_f32.glsl") << kExactF32Helpers << kFloatHelpers;
   if (any_float && double_) d << kDoubleHelpers;
   if (math_) d << math_helpers_glsl();
   if (math32_) d << math32_helpers_glsl();

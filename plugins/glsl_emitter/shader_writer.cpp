@@ -239,6 +239,8 @@ class KernelWriter {
     if (o == "add" || o == "sub" || o == "mul") {
       check_settings(op, {});
       need(2);
+      if (out_t == "float")  // exact where the device flushes subnormals (exact_f32.hpp)
+        return "oi_" + o + "(" + a[0] + ", " + a[1] + ")";
       return a[0] + (o == "add" ? " + " : o == "sub" ? " - " : " * ") + a[1];
     }
     if (o == "div") {
@@ -303,11 +305,12 @@ class KernelWriter {
           const std::string special =
               d ? "(unpackDouble2x32(" + a[0] + ").y & 0x7fffffffu) >= 0x7ff00000u"
                 : "(floatBitsToUint(" + a[0] + ") & 0x7fffffffu) >= 0x7f800000u";
-          r = "(" + a[0] + " >= 0.0 ? " + a[0] + " : (" + special + ") ? " + out_t +
+          r = "(" + ge_zero(a[0], d) + " ? " + a[0] + " : (" + special + ") ? " + out_t +
               "(uintBitsToFloat(0x7fc00000u)) : " + out_t + "(0))";
         } else if (f) {
-          r = "(" + a[0] + " >= 0.0 ? " + a[0] + " : " + literal(*alpha, out_t, op_where(op)) +
-              " * " + a[0] + ")";
+          const std::string l = literal(*alpha, out_t, op_where(op));
+          r = "(" + ge_zero(a[0], d) + " ? " + a[0] + " : " +
+              (d ? l + " * " + a[0] : "oi_mul(" + l + ", " + a[0] + ")") + ")";
         } else {
           if (alpha && literal(*alpha, "float", op_where(op)) != "uintBitsToFloat(0x0u)")
             decline(op_where(op) + ": a nonzero alpha on integers is not supported");
@@ -320,15 +323,22 @@ class KernelWriter {
         // As the CPU backend: a zero result becomes +0.0 first, then plain comparisons clamp
         // (NaN stays NaN; a bound equal to the value up to its zero sign leaves the value).
         const std::string t = "r" + std::to_string(relu_count_++);
-        body_ << "    precise " << out_t << " " << t << " = " << r << ";\n    " << t << " = " << t
-              << " == 0.0 ? 0.0 : " << t << ";\n";
+        // f32 compared on the bits (exact_f32.hpp): a subnormal is not a zero.
+        auto cmp = [&](const std::string& x, const char* sym, const char* fn,
+                       const std::string& y) {
+          return d ? x + " " + sym + " " + y : std::string(fn) + "(" + x + ", " + y + ")";
+        };
+        body_ << "    precise " << out_t << " " << t << " = " << r << ";\n    " << t << " = "
+              << cmp(t, "==", "oi_eq", "0.0") << " ? 0.0 : " << t << ";\n";
         if (lo) {
           const std::string l = literal(*lo, out_t, op_where(op));
-          body_ << "    " << t << " = " << t << " < " << l << " ? " << l << " : " << t << ";\n";
+          body_ << "    " << t << " = " << cmp(t, "<", "oi_lt", l) << " ? " << l << " : " << t
+                << ";\n";
         }
         if (hi) {
           const std::string h = literal(*hi, out_t, op_where(op));
-          body_ << "    " << t << " = " << t << " > " << h << " ? " << h << " : " << t << ";\n";
+          body_ << "    " << t << " = " << cmp(t, ">", "oi_gt", h) << " ? " << h << " : " << t
+                << ";\n";
         }
         return t;
       }
@@ -343,6 +353,12 @@ class KernelWriter {
     const auto& math = op_registry().math;
     if (auto it = math.find(o); it != math.end()) return it->second(sb_, op, a);
     decline(op_where(op) + " cannot be expressed in GLSL yet (supported: " + supported_ops() + ")");
+  }
+
+  // x >= 0 for a relu: on the sign bit for f32 (a subnormal is not a zero; NaN is false).
+  static std::string ge_zero(const std::string& x, bool d) {
+    if (d) return x + " >= 0.0";
+    return "oi_ge(" + x + ", 0.0)";
   }
 
   // eq ne lt le gt ge: bool from two values of one dtype; with NaN only `ne` holds (GLSL's
@@ -364,6 +380,8 @@ class KernelWriter {
                             : o == "le" ? "<="
                             : o == "gt" ? ">"
                                         : ">=";
+    if (sb_.compute_type(op.inputs[0]) == "float")  // on the bits (exact_f32.hpp)
+      return "oi_" + o + "(" + a + ", " + b + ")";
     return "(" + a + " " + sym + " " + b + ")";
   }
 
@@ -482,6 +500,11 @@ class KernelWriter {
     std::ostringstream pre;
     pre << "shared " << t << " tile_a[" << ts << "][" << ts << "];\nshared " << t << " tile_b["
         << ts << "][" << ts << "];\n";
+    // f32 (and the narrow floats in it): once a tile holds a subnormal, the workgroup's products
+    // and sums are exact_f32.hpp's, so a device that flushes it neither drops it nor makes
+    // NaN of it times inf.
+    const bool f32 = t == "float";
+    if (f32) pre << "shared uint tile_sub;\n";
     std::ostringstream m;
     m << "void main() {\n  const uint TS = " << u(ts) << ", M = " << u(M) << ", N = " << u(N)
       << ", K = " << u(K) << ";\n"
@@ -490,15 +513,23 @@ class KernelWriter {
       << "  const uint batch = gl_WorkGroupID.z;\n"
       << "  const uint a_off = " << broadcast_index(ab, cb, "batch") << " * (M * K);\n"
       << "  const uint b_off = " << broadcast_index(bb, cb, "batch") << " * (K * N);\n"
-      << "  " << t << " acc = " << t << "(0);\n"
-      << "  for (uint k0 = 0u; k0 < K; k0 += TS) {\n"
+      << "  " << t << " acc = " << t << "(0);\n";
+    if (f32) m << "  if (lx == 0u && ly == 0u) tile_sub = 0u;\n  barrier();\n";
+    m << "  for (uint k0 = 0u; k0 < K; k0 += TS) {\n"
       << "    tile_a[ly][lx] = (row < M && k0 + lx < K) ? "
       << sb_.load(a.name, "a_off + row * K + k0 + lx") << " : " << t << "(0);\n"
       << "    tile_b[ly][lx] = (k0 + ly < K && col < N) ? "
-      << sb_.load(b.name, "b_off + (k0 + ly) * N + col") << " : " << t << "(0);\n"
-      << "    barrier();\n"
-      << "    const uint kn = min(TS, K - k0);  // never into the padding\n"
-      << "    for (uint k = 0u; k < kn; ++k) acc += tile_a[ly][k] * tile_b[k][lx];\n"
+      << sb_.load(b.name, "b_off + (k0 + ly) * N + col") << " : " << t << "(0);\n";
+    if (f32)
+      m << "    if (oi_subnormal(floatBitsToUint(tile_a[ly][lx])) || "
+           "oi_subnormal(floatBitsToUint(tile_b[ly][lx]))) atomicOr(tile_sub, 1u);\n";
+    m << "    barrier();\n"
+      << "    const uint kn = min(TS, K - k0);  // never into the padding\n";
+    if (f32)
+      m << "    if (tile_sub != 0u)\n"
+        << "      for (uint k = 0u; k < kn; ++k) acc = oi_add(acc, oi_mul(tile_a[ly][k], "
+           "tile_b[k][lx]));\n    else\n  ";
+    m << "    for (uint k = 0u; k < kn; ++k) acc += tile_a[ly][k] * tile_b[k][lx];\n"
       << "    barrier();\n  }\n"
       << "  if (row >= M || col >= N) return;\n"
       << "  const uint i = batch * (M * N) + row * N + col;\n";
@@ -582,8 +613,9 @@ class KernelWriter {
       body_ << "    " << t << " acc = " << init << ";\n";
     }
     std::string combine;
-    if (o == "sum_axis" || o == "mean_axis") combine = "acc + x";
-    if (o == "prod_axis") combine = "acc * x";
+    const bool f32 = t == "float";  // exact where the device flushes (exact_f32.hpp)
+    if (o == "sum_axis" || o == "mean_axis") combine = f32 ? "oi_add(acc, x)" : "acc + x";
+    if (o == "prod_axis") combine = f32 ? "oi_mul(acc, x)" : "acc * x";
     if (o == "max_axis") combine = f ? "oi_max(acc, x)" : "max(acc, x)";
     if (o == "min_axis") combine = f ? "oi_min(acc, x)" : "min(acc, x)";
     if (R > first)  // an empty axis has no loop: glslc -O crashes on one that never runs
@@ -602,6 +634,8 @@ class KernelWriter {
     if (o == "mean_axis") {
       if (R == 0)
         body_ << "    acc = " << (f ? t + "(uintBitsToFloat(0x7fc00000u))" : t + "(0)") << ";\n";
+      else if (f32)  // exactly rounded (div_f32.glsl), not GLSL's a * rcp(b)
+        body_ << "    acc = oi_div(acc, float(" << u(R) << "));\n";
       else if (f)
         body_ << "    acc = acc / " << t << "(" << u(R) << ");\n";
       else
