@@ -65,6 +65,7 @@ GENERATORS = [
     Gen(f"{PLUGINS}/gen_matmul_tile_cases.py", under(f"{PLUGINS}/cases", "matmul_tiles.json")),
     Gen(f"{PLUGINS}/gen_reduce_row_cases.py", under(f"{PLUGINS}/cases", "reduce_rows.json")),
     Gen(f"{PLUGINS}/gen_row_cases.py", under(f"{PLUGINS}/cases", "rows.json")),
+    Gen(f"{PLUGINS}/gen_subnormal_cases.py", under(f"{PLUGINS}/cases", "subnormals.json")),
     Gen(f"{PLUGINS}/gen_spatial_cases.py", under(f"{PLUGINS}/cases", "spatial.json"),
         needs=("numpy", "torch"), blocker="PyTorch: float64 conv (BLAS) as the reference"),
     Gen(f"{PLUGINS}/gen_vulkan_extra_cases.py", under(f"{PLUGINS}/cases", "vulkan_extra.json"),
