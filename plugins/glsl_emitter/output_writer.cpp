@@ -245,7 +245,18 @@ class ManifestWriter {
         glsl_gap("internal-value", "yield of '" + v.name + "': the value has no memory");
       names.push_back(&v);
     }
-    for (const ValueIn* v : names) copy(out, v->name, scratch("@snap_", *v));
+    // Only a value some consumer writes needs a snapshot: the others stay as at the yield.
+    std::set<std::string> any_writes;
+    for (const json::value& t : s.at("tasks").as_array())
+      block_writes(steps_of(std::string(t.as_string())), any_writes);
+    for (const ValueIn* v : names) {
+      if (!any_writes.count(v->name)) continue;
+      if (v->is_table() || v->is_auto_dim())
+        glsl_gap("yield-table-write", "yield of '" + v->name +
+                                          "': a consumer writes it, and a whole table or " +
+                                          "@auto_dim matrix has no snapshot in this target");
+      copy(out, v->name, scratch("@snap_", *v));
+    }
     std::vector<const ValueIn*> written;
     for (const json::value& t : s.at("tasks").as_array()) {
       const std::string task(t.as_string());

@@ -254,6 +254,8 @@ GLSL_OPEN_GAPS = {
                     "entry under the indices before the window, the window ignored)",
     "internal-value": "a host step (copy, yield, branch, counter) on a value the plan keeps in "
                       "no memory",
+    "yield-table-write": "a table or @auto_dim matrix that a consumer of a yield writes (no "
+                         "whole-table snapshot)",
     "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
                      "gather's check and rope's table, an internal or table output in place)",
     "no-vulkan-kernels": "the emitter built without the Vulkan backend's kernels",

@@ -1944,17 +1944,21 @@ class Runner {
     if (auto it = indices.find(t); it != indices.end()) return it->second;
     if (auto it = model_.sizevars.find(t); it != model_.sizevars.end())
       return static_cast<int64_t>(it->second);
-    const Value& v = value(t);  // an integer scalar of constant or persistent memory
-    const std::vector<uint8_t> bytes = download(v);
-    if (v.dtype == "i32" || v.dtype == "u32") {
-      int32_t x;
-      std::memcpy(&x, bytes.data(), 4);
-      return v.dtype == "i32" ? x : static_cast<int64_t>(static_cast<uint32_t>(x));
-    }
-    if (v.dtype == "i64" || v.dtype == "u64") {
-      int64_t x;
-      std::memcpy(&x, bytes.data(), 8);
-      return x;
+    // An integer scalar of constant or persistent memory, of any width (dsl.md): whole
+    // little-endian bytes, or packed in the low bits of its byte; i* sign-extended.
+    const Value& v = value(t);
+    const uint32_t w = oinf_io::dtype_bits(oinf_io::dtype_tag(v.dtype));
+    const bool integer = (v.dtype[0] == 'i' || v.dtype[0] == 'u') && w >= 1 && w <= 64;
+    if (integer && v.elements == 1) {
+      const std::vector<uint8_t> bytes = download(v);
+      const uint32_t n = std::max<uint32_t>(w / 8, 1);
+      uint64_t x = 0;
+      for (uint32_t b = 0; b < n && b < bytes.size(); ++b) x |= uint64_t{bytes[b]} << (8 * b);
+      if (w < 64) {
+        x &= (uint64_t{1} << w) - 1;
+        if (v.dtype[0] == 'i' && (x >> (w - 1)) & 1) x |= ~uint64_t{0} << w;
+      }
+      return static_cast<int64_t>(x);
     }
     input_error("loop bound '" + t + "' is not an integer scalar, size variable or loop index");
   }
