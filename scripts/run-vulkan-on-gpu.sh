@@ -10,6 +10,9 @@
 #                                                                       PyTorch CUDA: graph, eager)
 #          scripts/run-vulkan-on-gpu.sh glsl [PACK_DIR] [DEBS_DIR] [DEVICE_JSON]  (the GLSL
 #                                  target's op coverage, tests/synth/glsl_target_coverage.py)
+#          scripts/run-vulkan-on-gpu.sh differential [PACK_DIR] [DEBS_DIR] [SEED] [COUNT]
+#                                  [DEVICE_JSON]  (random graphs through the GLSL target
+#                                  against the simulator, tests/synth/random/differential.py)
 #          scripts/run-vulkan-on-gpu.sh exec PACK_DIR DEBS_DIR PROGRAM ARGS...  (any packed
 #                                                                       program: openinfer run)
 #          scripts/run-vulkan-on-gpu.sh examples [PACK_DIR] [DEBS_DIR]  (the examples on the
@@ -162,18 +165,43 @@ gpt() {
 # The GLSL target's op coverage on the GPU (tests/synth/glsl_target_coverage.py): every shared
 # case synthesized here for DEVICE_JSON (default devices/nvidia_h200.json), its shaders compiled
 # by the packed glslc and run by the packed manifest runner on the GPU. Needs python3 with numpy.
-glsl() {
+# wrappers PACK_DIR DEBS_DIR: sets WRAP, a folder of scripts that run the packed openinfer,
+# glsl_manifest_runner and glslc against the system's driver.
+wrappers() {
   setup "${1:-.vkgpu}" "${2:-.gl}"
-  local tmp p
-  tmp=$(mktemp -d)
+  local p
+  WRAP=$(mktemp -d)
   for p in openinfer glsl_manifest_runner glslc; do
     printf '#!/bin/sh\nOPENINFER_PLUGIN_PATH=%s LD_LIBRARY_PATH=%s exec %s %s "$@"\n' \
-      "$PACK/plugins" "$LIBS" "${LOADER[*]}" "$PACK/bin/$p" >"$tmp/$p"
-    chmod +x "$tmp/$p"
+      "$PACK/plugins" "$LIBS" "${LOADER[*]}" "$PACK/bin/$p" >"$WRAP/$p"
+    chmod +x "$WRAP/$p"
   done
-  ${PYTHON:-python3} tests/synth/glsl_target_coverage.py --openinfer "$tmp/openinfer" \
-    --runner "$tmp/glsl_manifest_runner" --glslc "$tmp/glslc" \
+}
+
+glsl() {
+  wrappers "$1" "$2"
+  ${PYTHON:-python3} tests/synth/glsl_target_coverage.py --openinfer "$WRAP/openinfer" \
+    --runner "$WRAP/glsl_manifest_runner" --glslc "$WRAP/glslc" \
     --device "${3:-devices/nvidia_h200.json}" --jobs "$(nproc)" --by-op ${GLSL_COVERAGE_ARGS:-}
+}
+
+# The random-graph differential test (tests/synth/random/differential.py) through the GLSL
+# target on the GPU: COUNT graphs from seed SEED, in chunks of 500 so that each prints its
+# summary as it ends.
+differential() {
+  wrappers "$1" "$2"
+  local seed=${3:-101} count=${4:-2000} dev rc=0 n
+  dev=$(realpath "${5:-devices/nvidia_h200.json}")
+  while ((count > 0)); do
+    n=$((count < 500 ? count : 500))
+    ${PYTHON:-python3} tests/synth/random/differential.py --openinfer "$WRAP/openinfer" \
+      --runner "$WRAP/glsl_manifest_runner" --glslc "$WRAP/glslc" --device "$dev" \
+      --work "$(mktemp -d)" --seed "$seed" --count "$n" --jobs "$(nproc)" --min-each 10 \
+      --targets glsl || rc=$?
+    seed=$((seed + n))
+    count=$((count - n))
+  done
+  return $rc
 }
 
 # The examples on the Vulkan backend: the minimal one, the tiny ResNet-18 and GPT decoder of the
@@ -257,9 +285,10 @@ case "${1:-}" in
   examples) shift; examples "$@" ;;
   chain) shift; chain "$@" ;;
   glsl) shift; glsl "$@" ;;
+  differential) shift; differential "$@" ;;
   exec) shift; launch "$@" ;;  # exec PACK_DIR DEBS_DIR PROGRAM ARGS...: any packed program
   *)
-    echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench|nn|gpt|examples|glsl [PACK_DIR] [DEBS_DIR]" \
+    echo "usage: $0 pack [BUILD_DIR] [PACK_DIR] | run|bench|nn|gpt|examples|glsl|differential [PACK_DIR] [DEBS_DIR]" \
       "| chain [PACK_DIR] [DEBS_DIR] [NODES] [STEPS]" >&2
     exit 2
     ;;
