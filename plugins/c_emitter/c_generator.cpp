@@ -893,7 +893,7 @@ class Generator : public KernelEnv {
   std::vector<std::pair<std::string, uint64_t>> scratch_;  // per-kernel accumulators
   std::map<std::string, std::set<std::string>> consumer_writes_;
   std::map<std::string, std::set<std::string>> consumer_awaits_;  // consumer -> awaited values
-  std::map<std::string, std::string> block_roles_;  // block name -> role
+  std::map<std::string, std::string> block_roles_;                // block name -> role
   std::set<std::string> yielded_;
   const WeightLookup* embed_ = nullptr;
   mutable std::set<std::string> embedded_;  // values whose model bytes are arrays of model.c

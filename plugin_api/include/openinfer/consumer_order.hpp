@@ -40,8 +40,9 @@ inline ConsumerOrder order_consumers(const std::vector<YieldConsumer>& consumers
     for (size_t i = 0; i < n; ++i) {
       if (!consumers[i].writes.count(v)) continue;
       if (writer != n)
-        return {{}, "consumers '" + consumers[writer].name + "' and '" + consumers[i].name +
-                        "' both write '" + v + "'"};
+        return {{},
+                "consumers '" + consumers[writer].name + "' and '" + consumers[i].name +
+                    "' both write '" + v + "'"};
       writer = i;
     }
     if (writer == n) continue;
@@ -62,8 +63,9 @@ inline ConsumerOrder order_consumers(const std::vector<YieldConsumer>& consumers
       std::string names;
       for (size_t i = 0; i < n; ++i)
         if (!placed[i]) names += (names.empty() ? "'" : ", '") + consumers[i].name + "'";
-      return {{}, "consumers " + names +
-                      " each await a table or @auto_dim matrix that another of them writes"};
+      return {{},
+              "consumers " + names +
+                  " each await a table or @auto_dim matrix that another of them writes"};
     }
     placed[next] = true;
     out.order.push_back(next);
