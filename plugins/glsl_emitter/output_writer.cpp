@@ -264,7 +264,8 @@ class ManifestWriter {
     }
     const oi::emit::ConsumerOrder order = oi::emit::order_consumers(consumers, in_place);
     if (!order.error.empty())
-      glsl_gap("yield-table-cycle", "the consumers of a yield: " + order.error);
+      glsl_gap("yield-table-cycle", "the consumers of the yield at line " +
+                                        json::serialize(s.at("line")) + ": " + order.error);
     // Only a value some consumer writes needs a snapshot: the others stay as at the yield.
     std::set<std::string> any_writes;
     for (const oi::emit::YieldConsumer& c : consumers)
