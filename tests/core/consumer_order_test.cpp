@@ -22,9 +22,8 @@ BOOST_AUTO_TEST_CASE(plain_values_keep_source_order) {
 
 BOOST_AUTO_TEST_CASE(table_writer_runs_after_its_readers) {
   // grow writes K (awaited by rd too), rd reads K and M, mat writes M: rd, grow, mat.
-  std::vector<YieldConsumer> c = {{"grow", {"K"}, {"K", "g"}},
-                                  {"rd", {"K", "M"}, {"a"}},
-                                  {"mat", {"M"}, {"M", "mr"}}};
+  std::vector<YieldConsumer> c = {
+      {"grow", {"K"}, {"K", "g"}}, {"rd", {"K", "M"}, {"a"}}, {"mat", {"M"}, {"M", "mr"}}};
   auto got = order_consumers(c, {"K", "M"});
   BOOST_TEST(got.error.empty());
   BOOST_TEST(got.order == (Order{1, 0, 2}), boost::test_tools::per_element());
@@ -41,8 +40,9 @@ BOOST_AUTO_TEST_CASE(cycles_and_two_writers_have_no_order) {
   std::vector<YieldConsumer> cycle = {{"A", {"K", "M"}, {"K"}}, {"B", {"K", "M"}, {"M"}}};
   auto got = order_consumers(cycle, {"K", "M"});
   BOOST_TEST(got.order.empty());
-  BOOST_TEST(got.error == "consumers 'A', 'B' each await a table or @auto_dim matrix that "
-                          "another of them writes");
+  BOOST_TEST(got.error ==
+             "consumers 'A', 'B' each await a table or @auto_dim matrix that "
+             "another of them writes");
   std::vector<YieldConsumer> two = {{"A", {"K"}, {"K"}}, {"B", {"K"}, {"K"}}};
   BOOST_TEST(order_consumers(two, {"K"}).error == "consumers 'A' and 'B' both write 'K'");
 }

@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""A yield's consumer reading a table and an @auto_dim matrix that an earlier consumer (in
+source order) writes: both targets against dsl.md's deterministic result, computed here.
+
+  yield_snapshot_test.py --openinfer BIN --work DIR (--cc CC | --runner RUNNER [--glslc GLSLC])
+
+tests/synth/c/yield_table_snapshot.oi over 3 steps: 'rd' must see K[0] and M's shape as yielded,
+before 'grow' and 'mat' change them (docs/synth.md "Consumers of a yield"). The simulator is not
+the reference here: it runs the consumers at the same time on the shared table, so what 'rd'
+sees there depends on scheduling. With --cc: the C target, compiled with -O2 under ASan+UBSan;
+with --runner: the glsl target (devices/lavapipe.json, the shared manifest runner; exit 77
+without a Vulkan device).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from openinfer import oinf  # noqa: E402
+
+GRAPH = os.path.join(HERE, "c", "yield_table_snapshot.oi")
+X = np.array([0.5, -1.5, 2.0, 1e-3], dtype=np.float32)  # c/loops_input.txt
+STEPS = 3
+
+
+def expected(step):
+    """dsl.md: K[0] starts unwritten (zeros) and 'grow' adds x each step; M starts as one row of
+    @init 0.5 and 'mat' appends its last row + x each step; both read back padded to [5, 5]."""
+    k0 = np.zeros(4, dtype=np.float32)
+    rows = [np.full(4, 0.5, dtype=np.float32)]
+    for _ in range(step):
+        k0 = k0 + X
+        rows.append(rows[-1] + X)
+
+    def padded(rs):
+        out = np.zeros((5, 5), dtype=np.float32)
+        for i, r in enumerate(rs):
+            out[i, :4] = r
+        return out
+
+    return {"a": k0, "seen": padded(rows), "r0": k0 + X, "after": padded(rows + [rows[-1] + X])}
+
+
+def run(args, cwd):
+    r = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=300)
+    return r.returncode, r.stdout
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--openinfer", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--cc")
+    p.add_argument("--runner")
+    p.add_argument("--glslc", default=shutil.which("glslc") or "glslc")
+    o = p.parse_args()
+    if bool(o.cc) == bool(o.runner):
+        sys.exit("give one of --cc and --runner")
+    o.openinfer = os.path.abspath(o.openinfer)
+    if o.runner:
+        o.runner = os.path.abspath(o.runner)
+    shutil.rmtree(o.work, ignore_errors=True)
+    os.makedirs(o.work)
+    w = o.work
+    for text, out in (("loops_model.txt", "model.oinf"), ("loops_input.txt", "input.oinf")):
+        code, log = run([o.openinfer, "oinf", "pack", os.path.join(HERE, "c", text), "-o", out], w)
+        if code:
+            sys.exit(f"FAIL: oinf pack {text}: {log}")
+    common = ["--model", "model.oinf", "--steps", str(STEPS), "--input", "x=input.oinf", "-q"]
+    if o.cc:
+        code, log = run([o.openinfer, "synth", GRAPH, "--model", "model.oinf", "--target", "c",
+                         "-o", "gen"], w)
+        if code:
+            sys.exit(f"FAIL: synth: {log}")
+        sources = sorted(os.path.join("gen", f) for f in os.listdir(os.path.join(w, "gen"))
+                         if f.endswith(".c"))
+        code, log = run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-g",
+                         "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o", "prog",
+                         *sources, "-lm"], w)
+        if code:
+            sys.exit(f"FAIL: compile: {log}")
+        code, log = run(["./prog", *common, "--save", "got.oinf"], w)
+        if code:
+            sys.exit(f"FAIL: run: {log}")
+        target = "c"
+    else:
+        import glsl_program
+        glsl = glsl_program.GlslTarget(o.openinfer, o.runner, o.glslc,
+                                       os.path.join(ROOT, "devices", "lavapipe.json"), w)
+        shutil.copy(GRAPH, w)
+        stage, log = glsl.run(w, os.path.basename(GRAPH), common, "got.oinf")
+        if stage == "run" and glsl_program.NO_VULKAN in log:
+            print("SKIP: no Vulkan device")
+            return 77
+        if stage != "ok":
+            sys.exit(f"FAIL: glsl target at {stage}: {log.strip()[-2000:]}")
+        target = "glsl"
+    got = oinf.read(os.path.join(w, "got.oinf"))
+    bad = []
+    for step in range(STEPS):
+        for name, want in expected(step).items():
+            key = f"{name}.step{step}"
+            g = got[key]
+            if g.dtype != want.dtype or g.shape != want.shape or g.tobytes() != want.tobytes():
+                bad.append(f"{key}: {g.tolist()}, expected {want.tolist()}")
+    for b in bad:
+        print(f"  {b}")
+    print(f"{'FAIL' if bad else 'ok'}: {target} target, {STEPS} steps of "
+          f"{os.path.basename(GRAPH)} against dsl.md's result")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
