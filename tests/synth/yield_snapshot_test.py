@@ -5,9 +5,12 @@ source order) writes: both targets against dsl.md's deterministic result, comput
   yield_snapshot_test.py --openinfer BIN --work DIR (--cc CC | --runner RUNNER [--glslc GLSLC])
 
 tests/synth/c/yield_table_snapshot.oi over 3 steps: 'rd' must see K[0] and M's shape as yielded,
-before 'grow' and 'mat' change them (docs/synth.md "Consumers of a yield"). The simulator is not
-the reference here: it runs the consumers at the same time on the shared table, so what 'rd'
-sees there depends on scheduling. With --cc: the C target, compiled with -O2 under ASan+UBSan;
+before 'grow' and 'mat' change them (docs/synth.md "Consumers of a yield"), and K, M and n
+(fetched whole) hold what dsl.md gives after each step. A fourth step fails in 'grow' (K's @fixed
+bound) after 'grow' overwrote K[0] in place: the program (--keep-going) prints the simulator's
+message and leaves K, M and n as after the third. The simulator is not the reference for the
+values: it runs the consumers at the same time on the shared table, so what 'rd' sees there
+depends on scheduling. With --cc: the C target, compiled with -O2 under ASan+UBSan;
 with --runner: the glsl target (devices/lavapipe.json, the shared manifest runner; exit 77
 without a Vulkan device).
 """
@@ -27,12 +30,14 @@ from openinfer import oinf  # noqa: E402
 
 GRAPH = os.path.join(HERE, "c", "yield_table_snapshot.oi")
 X = np.array([0.5, -1.5, 2.0, 1e-3], dtype=np.float32)  # c/loops_input.txt
-STEPS = 3
+STEPS = 3  # then one that fails
 
 
 def expected(step):
-    """dsl.md: K[0] starts unwritten (zeros) and 'grow' adds x each step; M starts as one row of
-    @init 0.5 and 'mat' appends its last row + x each step; both read back padded to [5, 5]."""
+    """dsl.md: K[0] starts unwritten (zeros) and 'grow' adds x each step; entry writes x to
+    K[step + 1] and 'grow' 2x to K[step + 2] (K fetched whole: its @fixed bound of 5 entries,
+    unwritten ones zeros); M starts as one row of @init 0.5 and 'mat' appends its last row + x
+    each step (fetched whole: its current rows; read back padded to [5, 5])."""
     k0 = np.zeros(4, dtype=np.float32)
     rows = [np.full(4, 0.5, dtype=np.float32)]
     for _ in range(step):
@@ -45,7 +50,13 @@ def expected(step):
             out[i, :4] = r
         return out
 
-    return {"a": k0, "seen": padded(rows), "r0": k0 + X, "after": padded(rows + [rows[-1] + X])}
+    table = np.zeros((5, 4), dtype=np.float32)
+    table[0] = k0 + X
+    table[1:step + 2] = X
+    table[step + 2] = X + X
+    after = rows + [rows[-1] + X]
+    return {"a": k0, "seen": padded(rows), "r0": k0 + X, "after": padded(after), "K": table,
+            "M": np.array(after, dtype=np.float32), "n": np.array(step + 1, dtype=np.int32)}
 
 
 def run(args, cwd):
@@ -74,7 +85,15 @@ def main():
         code, log = run([o.openinfer, "oinf", "pack", os.path.join(HERE, "c", text), "-o", out], w)
         if code:
             sys.exit(f"FAIL: oinf pack {text}: {log}")
-    common = ["--model", "model.oinf", "--steps", str(STEPS), "--input", "x=input.oinf", "-q"]
+    common = ["--model", "model.oinf", "--steps", str(STEPS + 1), "--input", "x=input.oinf",
+              "--keep-going", "-q"]
+    common += [a for n in ("a", "seen", "r0", "after", "K", "M", "n") for a in ("--fetch", n)]
+    code, log = run([o.openinfer, "run", GRAPH, "--model", "model.oinf", "--steps",
+                     str(STEPS + 1), "--input", "x=input.oinf", "-q"], w)
+    errors = [line for line in log.splitlines() if line.startswith("error:")]
+    if code != 1 or not errors:
+        sys.exit(f"FAIL: the simulator does not stop at step {STEPS}: {log}")
+    want_error = errors[0]
     if o.cc:
         code, log = run([o.openinfer, "synth", GRAPH, "--model", "model.oinf", "--target", "c",
                          "-o", "gen"], w)
@@ -88,8 +107,6 @@ def main():
         if code:
             sys.exit(f"FAIL: compile: {log}")
         code, log = run(["./prog", *common, "--save", "got.oinf"], w)
-        if code:
-            sys.exit(f"FAIL: run: {log}")
         target = "c"
     else:
         import glsl_program
@@ -100,21 +117,33 @@ def main():
         if stage == "run" and glsl_program.NO_VULKAN in log:
             print("SKIP: no Vulkan device")
             return 77
-        if stage != "ok":
+        if stage not in ("ok", "run"):
             sys.exit(f"FAIL: glsl target at {stage}: {log.strip()[-2000:]}")
+        code = 0 if stage == "ok" else 1
         target = "glsl"
-    got = oinf.read(os.path.join(w, "got.oinf"))
     bad = []
-    for step in range(STEPS):
-        for name, want in expected(step).items():
+    # The simulator's message, with the graph's path as the program was given it.
+    message = want_error.replace(GRAPH, os.path.basename(GRAPH)) if target == "glsl" else want_error
+    if code != 1 or message not in log:
+        bad.append(f"step {STEPS}: exit {code}, expected 1 and '{message}'; output: {log[-800:]}")
+    if not os.path.exists(os.path.join(w, "got.oinf")):
+        sys.exit(f"FAIL: no --save file; output: {log[-2000:]}")
+    got = oinf.read(os.path.join(w, "got.oinf"))
+    for step in range(STEPS + 1):
+        for name, want in expected(min(step, STEPS - 1)).items():
             key = f"{name}.step{step}"
+            if step == STEPS and name not in ("K", "M", "n"):
+                continue  # the failed step's volatile values are not kept
+            if key not in got.tensors:
+                bad.append(f"{key}: not saved")
+                continue
             g = got[key]
             if g.dtype != want.dtype or g.shape != want.shape or g.tobytes() != want.tobytes():
                 bad.append(f"{key}: {g.tolist()}, expected {want.tolist()}")
     for b in bad:
         print(f"  {b}")
     print(f"{'FAIL' if bad else 'ok'}: {target} target, {STEPS} steps of "
-          f"{os.path.basename(GRAPH)} against dsl.md's result")
+          f"{os.path.basename(GRAPH)} against dsl.md's result, then a failed step")
     return 1 if bad else 0
 
 
