@@ -2,15 +2,18 @@
 """A yield's consumer reading a table and an @auto_dim matrix that an earlier consumer (in
 source order) writes: both targets against dsl.md's deterministic result, computed here.
 
-  yield_snapshot_test.py --openinfer BIN --work DIR (--cc CC | --runner RUNNER [--glslc GLSLC])
+  yield_snapshot_test.py --openinfer BIN --work DIR
+                         (--cc CC | --runner RUNNER [--glslc GLSLC] | --simulator REPEATS)
 
 tests/synth/c/yield_table_snapshot.oi over 3 steps: 'rd' must see K[0] and M's shape as yielded,
 before 'grow' and 'mat' change them (docs/synth.md "Consumers of a yield"), and K, M and n
 (fetched whole) hold what dsl.md gives after each step. A fourth step fails in 'grow' (K's @fixed
 bound) after 'grow' overwrote K[0] in place: the program (--keep-going) prints the simulator's
-message and leaves K, M and n as after the third. The simulator is not the reference for the
-values: it runs the consumers at the same time on the shared table, so what 'rd' sees there
-depends on scheduling. With --cc: the C target, compiled with -O2 under ASan+UBSan;
+message and leaves K, M and n as after the third. The values are computed here, not taken from
+the simulator: it once ran the consumers at the same time on the shared table, so what 'rd' saw
+depended on scheduling; now it runs them in the targets' order (a table's writer after the
+others that await it), and --simulator REPEATS holds it to the same values REPEATS times over.
+With --cc: the C target, compiled with -O2 under ASan+UBSan;
 with --runner: the glsl target (devices/lavapipe.json, the shared manifest runner; exit 77
 without a Vulkan device).
 """
@@ -72,9 +75,10 @@ def main():
     p.add_argument("--cc")
     p.add_argument("--runner")
     p.add_argument("--glslc", default=shutil.which("glslc") or "glslc")
+    p.add_argument("--simulator", type=int, default=0, metavar="REPEATS")
     o = p.parse_args()
-    if bool(o.cc) == bool(o.runner):
-        sys.exit("give one of --cc and --runner")
+    if (bool(o.cc) + bool(o.runner) + bool(o.simulator)) != 1:
+        sys.exit("give one of --cc, --runner and --simulator")
     o.openinfer = os.path.abspath(o.openinfer)
     if o.runner:
         o.runner = os.path.abspath(o.runner)
@@ -94,6 +98,15 @@ def main():
     if code != 1 or not errors:
         sys.exit(f"FAIL: the simulator does not stop at step {STEPS}: {log}")
     want_error = errors[0]
+    if o.simulator:
+        # `openinfer run` stops at a failed step (no --keep-going): the three good steps.
+        sim = [a for a in common if a != "--keep-going"]
+        sim[sim.index("--steps") + 1] = str(STEPS)
+        for r in range(o.simulator):
+            code, log = run([o.openinfer, "run", GRAPH, *sim, "--save", "got.oinf"], w)
+            if check(w, code, log, want_error, "simulator", r + 1):
+                return 1
+        return 0
     if o.cc:
         code, log = run([o.openinfer, "synth", GRAPH, "--model", "model.oinf", "--target", "c",
                          "-o", "gen"], w)
@@ -121,15 +134,23 @@ def main():
             sys.exit(f"FAIL: glsl target at {stage}: {log.strip()[-2000:]}")
         code = 0 if stage == "ok" else 1
         target = "glsl"
+    return check(w, code, log, want_error, target)
+
+
+def check(w, code, log, want_error, target, repeat=None):
+    """Prints what differs from dsl.md's result; 1 if anything does."""
     bad = []
+    steps = STEPS if target == "simulator" else STEPS + 1
+    if target == "simulator" and code != 0:
+        bad.append(f"exit {code}: {log[-800:]}")
     # The simulator's message, with the graph's path as the program was given it.
     message = want_error.replace(GRAPH, os.path.basename(GRAPH)) if target == "glsl" else want_error
-    if code != 1 or message not in log:
+    if target != "simulator" and (code != 1 or message not in log):
         bad.append(f"step {STEPS}: exit {code}, expected 1 and '{message}'; output: {log[-800:]}")
     if not os.path.exists(os.path.join(w, "got.oinf")):
         sys.exit(f"FAIL: no --save file; output: {log[-2000:]}")
     got = oinf.read(os.path.join(w, "got.oinf"))
-    for step in range(STEPS + 1):
+    for step in range(steps):
         for name, want in expected(min(step, STEPS - 1)).items():
             key = f"{name}.step{step}"
             if step == STEPS and name not in ("K", "M", "n"):
@@ -142,8 +163,8 @@ def main():
                 bad.append(f"{key}: {g.tolist()}, expected {want.tolist()}")
     for b in bad:
         print(f"  {b}")
-    print(f"{'FAIL' if bad else 'ok'}: {target} target, {STEPS} steps of "
-          f"{os.path.basename(GRAPH)} against dsl.md's result, then a failed step")
+    print(f"{'FAIL' if bad else 'ok'}: {target}{f' run {repeat}' if repeat else ' target'}, "
+          f"{STEPS} steps of {os.path.basename(GRAPH)} against dsl.md's result, then a failed step")
     return 1 if bad else 0
 
 
