@@ -604,7 +604,7 @@ class Generator : public KernelEnv {
         v.storage = "tabview";
         v.shape = *lead;
         v.shape.insert(v.shape.end(), t.shape.begin(), t.shape.end());
-        v.bytes = v.numel() * dtype_size(v.dtype);
+        v.bytes = value_bytes(v.dtype, v.numel());
         tabviews_[v.name] = v;
         tabview_fields_.push_back({v.name, v.bytes});
         field_kernel_[v.name] = id;
@@ -799,6 +799,46 @@ class Generator : public KernelEnv {
       << indent << "  memcpy(s->v_" << to.name << ", (const unsigned char*)s->v_" << table.name
       << " + (size_t)e * " << to.bytes << "u, " << to.bytes << "u);\n"
       << indent << "}\n";
+    return c.str();
+  }
+
+  // Packed entries (LSB first, oinf.md) are stored each in whole bytes (v.bytes); those of a
+  // part byte stack at bit offsets (oi_table's entry_bits), the others as bytes: their bits.
+  static uint64_t part_byte_bits(const Value& v) {
+    const uint64_t bits = v.numel() * packed_bits(v.dtype);
+    return bits % 8 ? bits : 0;
+  }
+  // The freestanding fetch's data of table v: its cells, which are the stacked entries (every
+  // index @fixed), unless its entries stack at bit offsets: then stacked into s->m_p_NAME.
+  static std::string table_data_c(const Value& v) {
+    if (!part_byte_bits(v)) return "s->t_" + v.name + ".data";
+    return "oi_tab_stack((oi_table*)&s->t_" + v.name + ", (unsigned char*)s->m_p_" + v.name + ")";
+  }
+  static std::string entry_bits_c(const Value& v) {
+    if (!part_byte_bits(v)) return "";
+    return "    s->t_" + v.name + ".entry_bits = " + std::to_string(part_byte_bits(v)) + "u;\n";
+  }
+
+  // tinit_NAME: one entry of a persistent table's @init, as the table's bytes (packed
+  // integers packed LSB first, oinf.md; one spare element after the others).
+  static std::string table_init_c(const Value& v) {
+    std::ostringstream c;
+    if (const unsigned bits = packed_bits(v.dtype)) {
+      (void)init_literal(v);  // refuses an @init the validator would
+      const int64_t x = v.init->is_bool() ? (v.init->as_bool() ? 1 : 0) : v.init->as_int64();
+      const uint64_t field = static_cast<uint64_t>(x) & ((1u << bits) - 1u);
+      std::vector<unsigned> bytes(v.bytes + 1, 0);
+      for (uint64_t i = 0; i < v.numel(); ++i)
+        bytes[i * bits / 8] |= static_cast<unsigned>(field << (i * bits % 8));
+      c << "static const unsigned char tinit_" << v.name << "[" << bytes.size() << "] = {";
+      for (size_t i = 0; i < bytes.size(); ++i) c << (i ? ", " : "") << bytes[i] << "u";
+      c << "};\n";
+      return c.str();
+    }
+    c << "static const " << c_type(v.dtype) << " tinit_" << v.name << "[" << v.numel() + 1
+      << "] = {";
+    for (uint64_t i = 0; i < v.numel(); ++i) c << init_literal(v) << ", ";
+    c << "0};\n";
     return c.str();
   }
 
@@ -1013,8 +1053,6 @@ class Generator : public KernelEnv {
         for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
         for (const auto& b : o.at("bound").as_array())
           v.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
-        if (packed_bits(v.dtype))
-          c_gap("packed-table", "table '" + v.name + "' of " + v.dtype + " is not supported yet");
         if (v.indices.size() > 8 || v.bounds.size() != v.indices.size())
           c_gap("table-indices",
                 "table '" + v.name + "' with more than 8 indices is not supported yet");
@@ -1027,7 +1065,7 @@ class Generator : public KernelEnv {
                 "profile allocates nothing, so every index of a table needs "
                 "@fixed)",
                 device_name_, "cpu.profile freestanding");
-        v.bytes = v.numel() * dtype_size(v.dtype);
+        v.bytes = value_bytes(v.dtype, v.numel());
       } else if (o.contains("indices") && (v.storage == "constant" || v.storage == "step") &&
                  o.at("entries").is_number()) {
         // A volatile prefix table that no op writes holds the model's entries at every step:
@@ -1654,12 +1692,7 @@ class Generator : public KernelEnv {
           c << (i ? ", " : "") << (v->bounds[i] < 0 ? 0 : v->bounds[i]) << "u";
         for (uint64_t d : v->shape) c << ", " << d << "u";
         c << "};\n";
-        if (v->init) {
-          c << "static const " << c_type(v->dtype) << " tinit_" << v->name << "[" << v->numel() + 1
-            << "] = {";
-          for (uint64_t i = 0; i < v->numel(); ++i) c << init_literal(*v) << ", ";
-          c << "0};\n";
-        }
+        if (v->init) c << table_init_c(*v);
         continue;
       }
       c << "static const uint64_t dims_" << v->name << "[] = {";
@@ -1692,7 +1725,7 @@ class Generator : public KernelEnv {
         for (int64_t b : v->bounds) entries *= b < 0 ? 0 : static_cast<uint64_t>(b);
         c << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, "
           << v->shape.size() + v->bounds.size() << "u, dims_" << v->name << ", "
-          << entries * v->bytes << "u},\n";
+          << value_bytes(v->dtype, entries * v->numel()) << "u},\n";
         continue;
       }
       c << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, " << v->shape.size()
@@ -1804,7 +1837,8 @@ class Generator : public KernelEnv {
         c << "};\n    ok = ok && oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size()
           << "u, bound, " << v.bytes << "u, "
           << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
-          << ", &s->mem) == 0;\n  }\n";
+          << ", &s->mem) == 0;\n"
+          << entry_bits_c(v) << "  }\n";
         continue;
       }
       if (v.storage == "arena")
@@ -1933,10 +1967,13 @@ class Generator : public KernelEnv {
         const std::string t = "w->t_" + v->name, f = "w->f_" + v->name;
         c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    " << N << "_state* w = (" << N
           << "_state*)s;\n    int64_t st[" << v->bounds.size() << "] = {0}, ln[" << v->bounds.size()
-          << "] = {0};\n    oi_tab_dims(&" << t << ", ln);\n    size_t n = " << v->bytes
+          << "] = {0};\n    oi_tab_dims(&" << t
+          << ", ln);\n    size_t n = " << (part_byte_bits(*v) ? part_byte_bits(*v) : v->bytes)
           << "u;\n    for (uint32_t k = 0; k < " << v->bounds.size()
-          << "u; ++k) n *= (size_t)ln[k];\n    if (n + 1u > " << f
-          << "_bytes) {\n      void* grown = realloc(" << f << ", n + 1u);\n      if (!grown)\n"
+          << "u; ++k) n *= (size_t)ln[k];\n"
+          << (part_byte_bits(*v) ? "    n = (n + 7u) / 8u; /* bits to bytes */\n" : "")
+          << "    if (n + 1u > " << f << "_bytes) {\n      void* grown = realloc(" << f
+          << ", n + 1u);\n      if (!grown)\n"
           << "        return fail(w, " << N
           << "_ERR_MEMORY, \"fetch '%s': out of memory\", name);\n"
           << "      " << f << " = grown;\n      " << f
@@ -2344,13 +2381,14 @@ class Generator : public KernelEnv {
                         type_align(T, P), io});
     };
     // oi_mem and oi_table (tables.cpp) member by member, as the target lays them out: the
-    // budget's six uint64_t, log, used, cap; data, entry_bytes, init, rank, bound, cap, size,
-    // flags, written, mem, noted, u_size, u_written.
+    // budget's six uint64_t, log, used, cap; data, entry_bytes, init, rank, entry_bits, bound, cap,
+    // size, flags, written, mem, noted, u_size, u_written.
     if (tables)
       small.push_back({"oi_mem mem;", struct_bytes({{48, 8}, {P, P}, {P, P}, {P, P}}), 8});
     const uint64_t table_bytes = struct_bytes({{P, P},
                                                {P, P},
                                                {P, P},
+                                               {4, 4},
                                                {4, 4},
                                                {3 * 64, 8},
                                                {P, P},
@@ -2367,10 +2405,18 @@ class Generator : public KernelEnv {
       if (v.storage == "internal") continue;
       if (v.ptable) {
         small.push_back({"oi_table t_" + v.name + ";", table_bytes, 8});
-        storage("m_t_" + v.name, v, elements(v), false);
         const uint64_t cells = elements(v) / std::max<uint64_t>(v.numel(), 1);
+        if (packed_bits(v.dtype))  // bytes of whole entries (read_values)
+          arrays.push_back({"uint8_t m_t_" + v.name + "[" + std::to_string(cells * v.bytes) + "];",
+                            cells * v.bytes, 1});
+        else
+          storage("m_t_" + v.name, v, elements(v), false);
         arrays.push_back(
             {"unsigned char m_f_" + v.name + "[" + std::to_string(cells) + "];", cells, 1});
+        if (part_byte_bits(v)) {  // fetch stacks its entries at bit offsets here
+          const uint64_t n = value_bytes(v.dtype, elements(v));
+          arrays.push_back({"unsigned char m_p_" + v.name + "[" + std::to_string(n) + "];", n, 1});
+        }
         continue;
       }
       small.push_back({"void* v_" + v.name + ";", P, P});
@@ -2433,12 +2479,7 @@ class Generator : public KernelEnv {
           consts << (i ? ", " : "") << v->bounds[i] << "u";
         for (uint64_t d : v->shape) consts << ", " << d << "u";
         consts << "};\n";
-        if (v->init) {
-          consts << "static const " << c_type(v->dtype) << " tinit_" << v->name << "[" << v->numel()
-                 << "] = {";
-          for (uint64_t i = 0; i < v->numel(); ++i) consts << (i ? ", " : "") << init_literal(*v);
-          consts << "};\n";
-        }
+        if (v->init) consts << table_init_c(*v);
         continue;
       }
       consts << "static const uint64_t dims_" << v->name << "[] = {";
@@ -2449,7 +2490,7 @@ class Generator : public KernelEnv {
     for (const Value* v : declared)
       consts << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, "
              << v->shape.size() + v->bounds.size() << "u, dims_" << v->name << ", "
-             << (v->ptable ? elements(*v) * dtype_size(v->dtype) : v->bytes) << "u, "
+             << (v->ptable ? value_bytes(v->dtype, elements(*v)) : v->bytes) << "u, "
              << (v->storage == "dynamic" ? 1 : 0) << "},\n";
     consts << "  {NULL, 0u, 0u, NULL, 0u, 0}};\n";
     consts << "static const char* const outputs[] = {";
@@ -2630,7 +2671,8 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
         c << "};\n    oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size() << "u, bound, "
           << v.bytes << "u, "
           << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
-          << ", (unsigned char*)s->m_t_" << v.name << ", s->m_f_" << v.name << ", &s->mem);\n  }\n";
+          << ", (unsigned char*)s->m_t_" << v.name << ", s->m_f_" << v.name << ", &s->mem);\n"
+          << entry_bits_c(v) << "  }\n";
         continue;
       }
       if (v.storage == "arena") {
@@ -2688,7 +2730,7 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       c << "int " << N << "_fetch_" << v->name << "(const " << N << "_state* s, const " << T
         << "** data, size_t* count) {\n  if (!s || !data || !count) return " << N
         << "_ERR_INPUT;\n  *data = (const " << T << "*)"
-        << (v->ptable ? "s->t_" + v->name + ".data" : "s->v_" + v->name) << ";\n  *count = " << n
+        << (v->ptable ? table_data_c(*v) : "s->v_" + v->name) << ";\n  *count = " << n
         << "u;\n  return " << N << "_OK;\n}\n\n";
     }
     c << "const " << N << "_var_info* " << N << "_var(const char* name) {\n  for (const " << N
@@ -2713,9 +2755,9 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       << N << "_var_info* v = " << N << "_var(name);\n  if (!v || !s || !data || !bytes) return "
       << N << "_ERR_NAME;\n  *bytes = v->bytes;\n";
     for (const Value* v : declared)
-      c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    *data = "
-        << (v->ptable ? "s->t_" + v->name + ".data" : "s->v_" + v->name) << ";\n    return " << N
-        << "_OK;\n  }\n";
+      c << "  if (strcmp(name, \"" << v->name
+        << "\") == 0) {\n    *data = " << (v->ptable ? table_data_c(*v) : "s->v_" + v->name)
+        << ";\n    return " << N << "_OK;\n  }\n";
     c << "  return " << N << "_ERR_NAME;\n}\n\n";
     c << end_step_c(tables);
     c << kernels;

@@ -169,7 +169,6 @@ C_GAPS = {
     "yield-table": "yielding a table or an @auto_dim matrix that a consumer writes",
     "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
     "copy-step-access": "a transfer out of an @auto_dim matrix, or table entries on both sides",
-    "packed-table": "a persistent table of a packed dtype",
     "table-indices": "a persistent table of more than 8 indices",
     "table-kind": "a table in another storage than the prefix, persistent and @auto_dim ones",
     "nesting-depth": "blocks nested over 64 deep",
