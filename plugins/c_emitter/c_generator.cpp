@@ -1044,8 +1044,8 @@ class Generator : public KernelEnv {
       v.dtype = str(o.at("dtype"));
       for (const auto& d : o.at("shape").as_array()) v.shape.push_back(d.to_number<uint64_t>());
       v.bytes = o.at("bytes").to_number<uint64_t>();
-      // Constant prefix tables of one index, and persistent tables (tables.hpp); other tables
-      // (volatile prefix tables, @auto_dim matrices) are refused.
+      // @auto_dim matrices (auto_dim.hpp), persistent tables (tables.hpp), and constant and
+      // volatile prefix tables; the validator allows no other table.
       if (o.contains("auto_dim") && !o.at("auto_dim").as_array().empty()) {
         read_auto_dim(o, v);
       } else if (o.contains("indices") && v.memory == "persistent") {
@@ -1090,8 +1090,11 @@ class Generator : public KernelEnv {
           extents_[v.name] = ext;
         }
       } else if (o.contains("indices") || v.storage == "runtime") {
-        c_gap("table-kind",
-              "table '" + v.name + "' (" + v.memory + ", " + v.storage + ") is not supported yet");
+        // The validator allows tables only as prefix tables (constant or volatile memory, the
+        // model's entries), persistent tables and @auto_dim matrices: all handled above.
+        invalid_plan("table '" + v.name + "' (" + v.memory + ", " + v.storage +
+                     "): a table is a constant or volatile prefix table, a persistent table or "
+                     "an @auto_dim matrix");
       }
       if (v.storage != "internal" && !c_type(v.dtype))
         invalid_plan("'" + v.name + "' has dtype " + v.dtype + ", which is not a catalog dtype");

@@ -170,7 +170,6 @@ C_GAPS = {
     "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
     "copy-step-access": "a transfer out of an @auto_dim matrix, or table entries on both sides",
     "table-indices": "a persistent table of more than 8 indices",
-    "table-kind": "a table in another storage than the prefix, persistent and @auto_dim ones",
     "nesting-depth": "blocks nested over 64 deep",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
