@@ -385,9 +385,14 @@ class Generator : public KernelEnv {
            "s->mem.total;\n";
     for (const Value& v : values_)
       if (v.ptable) c << "  oi_tab_end(&s->t_" << v.name << ", undo);\n";
-    for (const auto& [mname, m] : autodims_)
-      c << "  for (size_t e = 0; e < " << m.entries() << "u; ++e) oi_ad_end(&s->a_" << mname
+    for (const auto& [mname, m] : autodims_) {
+      c << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) oi_ad_end(&s->a_" << mname
         << "[e], undo);\n";
+      if (m.growable())
+        c << "  if (undo)\n    memcpy(s->as_" << mname << ", s->au_" << mname << ", sizeof s->as_"
+          << mname << ");\n  else\n    memcpy(s->au_" << mname << ", s->as_" << mname
+          << ", sizeof s->au_" << mname << ");\n";
+    }
     for (const auto& n : undo_vars_)
       c << "  if (s->u_has_" << n << " && undo) memcpy(s->v_" << n << ", s->u_" << n << ", "
         << value(n).bytes << "u);\n  s->u_has_" << n << " = 0;\n";
@@ -713,6 +718,50 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
+  // auto_reset of a growable table: every matrix within the capacities whose key starts with
+  // the leading single indices is reset; without any, the sizes become 0.
+  std::string auto_reset_growable(const AutoDimDecl& m, const AccessText& a, const std::string& at,
+                                  const std::string& indent, const std::string& stop) const {
+    const std::string NT = std::to_string(m.table_indices.size()), A = "s->a_" + m.name;
+    std::ostringstream c;
+    c << indent << "{ /* cache.reset " << a.name << " */\n"
+      << indent << "  int64_t pre[" << NT << "], key[" << NT << "];\n"
+      << indent << "  (void)pre;\n";
+    size_t n = 0;
+    for (;
+         n < m.table_indices.size() && n < a.slots.size() && !a.slots[n].range && a.slots[n].index;
+         ++n) {
+      const IndexText& i = *a.slots[n].index;
+      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
+      if (!i.literal && i.value != 0)
+        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+      c << indent << "  pre[" << n << "] = " << e << ";\n"
+        << indent << "  if (pre[" << n << "] < 0) {\n"
+        << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
+        << format_text((at.empty() ? "" : at + ": ") + "table '" + a.name + "': index " +
+                       m.table_indices[n] + " = ")
+        << "%lld is negative\", (long long)pre[" << n << "]);\n"
+        << indent << "    " << stop << "\n"
+        << indent << "  }\n";
+    }
+    c << indent << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) {\n"
+      << indent << "    int under = 1;\n"
+      << indent << "    oi_ad_key((int64_t)e, s->ac_" << m.name << ", " << NT << "u, key);\n"
+      << (n ? indent + "    for (uint32_t k = 0; k < " + std::to_string(n) +
+                  "u; ++k) under = under && key[k] == pre[k];\n"
+            : std::string())
+      << indent << "    if (under && oi_ad_reset(&" << A << "[e]) != 0) {\n"
+      << indent << "      s->failed = fail(s, " << name_
+      << "_ERR_MEMORY, \"out of memory keeping the undo record of auto_dim '" << a.name << "'\");\n"
+      << indent << "      " << stop << "\n"
+      << indent << "    }\n"
+      << indent << "  }\n";
+    if (n == 0)
+      c << indent << "  memset(s->as_" << m.name << ", 0, sizeof s->as_" << m.name << ");\n";
+    c << indent << "}\n";
+    return c.str();
+  }
+
   // cache.reset of @auto_dim matrices, as the simulator's reset_table: the leading single
   // @table indices choose the matrices reset (all of them when there are none; none when one
   // is past its bound; a negative one is an error); auto indices and slices choose nothing more.
@@ -722,6 +771,7 @@ class Generator : public KernelEnv {
     const AutoDimDecl& m = autodims_.at(a.name);
     const std::string stop = entry ? "goto done;" : "return;", A = "s->a_" + a.name;
     std::ostringstream c;
+    if (m.growable()) return auto_reset_growable(m, a, at, indent, stop);
     c << indent << "{ /* cache.reset " << text << " */\n"
       << indent << "  size_t lo = 0, hi = " << m.entries() << "u;\n"
       << indent << "  int none = 0;\n"
@@ -1133,10 +1183,7 @@ class Generator : public KernelEnv {
         m.bounds.push_back(b);
         continue;
       }
-      if (b <= 0)
-        c_gap("auto-dim-table-growable", "@auto_dim table '" + v.name + "': @table index '" +
-                                             indices[k] +
-                                             "' without a @fixed bound is not supported yet");
+      if (b == 0) invalid_plan("@auto_dim table '" + v.name + "': a @fixed bound of 0");
       m.table_indices.push_back(indices[k]);
       m.table_bounds.push_back(b);
     }
@@ -1153,6 +1200,13 @@ class Generator : public KernelEnv {
     m.esize = dtype_size(v.dtype);
     v.storage = "internal";  // reached only through the cache operations below
     autodims_[v.name] = m;
+  }
+
+  // C of the count of matrices s->a_NAME holds (`st`: the state's name).
+  static std::string auto_count_c(const AutoDimDecl& m, const std::string& st) {
+    if (!m.growable()) return std::to_string(m.entries()) + "u";
+    return "(" + st + "->a_" + m.name + " ? oi_adt_count(" + st + "->ac_" + m.name + ", " +
+           std::to_string(m.table_indices.size()) + "u) : 0u)";
   }
 
   bool is_auto_access(const std::string& text) const {
@@ -1711,7 +1765,8 @@ class Generator : public KernelEnv {
     for (const auto& [mname, m] : autodims_) {
       const Value& v = value(mname);
       c << "static const uint64_t dims_" << mname << "[] = {";
-      for (size_t i = 0; i < m.table_bounds.size(); ++i) c << m.table_bounds[i] << "u, ";
+      for (size_t i = 0; i < m.table_bounds.size(); ++i)
+        c << std::max<int64_t>(m.table_bounds[i], 0) << "u, ";  // 0: grows (NAME_fetch_dims)
       for (size_t i = 0; i < v.shape.size(); ++i) c << (i ? ", " : "") << v.shape[i] << "u";
       c << (v.shape.empty() ? "0" : "") << "};\n";
     }
@@ -1720,7 +1775,7 @@ class Generator : public KernelEnv {
       const Value& v = value(mname);
       c << "  {\"" << mname << "\", " << dtype_tag(v.dtype) << "u, "
         << v.shape.size() + m.table_bounds.size() << "u, dims_" << mname << ", "
-        << v.bytes * m.entries() << "u},\n";
+        << (m.growable() ? 0 : v.bytes * m.entries()) << "u},\n";
     }
     for (const Value* v : declared) {
       if (v->ptable) {
@@ -1744,9 +1799,15 @@ class Generator : public KernelEnv {
       << "  oi_mem mem; /* the table budget and the step's undo record */\n";
     for (const auto& n : undo_vars_) c << "  void* u_" << n << ";\n  int u_has_" << n << ";\n";
     for (const auto& [field, bytes] : tabview_fields_) c << "  void* v_" << field << ";\n";
-    for (const auto& [mname, m] : autodims_)
-      c << "  oi_auto a_" << mname << "[" << m.entries() << "];\n  unsigned char* af_" << mname
-        << ";\n";
+    for (const auto& [mname, m] : autodims_) {
+      if (m.growable())
+        c << "  oi_auto* a_" << mname << ";\n  oi_auto ap_" << mname << ";\n  int64_t ac_" << mname
+          << "[" << m.table_indices.size() << "], as_" << mname << "[" << m.table_indices.size()
+          << "], au_" << mname << "[" << m.table_indices.size() << "];\n";
+      else
+        c << "  oi_auto a_" << mname << "[" << m.entries() << "];\n";
+      c << "  unsigned char* af_" << mname << ";\n";
+    }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
@@ -1820,9 +1881,11 @@ class Generator : public KernelEnv {
       c << "  s->u_" << n << " = malloc(" << value(n).bytes << "u + 1u);\n  ok = ok && s->u_" << n
         << ";\n";
     for (const auto& [mname, m] : autodims_)
-      for (uint64_t e = 0; e < m.entries(); ++e) {
+      for (uint64_t e = 0; e < (m.growable() ? 1 : m.entries()); ++e) {
         const Value& v = value(mname);
-        const std::string a = "s->a_" + mname + "[" + std::to_string(e) + "]";
+        // a growable table: the fresh matrix its matrices are created from (oi_adt_reserve)
+        const std::string a =
+            m.growable() ? "s->ap_" + mname : "s->a_" + mname + "[" + std::to_string(e) + "]";
         c << "  " << a << ".rank = " << m.base.size() << "u;\n  " << a
           << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n";
         for (size_t k = 0; k < m.base.size(); ++k)
@@ -1913,10 +1976,12 @@ class Generator : public KernelEnv {
         c << "  free(s->v_" << v.name << ");\n";
     }
     for (const auto& [field, bytes] : tabview_fields_) c << "  free(s->v_" << field << ");\n";
-    for (const auto& [mname, m] : autodims_)
-      c << "  for (size_t e = 0; e < " << m.entries() << "u; ++e) {\n    free(s->a_" << mname
-        << "[e].data);\n    free(s->a_" << mname << "[e].u_data);\n  }\n  free(s->af_" << mname
-        << ");\n";
+    for (const auto& [mname, m] : autodims_) {
+      c << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) {\n    free(s->a_"
+        << mname << "[e].data);\n    free(s->a_" << mname << "[e].u_data);\n  }\n  free(s->af_"
+        << mname << ");\n";
+      if (m.growable()) c << "  free(s->a_" << mname << ");\n  free(s->ap_" << mname << ".data);\n";
+    }
     for (const auto& n : undo_vars_) c << "  free(s->u_" << n << ");\n";
     c << "  free(s->mem.log);\n";
     for (const auto& sc : scratch_) c << "  free(s->" << sc.first << ");\n";
@@ -2018,11 +2083,21 @@ class Generator : public KernelEnv {
     for (const auto& [mname, m] : autodims_) {
       // a table of matrices: its bounds, then the matrices' (equal) shape
       const size_t nt = m.table_indices.size();
-      c << "  if (strcmp(name, \"" << mname
-        << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << "[0], s->a_" << mname
-        << "[0].cnt, d);\n";
-      for (size_t k = 0; k < nt; ++k)
-        c << "    dims[" << k << "] = " << m.table_bounds[k] << "u;\n";
+      if (m.growable()) {  // the sizes; the matrices' shape from key 0, else the fresh one's
+        c << "  if (strcmp(name, \"" << mname
+          << "\") == 0) {\n    int64_t d[8];\n    size_t nk = 1;\n";
+        for (size_t k = 0; k < nt; ++k)
+          c << "    dims[" << k << "] = (uint64_t)s->as_" << mname << "[" << k
+            << "];\n    nk *= (size_t)s->as_" << mname << "[" << k << "];\n";
+        c << "    const oi_auto* m0 = nk ? &s->a_" << mname << "[0] : &s->ap_" << mname
+          << ";\n    oi_ad_dims(m0, m0->cnt, d);\n";
+      } else {
+        c << "  if (strcmp(name, \"" << mname
+          << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << "[0], s->a_"
+          << mname << "[0].cnt, d);\n";
+        for (size_t k = 0; k < nt; ++k)
+          c << "    dims[" << k << "] = " << m.table_bounds[k] << "u;\n";
+      }
       c << "    for (uint32_t k = " << nt << "u; k < v->rank; ++k) "
         << "dims[k] = (uint64_t)d[k - " << nt << "u];\n  }\n";
     }

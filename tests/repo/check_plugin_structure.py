@@ -163,7 +163,6 @@ def check_shared(problems):
 # The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
-    "auto-dim-table-growable": "a table of @auto_dim matrices whose @table index has no @fixed bound",
     "auto-dim-dtype": "an @auto_dim matrix of a packed dtype or of rank over 8",
     "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
     "yield-table": "yielding a table or an @auto_dim matrix that a consumer writes",
