@@ -1004,7 +1004,7 @@ class Generator : public KernelEnv {
   // using it stops the step, as the simulator, which reads entries when used, fails there.
   std::string table_loader(const Value& v) const {
     const std::string& N = name_;
-    const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
+    const uint64_t entry_bytes = value_bytes(v.dtype, v.numel());
     std::ostringstream c;
     for (uint64_t e = 0; e < v.entries; ++e)
       c << "  {\n    const unsigned char* from = NULL;\n    int found = 0;\n    rc = link(s, \""
@@ -1048,7 +1048,7 @@ class Generator : public KernelEnv {
   // entry.
   std::string embedded_entries(const Value& v, std::ostringstream& c) const {
     std::string bytes, avail;
-    const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
+    const uint64_t entry_bytes = value_bytes(v.dtype, v.numel());
     for (uint64_t e = 0; e < v.entries; ++e) {
       auto t = (*embed_)(entry_name(v, e));
       const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
@@ -1136,7 +1136,7 @@ class Generator : public KernelEnv {
             invalid_plan("prefix table '" + v.name + "' has no extents in the plan");
           v.entries = 1;
           for (uint64_t e : ext) v.entries *= e;
-          v.bytes = v.entries * v.numel() * dtype_size(v.dtype);
+          v.bytes = v.entries * value_bytes(v.dtype, v.numel());
           extents_[v.name] = ext;
         }
       } else if (o.contains("indices") || v.storage == "runtime") {
@@ -1297,7 +1297,7 @@ class Generator : public KernelEnv {
     view.table = false;
     view.name = name + "__" + idx;
     view.index = idx;
-    view.bytes = table.numel() * dtype_size(table.dtype);
+    view.bytes = value_bytes(table.dtype, table.numel());
     // A literal entry is as constant as the table; one chosen by a loop index changes.
     view.storage = literal ? "constant" : "entry";
     return views_.emplace(text, std::move(view)).first->second;
@@ -1321,7 +1321,7 @@ class Generator : public KernelEnv {
     view.table = false;
     view.name = table.name + "__" + param;
     view.index = param;
-    view.bytes = table.numel() * dtype_size(table.dtype);
+    view.bytes = value_bytes(table.dtype, table.numel());
     view.storage = "entry";
     return views_.emplace(text, std::move(view)).first->second;
   }
@@ -1497,7 +1497,10 @@ class Generator : public KernelEnv {
         << table.name << "[" << at << "] != 1) {\n"
         << missing_entry_c(k, text, table, at, line) << "    return;\n  }\n";
       c << "  const " << T << "* restrict p_" << view.name << " = p_" << table.name << " + (size_t)"
-        << (literal ? view.index + "u" : "i_" + view.index) << " * " << table.numel()
+        << (literal ? view.index + "u" : "i_" + view.index)
+        << " * "
+        // packed entries: their whole bytes (an entry of a part byte is padded in the model too)
+        << (packed_bits(table.dtype) ? value_bytes(table.dtype, table.numel()) : table.numel())
         << "u;\n  (void)p_" << view.name << ";\n";
     }
   }
