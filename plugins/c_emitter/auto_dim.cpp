@@ -190,6 +190,68 @@ static OI_HELPER void oi_ad_text(char* out, size_t size, const int64_t* v, uint3
     used += (size_t)snprintf(out + used, size - used, "%s%lld", k ? ", " : "", (long long)v[k]);
   if (used < size) snprintf(out + used, size - used, "]");
 }
+/* A table of matrices with growable @table indices (docs/synth.md): s->a_NAME holds one per
+ * key within the capacities cap[k], row-major; the matrices' count. */
+static OI_HELPER size_t oi_adt_count(const int64_t* cap, uint32_t nt) {
+  size_t n = 1;
+  for (uint32_t k = 0; k < nt; ++k) n *= (size_t)cap[k];
+  return n;
+}
+/* Capacities holding key need[k] - 1 on every @table index (the @fixed bound where bound[k] >= 0,
+ * else grown geometrically, at least 4): the matrices keep their keys, new ones are copies of
+ * `proto` (a created, untouched matrix) with cells of their own. 0, or -1 without memory (the
+ * table unchanged). */
+static OI_HELPER int oi_adt_reserve(oi_auto** arr, int64_t* cap, const int64_t* bound, uint32_t nt,
+                                    const int64_t* need, const oi_auto* proto) {
+  int64_t nc[8];
+  int grow = 0;
+  for (uint32_t k = 0; k < nt; ++k) {
+    nc[k] = cap[k];
+    if (need[k] <= nc[k]) continue;
+    grow = 1;
+    if (bound[k] >= 0) {
+      nc[k] = bound[k];
+    } else {
+      int64_t c = nc[k] < 4 ? 4 : nc[k];
+      while (c < need[k]) c = c > INT64_MAX / 2 ? need[k] : 2 * c;
+      nc[k] = c;
+    }
+  }
+  if (!grow) return 0;
+  const size_t count = oi_adt_count(nc, nt), old = *arr ? oi_adt_count(cap, nt) : 0;
+  oi_auto* a = (oi_auto*)calloc(count + 1u, sizeof *a);
+  unsigned char* placed = (unsigned char*)calloc(count + 1u, 1u);
+  if (!a || !placed) {
+    free(a);
+    free(placed);
+    return -1;
+  }
+  for (size_t n = 0; n < old; ++n) {
+    size_t rest = n, to = 0, stride = 1;
+    for (uint32_t k = nt; k-- > 0;) {
+      to += (rest % (size_t)cap[k]) * stride;
+      rest /= (size_t)cap[k];
+      stride *= (size_t)nc[k];
+    }
+    a[to] = (*arr)[n];
+    placed[to] = 1;
+  }
+  for (size_t e = 0; e < count; ++e) {
+    if (placed[e]) continue;
+    a[e] = *proto;
+    if (oi_ad_create(&a[e]) == 0) continue;
+    for (size_t f = 0; f < e; ++f)
+      if (!placed[f]) free(a[f].data);
+    free(a);
+    free(placed);
+    return -1;
+  }
+  free(placed);
+  free(*arr);
+  *arr = a;
+  for (uint32_t k = 0; k < nt; ++k) cap[k] = nc[k];
+  return 0;
+}
 /* Key `flat` (row-major) of a table of matrices whose nt indices have bounds b. */
 static OI_HELPER void oi_ad_key(int64_t flat, const int64_t* b, uint32_t nt, int64_t* key) {
   for (uint32_t k = nt; k-- > 0;) {
@@ -291,17 +353,22 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
            I + "        " + ctx.stop + "\n" + I + "      }\n" + I + "    }\n";
   };
   std::string c = I + "{ /* " + std::string(write ? "store into " : "read ") + m.name + " */\n";
+  // A growable table's row-major keys run over its capacities s->ac_NAME (grown below).
+  const std::string TB = m.growable() ? "s->ac_" + m.name : "tb";
   c += I + "  int64_t tst[" + NT + "], tln[" + NT + "], key[" + NT + "], first[" + NT +
        "], tb[] = {";
   for (size_t k = 0; k < nt; ++k) c += (k ? ", " : "") + std::to_string(m.table_bounds[k]) + "ll";
-  c += "};\n" + I + "  int64_t d[" + R + "], st[" + R + "], ln[" + R + "], pd[" + R +
-       "], nkeys = 1;\n" + I + "  size_t part = 0;\n" + I + "  unsigned char* stack = NULL;\n" + I +
-       "  char t1[200], t2[200], t3[200];\n" + I + "  (void)first;\n" + I + "  (void)pd;\n" + I +
-       "  (void)t1;\n" + I + "  (void)t2;\n" + I + "  (void)t3;\n" + I + "  (void)part;\n";
+  c += "};\n" + I + "  (void)tb;\n" + I + "  int64_t d[" + R + "], st[" + R + "], ln[" + R +
+       "], pd[" + R + "], nkeys = 1;\n" + I + "  size_t part = 0;\n" + I +
+       "  unsigned char* stack = NULL;\n" + I + "  char t1[200], t2[200], t3[200];\n" + I +
+       "  (void)first;\n" + I + "  (void)pd;\n" + I + "  (void)t1;\n" + I + "  (void)t2;\n" + I +
+       "  (void)t3;\n" + I + "  (void)part;\n";
   // The @table slots, with memory.cpp's table_ranges checks.
   for (size_t k = 0; k < nt; ++k) {
     const std::string K = std::to_string(k), idx = format_text(m.table_indices[k]);
-    const std::string B = std::to_string(m.table_bounds[k]);
+    const bool grows = m.table_bounds[k] < 0;  // no @fixed bound: slices end at the size
+    const std::string B =
+        grows ? "s->as_" + m.name + "[" + K + "]" : std::to_string(m.table_bounds[k]) + "ll";
     const SlotText& slot = tslots[k];
     c += I + "  {\n";
     if (!slot.range) {
@@ -310,25 +377,27 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
            fail("_ERR_RUN", "\"" + where + "table '" + mname + "': index " + idx +
                                 " = %lld is negative\", (long long)a") +
            I + "    }\n";
-      c += I + "    if (a >= " + B + "ll) {\n" +
-           fail("_ERR_RUN", "\"" + where + "table '" + mname + "': index " + idx +
-                                " = %lld exceeds its @fixed bound " + idx + "=" + B +
-                                "\", (long long)a") +
-           I + "    }\n";
+      if (!grows)
+        c += I + "    if (a >= " + B + ") {\n" +
+             fail("_ERR_RUN", "\"" + where + "table '" + mname + "': index " + idx +
+                                  " = %lld exceeds its @fixed bound " + idx + "=" + B +
+                                  "\", (long long)a") +
+             I + "    }\n";
       c += I + "    tst[" + K + "] = a;\n" + I + "    tln[" + K + "] = 1;\n";
     } else {
       c += I + "    const int64_t a = " + (slot.start ? index_c_of(*slot.start, ctx) : "0") +
-           ";\n" + I + "    int64_t b = " + (slot.end ? index_c_of(*slot.end, ctx) : B + "ll") +
-           ";\n";
-      if (slot.end) c += I + "    if (b < 0) b += " + B + "ll;\n";
+           ";\n" + I + "    int64_t b = " + (slot.end ? index_c_of(*slot.end, ctx) : B) + ";\n";
+      if (slot.end) c += I + "    if (b < 0) b += " + B + ";\n";
       c += I + "    if (a < 0) {\n" +
            fail("_ERR_RUN", "\"" + where + "table '" + mname + "': slice start %lld of index " +
                                 idx + " is negative\", (long long)a") +
            I + "    }\n";
-      c += I + "    if (b > " + B + "ll) {\n" +
-           fail("_ERR_RUN", "\"" + where + "table '" + mname + "': slice end %lld of index " + idx +
-                                " exceeds its @fixed bound " + idx + "=" + B + "\", (long long)b") +
-           I + "    }\n";
+      if (!grows)
+        c += I + "    if (b > " + B + ") {\n" +
+             fail("_ERR_RUN", "\"" + where + "table '" + mname + "': slice end %lld of index " +
+                                  idx + " exceeds its @fixed bound " + idx + "=" + B +
+                                  "\", (long long)b") +
+             I + "    }\n";
       c += I + "    if (b < a) b = a;\n" + I + "    tst[" + K + "] = a;\n" + I + "    tln[" + K +
            "] = b - a;\n";
     }
@@ -348,6 +417,22 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
                               "'\", (long long)nkeys") +
          I + "  }\n";
   }
+  if (m.growable() && (write || scalar || !stacked)) {
+    // The keys visited are created: the capacities grown to hold them, the sizes (the highest
+    // key + 1 per index, put back by a failed step) past them.
+    std::string bound;
+    for (size_t k = 0; k < nt; ++k)
+      bound += (k ? ", " : "") + std::to_string(m.table_bounds[k]) + "ll";
+    c += I + "  if (nkeys > 0) {\n" + I + "    const int64_t bound[] = {" + bound + "};\n" + I +
+         "    int64_t need[" + NT + "];\n" + I + "    for (uint32_t k = 0; k < " + NT +
+         "u; ++k) need[k] = tst[k] + tln[k];\n" + I + "    if (oi_adt_reserve(&s->a_" + m.name +
+         ", s->ac_" + m.name + ", bound, " + NT + "u, need, &s->ap_" + m.name + ") != 0) {\n" +
+         fail("_ERR_MEMORY",
+              "\"" + where + "out of memory growing auto_dim table '" + mname + "'\"") +
+         I + "    }\n" + I + "    for (uint32_t k = 0; k < " + NT + "u; ++k)\n" + I +
+         "      if (need[k] > s->as_" + m.name + "[k]) s->as_" + m.name + "[k] = need[k];\n" + I +
+         "  }\n";
+  }
   uint64_t inner_cells = 1;
   for (size_t k = write ? lead.size() : var_shape.size(); k < var_shape.size(); ++k)
     inner_cells *= var_shape[k];
@@ -355,11 +440,18 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
   c += I + "    int64_t rest = n, e = 0;\n";
   c += I + "    for (uint32_t k = " + NT + "u; k-- > 0;) {\n" + I +
        "      key[k] = tst[k] + rest % tln[k];\n" + I + "      rest /= tln[k];\n" + I + "    }\n";
-  c += I + "    for (uint32_t k = 0; k < " + NT + "u; ++k) e = e * tb[k] + key[k];\n";
-  c += I + "    oi_auto* m = &s->a_" + m.name + "[e];\n";
   // As memory.cpp's auto_entry_at: a write, a growing or a single-key access creates the
   // matrix (within the budget) and notes it; a stacked slice reads an unwritten one as fresh.
   const bool creates = write || scalar || !stacked;
+  if (!m.growable()) {
+    c += I + "    for (uint32_t k = 0; k < " + NT + "u; ++k) e = e * tb[k] + key[k];\n";
+    c += I + "    oi_auto* m = &s->a_" + m.name + "[e];\n";
+  } else {  // a key past the capacities (a read that creates nothing) reads the fresh matrix
+    c += I + "    int inside = 1;\n" + I + "    for (uint32_t k = 0; k < " + NT + "u; ++k) {\n" +
+         I + "      inside = inside && key[k] < " + TB + "[k];\n" + I + "      e = e * " + TB +
+         "[k] + key[k];\n" + I + "    }\n" + I + "    oi_auto* m = inside ? &s->a_" + m.name +
+         "[e] : &s->ap_" + m.name + ";\n";
+  }
   c += I + "    if (" + std::string(creates ? "1" : "m->present") + ") " + "\n" +
        growth("oi_ad_touch(m, " + std::string(write || scalar ? "1" : "0") + ")",
               "out of memory keeping the undo record of auto_dim '" + mname + "'");
@@ -457,6 +549,33 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
 }  // namespace
 
 std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& prefix) {
+  if (m.growable()) {
+    const std::string A = "w->a_" + m.name, R = std::to_string(m.base.size()),
+                      NT = std::to_string(m.table_indices.size()), F = "w->af_" + m.name;
+    auto at = [&](const std::string& e) { return "&" + A + "[" + e + "]"; };
+    return "    int64_t d0[" + R + "], d[" + R + "], key[" + NT + "], k0[" + NT + "] = {0}, sz[" +
+           NT + "];\n    char t1[200], t2[200], t3[200], t4[200];\n    size_t nk = 1, one;\n" +
+           "    memcpy(sz, w->as_" + m.name + ", sizeof sz);\n    for (uint32_t k = 0; k < " + NT +
+           "u; ++k) nk *= (size_t)sz[k];\n    const oi_auto* m0 = nk ? " + at("0") + " : &w->ap_" +
+           m.name + ";\n    oi_ad_dims(m0, m0->cnt, d0);\n" +
+           "    one = oi_ad_cells(m0, m0->cnt) * m0->esize;\n    free(" + F + ");\n    " + F +
+           " = (unsigned char*)malloc(nk * one + 1u);\n    if (!" + F + ") return fail(w, " +
+           prefix + "_ERR_MEMORY, \"out of memory fetching '" + format_text(m.name) +
+           "'\");\n    for (size_t n = 0; n < nk; ++n) {\n      size_t e = 0;\n" +
+           "      oi_ad_key((int64_t)n, sz, " + NT + "u, key);\n      for (uint32_t k = 0; k < " +
+           NT + "u; ++k) e = e * (size_t)w->ac_" + m.name +
+           "[k] + (size_t)key[k];\n      const oi_auto* m = " + at("e") +
+           ";\n      oi_ad_dims(m, m->cnt, d);\n      if (memcmp(d, d0, sizeof d) != 0) {\n" +
+           "        oi_ad_text(t1, sizeof t1, key, " + NT +
+           "u);\n        oi_ad_text(t2, sizeof t2, d, " + R +
+           "u);\n        oi_ad_text(t3, sizeof t3, k0, " + NT +
+           "u);\n        oi_ad_text(t4, sizeof t4, d0, " + R + "u);\n        return fail(w, " +
+           prefix + "_ERR_RUN, \"auto_dim table '" + format_text(m.name) +
+           "': entry %s gives shape %s but entry %s gives %s, so they cannot be stacked (slice the "
+           "matrices to equal parts)\", t1, t2, t3, t4);\n      }\n      memcpy(" +
+           F + " + n * one, m->data, one);\n    }\n    *data = " + F +
+           ";\n    *bytes = nk * one;\n";
+  }
   const std::string A = "w->a_" + m.name, E = std::to_string(m.entries()),
                     R = std::to_string(m.base.size()), NT = std::to_string(m.table_indices.size());
   std::string tb;

@@ -23,6 +23,15 @@ struct AutoDimDecl {
   // row-major. Empty for a plain matrix (one oi_auto).
   std::vector<std::string> table_indices;
   std::vector<int64_t> table_bounds;
+  // A @table index without @fixed (bound -1): s->a_NAME is grown at run time (oi_adt_reserve),
+  // s->ac_NAME its capacities, s->as_NAME the sizes (s->au_NAME: at the step's start),
+  // s->ap_NAME the fresh matrix a key past the capacities reads as. Hosted only.
+  bool growable() const {
+    for (int64_t b : table_bounds)
+      if (b < 0) return true;
+    return false;
+  }
+  // The matrices s->a_NAME holds (@fixed bounds only).
   uint64_t entries() const {
     uint64_t n = 1;
     for (int64_t b : table_bounds) n *= static_cast<uint64_t>(b);
@@ -41,7 +50,8 @@ std::string auto_dim_c();
 
 // The C of NAME_fetch for a table of matrices: the matrices stacked into s->af_NAME (equal
 // shapes, else the simulator's error), `*data` and `*bytes` set; `prefix` is the program's name;
-// the code runs where `w` is the (non-const) state.
+// the code runs where `w` is the (non-const) state. A growable table: the keys within its sizes,
+// a key past them read as the fresh matrix.
 std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& prefix);
 
 // cache.read ACCESS >> var (write = false) or cache.write var >> ACCESS (write = true), `var`

@@ -107,6 +107,11 @@ uint64_t dtype_size(const std::string& dtype) {
                                                                                  : 4;
 }
 
+uint64_t value_bytes(const std::string& dtype, uint64_t numel) {
+  if (const unsigned bits = packed_bits(dtype)) return (numel * bits + 7) / 8;
+  return numel * dtype_size(dtype);
+}
+
 void invalid_plan(const std::string& what) {
   throw InvalidPlan("c emitter: invalid plan: " + what);
 }

@@ -56,6 +56,8 @@ std::string store(const std::string& dtype, const std::string& ptr, const std::s
 // The OINF dtype tag (oinf.md).
 uint32_t dtype_tag(const std::string& dtype);
 uint64_t dtype_size(const std::string& dtype);
+// The bytes of `numel` elements of `dtype` (packed integers: whole bytes, LSB first).
+uint64_t value_bytes(const std::string& dtype, uint64_t numel);
 // A double as a C literal that reads back the same ("1.0", "0.10000000000000001").
 std::string number(double v);
 // The C literal of an @init or setting value for `dtype`.

@@ -397,9 +397,14 @@ class Generator : public KernelEnv {
            "s->mem.total;\n";
     for (const Value& v : values_)
       if (v.ptable) c << "  oi_tab_end(&s->t_" << v.name << ", undo);\n";
-    for (const auto& [mname, m] : autodims_)
-      c << "  for (size_t e = 0; e < " << m.entries() << "u; ++e) oi_ad_end(&s->a_" << mname
+    for (const auto& [mname, m] : autodims_) {
+      c << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) oi_ad_end(&s->a_" << mname
         << "[e], undo);\n";
+      if (m.growable())
+        c << "  if (undo)\n    memcpy(s->as_" << mname << ", s->au_" << mname << ", sizeof s->as_"
+          << mname << ");\n  else\n    memcpy(s->au_" << mname << ", s->as_" << mname
+          << ", sizeof s->au_" << mname << ");\n";
+    }
     for (const auto& n : undo_vars_)
       c << "  if (s->u_has_" << n << " && undo) memcpy(s->v_" << n << ", s->u_" << n << ", "
         << value(n).bytes << "u);\n  s->u_has_" << n << " = 0;\n";
@@ -616,7 +621,7 @@ class Generator : public KernelEnv {
         v.storage = "tabview";
         v.shape = *lead;
         v.shape.insert(v.shape.end(), t.shape.begin(), t.shape.end());
-        v.bytes = v.numel() * dtype_size(v.dtype);
+        v.bytes = value_bytes(v.dtype, v.numel());
         tabviews_[v.name] = v;
         tabview_fields_.push_back({v.name, v.bytes});
         field_kernel_[v.name] = id;
@@ -725,6 +730,50 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
+  // auto_reset of a growable table: every matrix within the capacities whose key starts with
+  // the leading single indices is reset; without any, the sizes become 0.
+  std::string auto_reset_growable(const AutoDimDecl& m, const AccessText& a, const std::string& at,
+                                  const std::string& indent, const std::string& stop) const {
+    const std::string NT = std::to_string(m.table_indices.size()), A = "s->a_" + m.name;
+    std::ostringstream c;
+    c << indent << "{ /* cache.reset " << a.name << " */\n"
+      << indent << "  int64_t pre[" << NT << "], key[" << NT << "];\n"
+      << indent << "  (void)pre;\n";
+    size_t n = 0;
+    for (;
+         n < m.table_indices.size() && n < a.slots.size() && !a.slots[n].range && a.slots[n].index;
+         ++n) {
+      const IndexText& i = *a.slots[n].index;
+      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
+      if (!i.literal && i.value != 0)
+        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+      c << indent << "  pre[" << n << "] = " << e << ";\n"
+        << indent << "  if (pre[" << n << "] < 0) {\n"
+        << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
+        << format_text((at.empty() ? "" : at + ": ") + "table '" + a.name + "': index " +
+                       m.table_indices[n] + " = ")
+        << "%lld is negative\", (long long)pre[" << n << "]);\n"
+        << indent << "    " << stop << "\n"
+        << indent << "  }\n";
+    }
+    c << indent << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) {\n"
+      << indent << "    int under = 1;\n"
+      << indent << "    oi_ad_key((int64_t)e, s->ac_" << m.name << ", " << NT << "u, key);\n"
+      << (n ? indent + "    for (uint32_t k = 0; k < " + std::to_string(n) +
+                  "u; ++k) under = under && key[k] == pre[k];\n"
+            : std::string())
+      << indent << "    if (under && oi_ad_reset(&" << A << "[e]) != 0) {\n"
+      << indent << "      s->failed = fail(s, " << name_
+      << "_ERR_MEMORY, \"out of memory keeping the undo record of auto_dim '" << a.name << "'\");\n"
+      << indent << "      " << stop << "\n"
+      << indent << "    }\n"
+      << indent << "  }\n";
+    if (n == 0)
+      c << indent << "  memset(s->as_" << m.name << ", 0, sizeof s->as_" << m.name << ");\n";
+    c << indent << "}\n";
+    return c.str();
+  }
+
   // cache.reset of @auto_dim matrices, as the simulator's reset_table: the leading single
   // @table indices choose the matrices reset (all of them when there are none; none when one
   // is past its bound; a negative one is an error); auto indices and slices choose nothing more.
@@ -734,6 +783,7 @@ class Generator : public KernelEnv {
     const AutoDimDecl& m = autodims_.at(a.name);
     const std::string stop = entry ? "goto done;" : "return;", A = "s->a_" + a.name;
     std::ostringstream c;
+    if (m.growable()) return auto_reset_growable(m, a, at, indent, stop);
     c << indent << "{ /* cache.reset " << text << " */\n"
       << indent << "  size_t lo = 0, hi = " << m.entries() << "u;\n"
       << indent << "  int none = 0;\n"
@@ -811,6 +861,46 @@ class Generator : public KernelEnv {
       << indent << "  memcpy(s->v_" << to.name << ", (const unsigned char*)s->v_" << table.name
       << " + (size_t)e * " << to.bytes << "u, " << to.bytes << "u);\n"
       << indent << "}\n";
+    return c.str();
+  }
+
+  // Packed entries (LSB first, oinf.md) are stored each in whole bytes (v.bytes); those of a
+  // part byte stack at bit offsets (oi_table's entry_bits), the others as bytes: their bits.
+  static uint64_t part_byte_bits(const Value& v) {
+    const uint64_t bits = v.numel() * packed_bits(v.dtype);
+    return bits % 8 ? bits : 0;
+  }
+  // The freestanding fetch's data of table v: its cells, which are the stacked entries (every
+  // index @fixed), unless its entries stack at bit offsets: then stacked into s->m_p_NAME.
+  static std::string table_data_c(const Value& v) {
+    if (!part_byte_bits(v)) return "s->t_" + v.name + ".data";
+    return "oi_tab_stack((oi_table*)&s->t_" + v.name + ", (unsigned char*)s->m_p_" + v.name + ")";
+  }
+  static std::string entry_bits_c(const Value& v) {
+    if (!part_byte_bits(v)) return "";
+    return "    s->t_" + v.name + ".entry_bits = " + std::to_string(part_byte_bits(v)) + "u;\n";
+  }
+
+  // tinit_NAME: one entry of a persistent table's @init, as the table's bytes (packed
+  // integers packed LSB first, oinf.md; one spare element after the others).
+  static std::string table_init_c(const Value& v) {
+    std::ostringstream c;
+    if (const unsigned bits = packed_bits(v.dtype)) {
+      (void)init_literal(v);  // refuses an @init the validator would
+      const int64_t x = v.init->is_bool() ? (v.init->as_bool() ? 1 : 0) : v.init->as_int64();
+      const uint64_t field = static_cast<uint64_t>(x) & ((1u << bits) - 1u);
+      std::vector<unsigned> bytes(v.bytes + 1, 0);
+      for (uint64_t i = 0; i < v.numel(); ++i)
+        bytes[i * bits / 8] |= static_cast<unsigned>(field << (i * bits % 8));
+      c << "static const unsigned char tinit_" << v.name << "[" << bytes.size() << "] = {";
+      for (size_t i = 0; i < bytes.size(); ++i) c << (i ? ", " : "") << bytes[i] << "u";
+      c << "};\n";
+      return c.str();
+    }
+    c << "static const " << c_type(v.dtype) << " tinit_" << v.name << "[" << v.numel() + 1
+      << "] = {";
+    for (uint64_t i = 0; i < v.numel(); ++i) c << init_literal(v) << ", ";
+    c << "0};\n";
     return c.str();
   }
 
@@ -927,7 +1017,7 @@ class Generator : public KernelEnv {
   // using it stops the step, as the simulator, which reads entries when used, fails there.
   std::string table_loader(const Value& v) const {
     const std::string& N = name_;
-    const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
+    const uint64_t entry_bytes = value_bytes(v.dtype, v.numel());
     std::ostringstream c;
     for (uint64_t e = 0; e < v.entries; ++e)
       c << "  {\n    const unsigned char* from = NULL;\n    int found = 0;\n    rc = link(s, \""
@@ -971,7 +1061,7 @@ class Generator : public KernelEnv {
   // entry.
   std::string embedded_entries(const Value& v, std::ostringstream& c) const {
     std::string bytes, avail;
-    const uint64_t entry_bytes = v.numel() * dtype_size(v.dtype);
+    const uint64_t entry_bytes = value_bytes(v.dtype, v.numel());
     for (uint64_t e = 0; e < v.entries; ++e) {
       auto t = (*embed_)(entry_name(v, e));
       const bool usable = t && t->dtype == dtype_tag(v.dtype) && t->dims == v.shape &&
@@ -1017,8 +1107,8 @@ class Generator : public KernelEnv {
       v.dtype = str(o.at("dtype"));
       for (const auto& d : o.at("shape").as_array()) v.shape.push_back(d.to_number<uint64_t>());
       v.bytes = o.at("bytes").to_number<uint64_t>();
-      // Constant prefix tables of one index, and persistent tables (tables.hpp); other tables
-      // (volatile prefix tables, @auto_dim matrices) are refused.
+      // @auto_dim matrices (auto_dim.hpp), persistent tables (tables.hpp), and constant and
+      // volatile prefix tables; the validator allows no other table.
       if (o.contains("auto_dim") && !o.at("auto_dim").as_array().empty()) {
         read_auto_dim(o, v);
       } else if (o.contains("indices") && v.memory == "persistent") {
@@ -1026,8 +1116,6 @@ class Generator : public KernelEnv {
         for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
         for (const auto& b : o.at("bound").as_array())
           v.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
-        if (packed_bits(v.dtype))
-          c_gap("packed-table", "table '" + v.name + "' of " + v.dtype + " is not supported yet");
         if (v.indices.size() > 8 || v.bounds.size() != v.indices.size())
           c_gap("table-indices",
                 "table '" + v.name + "' with more than 8 indices is not supported yet");
@@ -1040,7 +1128,7 @@ class Generator : public KernelEnv {
                 "profile allocates nothing, so every index of a table needs "
                 "@fixed)",
                 device_name_, "cpu.profile freestanding");
-        v.bytes = v.numel() * dtype_size(v.dtype);
+        v.bytes = value_bytes(v.dtype, v.numel());
       } else if (o.contains("indices") && (v.storage == "constant" || v.storage == "step") &&
                  o.at("entries").is_number()) {
         // A volatile prefix table that no op writes holds the model's entries at every step:
@@ -1061,12 +1149,15 @@ class Generator : public KernelEnv {
             invalid_plan("prefix table '" + v.name + "' has no extents in the plan");
           v.entries = 1;
           for (uint64_t e : ext) v.entries *= e;
-          v.bytes = v.entries * v.numel() * dtype_size(v.dtype);
+          v.bytes = v.entries * value_bytes(v.dtype, v.numel());
           extents_[v.name] = ext;
         }
       } else if (o.contains("indices") || v.storage == "runtime") {
-        c_gap("table-kind",
-              "table '" + v.name + "' (" + v.memory + ", " + v.storage + ") is not supported yet");
+        // The validator allows tables only as prefix tables (constant or volatile memory, the
+        // model's entries), persistent tables and @auto_dim matrices: all handled above.
+        invalid_plan("table '" + v.name + "' (" + v.memory + ", " + v.storage +
+                     "): a table is a constant or volatile prefix table, a persistent table or "
+                     "an @auto_dim matrix");
       }
       if (v.storage != "internal" && !c_type(v.dtype))
         invalid_plan("'" + v.name + "' has dtype " + v.dtype + ", which is not a catalog dtype");
@@ -1105,10 +1196,7 @@ class Generator : public KernelEnv {
         m.bounds.push_back(b);
         continue;
       }
-      if (b <= 0)
-        c_gap("auto-dim-table-growable", "@auto_dim table '" + v.name + "': @table index '" +
-                                             indices[k] +
-                                             "' without a @fixed bound is not supported yet");
+      if (b == 0) invalid_plan("@auto_dim table '" + v.name + "': a @fixed bound of 0");
       m.table_indices.push_back(indices[k]);
       m.table_bounds.push_back(b);
     }
@@ -1125,6 +1213,13 @@ class Generator : public KernelEnv {
     m.esize = dtype_size(v.dtype);
     v.storage = "internal";  // reached only through the cache operations below
     autodims_[v.name] = m;
+  }
+
+  // C of the count of matrices s->a_NAME holds (`st`: the state's name).
+  static std::string auto_count_c(const AutoDimDecl& m, const std::string& st) {
+    if (!m.growable()) return std::to_string(m.entries()) + "u";
+    return "(" + st + "->a_" + m.name + " ? oi_adt_count(" + st + "->ac_" + m.name + ", " +
+           std::to_string(m.table_indices.size()) + "u) : 0u)";
   }
 
   bool is_auto_access(const std::string& text) const {
@@ -1215,7 +1310,7 @@ class Generator : public KernelEnv {
     view.table = false;
     view.name = name + "__" + idx;
     view.index = idx;
-    view.bytes = table.numel() * dtype_size(table.dtype);
+    view.bytes = value_bytes(table.dtype, table.numel());
     // A literal entry is as constant as the table; one chosen by a loop index changes.
     view.storage = literal ? "constant" : "entry";
     return views_.emplace(text, std::move(view)).first->second;
@@ -1239,7 +1334,7 @@ class Generator : public KernelEnv {
     view.table = false;
     view.name = table.name + "__" + param;
     view.index = param;
-    view.bytes = table.numel() * dtype_size(table.dtype);
+    view.bytes = value_bytes(table.dtype, table.numel());
     view.storage = "entry";
     return views_.emplace(text, std::move(view)).first->second;
   }
@@ -1415,7 +1510,10 @@ class Generator : public KernelEnv {
         << table.name << "[" << at << "] != 1) {\n"
         << missing_entry_c(k, text, table, at, line) << "    return;\n  }\n";
       c << "  const " << T << "* restrict p_" << view.name << " = p_" << table.name << " + (size_t)"
-        << (literal ? view.index + "u" : "i_" + view.index) << " * " << table.numel()
+        << (literal ? view.index + "u" : "i_" + view.index)
+        << " * "
+        // packed entries: their whole bytes (an entry of a part byte is padded in the model too)
+        << (packed_bits(table.dtype) ? value_bytes(table.dtype, table.numel()) : table.numel())
         << "u;\n  (void)p_" << view.name << ";\n";
     }
   }
@@ -1667,12 +1765,7 @@ class Generator : public KernelEnv {
           c << (i ? ", " : "") << (v->bounds[i] < 0 ? 0 : v->bounds[i]) << "u";
         for (uint64_t d : v->shape) c << ", " << d << "u";
         c << "};\n";
-        if (v->init) {
-          c << "static const " << c_type(v->dtype) << " tinit_" << v->name << "[" << v->numel() + 1
-            << "] = {";
-          for (uint64_t i = 0; i < v->numel(); ++i) c << init_literal(*v) << ", ";
-          c << "0};\n";
-        }
+        if (v->init) c << table_init_c(*v);
         continue;
       }
       c << "static const uint64_t dims_" << v->name << "[] = {";
@@ -1688,7 +1781,8 @@ class Generator : public KernelEnv {
     for (const auto& [mname, m] : autodims_) {
       const Value& v = value(mname);
       c << "static const uint64_t dims_" << mname << "[] = {";
-      for (size_t i = 0; i < m.table_bounds.size(); ++i) c << m.table_bounds[i] << "u, ";
+      for (size_t i = 0; i < m.table_bounds.size(); ++i)
+        c << std::max<int64_t>(m.table_bounds[i], 0) << "u, ";  // 0: grows (NAME_fetch_dims)
       for (size_t i = 0; i < v.shape.size(); ++i) c << (i ? ", " : "") << v.shape[i] << "u";
       c << (v.shape.empty() ? "0" : "") << "};\n";
     }
@@ -1697,7 +1791,7 @@ class Generator : public KernelEnv {
       const Value& v = value(mname);
       c << "  {\"" << mname << "\", " << dtype_tag(v.dtype) << "u, "
         << v.shape.size() + m.table_bounds.size() << "u, dims_" << mname << ", "
-        << v.bytes * m.entries() << "u},\n";
+        << (m.growable() ? 0 : v.bytes * m.entries()) << "u},\n";
     }
     for (const Value* v : declared) {
       if (v->ptable) {
@@ -1705,7 +1799,7 @@ class Generator : public KernelEnv {
         for (int64_t b : v->bounds) entries *= b < 0 ? 0 : static_cast<uint64_t>(b);
         c << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, "
           << v->shape.size() + v->bounds.size() << "u, dims_" << v->name << ", "
-          << entries * v->bytes << "u},\n";
+          << value_bytes(v->dtype, entries * v->numel()) << "u},\n";
         continue;
       }
       c << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, " << v->shape.size()
@@ -1721,9 +1815,15 @@ class Generator : public KernelEnv {
       << "  oi_mem mem; /* the table budget and the step's undo record */\n";
     for (const auto& n : undo_vars_) c << "  void* u_" << n << ";\n  int u_has_" << n << ";\n";
     for (const auto& [field, bytes] : tabview_fields_) c << "  void* v_" << field << ";\n";
-    for (const auto& [mname, m] : autodims_)
-      c << "  oi_auto a_" << mname << "[" << m.entries() << "];\n  unsigned char* af_" << mname
-        << ";\n";
+    for (const auto& [mname, m] : autodims_) {
+      if (m.growable())
+        c << "  oi_auto* a_" << mname << ";\n  oi_auto ap_" << mname << ";\n  int64_t ac_" << mname
+          << "[" << m.table_indices.size() << "], as_" << mname << "[" << m.table_indices.size()
+          << "], au_" << mname << "[" << m.table_indices.size() << "];\n";
+      else
+        c << "  oi_auto a_" << mname << "[" << m.entries() << "];\n";
+      c << "  unsigned char* af_" << mname << ";\n";
+    }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
       if (v.ptable) {
@@ -1797,9 +1897,11 @@ class Generator : public KernelEnv {
       c << "  s->u_" << n << " = malloc(" << value(n).bytes << "u + 1u);\n  ok = ok && s->u_" << n
         << ";\n";
     for (const auto& [mname, m] : autodims_)
-      for (uint64_t e = 0; e < m.entries(); ++e) {
+      for (uint64_t e = 0; e < (m.growable() ? 1 : m.entries()); ++e) {
         const Value& v = value(mname);
-        const std::string a = "s->a_" + mname + "[" + std::to_string(e) + "]";
+        // a growable table: the fresh matrix its matrices are created from (oi_adt_reserve)
+        const std::string a =
+            m.growable() ? "s->ap_" + mname : "s->a_" + mname + "[" + std::to_string(e) + "]";
         c << "  " << a << ".rank = " << m.base.size() << "u;\n  " << a
           << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n";
         for (size_t k = 0; k < m.base.size(); ++k)
@@ -1817,7 +1919,8 @@ class Generator : public KernelEnv {
         c << "};\n    ok = ok && oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size()
           << "u, bound, " << v.bytes << "u, "
           << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
-          << ", &s->mem) == 0;\n  }\n";
+          << ", &s->mem) == 0;\n"
+          << entry_bits_c(v) << "  }\n";
         continue;
       }
       if (v.storage == "arena")
@@ -1889,10 +1992,12 @@ class Generator : public KernelEnv {
         c << "  free(s->v_" << v.name << ");\n";
     }
     for (const auto& [field, bytes] : tabview_fields_) c << "  free(s->v_" << field << ");\n";
-    for (const auto& [mname, m] : autodims_)
-      c << "  for (size_t e = 0; e < " << m.entries() << "u; ++e) {\n    free(s->a_" << mname
-        << "[e].data);\n    free(s->a_" << mname << "[e].u_data);\n  }\n  free(s->af_" << mname
-        << ");\n";
+    for (const auto& [mname, m] : autodims_) {
+      c << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) {\n    free(s->a_"
+        << mname << "[e].data);\n    free(s->a_" << mname << "[e].u_data);\n  }\n  free(s->af_"
+        << mname << ");\n";
+      if (m.growable()) c << "  free(s->a_" << mname << ");\n  free(s->ap_" << mname << ".data);\n";
+    }
     for (const auto& n : undo_vars_) c << "  free(s->u_" << n << ");\n";
     c << "  free(s->mem.log);\n";
     for (const auto& sc : scratch_) c << "  free(s->" << sc.first << ");\n";
@@ -1946,10 +2051,13 @@ class Generator : public KernelEnv {
         const std::string t = "w->t_" + v->name, f = "w->f_" + v->name;
         c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    " << N << "_state* w = (" << N
           << "_state*)s;\n    int64_t st[" << v->bounds.size() << "] = {0}, ln[" << v->bounds.size()
-          << "] = {0};\n    oi_tab_dims(&" << t << ", ln);\n    size_t n = " << v->bytes
+          << "] = {0};\n    oi_tab_dims(&" << t
+          << ", ln);\n    size_t n = " << (part_byte_bits(*v) ? part_byte_bits(*v) : v->bytes)
           << "u;\n    for (uint32_t k = 0; k < " << v->bounds.size()
-          << "u; ++k) n *= (size_t)ln[k];\n    if (n + 1u > " << f
-          << "_bytes) {\n      void* grown = realloc(" << f << ", n + 1u);\n      if (!grown)\n"
+          << "u; ++k) n *= (size_t)ln[k];\n"
+          << (part_byte_bits(*v) ? "    n = (n + 7u) / 8u; /* bits to bytes */\n" : "")
+          << "    if (n + 1u > " << f << "_bytes) {\n      void* grown = realloc(" << f
+          << ", n + 1u);\n      if (!grown)\n"
           << "        return fail(w, " << N
           << "_ERR_MEMORY, \"fetch '%s': out of memory\", name);\n"
           << "      " << f << " = grown;\n      " << f
@@ -1991,11 +2099,21 @@ class Generator : public KernelEnv {
     for (const auto& [mname, m] : autodims_) {
       // a table of matrices: its bounds, then the matrices' (equal) shape
       const size_t nt = m.table_indices.size();
-      c << "  if (strcmp(name, \"" << mname
-        << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << "[0], s->a_" << mname
-        << "[0].cnt, d);\n";
-      for (size_t k = 0; k < nt; ++k)
-        c << "    dims[" << k << "] = " << m.table_bounds[k] << "u;\n";
+      if (m.growable()) {  // the sizes; the matrices' shape from key 0, else the fresh one's
+        c << "  if (strcmp(name, \"" << mname
+          << "\") == 0) {\n    int64_t d[8];\n    size_t nk = 1;\n";
+        for (size_t k = 0; k < nt; ++k)
+          c << "    dims[" << k << "] = (uint64_t)s->as_" << mname << "[" << k
+            << "];\n    nk *= (size_t)s->as_" << mname << "[" << k << "];\n";
+        c << "    const oi_auto* m0 = nk ? &s->a_" << mname << "[0] : &s->ap_" << mname
+          << ";\n    oi_ad_dims(m0, m0->cnt, d);\n";
+      } else {
+        c << "  if (strcmp(name, \"" << mname
+          << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << "[0], s->a_"
+          << mname << "[0].cnt, d);\n";
+        for (size_t k = 0; k < nt; ++k)
+          c << "    dims[" << k << "] = " << m.table_bounds[k] << "u;\n";
+      }
       c << "    for (uint32_t k = " << nt << "u; k < v->rank; ++k) "
         << "dims[k] = (uint64_t)d[k - " << nt << "u];\n  }\n";
     }
@@ -2357,13 +2475,14 @@ class Generator : public KernelEnv {
                         type_align(T, P), io});
     };
     // oi_mem and oi_table (tables.cpp) member by member, as the target lays them out: the
-    // budget's six uint64_t, log, used, cap; data, entry_bytes, init, rank, bound, cap, size,
-    // flags, written, mem, noted, u_size, u_written.
+    // budget's six uint64_t, log, used, cap; data, entry_bytes, init, rank, entry_bits, bound, cap,
+    // size, flags, written, mem, noted, u_size, u_written.
     if (tables)
       small.push_back({"oi_mem mem;", struct_bytes({{48, 8}, {P, P}, {P, P}, {P, P}}), 8});
     const uint64_t table_bytes = struct_bytes({{P, P},
                                                {P, P},
                                                {P, P},
+                                               {4, 4},
                                                {4, 4},
                                                {3 * 64, 8},
                                                {P, P},
@@ -2380,10 +2499,18 @@ class Generator : public KernelEnv {
       if (v.storage == "internal") continue;
       if (v.ptable) {
         small.push_back({"oi_table t_" + v.name + ";", table_bytes, 8});
-        storage("m_t_" + v.name, v, elements(v), false);
         const uint64_t cells = elements(v) / std::max<uint64_t>(v.numel(), 1);
+        if (packed_bits(v.dtype))  // bytes of whole entries (read_values)
+          arrays.push_back({"uint8_t m_t_" + v.name + "[" + std::to_string(cells * v.bytes) + "];",
+                            cells * v.bytes, 1});
+        else
+          storage("m_t_" + v.name, v, elements(v), false);
         arrays.push_back(
             {"unsigned char m_f_" + v.name + "[" + std::to_string(cells) + "];", cells, 1});
+        if (part_byte_bits(v)) {  // fetch stacks its entries at bit offsets here
+          const uint64_t n = value_bytes(v.dtype, elements(v));
+          arrays.push_back({"unsigned char m_p_" + v.name + "[" + std::to_string(n) + "];", n, 1});
+        }
         continue;
       }
       small.push_back({"void* v_" + v.name + ";", P, P});
@@ -2446,12 +2573,7 @@ class Generator : public KernelEnv {
           consts << (i ? ", " : "") << v->bounds[i] << "u";
         for (uint64_t d : v->shape) consts << ", " << d << "u";
         consts << "};\n";
-        if (v->init) {
-          consts << "static const " << c_type(v->dtype) << " tinit_" << v->name << "[" << v->numel()
-                 << "] = {";
-          for (uint64_t i = 0; i < v->numel(); ++i) consts << (i ? ", " : "") << init_literal(*v);
-          consts << "};\n";
-        }
+        if (v->init) consts << table_init_c(*v);
         continue;
       }
       consts << "static const uint64_t dims_" << v->name << "[] = {";
@@ -2462,7 +2584,7 @@ class Generator : public KernelEnv {
     for (const Value* v : declared)
       consts << "  {\"" << v->name << "\", " << dtype_tag(v->dtype) << "u, "
              << v->shape.size() + v->bounds.size() << "u, dims_" << v->name << ", "
-             << (v->ptable ? elements(*v) * dtype_size(v->dtype) : v->bytes) << "u, "
+             << (v->ptable ? value_bytes(v->dtype, elements(*v)) : v->bytes) << "u, "
              << (v->storage == "dynamic" ? 1 : 0) << "},\n";
     consts << "  {NULL, 0u, 0u, NULL, 0u, 0}};\n";
     consts << "static const char* const outputs[] = {";
@@ -2643,7 +2765,8 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
         c << "};\n    oi_tab_create(&s->t_" << v.name << ", " << v.bounds.size() << "u, bound, "
           << v.bytes << "u, "
           << (v.init ? "(const unsigned char*)tinit_" + v.name : std::string("NULL"))
-          << ", (unsigned char*)s->m_t_" << v.name << ", s->m_f_" << v.name << ", &s->mem);\n  }\n";
+          << ", (unsigned char*)s->m_t_" << v.name << ", s->m_f_" << v.name << ", &s->mem);\n"
+          << entry_bits_c(v) << "  }\n";
         continue;
       }
       if (v.storage == "arena") {
@@ -2701,7 +2824,7 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       c << "int " << N << "_fetch_" << v->name << "(const " << N << "_state* s, const " << T
         << "** data, size_t* count) {\n  if (!s || !data || !count) return " << N
         << "_ERR_INPUT;\n  *data = (const " << T << "*)"
-        << (v->ptable ? "s->t_" + v->name + ".data" : "s->v_" + v->name) << ";\n  *count = " << n
+        << (v->ptable ? table_data_c(*v) : "s->v_" + v->name) << ";\n  *count = " << n
         << "u;\n  return " << N << "_OK;\n}\n\n";
     }
     c << "const " << N << "_var_info* " << N << "_var(const char* name) {\n  for (const " << N
@@ -2726,9 +2849,9 @@ static OI_HELPER void oi_vformat(char* out, size_t size, const char* fmt, va_lis
       << N << "_var_info* v = " << N << "_var(name);\n  if (!v || !s || !data || !bytes) return "
       << N << "_ERR_NAME;\n  *bytes = v->bytes;\n";
     for (const Value* v : declared)
-      c << "  if (strcmp(name, \"" << v->name << "\") == 0) {\n    *data = "
-        << (v->ptable ? "s->t_" + v->name + ".data" : "s->v_" + v->name) << ";\n    return " << N
-        << "_OK;\n  }\n";
+      c << "  if (strcmp(name, \"" << v->name
+        << "\") == 0) {\n    *data = " << (v->ptable ? table_data_c(*v) : "s->v_" + v->name)
+        << ";\n    return " << N << "_OK;\n  }\n";
     c << "  return " << N << "_ERR_NAME;\n}\n\n";
     c << end_step_c(tables);
     c << kernels;

@@ -250,6 +250,8 @@ typedef struct oi_table {
   size_t entry_bytes;
   const unsigned char* init; /* one entry of the @init value; NULL: zeros */
   uint32_t rank;
+  uint32_t entry_bits; /* packed entries of a part byte: their bits (stacked at bit offsets);
+                          0: entries stack as whole bytes */
   int64_t bound[OI_TAB_RANK]; /* @fixed bound, -1 where the index grows */
   int64_t cap[OI_TAB_RANK];
   int64_t size[OI_TAB_RANK];
@@ -429,18 +431,39 @@ static OI_HELPER int oi_tab_visit(oi_table* t, const int64_t* st, const int64_t*
   return 0;
 }
 
+/* Copies `bits` bits from bit `from_at` of `from` (zeros where `from` is NULL) to bit `to_at`
+ * of `to`, LSB first (oinf.md's packing); the other bits of `to` are kept. */
+static OI_HELPER void oi_bits_copy(unsigned char* to, size_t to_at, const unsigned char* from,
+                                   size_t from_at, size_t bits) {
+  for (size_t i = 0; i < bits; ++i) {
+    const size_t f = from_at + i, d = to_at + i;
+    const unsigned b = from ? (from[f >> 3] >> (f & 7u)) & 1u : 0u;
+    to[d >> 3] = (unsigned char)((to[d >> 3] & ~(1u << (d & 7u))) | (b << (d & 7u)));
+  }
+}
+
 static OI_HELPER int oi_tab_read_one(oi_table* t, const int64_t* key, size_t n, void* arg) {
-  unsigned char* to = (unsigned char*)arg + n * t->entry_bytes;
   const unsigned char* from = oi_tab_at(t, key);
+  if (t->entry_bits) {
+    oi_bits_copy((unsigned char*)arg, n * t->entry_bits, from ? from : t->init, 0, t->entry_bits);
+    return 0;
+  }
+  unsigned char* to = (unsigned char*)arg + n * t->entry_bytes;
   if (from)
     memcpy(to, from, t->entry_bytes);
   else
     oi_tab_fill(t, to, 1);
   return 0;
 }
-/* The entries of the span stacked into `out`. */
+/* The entries of the span stacked into `out` (packed ones of a part byte: the last byte's
+ * unused bits zero, as in every packed value). */
 static OI_HELPER void oi_tab_read(oi_table* t, const int64_t* st, const int64_t* ln, void* out) {
   oi_tab_visit(t, st, ln, oi_tab_read_one, out);
+  if (t->entry_bits) {
+    size_t total = t->entry_bits;
+    for (uint32_t k = 0; k < t->rank; ++k) total *= (size_t)ln[k];
+    if (total % 8u) oi_bits_copy((unsigned char*)out, total, NULL, 0, 8u - total % 8u);
+  }
 }
 
 )C";
@@ -527,7 +550,10 @@ static OI_HELPER int oi_tab_write_one(oi_table* t, const int64_t* key, size_t n,
     ++t->written;
     t->mem->total += t->entry_bytes;
   }
-  memcpy(t->data + c * t->entry_bytes, (const unsigned char*)arg + n * t->entry_bytes, t->entry_bytes);
+  if (t->entry_bits)
+    oi_bits_copy(t->data + c * t->entry_bytes, 0, (const unsigned char*)arg, n * t->entry_bits, t->entry_bits);
+  else
+    memcpy(t->data + c * t->entry_bytes, (const unsigned char*)arg + n * t->entry_bytes, t->entry_bytes);
   for (uint32_t k = 0; k < t->rank; ++k)
     if (key[k] + 1 > t->size[k]) t->size[k] = key[k] + 1;
   return 0;
@@ -626,6 +652,14 @@ const char* const kTablesDimsC =
  * or the size along each index. */
 static OI_HELPER void oi_tab_dims(const oi_table* t, int64_t* ln) {
   for (uint32_t k = 0; k < t->rank; ++k) ln[k] = t->bound[k] >= 0 ? t->bound[k] : t->size[k];
+}
+/* The whole table stacked into `out` (the freestanding fetch of packed entries of a part byte,
+ * which the table's cells hold each in whole bytes): `out`. */
+static OI_HELPER const unsigned char* oi_tab_stack(oi_table* t, unsigned char* out) {
+  int64_t st[OI_TAB_RANK] = {0}, ln[OI_TAB_RANK] = {0};
+  oi_tab_dims(t, ln);
+  oi_tab_read(t, st, ln, out);
+  return out;
 }
 )C";
 

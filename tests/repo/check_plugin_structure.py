@@ -163,16 +163,13 @@ def check_shared(problems):
 # The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
-    "auto-dim-table-growable": "a table of @auto_dim matrices whose @table index has no @fixed bound",
     "auto-dim-dtype": "an @auto_dim matrix of a packed dtype or of rank over 8",
     "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
     "copy-step-access": "a transfer out of an @auto_dim matrix, or table entries on both sides",
-    "packed-table": "a persistent table of a packed dtype",
     "table-indices": "a persistent table of more than 8 indices",
-    "table-kind": "a table in another storage than the prefix, persistent and @auto_dim ones",
     "nesting-depth": "blocks nested over 64 deep",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",

@@ -89,6 +89,12 @@ def cases(branch, loops, prefix):
            lambda p: op_of(p, "add").update(output="scale[0]"))
     broken("a prefix table's slice as an op input", prefix,
            lambda p: op_of(p, "mul")["inputs"].__setitem__(1, "scale[0..2]"))
+    # The validator allows tables only in constant, volatile (prefix) and persistent memory.
+    broken("a dynamic prefix table", prefix,
+           lambda p: first(p["values"], lambda v: v["name"] == "scale").update(
+               memory="dynamic", storage="dynamic"))
+    broken("a run-time sized value that is no table", loops,
+           lambda p: p["values"][0].update(storage="runtime"))
     return out
 
 
