@@ -915,6 +915,26 @@ class Runner {
                 "' is not " + v.dtype + shape_text(v.shape) + ")");
   }
 
+  // The leading index terms of a cache.reset (before any slice; `names` the table's indices),
+  // evaluated and checked as the simulator's reset_table checks them: a negative one is an
+  // error, one past a bound chooses nothing (no entry or matrix has it).
+  std::vector<int64_t> reset_prefix(const json::object& s, const std::vector<std::string>& names,
+                                    const json::array& terms,
+                                    const std::map<std::string, int64_t>& indices) {
+    std::vector<int64_t> prefix;
+    for (const json::value& t : terms) {
+      const int64_t x = term(std::string(t.as_string()), indices);
+      if (x < 0) {
+        const json::value* at = s.if_contains("at");
+        input_error((at && at->is_string() ? std::string(at->as_string()) + ": " : std::string()) +
+                    "table '" + std::string(s.at("value").as_string()) + "': index " +
+                    names.at(prefix.size()) + " = " + std::to_string(x) + " is negative");
+      }
+      prefix.push_back(x);
+    }
+    return prefix;
+  }
+
   // `pattern` with every {index} replaced by `value`.
   static std::string substitute(std::string pattern, const std::string& index, int64_t value) {
     const std::string key = "{" + index + "}", text = std::to_string(value);
@@ -2034,9 +2054,8 @@ class Runner {
         if (const json::value* part = s.as_object().if_contains("auto_entry");
             part && v.auto_dim()) {
           // the matrices under these @table indices fresh again; the table's sizes stay
-          std::vector<int64_t> prefix;
-          for (const json::value& t : part->as_array())
-            prefix.push_back(term(std::string(t.as_string()), indices));
+          const std::vector<int64_t> prefix =
+              reset_prefix(s.as_object(), v.auto_table, part->as_array(), indices);
           std::erase_if(v.mats, [&](const auto& kv) {
             return std::equal(prefix.begin(), prefix.end(), kv.first.begin());
           });
