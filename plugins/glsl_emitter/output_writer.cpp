@@ -164,7 +164,10 @@ class ManifestWriter {
     const ValueIn& matrix = fv->is_auto_dim() ? *fv : *tv;
     const ValueIn& other = fv->is_auto_dim() ? *tv : *fv;
     const ValueRef& mref = fv->is_auto_dim() ? f : t;
-    if (kind == "transfer" || fv->is_auto_dim() == tv->is_auto_dim() || other.is_table() ||
+    // (a transfer into a matrix is the simulator's cache.write: the source read, the target
+    // stored; one out of a matrix is refused, as in the C target)
+    if ((kind == "transfer" && fv->is_auto_dim()) || fv->is_auto_dim() == tv->is_auto_dim() ||
+        other.is_table() ||
         !parse_ref(fv->is_auto_dim() ? str(s, "to") : str(s, "from")).index.empty() ||
         other.storage == "internal")
       glsl_gap("auto-dim-copy", kind + line + " between @auto_dim matrix '" + matrix.name +
@@ -388,8 +391,8 @@ class ManifestWriter {
         access(out, {}, {r.name});
         json::object reset{{"op", "reset"}, {"value", r.name}};
         if (!prefix.empty()) reset["auto_entry"] = std::move(prefix);
-        if (const json::value* a = s.if_contains("target_at"); a && a->is_string())
-          reset["at"] = *a;
+        if (const json::value* a = s.if_contains("at"); a && a->is_string())
+          reset["at"] = *a;  // the statement's position, as the simulator's message gives it
         out.push_back(std::move(reset));
         return;
       }
