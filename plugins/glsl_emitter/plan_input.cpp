@@ -182,8 +182,6 @@ ValueIn read_value(const json::object& o) {
       invalid_plan(where + ": a table whose bounds the plan does not give");
     int growing = 0;
     for (uint64_t b : v.bound) growing += b == 0, n *= b == 0 ? 1 : b;
-    if (growing > 1)
-      glsl_gap("table-layout", where + ": a table growing along more than one index");
     if (sized) {
       if (growing) invalid_plan(where + ": a growing table with a fixed entry count");
       if (to_u64(*entries, where + " entries") != n)
@@ -199,8 +197,10 @@ ValueIn read_value(const json::object& o) {
     // A volatile prefix table holds the model's entries at every step and no node writes it
     // (dsl.md): a constant one.
     if (v.storage == "step" && sized) v.storage = "constant";
+    // (the validator allows @table only in persistent memory, and other tables only as the
+    // model's entries: prefix tables, sized from the model)
     if (v.storage != "constant" && v.storage != "persistent")
-      glsl_gap("table-layout", where + ": a table of " + v.storage + " memory");
+      invalid_plan(where + ": a table of " + v.storage + " memory");
   } else if (v.storage == "runtime") {
     glsl_gap("runtime-sized", where + ": values sized at run time are not supported");
   }

@@ -246,7 +246,6 @@ GLSL_OPEN_GAPS = {
     "auto-dim-operand": "an op reading or writing an @auto_dim matrix directly",
     "auto-dim-copy": "an @auto_dim copy other than with a whole value",
     "runtime-sized": "a value sized at run time",
-    "table-layout": "a table growing along more than one index, or of volatile memory",
     "table-window-operand": "a window of table entries of run-time length as an op's output",
     "reset-window": "cache.reset of a window of table entries (the simulator empties every "
                     "entry under the indices before the window, the window ignored)",
