@@ -350,6 +350,13 @@ json::value scalar_value(const std::string& dtype, const std::string& bytes) {
   if (dtype == "u8") return b & 0xff;
   if (dtype == "u16") return b & 0xffff;
   if (dtype == "u32") return b & 0xffffffffu;
+  // the packed integers (a scalar: one byte, the value in its low bits, as oinf.md packs it)
+  if (dtype == "i4") return sext(4);
+  if (dtype == "i2") return sext(2);
+  if (dtype == "i1") return sext(1);
+  if (dtype == "u4") return b & 0xf;
+  if (dtype == "u2") return b & 0x3;
+  if (dtype == "u1") return b & 0x1;
   return b;  // u64
 }
 
@@ -394,7 +401,8 @@ std::optional<json::value> constant_setting(PlanIn& plan, const ValueIn& v,
                                             const ModelScalar& model) {
   static const std::map<std::string, uint32_t> kTags = {
       {"f32", 10}, {"f64", 11}, {"i32", 3}, {"i64", 4}, {"i8", 1},    {"i16", 2}, {"u8", 5},
-      {"u16", 6},  {"u32", 7},  {"u64", 8}, {"f16", 9}, {"bf16", 16}, {"f8", 17}, {"bool", 12}};
+      {"u16", 6},  {"u32", 7},  {"u64", 8}, {"f16", 9}, {"bf16", 16}, {"f8", 17}, {"bool", 12},
+      {"i4", 18},  {"i2", 19},  {"i1", 20}, {"u4", 21}, {"u2", 22},   {"u1", 23}};
   auto tag = kTags.find(v.dtype);
   if (v.storage != "constant" || v.elements != 1 || !v.shape.empty() || v.is_table() ||
       tag == kTags.end())
