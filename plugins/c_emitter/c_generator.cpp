@@ -21,6 +21,7 @@
 #include "kernel_library.hpp"
 #include "library_calls.hpp"
 #include "matmul_simd.hpp"
+#include "openinfer/consumer_order.hpp"
 #include "openinfer/device_limit.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
@@ -94,7 +95,12 @@ class Generator : public KernelEnv {
       if (role == "entry") continue;
       if (role != "branch" && role != "consumer")
         invalid_plan("block '" + name + "' has role '" + role + "'");
-      if (role == "consumer") consumer_writes_[name] = block_writes(b.at("steps").as_array());
+      if (role == "consumer") {
+        consumer_writes_[name] = block_writes(b.at("steps").as_array());
+        for (const auto& st : b.at("steps").as_array())
+          if (st.at("kind") == "await")
+            for (const auto& n : st.at("names").as_array()) consumer_awaits_[name].insert(str(n));
+      }
       block_protos << "static void block_" << name << "(" << name_ << "_state* s);\n";
       std::ostringstream body;
       for (const auto& st : b.at("steps").as_array())
@@ -263,36 +269,42 @@ class Generator : public KernelEnv {
       const Value& v = whole(st, "target");
       body << indent << fill_code(v, "s->v_" + v.name) << "\n";
     } else if (kind == "yield" && entry) {
-      // dsl.md's deterministic result: the consumers one after another in source order, each
-      // from the yielded snapshot. A value a consumer writes is kept aside and the snapshot put
-      // back for the next consumers; the results land here (entry does not touch the yielded
-      // values before its await).
-      // A table or an @auto_dim matrix that no consumer writes needs no snapshot: every
-      // consumer reads it as it was at the yield, and entry does not touch it before its await.
+      // dsl.md's deterministic result: the consumers one after another, each from the yielded
+      // snapshot. A plain value a consumer writes is kept aside and the snapshot put back for
+      // the next consumers; the results land here (entry does not touch the yielded values
+      // before its await). A table or an @auto_dim matrix is not copied: its one writer changes
+      // it in place and runs after every other consumer that awaits it (consumer_order.hpp).
       std::vector<std::string> names;
+      std::set<std::string> in_place;
       for (const auto& n : st.at("names").as_array()) {
         const std::string name = str(n);
-        if (!value(name).ptable && !autodims_.count(name)) {
+        if (value(name).ptable || autodims_.count(name))
+          in_place.insert(name);
+        else
           names.push_back(name);
-          continue;
-        }
-        for (const auto& t : st.at("tasks").as_array())
-          for (const auto& w : consumer_writes_[str(t)])
-            if (parse_access(w).name == name)
-              c_gap("yield-table", "yielding table '" + name + "', which consumer '" + str(t) +
-                                       "' writes, is not supported yet");
       }
-      body << indent << "/* yield: consumers run here, in source order, from the snapshot */\n";
+      std::vector<oi::emit::YieldConsumer> consumers;
+      for (const auto& t : st.at("tasks").as_array()) {
+        const std::string task = str(t);
+        if (block_roles_[task] != "consumer")
+          invalid_plan("a yield's task '" + task + "' is not a consumer block of the plan");
+        oi::emit::YieldConsumer c{task, consumer_awaits_[task], {}};
+        for (const auto& w : consumer_writes_[task]) c.writes.insert(parse_access(w).name);
+        consumers.push_back(std::move(c));
+      }
+      const oi::emit::ConsumerOrder order = oi::emit::order_consumers(consumers, in_place);
+      if (!order.error.empty())
+        c_gap("yield-table-cycle", "the consumers of the yield at line " +
+                                       json::serialize(st.at("line")) + ": " + order.error);
+      body << indent << "/* yield: consumers run here, from the snapshot */\n";
       for (const auto& n : names) {
         yielded_.insert(n);
         body << indent << "memcpy(s->snap_" << n << ", s->v_" << n << ", " << value(n).bytes
              << "u);\n";
       }
       std::set<std::string> written;
-      for (const auto& t : st.at("tasks").as_array()) {
-        const std::string task = str(t);
-        if (block_roles_[task] != "consumer")
-          invalid_plan("a yield's task '" + task + "' is not a consumer block of the plan");
+      for (size_t i : order.order) {
+        const std::string& task = consumers[i].name;
         body << indent << "block_" << task << "(s);\n";
         if (!fallible_.empty()) body << indent << stop_if_failed(entry);
         for (const auto& n : names)
@@ -880,7 +892,8 @@ class Generator : public KernelEnv {
   std::set<std::string> library_ops_;       // the library's ops the kernels call
   std::vector<std::pair<std::string, uint64_t>> scratch_;  // per-kernel accumulators
   std::map<std::string, std::set<std::string>> consumer_writes_;
-  std::map<std::string, std::string> block_roles_;  // block name -> role
+  std::map<std::string, std::set<std::string>> consumer_awaits_;  // consumer -> awaited values
+  std::map<std::string, std::string> block_roles_;                // block name -> role
   std::set<std::string> yielded_;
   const WeightLookup* embed_ = nullptr;
   mutable std::set<std::string> embedded_;  // values whose model bytes are arrays of model.c

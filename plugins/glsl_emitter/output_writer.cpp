@@ -9,6 +9,7 @@
 
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
 #include "loop_settings.hpp"
+#include "openinfer/consumer_order.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "plan_input.hpp"
 #include "shader_common.hpp"
@@ -237,39 +238,51 @@ class ManifestWriter {
   }
 
   // dsl.md's deterministic result, as the C target: at entry's yield the consumers run one
-  // after another in source order, each from a snapshot of the yielded values; a value a
-  // consumer writes is set aside and the snapshot put back for the next; the results land
-  // after the last.
+  // after another, each from a snapshot of the yielded values; a plain value a consumer writes
+  // is set aside and the snapshot put back for the next; the results land after the last. A
+  // table or an @auto_dim matrix is not copied: its one writer changes it in place and runs
+  // after every other consumer that awaits it (openinfer/consumer_order.hpp).
   void run_consumers(const json::object& s, json::array& out) {
     std::vector<const ValueIn*> names;
+    std::set<std::string> in_place;
     for (const json::value& n : s.at("names").as_array()) {
       const ValueIn& v = plan_.value(std::string(n.as_string()));
       if (v.storage == "internal")
         glsl_gap("internal-value", "yield of '" + v.name + "': the value has no memory");
-      names.push_back(&v);
+      if (v.is_table() || v.is_auto_dim())
+        in_place.insert(v.name);
+      else
+        names.push_back(&v);
     }
+    std::vector<oi::emit::YieldConsumer> consumers;
+    for (const json::value& t : s.at("tasks").as_array()) {
+      oi::emit::YieldConsumer c{std::string(t.as_string()), {}, {}};
+      const json::array& steps = steps_of(c.name);
+      for (const json::value& st : steps)
+        if (st.at("kind") == "await")
+          for (const json::value& n : st.at("names").as_array())
+            c.awaits.insert(std::string(n.as_string()));
+      block_writes(steps, c.writes);
+      consumers.push_back(std::move(c));
+    }
+    const oi::emit::ConsumerOrder order = oi::emit::order_consumers(consumers, in_place);
+    if (!order.error.empty())
+      glsl_gap("yield-table-cycle", "the consumers of the yield at line " +
+                                        json::serialize(s.at("line")) + ": " + order.error);
     // Only a value some consumer writes needs a snapshot: the others stay as at the yield.
     std::set<std::string> any_writes;
-    for (const json::value& t : s.at("tasks").as_array())
-      block_writes(steps_of(std::string(t.as_string())), any_writes);
-    for (const ValueIn* v : names) {
-      if (!any_writes.count(v->name)) continue;
-      if (v->is_table() || v->is_auto_dim())
-        glsl_gap("yield-table-write", "yield of '" + v->name +
-                                          "': a consumer writes it, and a whole table or " +
-                                          "@auto_dim matrix has no snapshot in this target");
-      copy(out, v->name, scratch("@snap_", *v));
-    }
+    for (const oi::emit::YieldConsumer& c : consumers)
+      any_writes.insert(c.writes.begin(), c.writes.end());
+    for (const ValueIn* v : names)
+      if (any_writes.count(v->name)) copy(out, v->name, scratch("@snap_", *v));
     std::vector<const ValueIn*> written;
-    for (const json::value& t : s.at("tasks").as_array()) {
-      const std::string task(t.as_string());
+    for (size_t i : order.order) {
+      const oi::emit::YieldConsumer& c = consumers[i];
       full_barrier(out);
-      out.push_back(json::object{{"op", "branch"}, {"cond", ""}, {"then", task}, {"else", ""}});
+      out.push_back(json::object{{"op", "branch"}, {"cond", ""}, {"then", c.name}, {"else", ""}});
       full_barrier(out);
-      std::set<std::string> writes;
-      block_writes(steps_of(task), writes);
       for (const ValueIn* v : names) {
-        if (!writes.count(v->name)) continue;
+        if (!c.writes.count(v->name)) continue;
         if (std::find(written.begin(), written.end(), v) == written.end()) written.push_back(v);
         copy(out, v->name, scratch("@res_", *v));
         copy(out, scratch("@snap_", *v), v->name);

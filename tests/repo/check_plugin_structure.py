@@ -166,7 +166,8 @@ C_GAPS = {
     "auto-dim-table-growable": "a table of @auto_dim matrices whose @table index has no @fixed bound",
     "auto-dim-dtype": "an @auto_dim matrix of a packed dtype or of rank over 8",
     "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
-    "yield-table": "yielding a table or an @auto_dim matrix that a consumer writes",
+    "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
+                         "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
     "copy-step-access": "a transfer out of an @auto_dim matrix, or table entries on both sides",
     "packed-table": "a persistent table of a packed dtype",
@@ -251,8 +252,8 @@ GLSL_OPEN_GAPS = {
                     "entry under the indices before the window, the window ignored)",
     "internal-value": "a host step (copy, yield, branch, counter) on a value the plan keeps in "
                       "no memory",
-    "yield-table-write": "a table or @auto_dim matrix that a consumer of a yield writes (no "
-                         "whole-table snapshot)",
+    "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
+                         "another of them writes",
     "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
                      "gather's check and rope's table, an internal or table output in place)",
     "no-vulkan-kernels": "the emitter built without the Vulkan backend's kernels",

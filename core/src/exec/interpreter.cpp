@@ -426,6 +426,8 @@ void Interpreter::run_yield(const Node& node) {
     const VarInfo& v = var(name, node.loc);
     snapshot.emplace(v.id, ctx_.memory.read(v, node.loc));
   }
+  const bool sequential = ctx_.program.sequential_yields.count(&node) > 0;
+  std::vector<Consumer*> started;
   for (const Block* block : it->second) {
     auto c = std::make_unique<Consumer>();
     c->block = block;
@@ -433,15 +435,26 @@ void Interpreter::run_yield(const Node& node) {
       const VarInfo& v = var(name, node.loc);
       c->overlay.values.emplace(v.id, snapshot.at(v.id));
     }
-    c->group = std::make_unique<tbb::task_group>();
-    Consumer* raw = c.get();
-    uint32_t track = ctx_.program.consumer_track.at(block);
-    StepContext* ctx = &ctx_;
-    raw->group->run([raw, track, ctx] {
-      Interpreter consumer(*ctx, *raw->block, track, &raw->overlay, &raw->events);
-      consumer.run_to_end();
-    });
+    started.push_back(c.get());
     consumers_.push_back(std::move(c));
+  }
+  StepContext* ctx = &ctx_;
+  auto run = [ctx](Consumer* c) {
+    Interpreter consumer(*ctx, *c->block, ctx->program.consumer_track.at(c->block), &c->overlay,
+                         &c->events);
+    consumer.run_to_end();
+  };
+  if (sequential) {  // in the listed order, stopping at the first error
+    auto group = std::make_shared<tbb::task_group>();
+    for (Consumer* c : started) c->group = group;
+    group->run([run, started] {
+      for (Consumer* c : started) run(c);
+    });
+    return;
+  }
+  for (Consumer* c : started) {
+    c->group = std::make_shared<tbb::task_group>();
+    c->group->run([run, c] { run(c); });
   }
 }
 

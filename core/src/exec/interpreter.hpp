@@ -71,7 +71,7 @@ class Interpreter {
     const Block* block;
     Overlay overlay;
     std::vector<ExecEvent> events;
-    std::unique_ptr<tbb::task_group> group;
+    std::shared_ptr<tbb::task_group> group;  // one for all of a sequential yield
     bool joined = false;
   };
 

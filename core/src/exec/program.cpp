@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "../validate/graph_index.hpp"
+#include "openinfer/consumer_order.hpp"
 #include "openinfer/error.hpp"
 
 namespace oi::exec {
@@ -119,7 +121,7 @@ Program::Program(const Model& m, const Graph& g, std::shared_ptr<Backend> backen
   }
   add_variables();
   plan_ops(catalog);
-  find_consumers();
+  find_consumers(catalog);
 }
 
 BackendSlot* Program::slot_named(std::string_view name) const {
@@ -364,7 +366,7 @@ void Program::plan_op(const Node& node, const Block& block, const OpCatalog& cat
   ops.emplace(&node, std::move(plan));
 }
 
-void Program::find_consumers() {
+void Program::find_consumers(const OpCatalog& catalog) {
   uint32_t track = 0;
   for (const Block& block : graph.blocks) {
     if (&block != entry && !block.nodes.empty() && block.nodes.front().kind == NodeKind::Await)
@@ -382,6 +384,42 @@ void Program::find_consumers() {
       if (subset && !awaited.empty()) list.push_back(&block);
     }
   });
+  order_consumers(catalog);
+}
+
+void Program::order_consumers(const OpCatalog& catalog) {
+  Diagnostics diag;
+  const validation::GraphIndex index(graph, catalog, diag);
+  for (auto& [yield, list] : consumers) {
+    std::set<std::string> in_place;
+    for (const std::string& name : yield->names)
+      if (const VarInfo* v = find(name); v && (v->table || v->auto_dim)) in_place.insert(name);
+    if (in_place.empty()) continue;
+    std::vector<emit::YieldConsumer> blocks;
+    for (const Block* b : list) {
+      emit::YieldConsumer c{b->name, {}, {}};
+      c.awaits.insert(b->nodes.front().names.begin(), b->nodes.front().names.end());
+      std::vector<validation::VarAccess> accesses;
+      for (const Node& n : b->nodes) validation::collect_accesses(index, n, accesses);
+      for (const auto& a : accesses)
+        if (a.write) c.writes.insert(a.name);
+      blocks.push_back(std::move(c));
+    }
+    // Only a writer with another consumer awaiting the same value needs an order.
+    bool constrained = false;
+    for (const std::string& v : in_place)
+      for (size_t w = 0; w < blocks.size(); ++w)
+        for (size_t r = 0; r < blocks.size(); ++r)
+          constrained =
+              constrained || (r != w && blocks[w].writes.count(v) && blocks[r].awaits.count(v));
+    if (!constrained) continue;
+    const emit::ConsumerOrder order = emit::order_consumers(blocks, in_place);
+    if (!order.error.empty()) continue;  // a cycle: no order gives the result without copies
+    std::vector<const Block*> ordered;
+    for (size_t i : order.order) ordered.push_back(list[i]);
+    list = std::move(ordered);
+    sequential_yields.insert(yield);
+  }
 }
 
 }  // namespace oi::exec

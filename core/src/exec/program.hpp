@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "op_facts.hpp"
@@ -128,6 +129,11 @@ struct Program {
   // Per `yield` node of entry: the consumer blocks, in source order.
   std::unordered_map<const Node*, std::vector<const Block*>> consumers;
   std::unordered_map<const Block*, uint32_t> consumer_track;
+  // The yields whose consumers run one after another, in the order `consumers` lists them:
+  // a consumer writes a persistent table or @auto_dim matrix the yield hands to others, which
+  // must see it as yielded (dsl.md's deterministic result; the writer changes it in place, so
+  // it runs after them, openinfer/consumer_order.hpp as in the synthesized programs).
+  std::unordered_set<const Node*> sequential_yields;
   const Block* entry = nullptr;
   uint64_t max_table_bytes = 0;  // SimulatorOptions::max_table_bytes (0: no limit)
 
@@ -147,7 +153,8 @@ struct Program {
   void plan_op(const Node& node, const Block& block, const OpCatalog& catalog);
   // The slot of the backend named `name` (primary, fallback, or a placement), else nullptr.
   BackendSlot* slot_named(std::string_view name) const;
-  void find_consumers();
+  void find_consumers(const OpCatalog& catalog);
+  void order_consumers(const OpCatalog& catalog);
 };
 
 // "graph.oi:3:7: " or "" for programmatic nodes.
