@@ -165,7 +165,10 @@ class ManifestWriter {
     const ValueIn& matrix = fv->is_auto_dim() ? *fv : *tv;
     const ValueIn& other = fv->is_auto_dim() ? *tv : *fv;
     const ValueRef& mref = fv->is_auto_dim() ? f : t;
-    if (kind == "transfer" || fv->is_auto_dim() == tv->is_auto_dim() || other.is_table() ||
+    // (a transfer into a matrix is the simulator's cache.write: the source read, the target
+    // stored; one out of a matrix is refused, as in the C target)
+    if ((kind == "transfer" && fv->is_auto_dim()) || fv->is_auto_dim() == tv->is_auto_dim() ||
+        other.is_table() ||
         !parse_ref(fv->is_auto_dim() ? str(s, "to") : str(s, "from")).index.empty() ||
         other.storage == "internal")
       glsl_gap("auto-dim-copy", kind + line + " between @auto_dim matrix '" + matrix.name +
@@ -376,25 +379,34 @@ class ManifestWriter {
       const ValueIn& v = plan_.value(r.name);
       if (v.storage == "internal" || v.storage == "arena")
         glsl_gap("internal-value", kind + line + ": '" + target + "' must be a declared variable");
+      // The simulator's reset_table: the leading single indices (before the first slice)
+      // choose what is reset; a negative one is an error, the rest choose nothing more.
+      auto leading = [&](size_t most) {
+        size_t n = 0;
+        while (n < r.index.size() && n < most && r.index[n].find("..") == std::string::npos) ++n;
+        return json::array(r.index.begin(), r.index.begin() + static_cast<std::ptrdiff_t>(n));
+      };
+      // The validator refuses a reset of constant or volatile memory (check_nodes.cpp: "needs
+      // a persistent variable"): a constant or volatile prefix table here is a broken plan.
       if (v.is_table() && v.storage == "constant")
-        glsl_gap("constant-table-reset", kind + line + " of constant table '" + r.name + "'");
+        invalid_plan(kind + line + " of '" + target + "': '" + r.name +
+                     "' is a constant table, which cache.reset never changes (the validator " +
+                     "refuses it)");
       if (v.is_auto_dim() && !r.index.empty()) {
         // `C[l]` of a table of matrices: the matrices under those @table indices back to fresh
-        // (counts 0, cells @init), as the simulator; its auto indices name the matrix itself.
+        // (counts 0, cells @init), as the simulator; its auto indices name the matrix itself. A
+        // slice ends the indices that choose (`C[0..2]`: every matrix, the table's sizes 0).
         if (r.index.size() > v.auto_table.size() + v.auto_indices.size())
           invalid_plan(kind + line + ": '" + target + "' gives more indices than '" + r.name +
                        "' has");
-        for (const std::string& term : r.index)
-          if (term.find("..") != std::string::npos)
-            glsl_gap("auto-dim-part-reset",
-                     kind + line + " of a window of @auto_dim matrix '" + target + "'");
-        const auto n = static_cast<std::ptrdiff_t>(std::min(r.index.size(), v.auto_table.size()));
+        json::array prefix = leading(v.auto_table.size());
         full_barrier(out);
         access(out, {}, {r.name});
-        out.push_back(
-            json::object{{"op", "reset"},
-                         {"value", r.name},
-                         {"auto_entry", json::array(r.index.begin(), r.index.begin() + n)}});
+        json::object reset{{"op", "reset"}, {"value", r.name}};
+        if (!prefix.empty()) reset["auto_entry"] = std::move(prefix);
+        if (const json::value* a = s.if_contains("at"); a && a->is_string())
+          reset["at"] = *a;  // the statement's position, as the simulator's message gives it
+        out.push_back(std::move(reset));
         return;
       }
       std::vector<std::string> terms = r.index;  // `X[l]`: every entry under l

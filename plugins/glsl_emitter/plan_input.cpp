@@ -182,8 +182,6 @@ ValueIn read_value(const json::object& o) {
       invalid_plan(where + ": a table whose bounds the plan does not give");
     int growing = 0;
     for (uint64_t b : v.bound) growing += b == 0, n *= b == 0 ? 1 : b;
-    if (growing > 1)
-      glsl_gap("table-layout", where + ": a table growing along more than one index");
     if (sized) {
       if (growing) invalid_plan(where + ": a growing table with a fixed entry count");
       if (to_u64(*entries, where + " entries") != n)
@@ -199,8 +197,10 @@ ValueIn read_value(const json::object& o) {
     // A volatile prefix table holds the model's entries at every step and no node writes it
     // (dsl.md): a constant one.
     if (v.storage == "step" && sized) v.storage = "constant";
+    // (the validator allows @table only in persistent memory, and other tables only as the
+    // model's entries: prefix tables, sized from the model)
     if (v.storage != "constant" && v.storage != "persistent")
-      glsl_gap("table-layout", where + ": a table of " + v.storage + " memory");
+      invalid_plan(where + ": a table of " + v.storage + " memory");
   } else if (v.storage == "runtime") {
     glsl_gap("runtime-sized", where + ": values sized at run time are not supported");
   }
@@ -350,6 +350,13 @@ json::value scalar_value(const std::string& dtype, const std::string& bytes) {
   if (dtype == "u8") return b & 0xff;
   if (dtype == "u16") return b & 0xffff;
   if (dtype == "u32") return b & 0xffffffffu;
+  // the packed integers (a scalar: one byte, the value in its low bits, as oinf.md packs it)
+  if (dtype == "i4") return sext(4);
+  if (dtype == "i2") return sext(2);
+  if (dtype == "i1") return sext(1);
+  if (dtype == "u4") return b & 0xf;
+  if (dtype == "u2") return b & 0x3;
+  if (dtype == "u1") return b & 0x1;
   return b;  // u64
 }
 
@@ -394,7 +401,8 @@ std::optional<json::value> constant_setting(PlanIn& plan, const ValueIn& v,
                                             const ModelScalar& model) {
   static const std::map<std::string, uint32_t> kTags = {
       {"f32", 10}, {"f64", 11}, {"i32", 3}, {"i64", 4}, {"i8", 1},    {"i16", 2}, {"u8", 5},
-      {"u16", 6},  {"u32", 7},  {"u64", 8}, {"f16", 9}, {"bf16", 16}, {"f8", 17}, {"bool", 12}};
+      {"u16", 6},  {"u32", 7},  {"u64", 8}, {"f16", 9}, {"bf16", 16}, {"f8", 17}, {"bool", 12},
+      {"i4", 18},  {"i2", 19},  {"i1", 20}, {"u4", 21}, {"u2", 22},   {"u1", 23}};
   auto tag = kTags.find(v.dtype);
   if (v.storage != "constant" || v.elements != 1 || !v.shape.empty() || v.is_table() ||
       tag == kTags.end())

@@ -37,6 +37,7 @@ declare -A mode=(
   [math]=ulp [movement]=exact [conv]=nn [conv_large]=nn [pool]=nn [norm]=nn [nn_extra]=nn
   [argmax]=exact [prefix_table]=exact [matmul_tiles]=reduce [narrow_arith]=exact [packed_arith]=exact [int_arith]=exact
   [narrow_heads]=exact [settings_loop]=exact [index_dtypes]=exact [yield_table]=exact [yield_table_write]=exact
+  [reset_parts]=exact [auto_dim_reset]=exact [transfer_auto_dim]=exact [transfer_tables]=exact [table_grow2]=exact
 )
 
 rm -rf "$work"

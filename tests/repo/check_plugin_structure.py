@@ -243,11 +243,8 @@ GLSL_OPEN_GAPS = {
     "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading or writing an @auto_dim matrix directly",
     "auto-dim-copy": "an @auto_dim copy other than with a whole value",
-    "auto-dim-part-reset": "cache.reset of a window of @auto_dim matrices",
     "runtime-sized": "a value sized at run time",
-    "table-layout": "a table growing along more than one index, or of volatile memory",
     "table-window-operand": "a window of table entries of run-time length as an op's output",
-    "constant-table-reset": "cache.reset of a constant table",
     "reset-window": "cache.reset of a window of table entries (the simulator empties every "
                     "entry under the indices before the window, the window ignored)",
     "internal-value": "a host step (copy, yield, branch, counter) on a value the plan keeps in "

@@ -198,6 +198,7 @@ json::object step_json(const Step& s) {
       o["from"] = synth::ref_text(n.inputs.at(0));
       o["to"] = synth::access_text(n.output);
       o["from_at"] = n.inputs.at(0).loc.to_string();
+      o["to_at"] = n.output.loc.to_string();  // where the simulator's store reports
       break;
     case Step::Kind::CacheRead:
       o["from"] = synth::access_text(n.target);

@@ -66,7 +66,10 @@ struct Value {
   std::string pattern;                // constant tables: the model tensor of each entry
   uint64_t stride = 0, capacity = 1;  // capacity: along the growing index
   uint64_t size = 0;  // along the growing index: the highest index written + 1 (dsl.md)
-  int growing = -1;
+  int growing = -1;   // the outermost growing index (the last one of bound 0)
+  // Further growing indices (a table growing along several): their capacities (0 for the
+  // others) and sizes; growing one of them lays the entries out again (relayout).
+  std::vector<uint64_t> inner_cap, inner_size, step_inner_size;
   std::vector<bool> available;  // constant tables: the model has the entry as declared
   // Persistent tables: the entries written (by entry number), what the table budget counts
   // (runtime.md "Table budget": written entries x entry bytes), and the step's start.
@@ -88,9 +91,14 @@ struct Value {
   std::vector<int64_t> mat_sizes, step_mat_sizes;  // per @table index: highest key + 1
   bool auto_dim() const { return !auto_indices.empty(); }
   bool table() const { return !indices.empty(); }
+  // The extent of index i in the layout (the outermost growing index aside).
+  uint64_t extent(size_t i) const {
+    return bound[i] ? bound[i] : i < inner_cap.size() && inner_cap[i] ? inner_cap[i] : 1;
+  }
   uint64_t fixed_entries() const {
     uint64_t n = 1;
-    for (uint64_t b : bound) n *= b ? b : 1;
+    for (size_t i = 0; i < bound.size(); ++i)
+      if (static_cast<int>(i) != growing) n *= extent(i);
     return n;
   }
   uint64_t entry_count() const { return fixed_entries() * (growing >= 0 ? capacity : 1); }
@@ -427,6 +435,7 @@ class Runner {
           if (v.bound.size() != v.indices.size()) input_error("table '" + v.name + "': bounds");
           for (size_t i = 0; i < v.bound.size(); ++i)
             if (v.bound[i] == 0) v.growing = static_cast<int>(i);
+          init_inner_growing(v);
           v.bytes = o.at("entry_bytes").to_number<uint64_t>();
           if (auto* p = o.if_contains("pattern")) v.pattern = std::string(p->as_string());
           if (v.pattern.empty()) {  // dsl.md: NAME.{i}.{j}..., the indices in order
@@ -915,6 +924,26 @@ class Runner {
                 "' is not " + v.dtype + shape_text(v.shape) + ")");
   }
 
+  // The leading index terms of a cache.reset (before any slice; `names` the table's indices),
+  // evaluated and checked as the simulator's reset_table checks them: a negative one is an
+  // error, one past a bound chooses nothing (no entry or matrix has it).
+  std::vector<int64_t> reset_prefix(const json::object& s, const std::vector<std::string>& names,
+                                    const json::array& terms,
+                                    const std::map<std::string, int64_t>& indices) {
+    std::vector<int64_t> prefix;
+    for (const json::value& t : terms) {
+      const int64_t x = term(std::string(t.as_string()), indices);
+      if (x < 0) {
+        const json::value* at = s.if_contains("at");
+        input_error((at && at->is_string() ? std::string(at->as_string()) + ": " : std::string()) +
+                    "table '" + std::string(s.at("value").as_string()) + "': index " +
+                    names.at(prefix.size()) + " = " + std::to_string(x) + " is negative");
+      }
+      prefix.push_back(x);
+    }
+    return prefix;
+  }
+
   // `pattern` with every {index} replaced by `value`.
   static std::string substitute(std::string pattern, const std::string& index, int64_t value) {
     const std::string key = "{" + index + "}", text = std::to_string(value);
@@ -940,7 +969,7 @@ class Runner {
   static uint64_t entry_of(const Value& v, const std::vector<int64_t>& idx) {
     uint64_t e = 0;
     for (size_t i = 0; i < idx.size(); ++i)
-      if (static_cast<int>(i) != v.growing) e = e * v.bound[i] + static_cast<uint64_t>(idx[i]);
+      if (static_cast<int>(i) != v.growing) e = e * v.extent(i) + static_cast<uint64_t>(idx[i]);
     if (v.growing >= 0)
       e += static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) * v.fixed_entries();
     return e;
@@ -1025,6 +1054,7 @@ class Runner {
         v.step_mat_sizes = v.mat_sizes;
       }
       v.step_size = v.size;
+      v.step_inner_size = v.inner_size;
       v.step_written = v.written_count;
       if (v.shadow >= 0)
         cmd_->copyBuffer(buffer_of(v), *buffers_[static_cast<size_t>(v.shadow)].buffer,
@@ -1053,6 +1083,7 @@ class Runner {
           v.mat_sizes = v.step_mat_sizes;
         }
         v.size = v.step_size;
+        v.inner_size = v.step_inner_size;
         v.written_count = v.step_written;
         if (v.shadow >= 0)
           cmd_->copyBuffer(*buffers_[static_cast<size_t>(v.shadow)].buffer, buffer_of(v),
@@ -1079,6 +1110,7 @@ class Runner {
     text += "]";
     if (v.storage == "constant") check_prefix_entry(v, idx, where, text);
     check_index(v, idx, where);
+    grow_inner(v, idx, where, write);  // before the entry's number is taken
     if (write && v.storage == "persistent") {
       const uint64_t e = entry_of(v, idx);
       check_budget(v, is_written(v, e) ? 0 : 1, where);
@@ -1145,6 +1177,123 @@ class Runner {
     }
   }
 
+  // ---- tables growing along several indices (the simulator's device_table: every growing
+  // index doubles from 16) ------------------------------------------------------------------
+  // The outermost growing index keeps the offsets as it grows (grow above); each further one
+  // has a capacity of its own, and passing it lays the entries out again (relayout).
+  static void init_inner_growing(Value& v) {
+    if (std::count(v.bound.begin(), v.bound.end(), 0) < 2) return;
+    v.inner_cap.assign(v.bound.size(), 0);
+    v.inner_size.assign(v.bound.size(), 0);
+    for (size_t i = 0; i < v.bound.size(); ++i)
+      if (v.bound[i] == 0 && static_cast<int>(i) != v.growing) v.inner_cap[i] = 16;
+  }
+
+  // An entry past the capacity of a growing index (it reads as unwritten).
+  static bool past_capacity(const Value& v, const std::vector<int64_t>& idx) {
+    if (v.growing >= 0 && static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) >= v.capacity)
+      return true;
+    for (size_t i = 0; i < v.inner_cap.size() && i < idx.size(); ++i)
+      if (v.inner_cap[i] && static_cast<uint64_t>(idx[i]) >= v.inner_cap[i]) return true;
+    return false;
+  }
+
+  // The index of entry number e (entry_of's inverse) under the inner capacities `caps`.
+  static std::vector<int64_t> index_of(const Value& v, const std::vector<uint64_t>& caps,
+                                       uint64_t e) {
+    Value layout;
+    layout.bound = v.bound;
+    layout.growing = v.growing;
+    layout.inner_cap = caps;
+    std::vector<int64_t> idx(v.bound.size(), 0);
+    uint64_t rest = e;
+    if (v.growing >= 0) {
+      idx[static_cast<size_t>(v.growing)] = static_cast<int64_t>(e / layout.fixed_entries());
+      rest = e % layout.fixed_entries();
+    }
+    for (size_t i = v.bound.size(); i-- > 0;)
+      if (static_cast<int>(i) != v.growing) {
+        idx[i] = static_cast<int64_t>(rest % layout.extent(i));
+        rest /= layout.extent(i);
+      }
+    return idx;
+  }
+
+  // An access at idx: a write raises the sizes of the further growing indices, and an index
+  // past one's capacity doubles it (out of memory: the simulator's message).
+  void grow_inner(Value& v, const std::vector<int64_t>& idx, const std::string& where, bool write) {
+    if (v.inner_cap.empty()) return;
+    std::vector<uint64_t> caps = v.inner_cap;
+    bool more = false;
+    for (size_t i = 0; i < caps.size() && i < idx.size(); ++i) {
+      if (!caps[i]) continue;
+      const auto x = static_cast<uint64_t>(idx[i]);
+      if (write) v.inner_size[i] = std::max(v.inner_size[i], x + 1);
+      for (; caps[i] <= x; more = true) caps[i] *= 2;
+    }
+    if (!more) return;
+    try {
+      relayout(v, caps);
+    } catch (const vk::SystemError&) {
+      input_error(where + ": out of memory growing table '" + v.name + "'");
+    }
+  }
+
+  // The entries move to their places under the new capacities (the recorded work runs first;
+  // new places start as @init, else zeros); the written marks, the step's undo record and
+  // the kernels binding the table follow.
+  void relayout(Value& v, const std::vector<uint64_t>& caps) {
+    const std::vector<uint64_t> old_caps = v.inner_cap;
+    const uint64_t old_count = v.entry_count();
+    v.inner_cap = caps;
+    if (v.table_bytes() > UINT32_MAX)
+      device_error("table '" + v.name + "' outgrew 4 GiB (32-bit dynamic offsets)");
+    const auto moved = [&](uint64_t e) { return entry_of(v, index_of(v, old_caps, e)); };
+    submit_and_wait();
+    const auto usage = vk::BufferUsageFlagBits::eStorageBuffer |
+                       vk::BufferUsageFlagBits::eTransferSrc |
+                       vk::BufferUsageFlagBits::eTransferDst;
+    Buffer old = std::move(buffers_[static_cast<size_t>(v.buffer)]);
+    buffers_[static_cast<size_t>(v.buffer)] =
+        make_buffer(v.table_bytes(), usage, vk::MemoryPropertyFlagBits::eDeviceLocal);
+    cmd_->fillBuffer(buffer_of(v), 0, VK_WHOLE_SIZE, 0);
+    barrier();
+    if (v.init)
+      for (uint64_t e = 0; e < v.entry_count(); ++e) reset_entry(v, e * v.stride);
+    barrier();
+    std::vector<vk::BufferCopy> copies;
+    for (uint64_t e = 0; e < old_count; ++e)
+      copies.emplace_back(e * v.stride, moved(e) * v.stride, v.bytes);
+    if (!copies.empty()) cmd_->copyBuffer(*old.buffer, buffer_of(v), copies);
+    barrier();
+    submit_and_wait();
+    std::vector<bool> written(v.written.empty() ? 0 : v.entry_count(), false);
+    for (uint64_t e = 0; e < v.written.size(); ++e)
+      if (v.written[e]) {
+        const uint64_t to = moved(e);
+        if (to >= written.size()) written.resize(to + 1, false);
+        written[to] = true;
+      }
+    v.written = std::move(written);
+    const size_t me = index_.at(v.name);
+    for (Undo& u : undo_)
+      if (u.value == me) u.entry = moved(u.entry);
+    std::set<std::pair<size_t, uint64_t>> noted;
+    for (const auto& [value, e] : noted_) noted.insert({value, value == me ? moved(e) : e});
+    noted_ = std::move(noted);
+    ++relayouts_;
+    for (Kernel& k : kernels_) {
+      bool binds = false;
+      for (const KernelBinding& b : k.bindings) binds = binds || b.value == v.name;
+      if (binds) write_descriptors(k);
+      for (Kernel& sub : k.subs) {
+        bool sub_binds = false;
+        for (const KernelBinding& b : sub.bindings) sub_binds = sub_binds || b.value == v.name;
+        if (sub_binds) write_descriptors(sub);
+      }
+    }
+  }
+
   // The regions of a copy side: whole values one region; table entries (ranges "a..b"
   // expand, in row-major order) one region per entry, offset -1 for an entry past a growing
   // table's capacity (it reads as zeros).
@@ -1166,8 +1315,10 @@ class Runner {
     for (const json::value& tv : entry->as_array()) {
       const std::string t(tv.as_string());
       const size_t i = ranges.size(), dots = t.find("..");
-      const int64_t extent =
-          static_cast<int64_t>(i < v.bound.size() && v.bound[i] ? v.bound[i] : v.size);
+      const int64_t extent = static_cast<int64_t>(
+          i < v.bound.size() && v.bound[i]                           ? v.bound[i]
+          : static_cast<int>(i) == v.growing || v.inner_size.empty() ? v.size
+                                                                     : v.inner_size[i]);
       if (dots == std::string::npos) {
         const int64_t x = term(t, indices);
         ranges.emplace_back(x, x + 1);
@@ -1206,9 +1357,11 @@ class Runner {
       }
       check_budget(v, fresh, where);
     }
+    const uint64_t layout = relayouts_;
+    const std::vector<int64_t> first = idx;
+    bool redone = false;
     while (true) {
-      const bool past = use != Use::kWrite && v.growing >= 0 &&
-                        static_cast<uint64_t>(idx[static_cast<size_t>(v.growing)]) >= v.capacity;
+      const bool past = use != Use::kWrite && past_capacity(v, idx);
       if (!past)
         out.push_back(
             static_cast<int64_t>(entry_number(v, idx, where, use == Use::kWrite) * v.stride));
@@ -1219,7 +1372,13 @@ class Runner {
         idx[d - 1] = ranges[d - 1].first;
         --d;
       }
-      if (d == 0) break;
+      if (d == 0) {
+        // a write that laid the table out again: the offsets before it moved, once more
+        if (use != Use::kWrite || relayouts_ == layout || redone) break;
+        redone = true;
+        out.clear();
+        idx = first;
+      }
     }
     return out;
   }
@@ -1974,13 +2133,18 @@ class Runner {
                                       const std::map<std::string, int64_t>& indices,
                                       const std::string& where) {
     std::vector<uint32_t> offsets;
-    for (const KernelBinding& b : k.bindings) {
-      if (b.entry.empty()) continue;
-      Value& v = mutable_value(b.value);
-      std::vector<int64_t> idx;
-      for (const std::string& t : b.entry) idx.push_back(term(t, indices));
-      const uint64_t e = entry_number(v, idx, b.at.empty() ? where : b.at, b.write);
-      offsets.push_back(static_cast<uint32_t>(e * v.stride));
+    const uint64_t layout = relayouts_;
+    for (int pass = 0; pass < 2; ++pass) {  // again where an entry laid its table out anew
+      offsets.clear();
+      for (const KernelBinding& b : k.bindings) {
+        if (b.entry.empty()) continue;
+        Value& v = mutable_value(b.value);
+        std::vector<int64_t> idx;
+        for (const std::string& t : b.entry) idx.push_back(term(t, indices));
+        const uint64_t e = entry_number(v, idx, b.at.empty() ? where : b.at, b.write);
+        offsets.push_back(static_cast<uint32_t>(e * v.stride));
+      }
+      if (relayouts_ == layout) break;
     }
     return offsets;
   }
@@ -2034,9 +2198,8 @@ class Runner {
         if (const json::value* part = s.as_object().if_contains("auto_entry");
             part && v.auto_dim()) {
           // the matrices under these @table indices fresh again; the table's sizes stay
-          std::vector<int64_t> prefix;
-          for (const json::value& t : part->as_array())
-            prefix.push_back(term(std::string(t.as_string()), indices));
+          const std::vector<int64_t> prefix =
+              reset_prefix(s.as_object(), v.auto_table, part->as_array(), indices);
           std::erase_if(v.mats, [&](const auto& kv) {
             return std::equal(prefix.begin(), prefix.end(), kv.first.begin());
           });
@@ -2062,6 +2225,7 @@ class Runner {
             }
           reset_table(v);
           v.size = 0;  // dsl.md: a whole-table reset empties it
+          std::fill(v.inner_size.begin(), v.inner_size.end(), 0);
         } else if (v.init) {
           upload(v, v.init_image.data(), v.init_image.size());
         } else {
@@ -2211,6 +2375,7 @@ class Runner {
   uint64_t table_total_ = 0, step_total_ = 0;
   std::vector<Undo> undo_;
   std::set<std::pair<size_t, uint64_t>> noted_;
+  uint64_t relayouts_ = 0;  // tables laid out again (entry offsets taken before it moved)
   std::vector<Buffer> undo_chunks_;
   size_t undo_chunk_ = 0;
   uint64_t undo_used_ = 0;
