@@ -24,6 +24,13 @@ namespace json = boost::json;
 
 namespace {
 
+// A host step on a value without memory is a plan the planner never produces: a value is
+// internal only when every node touching it is in its one fused kernel (build_schedule.cpp's
+// finish_kernel), or when no step of entry, its branches or the consumers touches it
+// (plan_memory.cpp).
+constexpr const char* kNoInternal =
+    " (the planner keeps every value a host step touches in memory)";
+
 class ManifestWriter {
  public:
   // `select`: for a kernel written once per value of the loop indices its settings name
@@ -82,7 +89,7 @@ class ManifestWriter {
         invalid_plan(kind + line + ": the plan does not list '" + r.name + "'");
       const ValueIn& v = plan_.values[it->second];
       if (v.storage == "internal")
-        glsl_gap("internal-value", kind + line + ": '" + text + "' has no memory");
+        invalid_plan(kind + line + ": '" + text + "' has no memory" + kNoInternal);
       if (!v.is_table()) {
         if (!r.index.empty() || r.all)
           invalid_plan(kind + line + ": '" + text + "': '" + v.name +
@@ -248,7 +255,7 @@ class ManifestWriter {
     for (const json::value& n : s.at("names").as_array()) {
       const ValueIn& v = plan_.value(std::string(n.as_string()));
       if (v.storage == "internal")
-        glsl_gap("internal-value", "yield of '" + v.name + "': the value has no memory");
+        invalid_plan("yield of '" + v.name + "': the value has no memory" + kNoInternal);
       if (v.is_table() || v.is_auto_dim())
         in_place.insert(v.name);
       else
@@ -378,7 +385,9 @@ class ManifestWriter {
       const ValueRef r = parse_ref(target);
       const ValueIn& v = plan_.value(r.name);
       if (v.storage == "internal" || v.storage == "arena")
-        glsl_gap("internal-value", kind + line + ": '" + target + "' must be a declared variable");
+        invalid_plan(kind + line + ": '" + target +
+                     "' is no persistent variable (the validator refuses a reset of anything "
+                     "else)");
       // The simulator's reset_table: the leading single indices (before the first slice)
       // choose what is reset; a negative one is an error, the rest choose nothing more.
       auto leading = [&](size_t most) {
@@ -446,8 +455,8 @@ class ManifestWriter {
       if (!cond.empty()) {
         const ValueIn& c = plan_.value(cond);
         if (c.storage == "internal" || c.is_table())
-          glsl_gap("internal-value",
-                   "branch" + line + ": condition '" + cond + "' has no memory of its own");
+          invalid_plan("branch" + line + ": condition '" + cond + "' has no memory of its own" +
+                       kNoInternal);
       }
       full_barrier(out);
       out.push_back(

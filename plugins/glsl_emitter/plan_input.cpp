@@ -202,7 +202,11 @@ ValueIn read_value(const json::object& o) {
     if (v.storage != "constant" && v.storage != "persistent")
       invalid_plan(where + ": a table of " + v.storage + " memory");
   } else if (v.storage == "runtime") {
-    glsl_gap("runtime-sized", where + ": values sized at run time are not supported");
+    // (the planner sizes a value at run time only for a growing table or an @auto_dim matrix,
+    // which carry indices: core/src/synth/resolve_values.cpp)
+    invalid_plan(where +
+                 ": a value sized at run time that is neither a table nor an @auto_dim "
+                 "matrix");
   }
   return v;
 }
@@ -486,12 +490,26 @@ void resolve_settings(PlanIn& plan, const ModelScalar& model) {
         if (!named || !named->contains("name") || !named->at("name").is_string()) continue;
         const std::string name(named->at("name").as_string());
         if (std::find(around.begin(), around.end(), name) != around.end()) continue;
+        const std::string where =
+            op_where(op) + ": setting '" + std::string(kv.key()) + "' names '" + name + "'";
         if (auto it = plan.value_index.find(name); it != plan.value_index.end()) {
-          if (auto v = constant_setting(plan, plan.values[it->second], model)) kv.value() = *v;
+          const ValueIn& v = plan.values[it->second];
+          if (auto c = constant_setting(plan, v, model)) {
+            kv.value() = *c;
+            continue;
+          }
+          // The validator refuses both (`openinfer run` and `synth` alike): a setting names a
+          // scalar of constant memory, and a constant has a model entry or an @init value.
+          if (v.storage != "constant" || v.elements != 1 || !v.shape.empty() || v.is_table())
+            invalid_plan(where + ", which is not a scalar of constant memory");
+          invalid_plan(where + ": constant '" + name +
+                       "' has neither a model entry nor an @init value");
+        }
+        if (auto it = plan.sizevars.find(name); it != plan.sizevars.end()) {
+          kv.value() = static_cast<int64_t>(it->second);
           continue;
         }
-        if (auto it = plan.sizevars.find(name); it != plan.sizevars.end())
-          kv.value() = static_cast<int64_t>(it->second);
+        invalid_plan(where + ", which is neither a loop index, a variable nor a size variable");
       }
   }
 }

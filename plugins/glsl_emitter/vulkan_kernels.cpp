@@ -118,8 +118,9 @@ struct Settings {
       } else if (v.is_null()) {
         continue;
       } else {
-        glsl_gap("named-setting",
-                 where + ": setting '" + std::string(kv.key()) + "' names a variable");
+        invalid_plan(where + ": setting '" + std::string(kv.key()) +
+                     "' still names a variable (resolve_settings and the loop index copies "
+                     "give every setting its value)");
       }
       list.push_back(s);
     }

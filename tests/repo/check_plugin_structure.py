@@ -238,17 +238,12 @@ GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose bounds are known only "
                                    "at run time",
     "loop-setting-copies": "a setting naming a loop index of more than 256 values",
-    "named-setting": "a setting naming a constant scalar without a value at synthesis (no "
-                     "model tensor, no @init)",
     "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading or writing an @auto_dim matrix directly",
     "auto-dim-copy": "an @auto_dim copy other than with a whole value",
-    "runtime-sized": "a value sized at run time",
     "table-window-operand": "a window of table entries of run-time length as an op's output",
     "reset-window": "cache.reset of a window of table entries (the simulator empties every "
                     "entry under the indices before the window, the window ignored)",
-    "internal-value": "a host step (copy, yield, branch, counter) on a value the plan keeps in "
-                      "no memory",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes",
     "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
