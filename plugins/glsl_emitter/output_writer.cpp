@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "auto_dim_operands.hpp"
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
 #include "loop_settings.hpp"
 #include "openinfer/consumer_order.hpp"
@@ -35,11 +36,18 @@ class ManifestWriter {
  public:
   // `select`: for a kernel written once per value of the loop indices its settings name
   // (loop_settings.hpp), its dispatch's `select` (by, values, kernels).
-  // `after`: per kernel, the copy steps that store its window outputs (window_outputs.hpp).
+  // `before`, `after`: per kernel, the copy steps that read its @auto_dim operands
+  // (auto_dim_operands.hpp) and that store its window and @auto_dim outputs (window_outputs.hpp).
   ManifestWriter(const PlanIn& plan, const DeviceIn& device, std::vector<KernelShader>& shaders,
                  const std::map<uint32_t, json::object>& select,
+                 const std::map<uint32_t, std::vector<json::object>>& before,
                  const std::map<uint32_t, std::vector<json::object>>& after)
-      : plan_(plan), device_(device), shaders_(shaders), select_(select), after_(after) {}
+      : plan_(plan),
+        device_(device),
+        shaders_(shaders),
+        select_(select),
+        before_(before),
+        after_(after) {}
 
   json::array block(const json::array& steps, bool entry) {
     entry_ = entry;
@@ -334,12 +342,19 @@ class ManifestWriter {
           static_cast<size_t>(k->as_int64()) >= plan_.kernels.size())
         invalid_plan("a kernel step names no kernel of the plan");
       const KernelIn& kernel = plan_.kernels[static_cast<size_t>(k->as_int64())];
+      if (auto b = before_.find(kernel.id); b != before_.end())
+        for (const json::object& c : b->second) {
+          full_barrier(out);  // the host program reads the matrix and uploads the operand
+          access(out, {}, {std::string(c.at("to").as_string())});
+          out.push_back(c);
+        }
       access(out, kernel.reads, kernel.writes);
       json::object d{{"op", "dispatch"}, {"kernel", kernel.id}, {"step", s.at("id")}};
       if (auto sel = select_.find(kernel.id); sel != select_.end()) d["select"] = sel->second;
       out.push_back(std::move(d));
       if (auto a = after_.find(kernel.id); a != after_.end())
         for (const json::object& c : a->second) {
+          if (c.contains("auto_to")) full_barrier(out);  // the host program downloads it
           access(out, {std::string(c.at("from").as_string())},
                  {std::string(c.at("to").as_string())});
           out.push_back(c);
@@ -476,6 +491,7 @@ class ManifestWriter {
   const DeviceIn& device_;
   std::vector<KernelShader>& shaders_;  // the plan's kernels, then those of host steps
   const std::map<uint32_t, json::object>& select_;
+  const std::map<uint32_t, std::vector<json::object>>& before_;
   const std::map<uint32_t, std::vector<json::object>>& after_;
   std::set<std::string> reads_, writes_;
   std::vector<json::object> scratch_;
@@ -697,17 +713,12 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   const DeviceIn device = read_device(device_json);
   PlanIn plan = read_plan(plan_json);
   resolve_settings(plan, model);
-  const std::map<uint32_t, std::vector<json::object>> window_copies = route_window_outputs(plan);
+  OperandCopies copies = route_auto_dim_operands(plan);
+  for (auto& [id, list] : route_window_outputs(plan))
+    copies.after[id].insert(copies.after[id].end(), list.begin(), list.end());
   const std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) {
-    for (const auto* names : {&k.reads, &k.writes})
-      for (const std::string& n : *names)
-        if (auto it = plan.value_index.find(parse_ref(n).name);
-            it != plan.value_index.end() && plan.values[it->second].is_auto_dim())
-          glsl_gap("auto-dim-operand", "an op on @auto_dim matrix '" + n + "' (kernel " +
-                                           std::to_string(k.id) +
-                                           ") is not supported: read it with cache.read first");
     auto ix = indexed.find(k.id);
     shaders.push_back(write_kernel(
         plan, device,
@@ -734,7 +745,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   }
 
   // The blocks first: host steps such as cache.increment add kernels of their own.
-  ManifestWriter writer(plan, device, shaders, select, window_copies);
+  ManifestWriter writer(plan, device, shaders, select, copies.before, copies.after);
   json::array blocks, outputs;
   for (const json::value& b : plan.blocks) {
     if (!b.is_object() || !b.as_object().contains("steps") || !b.at("steps").is_array() ||

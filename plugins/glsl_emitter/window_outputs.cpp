@@ -20,8 +20,8 @@ std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
   return std::nullopt;
 }
 
-// The length of window term "a..b": b - a when both are static, n for "X..X+n" (the same name
-// or integer both sides), else nullopt.
+}  // namespace
+
 std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term) {
   const size_t dots = term.find("..");
   const std::string a = term.substr(0, dots), b = term.substr(dots + 2);
@@ -31,8 +31,6 @@ std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term
   if (!a.empty() && b.rfind(a + "+", 0) == 0) return static_term(plan, b.substr(a.size() + 1));
   return std::nullopt;
 }
-
-}  // namespace
 
 std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan) {
   std::map<uint32_t, std::vector<json::object>> copies;

@@ -7,11 +7,17 @@
 #include <boost/json.hpp>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "plan_input.hpp"
 
 namespace oi::glsl {
+
+// The length of window term "a..b": b - a when both are static, n for "X..X+n" (the same name
+// or integer both sides), else nullopt.
+std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term);
 
 // Rewrites such outputs of `plan`'s kernels to scratch values (added to plan.values, storage
 // "scratch") and returns, per kernel id, the copy steps of the manifest to run after it.

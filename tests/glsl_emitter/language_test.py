@@ -4,7 +4,7 @@
   language_test.py --openinfer BIN --runner glsl_manifest_runner --glslc GLSLC --work DIR
 
 Each graph of tests/glsl_emitter/graphs runs `openinfer run` (the simulator) and the glsl
-target (planned for devices/lavapipe.json, run by the shared manifest runner) over several
+target (planned for devices/lavapipe.json or --device, run by the shared manifest runner) over several
 steps, fetching every persistent variable; the --save files must be byte-identical, and the
 values named in EXPECT must be the ones computed here from dsl.md's rules (wrapping counters,
 @init of every dtype), independently of both. Exit 77 without a Vulkan device.
@@ -83,6 +83,28 @@ def window_outputs(step):
     return {"A": [[float(v) for v in row] for row in WINDOW_X[step]], "F": f}
 
 
+AUTO_X = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [-3.0, 2.0, 0.25]]
+
+
+def auto_dim_ops(step):
+    """auto_dim_ops.oi by dsl.md: M (@init 1) += x each step, y = M * x; G grows a fresh row n
+    (@init 2) per step, r = that row, G[n] = r + x, then G[0] = -r; gpad is G zero padded to
+    its @fixed bound [3, 4]; C[k] += x for k = 0, 1, then C[0] += C[1]."""
+    m, g, c = [[1.0] * 3 for _ in range(2)], [], [[0.0] * 3 for _ in range(2)]
+    for s in range(step + 1):
+        x = AUTO_X[s]
+        m = [[a + b for a, b in zip(row, x)] for row in m]
+        y = [[a * b for a, b in zip(row, x)] for row in m]
+        g.append([2.0] * 3)
+        gpad = [row + [0.0] for row in g] + [[0.0] * 4 for _ in range(2 - s)]
+        r = list(g[s])
+        g[s] = [a + b for a, b in zip(r, x)]
+        g[0] = [-a for a in r]
+        c = [[a + b for a, b in zip(row, x)] for row in c]
+        c[0] = [a + b for a, b in zip(c[1], c[0])]
+    return {"M": m, "y": y, "G": g, "r": [r], "C": c, "gpad": gpad}
+
+
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
 # a graph in RUN_ERRORS also runs one step more, where both stop with the same message.
 RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
@@ -95,6 +117,9 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("window_outputs.oi", 2, window_outputs, "".join(
               f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
               for i, x in enumerate(WINDOW_X + [WINDOW_X[0]]))),
+          ("auto_dim_ops.oi", 3, auto_dim_ops, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
+              for i, x in enumerate(AUTO_X))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 
@@ -111,11 +136,13 @@ def main():
     p.add_argument("--runner", required=True)
     p.add_argument("--glslc", default=shutil.which("glslc") or "glslc")
     p.add_argument("--work", required=True)
+    p.add_argument("--device", default=os.path.join(ROOT, "devices", "lavapipe.json"),
+                   help="the device description the graphs are planned for")
     o = p.parse_args()
     shutil.rmtree(o.work, ignore_errors=True)
     os.makedirs(o.work)
     glsl = glsl_program.GlslTarget(o.openinfer, o.runner, o.glslc,
-                                   os.path.join(ROOT, "devices", "lavapipe.json"), o.work)
+                                   o.device, o.work)
     failed = 0
     for graph, steps, expect, inputs in GRAPHS:
         folder = os.path.join(o.work, graph[:-3])

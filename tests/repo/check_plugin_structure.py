@@ -239,7 +239,8 @@ GLSL_OPEN_GAPS = {
                                    "at run time",
     "loop-setting-copies": "a setting naming a loop index of more than 256 values",
     "embed-weights": "--embed-weights (the host program reads the model)",
-    "auto-dim-operand": "an op reading or writing an @auto_dim matrix directly",
+    "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
+                        "run-time length",
     "auto-dim-copy": "an @auto_dim copy other than with a whole value",
     "table-window-operand": "a window of table entries of run-time length as an op's output",
     "reset-window": "cache.reset of a window of table entries (the simulator empties every "

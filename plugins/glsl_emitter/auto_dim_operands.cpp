@@ -1,0 +1,177 @@
+// @auto_dim matrices as op operands through scratch values and copies (auto_dim_operands.hpp).
+#include "auto_dim_operands.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "window_outputs.hpp"
+
+namespace oi::glsl {
+
+namespace json = boost::json;
+
+namespace {
+
+bool is_slice(const std::string& term) { return term.find("..") != std::string::npos; }
+
+const ValueIn* matrix_of(const PlanIn& plan, const std::string& text) {
+  auto it = plan.value_index.find(parse_ref(text).name);
+  if (it == plan.value_index.end() || !plan.values[it->second].is_auto_dim()) return nullptr;
+  return &plan.values[it->second];
+}
+
+// Every use of a matrix in the plan: the kernels' operands and the steps' copies and resets.
+void collect_steps(const json::array& steps, std::vector<std::string>& out) {
+  for (const json::value& sv : steps) {
+    const json::object* s = sv.if_object();
+    if (!s) continue;
+    for (const char* key : {"from", "to", "target"})
+      if (const json::value* v = s->if_contains(key); v && v->is_string())
+        out.emplace_back(v->as_string());
+    if (const json::value* body = s->if_contains("body"); body && body->is_array())
+      collect_steps(body->as_array(), out);
+  }
+}
+
+// The matrices whose counts some access may grow: scalar auto indices other than 0 (dsl.md:
+// `M[r, c]` grows the counts to at least r and c; slices never grow them), with such an access.
+std::map<std::string, std::string> growing_matrices(const PlanIn& plan) {
+  std::vector<std::string> uses;
+  for (const KernelIn& k : plan.kernels)
+    for (const OpIn& op : k.ops) {
+      uses.insert(uses.end(), op.inputs.begin(), op.inputs.end());
+      uses.push_back(op.output);
+    }
+  for (const json::value& b : plan.blocks)
+    if (const json::object* o = b.if_object(); o && o->contains("steps") && o->at("steps").is_array())
+      collect_steps(o->at("steps").as_array(), uses);
+  std::map<std::string, std::string> out;
+  for (const std::string& u : uses) {
+    const ValueIn* m = matrix_of(plan, u);
+    const ValueRef r = parse_ref(u);
+    if (!m || r.index.size() <= m->auto_table.size()) continue;
+    const auto first = r.index.begin() + static_cast<std::ptrdiff_t>(m->auto_table.size());
+    if (std::any_of(first, r.index.end(), is_slice)) continue;
+    if (std::any_of(first, r.index.end(), [](const std::string& t) { return t != "0"; }))
+      out.emplace(m->name, u);
+  }
+  return out;
+}
+
+}  // namespace
+
+OperandCopies route_auto_dim_operands(PlanIn& plan) {
+  OperandCopies copies;
+  const std::map<std::string, std::string> growing = growing_matrices(plan);
+  for (KernelIn& k : plan.kernels) {
+    bool changed = false;
+    for (size_t i = 0; i < k.ops.size(); ++i) {
+      OpIn& op = k.ops[i];
+      // The operand's shape: stacked @table slices, then the whole matrix or the part.
+      auto shape_of = [&](const ValueIn& m, const std::string& text, bool read) {
+        const ValueRef r = parse_ref(text);
+        const size_t nt = m.auto_table.size(), na = m.auto_indices.size();
+        if (r.index.empty() ? nt > 0 : r.index.size() != nt + na)
+          glsl_gap("auto-dim-operand",
+                   op_where(op) + ": operand '" + text + "' of @auto_dim table '" + m.name +
+                       "' without an index per slot (every matrix stacked: their count is "
+                       "known only at run time)");
+        std::vector<uint64_t> shape;
+        auto length = [&](const std::string& term) {
+          const std::optional<int64_t> n = window_length(plan, term);
+          if (!n)
+            glsl_gap("auto-dim-operand", op_where(op) + ": operand '" + text + "', a part '" +
+                                             term + "' whose length is known only at run time");
+          if (*n < 0) invalid_plan(op_where(op) + ": empty part '" + term + "' of '" + text + "'");
+          return static_cast<uint64_t>(*n);
+        };
+        for (size_t t = 0; t < nt; ++t)
+          if (is_slice(r.index[t])) shape.push_back(length(r.index[t]));
+        const bool part =
+            std::any_of(r.index.begin() + static_cast<std::ptrdiff_t>(nt), r.index.end(), is_slice);
+        if (!part) {
+          if (auto g = growing.find(m.name); read && g != growing.end())
+            glsl_gap("auto-dim-operand",
+                     op_where(op) + ": operand '" + text + "', the whole of @auto_dim matrix '" +
+                         m.name + "', which '" + g->second +
+                         "' grows: its shape is known only at run time");
+          shape.insert(shape.end(), m.shape.begin(), m.shape.end());
+          return shape;
+        }
+        for (size_t a = 0; a < na; ++a) {
+          const std::string& t = r.index[nt + a];
+          shape.push_back(is_slice(t) ? length(t) : 1);
+        }
+        shape.insert(shape.end(), m.shape.begin() + static_cast<std::ptrdiff_t>(na), m.shape.end());
+        return shape;
+      };
+      auto scratch = [&](const ValueIn& m, const std::string& suffix,
+                         std::vector<uint64_t> shape) {
+        ValueIn s;
+        s.name = "@ad" + std::to_string(k.id) + "_" + suffix;
+        s.storage = "scratch";
+        s.dtype = m.dtype;
+        s.shape = std::move(shape);
+        for (uint64_t d : s.shape) s.elements *= d;
+        s.bytes = m.elements ? (s.elements * m.bytes + m.elements - 1) / m.elements : 0;
+        plan.value_index[s.name] = plan.values.size();
+        plan.values.push_back(std::move(s));
+        return plan.values.back().name;
+      };
+      auto terms = [](const std::string& text) {
+        const ValueRef r = parse_ref(text);
+        return json::array(r.index.begin(), r.index.end());
+      };
+      for (size_t j = 0; j < op.inputs.size(); ++j) {
+        const ValueIn* m = matrix_of(plan, op.inputs[j]);
+        if (!m) continue;
+        const ValueIn matrix = *m;  // a copy: plan.values grows below
+        const std::string at = j < op.inputs_at.size() ? op.inputs_at[j] : std::string();
+        const std::string name = scratch(matrix, std::to_string(i) + "_" + std::to_string(j),
+                                         shape_of(matrix, op.inputs[j], true));
+        copies.before[k.id].push_back(json::object{{"op", "copy"},
+                                                   {"from", matrix.name},
+                                                   {"to", name},
+                                                   {"auto_from", terms(op.inputs[j])},
+                                                   {"at", at},
+                                                   {"store_at", at}});
+        op.inputs[j] = name;
+        if (j < op.inputs_at.size()) op.inputs_at[j].clear();
+        k.reads.push_back(name);
+        changed = true;
+      }
+      if (const ValueIn* m = matrix_of(plan, op.output)) {
+        const ValueIn matrix = *m;
+        // The part's shape, or the declared one for the whole matrix: a grown matrix then
+        // differs from the op's result, and storing it fails as in the simulator.
+        std::vector<uint64_t> shape = shape_of(matrix, op.output, false);
+        if (k.ops.size() == 1) k.shape = shape;
+        const std::string name = scratch(matrix, std::to_string(i) + "_out", shape);
+        copies.after[k.id].push_back(json::object{{"op", "copy"},
+                                                  {"from", name},
+                                                  {"to", matrix.name},
+                                                  {"auto_to", terms(op.output)},
+                                                  {"at", op.output_at},
+                                                  {"store_at", op.output_at}});
+        op.output = name;
+        op.output_at.clear();
+        k.writes.push_back(name);
+        changed = true;
+      }
+    }
+    if (!changed) continue;
+    // A matrix the kernel's ops no longer name leaves its reads and writes.
+    std::set<std::string> named;
+    for (const OpIn& op : k.ops) {
+      named.insert(parse_ref(op.output).name);
+      for (const std::string& in : op.inputs) named.insert(parse_ref(in).name);
+    }
+    auto unnamed = [&](const std::string& n) { return !named.count(parse_ref(n).name); };
+    std::erase_if(k.reads, unnamed);
+    std::erase_if(k.writes, unnamed);
+  }
+  return copies;
+}
+
+}  // namespace oi::glsl
