@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <set>
-#include <string>
 
 #include "window_outputs.hpp"
 
@@ -13,7 +12,9 @@ namespace json = boost::json;
 
 namespace {
 
-bool is_slice(const std::string& term) { return term.find("..") != std::string::npos; }
+bool is_slice(const std::string& term) {
+  return term.find("..") != std::string::npos;
+}
 
 const ValueIn* matrix_of(const PlanIn& plan, const std::string& text) {
   auto it = plan.value_index.find(parse_ref(text).name);
@@ -34,9 +35,10 @@ void collect_steps(const json::array& steps, std::vector<std::string>& out) {
   }
 }
 
-// The matrices whose counts some access may grow: scalar auto indices other than 0 (dsl.md:
-// `M[r, c]` grows the counts to at least r and c; slices never grow them), with such an access.
-std::map<std::string, std::string> growing_matrices(const PlanIn& plan) {
+}  // namespace
+
+// (dsl.md: `M[r, c]` grows the counts to at least r and c)
+GrowingMatrices growing_matrices(const PlanIn& plan) {
   std::vector<std::string> uses;
   for (const KernelIn& k : plan.kernels)
     for (const OpIn& op : k.ops) {
@@ -44,7 +46,8 @@ std::map<std::string, std::string> growing_matrices(const PlanIn& plan) {
       uses.push_back(op.output);
     }
   for (const json::value& b : plan.blocks)
-    if (const json::object* o = b.if_object(); o && o->contains("steps") && o->at("steps").is_array())
+    if (const json::object* o = b.if_object();
+        o && o->contains("steps") && o->at("steps").is_array())
       collect_steps(o->at("steps").as_array(), uses);
   std::map<std::string, std::string> out;
   for (const std::string& u : uses) {
@@ -59,55 +62,66 @@ std::map<std::string, std::string> growing_matrices(const PlanIn& plan) {
   return out;
 }
 
-}  // namespace
+std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, const ValueIn& m,
+                                                         const std::string& text, bool read,
+                                                         const GrowingMatrices& growing,
+                                                         std::string& why) {
+  const ValueRef r = parse_ref(text);
+  const size_t nt = m.auto_table.size(), na = m.auto_indices.size();
+  if (r.index.empty() ? nt > 0 : r.index.size() != nt + na) {
+    why = "'" + text + "' of @auto_dim table '" + m.name +
+          "' without an index per slot (every matrix stacked: their count is known only at run "
+          "time)";
+    return std::nullopt;
+  }
+  std::vector<uint64_t> shape;
+  bool known = true;
+  auto length = [&](const std::string& term) -> uint64_t {
+    const std::optional<int64_t> n = window_length(plan, term);
+    if (!n) {
+      why = "'" + text + "', a part '" + term + "' whose length is known only at run time";
+      known = false;
+      return 0;
+    }
+    if (*n < 0) invalid_plan("empty part '" + term + "' of '" + text + "'");
+    return static_cast<uint64_t>(*n);
+  };
+  for (size_t t = 0; t < nt; ++t)
+    if (is_slice(r.index[t])) shape.push_back(length(r.index[t]));
+  const bool part =
+      std::any_of(r.index.begin() + static_cast<std::ptrdiff_t>(nt), r.index.end(), is_slice);
+  if (!part) {
+    if (auto g = growing.find(m.name); read && g != growing.end()) {
+      why = "'" + text + "', the whole of @auto_dim matrix '" + m.name + "', which '" + g->second +
+            "' grows: its shape is known only at run time";
+      return std::nullopt;
+    }
+    shape.insert(shape.end(), m.shape.begin(), m.shape.end());
+  } else {
+    for (size_t a = 0; a < na; ++a) {
+      const std::string& t = r.index[nt + a];
+      shape.push_back(is_slice(t) ? length(t) : 1);
+    }
+    shape.insert(shape.end(), m.shape.begin() + static_cast<std::ptrdiff_t>(na), m.shape.end());
+  }
+  if (!known) return std::nullopt;
+  return shape;
+}
 
-OperandCopies route_auto_dim_operands(PlanIn& plan) {
+OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growing) {
   OperandCopies copies;
-  const std::map<std::string, std::string> growing = growing_matrices(plan);
   for (KernelIn& k : plan.kernels) {
     bool changed = false;
     for (size_t i = 0; i < k.ops.size(); ++i) {
       OpIn& op = k.ops[i];
-      // The operand's shape: stacked @table slices, then the whole matrix or the part.
       auto shape_of = [&](const ValueIn& m, const std::string& text, bool read) {
-        const ValueRef r = parse_ref(text);
-        const size_t nt = m.auto_table.size(), na = m.auto_indices.size();
-        if (r.index.empty() ? nt > 0 : r.index.size() != nt + na)
-          glsl_gap("auto-dim-operand",
-                   op_where(op) + ": operand '" + text + "' of @auto_dim table '" + m.name +
-                       "' without an index per slot (every matrix stacked: their count is "
-                       "known only at run time)");
-        std::vector<uint64_t> shape;
-        auto length = [&](const std::string& term) {
-          const std::optional<int64_t> n = window_length(plan, term);
-          if (!n)
-            glsl_gap("auto-dim-operand", op_where(op) + ": operand '" + text + "', a part '" +
-                                             term + "' whose length is known only at run time");
-          if (*n < 0) invalid_plan(op_where(op) + ": empty part '" + term + "' of '" + text + "'");
-          return static_cast<uint64_t>(*n);
-        };
-        for (size_t t = 0; t < nt; ++t)
-          if (is_slice(r.index[t])) shape.push_back(length(r.index[t]));
-        const bool part =
-            std::any_of(r.index.begin() + static_cast<std::ptrdiff_t>(nt), r.index.end(), is_slice);
-        if (!part) {
-          if (auto g = growing.find(m.name); read && g != growing.end())
-            glsl_gap("auto-dim-operand",
-                     op_where(op) + ": operand '" + text + "', the whole of @auto_dim matrix '" +
-                         m.name + "', which '" + g->second +
-                         "' grows: its shape is known only at run time");
-          shape.insert(shape.end(), m.shape.begin(), m.shape.end());
-          return shape;
-        }
-        for (size_t a = 0; a < na; ++a) {
-          const std::string& t = r.index[nt + a];
-          shape.push_back(is_slice(t) ? length(t) : 1);
-        }
-        shape.insert(shape.end(), m.shape.begin() + static_cast<std::ptrdiff_t>(na), m.shape.end());
-        return shape;
+        std::string why;
+        std::optional<std::vector<uint64_t>> shape =
+            matrix_access_shape(plan, m, text, read, growing, why);
+        if (!shape) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
+        return *shape;
       };
-      auto scratch = [&](const ValueIn& m, const std::string& suffix,
-                         std::vector<uint64_t> shape) {
+      auto scratch = [&](const ValueIn& m, const std::string& suffix, std::vector<uint64_t> shape) {
         ValueIn s;
         s.name = "@ad" + std::to_string(k.id) + "_" + suffix;
         s.storage = "scratch";

@@ -5,6 +5,7 @@
 #include "output_writer.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "auto_dim_operands.hpp"
@@ -41,13 +42,15 @@ class ManifestWriter {
   ManifestWriter(const PlanIn& plan, const DeviceIn& device, std::vector<KernelShader>& shaders,
                  const std::map<uint32_t, json::object>& select,
                  const std::map<uint32_t, std::vector<json::object>>& before,
-                 const std::map<uint32_t, std::vector<json::object>>& after)
+                 const std::map<uint32_t, std::vector<json::object>>& after,
+                 const GrowingMatrices& growing)
       : plan_(plan),
         device_(device),
         shaders_(shaders),
         select_(select),
         before_(before),
-        after_(after) {}
+        after_(after),
+        growing_(growing) {}
 
   json::array block(const json::array& steps, bool entry) {
     entry_ = entry;
@@ -164,10 +167,31 @@ class ManifestWriter {
                        " + (lo < w.x ? 1u : 0u));\n");
   }
 
-  // cache.read / cache.write of an @auto_dim matrix (the host program keeps it): a copy whose
-  // matrix side carries its index terms as written ("auto_from"/"auto_to"; empty: the whole
-  // matrix), "at" the access's position and "store_at" the other side's. False for other
-  // copies.
+  // A table access's index terms (missing trailing ones as whole axes) and, where its windows
+  // have static length, its shape: the windows' lengths stacked before the entry's.
+  std::optional<std::vector<uint64_t>> table_access(const ValueIn& v, const ValueRef& r,
+                                                    std::vector<std::string>& terms) const {
+    terms = r.index;
+    for (size_t i = terms.size(); i < v.indices.size(); ++i)
+      terms.push_back(v.bound[i] ? "0.." + std::to_string(v.bound[i]) : "0..");
+    std::vector<uint64_t> shape;
+    for (const std::string& term : terms) {
+      if (term.find("..") == std::string::npos) continue;
+      const std::optional<int64_t> n = window_length(plan_, term);
+      if (!n || *n < 0) return std::nullopt;
+      shape.push_back(static_cast<uint64_t>(*n));
+    }
+    shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+    return shape;
+  }
+
+  // cache.read / cache.write / transfer with an @auto_dim matrix (the host program keeps it): a
+  // copy whose matrix side carries its index terms as written ("auto_from"/"auto_to"; empty: the
+  // whole matrix), "at" the access's position and "store_at" the other side's. With a whole
+  // value on the other side, one copy ("exact" for a transfer out of the matrix: the simulator
+  // stores the matrix's shape as it is, never padded); with table entries or another matrix, two
+  // through a scratch value of the shape moved (the source's where it is static, else the
+  // destination's). False for other copies.
   bool auto_dim_copy(const std::string& kind, const std::string& line, const json::object& s,
                      json::array& out) {
     const ValueRef f = parse_ref(str(s, "from")), t = parse_ref(str(s, "to"));
@@ -177,36 +201,93 @@ class ManifestWriter {
     };
     const ValueIn *fv = find(f.name), *tv = find(t.name);
     if (!fv || !tv || (!fv->is_auto_dim() && !tv->is_auto_dim())) return false;
-    const ValueIn& matrix = fv->is_auto_dim() ? *fv : *tv;
-    const ValueIn& other = fv->is_auto_dim() ? *tv : *fv;
-    const ValueRef& mref = fv->is_auto_dim() ? f : t;
-    // (a transfer into a matrix is the simulator's cache.write: the source read, the target
-    // stored; one out of a matrix is refused, as in the C target)
-    if ((kind == "transfer" && fv->is_auto_dim()) || fv->is_auto_dim() == tv->is_auto_dim() ||
-        other.is_table() ||
-        !parse_ref(fv->is_auto_dim() ? str(s, "to") : str(s, "from")).index.empty() ||
-        other.storage == "internal")
-      glsl_gap("auto-dim-copy", kind + line + " between @auto_dim matrix '" + matrix.name +
-                                    "' and '" + other.name +
-                                    "': only copies with whole values are supported");
-    if (matrix.dtype != other.dtype)
-      invalid_plan(kind + line + ": @auto_dim matrix '" + matrix.name + "' is " + matrix.dtype +
-                   ", '" + other.name + "' " + other.dtype);
-    const size_t n = matrix.auto_table.size() + matrix.auto_indices.size();
-    if (!mref.index.empty() && mref.index.size() != n)
-      invalid_plan(kind + line + ": '" + matrix.name + "' takes " + std::to_string(n) + " indices");
-    full_barrier(out);  // the host program reads or writes the whole value, then kernels may
-    access(out, {other.name}, {other.name});
-    json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
-    c[fv->is_auto_dim() ? "auto_from" : "auto_to"] =
-        json::array(mref.index.begin(), mref.index.end());
+    for (const ValueIn* v : {fv, tv})
+      if (v->storage == "internal")
+        invalid_plan(kind + line + ": '" + v->name + "' has no memory" + kNoInternal);
+    if (fv->dtype != tv->dtype)
+      invalid_plan(kind + line + ": '" + fv->name + "' is " + fv->dtype + ", '" + tv->name + "' " +
+                   tv->dtype);
+    for (const auto& [v, r] : {std::pair{fv, &f}, std::pair{tv, &t}}) {
+      const size_t n = v->auto_table.size() + v->auto_indices.size();
+      if (v->is_auto_dim() && !r->index.empty() && r->index.size() != n)
+        invalid_plan(kind + line + ": '" + v->name + "' takes " + std::to_string(n) + " indices");
+      if (!v->is_auto_dim() && !v->is_table() && (!r->index.empty() || r->all))
+        invalid_plan(kind + line + ": '" + v->name + "' is not a table and takes no indices");
+    }
     auto position = [&](const char* key) {
       const json::value* a = s.if_contains(key);
       return a && a->is_string() ? std::string(a->as_string()) : std::string();
     };
-    c["at"] = position(fv->is_auto_dim() ? "from_at" : "to_at");
-    c["store_at"] = position("to_at");
-    out.push_back(std::move(c));
+    const std::string from_at = position("from_at"), to_at = position("to_at");
+    auto matrix_step = [&](const ValueRef& m, const std::string& other, bool read) {
+      json::object c{
+          {"op", "copy"}, {"from", read ? m.name : other}, {"to", read ? other : m.name}};
+      c[read ? "auto_from" : "auto_to"] = json::array(m.index.begin(), m.index.end());
+      c["at"] = read ? from_at : to_at;
+      c["store_at"] = to_at;
+      full_barrier(out);  // the host program reads or writes the whole value, then kernels may
+      access(out, {other}, {other});
+      return c;
+    };
+    const bool fm = fv->is_auto_dim(), tm = tv->is_auto_dim();
+    if (fm != tm && !(fm ? tv : fv)->is_table()) {
+      json::object c = matrix_step(fm ? f : t, fm ? t.name : f.name, fm);
+      if (fm && kind == "transfer") c["exact"] = true;
+      out.push_back(std::move(c));
+      return true;
+    }
+    // Through a scratch value: the source's static shape, else the destination's.
+    std::vector<std::string> fterms, tterms;
+    std::string why_from, why_to;
+    auto shape_of = [&](const ValueIn& v, const ValueRef& r, bool read,
+                        std::vector<std::string>& terms, std::string& why) {
+      // (a whole matrix that grows has no static shape on either side: a copy into one
+      // stores the source's shape, which must be the matrix's current one)
+      if (v.is_auto_dim())
+        return matrix_access_shape(plan_, v, str(s, read ? "from" : "to"), true, growing_, why);
+      std::optional<std::vector<uint64_t>> shape = table_access(v, r, terms);
+      if (!shape)
+        why = "'" + std::string(str(s, read ? "from" : "to")) +
+              "', a window whose length is known only at run time";
+      return shape;
+    };
+    std::optional<std::vector<uint64_t>> shape = shape_of(*fv, f, true, fterms, why_from);
+    if (std::optional<std::vector<uint64_t>> to_shape = shape_of(*tv, t, false, tterms, why_to);
+        !shape)
+      shape = to_shape;
+    if (!shape)
+      glsl_gap("auto-dim-copy", kind + line + " from '" + str(s, "from") + "' to '" + str(s, "to") +
+                                    "': the shape moved is known only at run "
+                                    "time (" +
+                                    why_from + "; " + why_to + ")");
+    ValueIn tmp;
+    tmp.name = std::to_string(auto_copies_++);
+    tmp.dtype = fv->dtype;
+    tmp.shape = *shape;
+    for (uint64_t d : tmp.shape) tmp.elements *= d;
+    const ValueIn& unit = fm ? *fv : *tv;  // bytes per element from a matrix of the dtype
+    tmp.bytes = unit.elements ? (tmp.elements * unit.bytes + unit.elements - 1) / unit.elements : 0;
+    const std::string mid = scratch("@ac", tmp);
+    if (fm) {
+      json::object c = matrix_step(f, mid, true);
+      c["exact"] = true;
+      out.push_back(std::move(c));
+    } else {
+      access(out, {f.name}, {mid});
+      json::object c{{"op", "copy"}, {"from", f.name}, {"to", mid}};
+      c["from_entry"] = json::array(fterms.begin(), fterms.end());
+      if (!from_at.empty()) c["at"] = from_at;
+      out.push_back(std::move(c));
+    }
+    if (tm) {
+      out.push_back(matrix_step(t, mid, false));
+    } else {
+      access(out, {mid}, {t.name});
+      json::object c{{"op", "copy"}, {"from", mid}, {"to", t.name}};
+      c["to_entry"] = json::array(tterms.begin(), tterms.end());
+      if (!to_at.empty()) c["at"] = to_at;
+      out.push_back(std::move(c));
+    }
     return true;
   }
 
@@ -493,8 +574,10 @@ class ManifestWriter {
   const std::map<uint32_t, json::object>& select_;
   const std::map<uint32_t, std::vector<json::object>>& before_;
   const std::map<uint32_t, std::vector<json::object>>& after_;
+  const GrowingMatrices& growing_;  // the @auto_dim matrices some access grows
   std::set<std::string> reads_, writes_;
   std::vector<json::object> scratch_;
+  uint32_t auto_copies_ = 0;  // the scratch values of copies between a matrix and entries
   bool entry_ = false;
 };
 
@@ -713,7 +796,8 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   const DeviceIn device = read_device(device_json);
   PlanIn plan = read_plan(plan_json);
   resolve_settings(plan, model);
-  OperandCopies copies = route_auto_dim_operands(plan);
+  const GrowingMatrices growing = growing_matrices(plan);  // before the operands are rewritten
+  OperandCopies copies = route_auto_dim_operands(plan, growing);
   for (auto& [id, list] : route_window_outputs(plan))
     copies.after[id].insert(copies.after[id].end(), list.begin(), list.end());
   const std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
@@ -745,7 +829,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   }
 
   // The blocks first: host steps such as cache.increment add kernels of their own.
-  ManifestWriter writer(plan, device, shaders, select, copies.before, copies.after);
+  ManifestWriter writer(plan, device, shaders, select, copies.before, copies.after, growing);
   json::array blocks, outputs;
   for (const json::value& b : plan.blocks) {
     if (!b.is_object() || !b.as_object().contains("steps") || !b.at("steps").is_array() ||

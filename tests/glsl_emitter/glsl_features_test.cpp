@@ -448,4 +448,14 @@ BOOST_AUTO_TEST_CASE(unsupported_uses_are_named) {
       e.find("operand 'M', the whole of @auto_dim matrix 'M', which 'M[n]' grows: its "
              "shape is known only at run time (open gap auto-dim-operand)") != std::string::npos,
       e);
+  // A copy between two matrices that both grow: neither side's shape is static.
+  e = emit_error(
+      "dynamic { x: f32[N]; }\npersistent { M(i): f32[N] @auto_dim(i); O(i): f32[N] "
+      "@auto_dim(i); n: i32; }\nblock entry {\n  cache.write x >> M[n];\n"
+      "  cache.read M >> O[n];\n  return O;\n}\n",
+      sizes);
+  BOOST_TEST(e.find("cache.read (line 5) from 'M' to 'O[n]': the shape moved is known only at "
+                    "run time") != std::string::npos,
+             e);
+  BOOST_TEST(e.find("(open gap auto-dim-copy)") != std::string::npos, e);
 }

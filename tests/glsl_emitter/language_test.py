@@ -105,6 +105,18 @@ def auto_dim_ops(step):
     return {"M": m, "y": y, "G": g, "r": [r], "C": c, "gpad": gpad}
 
 
+COPY_X = [[1.0, -2.0], [3.0, 4.0], [5.0, 6.0]]
+
+
+def auto_dim_copies(step):
+    """auto_dim_copies.oi by dsl.md: M = x, y = M, K[n] = M, J[1] = x + y, N's part = J[1],
+    H[n] = N's part, O = N, then M = K[0]; K has its @fixed 4 entries (unwritten ones zero)."""
+    x = COPY_X[step]
+    two = [[2 * v for v in COPY_X[s]] for s in range(step + 1)]
+    return {"y": [x], "K": [[COPY_X[s]] if s <= step else [[0.0, 0.0]] for s in range(4)],
+            "H": [[r] for r in two], "M": [COPY_X[0]], "N": [two[-1]], "O": [two[-1]]}
+
+
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
 # a graph in RUN_ERRORS also runs one step more, where both stop with the same message.
 RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
@@ -120,6 +132,8 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("auto_dim_ops.oi", 3, auto_dim_ops, "".join(
               f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
               for i, x in enumerate(AUTO_X))),
+          ("auto_dim_copies.oi", 3, auto_dim_copies, "".join(
+              f"x.{i}: f32[1, 2] = {{ {x[0]}, {x[1]} }}\n" for i, x in enumerate(COPY_X))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 

@@ -1638,7 +1638,9 @@ class Runner {
   }
 
   // cache.read M[...] >> x, cache.write x >> M[...] (memory.cpp's read_auto_dim and
-  // write_auto_dim, the interpreter's zero-padded read into a larger destination).
+  // write_auto_dim, the interpreter's zero-padded read into a larger destination; "exact": a
+  // transfer or a read on the way to a table entry or another matrix, which stores the
+  // matrix's shape as it is).
   void auto_dim_copy(const json::object& s, const std::map<std::string, int64_t>& indices) {
     const bool write = s.contains("auto_to");
     Value& m = mutable_value(std::string(s.at(write ? "to" : "from").as_string()));
@@ -1652,8 +1654,11 @@ class Runner {
     if (!write) {
       std::vector<uint64_t> shape;
       std::vector<uint8_t> value = read_auto_dim(m, terms, indices, where, shape);
+      const json::value* exact = s.if_contains("exact");
+      const bool pad = !(exact && exact->is_bool() && exact->as_bool());
       bool fits = shape.size() == other.shape.size();
-      for (size_t k = 0; k < shape.size() && fits; ++k) fits = shape[k] <= other.shape[k];
+      for (size_t k = 0; k < shape.size() && fits; ++k)
+        fits = pad ? shape[k] <= other.shape[k] : shape[k] == other.shape[k];
       if (!fits)
         throw Failure(1, store_at + "cannot store " + m.dtype + shape_text(shape) + " into '" +
                              other.name + "' of " + other.dtype + shape_text(other.shape));
