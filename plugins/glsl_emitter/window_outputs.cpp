@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "openinfer/broadcast.hpp"
+
 namespace oi::glsl {
 
 namespace json = boost::json;
@@ -18,6 +20,29 @@ std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
     return static_cast<int64_t>(it->second);
   if (!t.empty() && t.find_first_not_of("0123456789") == std::string::npos) return std::stoll(t);
   return std::nullopt;
+}
+
+// The shape an elementwise op alone in kernel `k` computes: its inputs' broadcast shape.
+std::optional<std::vector<uint64_t>> result_shape(const PlanIn& plan, const KernelIn& k,
+                                                  const OpIn& op) {
+  if (k.kind != "elementwise" || k.ops.size() != 1 || op.inputs.empty()) return std::nullopt;
+  std::vector<uint64_t> out;
+  for (const std::string& in : op.inputs) {
+    const ValueRef r = parse_ref(in);
+    if (r.all || std::any_of(r.index.begin(), r.index.end(), [](const std::string& t) {
+          return t.find("..") != std::string::npos;
+        }))
+      return std::nullopt;
+    auto it = plan.value_index.find(r.name);
+    if (it == plan.value_index.end()) return std::nullopt;
+    const ValueIn& v = plan.values[it->second];
+    if (v.is_auto_dim() || (v.is_table() && r.index.size() != v.indices.size()))
+      return std::nullopt;
+    std::optional<std::vector<uint64_t>> b = geometry::broadcast_shape(out, v.shape);
+    if (!b) return std::nullopt;
+    out = std::move(*b);
+  }
+  return out;
 }
 
 }  // namespace
@@ -55,18 +80,33 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
       for (size_t t = terms.size(); t < table.indices.size(); ++t)
         terms.push_back(table.bound[t] ? "0.." + std::to_string(table.bound[t]) : "0..");
       std::vector<uint64_t> shape;
-      uint64_t count = 1;
+      std::string runtime;  // a window term whose length is known only at run time
       for (const std::string& t : terms) {
         if (t.find("..") == std::string::npos) continue;
         const std::optional<int64_t> n = window_length(plan, t);
-        if (!n)
-          glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
-                                               "', a window whose length '" + t +
-                                               "' is known only at run time");
+        if (!n) {
+          runtime = t;
+          shape.push_back(0);
+          continue;
+        }
         if (*n < 0) invalid_plan(op_where(op) + ": empty window '" + t + "'");
         shape.push_back(static_cast<uint64_t>(*n));
-        count *= static_cast<uint64_t>(*n);
       }
+      if (!runtime.empty()) {
+        // An elementwise op alone in its kernel writes its inputs' broadcast shape: where that
+        // gives every window axis (the entry's shape after them), the lengths are static after
+        // all, and the copy checks the window's at run time (the simulator's shape error).
+        const std::optional<std::vector<uint64_t>> b = result_shape(plan, k, op);
+        const size_t lead = shape.size();
+        if (!b || b->size() != lead + table.shape.size() ||
+            !std::equal(table.shape.begin(), table.shape.end(), b->begin() + lead))
+          glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
+                                               "', a window whose length '" + runtime +
+                                               "' is known only at run time");
+        for (size_t a = 0; a < lead; ++a) shape[a] = (*b)[a];
+      }
+      uint64_t count = 1;
+      for (uint64_t n : shape) count *= n;
       ValueIn s;
       s.name = "@win" + std::to_string(k.id) + "_" + std::to_string(i);
       s.storage = "scratch";

@@ -117,9 +117,23 @@ def auto_dim_copies(step):
             "H": [[r] for r in two], "M": [COPY_X[0]], "N": [two[-1]], "O": [two[-1]]}
 
 
+RUNTIME_X = [[[1, 2, 3], [4, 5, 6]], [[-1, 0.5, 2], [7, 8, 9]], [[3, 3, 3], [-4, -4, -4]],
+             [[1, 1, 1], [1, 1, 1]]]
+
+
+def window_runtime(step):
+    """window_runtime.oi: rows 2s and 2s+1 of K hold 2x and of F x * x at step s; F keeps its
+    @fixed 6 rows (unwritten ones zero)."""
+    k = [[2.0 * v for v in row] for s in range(step + 1) for row in RUNTIME_X[s]]
+    f = [[float(v * v) for v in row] for s in range(step + 1) for row in RUNTIME_X[s]]
+    return {"K": k, "F": f + [[0.0] * 3] * (6 - len(f))}
+
+
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
 # a graph in RUN_ERRORS also runs one step more, where both stop with the same message.
 RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
+                                   "t=6",
+              "window_runtime.oi": "table 'F': slice end 8 of index t exceeds its @fixed bound "
                                    "t=6"}
 GRAPHS = [("counters.oi", 4, counters, None),
           ("named_settings.oi", 2, named_settings,
@@ -129,6 +143,9 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("window_outputs.oi", 2, window_outputs, "".join(
               f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
               for i, x in enumerate(WINDOW_X + [WINDOW_X[0]]))),
+          ("window_runtime.oi", 3, window_runtime, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              for i, x in enumerate(RUNTIME_X))),
           ("auto_dim_ops.oi", 3, auto_dim_ops, "".join(
               f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
               for i, x in enumerate(AUTO_X))),
