@@ -51,12 +51,7 @@ class Walker {
         const std::optional<int64_t> a = bound(s->at("start"), env), b = bound(s->at("end"), env);
         const bool shadows = env.count(index) > 0;
         const std::optional<int64_t> saved = shadows ? env[index] : std::nullopt;
-        if (wanted_.count(index) && a && b) {
-          if (*b - *a > static_cast<int64_t>(kMaxIndexedCopies))
-            glsl_gap("loop-setting-copies",
-                     "loop index '" + index + "' takes " + std::to_string(*b - *a) +
-                         " values and a setting names it (at most " +
-                         std::to_string(kMaxIndexedCopies) + " copies of a kernel are written)");
+        if (wanted_.count(index) && a && b && *b - *a <= static_cast<int64_t>(kMaxIndexedCopies)) {
           for (int64_t i = *a; i < *b; ++i) {
             env[index] = i;
             walk(s->at("body").as_array(), env);
@@ -96,19 +91,22 @@ class Walker {
     for (const std::string& n : k.by) {
       auto e = env.find(n);
       if (e == env.end()) return;  // not a loop index here: resolve_settings' other cases
-      if (!e->second)
-        glsl_gap("loop-setting-runtime-bounds",
-                 "kernel " + std::to_string(id) + ": a setting names loop index '" + n +
-                     "', whose loop bounds are known only at run time (integers, size "
-                     "variables and outer loop indices are supported)");
+      if (!e->second) {
+        if (k.runtime.empty())
+          k.runtime = "loop index '" + n +
+                      "' takes values known only at run time (its loop's bounds) or more than " +
+                      std::to_string(kMaxIndexedCopies);
+        return;
+      }
       row.push_back(*e->second);
     }
-    if (std::find(k.values.begin(), k.values.end(), row) != k.values.end()) return;
-    if (k.values.size() >= kMaxIndexedCopies)
-      glsl_gap("loop-setting-copies", "kernel " + std::to_string(id) +
-                                          ": its settings name loop indices that take more "
-                                          "than " +
-                                          std::to_string(kMaxIndexedCopies) + " combinations");
+    if (!k.runtime.empty() || std::find(k.values.begin(), k.values.end(), row) != k.values.end())
+      return;
+    if (k.values.size() >= kMaxIndexedCopies) {
+      k.runtime = "its settings' loop indices take more than " + std::to_string(kMaxIndexedCopies) +
+                  " combinations";
+      return;
+    }
     k.values.push_back(std::move(row));
   }
 
@@ -131,8 +129,10 @@ std::map<uint32_t, IndexedKernel> indexed_kernels(const PlanIn& plan) {
     }
   // A kernel whose named settings are no loop index around it (no value found) keeps them as
   // names: the writers then refuse them as a plan the planner does not produce.
-  for (auto it = out.begin(); it != out.end();)
-    it = it->second.values.empty() ? out.erase(it) : std::next(it);
+  for (auto it = out.begin(); it != out.end();) {
+    if (!it->second.runtime.empty()) it->second.values.clear();
+    it = it->second.values.empty() && it->second.runtime.empty() ? out.erase(it) : std::next(it);
+  }
   return out;
 }
 

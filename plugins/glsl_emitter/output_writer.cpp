@@ -10,6 +10,7 @@
 
 #include "auto_dim_operands.hpp"
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
+#include "loop_setting_params.hpp"
 #include "loop_settings.hpp"
 #include "openinfer/consumer_order.hpp"
 #include "openinfer/plugin_abi.hpp"
@@ -701,15 +702,21 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
   for (const auto& [from, to] : ks.copies)
     copies.push_back(json::object{{"from", from}, {"to", to}});
   for (const ScratchValue& v : ks.scratch) zero.push_back(json::value(v.name));
-  return json::object{{"id", id},
-                      {"kind", kind},
-                      {"workgroups", json::array{1, 1, 1}},
-                      {"bindings", json::array{}},
-                      {"checks", std::move(checks)},
-                      {"rope_tables", std::move(tables)},
-                      {"zero", std::move(zero)},
-                      {"dispatches", std::move(dispatches)},
-                      {"copies", std::move(copies)}};
+  json::object out{{"id", id},
+                   {"kind", kind},
+                   {"workgroups", json::array{1, 1, 1}},
+                   {"bindings", json::array{}},
+                   {"checks", std::move(checks)},
+                   {"rope_tables", std::move(tables)},
+                   {"zero", std::move(zero)},
+                   {"dispatches", std::move(dispatches)},
+                   {"copies", std::move(copies)}};
+  json::array patches;
+  for (const ParamPatch& p : ks.patches)
+    patches.push_back(json::object{
+        {"dispatch", p.dispatch}, {"word", p.word}, {"index", p.index}, {"kind", p.kind}});
+  if (!patches.empty()) out["patches"] = std::move(patches);
+  return out;
 }
 
 bool valid_name(const std::string& n) {
@@ -804,6 +811,10 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) {
     auto ix = indexed.find(k.id);
+    if (ix != indexed.end() && !ix->second.runtime.empty()) {
+      shaders.push_back(record_runtime_index(plan, device, k, ix->second.by, ix->second.runtime));
+      continue;
+    }
     shaders.push_back(write_kernel(
         plan, device,
         ix == indexed.end() ? k : with_index_values(k, ix->second.by, ix->second.values[0], k.id)));
@@ -813,6 +824,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   for (const KernelIn& k : plan.kernels) kinds.push_back(k.kind);
   std::map<uint32_t, json::object> select;
   for (const auto& [id, ik] : indexed) {
+    if (!ik.runtime.empty()) continue;  // one kernel, its params words set at run time
     json::array values, ids{id};
     for (size_t r = 0; r < ik.values.size(); ++r) {
       values.push_back(json::array(ik.values[r].begin(), ik.values[r].end()));

@@ -66,6 +66,16 @@ struct ScratchValue {
   uint64_t bytes = 0;
 };
 
+// A params word of a recorded dispatch that carries a setting naming a loop index whose values
+// are known only at run time: the host program writes the index's value there, in `kind`
+// ("f32", "i32", "f64_lo", "f64_hi", "i64_hi": the word of that encoding of the integer; "f16",
+// "bf16", "f8": the narrow float's bits, "f16_f32", ...: the f32 of the integer rounded once to
+// the narrow float).
+struct ParamPatch {
+  size_t dispatch = 0, word = 0;
+  std::string index, kind;
+};
+
 struct KernelShader {
   // Non-empty: the kernel runs the Vulkan backend's shaders (glsl is then empty): the index
   // checks, the scratch values zeroed, the dispatches with a barrier after each, then the
@@ -79,6 +89,7 @@ struct KernelShader {
   // binds the entry at each dispatch.
   std::map<std::string, Binding> entries;
   bool recorded = false;  // through the Vulkan backend's kernels (even with no dispatch)
+  std::vector<ParamPatch> patches;
   std::string glsl;
   std::array<uint32_t, 3> local_size{1, 1, 1};
   std::array<uint64_t, 3> workgroups{0, 0, 0};  // 0 in any: nothing to dispatch

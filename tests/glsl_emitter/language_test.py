@@ -129,6 +129,18 @@ def window_runtime(step):
     return {"K": k, "F": f + [[0.0] * 3] * (6 - len(f))}
 
 
+def loop_runtime(step):
+    """loop_runtime.oi: step s runs i in 0..s+1 (a persistent counter): acc sums relu(x, alpha=i),
+    ai, ah and au sum fill(i); big sums fill(j) for j in 0..300 (44850) each step."""
+    acc, tri = [0.0] * 3, 0
+    for s in range(step + 1):
+        for i in range(s + 1):
+            acc = [a + (v if v >= 0 else i * v) for a, v in zip(acc, AUTO_X[s])]
+            tri += i
+    return {"acc": acc, "ai": [tri] * 3, "ah": [float(tri)] * 3, "au": [tri % 256] * 3,
+            "big": [44850 * (step + 1)] * 3}
+
+
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
 # a graph in RUN_ERRORS also runs one step more, where both stop with the same message.
 RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
@@ -146,6 +158,9 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("window_runtime.oi", 3, window_runtime, "".join(
               f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
               for i, x in enumerate(RUNTIME_X))),
+          ("loop_runtime.oi", 3, loop_runtime, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
+              for i, x in enumerate(AUTO_X))),
           ("auto_dim_ops.oi", 3, auto_dim_ops, "".join(
               f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
               for i, x in enumerate(AUTO_X))),

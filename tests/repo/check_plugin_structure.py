@@ -235,9 +235,9 @@ def check_c_refusals(problems):
 # goes to the Vulkan backend's kernels (output_writer.cpp's write_kernel), never a refusal of
 # its own. No other file makes an UNIMPLEMENTED or INVALID_ARGUMENT status.
 GLSL_OPEN_GAPS = {
-    "loop-setting-runtime-bounds": "a setting naming a loop index whose bounds are known only "
-                                   "at run time",
-    "loop-setting-copies": "a setting naming a loop index of more than 256 values",
+    "loop-setting-runtime-bounds": "a setting naming a loop index whose values are known only "
+                                   "at run time or over 256, which the Vulkan backend's kernel "
+                                   "does not take as a params word",
     "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
                         "run-time length",

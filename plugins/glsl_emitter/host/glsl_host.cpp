@@ -148,6 +148,14 @@ struct Kernel {
   // its dispatches (a barrier after each), then copies of whole values.
   bool recorded = false;
   std::vector<Kernel> subs;
+  // Params words carrying a setting that names a loop index known only at run time: before a
+  // dispatch, the index's value in the word's encoding ("f32", "i32", "f64_lo", "f64_hi",
+  // "i64_hi") goes into subs[dispatch].params[word].
+  struct Patch {
+    size_t dispatch = 0, word = 0;
+    std::string index, kind;
+  };
+  std::vector<Patch> patches;
   std::vector<json::object> checks, rope_tables;
   std::vector<std::string> zero;
   std::vector<std::pair<std::string, std::string>> copies;
@@ -207,6 +215,21 @@ uint32_t narrow_bits(double v, int eb, int mb) {
   if (rest > tie || (rest == tie && (r & 1))) ++r;
   if (biased < 1) return sign | static_cast<uint32_t>(r);
   return sign | static_cast<uint32_t>((static_cast<uint64_t>(biased - 1) << mb) + r);
+}
+
+// The value of narrow float bits (narrow_bits' format): sign, exponent, mantissa.
+double narrow_value(uint32_t bits, int eb, int mb) {
+  const bool neg = (bits >> (eb + mb)) & 1;
+  const uint32_t e = (bits >> mb) & ((1u << eb) - 1), m = bits & ((1u << mb) - 1);
+  const int bias = (1 << (eb - 1)) - 1;
+  double v;
+  if (e == (1u << eb) - 1)
+    v = m ? NAN : INFINITY;
+  else if (e == 0)
+    v = std::ldexp(static_cast<double>(m), 1 - bias - mb);
+  else
+    v = std::ldexp(static_cast<double>(m | (1u << mb)), static_cast<int>(e) - bias - mb);
+  return neg ? -v : v;
 }
 
 // The @init literal as the bits of one element of `dtype` (little-endian, its low
@@ -469,6 +492,15 @@ class Runner {
     if (auto* d = o.if_contains("dispatches")) {  // the Vulkan backend's shaders
       k.recorded = true;
       for (const json::value& sub : d->as_array()) k.subs.push_back(parse_kernel(sub.as_object()));
+      if (auto* pa = o.if_contains("patches"))
+        for (const json::value& p : pa->as_array()) {
+          Kernel::Patch patch{
+              p.at("dispatch").to_number<size_t>(), p.at("word").to_number<size_t>(),
+              std::string(p.at("index").as_string()), std::string(p.at("kind").as_string())};
+          if (patch.dispatch >= k.subs.size() || patch.word >= k.subs[patch.dispatch].params.size())
+            input_error("manifest: a params patch outside its kernel's dispatches");
+          k.patches.push_back(std::move(patch));
+        }
       for (const json::value& c : o.at("checks").as_array()) k.checks.push_back(c.as_object());
       if (auto* r = o.if_contains("rope_tables"))
         for (const json::value& t : r->as_array()) k.rope_tables.push_back(t.as_object());
@@ -2002,6 +2034,7 @@ class Runner {
   // into scratch.
   void run_recorded(Kernel& k, const std::map<std::string, int64_t>& indices,
                     const std::string& where) {
+    set_patches(k, indices);
     for (const json::object& c : k.checks) check_indices(c);
     for (const std::string& z : k.zero) zero(value(z));
     if (!k.zero.empty()) barrier();
@@ -2023,6 +2056,49 @@ class Runner {
       cmd_->copyBuffer(buffer_of(f), buffer_of(t),
                        vk::BufferCopy(offset_of(f), offset_of(t), (t.bytes + 3) / 4 * 4));
       barrier();
+    }
+  }
+
+  // Integer v as params word `kind` (the emitter's ParamPatch kinds).
+  static uint32_t patch_word(const std::string& kind, int64_t v) {
+    const auto x = static_cast<double>(v);
+    const auto d = std::bit_cast<uint64_t>(x);
+    struct Narrow {
+      const char* name;
+      int eb, mb;
+    };
+    for (const Narrow n : {Narrow{"f16", 5, 10}, Narrow{"bf16", 8, 7}, Narrow{"f8", 5, 2}}) {
+      if (kind != n.name && kind != std::string(n.name) + "_f32") continue;
+      const uint32_t bits = narrow_bits(x, n.eb, n.mb);
+      if (kind == n.name) return bits;
+      return std::bit_cast<uint32_t>(static_cast<float>(narrow_value(bits, n.eb, n.mb)));
+    }
+    if (kind == "f32") return std::bit_cast<uint32_t>(static_cast<float>(v));
+    if (kind == "i32") return static_cast<uint32_t>(v);
+    if (kind == "f64_lo") return static_cast<uint32_t>(d);
+    if (kind == "f64_hi") return static_cast<uint32_t>(d >> 32);
+    if (kind == "i64_hi") return static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32);
+    input_error("manifest: unknown params patch '" + kind + "'");
+  }
+
+  // The loop indices' current values into the params words that carry them (the emitter's
+  // ParamPatch); recorded dispatches still read the old words, so those run first.
+  void set_patches(Kernel& k, const std::map<std::string, int64_t>& indices) {
+    bool flushed = false;
+    for (const Kernel::Patch& p : k.patches) {
+      auto it = indices.find(p.index);
+      if (it == indices.end())
+        input_error("manifest: loop index '" + p.index +
+                    "' of a kernel's settings is not set here");
+      const uint32_t w = patch_word(p.kind, it->second);
+      Kernel& sub = k.subs[p.dispatch];
+      if (sub.params[p.word] == w) continue;
+      if (!flushed) submit_and_wait();
+      flushed = true;
+      sub.params[p.word] = w;
+      void* m = device_->mapMemory(*sub.params_buffer.memory, 0, VK_WHOLE_SIZE);
+      std::memcpy(m, sub.params.data(), sub.params.size() * 4);
+      device_->unmapMemory(*sub.params_buffer.memory);
     }
   }
 
