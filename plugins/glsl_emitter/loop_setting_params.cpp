@@ -21,7 +21,8 @@ uint32_t encode(const std::string& kind, int64_t v) {
   if (kind == "f16") return oi::f64_to_f16_bits(x);
   if (kind == "bf16") return oi::f64_to_bf16_bits(x);
   if (kind == "f8") return oi::f64_to_f8_bits(x);
-  if (kind == "f16_f32") return std::bit_cast<uint32_t>(oi::f16_bits_to_f32(oi::f64_to_f16_bits(x)));
+  if (kind == "f16_f32")
+    return std::bit_cast<uint32_t>(oi::f16_bits_to_f32(oi::f64_to_f16_bits(x)));
   if (kind == "bf16_f32")
     return std::bit_cast<uint32_t>(oi::bf16_bits_to_f32(oi::f64_to_bf16_bits(x)));
   if (kind == "f8_f32") return std::bit_cast<uint32_t>(oi::f8_bits_to_f32(oi::f64_to_f8_bits(x)));
@@ -36,60 +37,69 @@ uint32_t encode(const std::string& kind, int64_t v) {
 
 KernelShader record_runtime_index(const PlanIn& plan, const DeviceIn& device, const KernelIn& k,
                                   const std::vector<std::string>& by, const std::string& why) {
-  const std::string where = "kernel " + std::to_string(k.id) + ": a setting names loop index '" +
-                            (by.empty() ? std::string() : by[0]) + "', whose " + why;
-  if (by.size() != 1)
-    glsl_gap("loop-setting-runtime-bounds",
-             "kernel " + std::to_string(k.id) + ": its settings name several loop indices, " + why);
+  std::string names;
+  for (const std::string& n : by) names += (names.empty() ? "'" : ", '") + n + "'";
+  const std::string where =
+      "kernel " + std::to_string(k.id) + ": a setting names loop index " + names + ", whose " + why;
   if (!have_vulkan_kernels())
     glsl_gap("loop-setting-runtime-bounds",
              where + "; the emitter was built without the Vulkan backend's kernels");
-  // Probes with distinct bits in every encoding (a value past 2^21 for the f64 low word).
-  const int64_t probes[] = {3, -5, 123456789};
-  std::vector<KernelShader> recorded;
-  for (int64_t p : probes) recorded.push_back(record_kernel(plan, device, with_index_values(k, by, {p}, k.id)));
-  KernelShader& base = recorded[0];
   auto gap_for = [&](const std::string& what) {
     glsl_gap("loop-setting-runtime-bounds",
              where + ", and the Vulkan backend's kernel " + what +
                  " (only a setting carried by its params words is set at run time)");
   };
-  for (size_t r = 1; r < recorded.size(); ++r) {
-    const KernelShader& o = recorded[r];
-    if (o.dispatches.size() != base.dispatches.size() || o.checks.size() != base.checks.size() ||
-        o.rope_tables.size() != base.rope_tables.size() || o.copies != base.copies)
-      gap_for("records other work for another value");
-    for (size_t d = 0; d < base.dispatches.size(); ++d) {
-      const VulkanDispatch &a = base.dispatches[d], &b = o.dispatches[d];
-      if (a.variant != b.variant || a.spec != b.spec || a.groups != b.groups ||
-          a.values != b.values || a.params.size() != b.params.size() ||
-          a.float_width != b.float_width || a.also_f64 != b.also_f64)
-        gap_for("runs another shader, specialization or grid for another value");
-    }
-  }
-  static const char* kKinds[] = {"f32",  "i32",     "f64_lo",   "f64_hi", "i64_hi",
-                                 "f16",  "f16_f32", "bf16",     "bf16_f32",
-                                 "f8",   "f8_f32"};
-  for (size_t d = 0; d < base.dispatches.size(); ++d)
-    for (size_t w = 0; w < base.dispatches[d].params.size(); ++w) {
-      bool varies = false;
-      for (const KernelShader& o : recorded)
-        varies = varies || o.dispatches[d].params[w] != base.dispatches[d].params[w];
-      if (!varies) continue;
-      const char* kind = nullptr;
-      for (const char* c : kKinds) {
-        bool all = true;
-        for (size_t r = 0; r < recorded.size() && all; ++r)
-          all = recorded[r].dispatches[d].params[w] == encode(c, probes[r]);
-        if (all) {
-          kind = c;
-          break;
-        }
+  // Probes with distinct bits in every encoding (a value past 2^21 for the f64 low word); each
+  // index in turn takes them while the others keep the first.
+  const int64_t probes[] = {3, -5, 123456789};
+  const std::vector<int64_t> first(by.size(), probes[0]);
+  KernelShader base = record_kernel(plan, device, with_index_values(k, by, first, k.id));
+  static const char* kKinds[] = {"f32",     "i32",  "f64_lo",   "f64_hi", "i64_hi", "f16",
+                                 "f16_f32", "bf16", "bf16_f32", "f8",     "f8_f32"};
+  for (size_t x = 0; x < by.size(); ++x) {
+    std::vector<KernelShader> recorded{base};
+    for (size_t r = 1; r < std::size(probes); ++r) {
+      std::vector<int64_t> row = first;
+      row[x] = probes[r];
+      recorded.push_back(record_kernel(plan, device, with_index_values(k, by, row, k.id)));
+      const KernelShader& o = recorded.back();
+      if (o.dispatches.size() != base.dispatches.size() || o.checks.size() != base.checks.size() ||
+          o.rope_tables.size() != base.rope_tables.size() || o.copies != base.copies)
+        gap_for("records other work for another value");
+      for (size_t d = 0; d < base.dispatches.size(); ++d) {
+        const VulkanDispatch &a = base.dispatches[d], &b = o.dispatches[d];
+        if (a.variant != b.variant || a.spec != b.spec || a.groups != b.groups ||
+            a.values != b.values || a.params.size() != b.params.size() ||
+            a.float_width != b.float_width || a.also_f64 != b.also_f64)
+          gap_for("runs another shader, specialization or grid for another value");
       }
-      if (!kind) gap_for("takes the value in params word " + std::to_string(w) + " otherwise");
-      base.patches.push_back({d, w, by[0], kind});
     }
-  if (base.patches.empty()) gap_for("takes the value nowhere in its params words");
+    bool found = false;
+    for (size_t d = 0; d < base.dispatches.size(); ++d)
+      for (size_t w = 0; w < base.dispatches[d].params.size(); ++w) {
+        bool varies = false;
+        for (const KernelShader& o : recorded)
+          varies = varies || o.dispatches[d].params[w] != base.dispatches[d].params[w];
+        if (!varies) continue;
+        const char* kind = nullptr;
+        for (const char* c : kKinds) {
+          bool all = true;
+          for (size_t r = 0; r < recorded.size() && all; ++r)
+            all = recorded[r].dispatches[d].params[w] == encode(c, probes[r]);
+          if (all) {
+            kind = c;
+            break;
+          }
+        }
+        if (!kind) gap_for("takes the value in params word " + std::to_string(w) + " otherwise");
+        for (const ParamPatch& q : base.patches)
+          if (q.dispatch == d && q.word == w)
+            gap_for("takes two indices in params word " + std::to_string(w));
+        base.patches.push_back({d, w, by[x], kind});
+        found = true;
+      }
+    if (!found) gap_for("takes '" + by[x] + "' nowhere in its params words");
+  }
   // An f64 setting's low word is zero for small integers: patch it whenever the high one is.
   for (size_t i = 0, n = base.patches.size(); i < n; ++i) {
     const ParamPatch p = base.patches[i];

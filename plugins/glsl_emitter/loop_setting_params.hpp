@@ -12,11 +12,11 @@
 
 namespace oi::glsl {
 
-// Kernel `k` recorded through the Vulkan backend's kernels with its setting naming loop index
-// `by` (one) at three probe values; the words that differ between them, each matching one
+// Kernel `k` recorded through the Vulkan backend's kernels with each loop index of `by` in turn
+// at three probe values (the others at the first); the words that differ, each matching one
 // encoding of the integer for all three, become the shader's `patches`. Refuses (glsl_gap
-// "loop-setting-runtime-bounds") several indices, and a setting that changes anything else (the
-// dispatches, their shaders, specialization constants or workgroups) or lands in no such word.
+// "loop-setting-runtime-bounds") a setting that changes anything else (the dispatches, their
+// shaders, specialization constants or workgroups), lands in no such word, or shares one.
 KernelShader record_runtime_index(const PlanIn& plan, const DeviceIn& device, const KernelIn& k,
                                   const std::vector<std::string>& by, const std::string& why);
 

@@ -131,14 +131,17 @@ def window_runtime(step):
 
 def loop_runtime(step):
     """loop_runtime.oi: step s runs i in 0..s+1 (a persistent counter): acc sums relu(x, alpha=i),
-    ai, ah and au sum fill(i); big sums fill(j) for j in 0..300 (44850) each step."""
-    acc, tri = [0.0] * 3, 0
+    ai, ah and au sum fill(i), cl clamp(x, min=i, max=j) for j in i..s+1; big sums fill(j) for
+    j in 0..300 (44850) each step."""
+    acc, tri, cl = [0.0] * 3, 0, [0.0] * 3
     for s in range(step + 1):
         for i in range(s + 1):
             acc = [a + (v if v >= 0 else i * v) for a, v in zip(acc, AUTO_X[s])]
             tri += i
+            for j in range(i, s + 1):  # clamp(x, min=i, max=j)
+                cl = [c + min(max(v, i), j) for c, v in zip(cl, AUTO_X[s])]
     return {"acc": acc, "ai": [tri] * 3, "ah": [float(tri)] * 3, "au": [tri % 256] * 3,
-            "big": [44850 * (step + 1)] * 3}
+            "big": [44850 * (step + 1)] * 3, "cl": cl}
 
 
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
