@@ -231,6 +231,19 @@ class ManifestWriter {
       return c;
     };
     const bool fm = fv->is_auto_dim(), tm = tv->is_auto_dim();
+    if (fm && tm && !t.index.empty()) {
+      // Matrix to matrix: one host copy, the part read as it is and stored (no shape needed
+      // here; into a whole matrix without indices, below, a cache.read pads to its declared
+      // shape first, as the simulator does).
+      json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
+      c["auto_from"] = json::array(f.index.begin(), f.index.end());
+      c["auto_to"] = json::array(t.index.begin(), t.index.end());
+      c["at"] = from_at;
+      c["store_at"] = to_at;
+      full_barrier(out);
+      out.push_back(std::move(c));
+      return true;
+    }
     if (fm != tm && !(fm ? tv : fv)->is_table()) {
       json::object c = matrix_step(fm ? f : t, fm ? t.name : f.name, fm);
       if (fm && kind == "transfer") c["exact"] = true;
@@ -252,7 +265,12 @@ class ManifestWriter {
               "', a window whose length is known only at run time";
       return shape;
     };
-    std::optional<std::vector<uint64_t>> shape = shape_of(*fv, f, true, fterms, why_from);
+    // (cache.read into a whole matrix: the simulator pads the part read to the destination's
+    // declared shape, then stores it)
+    const bool pad = fm && tm && kind == "cache.read";
+    std::optional<std::vector<uint64_t>> shape =
+        pad ? std::nullopt : shape_of(*fv, f, true, fterms, why_from);
+    if (pad) shape = matrix_access_shape(plan_, *tv, str(s, "to"), false, growing_, why_to);
     if (std::optional<std::vector<uint64_t>> to_shape = shape_of(*tv, t, false, tterms, why_to);
         !shape)
       shape = to_shape;
@@ -271,7 +289,7 @@ class ManifestWriter {
     const std::string mid = scratch("@ac", tmp);
     if (fm) {
       json::object c = matrix_step(f, mid, true);
-      c["exact"] = true;
+      c["exact"] = !pad;
       out.push_back(std::move(c));
     } else {
       access(out, {f.name}, {mid});

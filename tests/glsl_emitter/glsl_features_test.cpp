@@ -448,14 +448,15 @@ BOOST_AUTO_TEST_CASE(unsupported_uses_are_named) {
       e.find("operand 'M', the whole of @auto_dim matrix 'M', which 'M[n]' grows: its "
              "shape is known only at run time (open gap auto-dim-operand)") != std::string::npos,
       e);
-  // A copy between two matrices that both grow: neither side's shape is static.
+  // A copy from table entries of run-time count into a matrix that grows: neither side's shape
+  // is static.
   e = emit_error(
-      "dynamic { x: f32[N]; }\npersistent { M(i): f32[N] @auto_dim(i); O(i): f32[N] "
-      "@auto_dim(i); n: i32; }\nblock entry {\n  cache.write x >> M[n];\n"
-      "  cache.read M >> O[n];\n  return O;\n}\n",
+      "dynamic { x: f32[N]; }\npersistent { K(t): f32[N] @table; M(i, j): f32[1, N] "
+      "@auto_dim(i, j); n: i32; }\nblock entry {\n  cache.write x >> K[n];\n"
+      "  cache.read K[0..n] >> M[n, 0];\n  return M;\n}\n",
       sizes);
-  BOOST_TEST(e.find("cache.read (line 5) from 'M' to 'O[n]': the shape moved is known only at "
-                    "run time") != std::string::npos,
+  BOOST_TEST(e.find("cache.read (line 5) from 'K[0..n]' to 'M[n, 0]': the shape moved is known "
+                    "only at run time") != std::string::npos,
              e);
   BOOST_TEST(e.find("(open gap auto-dim-copy)") != std::string::npos, e);
 }

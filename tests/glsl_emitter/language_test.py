@@ -144,6 +144,14 @@ def loop_runtime(step):
             "big": [44850 * (step + 1)] * 3, "cl": cl}
 
 
+def auto_dim_matrices(step):
+    """auto_dim_matrices.oi: M grows a row a step (@init 1, then x); N and O follow it, R holds
+    it zero padded to R's declared [4, 2], mpad M as it was before its new row was written."""
+    m = [list(COPY_X[s]) for s in range(step + 1)]
+    pad = lambda rows: rows + [[0.0, 0.0]] * (4 - len(rows))  # noqa: E731
+    return {"M": m, "N": m, "O": m, "R": pad(m), "mpad": pad(m[:-1] + [[1.0, 1.0]])}
+
+
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
 # a graph in RUN_ERRORS also runs one step more, where both stop with the same message.
 RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
@@ -168,6 +176,8 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
               for i, x in enumerate(AUTO_X))),
           ("auto_dim_copies.oi", 3, auto_dim_copies, "".join(
+              f"x.{i}: f32[1, 2] = {{ {x[0]}, {x[1]} }}\n" for i, x in enumerate(COPY_X))),
+          ("auto_dim_matrices.oi", 3, auto_dim_matrices, "".join(
               f"x.{i}: f32[1, 2] = {{ {x[0]}, {x[1]} }}\n" for i, x in enumerate(COPY_X))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]

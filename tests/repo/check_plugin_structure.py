@@ -241,8 +241,8 @@ GLSL_OPEN_GAPS = {
     "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
                         "run-time length",
-    "auto-dim-copy": "an @auto_dim copy with table entries or another matrix where neither "
-                     "side's shape is static",
+    "auto-dim-copy": "an @auto_dim copy with table entries where neither side's shape is "
+                     "static",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "the length not given by an elementwise op's result",
     "reset-window": "cache.reset of a window of table entries (the simulator empties every "

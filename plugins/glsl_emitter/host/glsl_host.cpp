@@ -1675,6 +1675,19 @@ class Runner {
   // matrix's shape as it is).
   void auto_dim_copy(const json::object& s, const std::map<std::string, int64_t>& indices) {
     const bool write = s.contains("auto_to");
+    if (write && s.contains("auto_from")) {  // matrix to matrix: the part read, as it is, stored
+      Value& from = mutable_value(std::string(s.at("from").as_string()));
+      Value& to = mutable_value(std::string(s.at("to").as_string()));
+      std::vector<std::string> fterms, tterms;
+      for (const json::value& t : s.at("auto_from").as_array()) fterms.emplace_back(t.as_string());
+      for (const json::value& t : s.at("auto_to").as_array()) tterms.emplace_back(t.as_string());
+      std::vector<uint64_t> shape;
+      const std::vector<uint8_t> value =
+          read_auto_dim(from, fterms, indices, std::string(s.at("at").as_string()) + ": ", shape);
+      write_matrix(to, tterms, shape, value, indices,
+                   std::string(s.at("store_at").as_string()) + ": ");
+      return;
+    }
     Value& m = mutable_value(std::string(s.at(write ? "to" : "from").as_string()));
     Value& other = mutable_value(std::string(s.at(write ? "from" : "to").as_string()));
     const std::string where = std::string(s.at("at").as_string()) + ": ";
@@ -1701,9 +1714,17 @@ class Runner {
       upload(other, out.data(), out.size());
       return;
     }
+    write_matrix(m, terms, other.shape, download(other), indices, where);
+  }
+
+  // Stores a value of shape vs (its bytes) at the matrix access `terms` of m (memory.cpp's
+  // write_auto_dim): per key the @table slots visit, the grown matrix or the part.
+  void write_matrix(Value& m, const std::vector<std::string>& terms,
+                    const std::vector<uint64_t>& vs, const std::vector<uint8_t>& bytes,
+                    const std::map<std::string, int64_t>& indices, const std::string& where) {
+    const size_t esize = m.elements ? m.bytes / m.elements : 0;
     std::vector<uint64_t> lead;
     const auto keys = matrix_keys(m, terms, indices, where, lead);
-    const std::vector<uint64_t>& vs = other.shape;
     if (vs.size() < lead.size() || !std::equal(lead.begin(), lead.end(), vs.begin()))
       throw Failure(1, where + "cannot store a value of shape " + shape_text(vs) + " into " +
                            std::to_string(keys.size()) + " entries of auto_dim table '" + m.name +
@@ -1712,7 +1733,9 @@ class Runner {
                                       vs.end());
     uint64_t numel = 1;
     for (uint64_t d : inner) numel *= d;
-    const std::vector<uint8_t> bytes = download(other);
+    if (bytes.size() < keys.size() * numel * esize)
+      throw Failure(
+          1, where + "cannot store a value of shape " + shape_text(vs) + " into '" + m.name + "'");
     for (size_t n = 0; n < keys.size(); ++n) {
       Value::Matrix& e = matrix_at(m, keys[n]);
       std::vector<uint64_t> target;
