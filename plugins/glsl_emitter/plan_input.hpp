@@ -120,9 +120,9 @@ using ModelScalar =
     std::function<std::optional<std::string>(const std::string& name, uint32_t dtype)>;
 
 // Replaces each setting {"name": N} of the kernels' ops by N's value, by dsl.md's precedence:
-// a loop index of a loop around the kernel stays a name (refused by the writers), a declared
-// constant scalar gives the model's tensor (`model`, noted in plan.baked) or its @init, a size
-// variable its value.
+// a loop index of a loop around the kernel stays a name (loop_settings.hpp gives its values), a
+// declared constant scalar gives the model's tensor (`model`, noted in plan.baked) or its @init,
+// a size variable its value. Anything else is a graph the validator refuses (invalid_plan).
 void resolve_settings(PlanIn& plan, const ModelScalar& model);
 DeviceIn read_device(const std::string& json_text);
 
