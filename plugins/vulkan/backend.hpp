@@ -58,6 +58,9 @@ struct Dispatch {
   std::array<oi_buffer*, kDataBindings> buffers{};
   uint32_t output = 2;  // the slot of the output buffer
   std::array<uint32_t, 3> groups{1, 1, 1};
+  // No barrier after this dispatch: the next command may run alongside it. Only where the next
+  // command reads nothing this one writes and writes nothing this one reads or writes.
+  bool overlap_next = false;
 };
 
 // Records one dispatch into the device's open batch (command_stream.hpp): it runs after every

@@ -223,6 +223,7 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
     key.buffers[i] = b->alloc.buffer;
   }
   key.groups = job.groups;
+  key.overlap_next = job.overlap_next;
   d.stream.dispatch(key, job.params);
 }
 
