@@ -14,7 +14,8 @@
 // never reads) matmul_scan.comp sets a flag (a zeroed 8-byte buffer) when A or B holds a
 // subnormal; then the careful pass (with the bookkeeping) computes every output again, over the
 // fast pass's, only if the flag is set. The scan's workgroups fill the SMs the fast pass's last
-// wave leaves idle instead of running before it. Where the device keeps subnormals it is
+// wave leaves idle instead of running before it. OPENINFER_VULKAN_MATMUL_OVERLAP=0 runs the scan
+// first, with a barrier after it (for comparison). Where the device keeps subnormals it is
 // one dispatch of matmul_f32 (its _fc variant has no bookkeeping).
 // OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline runs the careful shader alone (one pass, the
 // bookkeeping in every slice; the earlier form, for comparison).
@@ -187,9 +188,15 @@ void run_scanned(const oi_kernel_call& call, Dispatch job) {
                  1, 1};
   job.buffers[3] = flag;
   job.shader = "matmul_f32_fast";
-  job.overlap_next = true;  // the scan runs alongside
-  run_dispatch(call.device, job);
-  run_dispatch(call.device, scan);
+  const char* overlap = tuning_env("OPENINFER_VULKAN_MATMUL_OVERLAP");
+  if (overlap != nullptr && std::string(overlap) == "0") {
+    run_dispatch(call.device, scan);
+    run_dispatch(call.device, job);
+  } else {
+    job.overlap_next = true;  // the scan runs alongside
+    run_dispatch(call.device, job);
+    run_dispatch(call.device, scan);
+  }
   job.shader = "matmul_f32_careful";
   job.overlap_next = false;
   run_dispatch(call.device, job);
