@@ -2,7 +2,7 @@
 
 add and relu f32 over 64M elements (each timed as 20 back-to-back calls between two CUDA
 events, divided by 20, as tests/vulkan/vulkan_bench times 20 back-to-back calls and one
-synchronize), f32 matmul 4096^3 with TF32 off (cuBLAS), the per-op cost of a chain of 1,000 dependent adds on 16
+synchronize), f32 matmul 4096^3 with TF32 off and f16 matmul 4096^3 (cuBLAS), the per-op cost of a chain of 1,000 dependent adds on 16
 floats (eager, and replayed as a torch.cuda.CUDAGraph), host-to-device and device-to-host copies
 of 256 MiB from pageable and from pinned host memory. Times are CUDA events around the work
 (wall clock with a synchronize for the pageable copies), the median of the timed repetitions
@@ -69,6 +69,12 @@ def main():
     w = torch.rand(m, m, device=dev)
     t = events(lambda: torch.matmul(x, w), reps=10, warm=3)
     print(f"matmul f32 4096^3 (TF32 off): {t * 1e3:.4f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
+    del x, w
+    # f16 on tensor cores (cuBLAS), the peer of vulkan_f16_matmul --bench.
+    x = (torch.rand(m, m, device=dev) - 0.5).half()
+    w = (torch.rand(m, m, device=dev) - 0.5).half()
+    t = events(lambda: torch.matmul(x, w), reps=20, warm=5)
+    print(f"matmul f16 4096^3: {t * 1e3:.4f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
     del x, w
 
     x = torch.zeros(16, device=dev)

@@ -15,7 +15,10 @@
 #      OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline, i.e. the per-slice bookkeeping instead of a scan
 #      and the fast pass, and OPENINFER_VULKAN_MATMUL_VEC4=0, scalar loads), 4096^3 also with a
 #      subnormal in A (the careful pass);
-#   5. a summary: each figure against PyTorch's, the best tile.
+#   5. f16 matmul on tensor cores (vulkan_f16_matmul --bench --sizes 4096,2048 with
+#      OPENINFER_VULKAN_COOPMAT=force) for the default and every tile of COOP_TILES
+#      (BM,BN,BK,WM,DEPTH;...; COOP_TILES=none skips it), each run also checking its 13 shapes;
+#   6. a summary: each figure against PyTorch's, the best tiles.
 # Each part has a time limit (TUNE_PART_S, default 150 s). Exit status: 1 when a matmul check
 # failed, else 0.
 set -uo pipefail
@@ -57,7 +60,19 @@ for mode in ${MODES:-default OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline OPENINFER
   [[ ${PIPESTATUS[0]} -eq 0 ]] || rc=1
 done
 
-part "5. summary"
+part "5. f16 matmul tiles on tensor cores"
+coop_tiles=${COOP_TILES:-"128,128,16,2,1;128,128,16,2,2;128,128,16,2,3;128,128,32,2,2;128,256,16,2,2;128,256,16,2,3;256,128,16,4,2;128,128,32,4,2"}
+if [[ $coop_tiles != none ]]; then
+  for tile in default ${coop_tiles//;/ }; do
+    if [[ $tile == default ]]; then setting=(); else setting=(OPENINFER_VULKAN_COOPMAT_TILE=$tile); fi
+    env OPENINFER_VULKAN_COOPMAT=force "${setting[@]}" timeout "$limit" "$gpu" exec "$pack" "$debs" \
+      vulkan_f16_matmul --bench --sizes 4096,2048 2>&1 | grep -E '^(checks|matmul|vulkan)|rror' |
+      sed "s/^/coop=$tile /" | tee -a "$logs/tune_coop.txt"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || { rc=1; echo "coop=$tile exit ${PIPESTATUS[0]}" | tee -a "$logs/tune_coop.txt"; }
+  done
+fi
+
+part "6. summary"
 python3 - "$logs" <<'PY' | tee "$logs/tune_summary.txt"
 import os, re, sys
 logs = sys.argv[1]
@@ -70,6 +85,8 @@ for l in lines("tune_torch.txt"):
         torch[m.group(1)] = float(m.group(2))
     if m := re.match(r"matmul f32 4096\^3 \(TF32 off\): .* ([0-9.]+) TFLOP/s", l):
         torch["matmul"] = float(m.group(1))
+    if m := re.match(r"matmul f16 4096\^3: .* ([0-9.]+) TFLOP/s", l):
+        torch["f16"] = float(m.group(1))
 print("| figure | Vulkan | PyTorch CUDA | ratio |")
 print("| --- | --- | --- | --- |")
 for l in lines("tune_eltwise.txt"):
@@ -94,7 +111,21 @@ for l in lines("tune_matmul.txt"):
         best = (tf, mode, label)
 if best:
     print(f"best 4096^3: {best[0]:.1f} TFLOP/s ({best[1]}, {best[2]})")
+best = None
+for l in lines("tune_coop.txt"):
+    m = re.match(r"coop=(\S+) matmul f16 4096\^3: [0-9.]+ ms, ([0-9.]+) TFLOP/s \((\d+) wrong", l)
+    if not m:
+        continue
+    tf, peer = float(m.group(2)), torch.get("f16")
+    ratio = f"{tf / peer:.2f}x" if peer else "-"
+    print(f"| matmul f16 4096^3 tensor cores [{m.group(1)}]{' WRONG ' + m.group(3) if m.group(3) != '0' else ''} | "
+          f"{tf:.1f} TFLOP/s | {peer if peer else '-'} TFLOP/s | {ratio} |")
+    if m.group(3) == "0" and (best is None or tf > best[0]):
+        best = (tf, m.group(1))
+if best:
+    print(f"best f16 4096^3: {best[0]:.1f} TFLOP/s (tile {best[1]})")
 PY
 grep -E 'WRONG' "$logs/tune_matmul.txt" && rc=1
+grep -E 'checks: .* [1-9][0-9]* wrong|[1-9][0-9]* wrong of' "$logs/tune_coop.txt" 2>/dev/null && rc=1
 echo "total $((SECONDS - t0)) s; logs in $logs"
 exit $rc

@@ -58,6 +58,9 @@ struct Dispatch {
   std::array<oi_buffer*, kDataBindings> buffers{};
   uint32_t output = 2;  // the slot of the output buffer
   std::array<uint32_t, 3> groups{1, 1, 1};
+  // No barrier after this dispatch: the next command may run alongside it. Only where the next
+  // command reads nothing this one writes and writes nothing this one reads or writes.
+  bool overlap_next = false;
 };
 
 // Records one dispatch into the device's open batch (command_stream.hpp): it runs after every
@@ -70,6 +73,9 @@ oi_status* device_get_info(void* context, uint32_t index, oi_device_info* out_in
 oi_status* device_open(void* context, uint32_t index, oi_device** out_device);
 void device_close(oi_device* device);
 oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer);
+// buffer_alloc without the zero fill: for a kernel's scratch that its own dispatches write in
+// full before any reads it (a reused buffer holds old bytes). Freed with buffer_free.
+oi_status* scratch_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer);
 void buffer_free(oi_device* device, oi_buffer* buffer);
 oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t offset, const void* src,
                          uint64_t bytes);

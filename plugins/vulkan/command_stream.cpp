@@ -99,6 +99,7 @@ struct CommandStream::Key {
   std::array<uint64_t, kDataBindings> buffers{};  // dispatch: bindings 1..6; copy: [0] = source
   uint64_t a = 0, b = 0, c = 0;  // dispatch: workgroups; copy: offsets and bytes; upload: offset
                                  // and bytes
+  bool overlap = false;          // dispatch: no barrier after it (the next may run alongside)
   bool operator==(const Key&) const = default;
   bool uses(uint64_t buffer) const {
     if (kind != Dispatch && target == buffer) return true;
@@ -115,6 +116,8 @@ std::string CommandStream::describe_difference(const Key& kept, const Key& now) 
     if (kept.target != now.target) return what + " with another pipeline";
     if (kept.buffers != now.buffers) return what + " with other buffers";
     if (kept.words != now.words) return what + " with another parameter count";
+    if (kept.overlap != now.overlap)
+      return what + " with a barrier where none was, or none where one was";
     return what + " with other workgroup counts";
   }
   if (kept.target != now.target || kept.buffers != now.buffers) return what + " to another buffer";
@@ -237,6 +240,7 @@ void CommandStream::dispatch(const DispatchKey& key, std::span<const uint32_t> p
   k.a = key.groups[0];
   k.b = key.groups[1];
   k.c = key.groups[2];
+  k.overlap = key.overlap_next;
   command(k, params, nullptr);
 }
 
@@ -469,7 +473,7 @@ void CommandStream::record(const Key& key, std::span<const uint32_t> params, con
                         vk::BufferCopy(slot.at, key.a, key.b));
       break;
   }
-  command_barrier(s->cmd);
+  if (!key.overlap) command_barrier(s->cmd);  // a segment ends and begins with one anyway
   s->keys.push_back(key);
   s->slots.push_back(slot);
   if (isolate) {

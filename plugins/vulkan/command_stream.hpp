@@ -63,6 +63,7 @@ struct DispatchKey {
   vk::Pipeline pipeline;
   std::array<vk::Buffer, kDataBindings> buffers;
   std::array<uint32_t, 3> groups{1, 1, 1};
+  bool overlap_next = false;  // no barrier after it (Dispatch::overlap_next)
 };
 
 // Counts since the stream opened (OPENINFER_VULKAN_STATS prints them at close).

@@ -223,6 +223,7 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
     key.buffers[i] = b->alloc.buffer;
   }
   key.groups = job.groups;
+  key.overlap_next = job.overlap_next;
   d.stream.dispatch(key, job.params);
 }
 
@@ -254,9 +255,10 @@ void device_close(oi_device* device) {
   delete device;
 }
 
-oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer) {
-  OI_ABI_TRY
-  if (oi_status* fault = injected_fault("oom")) return fault;
+namespace {
+
+// A buffer from the pool or new; `zero`: a fill recorded after every earlier use of it.
+oi_buffer* new_buffer(oi_device* device, uint64_t bytes, bool zero) {
   // Rounded up to whole words: shaders address buffers as uint[].
   const vk::DeviceSize size = std::max<vk::DeviceSize>((bytes + 3) & ~uint64_t{3}, 4);
   std::unique_lock lock(device->mutex);
@@ -270,15 +272,31 @@ oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffe
     a = make_allocation(device->device, device->memory, size, false);
     lock.lock();
   }
-  // New (and reused) buffers read as zero, as the CPU backend's do: a fill recorded after
-  // every earlier use of a reused buffer.
-  try {
-    device->stream.fill_zero(a.buffer);
-  } catch (...) {
-    device->stream.release_later(a);
-    throw;
+  if (zero) {
+    try {
+      device->stream.fill_zero(a.buffer);
+    } catch (...) {
+      device->stream.release_later(a);
+      throw;
+    }
   }
-  *out_buffer = new oi_buffer{a, bytes};
+  return new oi_buffer{a, bytes};
+}
+
+}  // namespace
+
+oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer) {
+  OI_ABI_TRY
+  if (oi_status* fault = injected_fault("oom")) return fault;
+  // New (and reused) buffers read as zero, as the CPU backend's do.
+  *out_buffer = new_buffer(device, bytes, true);
+  OI_ABI_CATCH(host())
+}
+
+oi_status* scratch_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer) {
+  OI_ABI_TRY
+  if (oi_status* fault = injected_fault("oom")) return fault;
+  *out_buffer = new_buffer(device, bytes, false);
   OI_ABI_CATCH(host())
 }
 

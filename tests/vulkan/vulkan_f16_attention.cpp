@@ -28,6 +28,7 @@ struct Case {
   bool causal = false;
   uint64_t q_off = 0, k_off = 0, v_off = 0, y_off = 0;  // element offsets
   int64_t nan_key = -1;                                 // a NaN in k's row (first matrix)
+  bool subnormal_v = false;  // v all f16 subnormals (+-1..1023 x 2^-24): so are the outputs
 };
 
 uint64_t numel(const std::vector<uint64_t>& d) {
@@ -94,6 +95,9 @@ class Checker {
     const uint64_t Tq = c.q[c.q.size() - 2], D = c.q.back(), Tk = c.k[c.k.size() - 2];
     const uint64_t Dv = c.v.back();
     if (c.nan_key >= 0) hk[c.k_off + c.nan_key * D + D / 2] = 0x7e00;
+    if (c.subnormal_v) {
+      for (auto& x : hv) x = static_cast<uint16_t>((rng() & 0x8000u) | (1u + rng() % 1023u));
+    }
     std::vector<uint64_t> lead(c.q.begin(), c.q.end() - 2), ydims = lead;
     ydims.push_back(Tq);
     ydims.push_back(Dv);
@@ -170,11 +174,21 @@ std::vector<Case> cases() {
   list.push_back({{2, 128, 128}, {2, 256, 128}, {2, 256, 128}, true});
   list.push_back({{2, 3, 40, 64}, {2, 1, 40, 64}, {2, 1, 40, 64}, true});  // shared k/v head
   list.push_back({{4, 1, 128}, {4, 300, 128}, {4, 300, 128}, true});       // a decoding row
+  // A decoding row over 2,600 keys: with OPENINFER_VULKAN_ATTENTION_CHUNK=16 the split path's
+  // second pass merges 163 chunks (past its blocks of 128, eight at a time and the rest).
+  list.push_back({{2, 1, 64}, {2, 2600, 64}, {2, 2600, 64}, true});
   list.push_back({{2, 33, 64}, {2, 33, 64}, {2, 33, 64}, true, 8, 16, 24, 2});
   list.push_back({{2, 33, 64}, {2, 33, 64}, {2, 33, 64}, false, 3, 5, 7, 1});  // odd offsets
   Case nan{{1, 96, 64}, {1, 96, 64}, {1, 96, 64}, true};
   nan.nan_key = 40;  // rows 40.. are NaN, rows before it are not
   list.push_back(nan);
+  // Subnormal values: a device that flushes them when widening gives 0 rows.
+  Case tiny{{2, 1, 64}, {2, 300, 64}, {2, 300, 64}, true};
+  tiny.subnormal_v = true;
+  list.push_back(tiny);
+  Case tiny_rows{{2, 40, 64}, {2, 40, 64}, {2, 40, 64}, true};
+  tiny_rows.subnormal_v = true;
+  list.push_back(tiny_rows);
   return list;
 }
 

@@ -304,7 +304,8 @@ void run_split(const oi_kernel_call& call, const Shape& s, Dispatch job) {
   oi_buffer* partials = nullptr;
   const uint64_t floats = s.rows() * chunks * stride;
   fit32(floats, "attention partial results");
-  check(buffer_alloc(call.device, floats * 4, &partials));
+  // Every (row, chunk) slot is written by the first pass before the second reads it: no fill.
+  check(scratch_alloc(call.device, floats * 4, &partials));
   // The scratch goes when the call ends, thrown or not; commands recorded later run after the
   // ones using it, so the buffer may be reused at once.
   struct Free {

@@ -9,9 +9,13 @@
 //
 // Subnormal operands on devices that may flush them (no DenormPreserve: NVIDIA's, lavapipe):
 // matmul_tiled.comp's per-slice bookkeeping of them costs every call, so the tiled path there is
-// three dispatches: matmul_scan.comp sets a flag (a zeroed 8-byte buffer) when A or B holds a
-// subnormal, then the fast pass (built without the bookkeeping) computes unless the flag is set,
-// and the careful pass (with it) computes only if it is. Where the device keeps subnormals it is
+// three dispatches: the fast pass (built without the bookkeeping) computes, and alongside it (no
+// barrier between them: the scan only reads A and B and writes the flag, which the fast pass
+// never reads) matmul_scan.comp sets a flag (a zeroed 8-byte buffer) when A or B holds a
+// subnormal; then the careful pass (with the bookkeeping) computes every output again, over the
+// fast pass's, only if the flag is set. The scan's workgroups fill the SMs the fast pass's last
+// wave leaves idle instead of running before it. OPENINFER_VULKAN_MATMUL_OVERLAP=0 runs the scan
+// first, with a barrier after it (for comparison). Where the device keeps subnormals it is
 // one dispatch of matmul_f32 (its _fc variant has no bookkeeping).
 // OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline runs the careful shader alone (one pass, the
 // bookkeeping in every slice; the earlier form, for comparison).
@@ -133,10 +137,14 @@ uint32_t grid(uint64_t groups) {
 
 // matmul_tiled.comp's VEC4: 16-byte loads where every quad it reads is aligned (K, N and the
 // operands' word offsets multiples of 4) and the slices' quads split evenly over the
-// invocations; OPENINFER_VULKAN_MATMUL_VEC4=0 keeps the scalar loads (for comparison).
-bool vec4_loads(const Tile& t, uint64_t K, uint64_t N, uint32_t a_off, uint32_t b_off) {
+// invocations; OPENINFER_VULKAN_MATMUL_VEC4=0 keeps the scalar loads and stores (for comparison).
+bool scalar_forced() {
   const char* env = tuning_env("OPENINFER_VULKAN_MATMUL_VEC4");
-  if (env != nullptr && std::string(env) == "0") return false;
+  return env != nullptr && std::string(env) == "0";
+}
+
+bool vec4_loads(const Tile& t, uint64_t K, uint64_t N, uint32_t a_off, uint32_t b_off) {
+  if (scalar_forced()) return false;
   const uint32_t wg = t.invocations();
   return K % 4 == 0 && N % 4 == 0 && a_off % 4 == 0 && b_off % 4 == 0 && t.bk % 4 == 0 &&
          (t.bm * t.bk / 4) % wg == 0 && (t.bn * t.bk / 4) % wg == 0;
@@ -178,12 +186,20 @@ void run_scanned(const oi_kernel_call& call, Dispatch job) {
   scan.groups = {static_cast<uint32_t>(std::clamp<uint64_t>(
                      ceil_div(std::max(a_count, b_count), kScanPerGroup), 1, 65535)),
                  1, 1};
-  run_dispatch(call.device, scan);
   job.buffers[3] = flag;
-  for (const char* pass : {"matmul_f32_fast", "matmul_f32_careful"}) {
-    job.shader = pass;
+  job.shader = "matmul_f32_fast";
+  const char* overlap = tuning_env("OPENINFER_VULKAN_MATMUL_OVERLAP");
+  if (overlap != nullptr && std::string(overlap) == "0") {
+    run_dispatch(call.device, scan);
     run_dispatch(call.device, job);
+  } else {
+    job.overlap_next = true;  // the scan runs alongside
+    run_dispatch(call.device, job);
+    run_dispatch(call.device, scan);
   }
+  job.shader = "matmul_f32_careful";
+  job.overlap_next = false;
+  run_dispatch(call.device, job);
 }
 
 void matmul_f32_into(const oi_kernel_call& call) {
@@ -214,7 +230,10 @@ void matmul_f32_into(const oi_kernel_call& call) {
     if (tile.bm == 0) tile = pick_tile(M, N, batches);
     job.shader = "matmul_f32";
     const bool vec4 = vec4_loads(tile, K, N, job.params[4], job.params[5]);
-    job.spec = {tile.bm, tile.bn, tile.bk, tile.tm, tile.tn, tile.invocations(), vec4 ? 1u : 0u};
+    // 16-byte stores where N and the output's word offset allow (not with VEC4=0 either).
+    const bool vec4_out = N % 4 == 0 && job.params[6] % 4 == 0 && !scalar_forced();
+    job.spec = {tile.bm,        tile.bn,           tile.bk, tile.tm, tile.tn, tile.invocations(),
+                vec4 ? 1u : 0u, vec4_out ? 1u : 0u};
     job.groups = {grid(ceil_div(N, tile.bn)), grid(ceil_div(M, tile.bm)), gz};
     // matmul_f32 is the fast form where the device keeps subnormals (its _fc variant).
     if (!caps_of(call.device).float_controls32 && !inline_subnormals()) {

@@ -5,7 +5,9 @@
 //
 // OPENINFER_VULKAN_COOPMAT: unset takes tensor cores for M > 4 (decoding rows keep the generic
 // shader's small tiles, which read b once per row without idle matrix lanes); "force" takes them
-// for every f16 call, "off" never. OPENINFER_VULKAN_COOPMAT_TILE=BM,BN,BK,WM forces a tile.
+// for every f16 call, "off" never. OPENINFER_VULKAN_COOPMAT_TILE=BM,BN,BK,WM[,DEPTH] forces a
+// tile (DEPTH: slices whose loads are in flight at once, 1..4; default 1);
+// BM,BN,BK,WM,DEPTH,SG also sets the subgroups of a workgroup (4 or 8; default 8).
 #include <algorithm>
 #include <cstring>
 
@@ -17,15 +19,15 @@
 namespace oi::vulkan {
 namespace {
 
-// matmul_coop.comp's output tile (BM x BN), k slice (BK) and subgroups down the tile (WM; the
-// workgroup has 8).
+// matmul_coop.comp's output tile (BM x BN), k slice (BK), subgroups down the tile (WM), slices
+// read ahead into registers (DEPTH) and subgroups of 32 invocations in the workgroup (SG).
 struct CoopTile {
-  uint32_t bm, bn, bk, wm;
+  uint32_t bm, bn, bk, wm, depth = 1, sg = 8;
 };
+constexpr uint32_t kMaxDepth = 4;
 
 constexpr CoopTile kLargeTile{128, 128, 16, 2};  // H200: 160 TFLOP/s at 4096^3 (BK 32: 147)
 constexpr CoopTile kSmallTile{64, 64, 32, 2};
-constexpr uint32_t kSubgroups = 8, kInvocations = 256;
 constexpr uint64_t kFillGroups = 128;  // about an H100's SMs: bigger tiles pay from there on
 
 enum class Policy { Auto, Force, Off };
@@ -45,30 +47,36 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
 
 // The shader's assumptions about a tile, for this device's matrix shape.
 bool valid_tile(const CoopTile& t, const DeviceCaps& caps) {
-  const uint32_t wn = t.wm == 0 || kSubgroups % t.wm != 0 ? 0 : kSubgroups / t.wm;
-  if (wn == 0 || t.bk % caps.coop_k != 0 || t.bm % (t.wm * caps.coop_m) != 0 ||
-      t.bn % (wn * caps.coop_n) != 0) {
+  if (t.sg != 4 && t.sg != 8) return false;
+  const uint32_t wn = t.wm == 0 || t.sg % t.wm != 0 ? 0 : t.sg / t.wm;
+  const uint64_t invocations = 32ull * t.sg;
+  if (wn == 0 || t.depth == 0 || t.depth > kMaxDepth || t.bk % caps.coop_k != 0 ||
+      t.bm % (t.wm * caps.coop_m) != 0 || t.bn % (wn * caps.coop_n) != 0) {
     return false;
   }
   const uint64_t a_vecs = uint64_t{t.bm} * t.bk / 8, b_vecs = uint64_t{t.bk} * t.bn / 8;
   // Two slices of each in shared memory, in 16-byte vectors; a's also stage the results.
   const uint64_t a_shared = 2ull * t.bm * (t.bk + 8) / 8, b_shared = 2ull * t.bk * (t.bn + 8) / 8;
-  const uint64_t staging = uint64_t{kSubgroups} * caps.coop_m * caps.coop_n / 4;
-  return a_vecs % kInvocations == 0 && b_vecs % kInvocations == 0 && a_vecs > 0 && b_vecs > 0 &&
+  const uint64_t staging = uint64_t{t.sg} * caps.coop_m * caps.coop_n / 4;
+  return a_vecs % invocations == 0 && b_vecs % invocations == 0 && a_vecs > 0 && b_vecs > 0 &&
          16 * (a_shared + b_shared) <= caps.max_shared_memory && staging <= a_shared;
 }
 
 CoopTile pick_tile(const MatmulShape& s, const DeviceCaps& caps) {
   const char* name = "OPENINFER_VULKAN_COOPMAT_TILE";
   if (const char* text = tuning_env(name)) {
-    const auto v = parse_tuning_list("matmul", name, text, 4, 4096, ": BM,BN,BK,WM");
-    const CoopTile forced{v[0], v[1], v[2], v[3]};
+    const auto numbers =
+        std::clamp<size_t>(std::count(text, text + std::strlen(text), ',') + 1, 4, 6);
+    const auto v =
+        parse_tuning_list("matmul", name, text, numbers, 4096, ": BM,BN,BK,WM[,DEPTH[,SG]]");
+    const CoopTile forced{v[0], v[1], v[2], v[3], numbers > 4 ? v[4] : 1, numbers > 5 ? v[5] : 8};
     if (!valid_tile(forced, caps)) {
       bad_tuning("matmul", name,
-                 "is no valid tile (WM divides 8; BM a multiple of WM x " +
-                     std::to_string(caps.coop_m) + ", BN of (8 / WM) x " +
+                 "is no valid tile (SG 4 or 8; WM divides SG; BM a multiple of WM x " +
+                     std::to_string(caps.coop_m) + ", BN of (SG / WM) x " +
                      std::to_string(caps.coop_n) + ", BK of " + std::to_string(caps.coop_k) +
-                     "; BM x BK and BK x BN multiples of 2048; shared memory within the device's)");
+                     "; BM x BK and BK x BN multiples of 256 x SG; DEPTH 1.." +
+                     std::to_string(kMaxDepth) + "; shared memory within the device's)");
     }
     return forced;
   }
@@ -110,7 +118,9 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               out.dtype == OI_DTYPE_F32 ? 1u : 0u,
               a0 % 8 == 0 && s.K % 8 == 0 ? 1u : 0u,
               b0 % 8 == 0 && s.N % 8 == 0 ? 1u : 0u,
-              y0 % 2 == 0 && s.N % 2 == 0 ? 1u : 0u};
+              y0 % 2 == 0 && s.N % 2 == 0 ? 1u : 0u,
+              tile.depth,
+              32 * tile.sg};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),

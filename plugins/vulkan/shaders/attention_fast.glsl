@@ -37,6 +37,18 @@ float nan_value() { return uintBitsToFloat(0x7fc00000u); }
 // On the bits: without IEEE_SPECIALS a compiler may assume no NaN and fold isnan away.
 bool is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 
+// The two f16 of a word as f32, exact on any device: the hardware conversion for normals, zeros,
+// inf and NaN (a NaN may come back quiet: attention gives NaN rows their own bits anyway), the
+// subnormals as m x 2^-24 in integer arithmetic (a device may flush them in the conversion).
+// About a third of widen_half's instructions: the f16 split path is bound by them.
+vec2 widen_f16_pair(uint w) {
+  const vec2 f = unpackHalf2x16(w);
+  const uvec2 h = uvec2(w & 0xffffu, w >> 16u);
+  const uvec2 tiny =
+      floatBitsToUint(vec2(h & 0x3ffu) * 5.9604644775390625e-8) | ((h & 0x8000u) << 16u);
+  return mix(f, uintBitsToFloat(tiny), equal(h & 0x7c00u, uvec2(0u)));
+}
+
 // Elements 4 * quad .. 4 * quad + 3 of the row starting at element `row` (a multiple of 4 under
 // VEC4), 0 past the row's length n.
 #define QUAD_LOADER(name, buf, buf2, buf4)                                            \
@@ -45,6 +57,7 @@ bool is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; 
     if (VEC4 != 0u && (DT == 3u || DT == 4u)) {                                       \
       if (4u * quad >= n) return vec4(0.0);                                           \
       const uvec2 w = buf2[(row >> 2) + quad];                                        \
+      if (DT == 3u) return vec4(widen_f16_pair(w.x), widen_f16_pair(w.y));            \
       return vec4(widen_half(w.x & 0xffffu, DT == 4u), widen_half(w.x >> 16, DT == 4u), \
                   widen_half(w.y & 0xffffu, DT == 4u), widen_half(w.y >> 16, DT == 4u)); \
     }                                                                                 \

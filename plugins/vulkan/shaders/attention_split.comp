@@ -25,6 +25,24 @@ layout(local_size_x = 128) in;
 
 const uint WG = 128, LANES = 8, SLOTS = WG / LANES, CK = SLOTS * KPT;
 const uint QPT = DQ / LANES, OPT = DVQ / LANES;
+// V's quads of the chunk read as raw words right after K's, so that both reads are in flight
+// together instead of V's waiting for the softmax: where they fit in 64 registers (16-byte
+// rows of f32, f16 or bf16).
+const bool PREFETCH_V =
+    VEC4 != 0u && (DT == 0u || DT == 3u || DT == 4u) && KPT * OPT * (DT == 0u ? 4u : 2u) <= 64u;
+
+// Quad `quad` of the v row at `row` as raw words (zeros past n), and widened as load_v would.
+uvec4 raw_v(uint row, uint quad, uint n) {
+  if (4u * quad >= n) return uvec4(0u);
+  if (DT == 0u) return v4[(row >> 2) + quad];
+  return uvec4(v2[(row >> 2) + quad], 0u, 0u);
+}
+vec4 widen_raw(uvec4 r) {
+  if (DT == 0u) return uintBitsToFloat(r);
+  if (DT == 3u) return vec4(widen_f16_pair(r.x), widen_f16_pair(r.y));
+  return vec4(widen_half(r.x & 0xffffu, true), widen_half(r.x >> 16, true),
+              widen_half(r.y & 0xffffu, true), widen_half(r.y >> 16, true));
+}
 shared vec4 sums[SLOTS * DVQ];
 shared float group_max[WG], group_sum[WG];
 shared bool group_nan[WG];
@@ -58,6 +76,14 @@ void main() {
           [[unroll]] for (uint u = 0u; u < QPT; ++u)
             acc += dot(qv[u], load_k(kb + j * D, g + LANES * u, D));
           s[kk] = acc;
+        }
+        uvec4 vraw[KPT][OPT];  // unused (and so dropped) without PREFETCH_V
+        if (PREFETCH_V) {
+          [[unroll]] for (uint kk = 0u; kk < KPT; ++kk) {
+            const uint j = min(j0 + slot + SLOTS * kk, Tk - 1u);
+            [[unroll]] for (uint u = 0u; u < OPT; ++u)
+              vraw[kk][u] = raw_v(vb + j * Dv, g + LANES * u, Dv);
+          }
         }
         [[unroll]] for (uint kk = 0u; kk < KPT; ++kk) s[kk] += subgroupShuffleXor(s[kk], 1u);
         [[unroll]] for (uint kk = 0u; kk < KPT; ++kk) s[kk] += subgroupShuffleXor(s[kk], 2u);
@@ -97,7 +123,12 @@ void main() {
         [[unroll]] for (uint kk = 0u; kk < KPT; ++kk) {
           const uint j = min(j0 + slot + SLOTS * kk, Tk - 1u);
           [[unroll]] for (uint u = 0u; u < OPT; ++u) {
-            const vec4 val = load_v(vb + j * Dv, g + LANES * u, Dv);
+            vec4 val;
+            if (PREFETCH_V) {
+              val = widen_raw(vraw[kk][u]);
+            } else {
+              val = load_v(vb + j * Dv, g + LANES * u, Dv);
+            }
             if (s[kk] != 0.0) o[u] += s[kk] * val;  // a zero weight never touches its V row
           }
         }

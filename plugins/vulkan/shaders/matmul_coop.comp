@@ -4,12 +4,14 @@
 // (acc=f32). The summation order is the hardware's, so results are within the op rules' matmul
 // bound rather than the CPU's bits.
 //
-// A workgroup of 8 subgroups (of 32: the shape NVIDIA's tensor cores are exposed at) computes a
-// BM x BN output tile, WM x WN subgroups each a (BM / WM) x (BN / WN) part of it as a grid of
+// A workgroup of WG / 32 subgroups (of 32: the shape NVIDIA's tensor cores are exposed at; 8 by
+// default, 4 give each subgroup twice the matrices) computes a BM x BN output tile, WM x WN subgroups each a (BM / WM) x (BN / WN) part of it as a grid of
 // LM x LN cooperative matrices. K is walked in BK-deep slices: each invocation fetches its part
 // of the next slice of a and b from global memory into registers while the subgroups multiply
 // the current one out of shared memory (two buffers, one barrier a slice; rows padded by 8 halves
-// against bank conflicts).
+// against bank conflicts). DEPTH register sets keep that many slices' loads in flight: slice
+// s + DEPTH is read while slice s is multiplied, so a load has DEPTH slices of products to
+// arrive in (one slice of a 128 x 128 tile is too little work to hide a load from L2).
 // Operands are read as 16-byte vectors where every row starts on 16 bytes (ALIGN_A, ALIGN_B),
 // else one half at a time; what lies outside the matrices is staged as zeros. Results leave
 // through a small per-subgroup staging area (in a_tile, after the last product), as word pairs of f16 where the output's rows start
@@ -35,10 +37,12 @@ layout(constant_id = 7) const uint OUT_F32 = 0;
 layout(constant_id = 8) const uint ALIGN_A = 0;
 layout(constant_id = 9) const uint ALIGN_B = 0;
 layout(constant_id = 10) const uint ALIGN_Y = 0;
+layout(constant_id = 11) const uint DEPTH = 1;  // slices in flight in registers (1..4)
+layout(constant_id = 12) const uint WG = 256;   // invocations: 32 a subgroup
 
-const uint SUBGROUPS = 8, LANES = 32, WG = SUBGROUPS * LANES;
+const uint LANES = 32, SUBGROUPS = WG / LANES;
 const uint WN = SUBGROUPS / WM;
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 12) in;
 
 // p: output elements, M, K, N, the element offsets of a, b and y, batches, then from 8 on
 // (a matrix, b matrix) per output batch (0 where a batch dim broadcasts): matmul_generic's.
@@ -126,41 +130,51 @@ void main() {
         acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, LM, LN>(0.0);
       }
     }
-    uvec4 next_a[A_VECS], next_b[B_VECS];
-    [[unroll]] for (uint q = 0u; q < A_VECS; ++q) next_a[q] = fetch_a(t + q * WG, a0, m0, 0u, M, K);
-    [[unroll]] for (uint q = 0u; q < B_VECS; ++q) next_b[q] = fetch_b(t + q * WG, b0, n0, 0u, K, N);
+    // Register set u holds slice s while s % DEPTH == u, from its fetch until its store.
+    uvec4 next_a[DEPTH][A_VECS], next_b[DEPTH][B_VECS];
+    [[unroll]] for (uint u = 0u; u < DEPTH; ++u) {
+      [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
+        next_a[u][q] = fetch_a(t + q * WG, a0, m0, u * BK, M, K);
+      [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
+        next_b[u][q] = fetch_b(t + q * WG, b0, n0, u * BK, K, N);
+    }
     barrier();  // the previous batch's staging in a_tile is read out
-    store_slice(0u, next_a, next_b);
+    store_slice(0u, next_a[0], next_b[0]);
     barrier();
-    uint cur = 0u;
-    for (uint k0 = 0u; k0 < K; k0 += BK) {
-      const bool more = k0 + BK < K;
-      if (more) {  // the next slice's loads are in flight while this one is multiplied
-        [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
-          next_a[q] = fetch_a(t + q * WG, a0, m0, k0 + BK, M, K);
-        [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
-          next_b[q] = fetch_b(t + q * WG, b0, n0, k0 + BK, K, N);
-      }
-      const uint a_base = cur * BM * A_ROW, b_base = cur * BK * B_ROW;
-      [[unroll]] for (uint kk = 0u; kk < BK; kk += LK) {
-        fcoopmatNV<16, gl_ScopeSubgroup, LM, LK> ma[TILE_ROWS];
-        [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {
-          const uint row = (sm * TILE_ROWS + i) * LM;
-          coopMatLoadNV(ma[i], a_tile, a_base + row * A_ROW + kk / 8u, A_ROW, false);
+    const uint slices = (K + BK - 1u) / BK;
+    for (uint s0 = 0u; s0 < slices; s0 += DEPTH) {
+      [[unroll]] for (uint u = 0u; u < DEPTH; ++u) {
+        const uint s = s0 + u;
+        if (s >= slices) break;  // the same for the whole workgroup
+        if (s + DEPTH < slices) {  // set u's slice s is stored: it takes slice s + DEPTH
+          const uint k_next = (s + DEPTH) * BK;
+          [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
+            next_a[u][q] = fetch_a(t + q * WG, a0, m0, k_next, M, K);
+          [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
+            next_b[u][q] = fetch_b(t + q * WG, b0, n0, k_next, K, N);
         }
-        [[unroll]] for (uint j = 0u; j < TILE_COLS; ++j) {
-          fcoopmatNV<16, gl_ScopeSubgroup, LK, LN> mb;
-          const uint col = (sn * TILE_COLS + j) * LN;
-          coopMatLoadNV(mb, b_tile, b_base + kk * B_ROW + col / 8u, B_ROW, false);
+        const uint cur = s & 1u;
+        const uint a_base = cur * BM * A_ROW, b_base = cur * BK * B_ROW;
+        [[unroll]] for (uint kk = 0u; kk < BK; kk += LK) {
+          fcoopmatNV<16, gl_ScopeSubgroup, LM, LK> ma[TILE_ROWS];
           [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {
-            acc[i][j] = coopMatMulAddNV(ma[i], mb, acc[i][j]);
+            const uint row = (sm * TILE_ROWS + i) * LM;
+            coopMatLoadNV(ma[i], a_tile, a_base + row * A_ROW + kk / 8u, A_ROW, false);
+          }
+          [[unroll]] for (uint j = 0u; j < TILE_COLS; ++j) {
+            fcoopmatNV<16, gl_ScopeSubgroup, LK, LN> mb;
+            const uint col = (sn * TILE_COLS + j) * LN;
+            coopMatLoadNV(mb, b_tile, b_base + kk * B_ROW + col / 8u, B_ROW, false);
+            [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {
+              acc[i][j] = coopMatMulAddNV(ma[i], mb, acc[i][j]);
+            }
           }
         }
+        // The other buffer was last read before the previous barrier: free to fill.
+        const uint w = (u + 1u) % DEPTH;
+        if (s + 1u < slices) store_slice(cur ^ 1u, next_a[w], next_b[w]);
+        barrier();
       }
-      // The other buffer was last read before the previous barrier: free to fill.
-      if (more) store_slice(cur ^ 1u, next_a, next_b);
-      barrier();
-      cur ^= 1u;
     }
     // Out through this subgroup's LM x LN staging area, one matrix at a time.
     const uint y0 = p[6] + batch * M * N, base = sg * LM * LN / 4u;  // in vectors of 4 f32

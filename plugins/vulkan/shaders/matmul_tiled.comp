@@ -10,7 +10,8 @@
 // multiplied, then stored, with one barrier a slice. Global reads are coalesced (consecutive
 // invocations read consecutive k of A and n of B): scalar, so any element offset works, or with
 // VEC4 (the host sets it where K, N and the operands' word offsets are multiples of 4) 16 bytes
-// a load: a quarter of the load instructions and their index arithmetic.
+// a load: a quarter of the load instructions and their index arithmetic. VEC4_OUT (the host sets
+// it where N and the output's word offset are multiples of 4) stores the results 16 bytes at once.
 //
 // Edges: rows, columns and k past M, N, K are staged as 0; padded k pairs a 0 of A with a 0 of
 // B, so padding never meets an inf; padded rows and columns are never stored. Batches (grid z,
@@ -19,9 +20,10 @@
 // Without FLOAT_CONTROLS the device may flush subnormal operands: each slice records whether it
 // staged one, and such a slice (rare) takes a slower loop of exact products
 // (matmul_subnormals.glsl). That bookkeeping costs the common case too, so on such devices
-// kernels/matmul.cpp runs two passes after matmul_scan.comp has set flag[0] where an operand
-// holds a subnormal: -DPASS_FAST (built without the bookkeeping) returns at once when the flag
-// is set, -DPASS_CAREFUL (with it) returns at once when it is not; one of them computes.
+// kernels/matmul.cpp runs two passes: -DPASS_FAST (built without the bookkeeping) always
+// computes, while matmul_scan.comp runs alongside it and sets flag[0] where an operand holds a
+// subnormal; then -DPASS_CAREFUL (with the bookkeeping) returns at once when the flag is clear,
+// else computes every output again, over the fast pass's.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -36,6 +38,7 @@ layout(constant_id = 4) const uint TN = 8;   // a multiple of 4
 layout(constant_id = 5) const uint WG = 256;  // (BM / TM) * (BN / TN)
 // 16-byte global loads (the slices' quads split evenly over the invocations: the host checks).
 layout(constant_id = 6) const bool VEC4 = false;
+layout(constant_id = 7) const bool VEC4_OUT = false;  // 16-byte stores (the host checks N, offset)
 layout(local_size_x_id = 5) in;
 
 // p: M, K, N, batches, a/b/y word offsets, then (a matrix, b matrix) per batch from 8 on.
@@ -46,7 +49,8 @@ layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 1) readonly buffer A4 { uvec4 a4[]; };  // the same, by quads
 layout(std430, binding = 2) readonly buffer B4 { uvec4 b4[]; };
 layout(std430, binding = 3) writeonly buffer Y { float y[]; };
-#if defined(PASS_FAST) || defined(PASS_CAREFUL)
+layout(std430, binding = 3) writeonly buffer Y4 { vec4 y4[]; };  // the same, by quads
+#if defined(PASS_CAREFUL)
 layout(std430, binding = 4) restrict readonly buffer Flag { uint flag[]; };
 #endif
 
@@ -63,10 +67,8 @@ shared uint slice_with_subnormal[2];  // per buffer: the number of the last such
 #endif
 
 void main() {
-#if defined(PASS_FAST)
-  if (flag[0] != 0u) return;  // the same for the whole dispatch: no barrier is skipped unevenly
-#elif defined(PASS_CAREFUL)
-  if (flag[0] == 0u) return;
+#if defined(PASS_CAREFUL)
+  if (flag[0] == 0u) return;  // the same for the whole dispatch: no barrier is skipped unevenly
 #endif
   const uint M = p[0], K = p[1], N = p[2];
   const uint t = gl_LocalInvocationIndex, tx = t % TX, ty = t / TX;
@@ -198,6 +200,11 @@ void main() {
         if (row >= M) continue;
         const uint y_row = p[6] + (batch * M + row) * N;
         [[unroll]] for (uint j = 0u; j < TN / 4u; ++j) {
+          if (VEC4_OUT) {  // col is a multiple of 4, and so is N: the quad is inside the row
+            const uint col = n0 + (j * TX + tx) * 4u;
+            if (col < N) y4[(y_row + col) / 4u] = acc[4u * i + ii][j];
+            continue;
+          }
           [[unroll]] for (uint jj = 0u; jj < 4u; ++jj) {
             const uint col = n0 + (j * TX + tx) * 4u + jj;
             if (col < N) y[y_row + col] = acc[4u * i + ii][j][jj];
