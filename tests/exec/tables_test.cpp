@@ -293,4 +293,97 @@ block entry {
   BOOST_TEST(contains(msg, "[1, 2]"), msg);
 }
 
+// An op whose operands are shaped at run time (table slices, @auto_dim matrices): its result is
+// stored as cache.write stores it (dsl.md), so a result of another shape than the access is the
+// store's error, checked before the kernel runs (it used to run over the access's shape and read
+// past its inputs); a state the failed step touched is as before.
+BOOST_AUTO_TEST_CASE(op_results_shaped_at_run_time_must_fit_their_access) {
+  oi::ModelWriter w;
+  w.add_sizevar("D", 3);
+  auto sim = simulate(w, R"(
+dynamic { x: f32[2, D]; v: f32[2]; }
+persistent {
+  K(t): f32[D] @table;
+  M(i): f32[2] @auto_dim(i);
+  pos: i32 @init(0);
+  end: i32 @init(2);
+  r: i32 @init(0);
+}
+block entry {
+  op add(x, x) >> K[pos..end];
+  op add(v, v) >> M[r];
+  cache.increment 2 pos;
+  cache.increment 3 end;
+  return K;
+}
+)");
+  auto exec = sim.make_executor();
+  exec.insert("x", Tensor::from<float>({1, 2, 3, 4, 5, 6}, {2, 3}));
+  exec.insert("v", Tensor::from<float>({1, 2}));
+  exec.step();  // K[0..2] = 2x, M = 2v
+  BOOST_TEST(values<float>(exec, "K") == std::vector<float>({2, 4, 6, 8, 10, 12}),
+             tt::per_element());
+  BOOST_TEST(values<float>(exec, "M") == std::vector<float>({2, 4}), tt::per_element());
+  // Step 1: the window K[2..5] has 3 entries, the result 2.
+  exec.insert("x", Tensor::from<float>({1, 2, 3, 4, 5, 6}, {2, 3}));
+  exec.insert("v", Tensor::from<float>({1, 2}));
+  std::string msg = error_of([&] { exec.step(); });
+  BOOST_TEST(contains(msg, "cannot store a value of shape [2, 3] into 'K'"), msg);
+  BOOST_TEST(contains(msg, "[3, 3]"), msg);
+  BOOST_TEST(values<int32_t>(exec, "pos") == std::vector<int32_t>({2}), tt::per_element());
+  BOOST_TEST(exec.fetch("K").shape() == oi::Shape({2, 3}), tt::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(op_on_a_grown_auto_dim_matrix_must_fit_it) {
+  oi::ModelWriter w;
+  auto sim = simulate(w, R"(
+dynamic { v: f32[2]; }
+persistent {
+  M(i): f32[2] @auto_dim(i);
+  r: i32 @init(1);
+}
+block entry {
+  op add(v, v) >> M[r];
+  return M;
+}
+)");
+  auto exec = sim.make_executor();
+  exec.insert("v", Tensor::from<float>({1, 2}));
+  std::string msg = error_of([&] { exec.step(); });  // M[1] grows M to [3]
+  BOOST_TEST(
+      contains(msg, "cannot store a value of shape [2] as auto_dim 'M' of current shape [3]"), msg);
+  BOOST_TEST(exec.fetch("M").shape() == oi::Shape({2}), tt::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(an_op_reading_a_grown_auto_dim_matrix_must_give_its_output_shape) {
+  oi::ModelWriter w;
+  w.add_sizevar("D", 2);
+  auto sim = simulate(w, R"(
+dynamic { w: f32[D, D]; }
+persistent {
+  M(i, j): f32[1, D] @auto_dim(i, j) @init(1.0);
+  r: i32 @init(0);
+}
+volatile { y: f32[1, D]; }
+block entry {
+  op matmul(M[r, 0], w) >> y;
+  cache.increment r;
+  return y;
+}
+)");
+  auto exec = sim.make_executor();
+  exec.insert("w", Tensor::from<float>({1, 2, 3, 4}, {2, 2}));
+  exec.step();  // M[0] is [1, D] of ones
+  BOOST_TEST(values<float>(exec, "y") == std::vector<float>({4, 6}), tt::per_element());
+  exec.insert("w", Tensor::from<float>({1, 2, 3, 4}, {2, 2}));
+  std::string msg = error_of([&] { exec.step(); });  // M[1] grows M to [2, D]
+  BOOST_TEST(contains(msg, "op 'matmul' produces shape [2, 2] but output 'y' has shape [1, 2]"),
+             msg);
+  // The failed step left r and M as they were: the same error again.
+  exec.insert("w", Tensor::from<float>({1, 2, 3, 4}, {2, 2}));
+  BOOST_TEST(error_of([&] { exec.step(); }) == msg);
+  BOOST_TEST(values<int32_t>(exec, "r") == std::vector<int32_t>({1}), tt::per_element());
+  BOOST_TEST(exec.fetch("M").shape() == oi::Shape({1, 2}), tt::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

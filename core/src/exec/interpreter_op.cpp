@@ -191,8 +191,8 @@ void Interpreter::run_op_on(const Node& node, const OpPlan& plan, BackendSlot& s
   const bool overlaid = overlay_value(out_var) != nullptr;
   bool direct = plain && !(plan.output_aliases_input && mode != KernelMode::InPlace);
   // A table entry (or slice) written on the device goes into the table's device copy.
-  const bool table_device = resident && !plain && !overlaid && mode == KernelMode::Normal &&
-                            ctx_.memory.device_table_capable(out_var);
+  bool table_device = resident && !plain && !overlaid && mode == KernelMode::Normal &&
+                      ctx_.memory.device_table_capable(out_var);
   std::vector<SlotValue> table_slots;
   Shape table_shape;
   if (table_device) {
@@ -256,6 +256,27 @@ void Interpreter::run_op_on(const Node& node, const OpPlan& plan, BackendSlot& s
     }
   }
   const auto& settings = plan.dynamic_settings ? dynamic : plan.static_settings;
+
+  // An operand shaped at run time (a table slice, an @auto_dim matrix, a prefix entry): the
+  // result's shape by the op's rule, checked before a kernel reads or writes past a buffer.
+  if (plan.runtime_shape) {
+    const Shape target = table_device ? table_shape : out->shape();
+    Shape shape =
+        op_result_shape(*plan.runtime_shape, node.op, inputs, settings, target, where(node.loc));
+    if (shape != target) {
+      if (plain || mode == KernelMode::Accumulate) {
+        throw input_error(where(node.loc) + "op '" + node.op + "' produces shape " +
+                          shape_to_string(shape) + " but " +
+                          (plain ? "output '" : "the access to '") + node.output.name +
+                          "' has shape " + shape_to_string(target));
+      }
+      // Into a table: the result is stored as cache.write stores it (dsl.md), which refuses a
+      // value of another shape naming the access, or (an @auto_dim matrix) takes it.
+      staged = Tensor(out_var.dtype, shape);
+      out = &staged;
+      table_device = false;
+    }
+  }
 
   bool kept_on_device = false;
   uint64_t table_bytes = 0;

@@ -363,6 +363,19 @@ void Program::plan_op(const Node& node, const Block& block, const OpCatalog& cat
   if (!plan.dynamic_settings) {
     for (const PlannedSetting& s : plan.settings) plan.static_settings.push_back({s.name, s.value});
   }
+  const auto shaped_at_run_time = [](const VarInfo& v) {
+    return v.table || v.auto_dim || v.prefix;
+  };
+  bool runtime = node.output.has_brackets || shaped_at_run_time(*plan.output_var);
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    runtime = runtime || !node.inputs[i].indices.empty() || shaped_at_run_time(*plan.input_vars[i]);
+  if (runtime) {
+    const OpSchema* schema = catalog.find(node.op);
+    const ShapeRuleFn* rule =
+        schema ? ShapeRuleRegistry::global().find(schema->shape_rule) : nullptr;
+    if (rule != nullptr)
+      plan.runtime_shape = ResultShapeRule{std::make_shared<OpSchema>(*schema), rule};
+  }
   ops.emplace(&node, std::move(plan));
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "op_facts.hpp"
+#include "op_result_shape.hpp"
 #include "openinfer/graph.hpp"
 #include "openinfer/model.hpp"
 #include "openinfer/plugin_host.hpp"
@@ -100,6 +101,10 @@ struct OpPlan {
   // Where a declined call goes (with decline_kernel): the host fallback, or the primary for a
   // node a scope placed elsewhere.
   BackendSlot* decline_backend = nullptr;
+  // Set where an operand's shape is known only at run time (a table slice or entry, an
+  // @auto_dim matrix, a prefix entry, an output into a table): each call's result shape is
+  // then checked against its output before the kernel runs.
+  std::optional<ResultShapeRule> runtime_shape;
 };
 
 // A scope of one block as the executor reports it.
