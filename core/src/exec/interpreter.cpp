@@ -323,6 +323,12 @@ Tensor* Interpreter::overlay_value(const VarInfo& v) {
   return it == overlay_->values.end() ? nullptr : &it->second;
 }
 
+VarState* Interpreter::table_snapshot(const VarInfo& v) {
+  if (overlay_ == nullptr) return nullptr;
+  auto it = overlay_->tables.find(v.id);
+  return it == overlay_->tables.end() ? nullptr : it->second.get();
+}
+
 const Tensor& Interpreter::read_ref(const Ref& ref, Tensor& scratch) {
   return read_ref(ref, var(ref.name, ref.loc), scratch);
 }
@@ -331,7 +337,7 @@ const Tensor& Interpreter::read_ref(const Ref& ref, const VarInfo& v, Tensor& sc
   if (ref.indices.empty()) {
     if (Tensor* over = overlay_value(v)) return *over;
     if (v.table || v.auto_dim) {
-      scratch = ctx_.memory.read_table(v, {}, ref.loc);
+      scratch = ctx_.memory.read_table(v, {}, ref.loc, table_snapshot(v));
       return scratch;
     }
     if (v.prefix) {
@@ -354,7 +360,7 @@ const Tensor& Interpreter::read_ref(const Ref& ref, const VarInfo& v, Tensor& sc
   if (!v.table && !v.auto_dim) {
     throw input_error(where(ref.loc) + "'" + v.name + "' is not a table and takes no indices");
   }
-  scratch = ctx_.memory.read_table(v, slots, ref.loc);
+  scratch = ctx_.memory.read_table(v, slots, ref.loc, table_snapshot(v));
   return scratch;
 }
 
@@ -373,7 +379,7 @@ const Tensor& Interpreter::read_access(const Access& access, Tensor& scratch) {
     throw input_error(where(access.loc) + "'" + v.name + "' is not a persistent table; slices " +
                       "need one");
   }
-  scratch = ctx_.memory.read_table(v, slots_of(access), access.loc);
+  scratch = ctx_.memory.read_table(v, slots_of(access), access.loc, table_snapshot(v));
   return scratch;
 }
 
@@ -427,6 +433,10 @@ void Interpreter::run_yield(const Node& node) {
     snapshot.emplace(v.id, ctx_.memory.read(v, node.loc));
   }
   const bool sequential = ctx_.program.sequential_yields.count(&node) > 0;
+  // Tables that one consumer writes and another awaits where no order serves (a cycle): the
+  // readers get a copy as yielded, taken before any consumer starts.
+  std::unordered_map<size_t, std::shared_ptr<VarState>> tables;
+  auto frozen = ctx_.program.snapshot_tables.find(&node);
   std::vector<Consumer*> started;
   for (const Block* block : it->second) {
     auto c = std::make_unique<Consumer>();
@@ -434,6 +444,16 @@ void Interpreter::run_yield(const Node& node) {
     for (const std::string& name : block->nodes.front().names) {
       const VarInfo& v = var(name, node.loc);
       c->overlay.values.emplace(v.id, snapshot.at(v.id));
+    }
+    if (frozen != ctx_.program.snapshot_tables.end()) {
+      auto list = frozen->second.find(block);
+      if (list != frozen->second.end()) {
+        for (const VarInfo* v : list->second) {
+          auto& copy = tables[v->id];
+          if (!copy) copy = ctx_.memory.table_snapshot(*v);
+          c->overlay.tables.emplace(v->id, copy);
+        }
+      }
     }
     started.push_back(c.get());
     consumers_.push_back(std::move(c));

@@ -20,6 +20,8 @@ namespace oi::exec {
 // A consumer's private copies of the variables it awaits (dsl.md "Concurrency").
 struct Overlay {
   std::unordered_map<size_t, Tensor> values;  // by variable id
+  // Tables another consumer of the same yield writes, as yielded (Memory::table_snapshot).
+  std::unordered_map<size_t, std::shared_ptr<VarState>> tables;
   std::unordered_set<size_t> written;
 };
 
@@ -106,6 +108,8 @@ class Interpreter {
 
   const VarInfo& var(const std::string& name, const SourceLocation& loc) const;
   Tensor* overlay_value(const VarInfo& v);
+  // The copy of table `v` this consumer reads (Overlay::tables), else nullptr.
+  VarState* table_snapshot(const VarInfo& v);
   // A value to read. `scratch` holds values that are assembled (table entries, slices).
   const Tensor& read_ref(const Ref& ref, Tensor& scratch);
   const Tensor& read_ref(const Ref& ref, const VarInfo& v, Tensor& scratch);

@@ -480,9 +480,20 @@ std::optional<std::pair<Shape, Shape>> Memory::auto_box(const VarInfo& v, const 
   return std::make_pair(start, extent);
 }
 
-Tensor Memory::read_table(const VarInfo& v, const std::vector<SlotValue>& slots,
-                          const SourceLocation& loc) {
+std::shared_ptr<VarState> Memory::table_snapshot(const VarInfo& v) {
   VarState& s = state(v);
+  std::lock_guard lock(mutex_);
+  sync_table(v, s);
+  auto copy = std::make_shared<VarState>();
+  copy->value = s.value;
+  copy->entries = s.entries;  // owned values copied, model views shared (never written)
+  copy->sizes = s.sizes;
+  return copy;
+}
+
+Tensor Memory::read_table(const VarInfo& v, const std::vector<SlotValue>& slots,
+                          const SourceLocation& loc, VarState* from) {
+  VarState& s = from != nullptr ? *from : state(v);
   std::lock_guard lock(mutex_);
   if (v.auto_dim) return read_auto_dim(v, s, slots, loc);
   sync_table(v, s);  // the device's entries, when newer

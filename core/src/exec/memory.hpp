@@ -112,8 +112,13 @@ class Memory {
                              const SourceLocation& loc);
 
   // Persistent tables and auto_dim matrices; `slots` has one slot per declared index.
+  // `from`: a table_snapshot to read instead of the table's state.
   Tensor read_table(const VarInfo& v, const std::vector<SlotValue>& slots,
-                    const SourceLocation& loc);
+                    const SourceLocation& loc, VarState* from = nullptr);
+  // A copy of a table's (or @auto_dim matrix's) entries and sizes as they are now: what a
+  // consumer reads of a table that another consumer of the same yield writes (dsl.md: the
+  // others see the snapshot, never each other's writes).
+  std::shared_ptr<VarState> table_snapshot(const VarInfo& v);
   void write_table(const VarInfo& v, const std::vector<SlotValue>& slots, const Tensor& value,
                    const SourceLocation& loc);
   // cache.reset: the whole table, or every entry under the given leading indices.

@@ -427,7 +427,17 @@ void Program::order_consumers(const OpCatalog& catalog) {
               constrained || (r != w && blocks[w].writes.count(v) && blocks[r].awaits.count(v));
     if (!constrained) continue;
     const emit::ConsumerOrder order = emit::order_consumers(blocks, in_place);
-    if (!order.error.empty()) continue;  // a cycle: no order gives the result without copies
+    if (!order.error.empty()) {  // a cycle: no order serves, so readers get copies
+      for (size_t r = 0; r < blocks.size(); ++r)
+        for (const std::string& v : in_place) {
+          bool written_by_another = false;
+          for (size_t w = 0; w < blocks.size(); ++w)
+            written_by_another = written_by_another || (w != r && blocks[w].writes.count(v));
+          if (written_by_another && blocks[r].awaits.count(v))
+            snapshot_tables[yield][list[r]].push_back(find(v));
+        }
+      continue;
+    }
     std::vector<const Block*> ordered;
     for (size_t i : order.order) ordered.push_back(list[i]);
     list = std::move(ordered);

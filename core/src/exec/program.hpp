@@ -139,6 +139,10 @@ struct Program {
   // must see it as yielded (dsl.md's deterministic result; the writer changes it in place, so
   // it runs after them, openinfer/consumer_order.hpp as in the synthesized programs).
   std::unordered_set<const Node*> sequential_yields;
+  // A yield whose consumers each await a table another writes (no order serves): per
+  // consumer, the tables it reads as yielded from a copy (Memory::table_snapshot).
+  std::unordered_map<const Node*, std::unordered_map<const Block*, std::vector<const VarInfo*>>>
+      snapshot_tables;
   const Block* entry = nullptr;
   uint64_t max_table_bytes = 0;  // SimulatorOptions::max_table_bytes (0: no limit)
 
