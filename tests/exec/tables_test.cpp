@@ -293,10 +293,10 @@ block entry {
   BOOST_TEST(contains(msg, "[1, 2]"), msg);
 }
 
-// An op whose operands are shaped at run time (table slices, @auto_dim matrices): its result is
-// stored as cache.write stores it (dsl.md), so a result of another shape than the access is the
-// store's error, checked before the kernel runs (it used to run over the access's shape and read
-// past its inputs); a state the failed step touched is as before.
+// An op whose operands are shaped at run time (table slices, @auto_dim matrices): a result that
+// broadcasts to the access fills it, another is cache.write's error (dsl.md), checked before the
+// kernel runs (it used to run over the access's shape and read past its inputs); a state the
+// failed step touched is as before.
 BOOST_AUTO_TEST_CASE(op_results_shaped_at_run_time_must_fit_their_access) {
   oi::ModelWriter w;
   w.add_sizevar("D", 3);
@@ -332,6 +332,32 @@ block entry {
   BOOST_TEST(contains(msg, "[3, 3]"), msg);
   BOOST_TEST(values<int32_t>(exec, "pos") == std::vector<int32_t>({2}), tt::per_element());
   BOOST_TEST(exec.fetch("K").shape() == oi::Shape({2, 3}), tt::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_result_that_broadcasts_to_a_slice_fills_each_entry) {
+  oi::ModelWriter w;
+  w.add_sizevar("D", 2);
+  auto sim = simulate(w, R"(
+dynamic { x: f32[D]; }
+persistent {
+  K(t): f32[D] @table;
+  S(t): f32[D] @table;
+}
+block entry {
+  op softmax(x, axis=0) >> K[0..2];
+  op add(x, x) >> S[1..3];
+  return K, S;
+}
+)");
+  auto exec = sim.make_executor();
+  exec.insert("x", Tensor::from<float>({0, 0}));  // softmax of equal values: 0.5 each, exactly
+  exec.step();
+  BOOST_TEST(values<float>(exec, "K") == std::vector<float>({0.5, 0.5, 0.5, 0.5}),
+             tt::per_element());
+  exec.insert("x", Tensor::from<float>({1, -2}));
+  exec.step();
+  BOOST_TEST(values<float>(exec, "S") == std::vector<float>({0, 0, 2, -4, 2, -4}),
+             tt::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(op_on_a_grown_auto_dim_matrix_must_fit_it) {

@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "interpreter.hpp"
+#include "openinfer/broadcast.hpp"
 #include "openinfer/error.hpp"
+#include "tensor_copy.hpp"
 
 namespace oi::exec {
 namespace {
@@ -119,6 +121,23 @@ KernelValue setting_value(SettingKind kind, int64_t i, double d, bool is_float) 
     default:
       return KernelValue(i);
   }
+}
+
+// `value` repeated over `shape` (numpy broadcasting; it broadcasts to it).
+Tensor broadcast_to(const Tensor& value, const Shape& shape) {
+  Tensor out(value.dtype(), shape);
+  const auto strides = geometry::broadcast_strides(value.shape(), shape);
+  std::vector<uint64_t> at(shape.size(), 0);
+  for (uint64_t n = 0, total = out.numel(); n < total; ++n) {
+    uint64_t src = 0;
+    for (size_t k = 0; k < shape.size(); ++k) src += at[k] * strides[k];
+    copy_elements(value, src, out, n, 1);
+    for (size_t k = shape.size(); k-- > 0;) {  // the next position, last axis fastest
+      if (++at[k] < shape[k]) break;
+      at[k] = 0;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -259,22 +278,31 @@ void Interpreter::run_op_on(const Node& node, const OpPlan& plan, BackendSlot& s
 
   // An operand shaped at run time (a table slice, an @auto_dim matrix, a prefix entry): the
   // result's shape by the op's rule, checked before a kernel reads or writes past a buffer.
+  std::optional<Shape> spread_to;  // the access a smaller result is broadcast over
   if (plan.runtime_shape) {
     const Shape target = table_device ? table_shape : out->shape();
     Shape shape =
         op_result_shape(*plan.runtime_shape, node.op, inputs, settings, target, where(node.loc));
     if (shape != target) {
-      if (plain || mode == KernelMode::Accumulate) {
+      const auto common = geometry::broadcast_shape(shape, target);
+      // acc= adds into the access in place: only a kernel that broadcasts its inputs to its
+      // output (elementwise with broadcasting) can run over the larger access.
+      const OpSchema& op = *plan.runtime_shape->schema;
+      const bool spreads = op.shape_rule == "broadcast" && op.broadcast;
+      if (plain || (mode == KernelMode::Accumulate && (common != target || !spreads))) {
         throw input_error(where(node.loc) + "op '" + node.op + "' produces shape " +
                           shape_to_string(shape) + " but " +
                           (plain ? "output '" : "the access to '") + node.output.name +
                           "' has shape " + shape_to_string(target));
       }
-      // Into a table: the result is stored as cache.write stores it (dsl.md), which refuses a
-      // value of another shape naming the access, or (an @auto_dim matrix) takes it.
-      staged = Tensor(out_var.dtype, shape);
-      out = &staged;
-      table_device = false;
+      // Into a table: a result that broadcasts to the access fills it (dsl.md); another is
+      // stored as cache.write stores it, which refuses it naming the access.
+      if (mode != KernelMode::Accumulate) {
+        if (common == target) spread_to = target;
+        staged = Tensor(out_var.dtype, shape);
+        out = &staged;
+        table_device = false;
+      }
     }
   }
 
@@ -325,7 +353,8 @@ void Interpreter::run_op_on(const Node& node, const OpPlan& plan, BackendSlot& s
     }
     kept_on_device = buffers.finish(out_buffer, *out, resident && plain ? out_state : nullptr);
   }
-  if (!direct && !kept_on_device && !table_device) store(node.output, staged);
+  if (!direct && !kept_on_device && !table_device)
+    store(node.output, spread_to ? broadcast_to(staged, *spread_to) : staged);
 }
 
 }  // namespace oi::exec
