@@ -102,6 +102,11 @@ oi_status* buffer_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffe
   OI_ABI_CATCH(host())
 }
 
+// The generated program zero-fills its scratch once; the kernel writes it in full before reading.
+oi_status* scratch_alloc(oi_device* device, uint64_t bytes, oi_buffer** out_buffer) {
+  return buffer_alloc(device, bytes, out_buffer);
+}
+
 void buffer_free(oi_device*, oi_buffer*) {}  // scratch stays the program's for every step
 
 oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t, const void*, uint64_t) {
