@@ -320,7 +320,7 @@ std::string box_c(const AutoDimDecl& m, const std::vector<SlotText>& slots, bool
 // one without being created.
 std::string table_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                          const std::vector<uint64_t>& var_shape, bool write,
-                         const AutoDimContext& ctx) {
+                         const AutoDimContext& ctx, const AutoDimRead& rd) {
   const size_t nt = m.table_indices.size(), nauto = m.indices.size(), rank = m.base.size();
   if (access.brackets && !access.slots.empty() && access.slots.size() != nt + nauto)
     invalid_plan("'" + m.name + "' takes " + std::to_string(nt + nauto) +
@@ -532,14 +532,22 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
     }
     std::string vd;
     for (uint64_t x : var_shape) vd += (vd.empty() ? "" : ", ") + std::to_string(x) + "ll";
+    if (!rd.pad) fits = "0";
+    const std::string store_where =
+        rd.store_at.empty() ? where : format_text(rd.store_at + ": ");
+    const std::string mismatch_pre = rd.mismatch_pre.empty()
+                                         ? "cannot store " + m.dtype
+                                         : format_text(rd.mismatch_pre),
+                      mismatch_post = rd.mismatch_pre.empty()
+                                          ? " into '" + format_text(var) + "' of " + m.dtype + vs
+                                          : format_text(rd.mismatch_post);
     c += I + "    if (" + same + ") {\n" + I + "      if (nkeys) memcpy(s->v_" + var +
          ", stack, (size_t)nkeys * part * " + E + "u);\n" + I + "    } else if (" + fits + ") {\n" +
          I + "      const int64_t vd[] = {" + (vd.empty() ? "0" : vd) + "};\n" + I +
          "      oi_ad_padded(" + SR + "u, " + E +
          "u, sd, stack, zero, sd, vd, (unsigned char*)s->v_" + var + ");\n" + I + "    } else {\n" +
          I + "      oi_ad_text(t1, sizeof t1, sd, " + SR + "u);\n" +
-         fail("_ERR_RUN", "\"" + where + "cannot store " + m.dtype + "%s into '" +
-                              format_text(var) + "' of " + m.dtype + vs + "\", t1") +
+         fail("_ERR_RUN", "\"" + store_where + mismatch_pre + "%s" + mismatch_post + "\", t1") +
          I + "    }\n" + I + "    free(stack);\n" + I + "  }\n";
   }
   c += I + "}\n";
@@ -603,8 +611,8 @@ std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& pref
 
 std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                             const std::vector<uint64_t>& var_shape, bool write,
-                            const AutoDimContext& ctx) {
-  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx);
+                            const AutoDimContext& ctx, const AutoDimRead& rd) {
+  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx, rd);
   const size_t rank = m.base.size(), nauto = m.indices.size();
   if (access.brackets && access.slots.size() != nauto && !access.slots.empty())
     invalid_plan("'" + m.name + "' takes " + std::to_string(nauto) + " indices, the access gives " +
@@ -696,13 +704,21 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
                   (scalar ? " as auto_dim '" + format_text(m.name) + "' of current shape ["
                           : " into a part of '" + format_text(m.name) + "' of shape [") +
                   dims_fmt + "]"
-            : "cannot store " + m.dtype + "[" + dims_fmt + "] into '" + format_text(var) + "' of " +
-                  m.dtype + shape_text(var_shape);
+        : rd.mismatch_pre.empty()
+            ? "cannot store " + m.dtype + "[" + dims_fmt + "] into '" + format_text(var) + "' of " +
+                  m.dtype + shape_text(var_shape)
+            : format_text(rd.mismatch_pre) + "[" + dims_fmt + "]" + format_text(rd.mismatch_post);
   // As the simulator: a read that fits inside its destination lands there zero padded (a
   // @fixed matrix read into the bound's shape).
-  std::string fits = var_shape.size() == rank && !write ? "1" : "0";
+  std::string fits = var_shape.size() == rank && !write && rd.pad ? "1" : "0";
   for (size_t k = 0; k < rank && fits != "0"; ++k)
     fits += " && ln[" + std::to_string(k) + "] <= " + std::to_string(var_shape[k]) + "ll";
+  // A read's mismatch is the destination's store failing (the simulator's store_at).
+  const std::string mismatch_where =
+      write || rd.store_at.empty() ? where : format_text(rd.store_at + ": ");
+  const std::string mismatch = I + "    s->failed = fail(s, " + ctx.prefix + "_ERR_RUN, \"" +
+                               mismatch_where + message + "\"" + dims_args + ");\n" + I + "    " +
+                               ctx.stop + "\n";
   c += I + "  if (!(" + same + ")) {\n";
   if (fits != "0") {
     std::string vd;
@@ -710,9 +726,9 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
     c += I + "    if (" + fits + ") {\n" + I + "      const int64_t vd[] = {" + vd + "};\n" + I +
          "      oi_ad_padded(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +
          ".data, st, ln, vd, (unsigned char*)s->v_" + var + ");\n" + I + "    } else {\n" +
-         fail("_ERR_RUN", message, dims_args) + I + "    }\n";
+         mismatch + I + "    }\n";
   } else {
-    c += fail("_ERR_RUN", message, dims_args);
+    c += mismatch;
   }
   c += I + "  } else {\n";
   c += I + "    oi_ad_box(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +

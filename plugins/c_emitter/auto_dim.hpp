@@ -45,6 +45,15 @@ struct AutoDimContext {
   std::string prefix, at, stop, indent;                    // NAME, "FILE:L:C", goto/return
 };
 
+// A read: zero padded into a larger destination (cache.read, as the simulator) or only into
+  // one of its shape (a transfer, whose store checks the shape); where a shape that does not
+  // fit the destination is reported (empty: `at`); and that message, around the shape read,
+  // when the destination is not `var` (empty: "cannot store DTYPE" ... " into 'VAR' of ...").
+struct AutoDimRead {
+  bool pad = true;
+  std::string store_at, mismatch_pre, mismatch_post;
+};
+
 // The support functions (static, OI_HELPER).
 std::string auto_dim_c();
 
@@ -58,6 +67,6 @@ std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& pref
 // of `var_shape`: scalar auto indices grow the matrix and take it whole, slices take a part.
 std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                             const std::vector<uint64_t>& var_shape, bool write,
-                            const AutoDimContext& ctx);
+                            const AutoDimContext& ctx, const AutoDimRead& read = AutoDimRead());
 
 }  // namespace oi::c_emitter

@@ -205,6 +205,11 @@ class Generator : public KernelEnv {
         emit_step(b.as_object(), kernels, body, indent + "  ", entry);
       loop_stack_.pop_back();
       body << indent << "}\n";
+    } else if ((kind == "transfer" || kind == "cache.read" || kind == "cache.write") &&
+               stored_side(str(st.at("from"))) &&
+               (stored_side(str(st.at("to"))) ||
+                (kind != "cache.read" && is_auto_access(str(st.at("from")))))) {
+      body << stored_copy(st, indent, entry);
     } else if (kind == "cache.read" && is_auto_access(str(st.at("from")))) {
       body << auto_access(st, "from", "to", "from_at", false, indent, entry);
     } else if ((kind == "cache.write" || kind == "transfer") && is_auto_access(str(st.at("to"))) &&
@@ -830,11 +835,12 @@ class Generator : public KernelEnv {
   // `transfer W[...] >> v`: an entry of a constant prefix table copied into a whole variable,
   // chosen by the indices at run time (computed_entry); an entry the model lacks stops the step
   // with the simulator's message at the source's position, as an op reading it does.
-  std::string prefix_entry_copy(const json::object& st, const std::string& indent, bool entry) {
+  std::string prefix_entry_copy(const json::object& st, const std::string& indent, bool entry,
+                                const Value* into = nullptr) {
     const std::string text = str(st.at("from"));
     const AccessText a = parse_access(text);
     const Value& table = value(a.name);
-    const Value& to = whole(st, "to");
+    const Value& to = into ? *into : whole(st, "to");
     if (a.slots.size() != std::max<size_t>(table.indices.size(), 1))
       invalid_plan("table entry '" + text + "' does not give one index per table index");
     for (const auto& slot : a.slots)
@@ -1226,13 +1232,119 @@ class Generator : public KernelEnv {
     return autodims_.count(parse_access(text).name) > 0;
   }
 
+  // A side of a copy that is stored in a table: a persistent table's entries or slice, an
+  // @auto_dim matrix (or its part) or a constant prefix table's entry.
+  bool stored_side(const std::string& text) const {
+    return is_auto_access(text) || is_table_access(text) || is_prefix_entry(text);
+  }
+
+  // The static shape of a persistent table's access (its stacked lead, then the entry's dims),
+  // of a prefix table's entry; nullopt for an @auto_dim matrix or a slice of run-time length.
+  std::optional<std::vector<uint64_t>> static_access_shape(const std::string& text) const {
+    if (is_auto_access(text)) return std::nullopt;
+    const AccessText a = parse_access(text);
+    const Value& t = value(a.name);
+    if (!t.ptable) return t.shape;  // a prefix table's entry
+    auto lead = static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
+    if (!lead) return std::nullopt;
+    lead->insert(lead->end(), t.shape.begin(), t.shape.end());
+    return lead;
+  }
+
+  // A copy step whose source is stored in a table or matrix and whose destination is too, or
+  // a transfer (or cache.write) out of an @auto_dim matrix into a whole variable. As the
+  // simulator runs it: the source read (its checks at the source's position), then stored (the
+  // destination's checks at its position). Between two stored sides the value passes through
+  // a buffer of the shape of one side whose shape is known before run time.
+  std::string stored_copy(const json::object& st, const std::string& indent, bool entry) {
+    const std::string from = str(st.at("from")), to = str(st.at("to"));
+    const std::string kind = str(st.at("kind"));
+    const std::string from_at = at_of(st, "from_at"), to_at = at_of(st, "to_at");
+    const std::string stop = entry ? "goto done;" : "return;";
+    if (!stored_side(to)) {  // an @auto_dim matrix into a whole variable: no zero padding
+      const Value& var = whole(st, "to");
+      AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, from_at, stop,
+                         indent};
+      AutoDimRead rd;
+      rd.pad = false;
+      rd.store_at = to_at;
+      return auto_dim_access(autodims_.at(parse_access(from).name), parse_access(from), var.name,
+                             var.shape, false, ctx, rd);
+    }
+    if (is_prefix_entry(to))
+      invalid_plan("a " + kind + " (line " + json::serialize(st.at("line")) + ") into '" + to +
+                   "', an entry of a prefix table (read-only: the validator refuses it)");
+    auto shape = static_access_shape(from);
+    const bool from_known = shape.has_value();
+    if (!shape) shape = static_access_shape(to);
+    if (!shape || (!from_known && !is_auto_access(from)))
+      c_gap("copy-step-access", "a " + kind + " (line " + json::serialize(st.at("line")) +
+                                    ") from '" + from + "' into '" + to +
+                                    "', neither of whose shapes is known before run time, is "
+                                    "not supported yet");
+    const Value& t = value(parse_access(from).name);
+    Value buf = t;
+    buf.ptable = false;
+    buf.table = false;
+    buf.indices.clear();
+    buf.bounds.clear();
+    buf.name = "cp" + std::to_string(copy_buffers_);
+    buf.storage = "tabview";
+    buf.shape = *shape;
+    buf.bytes = value_bytes(buf.dtype, buf.numel());
+    tabviews_[buf.name] = buf;
+    tabview_fields_.push_back({buf.name, buf.bytes});
+    field_kernel_[buf.name] = -1000 - copy_buffers_++;  // a region of its own kind: no kernel's
+    std::ostringstream c;
+    c << indent << "{ /* " << kind << " " << from << " >> " << to << " */\n";
+    const std::string in = indent + "  ";
+    if (is_prefix_entry(from)) {
+      c << prefix_entry_copy(st, in, entry, &tabviews_.at(buf.name));
+    } else if (is_table_access(from)) {
+      c << table_access(from, buf.name, false, from_at, in, entry, to_at);
+    } else {
+      // Read whole into a buffer of the destination's shape: a shape that differs is the
+      // simulator's store error at the destination.
+      AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, from_at, stop,
+                         in};
+      AutoDimRead rd;
+      rd.pad = false;
+      rd.store_at = to_at;
+      if (is_table_access(to)) {
+        rd.mismatch_pre = "cannot store a value of shape ";
+        std::string dims;
+        for (uint64_t d : buf.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+        rd.mismatch_post =
+            " into '" + parse_access(to).name + "' where the access has shape [" + dims + "]";
+      } else {
+        c_gap("copy-step-access", "a " + kind + " (line " + json::serialize(st.at("line")) +
+                                      ") from @auto_dim matrix '" + from + "' into '" + to +
+                                      "' is not supported yet");
+      }
+      c << auto_dim_access(autodims_.at(parse_access(from).name), parse_access(from), buf.name,
+                           buf.shape, false, ctx, rd);
+    }
+    if (is_table_access(to)) {
+      c << table_access(to, buf.name, true, to_at, in, entry);
+    } else {
+      AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, to_at, stop, in};
+      c << auto_dim_access(autodims_.at(parse_access(to).name), parse_access(to), buf.name,
+                           buf.shape, true, ctx);
+    }
+    c << indent << "}\n";
+    return c.str();
+  }
+  int64_t copy_buffers_ = 0;
+
   std::string auto_access(const json::object& st, const char* access_key, const char* var_key,
                           const char* at_key, bool write, const std::string& indent, bool entry) {
     const AccessText a = parse_access(str(st.at(access_key)));
     const Value& var = whole(st, var_key);
     AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, at_of(st, at_key),
                        entry ? "goto done;" : "return;", indent};
-    return auto_dim_access(autodims_.at(a.name), a, var.name, var.shape, write, ctx);
+    AutoDimRead rd;  // a read's shape that does not fit is the store's error, at the destination
+    if (!write) rd.store_at = at_of(st, "to_at");
+    return auto_dim_access(autodims_.at(a.name), a, var.name, var.shape, write, ctx, rd);
   }
 
   mutable std::map<std::string, Value> views_;  // "W[b]" -> its entry as a value
