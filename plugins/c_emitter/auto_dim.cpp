@@ -533,11 +533,9 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
     std::string vd;
     for (uint64_t x : var_shape) vd += (vd.empty() ? "" : ", ") + std::to_string(x) + "ll";
     if (!rd.pad) fits = "0";
-    const std::string store_where =
-        rd.store_at.empty() ? where : format_text(rd.store_at + ": ");
-    const std::string mismatch_pre = rd.mismatch_pre.empty()
-                                         ? "cannot store " + m.dtype
-                                         : format_text(rd.mismatch_pre),
+    const std::string store_where = rd.store_at.empty() ? where : format_text(rd.store_at + ": ");
+    const std::string mismatch_pre = rd.mismatch_pre.empty() ? "cannot store " + m.dtype
+                                                             : format_text(rd.mismatch_pre),
                       mismatch_post = rd.mismatch_pre.empty()
                                           ? " into '" + format_text(var) + "' of " + m.dtype + vs
                                           : format_text(rd.mismatch_post);
@@ -547,8 +545,8 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
          "      oi_ad_padded(" + SR + "u, " + E +
          "u, sd, stack, zero, sd, vd, (unsigned char*)s->v_" + var + ");\n" + I + "    } else {\n" +
          I + "      oi_ad_text(t1, sizeof t1, sd, " + SR + "u);\n" +
-         fail("_ERR_RUN", "\"" + store_where + mismatch_pre + "%s" + mismatch_post + "\", t1") +
-         I + "    }\n" + I + "    free(stack);\n" + I + "  }\n";
+         fail("_ERR_RUN", "\"" + store_where + mismatch_pre + "%s" + mismatch_post + "\", t1") + I +
+         "    }\n" + I + "    free(stack);\n" + I + "  }\n";
   }
   c += I + "}\n";
   return c;
@@ -704,10 +702,10 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
                   (scalar ? " as auto_dim '" + format_text(m.name) + "' of current shape ["
                           : " into a part of '" + format_text(m.name) + "' of shape [") +
                   dims_fmt + "]"
-        : rd.mismatch_pre.empty()
-            ? "cannot store " + m.dtype + "[" + dims_fmt + "] into '" + format_text(var) + "' of " +
-                  m.dtype + shape_text(var_shape)
-            : format_text(rd.mismatch_pre) + "[" + dims_fmt + "]" + format_text(rd.mismatch_post);
+      : rd.mismatch_pre.empty()
+          ? "cannot store " + m.dtype + "[" + dims_fmt + "] into '" + format_text(var) + "' of " +
+                m.dtype + shape_text(var_shape)
+          : format_text(rd.mismatch_pre) + "[" + dims_fmt + "]" + format_text(rd.mismatch_post);
   // As the simulator: a read that fits inside its destination lands there zero padded (a
   // @fixed matrix read into the bound's shape).
   std::string fits = var_shape.size() == rank && !write && rd.pad ? "1" : "0";

@@ -46,9 +46,9 @@ struct AutoDimContext {
 };
 
 // A read: zero padded into a larger destination (cache.read, as the simulator) or only into
-  // one of its shape (a transfer, whose store checks the shape); where a shape that does not
-  // fit the destination is reported (empty: `at`); and that message, around the shape read,
-  // when the destination is not `var` (empty: "cannot store DTYPE" ... " into 'VAR' of ...").
+// one of its shape (a transfer, whose store checks the shape); where a shape that does not
+// fit the destination is reported (empty: `at`); and that message, around the shape read,
+// when the destination is not `var` (empty: "cannot store DTYPE" ... " into 'VAR' of ...").
 struct AutoDimRead {
   bool pad = true;
   std::string store_at, mismatch_pre, mismatch_post;

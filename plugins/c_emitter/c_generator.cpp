@@ -168,7 +168,12 @@ class Generator : public KernelEnv {
       body << ");\n";
       if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
       for (const auto& [text, view] : kernel_tabviews_)
-        if (view.write)
+        if (view.write) body << broadcast_into_view(k.as_object(), view.value, indent);
+      for (const auto& [text, view] : kernel_tabviews_)
+        if (view.write && view.run_time)
+          body << broadcast_store(text, view.value,
+                                  at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
+        else if (view.write)
           body << table_access(text, view.value.name, true,
                                at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
       kernel_tabviews_.clear();
@@ -541,6 +546,7 @@ class Generator : public KernelEnv {
   struct TabView {
     Value value;
     bool read = false, write = false;
+    bool run_time = false;  // a slice of run-time length: value has the kernel's shape
   };
   std::map<std::string, TabView> kernel_tabviews_;  // access text -> its buffer
   std::map<std::string, Value> tabviews_;           // every buffer, by name
@@ -614,10 +620,19 @@ class Generator : public KernelEnv {
         const Value& t = value(a.name);
         auto lead =
             static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
-        if (!lead)
-          c_gap("runtime-slice-operand", "'" + text + "' as an operand of kernel " +
-                                             std::to_string(id) +
-                                             " (a slice of run-time length) is not supported yet");
+        bool run_time = false;
+        if (!lead) {
+          // An elementwise kernel's result has its own shape, broadcast over the slice's
+          // entries when stored (broadcast_store); an op of another kind has no shape of its
+          // own apart from its output's.
+          if (!output || str(k.at("kind")) != "elementwise")
+            c_gap("runtime-slice-operand",
+                  "'" + text + "' as an operand of kernel " + std::to_string(id) +
+                      " (a slice of run-time length, not an elementwise op's output) is not "
+                      "supported yet");
+          run_time = true;
+          lead.emplace();
+        }
         Value v = t;
         v.ptable = false;
         v.indices.clear();
@@ -626,11 +641,38 @@ class Generator : public KernelEnv {
         v.storage = "tabview";
         v.shape = *lead;
         v.shape.insert(v.shape.end(), t.shape.begin(), t.shape.end());
+        if (run_time) {
+          v.shape.clear();
+          for (const auto& d : k.at("shape").as_array()) v.shape.push_back(d.to_number<uint64_t>());
+        }
         v.bytes = value_bytes(v.dtype, v.numel());
         tabviews_[v.name] = v;
         tabview_fields_.push_back({v.name, v.bytes});
         field_kernel_[v.name] = id;
         it = kernel_tabviews_.emplace(text, TabView{v}).first;
+        it->second.run_time = run_time;
+        if (run_time) {
+          // The slice's largest span, where every sliced index has a @fixed bound: the stacked
+          // buffer of the store (no allocation); otherwise it is allocated when stored.
+          std::vector<uint64_t> most;
+          bool bounded = true;
+          for (size_t j = 0; j < t.indices.size(); ++j) {
+            const bool ranged = j >= a.slots.size() || a.slots[j].range;
+            if (!ranged) continue;
+            if (t.bounds[j] < 0)
+              bounded = false;
+            else
+              most.push_back(static_cast<uint64_t>(t.bounds[j]));
+          }
+          if (bounded) {
+            uint64_t n = 1;
+            for (uint64_t d : most) n *= d;
+            const std::string field = v.name + "_span";
+            const uint64_t bytes = value_bytes(v.dtype, n * value_numel(t));
+            tabview_fields_.push_back({field, bytes});
+            field_kernel_[field] = id;
+          }
+        }
       }
       (output ? it->second.write : it->second.read) = true;
     };
@@ -1228,6 +1270,139 @@ class Generator : public KernelEnv {
            std::to_string(m.table_indices.size()) + "u) : 0u)";
   }
 
+  static uint64_t value_numel(const Value& t) {
+    uint64_t n = 1;
+    for (uint64_t d : t.shape) n *= d;
+    return n;
+  }
+
+  // The store of an elementwise kernel's result `var` (its own shape) into the table slice
+  // `text` of run-time length: as the simulator's kernel writes the slice, the result is
+  // broadcast over the slice's shape (the stacked lengths, then an entry's dims); a result that
+  // does not broadcast to it is the simulator's store error. The stacked value goes through
+  // s->v_VAR_span (every sliced index @fixed: its largest span) or an allocated buffer.
+  std::string broadcast_store(const std::string& text, const Value& var, const std::string& at,
+                              const std::string& indent, bool entry) {
+    const AccessText a = parse_access(text);
+    const Value& t = value(a.name);
+    const std::string stop = entry ? "goto done;" : "return;";
+    const std::string where = format_text(at.empty() ? "" : at + ": ");
+    std::vector<std::string> dims;  // the slice's shape, as C
+    std::string shown, args;
+    for (size_t j = 0; j < t.indices.size(); ++j)
+      if (j >= a.slots.size() || a.slots[j].range) {
+        dims.push_back("(size_t)ln[" + std::to_string(j) + "]");
+        shown += std::string(shown.empty() ? "" : ", ") + "%lld";
+        args += ", (long long)ln[" + std::to_string(j) + "]";
+      }
+    for (uint64_t d : t.shape) {
+      dims.push_back(std::to_string(d) + "u");
+      shown += (shown.empty() ? "" : ", ") + std::to_string(d);
+    }
+    const std::vector<uint64_t>& from = var.shape;
+    std::string ok = from.size() <= dims.size() ? "1" : "0";
+    for (size_t q = 0; q < from.size() && ok != "0"; ++q)
+      if (from[from.size() - 1 - q] != 1)
+        ok += " && " + dims[dims.size() - 1 - q] +
+              " == " + std::to_string(from[from.size() - 1 - q]) + "u";
+    std::string from_text;
+    for (uint64_t d : from) from_text += (from_text.empty() ? "" : ", ") + std::to_string(d);
+    const bool bounded = std::any_of(tabview_fields_.begin(), tabview_fields_.end(),
+                                     [&](const auto& f) { return f.first == var.name + "_span"; });
+    const std::string I = indent + "  ", T = c_type(var.dtype);
+    std::ostringstream c;
+    c << indent << "{ /* store into " << text << ", broadcast over its entries */\n"
+      << span_code(
+             table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_, stop, I,
+             nullptr);
+    c << I << "size_t total = 1;\n";
+    for (const auto& d : dims) c << I << "total *= " << d << ";\n";
+    c << I << "if (!(" << ok << ")) {\n"
+      << I << "  s->failed = fail(s, " << name_ << "_ERR_RUN, \"" << where
+      << "cannot store a value of shape [" << from_text << "] into '" << format_text(t.name)
+      << "' where the access has shape [" << shown << "]\"" << args << ");\n"
+      << I << "  " << stop << "\n"
+      << I << "}\n";
+    if (bounded) {
+      c << I << T << "* span = (" << T << "*)s->v_" << var.name << "_span;\n";
+    } else {
+      c << I << T << "* span = (" << T << "*)malloc(" << value_bytes(var.dtype, 1)
+        << "u * total + 1u);\n"
+        << I << "if (!span) {\n"
+        << I << "  s->failed = fail(s, " << name_ << "_ERR_MEMORY, \"" << where
+        << "out of memory growing table '" << format_text(t.name) << "'\");\n"
+        << I << "  " << stop << "\n"
+        << I << "}\n";
+    }
+    const std::string p = "((" + std::string(T) + "*)s->v_" + var.name + ")";
+    if (packed_bits(var.dtype))
+      c << I << "memset(span, 0, (total * " << packed_bits(var.dtype) << "u + 7u) / 8u);\n";
+    c << I << "for (size_t i = 0; i < total; ++i) {\n"
+      << I << "  size_t rest = i, j = 0, stride = 1;\n"
+      << I << "  (void)stride;\n";
+    for (size_t q = 0; q < from.size(); ++q) {
+      const std::string& d = dims[dims.size() - 1 - q];
+      const uint64_t f = from[from.size() - 1 - q];
+      if (f != 1) c << I << "  j += rest % " << d << " * stride;\n";
+      c << I << "  rest /= " << d << ";\n" << I << "  stride *= " << f << "u;\n";
+    }
+    c << I << "  " << store(var.dtype, "span", "i", load(var.dtype, p, "j")) << "\n" << I << "}\n";
+    c << I << "const int rc = oi_tab_write(&s->t_" << t.name << ", st, ln, span);\n"
+      << (bounded ? "" : I + "free(span);\n");
+    if (!freestanding_)
+      c << I << "if (rc == -2) {\n"
+        << I << "  s->failed = budget_fail(s, \"" << where << "\", \"" << format_text(t.name)
+        << "\");\n"
+        << I << "  " << stop << "\n"
+        << I << "}\n";
+    c << I << "if (rc != 0) {\n"
+      << I << "  s->failed = fail(s, " << name_ << "_ERR_MEMORY, \"" << where
+      << "out of memory growing table '" << format_text(t.name) << "'\");\n"
+      << I << "  " << stop << "\n"
+      << I << "}\n";
+    c << indent << "}\n";
+    return c.str();
+  }
+
+  // An elementwise kernel writing a table slice of more entries than its own shape (`op add(x,
+  // x) >> K[0..2]` of K(t): f32[4]): its result, in the buffer's first elements, is broadcast
+  // over the slice's shape as the simulator's kernel broadcasts its inputs to the output's
+  // shape; from the last element down, so each reads an element not yet overwritten.
+  std::string broadcast_into_view(const json::object& k, const Value& view,
+                                  const std::string& indent) const {
+    if (str(k.at("kind")) != "elementwise") return "";
+    std::vector<uint64_t> from;
+    for (const auto& d : k.at("shape").as_array()) from.push_back(d.to_number<uint64_t>());
+    const std::vector<uint64_t>& to = view.shape;
+    if (from == to) return "";
+    bool fits = from.size() <= to.size();
+    for (size_t a = 0; fits && a < from.size(); ++a) {
+      const uint64_t f = from[from.size() - 1 - a], t = to[to.size() - 1 - a];
+      fits = f == t || f == 1;
+    }
+    uint64_t n_from = 1;
+    for (uint64_t d : from) n_from *= d;
+    if (!fits || n_from == view.numel()) return "";  // (the same elements in another shape)
+    // The element of `from` that element i of `to` reads: right-aligned, 0 on axes of size 1.
+    std::ostringstream src;
+    src << "0u";
+    uint64_t to_stride = 1, from_stride = 1;
+    for (size_t a = 0; a < from.size(); ++a) {
+      const uint64_t f = from[from.size() - 1 - a], t = to[to.size() - 1 - a];
+      if (f != 1) src << " + (i / " << to_stride << "u % " << t << "u) * " << from_stride << "u";
+      to_stride *= t;
+      from_stride *= f;
+    }
+    const std::string p = "((" + std::string(c_type(view.dtype)) + "*)s->v_" + view.name + ")";
+    std::ostringstream c;
+    c << indent << "for (size_t i = " << view.numel() << "u; i-- > 0;) { /* broadcast into "
+      << view.name << " */\n"
+      << indent << "  const size_t j = " << src.str() << ";\n"
+      << indent << "  " << store(view.dtype, p, "i", load(view.dtype, p, "j")) << "\n"
+      << indent << "}\n";
+    return c.str();
+  }
+
   bool is_auto_access(const std::string& text) const {
     return autodims_.count(parse_access(text).name) > 0;
   }
@@ -1245,7 +1420,8 @@ class Generator : public KernelEnv {
     const AccessText a = parse_access(text);
     const Value& t = value(a.name);
     if (!t.ptable) return t.shape;  // a prefix table's entry
-    auto lead = static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
+    auto lead =
+        static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
     if (!lead) return std::nullopt;
     lead->insert(lead->end(), t.shape.begin(), t.shape.end());
     return lead;

@@ -207,6 +207,13 @@ std::optional<std::vector<uint64_t>> static_lead(
     const SlotText slot = k < access.slots.size() ? access.slots[k] : SlotText{true, {}, {}, {}};
     if (!slot.range) continue;
     const int64_t bound = table.bounds[k];
+    // `n+c..n+d` (one name, d >= c): d - c entries whenever the access is in range (the start
+    // is then at least 0, so the end is too and is never taken from the end).
+    if (slot.start && slot.end && !slot.start->literal && !slot.end->literal &&
+        slot.start->name == slot.end->name && slot.end->value >= slot.start->value) {
+      lead.push_back(static_cast<uint64_t>(slot.end->value - slot.start->value));
+      continue;
+    }
     std::optional<int64_t> a = slot.start ? value(*slot.start) : std::optional<int64_t>(0);
     std::optional<int64_t> b;
     if (slot.end) {
