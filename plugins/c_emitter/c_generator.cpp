@@ -60,7 +60,11 @@ class Generator : public KernelEnv {
     library_ = library;
     library_missing_ = std::move(library_missing);
     boost::system::error_code ec;
-    root_ = json::parse(plan_text, ec);
+    // Loops nest up to 64 deep (the parser's limit), each two levels of the plan's JSON, past
+    // boost::json's default depth of 32.
+    json::parse_options depth;
+    depth.max_depth = 4096;
+    root_ = json::parse(plan_text, ec, {}, depth);
     if (ec || !root_.is_object()) invalid_plan("the plan is not a JSON object");
     const auto& o = root_.as_object();
     if (!o.contains("format") || o.at("format") != "openinfer-synth-plan" ||

@@ -167,10 +167,11 @@ C_GAPS = {
     "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes (no order runs every reader before the writer)",
-    "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
-    "copy-step-access": "a transfer out of an @auto_dim matrix, or table entries on both sides",
+    "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
+                             "run-time length",
+    "copy-step-access": "a copy neither of whose sides has a shape known before run time (an "
+                        "@auto_dim matrix into another, a table slice of run-time length)",
     "table-indices": "a persistent table of more than 8 indices",
-    "nesting-depth": "blocks nested over 64 deep",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",
