@@ -1168,9 +1168,9 @@ class Generator : public KernelEnv {
         for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
         for (const auto& b : o.at("bound").as_array())
           v.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
-        if (v.indices.size() > 8 || v.bounds.size() != v.indices.size())
-          c_gap("table-indices",
-                "table '" + v.name + "' with more than 8 indices is not supported yet");
+        if (v.bounds.size() != v.indices.size())
+          invalid_plan("table '" + v.name + "': " + std::to_string(v.bounds.size()) +
+                       " bounds for " + std::to_string(v.indices.size()) + " indices");
         for (size_t k = 0; freestanding_ && k < v.bounds.size(); ++k)
           if (v.bounds[k] < 0)
             refuse_device_limit(
@@ -2008,8 +2008,28 @@ class Generator : public KernelEnv {
       << ". C11, libc and libm only. */\n#ifndef " << name_ << "_H\n#define " << name_
       << "_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" "
          "{\n#endif\n"
+      << "/* The most dims a variable, a file's tensor or a fetched table has (at least 8). */\n"
+      << "#define " << name_ << "_MAX_RANK " << max_rank() << "u\n"
       << replace_name(kRuntimeH, name_) << "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
     return h.str();
+  }
+
+  // The most dims of a declared value as fetched or inserted (a persistent table: its indices,
+  // then an entry's; a table of matrices likewise), at least 8.
+  size_t max_rank() const {
+    size_t r = 8;
+    for (const Value& v : values_)
+      r = std::max(r, v.shape.size() + (v.ptable ? v.indices.size() : 0));
+    for (const auto& [mname, m] : autodims_)
+      r = std::max(r, m.base.size() + m.table_indices.size());
+    return r;
+  }
+  // The most indices of a persistent table (oi_table's arrays), at least 8.
+  size_t max_table_rank() const {
+    size_t r = 8;
+    for (const Value& v : values_)
+      if (v.ptable) r = std::max(r, v.indices.size());
+    return r;
   }
 
   std::string source(const std::string& kernels, const std::string& step_body) const {
@@ -2035,7 +2055,7 @@ class Generator : public KernelEnv {
     c << matmul_simd_helpers_c(matmul_device(device()));
     const bool tables =
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
-    c << tables_hosted_type_c();  // the state's oi_mem, with or without tables
+    c << tables_hosted_type_c(max_table_rank());  // the state's oi_mem, with or without tables
     if (tables) c << tables_c(false);
     if (!autodims_.empty()) c << auto_dim_c();
     // Variables: dims and the table fetch and insert use.
@@ -2146,7 +2166,9 @@ class Generator : public KernelEnv {
          "                uint32_t rank, const uint64_t* dims, size_t bytes, const unsigned char** "
          "from,\n"
          "                int* found) {\n"
-         "  uint32_t t = 0, r = 0;\n  uint64_t d[8], nbytes = 0;\n  const unsigned char* data = "
+         "  uint32_t t = 0, r = 0;\n  uint64_t d["
+      << N
+      << "_MAX_RANK], nbytes = 0;\n  const unsigned char* data = "
          "NULL;\n"
          "  int rc = "
       << N
@@ -2376,10 +2398,11 @@ class Generator : public KernelEnv {
       << N << "_ERR_NAME;\n}\n\n";
     // The shape of what fetch gives: declared, except a growable table's current sizes.
     c << "int " << N << "_fetch_dims(const " << N
-      << "_state* s, const char* name, uint32_t* rank, uint64_t dims[8]) {\n"
+      << "_state* s, const char* name, uint32_t* rank, uint64_t dims[" << N
+      << "_MAX_RANK]) {\n"
          "  const "
-      << N << "_var_info* v = " << N << "_var(name);\n  if (!v || v->rank > 8) return fail((" << N
-      << "_state*)s, " << N
+      << N << "_var_info* v = " << N << "_var(name);\n  if (!v || v->rank > " << N
+      << "_MAX_RANK) return fail((" << N << "_state*)s, " << N
       << "_ERR_NAME, \"fetch '%s': no declared variable of that name\", name);\n"
          "  *rank = v->rank;\n  for (uint32_t k = 0; k < v->rank; ++k) dims[k] = v->dims[k];\n";
     for (const Value* v : declared)
@@ -2905,7 +2928,7 @@ class Generator : public KernelEnv {
       << " B) and the undo record of the step's persistent writes (" << layout.undo
       << " B). */\n#define " << N << "_ARENA_BYTES " << layout.total << "u\n#define " << N
       << "_ARENA_ALIGN " << layout.align << "u\n\n";
-    if (tables) h << tables_type_c() << "\n";
+    if (tables) h << tables_type_c(max_table_rank()) << "\n";
     h << "/* Everything kept between steps: persistent values, inputs, tables. Allocate it where "
          "you\n * like (static storage is usual; "
       << state_bytes << " B on this target); its members are private. */\ntypedef struct " << N

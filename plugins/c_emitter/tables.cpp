@@ -241,8 +241,8 @@ const char* const kTablesComment = R"C(
 // The table and the state's oi_mem, in both profiles: what the table budget (hosted) and the
 // undo record of a step (docs/synth.md "Table budget and failed steps") need: a flag byte per
 // cell, the count of written entries (the simulator's entries: what the budget counts).
-const char* const kTablesTypeC = R"C(#define OI_TAB_RANK 8
-/* The state's table memory: the budget (0: none), what the tables hold now (written entries x
+const char* const kTablesTypeC =
+    R"C(/* The state's table memory: the budget (0: none), what the tables hold now (written entries x
  * entry bytes, plus @auto_dim matrices), the numbers of a refused growth for the message, and
  * the undo record of the step: one record per entry the step first overwrote or erased (grown
  * with realloc, hosted; a region of the arena sized at synthesis, freestanding). */
@@ -678,17 +678,18 @@ std::string tables_c(bool freestanding) {
          (freestanding ? kUndoRoomStaticC : kUndoRoomHostedC) + kTablesWriteC + kTablesDimsC;
 }
 
-std::string tables_hosted_type_c() {
-  return kTablesTypeC;
+// oi_table's arrays hold `rank` indices (the plan's most, at least 8).
+std::string tables_hosted_type_c(size_t rank) {
+  return "#define OI_TAB_RANK " + std::to_string(rank) + "\n" + kTablesTypeC;
 }
 
 uint64_t undo_record_bytes(size_t rank, uint64_t entry_bytes) {
   return 9 + 8 * rank + entry_bytes;  // OI_UNDO_HEAD, the key, the entry's bytes
 }
 
-std::string tables_type_c() {
-  return std::string("#ifndef OI_TABLE_DEFINED\n#define OI_TABLE_DEFINED\n") + kTablesTypeC +
-         "#endif\n";
+std::string tables_type_c(size_t rank) {
+  return std::string("#ifndef OI_TABLE_DEFINED\n#define OI_TABLE_DEFINED\n") +
+         tables_hosted_type_c(rank) + "#endif\n";
 }
 
 }  // namespace oi::c_emitter

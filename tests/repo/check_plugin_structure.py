@@ -171,7 +171,6 @@ C_GAPS = {
                              "run-time length",
     "copy-step-access": "a copy neither of whose sides has a shape known before run time (an "
                         "@auto_dim matrix into another, a table slice of run-time length)",
-    "table-indices": "a persistent table of more than 8 indices",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",
