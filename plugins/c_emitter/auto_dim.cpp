@@ -9,12 +9,13 @@
 
 namespace oi::c_emitter {
 
-std::string auto_dim_c() {
-  return R"(/* @auto_dim matrices: the cells in the current shape (base + counts on the auto axes),
+std::string auto_dim_c(size_t rank) {
+  return "#define OI_AD_RANK " + std::to_string(rank) + "\n" +
+         R"(/* @auto_dim matrices: the cells in the current shape (base + counts on the auto axes),
  * row-major; growing copies the old cells to the same positions of the new shape. */
 typedef struct {
   uint32_t rank, nauto;
-  int64_t base[8], cnt[8];
+  int64_t base[OI_AD_RANK], cnt[OI_AD_RANK];
   size_t esize;
   unsigned char* data;
   const unsigned char* init; /* one element, or NULL: zeros */
@@ -22,14 +23,14 @@ typedef struct {
    * bytes once an access touched it, until a reset; the step's first change keeps a copy. */
   oi_mem* mem;
   int present, noted, u_present;
-  int64_t u_cnt[8];
+  int64_t u_cnt[OI_AD_RANK];
   unsigned char* u_data;
 } oi_auto;
 static OI_HELPER void oi_ad_dims(const oi_auto* m, const int64_t* cnt, int64_t* d) {
   for (uint32_t k = 0; k < m->rank; ++k) d[k] = m->base[k] + (k < m->nauto ? cnt[k] : 0);
 }
 static OI_HELPER size_t oi_ad_cells(const oi_auto* m, const int64_t* cnt) {
-  int64_t d[8];
+  int64_t d[OI_AD_RANK];
   size_t n = 1;
   oi_ad_dims(m, cnt, d);
   for (uint32_t k = 0; k < m->rank; ++k) n *= (size_t)d[k];
@@ -47,7 +48,7 @@ static OI_HELPER void oi_ad_box(uint32_t rank, size_t esize, const int64_t* d, u
                                 const int64_t* st, const int64_t* ln, unsigned char* buf,
                                 int write) {
   size_t rows = 1;
-  int64_t idx[8] = {0};
+  int64_t idx[OI_AD_RANK] = {0};
   for (uint32_t k = 0; k < rank; ++k)
     if (ln[k] <= 0) return;
   for (uint32_t k = 0; k + 1 < rank; ++k) rows *= (size_t)ln[k];
@@ -71,7 +72,7 @@ static OI_HELPER void oi_ad_padded(uint32_t rank, size_t esize, const int64_t* d
                                    const unsigned char* data, const int64_t* st, const int64_t* ln,
                                    const int64_t* dd, unsigned char* dst) {
   size_t rows = 1, cells = 1;
-  int64_t idx[8] = {0};
+  int64_t idx[OI_AD_RANK] = {0};
   for (uint32_t k = 0; k < rank; ++k) cells *= (size_t)dd[k];
   memset(dst, 0, cells * esize);
   for (uint32_t k = 0; k < rank; ++k)
@@ -159,7 +160,7 @@ static OI_HELPER int oi_ad_reset(oi_auto* m) {
 /* Counts at least `want` on each auto axis; -1 when memory runs out, -2 over the budget (the
  * matrix unchanged). */
 static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
-  int64_t cnt[8], od[8], nd[8], zero[8] = {0};
+  int64_t cnt[OI_AD_RANK], od[OI_AD_RANK], nd[OI_AD_RANK], zero[OI_AD_RANK] = {0};
   int changed = 0;
   memcpy(cnt, m->cnt, sizeof cnt);
   for (uint32_t k = 0; k < m->nauto; ++k)
@@ -203,7 +204,7 @@ static OI_HELPER size_t oi_adt_count(const int64_t* cap, uint32_t nt) {
  * table unchanged). */
 static OI_HELPER int oi_adt_reserve(oi_auto** arr, int64_t* cap, const int64_t* bound, uint32_t nt,
                                     const int64_t* need, const oi_auto* proto) {
-  int64_t nc[8];
+  int64_t nc[OI_AD_RANK];
   int grow = 0;
   for (uint32_t k = 0; k < nt; ++k) {
     nc[k] = cap[k];

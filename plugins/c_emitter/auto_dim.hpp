@@ -54,8 +54,8 @@ struct AutoDimRead {
   std::string store_at, mismatch_pre, mismatch_post;
 };
 
-// The support functions (static, OI_HELPER).
-std::string auto_dim_c();
+// The support functions (static, OI_HELPER), for matrices of `rank` dims at most (>= 8).
+std::string auto_dim_c(size_t rank);
 
 // The C of NAME_fetch for a table of matrices: the matrices stacked into s->af_NAME (equal
 // shapes, else the simulator's error), `*data` and `*bytes` set; `prefix` is the program's name;

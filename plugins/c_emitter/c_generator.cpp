@@ -1257,8 +1257,10 @@ class Generator : public KernelEnv {
                           "growth needs memory allocation at run time (the freestanding profile "
                           "allocates nothing)",
                           device_name_, "cpu.profile freestanding");
-    if (packed_bits(v.dtype) || !c_type(v.dtype) || v.shape.size() > 8 ||
-        v.shape.size() < m.indices.size())
+    if (v.shape.size() < m.indices.size())
+      invalid_plan("@auto_dim matrix '" + v.name + "' of rank " + std::to_string(v.shape.size()) +
+                   " has " + std::to_string(m.indices.size()) + " auto indices");
+    if (packed_bits(v.dtype) || !c_type(v.dtype))
       c_gap("auto-dim-dtype",
             "@auto_dim matrix '" + v.name + "' of " + v.dtype + " is not supported yet");
     m.base = v.shape;
@@ -2024,6 +2026,12 @@ class Generator : public KernelEnv {
       r = std::max(r, m.base.size() + m.table_indices.size());
     return r;
   }
+  // The most dims of an @auto_dim matrix (oi_auto's arrays), at least 8.
+  size_t max_auto_rank() const {
+    size_t r = 8;
+    for (const auto& [mname, m] : autodims_) r = std::max(r, m.base.size());
+    return r;
+  }
   // The most indices of a persistent table (oi_table's arrays), at least 8.
   size_t max_table_rank() const {
     size_t r = 8;
@@ -2057,7 +2065,7 @@ class Generator : public KernelEnv {
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     c << tables_hosted_type_c(max_table_rank());  // the state's oi_mem, with or without tables
     if (tables) c << tables_c(false);
-    if (!autodims_.empty()) c << auto_dim_c();
+    if (!autodims_.empty()) c << auto_dim_c(max_auto_rank());
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
@@ -2416,7 +2424,7 @@ class Generator : public KernelEnv {
       const size_t nt = m.table_indices.size();
       if (m.growable()) {  // the sizes; the matrices' shape from key 0, else the fresh one's
         c << "  if (strcmp(name, \"" << mname
-          << "\") == 0) {\n    int64_t d[8];\n    size_t nk = 1;\n";
+          << "\") == 0) {\n    int64_t d[OI_AD_RANK];\n    size_t nk = 1;\n";
         for (size_t k = 0; k < nt; ++k)
           c << "    dims[" << k << "] = (uint64_t)s->as_" << mname << "[" << k
             << "];\n    nk *= (size_t)s->as_" << mname << "[" << k << "];\n";
@@ -2424,8 +2432,8 @@ class Generator : public KernelEnv {
           << ";\n    oi_ad_dims(m0, m0->cnt, d);\n";
       } else {
         c << "  if (strcmp(name, \"" << mname
-          << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << "[0], s->a_"
-          << mname << "[0].cnt, d);\n";
+          << "\") == 0) {\n    int64_t d[OI_AD_RANK];\n    oi_ad_dims(&s->a_" << mname
+          << "[0], s->a_" << mname << "[0].cnt, d);\n";
         for (size_t k = 0; k < nt; ++k)
           c << "    dims[" << k << "] = " << m.table_bounds[k] << "u;\n";
       }
