@@ -2697,7 +2697,9 @@ class Generator : public KernelEnv {
     sizes.written = [&](const std::string& text, const std::string* from) -> uint64_t {
       const AccessText a = parse_access(text);
       const Value& t = value(a.name);
-      if (from) return value(*from).numel() / std::max<uint64_t>(t.numel(), 1);
+      // (a source stored in a table or matrix: the entries the destination's access covers)
+      if (from && !stored_side(*from))
+        return value(*from).numel() / std::max<uint64_t>(t.numel(), 1);
       auto lead =
           static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
       if (!lead) return kManyChanges;
