@@ -17,6 +17,7 @@ typedef struct {
   uint32_t rank, nauto;
   int64_t base[OI_AD_RANK], cnt[OI_AD_RANK];
   size_t esize;
+  uint32_t bits; /* a packed dtype: its bits, a cell a byte holding them; 0 otherwise */
   unsigned char* data;
   const unsigned char* init; /* one element, or NULL: zeros */
   /* The table budget and failed steps (docs/synth.md): as in the simulator the matrix holds
@@ -101,8 +102,26 @@ static OI_HELPER int oi_ad_create(oi_auto* m) {
   oi_ad_fill(m, m->data, cells);
   return 0;
 }
+/* The bytes `cells` cells count for (the table budget): packed ones as the simulator packs them. */
+static OI_HELPER uint64_t oi_ad_stored(const oi_auto* m, size_t cells) {
+  return m->bits ? ((uint64_t)cells * m->bits + 7u) / 8u : (uint64_t)cells * m->esize;
+}
 static OI_HELPER uint64_t oi_ad_bytes(const oi_auto* m) {
-  return m->present ? (uint64_t)oi_ad_cells(m, m->cnt) * m->esize : 0u;
+  return m->present ? oi_ad_stored(m, oi_ad_cells(m, m->cnt)) : 0u;
+}
+/* Packed elements (LSB first, oinf.md) to cells of a byte each, and back. */
+static OI_HELPER void oi_ad_unpack(unsigned char* cells, const unsigned char* p, size_t n,
+                                   uint32_t bits) {
+  const size_t per = 8u / bits;
+  for (size_t i = 0; i < n; ++i)
+    cells[i] = (unsigned char)((p[i / per] >> ((i % per) * bits)) & ((1u << bits) - 1u));
+}
+static OI_HELPER void oi_ad_pack(unsigned char* p, const unsigned char* cells, size_t n,
+                                 uint32_t bits) {
+  const size_t per = 8u / bits;
+  memset(p, 0, (n * bits + 7u) / 8u);
+  for (size_t i = 0; i < n; ++i)
+    p[i / per] |= (unsigned char)((cells[i] & ((1u << bits) - 1u)) << ((i % per) * bits));
 }
 /* A refused growth of `added` bytes: the numbers of the message. -2. */
 static OI_HELPER int oi_ad_refuse(oi_auto* m, uint64_t added) {
@@ -128,7 +147,7 @@ static OI_HELPER int oi_ad_note(oi_auto* m) {
 static OI_HELPER int oi_ad_touch(oi_auto* m, int changes) {
   if ((changes || !m->present) && oi_ad_note(m) != 0) return -1;
   if (m->present) return 0;
-  const uint64_t bytes = (uint64_t)oi_ad_cells(m, m->cnt) * m->esize;
+  const uint64_t bytes = oi_ad_stored(m, oi_ad_cells(m, m->cnt));
   if (m->mem->limit && bytes && m->mem->total + bytes > m->mem->limit) return oi_ad_refuse(m, bytes);
   m->present = 1;
   m->mem->total += bytes;
@@ -170,7 +189,7 @@ static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
     }
   if (!changed) return 0;
   const size_t cells = oi_ad_cells(m, cnt);
-  const uint64_t added = (uint64_t)(cells - oi_ad_cells(m, m->cnt)) * m->esize;
+  const uint64_t added = oi_ad_stored(m, cells) - oi_ad_stored(m, oi_ad_cells(m, m->cnt));
   if (m->mem->limit && added && m->mem->total + added > m->mem->limit) return oi_ad_refuse(m, added);
   unsigned char* grown = (unsigned char*)malloc(cells * m->esize + 1u);
   if (!grown) return -1;
@@ -346,9 +365,20 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
     return I + "    free(stack);\n" + I + "    s->failed = fail(s, " + ctx.prefix + code + ", " +
            format_and_args + ");\n" + I + "    " + ctx.stop + "\n";
   };
+  // The budget's message counts the whole table's bytes, as the simulator's (every matrix).
+  const std::string count =
+      m.growable() ? "(s->a_" + m.name + " ? oi_adt_count(s->ac_" + m.name + ", " + NT + "u) : 0u)"
+                   : std::to_string(m.entries()) + "u";
+  const std::string whole_table =
+      I + "        if (rc == -2) {\n" + I +
+      "          const uint64_t add = m->mem->refused_to - m->mem->refused_from;\n" + I +
+      "          uint64_t sum = 0;\n" + I + "          for (size_t e = 0; e < " + count +
+      "; ++e) sum += oi_ad_bytes(&s->a_" + m.name + "[e]);\n" + I +
+      "          m->mem->refused_from = sum;\n" + I +
+      "          m->mem->refused_to = sum + add;\n" + I + "        }\n";
   auto growth = [&](const std::string& call, const std::string& memory_message) {
     return I + "    {\n" + I + "      const int rc = " + call + ";\n" + I +
-           "      if (rc != 0) {\n" + I + "        free(stack);\n" + I +
+           "      if (rc != 0) {\n" + whole_table + I + "        free(stack);\n" + I +
            "        s->failed = rc == -2 ? budget_fail(s, \"" + where + "\", \"" + mname +
            "\") : fail(s, " + ctx.prefix + "_ERR_MEMORY, \"" + where + memory_message + "\");\n" +
            I + "        " + ctx.stop + "\n" + I + "      }\n" + I + "    }\n";

@@ -17,7 +17,8 @@ struct AutoDimDecl {
   std::vector<std::string> indices;  // the auto axes, leading axes of the matrix
   std::vector<int64_t> bounds;       // @fixed bound per auto axis, -1 where it grows
   std::vector<uint64_t> base;        // the declared shape
-  uint64_t esize = 0;
+  uint64_t esize = 0;                // a cell's bytes (1 for a packed dtype, its bits in the cell)
+  unsigned bits = 0;                 // a packed dtype's bits; 0 otherwise
   // A table of matrices (`C(l, i, j) @table @fixed(l=2) @auto_dim(i, j)`): the @table indices
   // before the auto ones and their @fixed bounds; s->a_NAME holds one matrix per key,
   // row-major. Empty for a plain matrix (one oi_auto).

@@ -1260,11 +1260,13 @@ class Generator : public KernelEnv {
     if (v.shape.size() < m.indices.size())
       invalid_plan("@auto_dim matrix '" + v.name + "' of rank " + std::to_string(v.shape.size()) +
                    " has " + std::to_string(m.indices.size()) + " auto indices");
-    if (packed_bits(v.dtype) || !c_type(v.dtype))
-      c_gap("auto-dim-dtype",
-            "@auto_dim matrix '" + v.name + "' of " + v.dtype + " is not supported yet");
+    if (!c_type(v.dtype))
+      invalid_plan("@auto_dim matrix '" + v.name + "' of " + v.dtype + ", not a value dtype");
     m.base = v.shape;
-    m.esize = dtype_size(v.dtype);
+    // A packed dtype: a cell a byte, holding the element's bits (packed when read into a value,
+    // fetched, and counted by the budget as packed).
+    m.bits = packed_bits(v.dtype);
+    m.esize = m.bits ? 1 : dtype_size(v.dtype);
     v.storage = "internal";  // reached only through the cache operations below
     autodims_[v.name] = m;
   }
@@ -1413,6 +1415,41 @@ class Generator : public KernelEnv {
     return autodims_.count(parse_access(text).name) > 0;
   }
 
+  // auto_dim_access of `var`; a matrix of a packed dtype holds a byte a cell, so `var` (packed)
+  // goes through a buffer of a byte an element (s->v_pkN), unpacked before a write and packed
+  // after a read; a read's mismatch still names `var`.
+  std::string packed_access(const AutoDimDecl& m, const AccessText& a, const Value& var, bool write,
+                            const AutoDimContext& ctx, AutoDimRead rd) {
+    if (!m.bits) return auto_dim_access(m, a, var.name, var.shape, write, ctx, rd);
+    const std::string buf = "pk" + std::to_string(copy_buffers_);
+    tabview_fields_.push_back({buf, std::max<uint64_t>(var.numel(), 1)});
+    field_kernel_[buf] = -1000 - copy_buffers_++;
+    Value b = var;
+    b.name = buf;
+    b.storage = "tabview";
+    tabviews_[buf] = b;
+    if (!write && rd.mismatch_pre.empty()) {
+      std::string dims;
+      for (uint64_t d : var.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+      rd.mismatch_pre = "cannot store " + m.dtype;
+      rd.mismatch_post = " into '" + var.name + "' of " + m.dtype + "[" + dims + "]";
+    }
+    const std::string n = std::to_string(var.numel()) + "u", B = std::to_string(m.bits) + "u";
+    std::ostringstream c;
+    c << ctx.indent << "{ /* " << var.name << " as a byte an element */\n";
+    AutoDimContext inner = ctx;
+    inner.indent = ctx.indent + "  ";
+    if (write)
+      c << inner.indent << "oi_ad_unpack((unsigned char*)s->v_" << buf
+        << ", (const unsigned char*)s->v_" << var.name << ", " << n << ", " << B << ");\n";
+    c << auto_dim_access(m, a, buf, var.shape, write, inner, rd);
+    if (!write)
+      c << inner.indent << "oi_ad_pack((unsigned char*)s->v_" << var.name
+        << ", (const unsigned char*)s->v_" << buf << ", " << n << ", " << B << ");\n";
+    c << ctx.indent << "}\n";
+    return c.str();
+  }
+
   // A side of a copy that is stored in a table: a persistent table's entries or slice, an
   // @auto_dim matrix (or its part) or a constant prefix table's entry.
   bool stored_side(const std::string& text) const {
@@ -1450,8 +1487,8 @@ class Generator : public KernelEnv {
       AutoDimRead rd;
       rd.pad = false;
       rd.store_at = to_at;
-      return auto_dim_access(autodims_.at(parse_access(from).name), parse_access(from), var.name,
-                             var.shape, false, ctx, rd);
+      return packed_access(autodims_.at(parse_access(from).name), parse_access(from), var, false,
+                           ctx, rd);
     }
     if (is_prefix_entry(to))
       invalid_plan("a " + kind + " (line " + json::serialize(st.at("line")) + ") into '" + to +
@@ -1503,15 +1540,15 @@ class Generator : public KernelEnv {
                                       ") from @auto_dim matrix '" + from + "' into '" + to +
                                       "' is not supported yet");
       }
-      c << auto_dim_access(autodims_.at(parse_access(from).name), parse_access(from), buf.name,
-                           buf.shape, false, ctx, rd);
+      c << packed_access(autodims_.at(parse_access(from).name), parse_access(from),
+                         tabviews_.at(buf.name), false, ctx, rd);
     }
     if (is_table_access(to)) {
       c << table_access(to, buf.name, true, to_at, in, entry);
     } else {
       AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, to_at, stop, in};
-      c << auto_dim_access(autodims_.at(parse_access(to).name), parse_access(to), buf.name,
-                           buf.shape, true, ctx);
+      c << packed_access(autodims_.at(parse_access(to).name), parse_access(to),
+                         tabviews_.at(buf.name), true, ctx, AutoDimRead());
     }
     c << indent << "}\n";
     return c.str();
@@ -1526,7 +1563,7 @@ class Generator : public KernelEnv {
                        entry ? "goto done;" : "return;", indent};
     AutoDimRead rd;  // a read's shape that does not fit is the store's error, at the destination
     if (!write) rd.store_at = at_of(st, "to_at");
-    return auto_dim_access(autodims_.at(a.name), a, var.name, var.shape, write, ctx, rd);
+    return packed_access(autodims_.at(a.name), a, var, write, ctx, rd);
   }
 
   mutable std::map<std::string, Value> views_;  // "W[b]" -> its entry as a value
@@ -2143,6 +2180,7 @@ class Generator : public KernelEnv {
       else
         c << "  oi_auto a_" << mname << "[" << m.entries() << "];\n";
       c << "  unsigned char* af_" << mname << ";\n";
+      if (m.bits) c << "  unsigned char* af_" << mname << "_packed;\n";
     }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
@@ -2225,10 +2263,15 @@ class Generator : public KernelEnv {
         const std::string a =
             m.growable() ? "s->ap_" + mname : "s->a_" + mname + "[" + std::to_string(e) + "]";
         c << "  " << a << ".rank = " << m.base.size() << "u;\n  " << a
-          << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n";
+          << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n  "
+          << a << ".bits = " << m.bits << "u;\n";
         for (size_t k = 0; k < m.base.size(); ++k)
           c << "  " << a << ".base[" << k << "] = " << m.base[k] << "ll;\n";
-        if (v.init)
+        if (v.init && m.bits)  // the element's bits
+          c << "  {\n    static const unsigned char init_one = (unsigned char)((uint32_t)"
+            << init_literal(v) << " & " << ((1u << m.bits) - 1u) << "u);\n    " << a
+            << ".init = &init_one;\n  }\n";
+        else if (v.init)
           c << "  {\n    static const " << c_type(v.dtype) << " init_one = " << init_literal(v)
             << ";\n    " << a << ".init = (const unsigned char*)&init_one;\n  }\n";
         c << "  " << a << ".mem = &s->mem;\n  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
@@ -2318,6 +2361,7 @@ class Generator : public KernelEnv {
       c << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) {\n    free(s->a_"
         << mname << "[e].data);\n    free(s->a_" << mname << "[e].u_data);\n  }\n  free(s->af_"
         << mname << ");\n";
+      if (m.bits) c << "  free(s->af_" << mname << "_packed);\n";
       if (m.growable()) c << "  free(s->a_" << mname << ");\n  free(s->ap_" << mname << ".data);\n";
     }
     for (const auto& n : undo_vars_) c << "  free(s->u_" << n << ");\n";
@@ -2397,6 +2441,16 @@ class Generator : public KernelEnv {
       else
         c << "    *data = s->a_" << mname << "[0].data;\n    *bytes = oi_ad_cells(&s->a_" << mname
           << "[0], s->a_" << mname << "[0].cnt) * s->a_" << mname << "[0].esize;\n";
+      if (m.bits) {  // the cells packed, into a buffer of the state
+        const std::string F = "((" + N + "_state*)s)->af_" + mname + "_packed";
+        c << "    {\n      const size_t n = (size_t)*bytes;\n      unsigned char* p = "
+             "(unsigned char*)malloc((n * "
+          << m.bits << "u + 7u) / 8u + 1u);\n      if (!p) return fail((" << N << "_state*)s, " << N
+          << "_ERR_MEMORY, \"out of memory fetching '" << mname
+          << "'\");\n      oi_ad_pack(p, (const unsigned char*)*data, n, " << m.bits
+          << "u);\n      free(" << F << ");\n      " << F
+          << " = p;\n      *data = p;\n      *bytes = (n * " << m.bits << "u + 7u) / 8u;\n    }\n";
+      }
       c << "    return " << N << "_OK;\n  }\n";
     }
     c << "  snprintf(((" << N

@@ -163,7 +163,6 @@ def check_shared(problems):
 # The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
-    "auto-dim-dtype": "an @auto_dim matrix of a packed dtype",
     "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes (no order runs every reader before the writer)",
