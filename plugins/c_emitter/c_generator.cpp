@@ -155,7 +155,9 @@ class Generator : public KernelEnv {
       // Table entries and slices an op reads are copied out of their tables before the
       // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
       for (const auto& [text, view] : kernel_tabviews_)
-        if (view.read)
+        if (view.read && view.matrix)
+          body << matrix_view_access(k.as_object(), text, view.value, false, indent, entry);
+        else if (view.read)
           body << table_access(text, view.value.name, false,
                                at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
       body << indent << "kernel_" << k.at("id").as_int64() << "(s";
@@ -174,7 +176,9 @@ class Generator : public KernelEnv {
       for (const auto& [text, view] : kernel_tabviews_)
         if (view.write) body << broadcast_into_view(k.as_object(), view.value, indent);
       for (const auto& [text, view] : kernel_tabviews_)
-        if (view.write && view.run_time)
+        if (view.write && view.matrix)
+          body << matrix_view_access(k.as_object(), text, view.value, true, indent, entry);
+        else if (view.write && view.run_time)
           body << broadcast_store(text, view.value,
                                   at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
         else if (view.write)
@@ -551,6 +555,7 @@ class Generator : public KernelEnv {
     Value value;
     bool read = false, write = false;
     bool run_time = false;  // a slice of run-time length: value has the kernel's shape
+    bool matrix = false;    // an @auto_dim matrix (or part) read or stored as cache.read/write
   };
   std::map<std::string, TabView> kernel_tabviews_;  // access text -> its buffer
   std::map<std::string, Value> tabviews_;           // every buffer, by name
@@ -612,11 +617,128 @@ class Generator : public KernelEnv {
 
   static TableDecl table_decl(const Value& t) { return {t.name, t.indices, t.bounds}; }
 
+  // The @auto_dim matrices some access may grow: one with a scalar auto index other than a
+  // literal 0 (slices never grow a matrix), anywhere in the plan.
+  std::set<std::string> growing_;
+  bool growing_known_ = false;
+  void note_growth(const std::string& text) {
+    if (!is_auto_access(text) || text.find('[') == std::string::npos) return;
+    const AccessText a = parse_access(text);
+    const AutoDimDecl& m = autodims_.at(a.name);
+    const size_t nt = m.table_indices.size();
+    bool scalar = a.slots.size() > nt, zero = true;
+    for (size_t j = nt; j < a.slots.size(); ++j) {
+      if (a.slots[j].range || !a.slots[j].index)
+        scalar = false;
+      else if (!a.slots[j].index->literal || a.slots[j].index->value != 0)
+        zero = false;
+    }
+    if (scalar && !zero) growing_.insert(a.name);
+  }
+  void find_growth(const json::array& steps) {
+    for (const auto& jst : steps) {
+      const auto& st = jst.as_object();
+      for (const char* key : {"from", "to", "target"})
+        if (st.contains(key) && st.at(key).is_string()) note_growth(str(st.at(key)));
+      if (st.contains("body")) find_growth(st.at("body").as_array());
+    }
+  }
+  const std::set<std::string>& growing() {
+    if (!growing_known_) {
+      for (const auto& b : root_.at("blocks").as_array()) find_growth(b.at("steps").as_array());
+      for (const auto& k : root_.at("kernels").as_array())
+        for (const auto& op : k.at("ops").as_array()) {
+          for (const auto& in : op.at("inputs").as_array()) note_growth(str(in));
+          note_growth(str(op.at("output")));
+        }
+      growing_known_ = true;
+    }
+    return growing_;
+  }
+
+  // An op's operand that is an @auto_dim matrix (`M`, `M[r, c]`, a part, a table of matrices'
+  // matrix `C[k, 0]`): a buffer of the shape it has whenever the op runs, read before the
+  // kernel as cache.read reads it and stored after it as cache.write stores it (growth, @init
+  // cells, the simulator's checks and messages). That shape is static for a part of static
+  // length, a whole matrix the op writes (the kernel's shape; a store of another shape is the
+  // store's error) and a whole matrix no access of the plan grows (its declared shape); one an
+  // access grows has its shape only at run time, where the simulator runs the op's kernel with
+  // shapes nothing checked.
+  void add_matrix_view(const json::object& k, const std::string& text, bool output) {
+    const int64_t id = k.at("id").as_int64();
+    auto it = kernel_tabviews_.find(text);
+    if (it == kernel_tabviews_.end()) {
+      const AccessText a = parse_access(text);
+      const AutoDimDecl& m = autodims_.at(a.name);
+      const size_t nt = m.table_indices.size();
+      if (a.brackets && !a.slots.empty() && a.slots.size() != nt + m.indices.size())
+        invalid_plan("'" + text + "' does not give one index per index of '" + a.name + "'");
+      for (size_t j = 0; j < nt && j < a.slots.size(); ++j)
+        if (a.slots[j].range || !a.slots[j].index)
+          c_gap("op-on-auto-dim", "'" + text + "' as an operand of kernel " + std::to_string(id) +
+                                      " (matrices of a @table stacked) is not supported yet");
+      bool part = false;
+      std::vector<uint64_t> shape = m.base;
+      for (size_t j = nt; j < a.slots.size(); ++j) {
+        const SlotText& sl = a.slots[j];
+        if (!sl.range) continue;
+        part = true;
+        const size_t axis = j - nt;
+        std::optional<int64_t> len;
+        if (sl.start && sl.end && sl.start->literal && sl.end->literal && sl.end->value >= 0)
+          len = std::max<int64_t>(sl.end->value - sl.start->value, 0);
+        else if (sl.start && sl.end && !sl.start->literal && !sl.end->literal &&
+                 sl.start->name == sl.end->name && sl.end->value >= sl.start->value)
+          len = sl.end->value - sl.start->value;
+        else if (!sl.start && sl.end && sl.end->literal && sl.end->value >= 0)
+          len = sl.end->value;
+        if (!len)
+          c_gap("op-on-auto-dim", "'" + text + "' as an operand of kernel " + std::to_string(id) +
+                                      " (a part of run-time length) is not supported yet");
+        shape[axis] = static_cast<uint64_t>(*len);
+      }
+      // A part with single indices among its slices keeps those axes with length 1.
+      if (part)
+        for (size_t j = nt; j < a.slots.size(); ++j)
+          if (!a.slots[j].range) shape[j - nt] = 1;
+      if (!part && output && str(k.at("kind")) == "elementwise") {
+        shape.clear();
+        for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
+      } else if (!part && !output && growing().count(a.name)) {
+        c_gap("op-on-auto-dim", "an op reading @auto_dim matrix '" + text + "' (kernel " +
+                                    std::to_string(id) +
+                                    "), which an access of the plan grows, is not supported yet: "
+                                    "its shape is known only at "
+                                    "run time");
+      }
+      Value v = value(a.name);
+      v.ptable = false;
+      v.table = false;
+      v.indices.clear();
+      v.bounds.clear();
+      v.init = nullptr;
+      v.name = "tv" + std::to_string(id) + "_" + std::to_string(kernel_tabviews_.size());
+      v.storage = "tabview";
+      v.shape = shape;
+      v.bytes = value_bytes(v.dtype, v.numel());
+      tabviews_[v.name] = v;
+      tabview_fields_.push_back({v.name, v.bytes});
+      field_kernel_[v.name] = id;
+      it = kernel_tabviews_.emplace(text, TabView{v}).first;
+      it->second.matrix = true;
+    }
+    (output ? it->second.write : it->second.read) = true;
+  }
+
   // The buffers of the table accesses among kernel k's operands, before it is written.
   void prepare_tabviews(const json::object& k) {
     kernel_tabviews_.clear();
     const int64_t id = k.at("id").as_int64();
     auto add = [&](const std::string& text, bool output) {
+      if (is_auto_access(text)) {
+        add_matrix_view(k, text, output);
+        return;
+      }
       if (!is_table_access(text)) return;
       auto it = kernel_tabviews_.find(text);
       if (it == kernel_tabviews_.end()) {
@@ -1415,6 +1537,36 @@ class Generator : public KernelEnv {
     return autodims_.count(parse_access(text).name) > 0;
   }
 
+  // The read (before kernel k) or the store (after it) of an @auto_dim operand `text` through
+  // its buffer `view`, as cache.read and cache.write run them; the position is the op's operand
+  // (its input's, else its output's).
+  std::string matrix_view_access(const json::object& k, const std::string& text, const Value& view,
+                                 bool write, const std::string& indent, bool entry) {
+    std::string at;
+    for (const auto& jop : k.at("ops").as_array()) {
+      const auto& op = jop.as_object();
+      if (write && str(op.at("output")) == text) at = at_of(op, "output_at");
+      if (!write && at.empty()) {
+        const auto& ins = op.at("inputs").as_array();
+        for (size_t i = 0; i < ins.size(); ++i)
+          if (str(ins[i]) == text) {
+            at = op.contains("inputs_at") && i < op.at("inputs_at").as_array().size()
+                     ? str(op.at("inputs_at").as_array()[i])
+                     : at_of(op, "at");
+            break;
+          }
+      }
+    }
+    if (emit_profile().freestanding && at.find_last_of('/') != std::string::npos)
+      at = at.substr(at.find_last_of('/') + 1);
+    AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, at,
+                       entry ? "goto done;" : "return;", indent};
+    AutoDimRead rd;
+    rd.pad = false;
+    return packed_access(autodims_.at(parse_access(text).name), parse_access(text), view, write,
+                         ctx, rd);
+  }
+
   // auto_dim_access of `var`; a matrix of a packed dtype holds a byte a cell, so `var` (packed)
   // goes through a buffer of a byte an element (s->v_pkN), unpacked before a write and packed
   // after a read; a read's mismatch still names `var`.
@@ -1606,6 +1758,12 @@ class Generator : public KernelEnv {
 
  public:
   const Value& operand(const std::string& text) const override {
+    if (is_auto_access(text)) {
+      auto view = kernel_tabviews_.find(text);
+      if (view == kernel_tabviews_.end())
+        invalid_plan("'" + text + "' is not an operand of the kernel being written");
+      return view->second.value;
+    }
     if (is_table_access(text)) {
       auto view = kernel_tabviews_.find(text);
       if (view == kernel_tabviews_.end())
@@ -1711,17 +1869,12 @@ class Generator : public KernelEnv {
   // pointers share arena bytes.
   void declare_pointers(const json::object& k, std::ostringstream& c, std::set<std::string>& reads,
                         std::set<std::string>& writes) const {
-    for (const auto& group : {k.at("reads"), k.at("writes")})
-      for (const auto& r : group.as_array())
-        if (autodims_.count(str(r)))
-          c_gap("op-on-auto-dim", "an op on @auto_dim matrix '" + str(r) + "' (kernel " +
-                                      std::to_string(k.at("id").as_int64()) +
-                                      ") is not supported yet: read it with cache.read first");
-    // A persistent table is reached through the buffers of its accessed entries (tabviews).
+    // A persistent table or an @auto_dim matrix is reached through the buffers of its accessed
+    // entries or parts (tabviews).
     for (const auto& r : k.at("reads").as_array())
-      if (!value(str(r)).ptable) reads.insert(str(r));
+      if (!value(str(r)).ptable && !autodims_.count(str(r))) reads.insert(str(r));
     for (const auto& w : k.at("writes").as_array())
-      if (!value(str(w)).ptable) writes.insert(str(w));
+      if (!value(str(w)).ptable && !autodims_.count(str(w))) writes.insert(str(w));
     for (const auto& [text, view] : kernel_tabviews_) {
       if (view.read) reads.insert(view.value.name);
       if (view.write) writes.insert(view.value.name);
@@ -1750,7 +1903,8 @@ class Generator : public KernelEnv {
     for (const auto& jop : k.at("ops").as_array())
       for (const auto& in : jop.at("inputs").as_array()) {
         const std::string text = str(in);
-        if (text.find('[') == std::string::npos || is_table_access(text)) continue;
+        if (text.find('[') == std::string::npos || is_table_access(text) || is_auto_access(text))
+          continue;
         const Value& view = operand(text);
         if (std::find(kernel_views_.begin(), kernel_views_.end(), text) == kernel_views_.end())
           kernel_views_.push_back(text);
@@ -1942,9 +2096,10 @@ class Generator : public KernelEnv {
       json::object head_kernel = k;
       auto& head_op = head_kernel.at("ops").as_array().at(0).as_object();
       for (auto& in : head_op.at("inputs").as_array())
-        if (str(in).find('[') != std::string::npos || is_table_access(str(in)))
+        if (str(in).find('[') != std::string::npos || is_table_access(str(in)) ||
+            is_auto_access(str(in)))
           in = operand(str(in)).name;
-      if (is_table_access(str(head_op.at("output"))))
+      if (is_table_access(str(head_op.at("output"))) || is_auto_access(str(head_op.at("output"))))
         head_op["output"] = operand(str(head_op.at("output"))).name;
       head_out = it->second(*this, head_kernel, c, head_value);
     }

@@ -163,7 +163,8 @@ def check_shared(problems):
 # The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
-    "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
+    "op-on-auto-dim": "an op reading an @auto_dim matrix whose shape is known only at run time "
+                      "(grown by an access, a part of run-time length, stacked matrices)",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
