@@ -9,27 +9,29 @@
 
 namespace oi::c_emitter {
 
-std::string auto_dim_c() {
-  return R"(/* @auto_dim matrices: the cells in the current shape (base + counts on the auto axes),
+std::string auto_dim_c(size_t rank) {
+  return "#define OI_AD_RANK " + std::to_string(rank) + "\n" +
+         R"(/* @auto_dim matrices: the cells in the current shape (base + counts on the auto axes),
  * row-major; growing copies the old cells to the same positions of the new shape. */
 typedef struct {
   uint32_t rank, nauto;
-  int64_t base[8], cnt[8];
+  int64_t base[OI_AD_RANK], cnt[OI_AD_RANK];
   size_t esize;
+  uint32_t bits; /* a packed dtype: its bits, a cell a byte holding them; 0 otherwise */
   unsigned char* data;
   const unsigned char* init; /* one element, or NULL: zeros */
   /* The table budget and failed steps (docs/synth.md): as in the simulator the matrix holds
    * bytes once an access touched it, until a reset; the step's first change keeps a copy. */
   oi_mem* mem;
   int present, noted, u_present;
-  int64_t u_cnt[8];
+  int64_t u_cnt[OI_AD_RANK];
   unsigned char* u_data;
 } oi_auto;
 static OI_HELPER void oi_ad_dims(const oi_auto* m, const int64_t* cnt, int64_t* d) {
   for (uint32_t k = 0; k < m->rank; ++k) d[k] = m->base[k] + (k < m->nauto ? cnt[k] : 0);
 }
 static OI_HELPER size_t oi_ad_cells(const oi_auto* m, const int64_t* cnt) {
-  int64_t d[8];
+  int64_t d[OI_AD_RANK];
   size_t n = 1;
   oi_ad_dims(m, cnt, d);
   for (uint32_t k = 0; k < m->rank; ++k) n *= (size_t)d[k];
@@ -47,7 +49,7 @@ static OI_HELPER void oi_ad_box(uint32_t rank, size_t esize, const int64_t* d, u
                                 const int64_t* st, const int64_t* ln, unsigned char* buf,
                                 int write) {
   size_t rows = 1;
-  int64_t idx[8] = {0};
+  int64_t idx[OI_AD_RANK] = {0};
   for (uint32_t k = 0; k < rank; ++k)
     if (ln[k] <= 0) return;
   for (uint32_t k = 0; k + 1 < rank; ++k) rows *= (size_t)ln[k];
@@ -71,7 +73,7 @@ static OI_HELPER void oi_ad_padded(uint32_t rank, size_t esize, const int64_t* d
                                    const unsigned char* data, const int64_t* st, const int64_t* ln,
                                    const int64_t* dd, unsigned char* dst) {
   size_t rows = 1, cells = 1;
-  int64_t idx[8] = {0};
+  int64_t idx[OI_AD_RANK] = {0};
   for (uint32_t k = 0; k < rank; ++k) cells *= (size_t)dd[k];
   memset(dst, 0, cells * esize);
   for (uint32_t k = 0; k < rank; ++k)
@@ -100,8 +102,26 @@ static OI_HELPER int oi_ad_create(oi_auto* m) {
   oi_ad_fill(m, m->data, cells);
   return 0;
 }
+/* The bytes `cells` cells count for (the table budget): packed ones as the simulator packs them. */
+static OI_HELPER uint64_t oi_ad_stored(const oi_auto* m, size_t cells) {
+  return m->bits ? ((uint64_t)cells * m->bits + 7u) / 8u : (uint64_t)cells * m->esize;
+}
 static OI_HELPER uint64_t oi_ad_bytes(const oi_auto* m) {
-  return m->present ? (uint64_t)oi_ad_cells(m, m->cnt) * m->esize : 0u;
+  return m->present ? oi_ad_stored(m, oi_ad_cells(m, m->cnt)) : 0u;
+}
+/* Packed elements (LSB first, oinf.md) to cells of a byte each, and back. */
+static OI_HELPER void oi_ad_unpack(unsigned char* cells, const unsigned char* p, size_t n,
+                                   uint32_t bits) {
+  const size_t per = 8u / bits;
+  for (size_t i = 0; i < n; ++i)
+    cells[i] = (unsigned char)((p[i / per] >> ((i % per) * bits)) & ((1u << bits) - 1u));
+}
+static OI_HELPER void oi_ad_pack(unsigned char* p, const unsigned char* cells, size_t n,
+                                 uint32_t bits) {
+  const size_t per = 8u / bits;
+  memset(p, 0, (n * bits + 7u) / 8u);
+  for (size_t i = 0; i < n; ++i)
+    p[i / per] |= (unsigned char)((cells[i] & ((1u << bits) - 1u)) << ((i % per) * bits));
 }
 /* A refused growth of `added` bytes: the numbers of the message. -2. */
 static OI_HELPER int oi_ad_refuse(oi_auto* m, uint64_t added) {
@@ -127,7 +147,7 @@ static OI_HELPER int oi_ad_note(oi_auto* m) {
 static OI_HELPER int oi_ad_touch(oi_auto* m, int changes) {
   if ((changes || !m->present) && oi_ad_note(m) != 0) return -1;
   if (m->present) return 0;
-  const uint64_t bytes = (uint64_t)oi_ad_cells(m, m->cnt) * m->esize;
+  const uint64_t bytes = oi_ad_stored(m, oi_ad_cells(m, m->cnt));
   if (m->mem->limit && bytes && m->mem->total + bytes > m->mem->limit) return oi_ad_refuse(m, bytes);
   m->present = 1;
   m->mem->total += bytes;
@@ -159,7 +179,7 @@ static OI_HELPER int oi_ad_reset(oi_auto* m) {
 /* Counts at least `want` on each auto axis; -1 when memory runs out, -2 over the budget (the
  * matrix unchanged). */
 static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
-  int64_t cnt[8], od[8], nd[8], zero[8] = {0};
+  int64_t cnt[OI_AD_RANK], od[OI_AD_RANK], nd[OI_AD_RANK], zero[OI_AD_RANK] = {0};
   int changed = 0;
   memcpy(cnt, m->cnt, sizeof cnt);
   for (uint32_t k = 0; k < m->nauto; ++k)
@@ -169,7 +189,7 @@ static OI_HELPER int oi_ad_grow(oi_auto* m, const int64_t* want) {
     }
   if (!changed) return 0;
   const size_t cells = oi_ad_cells(m, cnt);
-  const uint64_t added = (uint64_t)(cells - oi_ad_cells(m, m->cnt)) * m->esize;
+  const uint64_t added = oi_ad_stored(m, cells) - oi_ad_stored(m, oi_ad_cells(m, m->cnt));
   if (m->mem->limit && added && m->mem->total + added > m->mem->limit) return oi_ad_refuse(m, added);
   unsigned char* grown = (unsigned char*)malloc(cells * m->esize + 1u);
   if (!grown) return -1;
@@ -203,7 +223,7 @@ static OI_HELPER size_t oi_adt_count(const int64_t* cap, uint32_t nt) {
  * table unchanged). */
 static OI_HELPER int oi_adt_reserve(oi_auto** arr, int64_t* cap, const int64_t* bound, uint32_t nt,
                                     const int64_t* need, const oi_auto* proto) {
-  int64_t nc[8];
+  int64_t nc[OI_AD_RANK];
   int grow = 0;
   for (uint32_t k = 0; k < nt; ++k) {
     nc[k] = cap[k];
@@ -320,7 +340,7 @@ std::string box_c(const AutoDimDecl& m, const std::vector<SlotText>& slots, bool
 // one without being created.
 std::string table_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                          const std::vector<uint64_t>& var_shape, bool write,
-                         const AutoDimContext& ctx) {
+                         const AutoDimContext& ctx, const AutoDimRead& rd) {
   const size_t nt = m.table_indices.size(), nauto = m.indices.size(), rank = m.base.size();
   if (access.brackets && !access.slots.empty() && access.slots.size() != nt + nauto)
     invalid_plan("'" + m.name + "' takes " + std::to_string(nt + nauto) +
@@ -345,9 +365,20 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
     return I + "    free(stack);\n" + I + "    s->failed = fail(s, " + ctx.prefix + code + ", " +
            format_and_args + ");\n" + I + "    " + ctx.stop + "\n";
   };
+  // The budget's message counts the whole table's bytes, as the simulator's (every matrix).
+  const std::string count =
+      m.growable() ? "(s->a_" + m.name + " ? oi_adt_count(s->ac_" + m.name + ", " + NT + "u) : 0u)"
+                   : std::to_string(m.entries()) + "u";
+  const std::string whole_table =
+      I + "        if (rc == -2) {\n" + I +
+      "          const uint64_t add = m->mem->refused_to - m->mem->refused_from;\n" + I +
+      "          uint64_t sum = 0;\n" + I + "          for (size_t e = 0; e < " + count +
+      "; ++e) sum += oi_ad_bytes(&s->a_" + m.name + "[e]);\n" + I +
+      "          m->mem->refused_from = sum;\n" + I +
+      "          m->mem->refused_to = sum + add;\n" + I + "        }\n";
   auto growth = [&](const std::string& call, const std::string& memory_message) {
     return I + "    {\n" + I + "      const int rc = " + call + ";\n" + I +
-           "      if (rc != 0) {\n" + I + "        free(stack);\n" + I +
+           "      if (rc != 0) {\n" + whole_table + I + "        free(stack);\n" + I +
            "        s->failed = rc == -2 ? budget_fail(s, \"" + where + "\", \"" + mname +
            "\") : fail(s, " + ctx.prefix + "_ERR_MEMORY, \"" + where + memory_message + "\");\n" +
            I + "        " + ctx.stop + "\n" + I + "      }\n" + I + "    }\n";
@@ -532,15 +563,21 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
     }
     std::string vd;
     for (uint64_t x : var_shape) vd += (vd.empty() ? "" : ", ") + std::to_string(x) + "ll";
+    if (!rd.pad) fits = "0";
+    const std::string store_where = rd.store_at.empty() ? where : format_text(rd.store_at + ": ");
+    const std::string mismatch_pre = rd.mismatch_pre.empty() ? "cannot store " + m.dtype
+                                                             : format_text(rd.mismatch_pre),
+                      mismatch_post = rd.mismatch_pre.empty()
+                                          ? " into '" + format_text(var) + "' of " + m.dtype + vs
+                                          : format_text(rd.mismatch_post);
     c += I + "    if (" + same + ") {\n" + I + "      if (nkeys) memcpy(s->v_" + var +
          ", stack, (size_t)nkeys * part * " + E + "u);\n" + I + "    } else if (" + fits + ") {\n" +
          I + "      const int64_t vd[] = {" + (vd.empty() ? "0" : vd) + "};\n" + I +
          "      oi_ad_padded(" + SR + "u, " + E +
          "u, sd, stack, zero, sd, vd, (unsigned char*)s->v_" + var + ");\n" + I + "    } else {\n" +
          I + "      oi_ad_text(t1, sizeof t1, sd, " + SR + "u);\n" +
-         fail("_ERR_RUN", "\"" + where + "cannot store " + m.dtype + "%s into '" +
-                              format_text(var) + "' of " + m.dtype + vs + "\", t1") +
-         I + "    }\n" + I + "    free(stack);\n" + I + "  }\n";
+         fail("_ERR_RUN", "\"" + store_where + mismatch_pre + "%s" + mismatch_post + "\", t1") + I +
+         "    }\n" + I + "    free(stack);\n" + I + "  }\n";
   }
   c += I + "}\n";
   return c;
@@ -603,8 +640,8 @@ std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& pref
 
 std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                             const std::vector<uint64_t>& var_shape, bool write,
-                            const AutoDimContext& ctx) {
-  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx);
+                            const AutoDimContext& ctx, const AutoDimRead& rd) {
+  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx, rd);
   const size_t rank = m.base.size(), nauto = m.indices.size();
   if (access.brackets && access.slots.size() != nauto && !access.slots.empty())
     invalid_plan("'" + m.name + "' takes " + std::to_string(nauto) + " indices, the access gives " +
@@ -696,13 +733,21 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
                   (scalar ? " as auto_dim '" + format_text(m.name) + "' of current shape ["
                           : " into a part of '" + format_text(m.name) + "' of shape [") +
                   dims_fmt + "]"
-            : "cannot store " + m.dtype + "[" + dims_fmt + "] into '" + format_text(var) + "' of " +
-                  m.dtype + shape_text(var_shape);
+      : rd.mismatch_pre.empty()
+          ? "cannot store " + m.dtype + "[" + dims_fmt + "] into '" + format_text(var) + "' of " +
+                m.dtype + shape_text(var_shape)
+          : format_text(rd.mismatch_pre) + "[" + dims_fmt + "]" + format_text(rd.mismatch_post);
   // As the simulator: a read that fits inside its destination lands there zero padded (a
   // @fixed matrix read into the bound's shape).
-  std::string fits = var_shape.size() == rank && !write ? "1" : "0";
+  std::string fits = var_shape.size() == rank && !write && rd.pad ? "1" : "0";
   for (size_t k = 0; k < rank && fits != "0"; ++k)
     fits += " && ln[" + std::to_string(k) + "] <= " + std::to_string(var_shape[k]) + "ll";
+  // A read's mismatch is the destination's store failing (the simulator's store_at).
+  const std::string mismatch_where =
+      write || rd.store_at.empty() ? where : format_text(rd.store_at + ": ");
+  const std::string mismatch = I + "    s->failed = fail(s, " + ctx.prefix + "_ERR_RUN, \"" +
+                               mismatch_where + message + "\"" + dims_args + ");\n" + I + "    " +
+                               ctx.stop + "\n";
   c += I + "  if (!(" + same + ")) {\n";
   if (fits != "0") {
     std::string vd;
@@ -710,9 +755,9 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
     c += I + "    if (" + fits + ") {\n" + I + "      const int64_t vd[] = {" + vd + "};\n" + I +
          "      oi_ad_padded(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +
          ".data, st, ln, vd, (unsigned char*)s->v_" + var + ");\n" + I + "    } else {\n" +
-         fail("_ERR_RUN", message, dims_args) + I + "    }\n";
+         mismatch + I + "    }\n";
   } else {
-    c += fail("_ERR_RUN", message, dims_args);
+    c += mismatch;
   }
   c += I + "  } else {\n";
   c += I + "    oi_ad_box(" + R + "u, " + std::to_string(m.esize) + "u, d, " + A +

@@ -17,7 +17,8 @@ struct AutoDimDecl {
   std::vector<std::string> indices;  // the auto axes, leading axes of the matrix
   std::vector<int64_t> bounds;       // @fixed bound per auto axis, -1 where it grows
   std::vector<uint64_t> base;        // the declared shape
-  uint64_t esize = 0;
+  uint64_t esize = 0;                // a cell's bytes (1 for a packed dtype, its bits in the cell)
+  unsigned bits = 0;                 // a packed dtype's bits; 0 otherwise
   // A table of matrices (`C(l, i, j) @table @fixed(l=2) @auto_dim(i, j)`): the @table indices
   // before the auto ones and their @fixed bounds; s->a_NAME holds one matrix per key,
   // row-major. Empty for a plain matrix (one oi_auto).
@@ -45,8 +46,17 @@ struct AutoDimContext {
   std::string prefix, at, stop, indent;                    // NAME, "FILE:L:C", goto/return
 };
 
-// The support functions (static, OI_HELPER).
-std::string auto_dim_c();
+// A read: zero padded into a larger destination (cache.read, as the simulator) or only into
+// one of its shape (a transfer, whose store checks the shape); where a shape that does not
+// fit the destination is reported (empty: `at`); and that message, around the shape read,
+// when the destination is not `var` (empty: "cannot store DTYPE" ... " into 'VAR' of ...").
+struct AutoDimRead {
+  bool pad = true;
+  std::string store_at, mismatch_pre, mismatch_post;
+};
+
+// The support functions (static, OI_HELPER), for matrices of `rank` dims at most (>= 8).
+std::string auto_dim_c(size_t rank);
 
 // The C of NAME_fetch for a table of matrices: the matrices stacked into s->af_NAME (equal
 // shapes, else the simulator's error), `*data` and `*bytes` set; `prefix` is the program's name;
@@ -58,6 +68,6 @@ std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& pref
 // of `var_shape`: scalar auto indices grow the matrix and take it whole, slices take a part.
 std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                             const std::vector<uint64_t>& var_shape, bool write,
-                            const AutoDimContext& ctx);
+                            const AutoDimContext& ctx, const AutoDimRead& read = AutoDimRead());
 
 }  // namespace oi::c_emitter

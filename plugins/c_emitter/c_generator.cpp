@@ -60,7 +60,11 @@ class Generator : public KernelEnv {
     library_ = library;
     library_missing_ = std::move(library_missing);
     boost::system::error_code ec;
-    root_ = json::parse(plan_text, ec);
+    // Loops nest up to 64 deep (the parser's limit), each two levels of the plan's JSON, past
+    // boost::json's default depth of 32.
+    json::parse_options depth;
+    depth.max_depth = 4096;
+    root_ = json::parse(plan_text, ec, {}, depth);
     if (ec || !root_.is_object()) invalid_plan("the plan is not a JSON object");
     const auto& o = root_.as_object();
     if (!o.contains("format") || o.at("format") != "openinfer-synth-plan" ||
@@ -151,7 +155,9 @@ class Generator : public KernelEnv {
       // Table entries and slices an op reads are copied out of their tables before the
       // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
       for (const auto& [text, view] : kernel_tabviews_)
-        if (view.read)
+        if (view.read && view.matrix)
+          body << matrix_view_access(k.as_object(), text, view.value, false, indent, entry);
+        else if (view.read)
           body << table_access(text, view.value.name, false,
                                at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
       body << indent << "kernel_" << k.at("id").as_int64() << "(s";
@@ -168,7 +174,14 @@ class Generator : public KernelEnv {
       body << ");\n";
       if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
       for (const auto& [text, view] : kernel_tabviews_)
-        if (view.write)
+        if (view.write) body << broadcast_into_view(k.as_object(), view.value, indent);
+      for (const auto& [text, view] : kernel_tabviews_)
+        if (view.write && view.matrix)
+          body << matrix_view_access(k.as_object(), text, view.value, true, indent, entry);
+        else if (view.write && view.run_time)
+          body << broadcast_store(text, view.value,
+                                  at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
+        else if (view.write)
           body << table_access(text, view.value.name, true,
                                at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
       kernel_tabviews_.clear();
@@ -205,6 +218,11 @@ class Generator : public KernelEnv {
         emit_step(b.as_object(), kernels, body, indent + "  ", entry);
       loop_stack_.pop_back();
       body << indent << "}\n";
+    } else if ((kind == "transfer" || kind == "cache.read" || kind == "cache.write") &&
+               stored_side(str(st.at("from"))) &&
+               (stored_side(str(st.at("to"))) ||
+                (kind != "cache.read" && is_auto_access(str(st.at("from")))))) {
+      body << stored_copy(st, indent, entry);
     } else if (kind == "cache.read" && is_auto_access(str(st.at("from")))) {
       body << auto_access(st, "from", "to", "from_at", false, indent, entry);
     } else if ((kind == "cache.write" || kind == "transfer") && is_auto_access(str(st.at("to"))) &&
@@ -536,6 +554,8 @@ class Generator : public KernelEnv {
   struct TabView {
     Value value;
     bool read = false, write = false;
+    bool run_time = false;  // a slice of run-time length: value has the kernel's shape
+    bool matrix = false;    // an @auto_dim matrix (or part) read or stored as cache.read/write
   };
   std::map<std::string, TabView> kernel_tabviews_;  // access text -> its buffer
   std::map<std::string, Value> tabviews_;           // every buffer, by name
@@ -597,11 +617,128 @@ class Generator : public KernelEnv {
 
   static TableDecl table_decl(const Value& t) { return {t.name, t.indices, t.bounds}; }
 
+  // The @auto_dim matrices some access may grow: one with a scalar auto index other than a
+  // literal 0 (slices never grow a matrix), anywhere in the plan.
+  std::set<std::string> growing_;
+  bool growing_known_ = false;
+  void note_growth(const std::string& text) {
+    if (!is_auto_access(text) || text.find('[') == std::string::npos) return;
+    const AccessText a = parse_access(text);
+    const AutoDimDecl& m = autodims_.at(a.name);
+    const size_t nt = m.table_indices.size();
+    bool scalar = a.slots.size() > nt, zero = true;
+    for (size_t j = nt; j < a.slots.size(); ++j) {
+      if (a.slots[j].range || !a.slots[j].index)
+        scalar = false;
+      else if (!a.slots[j].index->literal || a.slots[j].index->value != 0)
+        zero = false;
+    }
+    if (scalar && !zero) growing_.insert(a.name);
+  }
+  void find_growth(const json::array& steps) {
+    for (const auto& jst : steps) {
+      const auto& st = jst.as_object();
+      for (const char* key : {"from", "to", "target"})
+        if (st.contains(key) && st.at(key).is_string()) note_growth(str(st.at(key)));
+      if (st.contains("body")) find_growth(st.at("body").as_array());
+    }
+  }
+  const std::set<std::string>& growing() {
+    if (!growing_known_) {
+      for (const auto& b : root_.at("blocks").as_array()) find_growth(b.at("steps").as_array());
+      for (const auto& k : root_.at("kernels").as_array())
+        for (const auto& op : k.at("ops").as_array()) {
+          for (const auto& in : op.at("inputs").as_array()) note_growth(str(in));
+          note_growth(str(op.at("output")));
+        }
+      growing_known_ = true;
+    }
+    return growing_;
+  }
+
+  // An op's operand that is an @auto_dim matrix (`M`, `M[r, c]`, a part, a table of matrices'
+  // matrix `C[k, 0]`): a buffer of the shape it has whenever the op runs, read before the
+  // kernel as cache.read reads it and stored after it as cache.write stores it (growth, @init
+  // cells, the simulator's checks and messages). That shape is static for a part of static
+  // length, a whole matrix the op writes (the kernel's shape; a store of another shape is the
+  // store's error) and a whole matrix no access of the plan grows (its declared shape); one an
+  // access grows has its shape only at run time, where the simulator runs the op's kernel with
+  // shapes nothing checked.
+  void add_matrix_view(const json::object& k, const std::string& text, bool output) {
+    const int64_t id = k.at("id").as_int64();
+    auto it = kernel_tabviews_.find(text);
+    if (it == kernel_tabviews_.end()) {
+      const AccessText a = parse_access(text);
+      const AutoDimDecl& m = autodims_.at(a.name);
+      const size_t nt = m.table_indices.size();
+      if (a.brackets && !a.slots.empty() && a.slots.size() != nt + m.indices.size())
+        invalid_plan("'" + text + "' does not give one index per index of '" + a.name + "'");
+      for (size_t j = 0; j < nt && j < a.slots.size(); ++j)
+        if (a.slots[j].range || !a.slots[j].index)
+          c_gap("op-on-auto-dim", "'" + text + "' as an operand of kernel " + std::to_string(id) +
+                                      " (matrices of a @table stacked) is not supported yet");
+      bool part = false;
+      std::vector<uint64_t> shape = m.base;
+      for (size_t j = nt; j < a.slots.size(); ++j) {
+        const SlotText& sl = a.slots[j];
+        if (!sl.range) continue;
+        part = true;
+        const size_t axis = j - nt;
+        std::optional<int64_t> len;
+        if (sl.start && sl.end && sl.start->literal && sl.end->literal && sl.end->value >= 0)
+          len = std::max<int64_t>(sl.end->value - sl.start->value, 0);
+        else if (sl.start && sl.end && !sl.start->literal && !sl.end->literal &&
+                 sl.start->name == sl.end->name && sl.end->value >= sl.start->value)
+          len = sl.end->value - sl.start->value;
+        else if (!sl.start && sl.end && sl.end->literal && sl.end->value >= 0)
+          len = sl.end->value;
+        if (!len)
+          c_gap("op-on-auto-dim", "'" + text + "' as an operand of kernel " + std::to_string(id) +
+                                      " (a part of run-time length) is not supported yet");
+        shape[axis] = static_cast<uint64_t>(*len);
+      }
+      // A part with single indices among its slices keeps those axes with length 1.
+      if (part)
+        for (size_t j = nt; j < a.slots.size(); ++j)
+          if (!a.slots[j].range) shape[j - nt] = 1;
+      if (!part && output && str(k.at("kind")) == "elementwise") {
+        shape.clear();
+        for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
+      } else if (!part && !output && growing().count(a.name)) {
+        c_gap("op-on-auto-dim", "an op reading @auto_dim matrix '" + text + "' (kernel " +
+                                    std::to_string(id) +
+                                    "), which an access of the plan grows, is not supported yet: "
+                                    "its shape is known only at "
+                                    "run time");
+      }
+      Value v = value(a.name);
+      v.ptable = false;
+      v.table = false;
+      v.indices.clear();
+      v.bounds.clear();
+      v.init = nullptr;
+      v.name = "tv" + std::to_string(id) + "_" + std::to_string(kernel_tabviews_.size());
+      v.storage = "tabview";
+      v.shape = shape;
+      v.bytes = value_bytes(v.dtype, v.numel());
+      tabviews_[v.name] = v;
+      tabview_fields_.push_back({v.name, v.bytes});
+      field_kernel_[v.name] = id;
+      it = kernel_tabviews_.emplace(text, TabView{v}).first;
+      it->second.matrix = true;
+    }
+    (output ? it->second.write : it->second.read) = true;
+  }
+
   // The buffers of the table accesses among kernel k's operands, before it is written.
   void prepare_tabviews(const json::object& k) {
     kernel_tabviews_.clear();
     const int64_t id = k.at("id").as_int64();
     auto add = [&](const std::string& text, bool output) {
+      if (is_auto_access(text)) {
+        add_matrix_view(k, text, output);
+        return;
+      }
       if (!is_table_access(text)) return;
       auto it = kernel_tabviews_.find(text);
       if (it == kernel_tabviews_.end()) {
@@ -609,10 +746,19 @@ class Generator : public KernelEnv {
         const Value& t = value(a.name);
         auto lead =
             static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
-        if (!lead)
-          c_gap("runtime-slice-operand", "'" + text + "' as an operand of kernel " +
-                                             std::to_string(id) +
-                                             " (a slice of run-time length) is not supported yet");
+        bool run_time = false;
+        if (!lead) {
+          // An elementwise kernel's result has its own shape, broadcast over the slice's
+          // entries when stored (broadcast_store); an op of another kind has no shape of its
+          // own apart from its output's.
+          if (!output || str(k.at("kind")) != "elementwise")
+            c_gap("runtime-slice-operand",
+                  "'" + text + "' as an operand of kernel " + std::to_string(id) +
+                      " (a slice of run-time length, not an elementwise op's output) is not "
+                      "supported yet");
+          run_time = true;
+          lead.emplace();
+        }
         Value v = t;
         v.ptable = false;
         v.indices.clear();
@@ -621,11 +767,38 @@ class Generator : public KernelEnv {
         v.storage = "tabview";
         v.shape = *lead;
         v.shape.insert(v.shape.end(), t.shape.begin(), t.shape.end());
+        if (run_time) {
+          v.shape.clear();
+          for (const auto& d : k.at("shape").as_array()) v.shape.push_back(d.to_number<uint64_t>());
+        }
         v.bytes = value_bytes(v.dtype, v.numel());
         tabviews_[v.name] = v;
         tabview_fields_.push_back({v.name, v.bytes});
         field_kernel_[v.name] = id;
         it = kernel_tabviews_.emplace(text, TabView{v}).first;
+        it->second.run_time = run_time;
+        if (run_time) {
+          // The slice's largest span, where every sliced index has a @fixed bound: the stacked
+          // buffer of the store (no allocation); otherwise it is allocated when stored.
+          std::vector<uint64_t> most;
+          bool bounded = true;
+          for (size_t j = 0; j < t.indices.size(); ++j) {
+            const bool ranged = j >= a.slots.size() || a.slots[j].range;
+            if (!ranged) continue;
+            if (t.bounds[j] < 0)
+              bounded = false;
+            else
+              most.push_back(static_cast<uint64_t>(t.bounds[j]));
+          }
+          if (bounded) {
+            uint64_t n = 1;
+            for (uint64_t d : most) n *= d;
+            const std::string field = v.name + "_span";
+            const uint64_t bytes = value_bytes(v.dtype, n * value_numel(t));
+            tabview_fields_.push_back({field, bytes});
+            field_kernel_[field] = id;
+          }
+        }
       }
       (output ? it->second.write : it->second.read) = true;
     };
@@ -830,11 +1003,12 @@ class Generator : public KernelEnv {
   // `transfer W[...] >> v`: an entry of a constant prefix table copied into a whole variable,
   // chosen by the indices at run time (computed_entry); an entry the model lacks stops the step
   // with the simulator's message at the source's position, as an op reading it does.
-  std::string prefix_entry_copy(const json::object& st, const std::string& indent, bool entry) {
+  std::string prefix_entry_copy(const json::object& st, const std::string& indent, bool entry,
+                                const Value* into = nullptr) {
     const std::string text = str(st.at("from"));
     const AccessText a = parse_access(text);
     const Value& table = value(a.name);
-    const Value& to = whole(st, "to");
+    const Value& to = into ? *into : whole(st, "to");
     if (a.slots.size() != std::max<size_t>(table.indices.size(), 1))
       invalid_plan("table entry '" + text + "' does not give one index per table index");
     for (const auto& slot : a.slots)
@@ -1116,9 +1290,9 @@ class Generator : public KernelEnv {
         for (const auto& i : o.at("indices").as_array()) v.indices.push_back(str(i));
         for (const auto& b : o.at("bound").as_array())
           v.bounds.push_back(b.is_null() ? -1 : b.to_number<int64_t>());
-        if (v.indices.size() > 8 || v.bounds.size() != v.indices.size())
-          c_gap("table-indices",
-                "table '" + v.name + "' with more than 8 indices is not supported yet");
+        if (v.bounds.size() != v.indices.size())
+          invalid_plan("table '" + v.name + "': " + std::to_string(v.bounds.size()) +
+                       " bounds for " + std::to_string(v.indices.size()) + " indices");
         for (size_t k = 0; freestanding_ && k < v.bounds.size(); ++k)
           if (v.bounds[k] < 0)
             refuse_device_limit(
@@ -1205,12 +1379,16 @@ class Generator : public KernelEnv {
                           "growth needs memory allocation at run time (the freestanding profile "
                           "allocates nothing)",
                           device_name_, "cpu.profile freestanding");
-    if (packed_bits(v.dtype) || !c_type(v.dtype) || v.shape.size() > 8 ||
-        v.shape.size() < m.indices.size())
-      c_gap("auto-dim-dtype",
-            "@auto_dim matrix '" + v.name + "' of " + v.dtype + " is not supported yet");
+    if (v.shape.size() < m.indices.size())
+      invalid_plan("@auto_dim matrix '" + v.name + "' of rank " + std::to_string(v.shape.size()) +
+                   " has " + std::to_string(m.indices.size()) + " auto indices");
+    if (!c_type(v.dtype))
+      invalid_plan("@auto_dim matrix '" + v.name + "' of " + v.dtype + ", not a value dtype");
     m.base = v.shape;
-    m.esize = dtype_size(v.dtype);
+    // A packed dtype: a cell a byte, holding the element's bits (packed when read into a value,
+    // fetched, and counted by the budget as packed).
+    m.bits = packed_bits(v.dtype);
+    m.esize = m.bits ? 1 : dtype_size(v.dtype);
     v.storage = "internal";  // reached only through the cache operations below
     autodims_[v.name] = m;
   }
@@ -1222,9 +1400,312 @@ class Generator : public KernelEnv {
            std::to_string(m.table_indices.size()) + "u) : 0u)";
   }
 
+  static uint64_t value_numel(const Value& t) {
+    uint64_t n = 1;
+    for (uint64_t d : t.shape) n *= d;
+    return n;
+  }
+
+  // The store of an elementwise kernel's result `var` (its own shape) into the table slice
+  // `text` of run-time length: as the simulator's kernel writes the slice, the result is
+  // broadcast over the slice's shape (the stacked lengths, then an entry's dims); a result that
+  // does not broadcast to it is the simulator's store error. The stacked value goes through
+  // s->v_VAR_span (every sliced index @fixed: its largest span) or an allocated buffer.
+  std::string broadcast_store(const std::string& text, const Value& var, const std::string& at,
+                              const std::string& indent, bool entry) {
+    const AccessText a = parse_access(text);
+    const Value& t = value(a.name);
+    const std::string stop = entry ? "goto done;" : "return;";
+    const std::string where = format_text(at.empty() ? "" : at + ": ");
+    std::vector<std::string> dims;  // the slice's shape, as C
+    std::string shown, args;
+    for (size_t j = 0; j < t.indices.size(); ++j)
+      if (j >= a.slots.size() || a.slots[j].range) {
+        dims.push_back("(size_t)ln[" + std::to_string(j) + "]");
+        shown += std::string(shown.empty() ? "" : ", ") + "%lld";
+        args += ", (long long)ln[" + std::to_string(j) + "]";
+      }
+    for (uint64_t d : t.shape) {
+      dims.push_back(std::to_string(d) + "u");
+      shown += (shown.empty() ? "" : ", ") + std::to_string(d);
+    }
+    const std::vector<uint64_t>& from = var.shape;
+    std::string ok = from.size() <= dims.size() ? "1" : "0";
+    for (size_t q = 0; q < from.size() && ok != "0"; ++q)
+      if (from[from.size() - 1 - q] != 1)
+        ok += " && " + dims[dims.size() - 1 - q] +
+              " == " + std::to_string(from[from.size() - 1 - q]) + "u";
+    std::string from_text;
+    for (uint64_t d : from) from_text += (from_text.empty() ? "" : ", ") + std::to_string(d);
+    const bool bounded = std::any_of(tabview_fields_.begin(), tabview_fields_.end(),
+                                     [&](const auto& f) { return f.first == var.name + "_span"; });
+    const std::string I = indent + "  ", T = c_type(var.dtype);
+    std::ostringstream c;
+    c << indent << "{ /* store into " << text << ", broadcast over its entries */\n"
+      << span_code(
+             table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_, stop, I,
+             nullptr);
+    c << I << "size_t total = 1;\n";
+    for (const auto& d : dims) c << I << "total *= " << d << ";\n";
+    c << I << "if (!(" << ok << ")) {\n"
+      << I << "  s->failed = fail(s, " << name_ << "_ERR_RUN, \"" << where
+      << "cannot store a value of shape [" << from_text << "] into '" << format_text(t.name)
+      << "' where the access has shape [" << shown << "]\"" << args << ");\n"
+      << I << "  " << stop << "\n"
+      << I << "}\n";
+    if (bounded) {
+      c << I << T << "* span = (" << T << "*)s->v_" << var.name << "_span;\n";
+    } else {
+      c << I << T << "* span = (" << T << "*)malloc(" << value_bytes(var.dtype, 1)
+        << "u * total + 1u);\n"
+        << I << "if (!span) {\n"
+        << I << "  s->failed = fail(s, " << name_ << "_ERR_MEMORY, \"" << where
+        << "out of memory growing table '" << format_text(t.name) << "'\");\n"
+        << I << "  " << stop << "\n"
+        << I << "}\n";
+    }
+    const std::string p = "((" + std::string(T) + "*)s->v_" + var.name + ")";
+    if (packed_bits(var.dtype))
+      c << I << "memset(span, 0, (total * " << packed_bits(var.dtype) << "u + 7u) / 8u);\n";
+    c << I << "for (size_t i = 0; i < total; ++i) {\n"
+      << I << "  size_t rest = i, j = 0, stride = 1;\n"
+      << I << "  (void)stride;\n";
+    for (size_t q = 0; q < from.size(); ++q) {
+      const std::string& d = dims[dims.size() - 1 - q];
+      const uint64_t f = from[from.size() - 1 - q];
+      if (f != 1) c << I << "  j += rest % " << d << " * stride;\n";
+      c << I << "  rest /= " << d << ";\n" << I << "  stride *= " << f << "u;\n";
+    }
+    c << I << "  " << store(var.dtype, "span", "i", load(var.dtype, p, "j")) << "\n" << I << "}\n";
+    c << I << "const int rc = oi_tab_write(&s->t_" << t.name << ", st, ln, span);\n"
+      << (bounded ? "" : I + "free(span);\n");
+    if (!freestanding_)
+      c << I << "if (rc == -2) {\n"
+        << I << "  s->failed = budget_fail(s, \"" << where << "\", \"" << format_text(t.name)
+        << "\");\n"
+        << I << "  " << stop << "\n"
+        << I << "}\n";
+    c << I << "if (rc != 0) {\n"
+      << I << "  s->failed = fail(s, " << name_ << "_ERR_MEMORY, \"" << where
+      << "out of memory growing table '" << format_text(t.name) << "'\");\n"
+      << I << "  " << stop << "\n"
+      << I << "}\n";
+    c << indent << "}\n";
+    return c.str();
+  }
+
+  // An elementwise kernel writing a table slice of more entries than its own shape (`op add(x,
+  // x) >> K[0..2]` of K(t): f32[4]): its result, in the buffer's first elements, is broadcast
+  // over the slice's shape as the simulator's kernel broadcasts its inputs to the output's
+  // shape; from the last element down, so each reads an element not yet overwritten.
+  std::string broadcast_into_view(const json::object& k, const Value& view,
+                                  const std::string& indent) const {
+    if (str(k.at("kind")) != "elementwise") return "";
+    std::vector<uint64_t> from;
+    for (const auto& d : k.at("shape").as_array()) from.push_back(d.to_number<uint64_t>());
+    const std::vector<uint64_t>& to = view.shape;
+    if (from == to) return "";
+    bool fits = from.size() <= to.size();
+    for (size_t a = 0; fits && a < from.size(); ++a) {
+      const uint64_t f = from[from.size() - 1 - a], t = to[to.size() - 1 - a];
+      fits = f == t || f == 1;
+    }
+    uint64_t n_from = 1;
+    for (uint64_t d : from) n_from *= d;
+    if (!fits || n_from == view.numel()) return "";  // (the same elements in another shape)
+    // The element of `from` that element i of `to` reads: right-aligned, 0 on axes of size 1.
+    std::ostringstream src;
+    src << "0u";
+    uint64_t to_stride = 1, from_stride = 1;
+    for (size_t a = 0; a < from.size(); ++a) {
+      const uint64_t f = from[from.size() - 1 - a], t = to[to.size() - 1 - a];
+      if (f != 1) src << " + (i / " << to_stride << "u % " << t << "u) * " << from_stride << "u";
+      to_stride *= t;
+      from_stride *= f;
+    }
+    const std::string p = "((" + std::string(c_type(view.dtype)) + "*)s->v_" + view.name + ")";
+    std::ostringstream c;
+    c << indent << "for (size_t i = " << view.numel() << "u; i-- > 0;) { /* broadcast into "
+      << view.name << " */\n"
+      << indent << "  const size_t j = " << src.str() << ";\n"
+      << indent << "  " << store(view.dtype, p, "i", load(view.dtype, p, "j")) << "\n"
+      << indent << "}\n";
+    return c.str();
+  }
+
   bool is_auto_access(const std::string& text) const {
     return autodims_.count(parse_access(text).name) > 0;
   }
+
+  // The read (before kernel k) or the store (after it) of an @auto_dim operand `text` through
+  // its buffer `view`, as cache.read and cache.write run them; the position is the op's operand
+  // (its input's, else its output's).
+  std::string matrix_view_access(const json::object& k, const std::string& text, const Value& view,
+                                 bool write, const std::string& indent, bool entry) {
+    std::string at;
+    for (const auto& jop : k.at("ops").as_array()) {
+      const auto& op = jop.as_object();
+      if (write && str(op.at("output")) == text) at = at_of(op, "output_at");
+      if (!write && at.empty()) {
+        const auto& ins = op.at("inputs").as_array();
+        for (size_t i = 0; i < ins.size(); ++i)
+          if (str(ins[i]) == text) {
+            at = op.contains("inputs_at") && i < op.at("inputs_at").as_array().size()
+                     ? str(op.at("inputs_at").as_array()[i])
+                     : at_of(op, "at");
+            break;
+          }
+      }
+    }
+    if (emit_profile().freestanding && at.find_last_of('/') != std::string::npos)
+      at = at.substr(at.find_last_of('/') + 1);
+    AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, at,
+                       entry ? "goto done;" : "return;", indent};
+    AutoDimRead rd;
+    rd.pad = false;
+    return packed_access(autodims_.at(parse_access(text).name), parse_access(text), view, write,
+                         ctx, rd);
+  }
+
+  // auto_dim_access of `var`; a matrix of a packed dtype holds a byte a cell, so `var` (packed)
+  // goes through a buffer of a byte an element (s->v_pkN), unpacked before a write and packed
+  // after a read; a read's mismatch still names `var`.
+  std::string packed_access(const AutoDimDecl& m, const AccessText& a, const Value& var, bool write,
+                            const AutoDimContext& ctx, AutoDimRead rd) {
+    if (!m.bits) return auto_dim_access(m, a, var.name, var.shape, write, ctx, rd);
+    const std::string buf = "pk" + std::to_string(copy_buffers_);
+    tabview_fields_.push_back({buf, std::max<uint64_t>(var.numel(), 1)});
+    field_kernel_[buf] = -1000 - copy_buffers_++;
+    Value b = var;
+    b.name = buf;
+    b.storage = "tabview";
+    tabviews_[buf] = b;
+    if (!write && rd.mismatch_pre.empty()) {
+      std::string dims;
+      for (uint64_t d : var.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+      rd.mismatch_pre = "cannot store " + m.dtype;
+      rd.mismatch_post = " into '" + var.name + "' of " + m.dtype + "[" + dims + "]";
+    }
+    const std::string n = std::to_string(var.numel()) + "u", B = std::to_string(m.bits) + "u";
+    std::ostringstream c;
+    c << ctx.indent << "{ /* " << var.name << " as a byte an element */\n";
+    AutoDimContext inner = ctx;
+    inner.indent = ctx.indent + "  ";
+    if (write)
+      c << inner.indent << "oi_ad_unpack((unsigned char*)s->v_" << buf
+        << ", (const unsigned char*)s->v_" << var.name << ", " << n << ", " << B << ");\n";
+    c << auto_dim_access(m, a, buf, var.shape, write, inner, rd);
+    if (!write)
+      c << inner.indent << "oi_ad_pack((unsigned char*)s->v_" << var.name
+        << ", (const unsigned char*)s->v_" << buf << ", " << n << ", " << B << ");\n";
+    c << ctx.indent << "}\n";
+    return c.str();
+  }
+
+  // A side of a copy that is stored in a table: a persistent table's entries or slice, an
+  // @auto_dim matrix (or its part) or a constant prefix table's entry.
+  bool stored_side(const std::string& text) const {
+    return is_auto_access(text) || is_table_access(text) || is_prefix_entry(text);
+  }
+
+  // The static shape of a persistent table's access (its stacked lead, then the entry's dims),
+  // of a prefix table's entry; nullopt for an @auto_dim matrix or a slice of run-time length.
+  std::optional<std::vector<uint64_t>> static_access_shape(const std::string& text) const {
+    if (is_auto_access(text)) return std::nullopt;
+    const AccessText a = parse_access(text);
+    const Value& t = value(a.name);
+    if (!t.ptable) return t.shape;  // a prefix table's entry
+    auto lead =
+        static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
+    if (!lead) return std::nullopt;
+    lead->insert(lead->end(), t.shape.begin(), t.shape.end());
+    return lead;
+  }
+
+  // A copy step whose source is stored in a table or matrix and whose destination is too, or
+  // a transfer (or cache.write) out of an @auto_dim matrix into a whole variable. As the
+  // simulator runs it: the source read (its checks at the source's position), then stored (the
+  // destination's checks at its position). Between two stored sides the value passes through
+  // a buffer of the shape of one side whose shape is known before run time.
+  std::string stored_copy(const json::object& st, const std::string& indent, bool entry) {
+    const std::string from = str(st.at("from")), to = str(st.at("to"));
+    const std::string kind = str(st.at("kind"));
+    const std::string from_at = at_of(st, "from_at"), to_at = at_of(st, "to_at");
+    const std::string stop = entry ? "goto done;" : "return;";
+    if (!stored_side(to)) {  // an @auto_dim matrix into a whole variable: no zero padding
+      const Value& var = whole(st, "to");
+      AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, from_at, stop,
+                         indent};
+      AutoDimRead rd;
+      rd.pad = false;
+      rd.store_at = to_at;
+      return packed_access(autodims_.at(parse_access(from).name), parse_access(from), var, false,
+                           ctx, rd);
+    }
+    if (is_prefix_entry(to))
+      invalid_plan("a " + kind + " (line " + json::serialize(st.at("line")) + ") into '" + to +
+                   "', an entry of a prefix table (read-only: the validator refuses it)");
+    auto shape = static_access_shape(from);
+    const bool from_known = shape.has_value();
+    if (!shape) shape = static_access_shape(to);
+    if (!shape || (!from_known && !is_auto_access(from)))
+      c_gap("copy-step-access", "a " + kind + " (line " + json::serialize(st.at("line")) +
+                                    ") from '" + from + "' into '" + to +
+                                    "', neither of whose shapes is known before run time, is "
+                                    "not supported yet");
+    const Value& t = value(parse_access(from).name);
+    Value buf = t;
+    buf.ptable = false;
+    buf.table = false;
+    buf.indices.clear();
+    buf.bounds.clear();
+    buf.name = "cp" + std::to_string(copy_buffers_);
+    buf.storage = "tabview";
+    buf.shape = *shape;
+    buf.bytes = value_bytes(buf.dtype, buf.numel());
+    tabviews_[buf.name] = buf;
+    tabview_fields_.push_back({buf.name, buf.bytes});
+    field_kernel_[buf.name] = -1000 - copy_buffers_++;  // a region of its own kind: no kernel's
+    std::ostringstream c;
+    c << indent << "{ /* " << kind << " " << from << " >> " << to << " */\n";
+    const std::string in = indent + "  ";
+    if (is_prefix_entry(from)) {
+      c << prefix_entry_copy(st, in, entry, &tabviews_.at(buf.name));
+    } else if (is_table_access(from)) {
+      c << table_access(from, buf.name, false, from_at, in, entry, to_at);
+    } else {
+      // Read whole into a buffer of the destination's shape: a shape that differs is the
+      // simulator's store error at the destination.
+      AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, from_at, stop,
+                         in};
+      AutoDimRead rd;
+      rd.pad = false;
+      rd.store_at = to_at;
+      if (is_table_access(to)) {
+        rd.mismatch_pre = "cannot store a value of shape ";
+        std::string dims;
+        for (uint64_t d : buf.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+        rd.mismatch_post =
+            " into '" + parse_access(to).name + "' where the access has shape [" + dims + "]";
+      } else {
+        c_gap("copy-step-access", "a " + kind + " (line " + json::serialize(st.at("line")) +
+                                      ") from @auto_dim matrix '" + from + "' into '" + to +
+                                      "' is not supported yet");
+      }
+      c << packed_access(autodims_.at(parse_access(from).name), parse_access(from),
+                         tabviews_.at(buf.name), false, ctx, rd);
+    }
+    if (is_table_access(to)) {
+      c << table_access(to, buf.name, true, to_at, in, entry);
+    } else {
+      AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, to_at, stop, in};
+      c << packed_access(autodims_.at(parse_access(to).name), parse_access(to),
+                         tabviews_.at(buf.name), true, ctx, AutoDimRead());
+    }
+    c << indent << "}\n";
+    return c.str();
+  }
+  int64_t copy_buffers_ = 0;
 
   std::string auto_access(const json::object& st, const char* access_key, const char* var_key,
                           const char* at_key, bool write, const std::string& indent, bool entry) {
@@ -1232,7 +1713,9 @@ class Generator : public KernelEnv {
     const Value& var = whole(st, var_key);
     AutoDimContext ctx{[&](const std::string& n) { return index_c(n); }, name_, at_of(st, at_key),
                        entry ? "goto done;" : "return;", indent};
-    return auto_dim_access(autodims_.at(a.name), a, var.name, var.shape, write, ctx);
+    AutoDimRead rd;  // a read's shape that does not fit is the store's error, at the destination
+    if (!write) rd.store_at = at_of(st, "to_at");
+    return packed_access(autodims_.at(a.name), a, var, write, ctx, rd);
   }
 
   mutable std::map<std::string, Value> views_;  // "W[b]" -> its entry as a value
@@ -1275,6 +1758,12 @@ class Generator : public KernelEnv {
 
  public:
   const Value& operand(const std::string& text) const override {
+    if (is_auto_access(text)) {
+      auto view = kernel_tabviews_.find(text);
+      if (view == kernel_tabviews_.end())
+        invalid_plan("'" + text + "' is not an operand of the kernel being written");
+      return view->second.value;
+    }
     if (is_table_access(text)) {
       auto view = kernel_tabviews_.find(text);
       if (view == kernel_tabviews_.end())
@@ -1380,17 +1869,12 @@ class Generator : public KernelEnv {
   // pointers share arena bytes.
   void declare_pointers(const json::object& k, std::ostringstream& c, std::set<std::string>& reads,
                         std::set<std::string>& writes) const {
-    for (const auto& group : {k.at("reads"), k.at("writes")})
-      for (const auto& r : group.as_array())
-        if (autodims_.count(str(r)))
-          c_gap("op-on-auto-dim", "an op on @auto_dim matrix '" + str(r) + "' (kernel " +
-                                      std::to_string(k.at("id").as_int64()) +
-                                      ") is not supported yet: read it with cache.read first");
-    // A persistent table is reached through the buffers of its accessed entries (tabviews).
+    // A persistent table or an @auto_dim matrix is reached through the buffers of its accessed
+    // entries or parts (tabviews).
     for (const auto& r : k.at("reads").as_array())
-      if (!value(str(r)).ptable) reads.insert(str(r));
+      if (!value(str(r)).ptable && !autodims_.count(str(r))) reads.insert(str(r));
     for (const auto& w : k.at("writes").as_array())
-      if (!value(str(w)).ptable) writes.insert(str(w));
+      if (!value(str(w)).ptable && !autodims_.count(str(w))) writes.insert(str(w));
     for (const auto& [text, view] : kernel_tabviews_) {
       if (view.read) reads.insert(view.value.name);
       if (view.write) writes.insert(view.value.name);
@@ -1419,7 +1903,8 @@ class Generator : public KernelEnv {
     for (const auto& jop : k.at("ops").as_array())
       for (const auto& in : jop.at("inputs").as_array()) {
         const std::string text = str(in);
-        if (text.find('[') == std::string::npos || is_table_access(text)) continue;
+        if (text.find('[') == std::string::npos || is_table_access(text) || is_auto_access(text))
+          continue;
         const Value& view = operand(text);
         if (std::find(kernel_views_.begin(), kernel_views_.end(), text) == kernel_views_.end())
           kernel_views_.push_back(text);
@@ -1611,9 +2096,10 @@ class Generator : public KernelEnv {
       json::object head_kernel = k;
       auto& head_op = head_kernel.at("ops").as_array().at(0).as_object();
       for (auto& in : head_op.at("inputs").as_array())
-        if (str(in).find('[') != std::string::npos || is_table_access(str(in)))
+        if (str(in).find('[') != std::string::npos || is_table_access(str(in)) ||
+            is_auto_access(str(in)))
           in = operand(str(in)).name;
-      if (is_table_access(str(head_op.at("output"))))
+      if (is_table_access(str(head_op.at("output"))) || is_auto_access(str(head_op.at("output"))))
         head_op["output"] = operand(str(head_op.at("output"))).name;
       head_out = it->second(*this, head_kernel, c, head_value);
     }
@@ -1716,8 +2202,34 @@ class Generator : public KernelEnv {
       << ". C11, libc and libm only. */\n#ifndef " << name_ << "_H\n#define " << name_
       << "_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" "
          "{\n#endif\n"
+      << "/* The most dims a variable, a file's tensor or a fetched table has (at least 8). */\n"
+      << "#define " << name_ << "_MAX_RANK " << max_rank() << "u\n"
       << replace_name(kRuntimeH, name_) << "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
     return h.str();
+  }
+
+  // The most dims of a declared value as fetched or inserted (a persistent table: its indices,
+  // then an entry's; a table of matrices likewise), at least 8.
+  size_t max_rank() const {
+    size_t r = 8;
+    for (const Value& v : values_)
+      r = std::max(r, v.shape.size() + (v.ptable ? v.indices.size() : 0));
+    for (const auto& [mname, m] : autodims_)
+      r = std::max(r, m.base.size() + m.table_indices.size());
+    return r;
+  }
+  // The most dims of an @auto_dim matrix (oi_auto's arrays), at least 8.
+  size_t max_auto_rank() const {
+    size_t r = 8;
+    for (const auto& [mname, m] : autodims_) r = std::max(r, m.base.size());
+    return r;
+  }
+  // The most indices of a persistent table (oi_table's arrays), at least 8.
+  size_t max_table_rank() const {
+    size_t r = 8;
+    for (const Value& v : values_)
+      if (v.ptable) r = std::max(r, v.indices.size());
+    return r;
   }
 
   std::string source(const std::string& kernels, const std::string& step_body) const {
@@ -1743,9 +2255,9 @@ class Generator : public KernelEnv {
     c << matmul_simd_helpers_c(matmul_device(device()));
     const bool tables =
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
-    c << tables_hosted_type_c();  // the state's oi_mem, with or without tables
+    c << tables_hosted_type_c(max_table_rank());  // the state's oi_mem, with or without tables
     if (tables) c << tables_c(false);
-    if (!autodims_.empty()) c << auto_dim_c();
+    if (!autodims_.empty()) c << auto_dim_c(max_auto_rank());
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
@@ -1823,6 +2335,7 @@ class Generator : public KernelEnv {
       else
         c << "  oi_auto a_" << mname << "[" << m.entries() << "];\n";
       c << "  unsigned char* af_" << mname << ";\n";
+      if (m.bits) c << "  unsigned char* af_" << mname << "_packed;\n";
     }
     for (const Value& v : values_) {
       if (v.storage == "internal") continue;
@@ -1854,7 +2367,9 @@ class Generator : public KernelEnv {
          "                uint32_t rank, const uint64_t* dims, size_t bytes, const unsigned char** "
          "from,\n"
          "                int* found) {\n"
-         "  uint32_t t = 0, r = 0;\n  uint64_t d[8], nbytes = 0;\n  const unsigned char* data = "
+         "  uint32_t t = 0, r = 0;\n  uint64_t d["
+      << N
+      << "_MAX_RANK], nbytes = 0;\n  const unsigned char* data = "
          "NULL;\n"
          "  int rc = "
       << N
@@ -1903,10 +2418,15 @@ class Generator : public KernelEnv {
         const std::string a =
             m.growable() ? "s->ap_" + mname : "s->a_" + mname + "[" + std::to_string(e) + "]";
         c << "  " << a << ".rank = " << m.base.size() << "u;\n  " << a
-          << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n";
+          << ".nauto = " << m.indices.size() << "u;\n  " << a << ".esize = " << m.esize << "u;\n  "
+          << a << ".bits = " << m.bits << "u;\n";
         for (size_t k = 0; k < m.base.size(); ++k)
           c << "  " << a << ".base[" << k << "] = " << m.base[k] << "ll;\n";
-        if (v.init)
+        if (v.init && m.bits)  // the element's bits
+          c << "  {\n    static const unsigned char init_one = (unsigned char)((uint32_t)"
+            << init_literal(v) << " & " << ((1u << m.bits) - 1u) << "u);\n    " << a
+            << ".init = &init_one;\n  }\n";
+        else if (v.init)
           c << "  {\n    static const " << c_type(v.dtype) << " init_one = " << init_literal(v)
             << ";\n    " << a << ".init = (const unsigned char*)&init_one;\n  }\n";
         c << "  " << a << ".mem = &s->mem;\n  ok = ok && oi_ad_create(&" << a << ") == 0;\n";
@@ -1996,6 +2516,7 @@ class Generator : public KernelEnv {
       c << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) {\n    free(s->a_"
         << mname << "[e].data);\n    free(s->a_" << mname << "[e].u_data);\n  }\n  free(s->af_"
         << mname << ");\n";
+      if (m.bits) c << "  free(s->af_" << mname << "_packed);\n";
       if (m.growable()) c << "  free(s->a_" << mname << ");\n  free(s->ap_" << mname << ".data);\n";
     }
     for (const auto& n : undo_vars_) c << "  free(s->u_" << n << ");\n";
@@ -2075,6 +2596,16 @@ class Generator : public KernelEnv {
       else
         c << "    *data = s->a_" << mname << "[0].data;\n    *bytes = oi_ad_cells(&s->a_" << mname
           << "[0], s->a_" << mname << "[0].cnt) * s->a_" << mname << "[0].esize;\n";
+      if (m.bits) {  // the cells packed, into a buffer of the state
+        const std::string F = "((" + N + "_state*)s)->af_" + mname + "_packed";
+        c << "    {\n      const size_t n = (size_t)*bytes;\n      unsigned char* p = "
+             "(unsigned char*)malloc((n * "
+          << m.bits << "u + 7u) / 8u + 1u);\n      if (!p) return fail((" << N << "_state*)s, " << N
+          << "_ERR_MEMORY, \"out of memory fetching '" << mname
+          << "'\");\n      oi_ad_pack(p, (const unsigned char*)*data, n, " << m.bits
+          << "u);\n      free(" << F << ");\n      " << F
+          << " = p;\n      *data = p;\n      *bytes = (n * " << m.bits << "u + 7u) / 8u;\n    }\n";
+      }
       c << "    return " << N << "_OK;\n  }\n";
     }
     c << "  snprintf(((" << N
@@ -2084,10 +2615,11 @@ class Generator : public KernelEnv {
       << N << "_ERR_NAME;\n}\n\n";
     // The shape of what fetch gives: declared, except a growable table's current sizes.
     c << "int " << N << "_fetch_dims(const " << N
-      << "_state* s, const char* name, uint32_t* rank, uint64_t dims[8]) {\n"
+      << "_state* s, const char* name, uint32_t* rank, uint64_t dims[" << N
+      << "_MAX_RANK]) {\n"
          "  const "
-      << N << "_var_info* v = " << N << "_var(name);\n  if (!v || v->rank > 8) return fail((" << N
-      << "_state*)s, " << N
+      << N << "_var_info* v = " << N << "_var(name);\n  if (!v || v->rank > " << N
+      << "_MAX_RANK) return fail((" << N << "_state*)s, " << N
       << "_ERR_NAME, \"fetch '%s': no declared variable of that name\", name);\n"
          "  *rank = v->rank;\n  for (uint32_t k = 0; k < v->rank; ++k) dims[k] = v->dims[k];\n";
     for (const Value* v : declared)
@@ -2101,7 +2633,7 @@ class Generator : public KernelEnv {
       const size_t nt = m.table_indices.size();
       if (m.growable()) {  // the sizes; the matrices' shape from key 0, else the fresh one's
         c << "  if (strcmp(name, \"" << mname
-          << "\") == 0) {\n    int64_t d[8];\n    size_t nk = 1;\n";
+          << "\") == 0) {\n    int64_t d[OI_AD_RANK];\n    size_t nk = 1;\n";
         for (size_t k = 0; k < nt; ++k)
           c << "    dims[" << k << "] = (uint64_t)s->as_" << mname << "[" << k
             << "];\n    nk *= (size_t)s->as_" << mname << "[" << k << "];\n";
@@ -2109,8 +2641,8 @@ class Generator : public KernelEnv {
           << ";\n    oi_ad_dims(m0, m0->cnt, d);\n";
       } else {
         c << "  if (strcmp(name, \"" << mname
-          << "\") == 0) {\n    int64_t d[8];\n    oi_ad_dims(&s->a_" << mname << "[0], s->a_"
-          << mname << "[0].cnt, d);\n";
+          << "\") == 0) {\n    int64_t d[OI_AD_RANK];\n    oi_ad_dims(&s->a_" << mname
+          << "[0], s->a_" << mname << "[0].cnt, d);\n";
         for (size_t k = 0; k < nt; ++k)
           c << "    dims[" << k << "] = " << m.table_bounds[k] << "u;\n";
       }
@@ -2374,7 +2906,9 @@ class Generator : public KernelEnv {
     sizes.written = [&](const std::string& text, const std::string* from) -> uint64_t {
       const AccessText a = parse_access(text);
       const Value& t = value(a.name);
-      if (from) return value(*from).numel() / std::max<uint64_t>(t.numel(), 1);
+      // (a source stored in a table or matrix: the entries the destination's access covers)
+      if (from && !stored_side(*from))
+        return value(*from).numel() / std::max<uint64_t>(t.numel(), 1);
       auto lead =
           static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
       if (!lead) return kManyChanges;
@@ -2613,7 +3147,7 @@ class Generator : public KernelEnv {
       << " B) and the undo record of the step's persistent writes (" << layout.undo
       << " B). */\n#define " << N << "_ARENA_BYTES " << layout.total << "u\n#define " << N
       << "_ARENA_ALIGN " << layout.align << "u\n\n";
-    if (tables) h << tables_type_c() << "\n";
+    if (tables) h << tables_type_c(max_table_rank()) << "\n";
     h << "/* Everything kept between steps: persistent values, inputs, tables. Allocate it where "
          "you\n * like (static storage is usual; "
       << state_bytes << " B on this target); its members are private. */\ntypedef struct " << N

@@ -54,7 +54,8 @@ uint64_t @NAME@_table_bytes(const @NAME@_state* s);
 int @NAME@_fetch(const @NAME@_state* s, const char* name, const void** data, size_t* bytes);
 /* The shape of what fetch gives now: the declaration's, except that a persistent table comes
  * whole (dsl.md), its growable indices at their current sizes. */
-int @NAME@_fetch_dims(const @NAME@_state* s, const char* name, uint32_t* rank, uint64_t dims[8]);
+int @NAME@_fetch_dims(const @NAME@_state* s, const char* name, uint32_t* rank,
+                      uint64_t dims[@NAME@_MAX_RANK]);
 /* The message of the last error of `s`. */
 const char* @NAME@_error(const @NAME@_state* s);
 const @NAME@_var_info* @NAME@_var(const char* name);
@@ -70,7 +71,7 @@ int @NAME@_oinf_read(const char* path, @NAME@_oinf* out, char* err, size_t err_s
 void @NAME@_oinf_free(@NAME@_oinf* f);
 /* Tensor `name`: 1 found (data NULL for a declaration without data), 0 absent, -1 malformed. */
 int @NAME@_oinf_tensor(const @NAME@_oinf* f, const char* name, uint32_t* dtype, uint32_t* rank,
-                       uint64_t dims[8], const unsigned char** data, uint64_t* nbytes, char* err,
+                       uint64_t dims[@NAME@_MAX_RANK], const unsigned char** data, uint64_t* nbytes, char* err,
                        size_t err_size);
 typedef struct @NAME@_oinf_entry {
   const char* name;
@@ -175,7 +176,7 @@ static int oi_string(const @NAME@_oinf* f, uint64_t* pos, uint64_t end, const ch
 }
 
 int @NAME@_oinf_tensor(const @NAME@_oinf* f, const char* name, uint32_t* dtype, uint32_t* rank,
-                       uint64_t dims[8], const unsigned char** data, uint64_t* nbytes, char* err,
+                       uint64_t dims[@NAME@_MAX_RANK], const unsigned char** data, uint64_t* nbytes, char* err,
                        size_t err_size) {
   const unsigned char* h = f->data;
   uint32_t n = oi_u32(h + 21);
@@ -187,7 +188,7 @@ int @NAME@_oinf_tensor(const @NAME@_oinf* f, const char* name, uint32_t* dtype, 
     if (oi_string(f, &pos, end, &entry, &len) != 0 || pos + 12 > end) break;
     uint32_t t = oi_u32(h + pos), nd = oi_u32(h + pos + 4), flags = oi_u32(h + pos + 8);
     pos += 12;
-    if (nd > 8 || pos + 8 * (uint64_t)nd + 16 > end) break;
+    if (nd > @NAME@_MAX_RANK || pos + 8 * (uint64_t)nd + 16 > end) break;
     if (len == want && memcmp(entry, name, want) == 0) {
       *dtype = t;
       *rank = nd;
@@ -441,7 +442,7 @@ int main(int argc, char** argv) {
       @NAME@_oinf f;
       if (@NAME@_oinf_read(file, &f, err, sizeof err) != @NAME@_OK) { rc = fail(err); break; }
       uint32_t dtype = 0, rank = 0;
-      uint64_t dims[8];
+      uint64_t dims[@NAME@_MAX_RANK];
       const unsigned char* data = NULL;
       uint64_t nbytes = 0;
       int found = @NAME@_oinf_tensor(&f, tensor, &dtype, &rank, dims, &data, &nbytes, err, sizeof err);
@@ -469,7 +470,7 @@ int main(int argc, char** argv) {
       size_t bytes = 0;
       const @NAME@_var_info* v = @NAME@_var(fetch[i]);
       uint32_t rank = 0;
-      uint64_t dims[8];
+      uint64_t dims[@NAME@_MAX_RANK];
       if (@NAME@_fetch(s, fetch[i], &data, &bytes) != @NAME@_OK ||
           @NAME@_fetch_dims(s, fetch[i], &rank, dims) != @NAME@_OK) { rc = fail(@NAME@_error(s)); break; }
       if (!quiet) print_value(fetch[i], v, rank, dims, data);

@@ -207,6 +207,13 @@ std::optional<std::vector<uint64_t>> static_lead(
     const SlotText slot = k < access.slots.size() ? access.slots[k] : SlotText{true, {}, {}, {}};
     if (!slot.range) continue;
     const int64_t bound = table.bounds[k];
+    // `n+c..n+d` (one name, d >= c): d - c entries whenever the access is in range (the start
+    // is then at least 0, so the end is too and is never taken from the end).
+    if (slot.start && slot.end && !slot.start->literal && !slot.end->literal &&
+        slot.start->name == slot.end->name && slot.end->value >= slot.start->value) {
+      lead.push_back(static_cast<uint64_t>(slot.end->value - slot.start->value));
+      continue;
+    }
     std::optional<int64_t> a = slot.start ? value(*slot.start) : std::optional<int64_t>(0);
     std::optional<int64_t> b;
     if (slot.end) {
@@ -234,8 +241,8 @@ const char* const kTablesComment = R"C(
 // The table and the state's oi_mem, in both profiles: what the table budget (hosted) and the
 // undo record of a step (docs/synth.md "Table budget and failed steps") need: a flag byte per
 // cell, the count of written entries (the simulator's entries: what the budget counts).
-const char* const kTablesTypeC = R"C(#define OI_TAB_RANK 8
-/* The state's table memory: the budget (0: none), what the tables hold now (written entries x
+const char* const kTablesTypeC =
+    R"C(/* The state's table memory: the budget (0: none), what the tables hold now (written entries x
  * entry bytes, plus @auto_dim matrices), the numbers of a refused growth for the message, and
  * the undo record of the step: one record per entry the step first overwrote or erased (grown
  * with realloc, hosted; a region of the arena sized at synthesis, freestanding). */
@@ -671,17 +678,18 @@ std::string tables_c(bool freestanding) {
          (freestanding ? kUndoRoomStaticC : kUndoRoomHostedC) + kTablesWriteC + kTablesDimsC;
 }
 
-std::string tables_hosted_type_c() {
-  return kTablesTypeC;
+// oi_table's arrays hold `rank` indices (the plan's most, at least 8).
+std::string tables_hosted_type_c(size_t rank) {
+  return "#define OI_TAB_RANK " + std::to_string(rank) + "\n" + kTablesTypeC;
 }
 
 uint64_t undo_record_bytes(size_t rank, uint64_t entry_bytes) {
   return 9 + 8 * rank + entry_bytes;  // OI_UNDO_HEAD, the key, the entry's bytes
 }
 
-std::string tables_type_c() {
-  return std::string("#ifndef OI_TABLE_DEFINED\n#define OI_TABLE_DEFINED\n") + kTablesTypeC +
-         "#endif\n";
+std::string tables_type_c(size_t rank) {
+  return std::string("#ifndef OI_TABLE_DEFINED\n#define OI_TABLE_DEFINED\n") +
+         tables_hosted_type_c(rank) + "#endif\n";
 }
 
 }  // namespace oi::c_emitter

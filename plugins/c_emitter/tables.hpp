@@ -75,11 +75,11 @@ std::optional<std::vector<uint64_t>> static_lead(
 // live in arrays of the state (oi_tab_create takes them), the record in a region of the arena
 // sized at synthesis (undo_record_bytes), and the type comes from the header (tables_type_c).
 std::string tables_c(bool freestanding);
-std::string tables_type_c();
+std::string tables_type_c(size_t rank);
 // oi_mem (the table budget and the undo record of a step) and oi_table, which keeps per-entry
 // flags and counts for them: written into every hosted NAME.c (tables_type_c: the same, in the
-// freestanding header, guarded for several models in one program).
-std::string tables_hosted_type_c();
+// freestanding header, guarded for several models in one program: the first one's rank).
+std::string tables_hosted_type_c(size_t rank);  // oi_table of `rank` indices at most
 // The bytes of the undo record of one entry of a table of `rank` indices, written before.
 uint64_t undo_record_bytes(size_t rank, uint64_t entry_bytes);
 

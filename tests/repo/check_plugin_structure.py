@@ -163,14 +163,14 @@ def check_shared(problems):
 # The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
-    "auto-dim-dtype": "an @auto_dim matrix of a packed dtype or of rank over 8",
-    "op-on-auto-dim": "an op reading or writing an @auto_dim matrix directly",
+    "op-on-auto-dim": "an op reading an @auto_dim matrix whose shape is known only at run time "
+                      "(grown by an access, a part of run-time length, stacked matrices)",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes (no order runs every reader before the writer)",
-    "runtime-slice-operand": "an op reading or writing a table slice of run-time length",
-    "copy-step-access": "a transfer out of an @auto_dim matrix, or table entries on both sides",
-    "table-indices": "a persistent table of more than 8 indices",
-    "nesting-depth": "blocks nested over 64 deep",
+    "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
+                             "run-time length",
+    "copy-step-access": "a copy neither of whose sides has a shape known before run time (an "
+                        "@auto_dim matrix into another, a table slice of run-time length)",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",
