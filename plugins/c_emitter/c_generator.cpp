@@ -173,8 +173,17 @@ class Generator : public KernelEnv {
       }
       body << ");\n";
       if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
-      for (const auto& [text, view] : kernel_tabviews_)
-        if (view.write) body << broadcast_into_view(k.as_object(), view.value, indent);
+      for (auto& [text, view] : kernel_tabviews_) {
+        if (!view.write) continue;
+        if (view.spread_to.empty()) {
+          body << broadcast_into_view(k.as_object(), view.value, indent);
+          continue;
+        }
+        const std::vector<uint64_t> result = view.value.shape;
+        view.value.shape = view.spread_to;  // stored as the access's shape
+        tabviews_[view.value.name].shape = view.spread_to;
+        body << spread_code(result, view.value, indent);
+      }
       for (const auto& [text, view] : kernel_tabviews_)
         if (view.write && view.matrix)
           body << matrix_view_access(k.as_object(), text, view.value, true, indent, entry);
@@ -555,7 +564,9 @@ class Generator : public KernelEnv {
     Value value;
     bool read = false, write = false;
     bool run_time = false;  // a slice of run-time length: value has the kernel's shape
-    bool matrix = false;    // an @auto_dim matrix (or part) read or stored as cache.read/write
+    std::vector<uint64_t> spread_to =
+        {};               // non-empty: value has the kernel's shape, spread to this
+    bool matrix = false;  // an @auto_dim matrix (or part) read or stored as cache.read/write
   };
   std::map<std::string, TabView> kernel_tabviews_;  // access text -> its buffer
   std::map<std::string, Value> tabviews_;           // every buffer, by name
@@ -767,16 +778,26 @@ class Generator : public KernelEnv {
         v.storage = "tabview";
         v.shape = *lead;
         v.shape.insert(v.shape.end(), t.shape.begin(), t.shape.end());
-        if (run_time) {
-          v.shape.clear();
-          for (const auto& d : k.at("shape").as_array()) v.shape.push_back(d.to_number<uint64_t>());
-        }
+        std::vector<uint64_t>
+            result;  // the kernel's result shape (the planner's, by the op's rule)
+        for (const auto& d : k.at("shape").as_array()) result.push_back(d.to_number<uint64_t>());
+        if (run_time) v.shape = result;
         v.bytes = value_bytes(v.dtype, v.numel());
+        // An op of another kind than elementwise whose result broadcasts to a larger access
+        // (`op softmax(x, axis=0) >> K[0..2]`): it writes its result's shape into the buffer's
+        // first elements, spread over the access after it (spread_to).
+        std::vector<uint64_t> spread_to;
+        if (output && !run_time && str(k.at("kind")) != "elementwise" && result != v.shape &&
+            broadcasts(result, v.shape)) {
+          spread_to = v.shape;
+          v.shape = result;
+        }
         tabviews_[v.name] = v;
         tabview_fields_.push_back({v.name, v.bytes});
         field_kernel_[v.name] = id;
         it = kernel_tabviews_.emplace(text, TabView{v}).first;
         it->second.run_time = run_time;
+        it->second.spread_to = spread_to;
         if (run_time) {
           // The slice's largest span, where every sliced index has a @fixed bound: the stacked
           // buffer of the store (no allocation); otherwise it is allocated when stored.
@@ -1503,16 +1524,29 @@ class Generator : public KernelEnv {
     if (str(k.at("kind")) != "elementwise") return "";
     std::vector<uint64_t> from;
     for (const auto& d : k.at("shape").as_array()) from.push_back(d.to_number<uint64_t>());
-    const std::vector<uint64_t>& to = view.shape;
-    if (from == to) return "";
+    return spread_code(from, view, indent);
+  }
+
+  // Whether shape `from` broadcasts to `to` (numpy rules, `to` unchanged).
+  static bool broadcasts(const std::vector<uint64_t>& from, const std::vector<uint64_t>& to) {
     bool fits = from.size() <= to.size();
     for (size_t a = 0; fits && a < from.size(); ++a) {
       const uint64_t f = from[from.size() - 1 - a], t = to[to.size() - 1 - a];
       fits = f == t || f == 1;
     }
+    return fits;
+  }
+
+  // A result of shape `from` in the first elements of buffer `view` spread over the view's
+  // shape; from the last element down, so each reads an element not yet overwritten.
+  std::string spread_code(const std::vector<uint64_t>& from, const Value& view,
+                          const std::string& indent) const {
+    const std::vector<uint64_t>& to = view.shape;
+    if (from == to) return "";
     uint64_t n_from = 1;
     for (uint64_t d : from) n_from *= d;
-    if (!fits || n_from == view.numel()) return "";  // (the same elements in another shape)
+    if (!broadcasts(from, to) || n_from == view.numel())
+      return "";  // (the same elements in another shape)
     // The element of `from` that element i of `to` reads: right-aligned, 0 on axes of size 1.
     std::ostringstream src;
     src << "0u";

@@ -116,6 +116,66 @@ class Scheduler {
     return true;
   }
 
+  // An op writing a table access computes its result in the shape its catalog rule gives
+  // (spread over the access when that is larger, as the simulator does: dsl.md), where every
+  // input is a whole value of a shape known here and every setting a literal.
+  std::optional<Dims> table_result_shape(const Node& n) const {
+    if (n.output.slots.empty()) return std::nullopt;
+    const PlanValue* out = c_.value(n.output.name);
+    const OpSchema* op = c_.catalog.find(n.op);
+    if (!out || !op || out->indices.empty() || !out->auto_dim.empty()) return std::nullopt;
+    for (const Setting& s : n.settings)  // acc= adds into the access in place
+      if (s.name == "acc") return std::nullopt;
+    const ShapeRuleFn* rule = ShapeRuleRegistry::global().find(op->shape_rule);
+    if (!rule) return std::nullopt;
+    ShapeRuleContext ctx{*op, {}, out->shape, {}};
+    for (const Ref& r : n.inputs) {
+      const PlanValue* v = c_.value(r.name);
+      if (!v || !r.indices.empty() || !v->indices.empty() || !v->auto_dim.empty() ||
+          v->storage == Storage::Runtime)
+        return std::nullopt;
+      ctx.inputs.push_back(v->shape);
+    }
+    for (const Setting& s : n.settings) {
+      const SettingSpec* spec = op->find_setting(s.name);
+      if (!spec) continue;
+      CatalogValue& v = ctx.settings[spec->name];
+      switch (s.value.kind) {
+        case Value::Kind::Int:
+          if (spec->type == SettingType::Number)
+            v = static_cast<double>(s.value.int_value);
+          else
+            v = s.value.int_value;
+          break;
+        case Value::Kind::Float:
+          v = s.value.float_value;
+          break;
+        case Value::Kind::Bool:
+          v = s.value.bool_value;
+          break;
+        case Value::Kind::String:
+          v = s.value.text;
+          break;
+        case Value::Kind::DType:
+          v = s.value.dtype;
+          break;
+        case Value::Kind::IntList:
+          v = s.value.ints;
+          break;
+        default:
+          return std::nullopt;
+      }
+    }
+    for (const SettingSpec& spec : op->settings)
+      if (spec.default_value && !ctx.settings.count(spec.name))
+        ctx.settings[spec.name] = *spec.default_value;
+    try {
+      return (*rule)(ctx);
+    } catch (const std::exception&) {
+      return std::nullopt;  // the run-time store reports it
+    }
+  }
+
   uint32_t open_kernel(const Node& n, OpClass cls) {
     PlanKernel k;
     k.id = static_cast<uint32_t>(c_.plan.kernels.size());
@@ -124,6 +184,7 @@ class Scheduler {
              : cls == OpClass::Reduction ? "reduction"
                                          : "op";
     if (const PlanValue* out = c_.value(n.output.name)) k.shape = out->shape;
+    if (auto r = table_result_shape(n)) k.shape = *r;
     k.ops.push_back(&n);
     k.scope = scope_path(*block_, n.scope);
     k.placement = scope_hints(*block_, n.scope).placement;
