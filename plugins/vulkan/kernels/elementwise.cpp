@@ -123,16 +123,17 @@ void put_op_settings(std::vector<uint32_t>& p, EltwiseOp op, uint32_t dtype,
 
 // add, sub, mul and relu have "_exact" variants (f32 and bf16, whose f32 operands and results
 // may be subnormal), taken where the device flushes f32 subnormals (device.cpp);
-// OPENINFER_VULKAN_EXACT_F32=force takes them on every device (docs/vulkan.md), =auto is the
-// default.
+// OPENINFER_VULKAN_EXACT_F32=force takes them on every device, =off never (the driver's
+// arithmetic, for timing it), =auto is the default (docs/vulkan.md).
 uint8_t exact_f32_mode(EltwiseOp op) {
   if (op != EltwiseOp::Add && op != EltwiseOp::Sub && op != EltwiseOp::Mul && op != EltwiseOp::Relu)
     return 0;
   const char* forced = tuning_env("OPENINFER_VULKAN_EXACT_F32");
   const std::string mode = forced != nullptr ? forced : "auto";
   if (mode == "force") return kExactAlways;
+  if (mode == "off") return 0;
   if (mode != "auto")
-    bad_tuning("elementwise", "OPENINFER_VULKAN_EXACT_F32", "must be force or auto");
+    bad_tuning("elementwise", "OPENINFER_VULKAN_EXACT_F32", "must be force, off or auto");
   return kExactWhereFlushed;
 }
 
