@@ -49,6 +49,21 @@ F_RESULT float_op(FT x, FT z) {
 #endif
   }
   // relu: a zero result is +0.0; the clamps keep NaN because NaN compares false.
+#if defined(WIDTH_32) && defined(EXACT_F32)
+  // The helpers only where x or a setting is subnormal (a uniform test for the settings): else
+  // the hardware's compares and product are exact, or flush only a subnormal result (ops.md).
+  if (!oi_subnormal(F_BITS(x)) && !oi_subnormal(F_SETTING_BITS(0)) &&
+      !oi_subnormal(F_SETTING_BITS(1)) && !oi_subnormal(F_SETTING_BITS(2))) {
+    precise FT q = x >= F_ZERO ? x : F_SETTING(0) * x;
+    uint qb = q == F_ZERO ? 0u : F_BITS(q);
+    if (q < F_SETTING(1)) {
+      q = F_SETTING(1);
+      qb = F_SETTING_BITS(1);
+    }
+    if (q > F_SETTING(2)) qb = F_SETTING_BITS(2);
+    return qb;
+  }
+#endif
   FT r = F_GE(x, F_ZERO) ? x : F_MUL(F_SETTING(0), x);
   F_RESULT bits = F_IS_ZERO(r) ? F_RET(F_ZERO) : F_RET(r);
   if (F_LT(r, F_SETTING(1))) {
