@@ -70,7 +70,8 @@ KernelShader record_runtime_index(const PlanIn& plan, const DeviceIn& device, co
         const VulkanDispatch &a = base.dispatches[d], &b = o.dispatches[d];
         if (a.variant != b.variant || a.spec != b.spec || a.groups != b.groups ||
             a.values != b.values || a.params.size() != b.params.size() ||
-            a.float_width != b.float_width || a.also_f64 != b.also_f64)
+            a.float_width != b.float_width || a.also_f64 != b.also_f64 ||
+            a.exact_f32 != b.exact_f32)
           gap_for("runs another shader, specialization or grid for another value");
       }
     }

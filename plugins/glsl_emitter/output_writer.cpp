@@ -670,15 +670,18 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     variants.insert(d.variant);
     // The backend's choice (device.cpp): "_fc" where the device preserves subnormals and IEEE
     // specials at float_width (and 64 bits with also_f64), else "_ieee" where it preserves the
-    // specials; the host program makes it for the device it runs on.
+    // specials; "_exact"/"_ieee_exact" (exact_f32.glsl) instead of either where the device
+    // flushes f32 subnormals and the kernel has them; the host program makes it for the device
+    // it runs on.
     if (d.float_width) {
-      for (const char* suffix : {"_fc", "_ieee"})
+      for (const char* suffix : {"_fc", "_ieee", "_exact", "_ieee_exact"})
         if (shader_variant(d.variant + suffix)) {
           jd[std::string("spirv") + suffix] = "shaders/" + d.variant + suffix + ".spv";
           variants.insert(d.variant + suffix);
         }
       jd["float_width"] = d.float_width;
       jd["also_f64"] = d.also_f64;
+      if (d.exact_f32) jd["exact_f32"] = static_cast<unsigned>(d.exact_f32);
     }
     jd["spec"] = json::array(d.spec.begin(), d.spec.end());
     jd["params"] = json::array(d.params.begin(), d.params.end());

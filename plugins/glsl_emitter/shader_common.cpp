@@ -1,8 +1,6 @@
 // The shared frame of the kernel shaders (shader_common.hpp).
 #include "shader_common.hpp"
 
-#include "exact_f32.hpp"
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -96,7 +94,7 @@ std::string hex(uint32_t b) {
 
 const char* kFloatHelpers =
     R"(// ops.md min/max: a NaN operand gives NaN, -0.0 counts as less than +0.0.
-// Compared on the bits (exact_f32.cpp), so a subnormal is not taken for a zero.
+// Compared on the bits (shaders/exact_f32.glsl), so a subnormal is not taken for a zero.
 float oi_min(float a, float b) {
   if (oi_nan(a) || oi_nan(b)) return a + b;
   if (!oi_eq(a, b)) return oi_lt(a, b) ? a : b;
@@ -453,7 +451,7 @@ std::string ShaderBuilder::declarations() const {
     for (const Binding& b : bindings) any_float = any_float || is_float(b.value);
     for (const OpIn& op : kernel.ops) any_float = any_float || is_float(op.output);
   }
-  if (any_float) d << shader_file("div_f32.glsl") << kExactF32Helpers << kFloatHelpers;
+  if (any_float) d << shader_file("div_f32.glsl") << shader_file("exact_f32.glsl") << kFloatHelpers;
   if (any_float && double_) d << kDoubleHelpers;
   if (math_) d << math_helpers_glsl();
   if (math32_) d << math32_helpers_glsl();

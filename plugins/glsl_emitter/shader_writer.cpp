@@ -239,7 +239,7 @@ class KernelWriter {
     if (o == "add" || o == "sub" || o == "mul") {
       check_settings(op, {});
       need(2);
-      if (out_t == "float")  // exact where the device flushes subnormals (exact_f32.hpp)
+      if (out_t == "float")  // exact where the device flushes subnormals (exact_f32.glsl)
         return "oi_" + o + "(" + a[0] + ", " + a[1] + ")";
       return a[0] + (o == "add" ? " + " : o == "sub" ? " - " : " * ") + a[1];
     }
@@ -323,7 +323,7 @@ class KernelWriter {
         // As the CPU backend: a zero result becomes +0.0 first, then plain comparisons clamp
         // (NaN stays NaN; a bound equal to the value up to its zero sign leaves the value).
         const std::string t = "r" + std::to_string(relu_count_++);
-        // f32 compared on the bits (exact_f32.hpp): a subnormal is not a zero.
+        // f32 compared on the bits (exact_f32.glsl): a subnormal is not a zero.
         auto cmp = [&](const std::string& x, const char* sym, const char* fn,
                        const std::string& y) {
           return d ? x + " " + sym + " " + y : std::string(fn) + "(" + x + ", " + y + ")";
@@ -380,7 +380,7 @@ class KernelWriter {
                             : o == "le" ? "<="
                             : o == "gt" ? ">"
                                         : ">=";
-    if (sb_.compute_type(op.inputs[0]) == "float")  // on the bits (exact_f32.hpp)
+    if (sb_.compute_type(op.inputs[0]) == "float")  // on the bits (exact_f32.glsl)
       return "oi_" + o + "(" + a + ", " + b + ")";
     return "(" + a + " " + sym + " " + b + ")";
   }
@@ -501,7 +501,7 @@ class KernelWriter {
     pre << "shared " << t << " tile_a[" << ts << "][" << ts << "];\nshared " << t << " tile_b["
         << ts << "][" << ts << "];\n";
     // f32 (and the narrow floats in it): once a tile holds a subnormal, the workgroup's products
-    // and sums are exact_f32.hpp's, so a device that flushes it neither drops it nor makes
+    // and sums are exact_f32.glsl's, so a device that flushes it neither drops it nor makes
     // NaN of it times inf.
     const bool f32 = t == "float";
     if (f32) pre << "shared uint tile_sub;\n";
@@ -613,7 +613,7 @@ class KernelWriter {
       body_ << "    " << t << " acc = " << init << ";\n";
     }
     std::string combine;
-    const bool f32 = t == "float";  // exact where the device flushes (exact_f32.hpp)
+    const bool f32 = t == "float";  // exact where the device flushes (exact_f32.glsl)
     if (o == "sum_axis" || o == "mean_axis") combine = f32 ? "oi_add(acc, x)" : "acc + x";
     if (o == "prod_axis") combine = f32 ? "oi_mul(acc, x)" : "acc * x";
     if (o == "max_axis") combine = f ? "oi_max(acc, x)" : "max(acc, x)";

@@ -32,6 +32,7 @@ struct VulkanDispatch {
   std::string variant;       // a base variant of plugins/vulkan/shaders/*.variants: "ew_math"
   uint32_t float_width = 0;  // 32/64: the "_fc" or "_ieee" variant where the device allows
   bool also_f64 = false;
+  uint8_t exact_f32 = 0;  // the backend's Dispatch::exact_f32: "_exact" variants (device.cpp)
   std::vector<uint32_t> spec, params;
   std::vector<std::string> values;  // binding i + 1
   std::array<uint32_t, 3> groups{1, 1, 1};

@@ -148,6 +148,7 @@ class KernelRecorder {
       v.variant = d.job.shader;
       v.float_width = d.job.float_width;
       v.also_f64 = d.job.also_f64;
+      v.exact_f32 = d.job.exact_f32;
       v.spec = d.job.spec;
       v.params = d.job.params;
       v.groups = d.job.groups;

@@ -49,10 +49,16 @@ constexpr uint32_t kDataBindings = 6;
 // One compute dispatch. Bindings: 0 = params (copied into the batch's host-visible arena, bound
 // at their offset), 1..6 = the data buffers, whole (kernels pass word offsets in the params);
 // nullptr binds buffers[output].
+constexpr uint8_t kExactWhereFlushed = 1, kExactAlways = 2;
+
 struct Dispatch {
-  std::string shader;          // a base variant name from CMakeLists.txt: "eltwise_32"
-  uint32_t float_width = 0;    // 32/64: use the "_fc" or "_ieee" variant where supported
-  bool also_f64 = false;       // with float_width 32: the variant also needs the f64 controls
+  std::string shader;        // a base variant name from CMakeLists.txt: "eltwise_32"
+  uint32_t float_width = 0;  // 32/64: use the "_fc" or "_ieee" variant where supported
+  bool also_f64 = false;     // with float_width 32: the variant also needs the f64 controls
+  // With float_width 32: the shader has "_exact"/"_ieee_exact" variants (f32 add, sub, mul, relu
+  // exact on the bits, shaders/exact_f32.glsl). kExactWhereFlushed takes them where the device
+  // cannot keep f32 subnormals (no "_fc"), kExactAlways everywhere (for tests).
+  uint8_t exact_f32 = 0;
   std::vector<uint32_t> spec;  // specialization constants 0, 1, ...
   std::vector<uint32_t> params;
   std::array<oi_buffer*, kDataBindings> buffers{};

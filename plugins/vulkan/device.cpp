@@ -211,8 +211,11 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   const bool ieee =
       ((width == 32 && caps.ieee_specials32) || (width == 64 && caps.ieee_specials64)) &&
       (!job.also_f64 || caps.ieee_specials64);
+  // A device that flushes f32 subnormals takes the shader's exact variant where it has one.
+  const bool exact = width == 32 && (job.exact_f32 == kExactAlways || (job.exact_f32 != 0 && !fc));
+  const char* suffix = exact ? (ieee ? "_ieee_exact" : "_exact") : fc ? "_fc" : ieee ? "_ieee" : "";
   DispatchKey key;
-  key.pipeline = pipeline_for(d, job.shader, fc ? "_fc" : ieee ? "_ieee" : "", job.spec);
+  key.pipeline = pipeline_for(d, job.shader, suffix, job.spec);
   for (size_t i = 0; i < kDataBindings; ++i) {
     const oi_buffer* b = job.buffers[i] ? job.buffers[i] : job.buffers[job.output];
     if (b->alloc.size > caps.max_storage_range) {

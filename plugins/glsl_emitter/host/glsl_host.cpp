@@ -138,9 +138,10 @@ struct Kernel {
   // SPIR-V picked for this device.
   std::vector<uint32_t> spec, params;
   Buffer params_buffer;
-  std::string spirv_fc;
+  std::string spirv_fc, spirv_exact, spirv_ieee_exact;
   uint32_t float_width = 0;
   bool also_f64 = false;
+  uint32_t exact_f32 = 0;  // 1: "_exact" where the device flushes f32 subnormals, 2: always
   std::string spv;
   vk::Pipeline shared_pipeline;  // the pipeline and layout it binds (its own or shared ones)
   vk::PipelineLayout shared_layout;
@@ -512,6 +513,10 @@ class Runner {
     k.spirv = std::string(o.at("spirv").as_string());
     if (auto* ieee = o.if_contains("spirv_ieee")) k.spirv_ieee = std::string(ieee->as_string());
     if (auto* fc = o.if_contains("spirv_fc")) k.spirv_fc = std::string(fc->as_string());
+    if (auto* e = o.if_contains("spirv_exact")) k.spirv_exact = std::string(e->as_string());
+    if (auto* e = o.if_contains("spirv_ieee_exact"))
+      k.spirv_ieee_exact = std::string(e->as_string());
+    if (auto* e = o.if_contains("exact_f32")) k.exact_f32 = e->to_number<uint32_t>();
     if (auto* w = o.if_contains("float_width")) k.float_width = w->to_number<uint32_t>();
     if (auto* a = o.if_contains("also_f64")) k.also_f64 = a->as_bool();
     if (auto* f64 = o.if_contains("float64")) k.float64 = f64->as_bool();
@@ -543,7 +548,8 @@ class Runner {
   // The SPIR-V module a kernel runs on this device: for the Vulkan backend's shaders the
   // backend's choice (its device.cpp): "_fc" where subnormals and IEEE specials are preserved at
   // the shader's float width (64 bits too with also_f64), else "_ieee" where the specials are;
-  // for the emitter's own shaders "_ieee" where the f32 specials are.
+  // "_exact"/"_ieee_exact" instead for f32 where there is no "_fc" and the kernel has them
+  // (exact_f32 2: always); for the emitter's own shaders "_ieee" where the f32 specials are.
   std::string pick_spirv(const Kernel& k) const {
     const auto usable = [&](const std::string& p) {
       return !p.empty() && fs::exists(opt_.manifest_dir / p);
@@ -552,6 +558,10 @@ class Runner {
       const bool w32 = k.float_width == 32, w64 = k.float_width == 64;
       const bool fc = ((w32 && fc32_) || (w64 && fc64_)) && (!k.also_f64 || fc64_);
       const bool ieee = ((w32 && ieee_specials_) || (w64 && ieee64_)) && (!k.also_f64 || ieee64_);
+      if (w32 && (k.exact_f32 == 2 || (k.exact_f32 == 1 && !fc))) {
+        if (ieee && usable(k.spirv_ieee_exact)) return k.spirv_ieee_exact;
+        if (!ieee && usable(k.spirv_exact)) return k.spirv_exact;
+      }
       if (fc && usable(k.spirv_fc)) return k.spirv_fc;
       if (ieee && usable(k.spirv_ieee)) return k.spirv_ieee;
       return k.spirv;

@@ -14,6 +14,7 @@
 #include "openinfer/broadcast.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
+#include "tuning_env.hpp"
 
 namespace oi::vulkan {
 
@@ -120,6 +121,22 @@ void put_op_settings(std::vector<uint32_t>& p, EltwiseOp op, uint32_t dtype,
   }
 }
 
+// add, sub, mul and relu have "_exact" variants (f32 and bf16, whose f32 operands and results
+// may be subnormal), taken where the device flushes f32 subnormals (device.cpp);
+// OPENINFER_VULKAN_EXACT_F32=force takes them on every device, =off never (the driver's
+// arithmetic, for timing it), =auto is the default (docs/vulkan.md).
+uint8_t exact_f32_mode(EltwiseOp op) {
+  if (op != EltwiseOp::Add && op != EltwiseOp::Sub && op != EltwiseOp::Mul && op != EltwiseOp::Relu)
+    return 0;
+  const char* forced = tuning_env("OPENINFER_VULKAN_EXACT_F32");
+  const std::string mode = forced != nullptr ? forced : "auto";
+  if (mode == "force") return kExactAlways;
+  if (mode == "off") return 0;
+  if (mode != "auto")
+    bad_tuning("elementwise", "OPENINFER_VULKAN_EXACT_F32", "must be force, off or auto");
+  return kExactWhereFlushed;
+}
+
 // f16 and bf16 on shaders/eltwise_narrow.comp: offsets in elements, one invocation a word.
 void narrow_job(Dispatch& job, const oi_kernel_call& call, EltwiseOp op, uint32_t count) {
   auto element_offset = [](const oi_tensor_desc& t) {
@@ -143,6 +160,7 @@ void narrow_job(Dispatch& job, const oi_kernel_call& call, EltwiseOp op, uint32_
   job.shader = "eltwise_narrow";
   job.spec = {static_cast<uint32_t>(op), out.dtype == OI_DTYPE_F16 ? kDtF16 : kDtBF16};
   job.float_width = 32;
+  if (out.dtype == OI_DTYPE_BF16) job.exact_f32 = exact_f32_mode(op);  // f16: all normal in f32
   const uint32_t words = (job.params[4] + count + 1) / 2 - job.params[4] / 2;
   job.groups[0] = std::min<uint32_t>((words + 255) / 256, 65535);
 }
@@ -216,6 +234,7 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
                                        : "eltwise_32";
     job.spec = {static_cast<uint32_t>(op), dtype == OI_DTYPE_I32 ? kDtI32 : kDtF32};
     job.float_width = dtype == OI_DTYPE_F32 ? 32 : dtype == OI_DTYPE_F64 ? 64 : 0;
+    if (dtype == OI_DTYPE_F32) job.exact_f32 = exact_f32_mode(op);
   }
   job.groups[0] = std::min<uint32_t>((count + 255) / 256, 65535);  // the shader strides
   if (job.shader == "eltwise_32" && op != EltwiseOp::Fill && vector_path(job.params)) {

@@ -7,6 +7,27 @@
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
 #include "div_f32.glsl"
+// -DEXACT_F32 (the "_exact" variants, for devices that flush f32 subnormals: device.cpp): a bf16
+// subnormal widens to an f32 subnormal, so add, sub, mul and relu use exact_f32.glsl's helpers.
+// (f16 values widen to normal f32, and their sums and products stay normal.)
+#if defined(EXACT_F32)
+#include "exact_f32.glsl"
+#define F_ADD(x, z) oi_add(x, z)
+#define F_SUB(x, z) oi_sub(x, z)
+#define F_MUL(x, z) oi_mul(x, z)
+#define F_GE(x, z) oi_ge(x, z)
+#define F_LT(x, z) oi_lt(x, z)
+#define F_GT(x, z) oi_gt(x, z)
+#define F_IS_ZERO(r) ((floatBitsToUint(r) & 0x7fffffffu) == 0u)
+#else
+#define F_ADD(x, z) ((x) + (z))
+#define F_SUB(x, z) ((x) - (z))
+#define F_MUL(x, z) ((x) * (z))
+#define F_GE(x, z) ((x) >= (z))
+#define F_LT(x, z) ((x) < (z))
+#define F_GT(x, z) ((x) > (z))
+#define F_IS_ZERO(r) ((r) == 0.0)
+#endif
 
 layout(local_size_x = 256) in;
 
@@ -85,22 +106,22 @@ uint compute(uint i) {
   uvec2 ab = locate(i);
   float x = widen(load(ab.x, false));
   float z = OP <= OP_DIV ? widen(load(ab.y, true)) : 0.0;
-  if (OP == OP_ADD) return narrow(x + z);
-  if (OP == OP_SUB) return narrow(x - z);
-  if (OP == OP_MUL) return narrow(x * z);
+  if (OP == OP_ADD) return narrow(F_ADD(x, z));
+  if (OP == OP_SUB) return narrow(F_SUB(x, z));
+  if (OP == OP_MUL) return narrow(F_MUL(x, z));
   if (OP == OP_DIV) {
     const uint zb = floatBitsToUint(z);  // a subnormal bf16 divisor is not zero (div_f32.glsl)
     if ((zb & 0x7fffffffu) == 0u && flag(HAS_MASK)) return narrow(setting(0));
     return narrow(uintBitsToFloat(div_f32_bits(floatBitsToUint(x), zb)));
   }
   // relu: a zero result is +0.0; the clamps keep NaN because NaN compares false.
-  float r = x >= 0.0 ? x : setting(0) * x;
-  uint bits = r == 0.0 ? 0u : narrow(r);
-  if (flag(HAS_LO) && r < setting(1)) {
+  float r = F_GE(x, 0.0) ? x : F_MUL(setting(0), x);
+  uint bits = F_IS_ZERO(r) ? 0u : narrow(r);
+  if (flag(HAS_LO) && F_LT(r, setting(1))) {
     r = setting(1);
     bits = narrow(r);
   }
-  if (flag(HAS_HI) && r > setting(2)) bits = narrow(setting(2));
+  if (flag(HAS_HI) && F_GT(r, setting(2))) bits = narrow(setting(2));
   return bits;
 }
 

@@ -1,9 +1,13 @@
-#include "exact_f32.hpp"
-
-namespace oi::glsl {
-
-const char* const kExactF32Helpers =
-    R"(// Exact where the device flushes f32 subnormals (exact_f32.cpp).
+// f32 arithmetic and comparisons that stay exact where the device flushes f32 subnormals (Vulkan
+// lets a driver without DenormPreserve do so: NVIDIA's does). Used by the backend's "_exact"
+// shader variants (eltwise.comp, eltwise_narrow.comp; device.cpp picks them) and by the glsl
+// emitter's own writers (shader_common.cpp pastes this file's text): one copy of each op.
+// oi_eq/oi_ne/oi_lt/oi_le/oi_gt/oi_ge on the bits (NaN: only ne holds; -0 == +0); oi_add,
+// oi_sub and oi_mul: the hardware result where no operand is subnormal and the result is normal
+// (or zero, inf, NaN from such operands), else computed exactly from the bits.
+// No #include and no #version: the emitter pastes the text into its shaders as it is.
+#ifndef OI_EXACT_F32_GLSL
+#define OI_EXACT_F32_GLSL
 bool oi_nan(float a) { return (floatBitsToUint(a) & 0x7fffffffu) > 0x7f800000u; }
 // An order of the non-NaN values on the bits: -0 and +0 equal, negatives reversed.
 uint oi_key(float a) {
@@ -80,6 +84,4 @@ float oi_mul(float a, float b) {
   uint bits = biased >= 1 ? (uint(biased - 1) << 23) + q : q;  // q's bit 23 adds the 1
   return uintBitsToFloat(sign | (bits + (up ? 1u : 0u)));
 }
-)";
-
-}  // namespace oi::glsl
+#endif  // OI_EXACT_F32_GLSL
