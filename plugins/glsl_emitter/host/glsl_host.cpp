@@ -1245,16 +1245,17 @@ class Runner {
     }
   }
 
-  // ---- tables growing along several indices (the simulator's device_table: every growing
-  // index doubles from 16) ------------------------------------------------------------------
-  // The outermost growing index keeps the offsets as it grows (grow above); each further one
-  // has a capacity of its own, and passing it lays the entries out again (relayout).
+  // ---- tables growing along several indices -------------------------------------------------
+  // The outermost growing index keeps the offsets as it grows (grow above, from 16); each
+  // further one has a capacity of its own, from 1 (the capacities multiply: 16 for each of the
+  // 8 further indices of a table of 9 would be 16^9 entries), doubling, and passing it lays the
+  // entries out again (relayout).
   static void init_inner_growing(Value& v) {
     if (std::count(v.bound.begin(), v.bound.end(), 0) < 2) return;
     v.inner_cap.assign(v.bound.size(), 0);
     v.inner_size.assign(v.bound.size(), 0);
     for (size_t i = 0; i < v.bound.size(); ++i)
-      if (v.bound[i] == 0 && static_cast<int>(i) != v.growing) v.inner_cap[i] = 16;
+      if (v.bound[i] == 0 && static_cast<int>(i) != v.growing) v.inner_cap[i] = 1;
   }
 
   // An entry past the capacity of a growing index (it reads as unwritten).
