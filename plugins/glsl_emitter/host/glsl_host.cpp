@@ -447,7 +447,9 @@ class Runner {
     std::stringstream text;
     text << in.rdbuf();
     boost::system::error_code ec;
-    json::value root = json::parse(text.str(), ec);
+    json::parse_options depth;  // loops nest 64 deep, past boost::json's default of 32
+    depth.max_depth = 4096;
+    json::value root = json::parse(text.str(), ec, {}, depth);
     if (ec || !root.is_object()) input_error(path.string() + ": not a JSON object");
     try {
       const json::object& m = root.as_object();
