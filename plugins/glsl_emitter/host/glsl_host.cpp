@@ -1854,7 +1854,20 @@ class Runner {
     const uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
     const uint64_t got = from.table() ? src.size() * piece : from.bytes;
     const uint64_t room = to.table() ? dst.size() * to.bytes : to.bytes;
-    if (got != room) {  // dsl.md: a slice of another shape than the destination's is an error
+    // "repeat": an op's result spread over the window it writes (dsl.md), the value again and
+    // again over the entries.
+    const json::value* rep = s.if_contains("repeat");
+    const bool repeat = rep && rep->is_bool() && rep->as_bool() && !from.table() && to.table() &&
+                        piece && got && got < room && room % got == 0 && got % piece == 0;
+    if (repeat) {  // the value's pieces, then again for each further copy
+      const int64_t base = src.at(0);
+      src.clear();
+      for (uint64_t r = 0; r < room / got; ++r)
+        for (uint64_t k = 0; k < got / piece; ++k)
+          src.push_back(base + static_cast<int64_t>(k * piece));
+    }
+    if (got != room &&
+        !repeat) {  // dsl.md: a slice of another shape than the destination's is an error
       lead.insert(lead.end(), from.shape.begin(), from.shape.end());
       to_lead.insert(to_lead.end(), to.shape.begin(), to.shape.end());
       if (from.table() && !to.table())  // the simulator's messages (interpreter, memory.cpp)
@@ -1867,7 +1880,7 @@ class Runner {
                   "' is " + to.dtype + shape_text(to.shape));
     }
     if (piece == 0) return;
-    if (!from.table() && piece)  // a whole value into several entries: one piece per entry
+    if (!from.table() && piece && !repeat)  // a whole value into several entries: one per entry
       for (uint64_t k = 1; k < from.bytes / piece; ++k)
         src.push_back(src[0] + static_cast<int64_t>(k * piece));
     // Each source piece goes to the next `piece` bytes of the destination.
