@@ -105,14 +105,16 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                                                "' is known only at run time");
         for (size_t a = 0; a < lead; ++a) shape[a] = (*b)[a];
       }
-      // dsl.md: an op's result that broadcasts to the window (the kernel's shape, one op, a
-      // trailing part of the window's shape) is computed in its own shape and spread over the
+      // dsl.md: an op's result that broadcasts to the window (the shape of a kernel of one
+      // backend op, a trailing part of the window's shape; an elementwise kernel's shape is
+      // an entry's, not its result's) is computed in its own shape and spread over the
       // window: the scratch value holds the result, the copy repeats it (`softmax(x, axis=0) >>
       // K[0..2]`).
       std::vector<uint64_t> full = shape;
       full.insert(full.end(), table.shape.begin(), table.shape.end());
-      const bool spread = runtime.empty() && k.ops.size() == 1 && !k.shape.empty() &&
-                          k.shape.size() >= table.shape.size() && k.shape.size() < full.size() &&
+      const bool spread = runtime.empty() && k.ops.size() == 1 && k.kind == "op" &&
+                          !k.shape.empty() && k.shape.size() >= table.shape.size() &&
+                          k.shape.size() < full.size() &&
                           std::equal(k.shape.begin(), k.shape.end(),
                                      full.end() - static_cast<std::ptrdiff_t>(k.shape.size()));
       if (spread)
