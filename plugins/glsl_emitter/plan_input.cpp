@@ -77,7 +77,11 @@ namespace {
 
 json::value parse(const std::string& text, const char* what) {
   boost::system::error_code ec;
-  json::value v = json::parse(text, ec);
+  // Loops nest up to 64 deep (the parser's limit), each two levels of the plan's JSON, past
+  // boost::json's default depth of 32 (c_generator.cpp does the same).
+  json::parse_options depth;
+  depth.max_depth = 4096;
+  json::value v = json::parse(text, ec, {}, depth);
   if (ec) invalid_plan(std::string("the ") + what + " is not valid JSON: " + ec.message());
   return v;
 }

@@ -105,6 +105,21 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                                                "' is known only at run time");
         for (size_t a = 0; a < lead; ++a) shape[a] = (*b)[a];
       }
+      // dsl.md: an op's result that broadcasts to the window (the shape of a kernel of one
+      // backend op, a trailing part of the window's shape; an elementwise kernel's shape is
+      // an entry's, not its result's) is computed in its own shape and spread over the
+      // window: the scratch value holds the result, the copy repeats it (`softmax(x, axis=0) >>
+      // K[0..2]`).
+      std::vector<uint64_t> full = shape;
+      full.insert(full.end(), table.shape.begin(), table.shape.end());
+      const bool spread = runtime.empty() && k.ops.size() == 1 && k.kind == "op" &&
+                          !k.shape.empty() && k.shape.size() >= table.shape.size() &&
+                          k.shape.size() < full.size() &&
+                          std::equal(k.shape.begin(), k.shape.end(),
+                                     full.end() - static_cast<std::ptrdiff_t>(k.shape.size()));
+      if (spread)
+        shape.assign(k.shape.begin(),
+                     k.shape.end() - static_cast<std::ptrdiff_t>(table.shape.size()));
       uint64_t count = 1;
       for (uint64_t n : shape) count *= n;
       ValueIn s;
@@ -119,6 +134,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                      {"from", s.name},
                      {"to", table.name},
                      {"to_entry", json::array(terms.begin(), terms.end())}};
+      if (spread) c["repeat"] = true;
       if (!op.output_at.empty()) c["at"] = op.output_at;
       copies[k.id].push_back(std::move(c));
       if (k.ops.size() == 1) k.shape = s.shape;

@@ -80,7 +80,9 @@ struct Value {
   // operations reach them). Each matrix holds its cells in the current shape, the declared one
   // plus `counts` on the leading auto axes, row-major; a table of matrices (`@table` indices
   // before the auto ones) one per key, a plain one under the empty key. A matrix exists from
-  // its first access until a reset; the step's start is kept for a failed step.
+  // its first access until a reset; the step's start is kept for a failed step. A cell is
+  // whole bytes: an element of a packed dtype (i4, u2, i1, ...) one byte, its code in the low
+  // bits, packed (oinf.md) only on the way to the device or a fetch.
   struct Matrix {
     std::vector<uint64_t> counts;
     std::vector<uint8_t> cells;
@@ -286,6 +288,39 @@ std::vector<uint8_t> init_image(const Value& v) {
   return image;
 }
 
+// The bits of a packed dtype's element (1, 2 or 4), 0 for whole-byte dtypes.
+uint32_t packed_bits(const Value& v) {
+  const uint32_t w = oinf_io::dtype_bits(oinf_io::dtype_tag(v.dtype));
+  return w < 8 ? w : 0;
+}
+
+// The bytes of an @auto_dim matrix's cell (Value::Matrix): a packed element takes one.
+size_t cell_size(const Value& v) {
+  return packed_bits(v) ? 1 : oinf_io::dtype_bits(oinf_io::dtype_tag(v.dtype)) / 8;
+}
+
+// Cells of one byte each to packed bytes (the first element in the lowest bits), ceil(n*w/8)
+// bytes; whole-byte dtypes as they are.
+std::vector<uint8_t> pack_cells(const Value& v, const std::vector<uint8_t>& cells) {
+  const uint32_t w = packed_bits(v);
+  if (w == 0) return cells;
+  std::vector<uint8_t> out((cells.size() * w + 7) / 8, 0);
+  const uint32_t mask = (1u << w) - 1;
+  for (size_t i = 0; i < cells.size(); ++i)
+    out[i * w / 8] |= static_cast<uint8_t>((cells[i] & mask) << (i * w % 8));
+  return out;
+}
+
+// Packed bytes of n elements to cells of one byte each; whole-byte dtypes as they are.
+std::vector<uint8_t> unpack_cells(const Value& v, const std::vector<uint8_t>& bytes, uint64_t n) {
+  const uint32_t w = packed_bits(v);
+  if (w == 0) return bytes;
+  std::vector<uint8_t> out(n, 0);
+  for (uint64_t i = 0; i < n && i * w / 8 < bytes.size(); ++i)
+    out[i] = static_cast<uint8_t>((bytes[i * w / 8] >> (i * w % 8)) & ((1u << w) - 1));
+  return out;
+}
+
 std::string element_text(const std::string& dtype, const uint8_t* p) {
   std::ostringstream s;
   auto get = [&](auto x) {
@@ -373,9 +408,10 @@ class Runner {
       for (const std::string& f : fetch) {
         Value& v = mutable_value(f);
         std::vector<uint64_t> shape = v.shape;
-        std::vector<uint8_t> bytes = v.auto_dim() ? read_auto_dim(v, {}, {}, "fetch: ", shape)
-                                     : v.table()  ? download_table(v, shape)
-                                                  : download(v);
+        std::vector<uint8_t> bytes = v.auto_dim()
+                                         ? pack_cells(v, read_auto_dim(v, {}, {}, "fetch: ", shape))
+                                     : v.table() ? download_table(v, shape)
+                                                 : download(v);
         if (!opt_.quiet) print(step, v, shape, bytes);
         oinf_io::Tensor t{f, oinf_io::dtype_tag(v.dtype), shape, true, bytes};
         if (opt_.steps > 1) {
@@ -412,7 +448,9 @@ class Runner {
     std::stringstream text;
     text << in.rdbuf();
     boost::system::error_code ec;
-    json::value root = json::parse(text.str(), ec);
+    json::parse_options depth;  // loops nest 64 deep, past boost::json's default of 32
+    depth.max_depth = 4096;
+    json::value root = json::parse(text.str(), ec, {}, depth);
     if (ec || !root.is_object()) input_error(path.string() + ": not a JSON object");
     try {
       const json::object& m = root.as_object();
@@ -1219,16 +1257,17 @@ class Runner {
     }
   }
 
-  // ---- tables growing along several indices (the simulator's device_table: every growing
-  // index doubles from 16) ------------------------------------------------------------------
-  // The outermost growing index keeps the offsets as it grows (grow above); each further one
-  // has a capacity of its own, and passing it lays the entries out again (relayout).
+  // ---- tables growing along several indices -------------------------------------------------
+  // The outermost growing index keeps the offsets as it grows (grow above, from 16); each
+  // further one has a capacity of its own, from 1 (the capacities multiply: 16 for each of the
+  // 8 further indices of a table of 9 would be 16^9 entries), doubling, and passing it lays the
+  // entries out again (relayout).
   static void init_inner_growing(Value& v) {
     if (std::count(v.bound.begin(), v.bound.end(), 0) < 2) return;
     v.inner_cap.assign(v.bound.size(), 0);
     v.inner_size.assign(v.bound.size(), 0);
     for (size_t i = 0; i < v.bound.size(); ++i)
-      if (v.bound[i] == 0 && static_cast<int>(i) != v.growing) v.inner_cap[i] = 16;
+      if (v.bound[i] == 0 && static_cast<int>(i) != v.growing) v.inner_cap[i] = 1;
   }
 
   // An entry past the capacity of a growing index (it reads as unwritten).
@@ -1465,11 +1504,14 @@ class Runner {
   std::vector<uint8_t> fresh_cells(const Value& v, const std::vector<uint64_t>& dims) const {
     uint64_t n = 1;
     for (uint64_t d : dims) n *= d;
-    const size_t esize = v.elements ? v.bytes / v.elements : 0;
+    const size_t esize = cell_size(v);
     std::vector<uint8_t> out(n * esize, 0);
-    if (v.init && !v.init_image.empty())
+    if (v.init) {  // the @init element's bytes (a packed one's code in a byte)
+      const uint64_t bits = init_bits(v);
       for (uint64_t i = 0; i < n; ++i)
-        std::memcpy(out.data() + i * esize, v.init_image.data(), esize);
+        for (size_t b = 0; b < esize; ++b)
+          out[i * esize + b] = static_cast<uint8_t>(bits >> (8 * b));
+    }
     return out;
   }
 
@@ -1522,7 +1564,7 @@ class Runner {
                                    const std::map<std::string, int64_t>& indices,
                                    const std::string& where, std::vector<uint64_t>& shape) {
     const size_t nt = v.auto_table.size(), nauto = v.auto_indices.size(), rank = v.shape.size();
-    const size_t esize = v.elements ? v.bytes / v.elements : 0;
+    const size_t esize = cell_size(v);
     bool scalar = !terms.empty();
     for (size_t k = 0; k < nauto && scalar; ++k)
       scalar = terms[nt + k].find("..") == std::string::npos;
@@ -1705,7 +1747,7 @@ class Runner {
     std::vector<std::string> terms;
     for (const json::value& t : s.at(write ? "auto_to" : "auto_from").as_array())
       terms.emplace_back(t.as_string());
-    const size_t esize = m.elements ? m.bytes / m.elements : 0;
+    const size_t esize = cell_size(m);
     if (!write) {
       std::vector<uint64_t> shape;
       std::vector<uint8_t> value = read_auto_dim(m, terms, indices, where, shape);
@@ -1717,14 +1759,17 @@ class Runner {
       if (!fits)
         throw Failure(1, store_at + "cannot store " + m.dtype + shape_text(shape) + " into '" +
                              other.name + "' of " + other.dtype + shape_text(other.shape));
-      std::vector<uint8_t> out(other.bytes, 0);
+      std::vector<uint8_t> out(other.elements * esize, 0);
       const std::vector<uint64_t> zero(shape.size(), 0);
       copy_box(value, shape, zero, out, other.shape, zero, shape, esize, true);
+      out = pack_cells(m, out);
+      out.resize(other.bytes, 0);
       barrier();
       upload(other, out.data(), out.size());
       return;
     }
-    write_matrix(m, terms, other.shape, download(other), indices, where);
+    write_matrix(m, terms, other.shape, unpack_cells(m, download(other), other.elements), indices,
+                 where);
   }
 
   // Stores a value of shape vs (its bytes) at the matrix access `terms` of m (memory.cpp's
@@ -1732,7 +1777,7 @@ class Runner {
   void write_matrix(Value& m, const std::vector<std::string>& terms,
                     const std::vector<uint64_t>& vs, const std::vector<uint8_t>& bytes,
                     const std::map<std::string, int64_t>& indices, const std::string& where) {
-    const size_t esize = m.elements ? m.bytes / m.elements : 0;
+    const size_t esize = cell_size(m);
     std::vector<uint64_t> lead;
     const auto keys = matrix_keys(m, terms, indices, where, lead);
     if (vs.size() < lead.size() || !std::equal(lead.begin(), lead.end(), vs.begin()))
@@ -1819,7 +1864,20 @@ class Runner {
     const uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
     const uint64_t got = from.table() ? src.size() * piece : from.bytes;
     const uint64_t room = to.table() ? dst.size() * to.bytes : to.bytes;
-    if (got != room) {  // dsl.md: a slice of another shape than the destination's is an error
+    // "repeat": an op's result spread over the window it writes (dsl.md), the value again and
+    // again over the entries.
+    const json::value* rep = s.if_contains("repeat");
+    const bool repeat = rep && rep->is_bool() && rep->as_bool() && !from.table() && to.table() &&
+                        piece && got && got < room && room % got == 0 && got % piece == 0;
+    if (repeat) {  // the value's pieces, then again for each further copy
+      const int64_t base = src.at(0);
+      src.clear();
+      for (uint64_t r = 0; r < room / got; ++r)
+        for (uint64_t k = 0; k < got / piece; ++k)
+          src.push_back(base + static_cast<int64_t>(k * piece));
+    }
+    if (got != room &&
+        !repeat) {  // dsl.md: a slice of another shape than the destination's is an error
       lead.insert(lead.end(), from.shape.begin(), from.shape.end());
       to_lead.insert(to_lead.end(), to.shape.begin(), to.shape.end());
       if (from.table() && !to.table())  // the simulator's messages (interpreter, memory.cpp)
@@ -1832,7 +1890,7 @@ class Runner {
                   "' is " + to.dtype + shape_text(to.shape));
     }
     if (piece == 0) return;
-    if (!from.table() && piece)  // a whole value into several entries: one piece per entry
+    if (!from.table() && piece && !repeat)  // a whole value into several entries: one per entry
       for (uint64_t k = 1; k < from.bytes / piece; ++k)
         src.push_back(src[0] + static_cast<int64_t>(k * piece));
     // Each source piece goes to the next `piece` bytes of the destination.
