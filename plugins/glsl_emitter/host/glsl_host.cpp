@@ -401,8 +401,9 @@ class Runner {
       // A returned temporary holds its result after the step (the return is its last use).
       const bool returned = std::find(outputs_.begin(), outputs_.end(), f) != outputs_.end();
       if (v.storage == "internal" || (v.storage == "arena" && !returned))
-        input_error("'" + f + "' is a temporary: generated code fetches declared variables " +
-                    "and returned values only");
+        input_error("'" + f + "' is a temporary this program does not keep: synthesize with " +
+                    "--fetchable " + f + " to fetch it (declared variables and returned values " +
+                    "are always fetchable)");
     }
     int failed = 0;
     for (uint64_t step = 0; step < opt_.steps; ++step) {
