@@ -2295,9 +2295,9 @@ class Generator : public KernelEnv {
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
-    // result until the next step.
+    // result until the next step; and kept ones (synth --fetchable: step memory).
     for (const Value& v : values_)
-      if ((v.memory != "temporary" ||
+      if ((v.memory != "temporary" || v.storage == "step" ||
            std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end()) &&
           !autodims_.count(v.name))
         declared.push_back(&v);
@@ -2503,8 +2503,9 @@ class Generator : public KernelEnv {
                      : table_loader(v));
         continue;
       }
-      if (embed_) {
-        // --embed-weights: the model's bytes are arrays of this file; nothing is read.
+      if (embed_ || v.link.empty()) {
+        // --embed-weights: the model's bytes are arrays of this file; nothing is read. A kept
+        // temporary (synth --fetchable) links nothing: zeros.
         const bool has = embedded_.count(v.name) > 0;
         c << "  {\n    const unsigned char* from = " << (has ? "emb_" + v.name : "NULL")
           << ";\n    int found = " << (has ? 1 : 0) << ";\n";
@@ -2909,11 +2910,11 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
-  // The values the caller sees by name: declared ones, and returned temporaries.
+  // The values the caller sees by name: declared ones, returned temporaries and kept ones.
   std::vector<const Value*> declared_values() const {
     std::vector<const Value*> declared;
     for (const Value& v : values_)
-      if (!v.table && (v.memory != "temporary" ||
+      if (!v.table && (v.memory != "temporary" || v.storage == "step" ||
                        std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end()))
         declared.push_back(&v);
     return declared;

@@ -817,7 +817,8 @@ std::string cmake_lists(const std::string& name, size_t kernels,
 }  // namespace
 
 std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
-                                     const std::string& name, const ModelScalar& model) {
+                                     const std::string& name, const ModelScalar& model,
+                                     const std::vector<ModelTensor>* embed) {
   if (!valid_name(name))
     invalid_plan("--name '" + name +
                  "' must be 1-64 characters of [A-Za-z0-9_-] (it names the program)");
@@ -954,7 +955,13 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   for (const std::string& v : variants)
     for (auto& [file, text] : shader_sources(shader_variant(v)->source))
       if (sources.insert(file).second) files.push_back({"shaders/vulkan/" + file, text});
-  files.push_back({"CMakeLists.txt", cmake_lists(name, shaders.size(), variants)});
+  std::string cmake = cmake_lists(name, shaders.size(), variants);
+  if (embed) {
+    files.push_back({"host/weights.cpp", embedded_weights_source(plan, *embed)});
+    cmake += "target_sources(" + name + " PRIVATE host/weights.cpp)\ntarget_compile_definitions(" +
+             name + " PRIVATE OPENINFER_GLSL_EMBEDDED_WEIGHTS)\n";
+  }
+  files.push_back({"CMakeLists.txt", cmake});
   return files;
 }
 

@@ -238,7 +238,6 @@ GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose values are known only "
                                    "at run time or over 256, which the Vulkan backend's kernel "
                                    "does not take as a params word",
-    "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
                         "run-time length",
     "auto-dim-copy": "an @auto_dim copy with table entries where neither side's shape is "

@@ -31,6 +31,12 @@
 
 VULKAN_HPP_DEFAULT_DISPATCH_LOADER_DYNAMIC_STORAGE
 
+#ifdef OPENINFER_GLSL_EMBEDDED_WEIGHTS
+// host/weights.cpp (--embed-weights): the model's tensors the plan reads, as an OINF image.
+extern const unsigned char oi_embedded_weights[];
+extern const std::size_t oi_embedded_weights_size;
+#endif
+
 namespace {
 
 namespace json = boost::json;
@@ -354,16 +360,23 @@ class Runner {
  public:
   explicit Runner(Options o) : opt_(std::move(o)) {
     read_manifest();
-    if (!opt_.model.empty()) model_ = oinf_io::read(opt_.model);
+    load_model();
     check_baked();
-    open_device();
-    create_buffers();
-    create_pipelines();
-    upload_create_time_values();
+    try {
+      open_device();
+      create_buffers();
+      create_pipelines();
+      upload_create_time_values();
+    } catch (...) {
+      release_device_objects();  // no destructor runs for a half-built Runner
+      throw;
+    }
   }
 
+  ~Runner() { release_device_objects(); }
+
   // Vulkan objects go before the device that made them.
-  ~Runner() {
+  void release_device_objects() {
     if (device_) device_->waitIdle();
     kernels_.clear();
     vk_pipelines_.clear();
@@ -388,8 +401,9 @@ class Runner {
       // A returned temporary holds its result after the step (the return is its last use).
       const bool returned = std::find(outputs_.begin(), outputs_.end(), f) != outputs_.end();
       if (v.storage == "internal" || (v.storage == "arena" && !returned))
-        input_error("'" + f + "' is a temporary: generated code fetches declared variables " +
-                    "and returned values only");
+        input_error("'" + f + "' is a temporary this program does not keep: synthesize with " +
+                    "--fetchable " + f + " to fetch it (declared variables and returned values " +
+                    "are always fetchable)");
     }
     int failed = 0;
     for (uint64_t step = 0; step < opt_.steps; ++step) {
@@ -435,10 +449,35 @@ class Runner {
     for (const auto& [value, link, bytes] : baked_) {
       auto it = model_.tensors.find(link);
       if (it != model_.tensors.end() && it->second.has_data && it->second.data == bytes) continue;
-      input_error(opt_.model + ": constant '" + value +
+      input_error(model_name_ + ": constant '" + value +
                   "' differs from the model this program was synthesized with (a setting uses "
                   "it)");
     }
+  }
+
+  // --model, else the weights compiled in (--embed-weights), else none: a constant the model
+  // would give is then an error, never zeros.
+  void load_model() {
+    if (!opt_.model.empty()) {
+      model_ = oinf_io::read(opt_.model);
+      model_name_ = opt_.model;
+      have_model_ = true;
+      return;
+    }
+#ifdef OPENINFER_GLSL_EMBEDDED_WEIGHTS
+    model_ = oinf_io::decode(
+        std::vector<uint8_t>(oi_embedded_weights, oi_embedded_weights + oi_embedded_weights_size),
+        "the embedded weights");
+    model_name_ = "the embedded weights";
+    have_model_ = true;
+#endif
+  }
+
+  void need_model(const Value& v) const {
+    if (have_model_ || v.storage != "constant" || v.init) return;
+    input_error("constant '" + v.name + "' is read from the model (tensor '" +
+                (v.link.empty() ? v.pattern : v.link) +
+                "'): give --model M.oinf (the program was synthesized without --embed-weights)");
   }
 
   void read_manifest() {
@@ -955,7 +994,9 @@ class Runner {
   vk::Buffer buffer_of(const Value& v) const {
     return *buffers_[static_cast<size_t>(v.buffer)].buffer;
   }
-  uint64_t offset_of(const Value& v) const { return v.storage == "arena" ? v.offset : 0; }
+  uint64_t offset_of(const Value& v) const {
+    return v.storage == "arena" ? v.offset : 0;
+  }
 
   void upload(const Value& v, const uint8_t* data, uint64_t bytes) {
     upload_at(v, offset_of(v), data, bytes);
@@ -999,7 +1040,8 @@ class Runner {
     for (size_t i = 0; i < idx.size(); ++i) name = substitute(name, v.indices[i], idx[i]);
     if (model_.tensors.count(name) == 0)
       input_error(where + ": prefix table entry " + text + " is model tensor '" + name +
-                  "', which model '" + opt_.model + "' lacks");
+                  "', which " + (opt_.model.empty() ? model_name_ : "model '" + opt_.model + "'") +
+                  " lacks");
     input_error(where + ": table entry '" + text + "' is unavailable (model tensor '" + name +
                 "' is not " + v.dtype + shape_text(v.shape) + ")");
   }
@@ -1972,11 +2014,13 @@ class Runner {
   // model has no such tensor or only declares it (the value then starts from @init, else zeros).
   const oinf_io::Tensor* linked(const Value& v) {
     if (v.link.empty()) return nullptr;
+    need_model(v);
     auto it = model_.tensors.find(v.link);
     if (it == model_.tensors.end()) return nullptr;
     if (!it->second.has_data) return nullptr;  // a declaration: @init, else zeros
     if (it->second.dtype != oinf_io::dtype_tag(v.dtype) || it->second.dims != v.shape)
-      input_error(opt_.model + ": tensor '" + v.link + "' is not " + v.dtype + shape_text(v.shape));
+      input_error(model_name_ + ": tensor '" + v.link + "' is not " + v.dtype +
+                  shape_text(v.shape));
     return &it->second;
   }
 
@@ -1987,6 +2031,7 @@ class Runner {
   void set_initial_table(Value& v) {
     zero_table(v);
     if (v.storage == "constant") {
+      need_model(v);
       v.available.assign(v.entry_count(), false);
       for (uint64_t e = 0; e < v.entry_count(); ++e) {
         auto it = model_.tensors.find(entry_tensor(v, e));
@@ -2014,7 +2059,9 @@ class Runner {
     return name;
   }
 
-  void zero_table(const Value& v) { cmd_->fillBuffer(buffer_of(v), 0, VK_WHOLE_SIZE, 0); }
+  void zero_table(const Value& v) {
+    cmd_->fillBuffer(buffer_of(v), 0, VK_WHOLE_SIZE, 0);
+  }
 
   // An entry (at byte `offset`) or every entry of a table back to @init, else zeros.
   void reset_entry(const Value& v, uint64_t offset) {
@@ -2507,6 +2554,8 @@ class Runner {
 
   Options opt_;
   oinf_io::Package model_;
+  std::string model_name_ = "the model";  // in errors: the --model path or "the embedded weights"
+  bool have_model_ = false;
   std::map<std::string, oinf_io::Package> input_files_;
   std::vector<Value> values_;
   std::map<std::string, size_t> index_;
