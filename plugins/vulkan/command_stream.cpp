@@ -39,25 +39,15 @@ Handle handle(uint64_t v) {
   return Handle(c);
 }
 
-// The writes of the commands since the last barrier (shader writes where they include a
-// dispatch, transfer writes where they include a copy or fill) before any shader or transfer
-// access after. Earlier commands are covered by the barriers after them (dependency chains).
-void command_barrier(vk::CommandBuffer cmd, bool shader, bool transfer) {
+// Writes (shader or transfer) before, any shader or transfer access after.
+void command_barrier(vk::CommandBuffer cmd) {
   using A = vk::AccessFlagBits;
   using S = vk::PipelineStageFlagBits;
-  vk::AccessFlags src_access;
-  vk::PipelineStageFlags src_stages;
-  if (shader) {
-    src_access |= A::eShaderWrite;
-    src_stages |= S::eComputeShader;
-  }
-  if (transfer) {
-    src_access |= A::eTransferWrite;
-    src_stages |= S::eTransfer;
-  }
-  vk::MemoryBarrier barrier(
-      src_access, A::eShaderRead | A::eShaderWrite | A::eTransferRead | A::eTransferWrite);
-  cmd.pipelineBarrier(src_stages, S::eComputeShader | S::eTransfer, {}, barrier, {}, {});
+  vk::MemoryBarrier barrier(A::eShaderWrite | A::eTransferWrite, A::eShaderRead | A::eShaderWrite |
+                                                                     A::eTransferRead |
+                                                                     A::eTransferWrite);
+  cmd.pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer, {},
+                      barrier, {}, {});
 }
 
 // Everything submitted earlier is visible to what follows in this command buffer.
@@ -483,12 +473,7 @@ void CommandStream::record(const Key& key, std::span<const uint32_t> params, con
                         vk::BufferCopy(slot.at, key.a, key.b));
       break;
   }
-  if (!key.overlap) {  // a segment ends and begins with one anyway
-    // Only dispatches overlap the next command (Dispatch::overlap_next).
-    const bool after_overlap = !s->keys.empty() && s->keys.back().overlap;
-    const bool dispatch = key.kind == Key::Dispatch;
-    command_barrier(s->cmd, dispatch || after_overlap, !dispatch);
-  }
+  if (!key.overlap) command_barrier(s->cmd);  // a segment ends and begins with one anyway
   s->keys.push_back(key);
   s->slots.push_back(slot);
   if (isolate) {
@@ -512,7 +497,7 @@ void CommandStream::patch(Segment& s, const Key& key) {
     s.cmd.dispatch(static_cast<uint32_t>(key.a), static_cast<uint32_t>(key.b),
                    static_cast<uint32_t>(key.c));
   }
-  command_barrier(s.cmd, key.kind != Key::Copy, key.kind == Key::Copy);
+  command_barrier(s.cmd);
   s.cmd.end();
   s.keys[0] = key;
 }
@@ -866,7 +851,7 @@ void CommandStream::upload_large(vk::Buffer dst, vk::DeviceSize offset, const st
     copier_.copy(c.alloc.mapped, src + done, n);
     vk::CommandBuffer cmd = begin_transfer(c);
     cmd.copyBuffer(c.alloc.buffer, dst, vk::BufferCopy(0, offset + done, n));
-    command_barrier(cmd, false, true);
+    command_barrier(cmd);
     cmd.end();
     c.seq = submit(std::span(&cmd, 1), 1);
     ++stats_.commands;
