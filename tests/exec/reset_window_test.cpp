@@ -120,4 +120,34 @@ block entry {
   BOOST_TEST(exec.fetch("K").shape() == oi::Shape({0, 0, 2}), tt::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(a_window_of_a_table_of_matrices) {
+  oi::ModelWriter w;
+  auto sim = simulate(w, R"(
+dynamic { x: f32[1, 2]; }
+persistent {
+  n: i32 @init(0);
+  C(l, i, j): f32[1, 2] @table @auto_dim(i, j) @fixed(i=2, j=2) @init(-1.0);
+}
+volatile { m: f32[4, 1, 2]; }
+block entry {
+  loop rows (l in 0..4) { cache.write x >> C[l, 0, 0]; }
+  cache.reset C[n+1..3];
+  cache.read C[0..4, 0..1, 0..2] >> m;
+  cache.increment n;
+  return m;
+}
+)");
+  auto exec = sim.make_executor();
+  // Step 1: C[1..3] are fresh matrices again (@init -1); C[0] and C[3] keep x.
+  exec.insert("x", Tensor::from<float>({1, 2}, {1, 2}));
+  exec.step();
+  BOOST_TEST(values<float>(exec, "m") == std::vector<float>({1, 2, -1, -1, -1, -1, 1, 2}),
+             tt::per_element());
+  // Step 2, n = 1: C[2..3] only.
+  exec.insert("x", Tensor::from<float>({3, 4}, {1, 2}));
+  exec.step();
+  BOOST_TEST(values<float>(exec, "m") == std::vector<float>({3, 4, 3, 4, -1, -1, 3, 4}),
+             tt::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
