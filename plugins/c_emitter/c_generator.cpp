@@ -23,6 +23,7 @@
 #include "matmul_simd.hpp"
 #include "openinfer/consumer_order.hpp"
 #include "openinfer/device_limit.hpp"
+#include "reset_window.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
 
@@ -247,7 +248,7 @@ class Generator : public KernelEnv {
       body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
                            indent, entry);
     } else if (kind == "cache.reset" && is_table_access(str(st.at("target")))) {
-      body << table_reset(str(st.at("target")), at_of(st, "target_at"), indent, entry);
+      body << table_reset(str(st.at("target")), at_of(st, "at"), indent, entry);
     } else if ((kind == "transfer" || kind == "cache.write") &&
                is_table_access(str(st.at("from"))) && !is_table_access(str(st.at("to")))) {
       // An entry or slice of a persistent table copied into a whole variable: the read of
@@ -895,6 +896,8 @@ class Generator : public KernelEnv {
     const AccessText a = parse_access(text);
     const Value& t = value(a.name);
     const std::string stop = entry ? "goto done;" : "return;";
+    if (reset_is_window(a, t.indices.size()))
+      return table_reset_window(table_decl(t), a, reset_context(at, indent, stop));
     std::ostringstream c;
     c << indent << "{ /* cache.reset " << text << " */\n"
       << indent << "  int64_t pre[" << t.indices.size() << "] = {0};\n"
@@ -922,6 +925,11 @@ class Generator : public KernelEnv {
       << indent << "  }\n";
     c << indent << "}\n";
     return c.str();
+  }
+
+  ResetContext reset_context(const std::string& at, const std::string& indent,
+                             const std::string& stop) const {
+    return {[this](const std::string& n) { return index_c(n); }, at, name_, stop, indent};
   }
 
   // auto_reset of a growable table: every matrix within the capacities whose key starts with
@@ -977,6 +985,8 @@ class Generator : public KernelEnv {
     const AutoDimDecl& m = autodims_.at(a.name);
     const std::string stop = entry ? "goto done;" : "return;", A = "s->a_" + a.name;
     std::ostringstream c;
+    if (reset_is_window(a, m.table_indices.size()))
+      return auto_reset_window(m, a, auto_count_c(m, "s"), reset_context(at, indent, stop));
     if (m.growable()) return auto_reset_growable(m, a, at, indent, stop);
     c << indent << "{ /* cache.reset " << text << " */\n"
       << indent << "  size_t lo = 0, hi = " << m.entries() << "u;\n"

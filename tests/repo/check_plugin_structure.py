@@ -245,8 +245,6 @@ GLSL_OPEN_GAPS = {
                      "static",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "the length not given by an elementwise op's result",
-    "reset-window": "cache.reset of a window of table entries (the simulator empties every "
-                    "entry under the indices before the window, the window ignored)",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes",
     "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
