@@ -23,8 +23,8 @@ bool reset_is_window(const AccessText& access, size_t table_rank) {
 namespace {
 
 // The failure when the undo record cannot grow, as the prefix resets word it.
-std::string undo_failure(const std::string& what, const std::string& name,
-                         const ResetContext& ctx, const std::string& indent) {
+std::string undo_failure(const std::string& what, const std::string& name, const ResetContext& ctx,
+                         const std::string& indent) {
   return indent + "  s->failed = fail(s, " + ctx.prefix + "_ERR_MEMORY, \"" +
          format_text(ctx.at.empty() ? "" : ctx.at + ": ") + "out of memory keeping the undo " +
          "record of " + what + " '" + format_text(name) + "'\");\n" + indent + "  " + ctx.stop +
@@ -38,8 +38,8 @@ std::string table_reset_window(const TableDecl& table, const AccessText& access,
   std::ostringstream c;
   const std::string& in = ctx.indent;
   c << in << "{ /* cache.reset of a window */\n"
-    << span_code(table, access, ctx.index_c, ctx.at, ctx.prefix, ctx.stop, in + "  ", nullptr)
-    << in << "  if (oi_tab_reset_span(&s->t_" << table.name << ", st, ln) != 0) {\n"
+    << span_code(table, access, ctx.index_c, ctx.at, ctx.prefix, ctx.stop, in + "  ", nullptr) << in
+    << "  if (oi_tab_reset_span(&s->t_" << table.name << ", st, ln) != 0) {\n"
     << undo_failure("table", table.name, ctx, in + "  ") << in << "  }\n"
     << in << "}\n";
   return c.str();
@@ -52,8 +52,8 @@ std::string auto_reset_window(const AutoDimDecl& m, const AccessText& access,
   AccessText keys = access;  // the @table slots choose; the auto ones name parts of a matrix
   if (keys.slots.size() > nt) keys.slots.resize(nt);
   const TableDecl table{m.name, m.table_indices, m.table_bounds};
-  std::string span = span_code(table, keys, ctx.index_c, ctx.at, ctx.prefix, ctx.stop,
-                               ctx.indent + "  ", nullptr);
+  std::string span =
+      span_code(table, keys, ctx.index_c, ctx.at, ctx.prefix, ctx.stop, ctx.indent + "  ", nullptr);
   // span_code reads a growing size from s->t_NAME; a table of matrices keeps it in s->as_NAME.
   const std::string from = "s->t_" + m.name + ".size[", to = "s->as_" + m.name + "[";
   for (size_t at = span.find(from); at != std::string::npos; at = span.find(from, at + to.size()))

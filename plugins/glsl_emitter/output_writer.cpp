@@ -381,10 +381,20 @@ class ManifestWriter {
       block_writes(steps, c.writes);
       consumers.push_back(std::move(c));
     }
-    const oi::emit::ConsumerOrder order = oi::emit::order_consumers(consumers, in_place);
+    // A cycle (each awaits a table another writes): those tables copied at the yield for the
+    // readers after their writer, swapped in after it and back after the last consumer
+    // (the host's "snapshot" steps; docs/synth-glsl.md).
+    const oi::emit::ConsumerPlan plan = oi::emit::plan_consumers(consumers, in_place);
+    const oi::emit::ConsumerOrder& order = plan.order;
     if (!order.error.empty())
-      glsl_gap("yield-table-cycle", "the consumers of the yield at line " +
-                                        json::serialize(s.at("line")) + ": " + order.error);
+      invalid_plan("the consumers of the yield at line " + json::serialize(s.at("line")) + ": " +
+                   order.error + " (validation refuses it)");
+    auto snapshot = [&](const std::string& action, const std::string& name) {
+      full_barrier(out);
+      out.push_back(json::object{{"op", "snapshot"}, {"action", action}, {"value", name}});
+      full_barrier(out);
+    };
+    for (const std::string& t : plan.copied) snapshot("take", t);
     // Only a value some consumer writes needs a snapshot: the others stay as at the yield.
     std::set<std::string> any_writes;
     for (const oi::emit::YieldConsumer& c : consumers)
@@ -403,7 +413,10 @@ class ManifestWriter {
         copy(out, v->name, scratch("@res_", *v));
         copy(out, scratch("@snap_", *v), v->name);
       }
+      for (const std::string& t : plan.copied)
+        if (c.writes.count(t)) snapshot("swap", t);  // its readers from here: as yielded
     }
+    for (const std::string& t : plan.copied) snapshot("drop", t);  // the writer's result back
     for (const ValueIn* v : written) copy(out, scratch("@res_", *v), v->name);
   }
 

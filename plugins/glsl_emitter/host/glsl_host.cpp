@@ -1187,9 +1187,72 @@ class Runner {
     barrier();
   }
 
+  // A yield's consumers that each await a table another writes (docs/synth-glsl.md, "Consumers
+  // of a yield"): "take" copies the table as yielded (its device buffer, written flags, sizes,
+  // matrices) into a buffer of its own; "swap" exchanges the copy and the live table (after the
+  // writer: its readers from then on see the table as yielded); "drop" puts the writer's
+  // result back and frees the copy. A failed step drops every copy before its undo record runs.
+  struct Snapshot {
+    Value value;    // the other side's sizes, flags and matrices
+    Buffer buffer;  // the other side's entries (tables)
+    bool swapped = false;
+  };
+  std::map<std::string, Snapshot> snapshots_;
+
+  void snapshot(Value& v, const std::string& action) {
+    if (action == "take") {
+      Snapshot snap{v, {}, false};
+      if (v.table()) {
+        const uint64_t bytes = buffers_[static_cast<size_t>(v.buffer)].size;
+        snap.buffer = make_buffer(bytes,
+                                  vk::BufferUsageFlagBits::eStorageBuffer |
+                                      vk::BufferUsageFlagBits::eTransferSrc |
+                                      vk::BufferUsageFlagBits::eTransferDst,
+                                  vk::MemoryPropertyFlagBits::eDeviceLocal);
+        barrier();
+        cmd_->copyBuffer(buffer_of(v), *snap.buffer.buffer, vk::BufferCopy(0, 0, bytes));
+        barrier();
+      }
+      snapshots_[v.name] = std::move(snap);
+    } else if (action == "swap") {
+      swap_snapshot(v, snapshots_.at(v.name));
+    } else if (action == "drop") {
+      Snapshot& snap = snapshots_.at(v.name);
+      if (snap.swapped) swap_snapshot(v, snap);
+      if (v.table()) submit_and_wait();  // no recorded copy uses the buffer any more
+      snapshots_.erase(v.name);
+    } else {
+      input_error("unknown snapshot action '" + action + "'");
+    }
+  }
+
+  void swap_snapshot(Value& v, Snapshot& snap) {
+    if (v.table()) {
+      submit_and_wait();  // the dispatches recorded so far bind the buffer they were given
+      std::swap(buffers_[static_cast<size_t>(v.buffer)], snap.buffer);
+    }
+    std::swap(v, snap.value);
+    snap.swapped = !snap.swapped;
+    if (!v.table()) return;
+    for (Kernel& k : kernels_) {
+      bool binds = false;
+      for (const KernelBinding& b : k.bindings) binds = binds || b.value == v.name;
+      if (binds) write_descriptors(k);
+      for (Kernel& sub : k.subs) {
+        bool sub_binds = false;
+        for (const KernelBinding& b : sub.bindings) sub_binds = sub_binds || b.value == v.name;
+        if (sub_binds) write_descriptors(sub);
+      }
+    }
+  }
+
   // A step's end: a failed one puts back the entries, sizes and plain persistent values it
   // changed (and clears a shader's error status); either way the record is dropped.
   void end_step(bool failed) {
+    for (auto& [name, snap] : snapshots_)  // a step that failed among a yield's consumers
+      if (snap.swapped) swap_snapshot(mutable_value(name), snap);
+    if (!snapshots_.empty()) submit_and_wait();
+    snapshots_.clear();
     if (failed) {
       barrier();
       for (const Undo& u : undo_) {
@@ -2473,6 +2536,9 @@ class Runner {
         } else {
           zero(v);
         }
+      } else if (op == "snapshot") {
+        snapshot(mutable_value(std::string(s.at("value").as_string())),
+                 std::string(s.at("action").as_string()));
       } else if (op == "counter") {
         count(mutable_value(std::string(s.at("value").as_string())),
               s.at("delta").to_number<int64_t>());
