@@ -2344,7 +2344,7 @@ class Generator : public KernelEnv {
     c << tables_hosted_type_c(max_table_rank());  // the state's oi_mem, with or without tables
     if (tables) c << tables_c(false);
     if (!autodims_.empty()) c << auto_dim_c(max_auto_rank());
-    if (tables) c << yield_copy_c(false, !autodims_.empty());
+    c << yield_copy_c(false, tables, !autodims_.empty());
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
@@ -3309,7 +3309,7 @@ class Generator : public KernelEnv {
          "#define OI_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n\n";
     c << note_macro_c(can_fail);
     for (const char* hp : op_table().helpers) c << hp;
-    if (tables) c << tables_c(true) << yield_copy_c(true, false);
+    if (tables) c << tables_c(true) << yield_copy_c(true, true, false);
     c << "#ifndef " << N << "_NO_STATIC_ARENA\nstatic _Alignas(" << layout.align
       << ") unsigned char arena_storage[" << std::max<uint64_t>(layout.total, 1)
       << "u];\n#endif\n\n";

@@ -5,11 +5,51 @@
 
 namespace oi::c_emitter {
 
-std::string yield_copy_c(bool freestanding, bool matrices) {
+namespace {
+
+std::string matrices_copy_c() {
+  return R"(/* Copies of n matrices (their cells and counts; no undo copy: the readers change nothing, and
+ * a matrix they touch first holds no bytes of the budget, as the simulator's copy); NULL
+ * without memory. */
+static OI_HELPER oi_auto* oi_ad_clone_n(const oi_auto* from, size_t n) {
+  oi_auto* to = (oi_auto*)calloc(n + 1u, sizeof *to);
+  if (!to) return NULL;
+  for (size_t e = 0; e < n; ++e) {
+    const size_t bytes = oi_ad_cells(&from[e], from[e].cnt) * from[e].esize;
+    to[e] = from[e];
+    to[e].noted = 0;
+    to[e].u_data = NULL;
+    to[e].present = 1;
+    to[e].data = (unsigned char*)malloc(bytes + 1u);
+    if (!to[e].data) {
+      for (size_t k = 0; k < e; ++k) free(to[k].data);
+      free(to);
+      return NULL;
+    }
+    memcpy(to[e].data, from[e].data, bytes);
+  }
+  return to;
+}
+static OI_HELPER void oi_ad_drop_n(oi_auto* m, size_t n) {
+  if (!m) return;
+  for (size_t e = 0; e < n; ++e) {
+    free(m[e].data);
+    free(m[e].u_data);
+  }
+  free(m);
+}
+)";
+}
+
+}  // namespace
+
+std::string yield_copy_c(bool freestanding, bool tables, bool matrices) {
   std::string c =
       R"(/* A yield's consumers that each await a table another writes (docs/synth.md "Consumers of
  * a yield"): a copy of the table as yielded, swapped in for the readers after its writer. */
-static OI_HELPER void oi_tab_swap(oi_table* a, oi_table* b) {
+)";
+  if (!tables) return matrices && !freestanding ? c + matrices_copy_c() : "";
+  c += R"(static OI_HELPER void oi_tab_swap(oi_table* a, oi_table* b) {
   const oi_table t = *a;
   *a = *b;
   *b = t;
@@ -58,44 +98,12 @@ static OI_HELPER void oi_tab_drop(oi_table* t) {
   t->flags = NULL;
 }
 )";
-  if (!matrices) return c;
-  c += R"(/* Copies of n matrices (their cells and counts; no undo copy: the readers change nothing, and
- * a matrix they touch first holds no bytes of the budget, as the simulator's copy); NULL
- * without memory. */
-static OI_HELPER oi_auto* oi_ad_clone_n(const oi_auto* from, size_t n) {
-  oi_auto* to = (oi_auto*)calloc(n + 1u, sizeof *to);
-  if (!to) return NULL;
-  for (size_t e = 0; e < n; ++e) {
-    const size_t bytes = oi_ad_cells(&from[e], from[e].cnt) * from[e].esize;
-    to[e] = from[e];
-    to[e].noted = 0;
-    to[e].u_data = NULL;
-    to[e].present = 1;
-    to[e].data = (unsigned char*)malloc(bytes + 1u);
-    if (!to[e].data) {
-      for (size_t k = 0; k < e; ++k) free(to[k].data);
-      free(to);
-      return NULL;
-    }
-    memcpy(to[e].data, from[e].data, bytes);
-  }
-  return to;
-}
-static OI_HELPER void oi_ad_drop_n(oi_auto* m, size_t n) {
-  if (!m) return;
-  for (size_t e = 0; e < n; ++e) {
-    free(m[e].data);
-    free(m[e].u_data);
-  }
-  free(m);
-}
-)";
-  return c;
+  return matrices ? c + matrices_copy_c() : c;
 }
 
 std::string take_copies(const std::vector<YieldCopy>& copies, bool freestanding,
-                        const std::string& prefix, const std::string& line,
-                        const std::string& stop, const std::string& indent) {
+                        const std::string& prefix, const std::string& line, const std::string& stop,
+                        const std::string& indent) {
   std::ostringstream c;
   c << indent << "int ys_ok = 1;\n";
   for (const YieldCopy& y : copies) {
@@ -107,7 +115,8 @@ std::string take_copies(const std::vector<YieldCopy>& copies, bool freestanding,
           c << indent << "oi_tab_clone(&ys_" << n << ", &s->t_" << n << ", (unsigned char*)s->ys_d_"
             << n << ", s->ys_f_" << n << ");\n";
         else
-          c << indent << "ys_ok = oi_tab_clone(&ys_" << n << ", &s->t_" << n << ") == 0 && ys_ok;\n";
+          c << indent << "ys_ok = oi_tab_clone(&ys_" << n << ", &s->t_" << n
+            << ") == 0 && ys_ok;\n";
         break;
       case YieldCopy::Kind::Matrices:
         c << indent << "const size_t ys_n_" << n << " = " << y.count_c << ";\n"
@@ -143,17 +152,17 @@ std::string swap_copy(const YieldCopy& y, const std::string& indent) {
       return indent + "oi_tab_swap(&s->t_" + n + ", &ys_" + n + ");\n";
     case YieldCopy::Kind::Matrices:
       return indent + "for (size_t e = 0; e < ys_n_" + n + "; ++e) {\n" + indent +
-             "  const oi_auto t = s->a_" + n + "[e];\n" + indent + "  s->a_" + n + "[e] = ys_" +
-             n + "[e];\n" + indent + "  ys_" + n + "[e] = t;\n" + indent + "}\n";
+             "  const oi_auto t = s->a_" + n + "[e];\n" + indent + "  s->a_" + n + "[e] = ys_" + n +
+             "[e];\n" + indent + "  ys_" + n + "[e] = t;\n" + indent + "}\n";
     case YieldCopy::Kind::GrowableMatrices:
       return indent + "{\n" + indent + "  oi_auto* const t = s->a_" + n + ";\n" + indent +
              "  int64_t k[" + std::to_string(y.table_rank) + "];\n" + indent + "  s->a_" + n +
              " = ys_" + n + ";\n" + indent + "  ys_" + n + " = t;\n" + indent +
              "  memcpy(k, s->ac_" + n + ", sizeof k);\n" + indent + "  memcpy(s->ac_" + n +
-             ", ys_ac_" + n + ", sizeof k);\n" + indent + "  memcpy(ys_ac_" + n + ", k, sizeof k);\n" +
-             indent + "  memcpy(k, s->as_" + n + ", sizeof k);\n" + indent + "  memcpy(s->as_" + n +
-             ", ys_as_" + n + ", sizeof k);\n" + indent + "  memcpy(ys_as_" + n +
-             ", k, sizeof k);\n" + indent + "}\n";
+             ", ys_ac_" + n + ", sizeof k);\n" + indent + "  memcpy(ys_ac_" + n +
+             ", k, sizeof k);\n" + indent + "  memcpy(k, s->as_" + n + ", sizeof k);\n" + indent +
+             "  memcpy(s->as_" + n + ", ys_as_" + n + ", sizeof k);\n" + indent +
+             "  memcpy(ys_as_" + n + ", k, sizeof k);\n" + indent + "}\n";
   }
   return "";
 }
@@ -165,8 +174,11 @@ std::string drop_copies(const std::vector<YieldCopy>& copies, bool freestanding,
   for (const YieldCopy& y : copies) {
     if (y.kind == YieldCopy::Kind::Table)
       c += indent + "oi_tab_drop(&ys_" + y.name + ");\n";
-    else
+    else if (y.kind == YieldCopy::Kind::Matrices)
       c += indent + "oi_ad_drop_n(ys_" + y.name + ", ys_n_" + y.name + ");\n";
+    else  // as many as its capacities hold now: a reader may have grown the copy's array
+      c += indent + "oi_ad_drop_n(ys_" + y.name + ", ys_" + y.name + " ? oi_adt_count(ys_ac_" +
+           y.name + ", " + std::to_string(y.table_rank) + "u) : 0u);\n";
   }
   return c;
 }

@@ -21,20 +21,20 @@ namespace oi::c_emitter {
 struct YieldCopy {
   std::string name;
   enum class Kind { Table, Matrices, GrowableMatrices } kind = Kind::Table;
-  std::string count_c;  // Matrices: how many s->a_NAME holds
+  std::string count_c;    // Matrices: how many s->a_NAME holds
   size_t table_rank = 0;  // GrowableMatrices: the @table indices
 };
 
-// The support functions (static, OI_HELPER): oi_tab_clone/swap/drop and, hosted with
-// matrices, oi_ad_clone_n/swap/drop_n.
-std::string yield_copy_c(bool freestanding, bool matrices);
+// The support functions (static, OI_HELPER): with tables oi_tab_clone/swap(/drop hosted) and,
+// hosted with matrices, oi_ad_clone_n/drop_n.
+std::string yield_copy_c(bool freestanding, bool tables, bool matrices);
 
 // The C at the yield: declares and fills the copies (`prefix` the program's name for its
 // error codes, `line` the yield's line for the out-of-memory message), ending the step on
 // failure with `stop`.
 std::string take_copies(const std::vector<YieldCopy>& copies, bool freestanding,
-                        const std::string& prefix, const std::string& line,
-                        const std::string& stop, const std::string& indent);
+                        const std::string& prefix, const std::string& line, const std::string& stop,
+                        const std::string& indent);
 // Swaps the copy of `c` with the live one (after its writer, and back after the consumers).
 std::string swap_copy(const YieldCopy& c, const std::string& indent);
 // Frees the copies (hosted; nothing freestanding).
