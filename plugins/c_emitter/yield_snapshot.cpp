@@ -9,16 +9,16 @@ namespace {
 
 std::string matrices_copy_c() {
   return R"(/* Copies of n matrices (their cells and counts; no undo copy: the readers change nothing, and
- * a matrix they touch first holds no bytes of the budget, as the simulator's copy); NULL
- * without memory. */
+ * the copy holds no bytes of the table budget, as the simulator's copy); NULL without memory. */
 static OI_HELPER oi_auto* oi_ad_clone_n(const oi_auto* from, size_t n) {
   oi_auto* to = (oi_auto*)calloc(n + 1u, sizeof *to);
   if (!to) return NULL;
   for (size_t e = 0; e < n; ++e) {
     const size_t bytes = oi_ad_cells(&from[e], from[e].cnt) * from[e].esize;
     to[e] = from[e];
-    to[e].noted = 0;
+    to[e].noted = 1; /* nothing to keep for a failed step: the copy is dropped before */
     to[e].u_data = NULL;
+    to[e].u_present = -1; /* a copy's mark (oi_ad_drop_n) */
     to[e].present = 1;
     to[e].data = (unsigned char*)malloc(bytes + 1u);
     if (!to[e].data) {
@@ -33,6 +33,9 @@ static OI_HELPER oi_auto* oi_ad_clone_n(const oi_auto* from, size_t n) {
 static OI_HELPER void oi_ad_drop_n(oi_auto* m, size_t n) {
   if (!m) return;
   for (size_t e = 0; e < n; ++e) {
+    /* a matrix a reader first touched in the copy (a key the copy's array grew to) gives back
+     * the bytes the touch counted */
+    if (m[e].u_present != -1 && m[e].present) m[e].mem->total -= oi_ad_bytes(&m[e]);
     free(m[e].data);
     free(m[e].u_data);
   }
