@@ -165,8 +165,6 @@ def check_shared(problems):
 C_GAPS = {
     "op-on-auto-dim": "an op reading an @auto_dim matrix whose shape is known only at run time "
                       "(grown by an access, a part of run-time length, stacked matrices)",
-    "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
-                         "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
                              "run-time length",
     "copy-step-access": "a copy neither of whose sides has a shape known before run time (an "
@@ -244,10 +242,6 @@ GLSL_OPEN_GAPS = {
                      "static",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "the length not given by an elementwise op's result",
-    "reset-window": "cache.reset of a window of table entries (the simulator empties every "
-                    "entry under the indices before the window, the window ignored)",
-    "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
-                         "another of them writes",
     "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
                      "gather's check and rope's table, an internal or table output in place)",
     "no-vulkan-kernels": "the emitter built without the Vulkan backend's kernels",

@@ -1066,6 +1066,50 @@ class Runner {
     return prefix;
   }
 
+  // A cache.reset of a window (dsl.md "Blocks and nodes"): [start, end) per index of the
+  // entries (or matrices) the same access reads, checked as the simulator's table_ranges
+  // checks a read, index by index and in its words: a negative index, an index past its @fixed
+  // bound, a negative slice start, a slice end past the bound. `bounds` 0: grows; `sizes`: the
+  // current size of each index.
+  std::vector<std::pair<int64_t, int64_t>> reset_window(
+      const json::object& s, const std::vector<std::string>& names,
+      const std::vector<uint64_t>& bounds, const std::vector<int64_t>& sizes,
+      const json::array& terms, const std::map<std::string, int64_t>& indices) {
+    const json::value* at = s.if_contains("at");
+    const std::string where =
+        (at && at->is_string() ? std::string(at->as_string()) + ": " : std::string()) + "table '" +
+        std::string(s.at("value").as_string()) + "': ";
+    std::vector<std::pair<int64_t, int64_t>> box;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string t = i < terms.size() ? std::string(terms[i].as_string()) : "..";
+      const int64_t bound = static_cast<int64_t>(bounds.at(i));
+      const int64_t size = bound ? bound : sizes.at(i);
+      const size_t dots = t.find("..");
+      if (dots == std::string::npos) {
+        const int64_t x = term(t, indices);
+        if (x < 0)
+          input_error(where + "index " + names[i] + " = " + std::to_string(x) + " is negative");
+        if (bound && x >= bound)
+          input_error(where + "index " + names[i] + " = " + std::to_string(x) +
+                      " exceeds its @fixed bound " + names[i] + "=" + std::to_string(bound));
+        box.emplace_back(x, x + 1);
+        continue;
+      }
+      const std::string a = t.substr(0, dots), b = t.substr(dots + 2);
+      const int64_t lo = a.empty() ? 0 : term(a, indices);
+      int64_t hi = b.empty() ? size : term(b, indices);
+      if (!b.empty() && hi < 0) hi += size;
+      if (lo < 0)
+        input_error(where + "slice start " + std::to_string(lo) + " of index " + names[i] +
+                    " is negative");
+      if (bound && hi > bound)
+        input_error(where + "slice end " + std::to_string(hi) + " of index " + names[i] +
+                    " exceeds its @fixed bound " + names[i] + "=" + std::to_string(bound));
+      box.emplace_back(lo, std::max(hi, lo));
+    }
+    return box;
+  }
+
   // `pattern` with every {index} replaced by `value`.
   static std::string substitute(std::string pattern, const std::string& index, int64_t value) {
     const std::string key = "{" + index + "}", text = std::to_string(value);
@@ -1185,9 +1229,72 @@ class Runner {
     barrier();
   }
 
+  // A yield's consumers that each await a table another writes (docs/synth-glsl.md, "Consumers
+  // of a yield"): "take" copies the table as yielded (its device buffer, written flags, sizes,
+  // matrices) into a buffer of its own; "swap" exchanges the copy and the live table (after the
+  // writer: its readers from then on see the table as yielded); "drop" puts the writer's
+  // result back and frees the copy. A failed step drops every copy before its undo record runs.
+  struct Snapshot {
+    Value value;    // the other side's sizes, flags and matrices
+    Buffer buffer;  // the other side's entries (tables)
+    bool swapped = false;
+  };
+  std::map<std::string, Snapshot> snapshots_;
+
+  void snapshot(Value& v, const std::string& action) {
+    if (action == "take") {
+      Snapshot snap{v, {}, false};
+      if (v.table()) {
+        const uint64_t bytes = buffers_[static_cast<size_t>(v.buffer)].size;
+        snap.buffer = make_buffer(bytes,
+                                  vk::BufferUsageFlagBits::eStorageBuffer |
+                                      vk::BufferUsageFlagBits::eTransferSrc |
+                                      vk::BufferUsageFlagBits::eTransferDst,
+                                  vk::MemoryPropertyFlagBits::eDeviceLocal);
+        barrier();
+        cmd_->copyBuffer(buffer_of(v), *snap.buffer.buffer, vk::BufferCopy(0, 0, bytes));
+        barrier();
+      }
+      snapshots_[v.name] = std::move(snap);
+    } else if (action == "swap") {
+      swap_snapshot(v, snapshots_.at(v.name));
+    } else if (action == "drop") {
+      Snapshot& snap = snapshots_.at(v.name);
+      if (snap.swapped) swap_snapshot(v, snap);
+      if (v.table()) submit_and_wait();  // no recorded copy uses the buffer any more
+      snapshots_.erase(v.name);
+    } else {
+      input_error("unknown snapshot action '" + action + "'");
+    }
+  }
+
+  void swap_snapshot(Value& v, Snapshot& snap) {
+    if (v.table()) {
+      submit_and_wait();  // the dispatches recorded so far bind the buffer they were given
+      std::swap(buffers_[static_cast<size_t>(v.buffer)], snap.buffer);
+    }
+    std::swap(v, snap.value);
+    snap.swapped = !snap.swapped;
+    if (!v.table()) return;
+    for (Kernel& k : kernels_) {
+      bool binds = false;
+      for (const KernelBinding& b : k.bindings) binds = binds || b.value == v.name;
+      if (binds) write_descriptors(k);
+      for (Kernel& sub : k.subs) {
+        bool sub_binds = false;
+        for (const KernelBinding& b : sub.bindings) sub_binds = sub_binds || b.value == v.name;
+        if (sub_binds) write_descriptors(sub);
+      }
+    }
+  }
+
   // A step's end: a failed one puts back the entries, sizes and plain persistent values it
   // changed (and clears a shader's error status); either way the record is dropped.
   void end_step(bool failed) {
+    for (auto& [name, snap] : snapshots_)  // a step that failed among a yield's consumers
+      if (snap.swapped) swap_snapshot(mutable_value(name), snap);
+    if (!snapshots_.empty()) submit_and_wait();
+    snapshots_.clear();
     if (failed) {
       barrier();
       for (const Undo& u : undo_) {
@@ -2414,8 +2521,18 @@ class Runner {
         barrier();
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
         Value& v = mutable_value(std::string(s.at("value").as_string()));
-        if (const json::value* part = s.as_object().if_contains("auto_entry");
-            part && v.auto_dim()) {
+        if (const json::value* keys = s.as_object().if_contains("auto_window");
+            keys && v.auto_dim()) {
+          // the matrices the window holds fresh again; the table's sizes stay
+          const auto box = reset_window(s.as_object(), v.auto_table, v.auto_table_bound,
+                                        v.mat_sizes, keys->as_array(), indices);
+          std::erase_if(v.mats, [&](const auto& kv) {
+            for (size_t k = 0; k < box.size() && k < kv.first.size(); ++k)
+              if (kv.first[k] < box[k].first || kv.first[k] >= box[k].second) return false;
+            return true;
+          });
+        } else if (const json::value* part = s.as_object().if_contains("auto_entry");
+                   part && v.auto_dim()) {
           // the matrices under these @table indices fresh again; the table's sizes stay
           const std::vector<int64_t> prefix =
               reset_prefix(s.as_object(), v.auto_table, part->as_array(), indices);
@@ -2426,6 +2543,22 @@ class Runner {
           v.mats.clear();
           v.mat_sizes.assign(v.auto_table.size(), 0);
         } else if (const json::value* entry = s.as_object().if_contains("entry")) {
+          json::value window_entry;
+          if (s.as_object().contains("window")) {
+            // the entries the same access reads, checked as a read (reset_window); then the
+            // emptied window's entries, each "lo..hi" (regions skips those past the capacity)
+            std::vector<int64_t> sizes;
+            for (size_t i = 0; i < v.indices.size(); ++i)
+              sizes.push_back(static_cast<int64_t>(
+                  static_cast<int>(i) == v.growing || v.inner_size.empty() ? v.size
+                                                                           : v.inner_size[i]));
+            json::array terms;
+            for (const auto& [lo, hi] :
+                 reset_window(s.as_object(), v.indices, v.bound, sizes, entry->as_array(), indices))
+              terms.push_back(json::value(std::to_string(lo) + ".." + std::to_string(hi)));
+            window_entry = std::move(terms);
+            entry = &window_entry;
+          }
           for (int64_t off :
                regions(v, entry, indices,
                        s.as_object().contains("at") ? std::string(s.at("at").as_string())
@@ -2450,6 +2583,9 @@ class Runner {
         } else {
           zero(v);
         }
+      } else if (op == "snapshot") {
+        snapshot(mutable_value(std::string(s.at("value").as_string())),
+                 std::string(s.at("action").as_string()));
       } else if (op == "counter") {
         count(mutable_value(std::string(s.at("value").as_string())),
               s.at("delta").to_number<int64_t>());
