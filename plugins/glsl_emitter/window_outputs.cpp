@@ -22,10 +22,18 @@ std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
   return std::nullopt;
 }
 
-// The shape an elementwise op alone in kernel `k` computes: its inputs' broadcast shape.
+// The shape an op alone in kernel `k` computes where it is static: an elementwise op's inputs'
+// broadcast shape; another op's the kernel's, where the planner gave the kernel the op's result
+// shape (build_schedule.cpp's table_result_shape: more axes than the entry's, whose shape the
+// kernel has otherwise).
 std::optional<std::vector<uint64_t>> result_shape(const PlanIn& plan, const KernelIn& k,
-                                                  const OpIn& op) {
-  if (k.kind != "elementwise" || k.ops.size() != 1 || op.inputs.empty()) return std::nullopt;
+                                                  const OpIn& op, size_t entry_rank) {
+  if (k.ops.size() != 1) return std::nullopt;
+  if (k.kind != "elementwise") {
+    if (k.shape.size() <= entry_rank) return std::nullopt;
+    return k.shape;
+  }
+  if (op.inputs.empty()) return std::nullopt;
   std::vector<uint64_t> out;
   for (const std::string& in : op.inputs) {
     const ValueRef r = parse_ref(in);
@@ -93,10 +101,12 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         shape.push_back(static_cast<uint64_t>(*n));
       }
       if (!runtime.empty()) {
-        // An elementwise op alone in its kernel writes its inputs' broadcast shape: where that
-        // gives every window axis (the entry's shape after them), the lengths are static after
-        // all, and the copy checks the window's at run time (the simulator's shape error).
-        const std::optional<std::vector<uint64_t>> b = result_shape(plan, k, op);
+        // An op alone in its kernel writes a static shape (an elementwise one its inputs'
+        // broadcast shape, another its result's): where that gives every window axis (the
+        // entry's shape after them), the lengths are static after all, and the copy checks the
+        // window's at run time (the simulator's shape error).
+        const std::optional<std::vector<uint64_t>> b =
+            result_shape(plan, k, op, table.shape.size());
         const size_t lead = shape.size();
         if (!b || b->size() != lead + table.shape.size() ||
             !std::equal(table.shape.begin(), table.shape.end(), b->begin() + lead))

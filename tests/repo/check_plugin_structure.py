@@ -252,7 +252,7 @@ GLSL_OPEN_GAPS = {
     "auto-dim-copy": "an @auto_dim copy with table entries where neither side's shape is "
                      "static",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
-                            "the length not given by an elementwise op's result",
+                            "the length not given by the result of an op alone in its kernel",
     "reset-window": "cache.reset of a window of table entries (the simulator empties every "
                     "entry under the indices before the window, the window ignored)",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
