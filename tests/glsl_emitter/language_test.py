@@ -58,15 +58,17 @@ def auto_dim_reset(step):
 
 
 def loop_settings(step):
-    """loop_settings.oi: sums over j in 0..2, i in j..3 of fill(i), fill(j), -fill(i) and
-    relu(x, alpha=i), accumulated over the steps (te wraps at 256, tp at i4's -8..7)."""
+    """loop_settings.oi: sums over j in 0..2, i in j..3 of fill(i), fill(j), -fill(i),
+    relu(x, alpha=i) and relu(-sum(x), alpha=i), accumulated over the steps (te wraps at 256, tp
+    at i4's -8..7)."""
     pairs = [(i, j) for j in range(2) for i in range(j, 3)]
     x = [1.0, -2.0, 3.0]
     n = step + 1
     si, sj = sum(i for i, _ in pairs), sum(j for _, j in pairs)
     return {"te": [wrap(n * si, 8, False)] * 3, "th": [float(n * sj)] * 3,
             "tp": [wrap(-n * si, 4, True)] * 3,
-            "ts": [n * sum(v if v >= 0 else i * v for i, _ in pairs) for v in x]}
+            "ts": [n * sum(v if v >= 0 else i * v for i, _ in pairs) for v in x],
+            "tr": [n * sum(-sum(x) if -sum(x) >= 0 else i * -sum(x) for i, _ in pairs)]}
 
 
 WINDOW_X = [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]
