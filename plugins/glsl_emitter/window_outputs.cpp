@@ -22,12 +22,10 @@ std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
   return std::nullopt;
 }
 
-// The shape an op alone in kernel `k` computes where it is static: an elementwise op's inputs'
-// broadcast shape; another op's the kernel's, where the planner gave the kernel the op's result
-// shape (build_schedule.cpp's table_result_shape: more axes than the entry's, whose shape the
-// kernel has otherwise).
-std::optional<std::vector<uint64_t>> result_shape(const PlanIn& plan, const KernelIn& k,
-                                                  const OpIn& op, size_t entry_rank) {
+}  // namespace
+
+std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
+                                                     const OpIn& op, size_t entry_rank) {
   if (k.ops.size() != 1) return std::nullopt;
   if (k.kind != "elementwise") {
     if (k.shape.size() <= entry_rank) return std::nullopt;
@@ -52,8 +50,6 @@ std::optional<std::vector<uint64_t>> result_shape(const PlanIn& plan, const Kern
   }
   return out;
 }
-
-}  // namespace
 
 std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term) {
   const size_t dots = term.find("..");
@@ -106,7 +102,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         // entry's shape after them), the lengths are static after all, and the copy checks the
         // window's at run time (the simulator's shape error).
         const std::optional<std::vector<uint64_t>> b =
-            result_shape(plan, k, op, table.shape.size());
+            op_result_shape(plan, k, op, table.shape.size());
         const size_t lead = shape.size();
         if (!b || b->size() != lead + table.shape.size() ||
             !std::equal(table.shape.begin(), table.shape.end(), b->begin() + lead))

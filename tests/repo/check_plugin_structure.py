@@ -248,7 +248,7 @@ GLSL_OPEN_GAPS = {
                                    "does not take as a params word",
     "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
-                        "run-time length",
+                        "run-time length the result of an elementwise op alone does not give",
     "auto-dim-copy": "an @auto_dim copy with table entries where neither side's shape is "
                      "static",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
