@@ -85,6 +85,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         terms.push_back(table.bound[t] ? "0.." + std::to_string(table.bound[t]) : "0..");
       std::vector<uint64_t> shape;
       std::string runtime;  // a window term whose length is known only at run time
+      bool ones = false;    // ... and the result broadcasts to it (length 1 along its axes)
       for (const std::string& t : terms) {
         if (t.find("..") == std::string::npos) continue;
         const std::optional<int64_t> n = window_length(plan, t);
@@ -110,6 +111,15 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                                                "', a window whose length '" + runtime +
                                                "' is known only at run time");
         for (size_t a = 0; a < lead; ++a) shape[a] = (*b)[a];
+        // A result of length 1 along every window axis broadcasts to the window, whatever its
+        // length (dsl.md): the copy repeats it over the entries. One along some window axes
+        // only is not covered.
+        ones = std::all_of(shape.begin(), shape.end(), [](uint64_t n) { return n == 1; });
+        if (!ones && std::find(shape.begin(), shape.end(), uint64_t{1}) != shape.end())
+          glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
+                                               "', a window whose length '" + runtime +
+                                               "' is known only at run time, which the op's "
+                                               "result spans along some of its axes only");
       }
       // dsl.md: an op's result that broadcasts to the window (the shape of a kernel of one
       // backend op, a trailing part of the window's shape; an elementwise kernel's shape is
@@ -140,7 +150,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                      {"from", s.name},
                      {"to", table.name},
                      {"to_entry", json::array(terms.begin(), terms.end())}};
-      if (spread) c["repeat"] = true;
+      if (spread || ones) c["repeat"] = true;
       if (!op.output_at.empty()) c["at"] = op.output_at;
       copies[k.id].push_back(std::move(c));
       if (k.ops.size() == 1) k.shape = s.shape;

@@ -125,13 +125,15 @@ RUNTIME_X = [[[1, 2, 3], [4, 5, 6]], [[-1, 0.5, 2], [7, 8, 9]], [[3, 3, 3], [-4,
 
 def window_runtime(step):
     """window_runtime.oi: rows 2s and 2s+1 of K hold 2x, of G x twice over, of R the row's
-    largest value and of F x * x at step s; F keeps its @fixed 6 rows (unwritten ones zero)."""
+    largest value, of S both x's second row and of F x * x at step s; F keeps its @fixed 6 rows
+    (unwritten ones zero)."""
     rows = [row for s in range(step + 1) for row in RUNTIME_X[s]]
     k = [[2.0 * v for v in row] for row in rows]
     g = [[float(v) for v in list(row) + list(row)] for row in rows]
     r = [[float(max(row))] for row in rows]
     f = [[float(v * v) for v in row] for row in rows]
-    return {"K": k, "F": f + [[0.0] * 3] * (6 - len(f)), "G": g, "R": r}
+    sl = [[float(v) for v in RUNTIME_X[s][1]] for s in range(step + 1) for _ in range(2)]
+    return {"K": k, "F": f + [[0.0] * 3] * (6 - len(f)), "G": g, "R": r, "S": sl}
 
 
 def loop_runtime(step):
