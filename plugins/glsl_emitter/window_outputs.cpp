@@ -122,20 +122,26 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                                                "result spans along some of its axes only");
       }
       // dsl.md: an op's result that broadcasts to the window (the shape of a kernel of one
-      // backend op, a trailing part of the window's shape; an elementwise kernel's shape is
-      // an entry's, not its result's) is computed in its own shape and spread over the
-      // window: the scratch value holds the result, the copy repeats it (`softmax(x, axis=0) >>
-      // K[0..2]`).
+      // backend op: its result's; its window axes a trailing part of the window's, after axes of
+      // length 1, fewer or the same; an elementwise kernel's shape is an entry's, not its
+      // result's) is computed in its own shape and spread over the window: the scratch value
+      // holds the result, the copy repeats it (`softmax(x, axis=0) >> K[0..2]`, `slice(x,
+      // starts=[1], ends=[2], axes=[0]) >> S[0..2]` with x: f32[2, 3]).
       std::vector<uint64_t> full = shape;
       full.insert(full.end(), table.shape.begin(), table.shape.end());
-      const bool spread = runtime.empty() && k.ops.size() == 1 && k.kind == "op" &&
-                          !k.shape.empty() && k.shape.size() >= table.shape.size() &&
-                          k.shape.size() < full.size() &&
-                          std::equal(k.shape.begin(), k.shape.end(),
-                                     full.end() - static_cast<std::ptrdiff_t>(k.shape.size()));
-      if (spread)
-        shape.assign(k.shape.begin(),
-                     k.shape.end() - static_cast<std::ptrdiff_t>(table.shape.size()));
+      const size_t er = table.shape.size();
+      bool spread = runtime.empty() && k.ops.size() == 1 && k.kind != "elementwise" &&
+                    !k.shape.empty() && k.shape.size() >= er && k.shape.size() <= full.size() &&
+                    k.shape != full &&
+                    std::equal(table.shape.begin(), table.shape.end(), k.shape.end() - er);
+      if (spread) {
+        const size_t kl = k.shape.size() - er;  // the result's window axes
+        size_t j = 0;
+        while (j < kl && k.shape[j] == 1) ++j;
+        spread = std::equal(k.shape.begin() + static_cast<std::ptrdiff_t>(j), k.shape.end() - er,
+                            shape.end() - static_cast<std::ptrdiff_t>(kl - j));
+      }
+      if (spread) shape.assign(k.shape.begin(), k.shape.end() - static_cast<std::ptrdiff_t>(er));
       uint64_t count = 1;
       for (uint64_t n : shape) count *= n;
       ValueIn s;

@@ -75,14 +75,16 @@ WINDOW_X = [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]
 
 
 def window_outputs(step):
-    """window_outputs.oi: A[] = 2x - x = x; F[l, pos..pos+2] = x + A[l] at pos = 1, 3."""
+    """window_outputs.oi: A[] = 2x - x = x; B[] = x's second row twice; F[l, pos..pos+2] =
+    x + A[l] at pos = 1, 3."""
     f = [[[0.0] * 3 for _ in range(6)] for _ in range(2)]
     for s in range(step + 1):
         x, pos = WINDOW_X[s], 1 + 2 * s
         for l in range(2):
             for r in range(2):
                 f[l][pos + r] = [float(x[r][c] + x[l][c]) for c in range(3)]
-    return {"A": [[float(v) for v in row] for row in WINDOW_X[step]], "F": f}
+    return {"A": [[float(v) for v in row] for row in WINDOW_X[step]], "F": f,
+            "B": [[float(v) for v in WINDOW_X[step][1]]] * 2}
 
 
 AUTO_X = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [-3.0, 2.0, 0.25]]
