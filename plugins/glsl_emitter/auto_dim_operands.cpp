@@ -158,8 +158,24 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
       if (const ValueIn* m = matrix_of(plan, op.output)) {
         const ValueIn matrix = *m;
         // The part's shape, or the declared one for the whole matrix: a grown matrix then
-        // differs from the op's result, and storing it fails as in the simulator.
-        std::vector<uint64_t> shape = shape_of(matrix, op.output, false);
+        // differs from the op's result, and storing it fails as in the simulator. A part of
+        // run-time length takes the result's shape where an elementwise op alone in its kernel
+        // gives it (every axis of the part: the sliced @table indices', then the matrix's), and
+        // the copy stores it as cache.write does, checking the part's shape at run time.
+        std::string why;
+        std::optional<std::vector<uint64_t>> part =
+            matrix_access_shape(plan, matrix, op.output, false, growing, why);
+        const ValueRef r = parse_ref(op.output);
+        if (!part && k.kind == "elementwise" &&
+            r.index.size() == matrix.auto_table.size() + matrix.auto_indices.size()) {
+          size_t rank = matrix.shape.size();
+          for (size_t t = 0; t < matrix.auto_table.size() && t < r.index.size(); ++t)
+            rank += is_slice(r.index[t]) ? 1 : 0;
+          part = op_result_shape(plan, k, op, 0);
+          if (part && part->size() != rank) part.reset();
+        }
+        if (!part) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
+        std::vector<uint64_t> shape = *part;
         if (k.ops.size() == 1) k.shape = shape;
         const std::string name = scratch(matrix, std::to_string(i) + "_out", shape);
         copies.after[k.id].push_back(json::object{{"op", "copy"},

@@ -15,7 +15,7 @@ const OpRegistry& op_registry() {
 std::string supported_ops() {
   std::string s =
       "add, sub, mul, div, neg, abs, min, max, clamp, relu, fill, cast, eq, ne, lt, le, gt, ge, "
-      "and, or, xor, not, matmul, sum_axis, prod_axis, mean_axis, max_axis, min_axis";
+      "and, or, xor, not, is_nan, is_inf, is_neg";
   for (const auto& [name, fn] : op_registry().math) s += ", " + name;
   return s;
 }

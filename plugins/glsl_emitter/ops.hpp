@@ -1,7 +1,7 @@
 // The math ops of the glsl emitter's own writers (ops_math.cpp), looked up by op name: the GLSL
-// expression of one f32 element of a transcendental op, fused into elementwise kernels and
-// epilogues like the arithmetic in shader_writer.cpp. Single ops (movement, conv, pools, row
-// ops, attention, gather, ...) have no writer here: they run the Vulkan backend's shaders
+// expression of one f32 element of a transcendental op, fused into elementwise chains like the
+// arithmetic in shader_writer.cpp. Every other op (movement, conv, pools, row ops, attention,
+// gather, matmul, reductions, ...) has no writer here: it runs the Vulkan backend's shaders
 // (vulkan_kernels.hpp).
 #pragma once
 

@@ -10,6 +10,7 @@
 
 #include "auto_dim_operands.hpp"
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
+#include "head_epilogue.hpp"
 #include "loop_setting_params.hpp"
 #include "loop_settings.hpp"
 #include "openinfer/consumer_order.hpp"
@@ -41,8 +42,11 @@ class ManifestWriter {
   // (loop_settings.hpp), its dispatch's `select` (by, values, kernels).
   // `before`, `after`: per kernel, the copy steps that read its @auto_dim operands
   // (auto_dim_operands.hpp) and that store its window and @auto_dim outputs (window_outputs.hpp).
+  // `epilogues`: a matmul or reduction kernel's id (and those of its copies) -> the id of its
+  // elementwise epilogue's kernel (head_epilogue.hpp), dispatched right after it.
   ManifestWriter(const PlanIn& plan, const DeviceIn& device, std::vector<KernelShader>& shaders,
                  const std::map<uint32_t, json::object>& select,
+                 const std::map<uint32_t, uint32_t>& epilogues,
                  const std::map<uint32_t, std::vector<json::object>>& before,
                  const std::map<uint32_t, std::vector<json::object>>& after,
                  const GrowingMatrices& growing)
@@ -50,6 +54,7 @@ class ManifestWriter {
         device_(device),
         shaders_(shaders),
         select_(select),
+        epilogues_(epilogues),
         before_(before),
         after_(after),
         growing_(growing) {}
@@ -464,8 +469,23 @@ class ManifestWriter {
         }
       access(out, kernel.reads, kernel.writes);
       json::object d{{"op", "dispatch"}, {"kernel", kernel.id}, {"step", s.at("id")}};
-      if (auto sel = select_.find(kernel.id); sel != select_.end()) d["select"] = sel->second;
+      auto sel = select_.find(kernel.id);
+      if (sel != select_.end()) d["select"] = sel->second;
       out.push_back(std::move(d));
+      if (auto e = epilogues_.find(kernel.id); e != epilogues_.end()) {
+        full_barrier(out);  // the epilogue reads the head's result
+        access(out, kernel.reads, kernel.writes);
+        json::object de{{"op", "dispatch"}, {"kernel", e->second}, {"step", s.at("id")}};
+        if (sel != select_.end()) {  // every copy has one (write_output)
+          json::object es = sel->second;
+          json::array ids;
+          for (const json::value& id : sel->second.at("kernels").as_array())
+            ids.push_back(epilogues_.at(static_cast<uint32_t>(id.to_number<uint64_t>())));
+          es["kernels"] = std::move(ids);
+          de["select"] = std::move(es);
+        }
+        out.push_back(std::move(de));
+      }
       if (auto a = after_.find(kernel.id); a != after_.end())
         for (const json::object& c : a->second) {
           if (c.contains("auto_to")) full_barrier(out);  // the host program downloads it
@@ -617,6 +637,7 @@ class ManifestWriter {
   const DeviceIn& device_;
   std::vector<KernelShader>& shaders_;  // the plan's kernels, then those of host steps
   const std::map<uint32_t, json::object>& select_;
+  const std::map<uint32_t, uint32_t>& epilogues_;
   const std::map<uint32_t, std::vector<json::object>>& before_;
   const std::map<uint32_t, std::vector<json::object>>& after_;
   const GrowingMatrices& growing_;  // the @auto_dim matrices some access grows
@@ -652,10 +673,11 @@ json::object value_json(const ValueIn& v) {
   return o;
 }
 
-// The one dispatch point of a plan kernel: the emitter's own writers (fused elementwise chains,
-// matmul and reductions with their epilogues), else the Vulkan backend's kernels recorded
-// (vulkan_kernels.hpp), which alone run single ops (movement, conv and pools, the row ops,
-// attention, gather, arg reductions, ...): one source of their semantics.
+// The one dispatch point of a plan kernel: the emitter's own writers (fused elementwise chains),
+// else the Vulkan backend's kernels recorded (vulkan_kernels.hpp), which alone run single ops
+// (movement, conv and pools, the row ops, attention, gather, arg reductions, ...) and the heads
+// of matmul and reduction kernels (head_epilogue.hpp: their elementwise epilogue an own chain of
+// its own): one source of their semantics.
 // OPENINFER_GLSL_OWN_WRITERS_ONLY=1 turns the second off (to count what the own writers cover).
 // Where both refuse, the writer's message names the op and the backend's reason follows it.
 KernelShader write_kernel(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel) {
@@ -663,6 +685,8 @@ KernelShader write_kernel(const PlanIn& plan, const DeviceIn& device, const Kern
   const bool own_only = only && std::string(only) == "1";
   if (kernel.kind == "op" && !own_only && have_vulkan_kernels())
     return record_kernel(plan, device, kernel);
+  if (split_head(kernel) && !own_only && have_vulkan_kernels())
+    return write_head_kernel(plan, device, kernel);
   std::string declined;
   try {
     return write_kernel_shader(plan, device, kernel);
@@ -852,6 +876,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   PlanIn plan = read_plan(plan_json);
   resolve_settings(plan, model);
   const GrowingMatrices growing = growing_matrices(plan);  // before the operands are rewritten
+  give_heads_memory(plan);  // a matmul or reduction head's result, read by its epilogue
   OperandCopies copies = route_auto_dim_operands(plan, growing);
   for (auto& [id, list] : route_window_outputs(plan))
     copies.after[id].insert(copies.after[id].end(), list.begin(), list.end());
@@ -888,8 +913,36 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                               {"kernels", std::move(ids)}};
   }
 
+  // The epilogues of matmul and reduction kernels: kernels of their own after those, each
+  // dispatched right after its head. Copies of one kernel (loop settings) all have one or
+  // none: a copy without one makes them all recorded op by op.
+  for (auto& [id, sel] : select) {
+    const json::array& ids = sel.at("kernels").as_array();
+    const size_t with =
+        static_cast<size_t>(std::count_if(ids.begin(), ids.end(), [&](const auto& k) {
+          return !shaders[k.template to_number<size_t>()].epilogue.empty();
+        }));
+    if (with == 0 || with == ids.size()) continue;
+    const IndexedKernel& ik = indexed.at(id);
+    for (size_t r = 0; r < ids.size(); ++r)
+      shaders[ids[r].to_number<size_t>()] =
+          record_kernel(plan, device,
+                        with_index_values(plan.kernels[id], ik.by, ik.values[r],
+                                          static_cast<uint32_t>(ids[r].to_number<uint64_t>())));
+  }
+  std::map<uint32_t, uint32_t> epilogues;
+  for (size_t i = 0, n = shaders.size(); i < n; ++i) {
+    if (shaders[i].epilogue.empty()) continue;
+    KernelShader e = std::move(shaders[i].epilogue.front());
+    shaders[i].epilogue.clear();
+    epilogues[static_cast<uint32_t>(i)] = static_cast<uint32_t>(shaders.size());
+    shaders.push_back(std::move(e));
+    kinds.push_back("elementwise");
+  }
+
   // The blocks first: host steps such as cache.increment add kernels of their own.
-  ManifestWriter writer(plan, device, shaders, select, copies.before, copies.after, growing);
+  ManifestWriter writer(plan, device, shaders, select, epilogues, copies.before, copies.after,
+                        growing);
   json::array blocks, outputs;
   for (const json::value& b : plan.blocks) {
     if (!b.is_object() || !b.as_object().contains("steps") || !b.at("steps").is_array() ||

@@ -1,6 +1,6 @@
-// GLSL for one kernel. Values get bindings in the order the kernel first touches them; every
-// value the kernel computes is a `precise` local (no contraction of a*b+c into an fma, as
-// ops.md's bit-exact elementwise rule needs), loaded once and stored once per element.
+// GLSL for one fused elementwise chain. Values get bindings in the order the kernel first touches
+// them; every value the kernel computes is a `precise` local (no contraction of a*b+c into an fma,
+// as ops.md's bit-exact elementwise rule needs), loaded once and stored once per element.
 #include "shader_writer.hpp"
 
 #include <algorithm>
@@ -21,8 +21,8 @@ std::string glsl_type(const std::string& dtype, const std::string& where) {
   if (dtype == "i32") return "int";
   if (dtype == "u32") return "uint";
   decline(where + ": dtype " + dtype +
-          " is not supported here (f32, f64, i32 and u32 are; f16 and bool in elementwise "
-          "kernels and movement, i64 and u64 in movement, gather indices and argmax results)");
+          " is not supported here (f32, f64, i32 and u32 are; f16, bf16, f8 and bool in "
+          "elementwise chains)");
 }
 
 namespace {
@@ -93,11 +93,6 @@ uint oi_to_u32(double r) { return oi_isnan(r) || r <= 0.0LF ? 0u : r >= 42949672
 #endif
 )";
 
-bool is_reduction_op(const std::string& op) {
-  return op == "sum_axis" || op == "prod_axis" || op == "mean_axis" || op == "max_axis" ||
-         op == "min_axis";
-}
-
 class KernelWriter {
  public:
   KernelWriter(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel)
@@ -107,10 +102,12 @@ class KernelWriter {
 
   KernelShader write() {
     const OpIn& head = kernel_.ops.front();
-    if (head.op == "matmul") return write_matmul();
-    if (is_reduction_op(head.op)) return write_reduction();
-    if (kernel_.kind == "op")  // single ops: the Vulkan backend's shaders (vulkan_kernels.hpp)
-      decline(op_where(head) + ": the emitter has no writer of its own for single ops");
+    // Only fused elementwise chains: a kernel headed by any other op (a single op, matmul, a
+    // reduction) runs the Vulkan backend's shader for it (output_writer.cpp's write_kernel; an
+    // elementwise epilogue comes back here as a chain of its own).
+    if (kernel_.kind != "elementwise")
+      decline(op_where(head) + ": the emitter has no writer of its own for a kernel of kind '" +
+              kernel_.kind + "'");
     if (!is_elementwise_op(head.op))
       decline(op_where(head) + " cannot be expressed in GLSL yet (supported: " + supported_ops() +
               ")");
@@ -154,15 +151,6 @@ class KernelWriter {
           << (narrow ? "oi_round_" + dtype + "(" + expr + ")" : expr) << ";  // " << name << "\n";
     result_in(name, loc);
     return loc;
-  }
-
-  // A head's f32 result `acc` rounded to a narrow output dtype (f16, bf16, f8) before the
-  // epilogue reads it, as every op output is rounded; other dtypes as they are.
-  std::string rounded_result(const std::string& name, const std::string& acc) {
-    const std::string& dtype = plan_.value(name).dtype;
-    if (!is_narrow_float(dtype)) return acc;
-    body_ << "  precise float " << acc << "_r = oi_round_" << dtype << "(" << acc << ");\n";
-    return acc + "_r";
   }
 
   // The local holding value `name` (a plain value or a table entry's reference).
@@ -421,11 +409,10 @@ class KernelWriter {
     return "(" + a[0] + " " + sym + " " + a[1] + ")";
   }
 
-  void emit_ops(size_t first, const std::string& index_var) {
-    for (size_t i = first; i < kernel_.ops.size(); ++i) {
-      const OpIn& op = kernel_.ops[i];
+  void emit_ops(const std::string& index_var) {
+    for (const OpIn& op : kernel_.ops) {
       if (!is_elementwise_op(op.op))
-        decline(op_where(op) + " cannot be fused as an elementwise epilogue in GLSL");
+        decline(op_where(op) + " cannot be fused into an elementwise chain in GLSL");
       const std::string expr = op_expr(op, index_var);
       assign_local(op.output, expr);
     }
@@ -447,206 +434,14 @@ class KernelWriter {
     }
   }
 
-  std::string header(const std::string& kind) { return sb_.header(kind); }
-  std::string declarations() { return sb_.declarations(); }
-  void check_count(uint64_t n, const char* what) { sb_.check_count(n, what); }
   KernelShader finish_grid(const std::string& kind) {
     return sb_.grid(kind, out_elements_, body_.str());
   }
 
   KernelShader write_elementwise() {
-    emit_ops(0, "i");
+    emit_ops("i");
     emit_stores("i");
     return finish_grid("elementwise");
-  }
-
-  KernelShader write_matmul() {
-    const OpIn& mm = kernel_.ops.front();
-    check_settings(mm, {});
-    if (mm.inputs.size() != 2) invalid_plan(op_where(mm) + ": matmul takes two inputs");
-    const ValueIn& a = plan_.value(mm.inputs[0]);
-    const ValueIn& b = plan_.value(mm.inputs[1]);
-    const ValueIn& c = plan_.value(mm.output);
-    // f16, bf16 and f8 widen exactly to f32, accumulate in f32 and round once (ops.md).
-    const std::string t = ctype(mm.output);
-    if (a.dtype != c.dtype || b.dtype != c.dtype)
-      decline(op_where(mm) + ": mixed dtypes are not supported");
-    if (t == "bool") decline(op_where(mm) + " on bool is not supported");
-    if (a.shape.size() < 2 || b.shape.size() < 2 || c.shape.size() < 2 || c.shape != kernel_.shape)
-      invalid_plan(op_where(mm) + ": matmul operands must have rank 2 or more");
-    const uint64_t M = a.shape[a.shape.size() - 2], K = a.shape.back(), N = b.shape.back();
-    if (b.shape[b.shape.size() - 2] != K || c.shape[c.shape.size() - 2] != M || c.shape.back() != N)
-      invalid_plan(op_where(mm) + ": matmul shapes do not agree");
-    const std::vector<uint64_t> cb(c.shape.begin(), c.shape.end() - 2);
-    const std::vector<uint64_t> ab(a.shape.begin(), a.shape.end() - 2);
-    const std::vector<uint64_t> bb(b.shape.begin(), b.shape.end() - 2);
-    const uint64_t batches = product(cb);
-    check_count(std::max({product(a.shape), product(b.shape), product(c.shape)}), "element count");
-    // The tile edge: the largest of 16, 8, 4, 2, 1 whose TS x TS workgroup and two TS x TS
-    // tiles fit the device's limits.
-    const uint64_t esize = t == "double" ? 8 : 4;
-    uint32_t ts = 16;
-    while (ts > 1 &&
-           (ts * ts > sb_.device.wg_invocations || ts > sb_.device.wg_size[0] ||
-            ts > sb_.device.wg_size[1] || 2ull * ts * ts * esize > sb_.device.shared_bytes))
-      ts /= 2;
-    if (2ull * ts * ts * esize > sb_.device.shared_bytes)
-      decline(op_where(mm) + ": the device has no shared memory for matmul tiles");
-    const uint64_t gx = (N + ts - 1) / ts, gy = (M + ts - 1) / ts;
-    if (gx > kMaxGroups || gy > kMaxGroups || batches > kMaxGroups)
-      decline(op_where(mm) + ": more than 65535 workgroups along one axis");
-    buffer(a.name), buffer(b.name);  // their bindings
-    if (is_narrow_float(c.dtype)) sb_.use_narrow_helpers();
-    std::ostringstream pre;
-    pre << "shared " << t << " tile_a[" << ts << "][" << ts << "];\nshared " << t << " tile_b["
-        << ts << "][" << ts << "];\n";
-    // f32 (and the narrow floats in it): once a tile holds a subnormal, the workgroup's products
-    // and sums are exact_f32.glsl's, so a device that flushes it neither drops it nor makes
-    // NaN of it times inf.
-    const bool f32 = t == "float";
-    if (f32) pre << "shared uint tile_sub;\n";
-    std::ostringstream m;
-    m << "void main() {\n  const uint TS = " << u(ts) << ", M = " << u(M) << ", N = " << u(N)
-      << ", K = " << u(K) << ";\n"
-      << "  const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;\n"
-      << "  const uint col = gl_WorkGroupID.x * TS + lx, row = gl_WorkGroupID.y * TS + ly;\n"
-      << "  const uint batch = gl_WorkGroupID.z;\n"
-      << "  const uint a_off = " << broadcast_index(ab, cb, "batch") << " * (M * K);\n"
-      << "  const uint b_off = " << broadcast_index(bb, cb, "batch") << " * (K * N);\n"
-      << "  " << t << " acc = " << t << "(0);\n";
-    if (f32) m << "  if (lx == 0u && ly == 0u) tile_sub = 0u;\n  barrier();\n";
-    m << "  for (uint k0 = 0u; k0 < K; k0 += TS) {\n"
-      << "    tile_a[ly][lx] = (row < M && k0 + lx < K) ? "
-      << sb_.load(a.name, "a_off + row * K + k0 + lx") << " : " << t << "(0);\n"
-      << "    tile_b[ly][lx] = (k0 + ly < K && col < N) ? "
-      << sb_.load(b.name, "b_off + (k0 + ly) * N + col") << " : " << t << "(0);\n";
-    if (f32)
-      m << "    if (oi_subnormal(floatBitsToUint(tile_a[ly][lx])) || "
-           "oi_subnormal(floatBitsToUint(tile_b[ly][lx]))) atomicOr(tile_sub, 1u);\n";
-    m << "    barrier();\n"
-      << "    const uint kn = min(TS, K - k0);  // never into the padding\n";
-    if (f32)
-      m << "    if (tile_sub != 0u)\n"
-        << "      for (uint k = 0u; k < kn; ++k) acc = oi_add(acc, oi_mul(tile_a[ly][k], "
-           "tile_b[k][lx]));\n    else\n  ";
-    m << "    for (uint k = 0u; k < kn; ++k) acc += tile_a[ly][k] * tile_b[k][lx];\n"
-      << "    barrier();\n  }\n"
-      << "  if (row >= M || col >= N) return;\n"
-      << "  const uint i = batch * (M * N) + row * N + col;\n";
-    result_in(mm.output, rounded_result(mm.output, "acc"));
-    emit_ops(1, "i");
-    emit_stores("i");
-    KernelShader ks;
-    ks.glsl = header("matmul") + "layout(local_size_x = " + std::to_string(ts) +
-              ", local_size_y = " + std::to_string(ts) + ") in;\n" + declarations() + pre.str() +
-              m.str() + body_.str() + "}\n";
-    ks.local_size = {ts, ts, 1};
-    ks.workgroups = {gx, gy, batches};
-    ks.bindings = sb_.bindings;
-    ks.float64 = sb_.uses_float64();
-    return ks;
-  }
-
-  KernelShader write_reduction() {
-    const OpIn& op = kernel_.ops.front();
-    check_settings(op, {"axes", "keepdims"});
-    if (op.inputs.size() != 1) invalid_plan(op_where(op) + ": a reduction takes one input");
-    const ValueIn& in = plan_.value(op.inputs[0]);
-    const std::string t = ctype(op.output);  // narrow floats in f32, rounded once at the end
-    if (in.dtype != plan_.value(op.output).dtype)
-      decline(op_where(op) + ": mixed dtypes are not supported");
-    if (t == "bool") decline(op_where(op) + " on bool is not supported");
-    // ops.md's integer mean is of the exact sum: the Vulkan backend's reduce.comp has it.
-    if (op.op == "mean_axis" && !is_float_type(t))
-      decline(op_where(op) + " on integers is not supported");
-    if (is_narrow_float(in.dtype)) sb_.use_narrow_helpers();
-    const size_t rank = in.shape.size();
-    std::vector<bool> reduced(rank, false);
-    if (const json::value* axes = setting(op, "axes")) {
-      if (!axes->is_array()) invalid_plan(op_where(op) + ": axes must be a list of integers");
-      for (const json::value& ax : axes->as_array()) {
-        if (!ax.is_int64()) invalid_plan(op_where(op) + ": axes must be a list of integers");
-        int64_t x = ax.as_int64();
-        if (x < 0) x += static_cast<int64_t>(rank);
-        if (x < 0 || x >= static_cast<int64_t>(rank))
-          invalid_plan(op_where(op) + ": axis out of range");
-        reduced[static_cast<size_t>(x)] = true;
-      }
-    } else {
-      reduced.assign(rank, true);
-    }
-    std::vector<uint64_t> kept_size, kept_stride, red_size, red_stride;
-    for (size_t d = 0; d < rank; ++d) {
-      (reduced[d] ? red_size : kept_size).push_back(in.shape[d]);
-      (reduced[d] ? red_stride : kept_stride).push_back(product(in.shape, d + 1));
-    }
-    const uint64_t R = product(red_size);
-    check_count(product(in.shape), "element count");
-    auto decompose = [](const std::vector<uint64_t>& size, const std::vector<uint64_t>& stride,
-                        const std::string& var) {
-      std::string e;
-      for (size_t j = 0; j < size.size(); ++j) {
-        if (size[j] == 1) continue;
-        const uint64_t inner = [&] {
-          uint64_t p = 1;
-          for (size_t q = j + 1; q < size.size(); ++q) p *= size[q];
-          return p;
-        }();
-        e += (e.empty() ? "" : " + ") + std::string("((") + var + " / " + u(inner) + ") % " +
-             u(size[j]) + ") * " + u(stride[j]);
-      }
-      return e.empty() ? std::string("0u") : e;
-    };
-    const std::string& o = op.op;
-    const bool f = is_float_type(t);
-    if ((o == "max_axis" || o == "min_axis") && R == 0)
-      invalid_plan(op_where(op) + ": max/min over an empty axis");
-    buffer(in.name);  // its binding
-    body_ << "    const uint base = " << decompose(kept_size, kept_stride, "i") << ";\n";
-    const std::string elem = sb_.load(in.name, "base + " + decompose(red_size, red_stride, "r"));
-    std::string init = o == "prod_axis" ? t + "(1)" : t + "(0)";
-    uint64_t first = 0;
-    if (o == "max_axis" || o == "min_axis") {
-      body_ << "    " << t << " acc;\n    { const uint r = 0u; acc = " << elem << "; }\n";
-      first = 1;
-    } else {
-      body_ << "    " << t << " acc = " << init << ";\n";
-    }
-    std::string combine;
-    const bool f32 = t == "float";  // exact where the device flushes (exact_f32.glsl)
-    if (o == "sum_axis" || o == "mean_axis") combine = f32 ? "oi_add(acc, x)" : "acc + x";
-    if (o == "prod_axis") combine = f32 ? "oi_mul(acc, x)" : "acc * x";
-    if (o == "max_axis") combine = f ? "oi_max(acc, x)" : "max(acc, x)";
-    if (o == "min_axis") combine = f ? "oi_min(acc, x)" : "min(acc, x)";
-    if (R > first)  // an empty axis has no loop: glslc -O crashes on one that never runs
-      body_ << "    for (uint r = " << u(first) << "; r < " << u(R) << "; ++r) { " << t
-            << " x = " << elem << "; acc = " << combine << "; }\n";
-    if ((o == "sum_axis" || o == "mean_axis") && f) {
-      // A sum that starts at +0.0 is never -0.0; a compiler that folds 0.0 + x into x (no
-      // signed-zero guarantee) would give -0.0 for a slice of -0.0: cleared on the bits.
-      if (t == "double")
-        body_ << "    { const uvec2 w = unpackDouble2x32(acc); if (((w.y & 0x7fffffffu) | w.x) == "
-                 "0u) "
-                 "acc = packDouble2x32(uvec2(0u)); }\n";
-      else
-        body_ << "    if ((floatBitsToUint(acc) & 0x7fffffffu) == 0u) acc = uintBitsToFloat(0u);\n";
-    }
-    if (o == "mean_axis") {
-      if (R == 0)
-        body_ << "    acc = " << (f ? t + "(uintBitsToFloat(0x7fc00000u))" : t + "(0)") << ";\n";
-      else if (f32)  // exactly rounded (div_f32.glsl), not GLSL's a * rcp(b)
-        body_ << "    acc = oi_div(acc, float(" << u(R) << "));\n";
-      else if (f)
-        body_ << "    acc = acc / " << t << "(" << u(R) << ");\n";
-      else
-        body_ << "    acc = acc / " << t << "(" << R << ");\n";
-    }
-    result_in(op.output, rounded_result(op.output, "acc"));
-    if (plan_.value(op.output).shape != kernel_.shape)
-      invalid_plan(op_where(op) + ": the reduction's output does not have the kernel's shape");
-    emit_ops(1, "i");
-    emit_stores("i");
-    return finish_grid("reduction");
   }
 
   const PlanIn& plan_;

@@ -1,8 +1,8 @@
-// One `#version 450` compute shader per plan kernel: fused elementwise chains (numpy
-// broadcasting), matmul through shared-memory tiles, reductions over axes, each with its
-// elementwise epilogue (here). Sizes are baked in as constants: the plan's shapes are static.
-// Single ops (and arg reductions) have no writer here: they run the Vulkan backend's shaders
-// (vulkan_kernels.hpp).
+// One `#version 450` compute shader per fused elementwise chain (numpy broadcasting; a chain of
+// the plan's, or the elementwise epilogue of a matmul or reduction, whose head runs the Vulkan
+// backend's shader: output_writer.cpp's write_kernel). Sizes are baked in as constants: the
+// plan's shapes are static. Every other op has no writer here: it runs the Vulkan backend's
+// shaders (vulkan_kernels.hpp).
 #pragma once
 
 #include <array>
@@ -96,6 +96,10 @@ struct KernelShader {
   std::array<uint64_t, 3> workgroups{0, 0, 0};  // 0 in any: nothing to dispatch
   std::vector<Binding> bindings;
   bool float64 = false;  // uses f64 arithmetic: the device must enable shaderFloat64
+  // A matmul or reduction kernel's elementwise epilogue (at most one): an own fused chain that
+  // runs after the head's recorded dispatches, reading the head's result from memory; the
+  // manifest makes it a kernel of its own, dispatched right after this one.
+  std::vector<KernelShader> epilogue;
 };
 
 // Throws UNIMPLEMENTED naming the op, dtype or setting it cannot express.

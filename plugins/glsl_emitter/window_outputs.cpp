@@ -22,10 +22,16 @@ std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
   return std::nullopt;
 }
 
-// The shape an elementwise op alone in kernel `k` computes: its inputs' broadcast shape.
-std::optional<std::vector<uint64_t>> result_shape(const PlanIn& plan, const KernelIn& k,
-                                                  const OpIn& op) {
-  if (k.kind != "elementwise" || k.ops.size() != 1 || op.inputs.empty()) return std::nullopt;
+}  // namespace
+
+std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
+                                                     const OpIn& op, size_t entry_rank) {
+  if (k.ops.size() != 1) return std::nullopt;
+  if (k.kind != "elementwise") {
+    if (k.shape.size() <= entry_rank) return std::nullopt;
+    return k.shape;
+  }
+  if (op.inputs.empty()) return std::nullopt;
   std::vector<uint64_t> out;
   for (const std::string& in : op.inputs) {
     const ValueRef r = parse_ref(in);
@@ -44,8 +50,6 @@ std::optional<std::vector<uint64_t>> result_shape(const PlanIn& plan, const Kern
   }
   return out;
 }
-
-}  // namespace
 
 std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term) {
   const size_t dots = term.find("..");
@@ -81,6 +85,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         terms.push_back(table.bound[t] ? "0.." + std::to_string(table.bound[t]) : "0..");
       std::vector<uint64_t> shape;
       std::string runtime;  // a window term whose length is known only at run time
+      bool ones = false;    // ... and the result broadcasts to it (length 1 along its axes)
       for (const std::string& t : terms) {
         if (t.find("..") == std::string::npos) continue;
         const std::optional<int64_t> n = window_length(plan, t);
@@ -93,10 +98,12 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         shape.push_back(static_cast<uint64_t>(*n));
       }
       if (!runtime.empty()) {
-        // An elementwise op alone in its kernel writes its inputs' broadcast shape: where that
-        // gives every window axis (the entry's shape after them), the lengths are static after
-        // all, and the copy checks the window's at run time (the simulator's shape error).
-        const std::optional<std::vector<uint64_t>> b = result_shape(plan, k, op);
+        // An op alone in its kernel writes a static shape (an elementwise one its inputs'
+        // broadcast shape, another its result's): where that gives every window axis (the
+        // entry's shape after them), the lengths are static after all, and the copy checks the
+        // window's at run time (the simulator's shape error).
+        const std::optional<std::vector<uint64_t>> b =
+            op_result_shape(plan, k, op, table.shape.size());
         const size_t lead = shape.size();
         if (!b || b->size() != lead + table.shape.size() ||
             !std::equal(table.shape.begin(), table.shape.end(), b->begin() + lead))
@@ -104,22 +111,37 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                                                "', a window whose length '" + runtime +
                                                "' is known only at run time");
         for (size_t a = 0; a < lead; ++a) shape[a] = (*b)[a];
+        // A result of length 1 along every window axis broadcasts to the window, whatever its
+        // length (dsl.md): the copy repeats it over the entries. One along some window axes
+        // only is not covered.
+        ones = std::all_of(shape.begin(), shape.end(), [](uint64_t n) { return n == 1; });
+        if (!ones && std::find(shape.begin(), shape.end(), uint64_t{1}) != shape.end())
+          glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
+                                               "', a window whose length '" + runtime +
+                                               "' is known only at run time, which the op's "
+                                               "result spans along some of its axes only");
       }
       // dsl.md: an op's result that broadcasts to the window (the shape of a kernel of one
-      // backend op, a trailing part of the window's shape; an elementwise kernel's shape is
-      // an entry's, not its result's) is computed in its own shape and spread over the
-      // window: the scratch value holds the result, the copy repeats it (`softmax(x, axis=0) >>
-      // K[0..2]`).
+      // backend op: its result's; its window axes a trailing part of the window's, after axes of
+      // length 1, fewer or the same; an elementwise kernel's shape is an entry's, not its
+      // result's) is computed in its own shape and spread over the window: the scratch value
+      // holds the result, the copy repeats it (`softmax(x, axis=0) >> K[0..2]`, `slice(x,
+      // starts=[1], ends=[2], axes=[0]) >> S[0..2]` with x: f32[2, 3]).
       std::vector<uint64_t> full = shape;
       full.insert(full.end(), table.shape.begin(), table.shape.end());
-      const bool spread = runtime.empty() && k.ops.size() == 1 && k.kind == "op" &&
-                          !k.shape.empty() && k.shape.size() >= table.shape.size() &&
-                          k.shape.size() < full.size() &&
-                          std::equal(k.shape.begin(), k.shape.end(),
-                                     full.end() - static_cast<std::ptrdiff_t>(k.shape.size()));
-      if (spread)
-        shape.assign(k.shape.begin(),
-                     k.shape.end() - static_cast<std::ptrdiff_t>(table.shape.size()));
+      const size_t er = table.shape.size();
+      bool spread = runtime.empty() && k.ops.size() == 1 && k.kind != "elementwise" &&
+                    !k.shape.empty() && k.shape.size() >= er && k.shape.size() <= full.size() &&
+                    k.shape != full &&
+                    std::equal(table.shape.begin(), table.shape.end(), k.shape.end() - er);
+      if (spread) {
+        const size_t kl = k.shape.size() - er;  // the result's window axes
+        size_t j = 0;
+        while (j < kl && k.shape[j] == 1) ++j;
+        spread = std::equal(k.shape.begin() + static_cast<std::ptrdiff_t>(j), k.shape.end() - er,
+                            shape.end() - static_cast<std::ptrdiff_t>(kl - j));
+      }
+      if (spread) shape.assign(k.shape.begin(), k.shape.end() - static_cast<std::ptrdiff_t>(er));
       uint64_t count = 1;
       for (uint64_t n : shape) count *= n;
       ValueIn s;
@@ -134,7 +156,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                      {"from", s.name},
                      {"to", table.name},
                      {"to_entry", json::array(terms.begin(), terms.end())}};
-      if (spread) c["repeat"] = true;
+      if (spread || ones) c["repeat"] = true;
       if (!op.output_at.empty()) c["at"] = op.output_at;
       copies[k.id].push_back(std::move(c));
       if (k.ops.size() == 1) k.shape = s.shape;

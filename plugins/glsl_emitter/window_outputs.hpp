@@ -19,6 +19,13 @@ namespace oi::glsl {
 // or integer both sides), else nullopt.
 std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term);
 
+// The shape the op alone in kernel `k` computes where it is static: an elementwise op's inputs'
+// broadcast shape (whole values and table entries); another op's the kernel's, where the planner
+// gave the kernel the op's result shape (more axes than `entry_rank`, the rank of an entry of
+// the table it writes). Else nullopt.
+std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
+                                                     const OpIn& op, size_t entry_rank);
+
 // Rewrites such outputs of `plan`'s kernels to scratch values (added to plan.values, storage
 // "scratch") and returns, per kernel id, the copy steps of the manifest to run after it.
 // Refuses (glsl_gap) a window whose length is known only at run time.

@@ -58,29 +58,33 @@ def auto_dim_reset(step):
 
 
 def loop_settings(step):
-    """loop_settings.oi: sums over j in 0..2, i in j..3 of fill(i), fill(j), -fill(i) and
-    relu(x, alpha=i), accumulated over the steps (te wraps at 256, tp at i4's -8..7)."""
+    """loop_settings.oi: sums over j in 0..2, i in j..3 of fill(i), fill(j), -fill(i),
+    relu(x, alpha=i) and relu(-sum(x), alpha=i), accumulated over the steps (te wraps at 256, tp
+    at i4's -8..7)."""
     pairs = [(i, j) for j in range(2) for i in range(j, 3)]
     x = [1.0, -2.0, 3.0]
     n = step + 1
     si, sj = sum(i for i, _ in pairs), sum(j for _, j in pairs)
     return {"te": [wrap(n * si, 8, False)] * 3, "th": [float(n * sj)] * 3,
             "tp": [wrap(-n * si, 4, True)] * 3,
-            "ts": [n * sum(v if v >= 0 else i * v for i, _ in pairs) for v in x]}
+            "ts": [n * sum(v if v >= 0 else i * v for i, _ in pairs) for v in x],
+            "tr": [n * sum(-sum(x) if -sum(x) >= 0 else i * -sum(x) for i, _ in pairs)]}
 
 
 WINDOW_X = [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]
 
 
 def window_outputs(step):
-    """window_outputs.oi: A[] = 2x - x = x; F[l, pos..pos+2] = x + A[l] at pos = 1, 3."""
+    """window_outputs.oi: A[] = 2x - x = x; B[] = x's second row twice; F[l, pos..pos+2] =
+    x + A[l] at pos = 1, 3."""
     f = [[[0.0] * 3 for _ in range(6)] for _ in range(2)]
     for s in range(step + 1):
         x, pos = WINDOW_X[s], 1 + 2 * s
         for l in range(2):
             for r in range(2):
                 f[l][pos + r] = [float(x[r][c] + x[l][c]) for c in range(3)]
-    return {"A": [[float(v) for v in row] for row in WINDOW_X[step]], "F": f}
+    return {"A": [[float(v) for v in row] for row in WINDOW_X[step]], "F": f,
+            "B": [[float(v) for v in WINDOW_X[step][1]]] * 2}
 
 
 AUTO_X = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [-3.0, 2.0, 0.25]]
@@ -122,11 +126,16 @@ RUNTIME_X = [[[1, 2, 3], [4, 5, 6]], [[-1, 0.5, 2], [7, 8, 9]], [[3, 3, 3], [-4,
 
 
 def window_runtime(step):
-    """window_runtime.oi: rows 2s and 2s+1 of K hold 2x and of F x * x at step s; F keeps its
-    @fixed 6 rows (unwritten ones zero)."""
-    k = [[2.0 * v for v in row] for s in range(step + 1) for row in RUNTIME_X[s]]
-    f = [[float(v * v) for v in row] for s in range(step + 1) for row in RUNTIME_X[s]]
-    return {"K": k, "F": f + [[0.0] * 3] * (6 - len(f))}
+    """window_runtime.oi: rows 2s and 2s+1 of K hold 2x, of G x twice over, of R the row's
+    largest value, of S both x's second row and of F x * x at step s; F keeps its @fixed 6 rows
+    (unwritten ones zero)."""
+    rows = [row for s in range(step + 1) for row in RUNTIME_X[s]]
+    k = [[2.0 * v for v in row] for row in rows]
+    g = [[float(v) for v in list(row) + list(row)] for row in rows]
+    r = [[float(max(row))] for row in rows]
+    f = [[float(v * v) for v in row] for row in rows]
+    sl = [[float(v) for v in RUNTIME_X[s][1]] for s in range(step + 1) for _ in range(2)]
+    return {"K": k, "F": f + [[0.0] * 3] * (6 - len(f)), "G": g, "R": r, "S": sl}
 
 
 def loop_runtime(step):

@@ -18,6 +18,13 @@
    listed gaps, each named in docs/synth.md; op writers that leave a case to the C kernel library
    throw LibraryInstead, which the one dispatch point catches. No other throw reaches the ABI as
    OI_STATUS_UNIMPLEMENTED.
+5. The GLSL emitter's own writers (GLSL_OWN_WRITERS) write fused elementwise chains only
+   (check_glsl_own_writers, issue #18): every other op runs the Vulkan backend's shader for it.
+   The elementwise family is the planner's (core/src/synth/build_schedule.cpp's classify): the
+   ops of core/data/op_catalog.json other than matmul, the reductions and those with an
+   `output_shape` rule. No word of a string literal in those files names an op outside it (no
+   dispatch on such an op, no message or list naming one), and no function is named write_X
+   for such an op or kind (write_matmul, write_reduction).
 
 Out of scope, because they are other languages that cannot include a C++ header: the C kernel
 library shipped with generated programs (plugins/c_kernels), the GLSL shaders, the generated
@@ -26,6 +33,7 @@ writes (string literals). Every failure names the file and line.
 
 Usage: check_plugin_structure.py [REPO_ROOT]   (default: two levels above this script)
 """
+import json
 import pathlib
 import re
 import sys
@@ -237,11 +245,11 @@ GLSL_OPEN_GAPS = {
                                    "at run time or over 256, which the Vulkan backend's kernel "
                                    "does not take as a params word",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
-                        "run-time length",
+                        "run-time length the result of an elementwise op alone does not give",
     "auto-dim-copy": "an @auto_dim copy with table entries where neither side's shape is "
                      "static",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
-                            "the length not given by an elementwise op's result",
+                            "the length not given by the result of an op alone in its kernel",
     "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
                      "gather's check and rope's table, an internal or table output in place)",
     "no-vulkan-kernels": "the emitter built without the Vulkan backend's kernels",
@@ -292,6 +300,77 @@ def check_glsl_refusals(problems):
             problems.append(f"docs/synth-glsl.md: the open gap `{key}` is not listed")
 
 
+def catalog_ops():
+    """The op catalog's ops: (every name, the elementwise family as the planner classifies)."""
+    ops = json.loads((ROOT / "core" / "data" / "op_catalog.json").read_text())["ops"]
+    family = {n for n, o in ops.items()
+              if n != "matmul" and o.get("category") != "reduction" and "output_shape" not in o}
+    return set(ops), family
+
+
+def string_literals(text):
+    """(line number, content) of the string literals of C++ text (raw strings too), comments
+    left out."""
+    out, i, line, n = [], 0, 1, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            i += 1
+        elif text.startswith("//", i):
+            i = text.find("\n", i) if text.find("\n", i) >= 0 else n
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            line += text.count("\n", i, end)
+            i = end
+        elif text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            paren = text.find("(", i)
+            delim = ")" + text[i + 2:paren] + '"'
+            end = text.find(delim, paren)
+            end = n if end < 0 else end
+            out.append((line, text[paren + 1:end]))
+            line += text.count("\n", i, end)
+            i = end + len(delim)
+        elif c == "'" and i + 2 < n:  # a character literal
+            j = i + 1
+            while j < n and text[j] != "'":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"' and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append((line, text[i + 1:j]))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def check_glsl_own_writers(problems):
+    names, family = catalog_ops()
+    others = names - family
+    kinds = others | {"reduction", "movement", "normalization", "single", "op"}
+    for name in sorted(GLSL_OWN_WRITERS | {"shader_writer.hpp", "ops.hpp", "shader_common.hpp"}):
+        p = GLSL_EMITTER / name
+        text = p.read_text(errors="replace")
+        for n, lit in string_literals(text):
+            for word in sorted(set(re.findall(r"[a-z][a-z0-9_]*", lit)) & others):
+                problems.append(f"{rel(p)}:{n}: the own writers name op '{word}' in \"{lit[:60]}\", "
+                                "which is not elementwise: it runs the Vulkan backend's shader "
+                                "(output_writer.cpp's write_kernel), the own writers write fused "
+                                "elementwise chains only")
+        for n, line in code_lines(text):
+            for m in re.finditer(r"\bwrite_([a-z0-9_]+)\s*\(", line):
+                if m.group(1) in kinds:
+                    problems.append(f"{rel(p)}:{n}: an own writer for '{m.group(1)}' "
+                                    f"(write_{m.group(1)}): the own writers write fused "
+                                    "elementwise chains only; the op runs the Vulkan backend's "
+                                    "shader")
+    return len(others)
+
+
 def main():
     problems = []
     check_cmake(problems)
@@ -299,6 +378,7 @@ def main():
     check_shared(problems)
     c_gaps = check_c_refusals(problems)
     check_glsl_refusals(problems)
+    others = check_glsl_own_writers(problems)
     for p in problems:
         print(p)
     if problems:
@@ -307,7 +387,8 @@ def main():
     print("plugin structure ok: no plugin links openinfer_core or includes a core header; "
           f"{sum(len(f) for f in SHARED_FUNCTIONS.values())} shared functions defined once "
           f"under plugin_api/; the C emitter refuses only through refuse_device_limit, "
-          f"invalid_plan and {c_gaps} listed gaps")
+          f"invalid_plan and {c_gaps} listed gaps; the GLSL emitter's own writers name none of "
+          f"the {others} ops outside the elementwise family")
     return 0
 
 

@@ -2016,6 +2016,8 @@ class Runner {
     // "repeat": an op's result spread over the window it writes (dsl.md), the value again and
     // again over the entries.
     const json::value* rep = s.if_contains("repeat");
+    if (rep && rep->is_bool() && rep->as_bool() && to.table() && room == 0)
+      return;  // broadcast to a window of no entries: nothing to store
     const bool repeat = rep && rep->is_bool() && rep->as_bool() && !from.table() && to.table() &&
                         piece && got && got < room && room % got == 0 && got % piece == 0;
     if (repeat) {  // the value's pieces, then again for each further copy
