@@ -142,6 +142,18 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                             shape.end() - static_cast<std::ptrdiff_t>(kl - j));
       }
       if (spread) shape.assign(k.shape.begin(), k.shape.end() - static_cast<std::ptrdiff_t>(er));
+      // A result no larger than an entry that broadcasts to the window (`softmax(x, axis=0) >>
+      // S[]` with x: f32[D] and S's entries [2, D]: its axes, after any of length 1, a trailing
+      // part of an entry's) is spread element by element: the copy repeats its bytes.
+      bool part = false;
+      if (!spread && runtime.empty() && k.ops.size() == 1 && k.kind != "elementwise" &&
+          k.shape != full && table.elements && table.entry_bytes % table.elements == 0) {
+        size_t j = 0;
+        while (j < k.shape.size() && k.shape[j] == 1) ++j;
+        const size_t n = k.shape.size() - j;
+        part = n <= er && std::equal(k.shape.begin() + static_cast<std::ptrdiff_t>(j),
+                                     k.shape.end(), full.end() - static_cast<std::ptrdiff_t>(n));
+      }
       uint64_t count = 1;
       for (uint64_t n : shape) count *= n;
       ValueIn s;
@@ -149,9 +161,11 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
       s.storage = "scratch";
       s.dtype = table.dtype;
       shape.insert(shape.end(), table.shape.begin(), table.shape.end());
-      s.shape = shape;
-      for (uint64_t d : shape) s.elements *= d;
-      s.bytes = count * table.entry_bytes;
+      s.shape = part ? k.shape : shape;
+      for (uint64_t d : s.shape) s.elements *= d;
+      s.bytes =
+          part ? s.elements * (table.entry_bytes / table.elements) : count * table.entry_bytes;
+      spread = spread || part;
       json::object c{{"op", "copy"},
                      {"from", s.name},
                      {"to", table.name},

@@ -121,7 +121,8 @@ class Scheduler {
   // (spread over the access when that is larger, as the simulator does: dsl.md), where every
   // input is a whole value of a shape known here and every setting a literal.
   std::optional<Dims> table_result_shape(const Node& n) const {
-    if (n.output.slots.empty()) return std::nullopt;
+    if (n.output.slots.empty() && !n.output.has_brackets)
+      return std::nullopt;  // `B[]`: every entry
     const PlanValue* out = c_.value(n.output.name);
     const OpSchema* op = c_.catalog.find(n.op);
     if (!out || !op || out->indices.empty() || !out->auto_dim.empty()) return std::nullopt;

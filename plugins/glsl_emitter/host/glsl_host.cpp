@@ -2010,7 +2010,7 @@ class Runner {
         regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite, &to_lead);
     std::vector<int64_t> src =
         regions(from, s.if_contains("from_entry"), indices, where, Use::kRead, &lead);
-    const uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
+    uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
     const uint64_t got = from.table() ? src.size() * piece : from.bytes;
     const uint64_t room = to.table() ? dst.size() * to.bytes : to.bytes;
     // "repeat": an op's result spread over the window it writes (dsl.md), the value again and
@@ -2019,8 +2019,10 @@ class Runner {
     if (rep && rep->is_bool() && rep->as_bool() && to.table() && room == 0)
       return;  // broadcast to a window of no entries: nothing to store
     const bool repeat = rep && rep->is_bool() && rep->as_bool() && !from.table() && to.table() &&
-                        piece && got && got < room && room % got == 0 && got % piece == 0;
-    if (repeat) {  // the value's pieces, then again for each further copy
+                        piece && got && got < room && room % got == 0 &&
+                        (got % piece == 0 || piece % got == 0);
+    if (repeat) {                    // the value's pieces, then again for each further copy
+      piece = std::min(piece, got);  // a value smaller than an entry: repeated within each
       const int64_t base = src.at(0);
       src.clear();
       for (uint64_t r = 0; r < room / got; ++r)
