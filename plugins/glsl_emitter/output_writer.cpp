@@ -683,10 +683,8 @@ json::object value_json(const ValueIn& v) {
 KernelShader write_kernel(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel) {
   const char* only = std::getenv("OPENINFER_GLSL_OWN_WRITERS_ONLY");
   const bool own_only = only && std::string(only) == "1";
-  if (kernel.kind == "op" && !own_only && have_vulkan_kernels())
-    return record_kernel(plan, device, kernel);
-  if (split_head(kernel) && !own_only && have_vulkan_kernels())
-    return write_head_kernel(plan, device, kernel);
+  if (kernel.kind == "op" && !own_only) return record_kernel(plan, device, kernel);
+  if (split_head(kernel) && !own_only) return write_head_kernel(plan, device, kernel);
   std::string declined;
   try {
     return write_kernel_shader(plan, device, kernel);
@@ -695,10 +693,6 @@ KernelShader write_kernel(const PlanIn& plan, const DeviceIn& device, const Kern
     declined = own.what();
     if (declined.rfind("glsl emitter: ", 0) == 0) declined = declined.substr(14);
   }
-  if (!have_vulkan_kernels())
-    glsl_gap("no-vulkan-kernels", declined +
-                                      "; the emitter was built without the Vulkan "
-                                      "backend's kernels");
   try {
     return record_kernel(plan, device, kernel);
   } catch (const abi::StatusError&) {

@@ -409,10 +409,6 @@ class KernelRecorder {
 
 }  // namespace
 
-bool have_vulkan_kernels() {
-  return !vulkan::kernel_list().empty();
-}
-
 KernelShader record_kernel(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel) {
   return KernelRecorder(plan, device, kernel).record();
 }

@@ -10,9 +10,6 @@
 
 namespace oi::glsl {
 
-// Whether this build has the backend's kernels (the Vulkan plugin's sources were configured).
-bool have_vulkan_kernels();
-
 // Throws UNIMPLEMENTED naming the op and why (no kernel for its dtypes and mode, a device
 // limit naming the device key, a kernel that needs host work at run time).
 KernelShader record_kernel(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel);

@@ -252,7 +252,6 @@ GLSL_OPEN_GAPS = {
                             "the length not given by the result of an op alone in its kernel",
     "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
                      "gather's check and rope's table, an internal or table output in place)",
-    "no-vulkan-kernels": "the emitter built without the Vulkan backend's kernels",
 }
 GLSL_EMITTER = ROOT / "plugins" / "glsl_emitter"
 GLSL_OWN_WRITERS = {"shader_writer.cpp", "ops_math.cpp", "ops.cpp", "shader_common.cpp"}
