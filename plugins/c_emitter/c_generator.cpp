@@ -937,7 +937,7 @@ class Generator : public KernelEnv {
     const AccessText a = parse_access(text);
     const Value& t = value(a.name);
     const std::string stop = entry ? "goto done;" : "return;";
-    if (reset_is_window(a, t.indices.size()))
+    if (resets_a_window(a, t.indices.size()))
       return table_reset_window(table_decl(t), a, reset_context(at, indent, stop));
     std::ostringstream c;
     c << indent << "{ /* cache.reset " << text << " */\n"
@@ -1026,7 +1026,7 @@ class Generator : public KernelEnv {
     const AutoDimDecl& m = autodims_.at(a.name);
     const std::string stop = entry ? "goto done;" : "return;", A = "s->a_" + a.name;
     std::ostringstream c;
-    if (reset_is_window(a, m.table_indices.size()))
+    if (resets_a_window(a, m.table_indices.size()))
       return auto_reset_window(m, a, auto_count_c(m, "s"), reset_context(at, indent, stop));
     if (m.growable()) return auto_reset_growable(m, a, at, indent, stop);
     c << indent << "{ /* cache.reset " << text << " */\n"

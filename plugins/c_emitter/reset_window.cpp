@@ -2,22 +2,21 @@
 #include "reset_window.hpp"
 
 #include <sstream>
+#include <vector>
+
+#include "openinfer/reset_window.hpp"
 
 namespace oi::c_emitter {
 
-bool reset_is_window(const AccessText& access, size_t table_rank) {
-  bool whole_axis = false;
+bool resets_a_window(const AccessText& access, size_t table_rank) {
+  std::vector<geometry::ResetSlot> slots;
   for (size_t k = 0; k < access.slots.size() && k < table_rank; ++k) {
     const SlotText& slot = access.slots[k];
-    if (!slot.range) {
-      if (whole_axis) return true;
-    } else if (slot.start || slot.end) {
-      return true;
-    } else {
-      whole_axis = true;
-    }
+    slots.push_back(!slot.range              ? geometry::ResetSlot::Index
+                    : slot.start || slot.end ? geometry::ResetSlot::Bounded
+                                             : geometry::ResetSlot::WholeAxis);
   }
-  return false;
+  return geometry::reset_is_window(slots);
 }
 
 namespace {

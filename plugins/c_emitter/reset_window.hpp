@@ -15,7 +15,7 @@ namespace oi::c_emitter {
 // Whether the access is a window: among the first `table_rank` slots, a slice with a start or
 // an end, or a whole axis before a single index. Otherwise the leading single indices choose
 // what is reset (`K`, `K[l]`, `K[l, t]`).
-bool reset_is_window(const AccessText& access, size_t table_rank);
+bool resets_a_window(const AccessText& access, size_t table_rank);
 
 // What the reset code needs of the generator: the C of an index name, the source position
 // for messages ("g.oi:12:3"), the program's name (NAME_ERR_RUN), the statement that ends the

@@ -561,7 +561,7 @@ class ManifestWriter {
         full_barrier(out);
         access(out, {}, {r.name});
         json::object reset{{"op", "reset"}, {"value", r.name}};
-        if (reset_is_window(r.index, v.auto_table.size())) {
+        if (resets_a_window(r.index, v.auto_table.size())) {
           // a window of @table keys (dsl.md): the matrices the same access reads
           json::array keys;
           for (size_t i = 0; i < v.auto_table.size(); ++i)
@@ -583,7 +583,7 @@ class ManifestWriter {
         // A window (dsl.md) empties exactly the entries the same access reads, checked as a
         // read is (the host's reset_window); leading single indices choose every entry under
         // them, as before.
-        window = reset_is_window(terms, v.indices.size());
+        window = resets_a_window(terms, v.indices.size());
         for (size_t i = terms.size(); i < v.indices.size(); ++i)
           terms.push_back(v.bound[i] ? "0.." + std::to_string(v.bound[i]) : "0..");
       }

@@ -7,23 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "openinfer/reset_window.hpp"
+
 namespace oi::glsl {
 
 // Whether the index terms (plan_input's parse_ref: an empty slot is "..") are a window: among
 // the first `table_rank`, a slice with a start or an end, or a whole axis ("..") before a single
 // index. Otherwise the leading single indices choose what is reset (`K`, `K[l]`, `K[l, t]`).
-inline bool reset_is_window(const std::vector<std::string>& terms, size_t table_rank) {
-  bool whole_axis = false;
-  for (size_t k = 0; k < terms.size() && k < table_rank; ++k) {
-    if (terms[k].find("..") == std::string::npos) {
-      if (whole_axis) return true;
-    } else if (terms[k] != "..") {
-      return true;
-    } else {
-      whole_axis = true;
-    }
-  }
-  return false;
+inline bool resets_a_window(const std::vector<std::string>& terms, size_t table_rank) {
+  std::vector<geometry::ResetSlot> slots;
+  for (size_t k = 0; k < terms.size() && k < table_rank; ++k)
+    slots.push_back(terms[k].find("..") == std::string::npos ? geometry::ResetSlot::Index
+                    : terms[k] != ".."                       ? geometry::ResetSlot::Bounded
+                                                             : geometry::ResetSlot::WholeAxis);
+  return geometry::reset_is_window(slots);
 }
 
 }  // namespace oi::glsl

@@ -51,6 +51,7 @@ SHARED_FUNCTIONS = {
     "slice_range.hpp": ["slice_axis", "slice_ranges"],
     "window.hpp": ["valid_outputs", "valid_taps", "window_2d"],
     "broadcast.hpp": ["broadcast_shape", "broadcast_shapes", "broadcast_strides"],
+    "reset_window.hpp": ["reset_is_window"],
 }
 SHARED_ARITHMETIC = {
     "the window span d * (k - 1) + 1 (window.hpp)": r"[\w\[\]\.]+\s*\*\s*\(\s*[\w\[\]\.]+\s*-\s*1\s*\)\s*\+\s*1\b",

@@ -2,6 +2,7 @@
 #include "memory.hpp"
 
 #include "openinfer/error.hpp"
+#include "openinfer/reset_window.hpp"
 #include "tensor_copy.hpp"
 
 namespace oi::exec {
@@ -585,24 +586,17 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots, 
 
 namespace {
 
-// Whether a cache.reset access names a window of entries (dsl.md "Blocks and nodes"): a slice
-// with a start or an end among the table indices, or a whole axis (`K[, t]`, `K[.., t]`) before
-// a single index. Otherwise its leading single indices choose the entries (`K`, `K[]`, `K[l]`,
-// `K[l, ..]`, `K[l, t]`).
-bool reset_is_window(const VarInfo& v, const std::vector<SlotValue>& slots) {
-  bool whole_axis = false;
+// Whether a cache.reset access names a window of entries (openinfer/reset_window.hpp).
+bool resets_a_window(const VarInfo& v, const std::vector<SlotValue>& slots) {
+  std::vector<geometry::ResetSlot> table_slots;
   for (size_t pos : v.table_axes) {
     if (pos >= slots.size()) break;
     const SlotValue& slot = slots[pos];
-    if (slot.kind == Slot::Kind::Index) {
-      if (whole_axis) return true;
-    } else if (slot.start || slot.end) {
-      return true;
-    } else {
-      whole_axis = true;
-    }
+    table_slots.push_back(slot.kind == Slot::Kind::Index ? geometry::ResetSlot::Index
+                          : slot.start || slot.end       ? geometry::ResetSlot::Bounded
+                                                         : geometry::ResetSlot::WholeAxis);
   }
-  return false;
+  return geometry::reset_is_window(table_slots);
 }
 
 }  // namespace
@@ -613,7 +607,7 @@ void Memory::reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
   std::lock_guard lock(mutex_);
   // The entries reset: a box per table axis, [start, end).
   std::vector<std::pair<int64_t, int64_t>> box;
-  const bool window = reset_is_window(v, slots);
+  const bool window = resets_a_window(v, slots);
   if (window) {
     // Exactly the entries the same access reads: its ends resolved and checked as a read's.
     for (const Range& r : table_ranges(v, s, slots, loc)) box.emplace_back(r.start, r.end);
