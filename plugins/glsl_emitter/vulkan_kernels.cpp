@@ -39,8 +39,16 @@ const DtypeInfo* dtype_info(const std::string& name) {
 
 uint32_t tag_of(const std::string& dtype, const std::string& where) {
   const DtypeInfo* d = dtype_info(dtype);
-  if (d == nullptr) glsl_gap("vulkan-kernel", where + ": dtype " + dtype + " has no Vulkan kernel");
+  // kDtypes holds every dtype of the language (dsl.md's DTYPE), so a plan never names another.
+  if (d == nullptr) invalid_plan(where + ": unknown dtype " + dtype);
   return d->tag;
+}
+
+// Whether the Vulkan backend has any kernel for `op`.
+bool has_vulkan_kernel(const std::string& op) {
+  for (const vulkan::VulkanKernel& k : vulkan::kernel_list())
+    if (op == k.op) return true;
+  return false;
 }
 
 const char* mode_text(uint32_t mode) {
@@ -281,13 +289,20 @@ class KernelRecorder {
     const bool staged = overlap && k == nullptr;
     if (k == nullptr) k = find_vulkan_kernel(op.op, in_tags, out_tag, base);
     if (k == nullptr) {
+      // The Vulkan backend has a kernel for every core op and each (dtypes, mode) the catalog
+      // and the validator allow it (an in-place one for each op marked in place, the
+      // accumulate ones for acc=): an op with none at all is one a kernel pack (a third-party
+      // plugin) added, and a missing combination of a core op one a pack's catalog allows.
+      if (!has_vulkan_kernel(op.op))
+        glsl_gap("vulkan-kernel", where + ": op '" + op.op +
+                                      "' comes from a kernel pack, and the Vulkan backend has no "
+                                      "kernel for it");
       std::string ins;
       for (const std::string& in : op.inputs)
         ins += (ins.empty() ? "" : ", ") + plan_.value(parse_ref(in).name).dtype;
-      glsl_gap("vulkan-kernel",
-               where + ": the Vulkan backend has no kernel for " + op.op + "(" + ins + ") -> " +
-                   out_value.dtype + " (" +
-                   mode_text(overlap && !acc ? uint32_t{OI_KERNEL_MODE_INPLACE} : base) + ")");
+      glsl_gap("vulkan-kernel", where + ": the Vulkan backend has no kernel for " + op.op + "(" +
+                                    ins + ") -> " + out_value.dtype + " (" + mode_text(base) +
+                                    "), which a kernel pack's catalog allows, not the core one");
     }
     device_limit(op, k->needs);
 
@@ -342,11 +357,18 @@ class KernelRecorder {
     }
     if (op.op == "rope") add_rope_table(op);
     if (staged) {
+      // A table entry or an internal value overlaps an input only as that same entry or value
+      // (each has a buffer of its own above), of the output's shape and dtype: the validator
+      // lets only ops the catalog marks in place do that, and the Vulkan backend has an in-place
+      // kernel for each of them and each of their dtypes, so such an op never stages.
       if (!parse_ref(op.output).index.empty())
-        glsl_gap("vulkan-kernel",
-                 where + ": a table entry as the output sharing memory with an input");
+        invalid_plan(where +
+                     ": a table entry as the output sharing memory with an input, "
+                     "which has no in-place kernel");
       if (out_value.storage == "internal")
-        glsl_gap("vulkan-kernel", where + ": an internal output sharing memory with an input");
+        invalid_plan(where +
+                     ": an internal output sharing memory with an input, which has no "
+                     "in-place kernel");
       out_.copies.emplace_back(target.buffer, out_value.name);
     }
   }
@@ -355,8 +377,10 @@ class KernelRecorder {
   void add_index_check(const OpIn& op) {
     const ValueIn& data = plan_.value(parse_ref(op.inputs.at(0)).name);
     const ValueIn& idx = plan_.value(parse_ref(op.inputs.at(1)).name);
+    // gather is a kernel of its own (kind op): the planner fuses only elementwise chains and
+    // matmul or reduction epilogues, so its indices are never internal to its kernel.
     if (idx.storage == "internal")
-      glsl_gap("vulkan-kernel", op_where(op) + ": gather indices computed in the same kernel");
+      invalid_plan(op_where(op) + ": gather indices computed in the same kernel");
     int64_t axis = 0;
     if (const json::value* a = op.settings.if_contains("axis"); a && a->is_int64())
       axis = a->as_int64();
@@ -378,12 +402,14 @@ class KernelRecorder {
   void add_rope_table(const OpIn& op) {
     const ValueIn& x = plan_.value(parse_ref(op.inputs.at(0)).name);
     const ValueIn& pos = plan_.value(parse_ref(op.inputs.at(1)).name);
+    // rope is a kernel of its own (kind op), as gather above.
     if (pos.storage == "internal")
-      glsl_gap("vulkan-kernel", op_where(op) + ": a rope position computed in the same kernel");
+      invalid_plan(op_where(op) + ": a rope position computed in the same kernel");
     if (rec_.uploaded.empty() && rec_.dispatches.empty()) return;  // no elements: nothing to do
+    // The backend's rope kernel uploads one table for an x of rank 2 or more and fails itself
+    // for a lower rank (refused above), so this holds unless that kernel changes.
     if (rec_.uploaded.size() != 1 || x.shape.size() < 2)
-      glsl_gap("vulkan-kernel",
-               op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
+      invalid_plan(op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
     RopeTable r;
     r.pos = pos.name;
     r.wide = pos.dtype == "i64";

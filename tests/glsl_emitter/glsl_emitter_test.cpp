@@ -775,6 +775,31 @@ BOOST_AUTO_TEST_CASE(bad_plans_and_device_descriptions_are_errors) {
   BOOST_TEST(error_of(plan.to_json(), device).empty());
 }
 
+// An op a kernel pack (a third-party plugin) adds has no Vulkan kernel: the one refusal of the
+// backend's kernels left (open gap vulkan-kernel), naming where the op comes from. The plan of a
+// core op alone in its kernel, renamed, stands for such a plan (the emitter sees only the name).
+BOOST_AUTO_TEST_CASE(kernel_pack_ops_are_named) {
+  ModelWriter mw;
+  const Model m = Model::from_bytes(mw.to_bytes(), "m.oinf");
+  const Plan plan = Synthesizer(lavapipe())
+                        .synthesize(m, Graph::parse("dynamic { x: f32[4]; }\nvolatile { y: f32[4]; "
+                                                    "}\nblock entry {\n  op softmax(x) >> y;\n"
+                                                    "  return y;\n}\n",
+                                                    "pack.oi"));
+  std::string text = plan.to_json();
+  for (size_t at = text.find("\"softmax\""); at != std::string::npos;
+       at = text.find("\"softmax\"", at))
+    text.replace(at, 9, "\"softplus\"");
+  std::string e;
+  try {
+    registry().emitter("glsl")->emit({text, plan.device.to_json(), "model", "", {}});
+  } catch (const Error& err) {
+    e = err.what();
+  }
+  BOOST_TEST(e.find("op 'softplus' comes from a kernel pack") != std::string::npos, e);
+  BOOST_TEST(e.find("(open gap vulkan-kernel)") != std::string::npos, e);
+}
+
 BOOST_AUTO_TEST_CASE(output_files) {
   ModelWriter mw;
   mw.add_sizevar("N", 8);
