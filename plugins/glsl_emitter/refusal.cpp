@@ -34,10 +34,6 @@ void glsl_gap(std::string_view gap, const std::string& what) {
   throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, "glsl emitter: " + gap_text(gap, what));
 }
 
-oi_status* gap_status(std::string_view gap, const std::string& what, const oi_host_api* host) {
-  return oi::abi::make_status(host, OI_STATUS_UNIMPLEMENTED, gap_text(gap, what).c_str());
-}
-
 void decline(const std::string& what) {
   throw oi::abi::StatusError(OI_STATUS_UNIMPLEMENTED, "glsl emitter: " + what);
 }

@@ -26,9 +26,6 @@ struct DeviceIn;
 [[noreturn]] void invalid_plan(const std::string& what);
 // Throws oi::abi::StatusError(UNIMPLEMENTED, "glsl emitter: " + what + " (open gap GAP)").
 [[noreturn]] void glsl_gap(std::string_view gap, const std::string& what);
-// The same as the status the recording device (vulkan_record.cpp) returns to a Vulkan backend
-// kernel that asks for what a generated program cannot do; record_kernel then refuses with it.
-oi_status* gap_status(std::string_view gap, const std::string& what, const oi_host_api* host);
 
 // Not a refusal: the emitter's own writers (shader_writer.cpp, ops_math.cpp, shader_common.cpp)
 // leave a kernel they do not cover to the Vulkan backend's kernels (write_kernel() in

@@ -39,8 +39,16 @@ const DtypeInfo* dtype_info(const std::string& name) {
 
 uint32_t tag_of(const std::string& dtype, const std::string& where) {
   const DtypeInfo* d = dtype_info(dtype);
-  if (d == nullptr) glsl_gap("vulkan-kernel", where + ": dtype " + dtype + " has no Vulkan kernel");
+  // kDtypes holds every dtype of the language (dsl.md's DTYPE), so a plan never names another.
+  if (d == nullptr) invalid_plan(where + ": unknown dtype " + dtype);
   return d->tag;
+}
+
+// Whether the Vulkan backend has any kernel for `op`.
+bool has_vulkan_kernel(const std::string& op) {
+  for (const vulkan::VulkanKernel& k : vulkan::kernel_list())
+    if (op == k.op) return true;
+  return false;
 }
 
 const char* mode_text(uint32_t mode) {
@@ -257,8 +265,17 @@ class KernelRecorder {
       in_tags.push_back(tag_of(plan_.value(parse_ref(in).name).dtype, where));
     }
     const ValueIn& out_value = plan_.value(parse_ref(op.output).name);
-    const Place out_place = place(op.output, op, op.output_at, true);
+    Place out_place = place(op.output, op, op.output_at, true);
     const uint32_t out_tag = tag_of(out_value.dtype, where);
+    // Arena values at offsets no multiple of their element size (a description's
+    // preferences.arena_alignment below it): the backend's kernels address whole elements, so
+    // the op works on scratch copies of them (the output's copied back after it).
+    for (size_t i = 0; i < op.inputs.size(); ++i)
+      if (misaligned(in_places[i], plan_.value(parse_ref(op.inputs[i]).name).dtype))
+        in_places[i] = aligned_copy(in_places[i], where);
+    const Place arena_out = out_place;
+    const bool out_misaligned = misaligned(out_place, out_value.dtype);
+    if (out_misaligned) out_place = aligned_copy(out_place, where);  // acc= reads it
 
     // The mode: acc= accumulates; an output sharing memory with an input runs in place when
     // it is exactly that input (same bytes, the output's shape) and the backend has an in-place
@@ -281,13 +298,20 @@ class KernelRecorder {
     const bool staged = overlap && k == nullptr;
     if (k == nullptr) k = find_vulkan_kernel(op.op, in_tags, out_tag, base);
     if (k == nullptr) {
+      // The Vulkan backend has a kernel for every core op and each (dtypes, mode) the catalog
+      // and the validator allow it (an in-place one for each op marked in place, the
+      // accumulate ones for acc=): an op with none at all is one a kernel pack (a third-party
+      // plugin) added, and a missing combination of a core op one a pack's catalog allows.
+      if (!has_vulkan_kernel(op.op))
+        glsl_gap("vulkan-kernel", where + ": op '" + op.op +
+                                      "' comes from a kernel pack, and the Vulkan backend has no "
+                                      "kernel for it");
       std::string ins;
       for (const std::string& in : op.inputs)
         ins += (ins.empty() ? "" : ", ") + plan_.value(parse_ref(in).name).dtype;
-      glsl_gap("vulkan-kernel",
-               where + ": the Vulkan backend has no kernel for " + op.op + "(" + ins + ") -> " +
-                   out_value.dtype + " (" +
-                   mode_text(overlap && !acc ? uint32_t{OI_KERNEL_MODE_INPLACE} : base) + ")");
+      glsl_gap("vulkan-kernel", where + ": the Vulkan backend has no kernel for " + op.op + "(" +
+                                    ins + ") -> " + out_value.dtype + " (" + mode_text(base) +
+                                    "), which a kernel pack's catalog allows, not the core one");
     }
     device_limit(op, k->needs);
 
@@ -319,8 +343,32 @@ class KernelRecorder {
     rec_.allow_uploads = op.op == "rope";
     rec_.uploaded.clear();
     if (op.op == "gather") add_index_check(op);
+    op_start_ = rec_.dispatches.size();
+    run_kernel(*k, call, where);
+    if (op.op == "rope") add_rope_table(op);
+    if (staged) {
+      // A table entry or an internal value overlaps an input only as that same entry or value
+      // (each has a buffer of its own above), of the output's shape and dtype: the validator
+      // lets only ops the catalog marks in place do that, and the Vulkan backend has an in-place
+      // kernel for each of them and each of their dtypes, so such an op never stages.
+      if (!parse_ref(op.output).index.empty())
+        invalid_plan(where +
+                     ": a table entry as the output sharing memory with an input, "
+                     "which has no in-place kernel");
+      if (out_value.storage == "internal")
+        invalid_plan(where +
+                     ": an internal output sharing memory with an input, which has no "
+                     "in-place kernel");
+      out_.copies.emplace_back(target.buffer, out_value.name);
+    }
+    if (out_misaligned) copy_bytes(out_place, arena_out, where);
+  }
+
+  // Runs `k` on `call`, keeping its dispatches; its failures are refused here.
+  void run_kernel(const vulkan::VulkanKernel& k, const oi_kernel_call& call,
+                  const std::string& where) {
     try {
-      rec_.run(*k, call);
+      rec_.run(k, call);
     } catch (const Recorder::KernelFailed& e) {
       // Limits of the device the kernels decline for: a buffer past the storage range (the
       // recording device), a rank or head dim past what the shaders hold.
@@ -340,23 +388,61 @@ class KernelRecorder {
       }
       glsl_gap("vulkan-kernel", where + " on the Vulkan backend's kernel: " + e.message);
     }
-    if (op.op == "rope") add_rope_table(op);
-    if (staged) {
-      if (!parse_ref(op.output).index.empty())
-        glsl_gap("vulkan-kernel",
-                 where + ": a table entry as the output sharing memory with an input");
-      if (out_value.storage == "internal")
-        glsl_gap("vulkan-kernel", where + ": an internal output sharing memory with an input");
-      out_.copies.emplace_back(target.buffer, out_value.name);
-    }
+  }
+
+  bool misaligned(const Place& p, const std::string& dtype) const {
+    const DtypeInfo* d = dtype_info(dtype);
+    return p.buffer == "@arena" && d != nullptr && d->bits >= 16 && p.offset % (d->bits / 8) != 0;
+  }
+
+  // A scratch buffer of its own holding a copy of `p`'s bytes.
+  Place aligned_copy(const Place& p, const std::string& where) {
+    const std::string name = prefix() + "al" + std::to_string(copies_++);
+    handle(name, std::max<uint64_t>((p.bytes + 7) / 8 * 8, 8), true);
+    const Place s{name, 0, p.bytes};
+    copy_bytes(p, s, where);
+    return s;
+  }
+
+  // `from`'s bytes into `to`, through the backend's reshape kernel on u8 (byte offsets of any
+  // alignment; the bytes around `to` kept).
+  void copy_bytes(const Place& from, const Place& to, const std::string& where) {
+    const vulkan::VulkanKernel* k =
+        find_vulkan_kernel("reshape", {OI_DTYPE_U8}, OI_DTYPE_U8, OI_KERNEL_MODE_NORMAL);
+    if (k == nullptr) invalid_plan(where + ": the Vulkan backend has no u8 reshape kernel");
+    uint64_t dims[1] = {from.bytes};
+    auto bytes_of = [&](const Place& p) {
+      oi_tensor_desc t{};
+      t.struct_size = sizeof(t);
+      t.abi_version = OI_PLUGIN_ABI_VERSION;
+      t.dtype = OI_DTYPE_U8;
+      t.rank = 1;
+      t.dims = dims;
+      t.buffer = handles_.at(p.buffer);
+      t.byte_offset = p.offset;
+      return t;
+    };
+    oi_tensor_desc in = bytes_of(from), out = bytes_of(to);
+    oi_kernel_call call{};
+    call.struct_size = sizeof(call);
+    call.abi_version = OI_PLUGIN_ABI_VERSION;
+    call.inputs = &in;
+    call.outputs = &out;
+    call.num_inputs = 1;
+    call.num_outputs = 1;
+    rec_.allow_host_reads = false;
+    rec_.allow_uploads = false;
+    run_kernel(*k, call, where);
   }
 
   // gather: the host program checks the indices before the kernel runs, as the backend does.
   void add_index_check(const OpIn& op) {
     const ValueIn& data = plan_.value(parse_ref(op.inputs.at(0)).name);
     const ValueIn& idx = plan_.value(parse_ref(op.inputs.at(1)).name);
+    // gather is the first op of its kernel (only elementwise ops join a kernel,
+    // build_schedule.cpp's can_join), so its indices are never written inside it.
     if (idx.storage == "internal")
-      glsl_gap("vulkan-kernel", op_where(op) + ": gather indices computed in the same kernel");
+      invalid_plan(op_where(op) + ": gather indices computed in the same kernel");
     int64_t axis = 0;
     if (const json::value* a = op.settings.if_contains("axis"); a && a->is_int64())
       axis = a->as_int64();
@@ -378,12 +464,15 @@ class KernelRecorder {
   void add_rope_table(const OpIn& op) {
     const ValueIn& x = plan_.value(parse_ref(op.inputs.at(0)).name);
     const ValueIn& pos = plan_.value(parse_ref(op.inputs.at(1)).name);
+    // rope is the first op of its kernel, as gather above.
     if (pos.storage == "internal")
-      glsl_gap("vulkan-kernel", op_where(op) + ": a rope position computed in the same kernel");
-    if (rec_.uploaded.empty() && rec_.dispatches.empty()) return;  // no elements: nothing to do
+      invalid_plan(op_where(op) + ": a rope position computed in the same kernel");
+    if (rec_.uploaded.empty() && rec_.dispatches.size() == op_start_)
+      return;  // no elements: nothing to do
+    // The backend's rope kernel uploads one table for an x of rank 2 or more and fails itself
+    // for a lower rank (refused above), so this holds unless that kernel changes.
     if (rec_.uploaded.size() != 1 || x.shape.size() < 2)
-      glsl_gap("vulkan-kernel",
-               op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
+      invalid_plan(op_where(op) + ": the Vulkan backend's rope kernel changed (one table upload)");
     RopeTable r;
     r.pos = pos.name;
     r.wide = pos.dtype == "i64";
@@ -405,6 +494,7 @@ class KernelRecorder {
   std::map<uint32_t, std::string> names_;
   KernelShader out_;
   int copies_ = 0;
+  size_t op_start_ = 0;  // the op's first dispatch (after the copies of misaligned inputs)
 };
 
 }  // namespace

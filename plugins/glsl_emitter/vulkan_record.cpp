@@ -66,6 +66,16 @@ oi_buffer* new_buffer(oi::glsl::Recorder::Impl& impl, uint64_t bytes, bool scrat
   return impl.buffers.back().get();
 }
 
+// What no Vulkan backend kernel asks of the recording device: only gather reads device values
+// back (its indices, checked by the host program) and only rope reads and uploads (its position
+// and cos/sin table, computed by the host program; record_kernel allows exactly those), and no
+// kernel copies buffers or dispatches without its output bound. Kept for run() to refuse as an
+// invalid plan; the kernel gets a failed status to stop.
+oi_status* unexpected(oi::glsl::Recorder& rec, const std::string& what) {
+  rec.unexpected = what;
+  return create_status(OI_STATUS_INTERNAL, what.c_str());
+}
+
 }  // namespace
 
 namespace oi::vulkan {
@@ -84,7 +94,10 @@ void run_dispatch(oi_device* device, const Dispatch& job) {
   glsl::RecordedDispatch d{job, {}};
   for (size_t i = 0; i < kDataBindings; ++i) {
     const oi_buffer* b = job.buffers[i] ? job.buffers[i] : job.buffers[job.output];
-    if (b == nullptr) glsl::glsl_gap("vulkan-kernel", "a dispatch binds no buffer");
+    if (b == nullptr) {  // every backend kernel binds its output (see unexpected())
+      rec.unexpected = "a dispatch binds no buffer";
+      throw abi::StatusError(OI_STATUS_DECLINED, rec.unexpected);
+    }
     // As the backend's device: a shader binds whole buffers of at most maxStorageBufferRange.
     if (device->impl->caps.max_storage_range && b->bytes > device->impl->caps.max_storage_range)
       throw abi::StatusError(OI_STATUS_DECLINED, "a buffer of " + std::to_string(b->bytes) +
@@ -115,23 +128,20 @@ oi_status* buffer_upload(oi_device* device, oi_buffer* buffer, uint64_t, const v
     rec.uploaded.push_back(buffer->id);
     return nullptr;
   }
-  return glsl::gap_status("vulkan-kernel",
-                          "the kernel uploads data it computes on the host from device values",
-                          host());
+  return unexpected(rec, "the kernel uploads data it computes on the host from device values");
 }
 
 oi_status* buffer_download(oi_device* device, oi_buffer*, uint64_t, void* dst, uint64_t bytes) {
   glsl::Recorder& rec = *device->impl->self;
   if (!rec.allow_host_reads)
-    return glsl::gap_status("vulkan-kernel", "the kernel reads device values back to the host",
-                            host());
+    return unexpected(rec, "the kernel reads device values back to the host");
   std::memset(dst, 0, bytes);
   ++rec.host_reads;
   return nullptr;
 }
 
-oi_status* buffer_copy(oi_device*, oi_buffer*, uint64_t, oi_buffer*, uint64_t, uint64_t) {
-  return glsl::gap_status("vulkan-kernel", "the kernel copies buffers", host());
+oi_status* buffer_copy(oi_device* device, oi_buffer*, uint64_t, oi_buffer*, uint64_t, uint64_t) {
+  return unexpected(*device->impl->self, "the kernel copies buffers");
 }
 
 oi_status* synchronize(oi_device*) {
@@ -178,7 +188,13 @@ void Recorder::run(const vulkan::VulkanKernel& kernel, oi_kernel_call call) {
   call.host = &kRecordingHost;
   call.device = &device;
   call.kernel = &def;
+  unexpected.clear();
   oi_status* status = kernel.run(&call);
+  if (!unexpected.empty()) {
+    delete status;
+    invalid_plan(std::string(kernel.op) +
+                 ": the Vulkan backend's kernel did what none does: " + unexpected);
+  }
   if (status == nullptr) return;
   const auto code = static_cast<oi_status_code>(status->code);
   const std::string message = status->message;

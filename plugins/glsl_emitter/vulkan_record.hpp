@@ -52,6 +52,10 @@ class Recorder {
   // listed here, the data dropped.
   bool allow_uploads = false;
   std::vector<uint32_t> uploaded;
+  // Set when a kernel asked for what no Vulkan backend kernel asks of the recording device in
+  // the cases allowed above (a host read or an upload elsewhere, a buffer copy, a dispatch
+  // without buffers): run() then throws it as an invalid plan, not as the kernel's failure.
+  std::string unexpected;
 
   std::vector<RecordedDispatch> dispatches;
 

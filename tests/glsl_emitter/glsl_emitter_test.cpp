@@ -775,6 +775,73 @@ BOOST_AUTO_TEST_CASE(bad_plans_and_device_descriptions_are_errors) {
   BOOST_TEST(error_of(plan.to_json(), device).empty());
 }
 
+// An op a kernel pack (a third-party plugin) adds has no Vulkan kernel: the one refusal of the
+// backend's kernels left (open gap vulkan-kernel), naming where the op comes from. The plan of a
+// core op alone in its kernel, renamed, stands for such a plan (the emitter sees only the name).
+BOOST_AUTO_TEST_CASE(kernel_pack_ops_are_named) {
+  ModelWriter mw;
+  const Model m = Model::from_bytes(mw.to_bytes(), "m.oinf");
+  const Plan plan = Synthesizer(lavapipe())
+                        .synthesize(m, Graph::parse("dynamic { x: f32[4]; }\nvolatile { y: f32[4]; "
+                                                    "}\nblock entry {\n  op softmax(x) >> y;\n"
+                                                    "  return y;\n}\n",
+                                                    "pack.oi"));
+  std::string text = plan.to_json();
+  for (size_t at = text.find("\"softmax\""); at != std::string::npos;
+       at = text.find("\"softmax\"", at))
+    text.replace(at, 9, "\"softplus\"");
+  std::string e;
+  try {
+    registry().emitter("glsl")->emit({text, plan.device.to_json(), "model", "", {}});
+  } catch (const Error& err) {
+    e = err.what();
+  }
+  BOOST_TEST(e.find("op 'softplus' comes from a kernel pack") != std::string::npos, e);
+  BOOST_TEST(e.find("(open gap vulkan-kernel)") != std::string::npos, e);
+}
+
+// An arena of one-byte alignment (a description's preferences.arena_alignment 1) puts the f32
+// temporary u at byte 17, after the u8 t: the Vulkan backend's kernels address whole elements,
+// so pad writes u and reshape reads it through scratch copies of its bytes, made by the
+// backend's u8 reshape kernel (move.comp) before and after; no refusal. (Running it needs a
+// device whose minStorageBufferOffsetAlignment divides 17, which lavapipe's 16 does not: the
+// host program then stops naming the offset, as for any arena value.)
+BOOST_AUTO_TEST_CASE(unaligned_arena_values_go_through_scratch_copies) {
+  ModelWriter mw;
+  const Model m = Model::from_bytes(mw.to_bytes(), "m.oinf");
+  DeviceArch arch = lavapipe();
+  arch.preferences.arena_alignment = 1;
+  const Plan plan = Synthesizer(arch).synthesize(
+      m, Graph::parse("dynamic { x: f32[2]; }\npersistent { b: u8[17] @init(3); }\n"
+                      "volatile { y: f32[2, 2]; c: u8[34]; }\nblock entry {\n"
+                      "  assign t: u8[17];\n  assign u: f32[4];\n  op add(b, b) >> t;\n"
+                      "  op pad(x, pads=[1, 1]) >> u;\n  op reshape(u) >> y;\n"
+                      "  op concat(t, b, axis=0) >> c;\n  return y, c;\n}\n",
+                      "unaligned.oi"));
+  std::string manifest;
+  for (const auto& f : emit(plan, plan.to_json()))
+    if (f.path == "manifest.json") manifest = f.data;
+  const json::object root = json::parse(manifest).as_object();
+  uint64_t offset = 0;
+  for (const json::value& v : root.at("values").as_array())
+    if (v.as_object().at("name").as_string() == "u")
+      offset = v.as_object().at("offset").to_number<uint64_t>();
+  BOOST_TEST(offset % 4 != 0);  // the case this covers
+  std::vector<std::vector<std::string>> shaders;
+  for (const json::value& k : root.at("kernels").as_array()) {
+    shaders.emplace_back();
+    if (const json::value* d = k.as_object().if_contains("dispatches"))
+      for (const json::value& x : d->as_array())
+        shaders.back().push_back(std::string(x.as_object().at("shader").as_string()));
+  }
+  const std::string move = "shaders/vulkan/move.comp";
+  BOOST_TEST_REQUIRE(shaders.size() == 4u);
+  // pad: u's bytes into scratch (acc= would read them), pad there, the bytes back into u.
+  BOOST_TEST((shaders[1] == std::vector<std::string>{move, move, move}));
+  // reshape: u's bytes into scratch, reshape from there.
+  BOOST_TEST((shaders[2] == std::vector<std::string>{move, move}));
+}
+
 BOOST_AUTO_TEST_CASE(output_files) {
   ModelWriter mw;
   mw.add_sizevar("N", 8);

@@ -10,6 +10,7 @@ values named in EXPECT must be the ones computed here from dsl.md's rules (wrapp
 @init of every dtype), independently of both. Exit 77 without a Vulkan device.
 """
 import argparse
+import math
 import os
 import shutil
 import subprocess
@@ -161,6 +162,17 @@ def auto_dim_matrices(step):
     return {"M": m, "N": m, "O": m, "R": pad(m), "mpad": pad(m[:-1] + [[1.0, 1.0]])}
 
 
+INPLACE_X = [[0.25, -1.75, 2.5], [-0.5, 3.75, -2.25], [1.0, 0.625, -4.5]]
+
+
+def inplace_kernels(step):
+    """inplace_kernels.oi: y = floor(2x) + x (exact in f32 for these x); n (@init 7) doubles
+    each step; K[0] = floor(2n / -3) (Python's // floors, as floor_div), K[1] = -3."""
+    n = 7 * 2 ** (step + 1)
+    return {"y": [math.floor(2 * v) + v for v in INPLACE_X[step]], "n": [n] * 3,
+            "k": [[(2 * n) // -3] * 3, [-3] * 3]}
+
+
 # graph, steps, expected values per step, inputs (oinf text: NAME.STEP tensors) or None;
 # a graph in RUN_ERRORS also runs one step more, where both stop with the same message.
 RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
@@ -188,6 +200,9 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"x.{i}: f32[1, 2] = {{ {x[0]}, {x[1]} }}\n" for i, x in enumerate(COPY_X))),
           ("auto_dim_matrices.oi", 3, auto_dim_matrices, "".join(
               f"x.{i}: f32[1, 2] = {{ {x[0]}, {x[1]} }}\n" for i, x in enumerate(COPY_X))),
+          ("inplace_kernels.oi", 3, inplace_kernels, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
+              for i, x in enumerate(INPLACE_X))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 

@@ -251,8 +251,8 @@ GLSL_OPEN_GAPS = {
                      "static",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "the length not given by the result of an op alone in its kernel",
-    "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
-                     "gather's check and rope's table, an internal or table output in place)",
+    "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
+                     "failing on a validated graph other than for a device limit",
 }
 GLSL_EMITTER = ROOT / "plugins" / "glsl_emitter"
 GLSL_OWN_WRITERS = {"shader_writer.cpp", "ops_math.cpp", "ops.cpp", "shader_common.cpp"}
