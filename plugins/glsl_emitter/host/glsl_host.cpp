@@ -2067,10 +2067,7 @@ class Runner {
     return values_[index_.at(name)];
   }
 
-  void zero(const Value& v) {
-    if (v.bytes == 0) return;
-    cmd_->fillBuffer(buffer_of(v), offset_of(v), (v.bytes + 3) / 4 * 4, 0);
-  }
+  void zero(const Value& v) { zero_range(v, offset_of(v), v.bytes); }
 
   std::vector<uint8_t> download(const Value& v) {
     barrier();
@@ -2185,12 +2182,12 @@ class Runner {
   // Exactly these bytes of v's buffer (fillBuffer needs multiples of 4; a neighbour's bytes
   // must not be touched by a command unordered with its own copy).
   void zero_range(const Value& v, uint64_t offset, uint64_t bytes) {
-    if (offset % 4 == 0 && bytes % 4 == 0) {
-      if (bytes) cmd_->fillBuffer(buffer_of(v), offset, bytes, 0);
-      return;
-    }
-    const std::vector<uint8_t> zeros(bytes, 0);
-    upload_at(v, offset, zeros.data(), bytes);
+    const uint64_t end = offset + bytes;
+    const uint64_t lo = std::min(end, (offset + 3) / 4 * 4), hi = std::max(lo, end / 4 * 4);
+    const uint8_t zeros[4] = {0, 0, 0, 0};
+    upload_at(v, offset, zeros, lo - offset);  // the unaligned head and tail: at most 3 bytes
+    if (hi > lo) cmd_->fillBuffer(buffer_of(v), lo, hi - lo, 0);
+    upload_at(v, hi, zeros, end - hi);
   }
 
   void reset_table(const Value& v) {
@@ -2302,8 +2299,9 @@ class Runner {
     }
     for (const auto& [from, to] : k.copies) {
       const Value &f = value(from), &t = value(to);
-      cmd_->copyBuffer(buffer_of(f), buffer_of(t),
-                       vk::BufferCopy(offset_of(f), offset_of(t), (t.bytes + 3) / 4 * 4));
+      if (t.bytes)  // exactly its bytes: a neighbour's must not be touched
+        cmd_->copyBuffer(buffer_of(f), buffer_of(t),
+                         vk::BufferCopy(offset_of(f), offset_of(t), t.bytes));
       barrier();
     }
   }
