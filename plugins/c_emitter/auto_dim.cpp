@@ -272,6 +272,40 @@ static OI_HELPER int oi_adt_reserve(oi_auto** arr, int64_t* cap, const int64_t* 
   for (uint32_t k = 0; k < nt; ++k) cap[k] = nc[k];
   return 0;
 }
+/* Kernels of run-time shapes (runtime_kernel.cpp): numpy broadcasting of shapes a (ra dims)
+ * and b (rb dims) into o, its rank, or -1 where they do not broadcast. */
+static OI_HELPER int oi_rt_broadcast(const int64_t* a, uint32_t ra, const int64_t* b, uint32_t rb,
+                                     int64_t* o) {
+  const uint32_t r = ra > rb ? ra : rb;
+  for (uint32_t k = 0; k < r; ++k) {
+    const int64_t x = k + ra >= r ? a[k + ra - r] : 1, y = k + rb >= r ? b[k + rb - r] : 1;
+    if (x != y && x != 1 && y != 1) return -1;
+    o[k] = x == 1 ? y : x;
+  }
+  return (int)r;
+}
+/* src (shape sd, rank sr) repeated over dst (shape td, rank tr), which it broadcasts to. */
+static OI_HELPER void oi_rt_spread(size_t esize, const unsigned char* src, const int64_t* sd,
+                                   uint32_t sr, unsigned char* dst, const int64_t* td,
+                                   uint32_t tr) {
+  int64_t idx[OI_AD_RANK] = {0};
+  size_t st[OI_AD_RANK], n = 1, acc = 1;
+  for (uint32_t k = tr; k-- > 0;) {
+    const int64_t x = k + sr >= tr ? sd[k + sr - tr] : 1;
+    st[k] = x == 1 ? 0 : acc;
+    acc *= (size_t)x;
+    n *= (size_t)td[k];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    size_t off = 0;
+    for (uint32_t k = 0; k < tr; ++k) off += (size_t)idx[k] * st[k];
+    memcpy(dst + i * esize, src + off * esize, esize);
+    for (uint32_t k = tr; k-- > 0;) {
+      if (++idx[k] < td[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
 /* Key `flat` (row-major) of a table of matrices whose nt indices have bounds b. */
 static OI_HELPER void oi_ad_key(int64_t flat, const int64_t* b, uint32_t nt, int64_t* key) {
   for (uint32_t k = nt; k-- > 0;) {
@@ -583,6 +617,40 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
   return c;
 }
 
+// The end of auto_dim_access with a side of run-time shape (AutoDimRuntime): the box st/ln of
+// dims d read into a fresh buffer, or the side's bytes stored into it where the shapes agree
+// (else the simulator's message, naming both shapes).
+std::string runtime_side(const AutoDimDecl& m, const AutoDimRuntime& rt, bool write,
+                         const AutoDimContext& ctx, const std::string& where, bool scalar) {
+  const std::string& I = ctx.indent;
+  const std::string R = std::to_string(m.base.size()), E = std::to_string(m.esize),
+                    A = "s->a_" + m.name + "[0]";
+  std::string c;
+  if (!write) {
+    c += I + "  {\n" + I + "    size_t cells = 1;\n" + I + "    for (uint32_t k = 0; k < " + R +
+         "u; ++k) {\n" + I + "      " + rt.dims + "[k] = ln[k];\n" + I +
+         "      cells *= (size_t)ln[k];\n" + I + "    }\n" + I + "    " + rt.rank + " = " + R +
+         "u;\n" + I + "    " + rt.data + " = (unsigned char*)malloc(cells * " + E + "u + 1u);\n" +
+         I + "    if (!" + rt.data + ") {\n" + I + "      s->failed = fail(s, " + ctx.prefix +
+         "_ERR_MEMORY, \"" + where + "out of memory reading auto_dim '" + format_text(m.name) +
+         "'\");\n" + I + "      " + ctx.stop + "\n" + I + "    }\n" + I + "    oi_ad_box(" + R +
+         "u, " + E + "u, d, " + A + ".data, st, ln, " + rt.data + ", 0);\n" + I + "  }\n";
+    return c;
+  }
+  std::string same = rt.rank + " == " + R + "u";
+  for (size_t k = 0; k < m.base.size(); ++k)
+    same += " && ln[" + std::to_string(k) + "] == " + rt.dims + "[" + std::to_string(k) + "]";
+  c += I + "  if (!(" + same + ")) {\n" + I + "    char tv[256], ta[256];\n" + I +
+       "    oi_ad_text(tv, sizeof tv, " + rt.dims + ", " + rt.rank + ");\n" + I +
+       "    oi_ad_text(ta, sizeof ta, ln, " + R + "u);\n" + I + "    s->failed = fail(s, " +
+       ctx.prefix + "_ERR_RUN, \"" + where + "cannot store a value of shape %s " +
+       (scalar ? "as auto_dim '" + format_text(m.name) + "' of current shape"
+               : "into a part of '" + format_text(m.name) + "' of shape") +
+       " %s\", tv, ta);\n" + I + "    " + ctx.stop + "\n" + I + "  }\n";
+  c += I + "  oi_ad_box(" + R + "u, " + E + "u, d, " + A + ".data, st, ln, " + rt.data + ", 1);\n";
+  return c;
+}
+
 }  // namespace
 
 std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& prefix) {
@@ -640,8 +708,12 @@ std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& pref
 
 std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                             const std::vector<uint64_t>& var_shape, bool write,
-                            const AutoDimContext& ctx, const AutoDimRead& rd) {
-  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx, rd);
+                            const AutoDimContext& ctx, const AutoDimRead& rd,
+                            const AutoDimRuntime* rt) {
+  if (!m.table_indices.empty()) {
+    if (rt) invalid_plan("a run-time shaped operand of a table of matrices '" + m.name + "'");
+    return table_access(m, access, var, var_shape, write, ctx, rd);
+  }
   const size_t rank = m.base.size(), nauto = m.indices.size();
   if (access.brackets && access.slots.size() != nauto && !access.slots.empty())
     invalid_plan("'" + m.name + "' takes " + std::to_string(nauto) + " indices, the access gives " +
@@ -718,6 +790,7 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
          K + "]);\n" + I + "      " + ctx.stop + "\n" + I + "    }\n" + I + "    st[" + K +
          "] = a;\n" + I + "    ln[" + K + "] = b - a;\n" + I + "  }\n";
   }
+  if (rt) return c + runtime_side(m, *rt, write, ctx, where, scalar) + I + "}\n";
   // The other side has the shape read or written.
   std::string same = "1";
   if (var_shape.size() != rank) same = "0";

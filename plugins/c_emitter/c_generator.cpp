@@ -23,6 +23,7 @@
 #include "matmul_simd.hpp"
 #include "openinfer/consumer_order.hpp"
 #include "openinfer/device_limit.hpp"
+#include "runtime_kernel.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
 
@@ -151,6 +152,10 @@ class Generator : public KernelEnv {
     if (kind == "kernel") {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
       prepare_tabviews(k.as_object());
+      if (runtime_kernel_) {  // shapes known only at run time (runtime_kernel.hpp)
+        body << runtime_kernel_c(k.as_object(), indent, entry);
+        return;
+      }
       kernels << kernel(k.as_object());
       // Table entries and slices an op reads are copied out of their tables before the
       // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
@@ -703,10 +708,8 @@ class Generator : public KernelEnv {
           len = sl.end->value - sl.start->value;
         else if (!sl.start && sl.end && sl.end->literal && sl.end->value >= 0)
           len = sl.end->value;
-        if (!len)
-          c_gap("op-on-auto-dim", "'" + text + "' as an operand of kernel " + std::to_string(id) +
-                                      " (a part of run-time length) is not supported yet");
-        shape[axis] = static_cast<uint64_t>(*len);
+        if (!len) runtime_kernel_ = true;  // runtime_kernel.hpp
+        shape[axis] = static_cast<uint64_t>(len.value_or(0));
       }
       // A part with single indices among its slices keeps those axes with length 1.
       if (part)
@@ -716,11 +719,7 @@ class Generator : public KernelEnv {
         shape.clear();
         for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
       } else if (!part && !output && growing().count(a.name)) {
-        c_gap("op-on-auto-dim", "an op reading @auto_dim matrix '" + text + "' (kernel " +
-                                    std::to_string(id) +
-                                    "), which an access of the plan grows, is not supported yet: "
-                                    "its shape is known only at "
-                                    "run time");
+        runtime_kernel_ = true;  // its shape is known only at run time: runtime_kernel.hpp
       }
       Value v = value(a.name);
       v.ptable = false;
@@ -741,9 +740,35 @@ class Generator : public KernelEnv {
     (output ? it->second.write : it->second.read) = true;
   }
 
+  // Kernel k reads a plain @auto_dim matrix whose shape is known only at run time: its C is
+  // runtime_kernel's, in the step's body.
+  bool runtime_kernel_ = false;
+  std::string runtime_kernel_c(const json::object& k, const std::string& indent, bool entry) {
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (!view.matrix)
+        c_gap("op-on-auto-dim", "'" + text +
+                                    "', a table access, beside an @auto_dim matrix of "
+                                    "run-time shape (kernel " +
+                                    std::to_string(k.at("id").as_int64()) +
+                                    ") is not supported yet");
+    RuntimeKernelEnv e{*this,
+                       library_,
+                       library_ops_,
+                       autodims_,
+                       [&](const std::string& n) { return index_c(n); },
+                       entry ? "goto done;" : "return;",
+                       indent,
+                       emit_profile().freestanding};
+    std::string c = runtime_kernel(e, k);
+    kernel_tabviews_.clear();
+    runtime_kernel_ = false;
+    return c;
+  }
+
   // The buffers of the table accesses among kernel k's operands, before it is written.
   void prepare_tabviews(const json::object& k) {
     kernel_tabviews_.clear();
+    runtime_kernel_ = false;
     const int64_t id = k.at("id").as_int64();
     auto add = [&](const std::string& text, bool output) {
       if (is_auto_access(text)) {
@@ -888,6 +913,25 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
+  // A reset's leading single index n into pre[n], a negative one the simulator's error (the
+  // table reset and auto_reset_growable).
+  std::string reset_lead_index(const IndexText& i, size_t n, const std::string& table,
+                               const std::string& index, const std::string& at,
+                               const std::string& indent, const std::string& stop) const {
+    std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
+    if (!i.literal && i.value != 0) e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+    std::ostringstream c;
+    c << indent << "  pre[" << n << "] = " << e << ";\n"
+      << indent << "  if (pre[" << n << "] < 0) {\n"
+      << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
+      << format_text((at.empty() ? "" : at + ": ") + "table '" + table + "': index " + index +
+                     " = ")
+      << "%lld is negative\", (long long)pre[" << n << "]);\n"
+      << indent << "    " << stop << "\n"
+      << indent << "  }\n";
+    return c.str();
+  }
+
   // cache.reset of a table: whole (`K`), or the entries under leading indices (`K[l]`); as in
   // the simulator, the indices before the first slice choose the entries.
   std::string table_reset(const std::string& text, const std::string& at, const std::string& indent,
@@ -901,18 +945,7 @@ class Generator : public KernelEnv {
       << indent << "  (void)pre;\n";
     size_t n = 0;
     for (; n < a.slots.size() && !a.slots[n].range; ++n) {
-      const IndexText& i = *a.slots[n].index;
-      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
-      if (!i.literal && i.value != 0)
-        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
-      c << indent << "  pre[" << n << "] = " << e << ";\n"
-        << indent << "  if (pre[" << n << "] < 0) {\n"
-        << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
-        << format_text((at.empty() ? "" : at + ": ") + "table '" + t.name + "': index " +
-                       t.indices[n] + " = ")
-        << "%lld is negative\", (long long)pre[" << n << "]);\n"
-        << indent << "    " << stop << "\n"
-        << indent << "  }\n";
+      c << reset_lead_index(*a.slots[n].index, n, t.name, t.indices[n], at, indent, stop);
     }
     c << indent << "  if (oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u) != 0) {\n"
       << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
@@ -937,18 +970,7 @@ class Generator : public KernelEnv {
     for (;
          n < m.table_indices.size() && n < a.slots.size() && !a.slots[n].range && a.slots[n].index;
          ++n) {
-      const IndexText& i = *a.slots[n].index;
-      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
-      if (!i.literal && i.value != 0)
-        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
-      c << indent << "  pre[" << n << "] = " << e << ";\n"
-        << indent << "  if (pre[" << n << "] < 0) {\n"
-        << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
-        << format_text((at.empty() ? "" : at + ": ") + "table '" + a.name + "': index " +
-                       m.table_indices[n] + " = ")
-        << "%lld is negative\", (long long)pre[" << n << "]);\n"
-        << indent << "    " << stop << "\n"
-        << indent << "  }\n";
+      c << reset_lead_index(*a.slots[n].index, n, a.name, m.table_indices[n], at, indent, stop);
     }
     c << indent << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) {\n"
       << indent << "    int under = 1;\n"
@@ -2256,6 +2278,7 @@ class Generator : public KernelEnv {
   size_t max_auto_rank() const {
     size_t r = 8;
     for (const auto& [mname, m] : autodims_) r = std::max(r, m.base.size());
+    for (const Value& v : values_) r = std::max(r, v.shape.size());  // runtime_kernel.cpp
     return r;
   }
   // The most indices of a persistent table (oi_table's arrays), at least 8.
