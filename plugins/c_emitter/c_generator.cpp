@@ -521,6 +521,7 @@ class Generator : public KernelEnv {
       for (auto& jop : k.at("ops").as_array())
         for (auto& kv : jop.at("settings").as_object()) {
           if (!kv.value().is_object() || !kv.value().as_object().contains("name")) continue;
+          named_settings_.insert(k.at("id").as_int64());
           kv.value() = setting_value(str(kv.value().at("name")), loops, jop.as_object(),
                                      std::string(kv.key()));
         }
@@ -678,8 +679,8 @@ class Generator : public KernelEnv {
   // cells, the simulator's checks and messages). That shape is static for a part of static
   // length, a whole matrix the op writes (the kernel's shape; a store of another shape is the
   // store's error) and a whole matrix no access of the plan grows (its declared shape); one an
-  // access grows has its shape only at run time, where the simulator runs the op's kernel with
-  // shapes nothing checked.
+  // access grows, or a part of run-time length, has its shape only at run time: the kernel is
+  // then runtime_kernel's (runtime_kernel_).
   void add_matrix_view(const json::object& k, const std::string& text, bool output) {
     const int64_t id = k.at("id").as_int64();
     auto it = kernel_tabviews_.find(text);
@@ -765,6 +766,26 @@ class Generator : public KernelEnv {
     return c;
   }
 
+  // Whether the shape of single-op kernel k (not elementwise) is its op's result by the
+  // catalog rule, as the planner gives it for an output with brackets (build_schedule.cpp,
+  // table_result_shape): every input a whole value of static shape, every setting a literal,
+  // no acc=. Otherwise the plan gives the output entry's shape.
+  std::set<int64_t> named_settings_;  // kernels with settings that named a variable
+  bool result_shape_planned(const json::object& k) const {
+    const auto& ops = k.at("ops").as_array();
+    if (ops.size() != 1 || named_settings_.count(k.at("id").as_int64())) return false;
+    const auto& op = ops.at(0).as_object();
+    for (const auto& kv : op.at("settings").as_object())
+      if (kv.key() == "acc" || kv.value().is_object()) return false;
+    for (const auto& in : op.at("inputs").as_array()) {
+      const std::string text = str(in);
+      if (text.find('[') != std::string::npos || autodims_.count(text)) return false;
+      const Value& v = value(text);
+      if (v.table || v.ptable || v.storage == "runtime") return false;
+    }
+    return true;
+  }
+
   // The buffers of the table accesses among kernel k's operands, before it is written.
   void prepare_tabviews(const json::object& k) {
     kernel_tabviews_.clear();
@@ -784,14 +805,15 @@ class Generator : public KernelEnv {
             static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
         bool run_time = false;
         if (!lead) {
-          // An elementwise kernel's result has its own shape, broadcast over the slice's
-          // entries when stored (broadcast_store); an op of another kind has no shape of its
-          // own apart from its output's.
-          if (!output || str(k.at("kind")) != "elementwise")
+          // The kernel's result has its own shape, broadcast over the slice's entries when
+          // stored (broadcast_store): an elementwise kernel's always, another's where the plan
+          // gives it (result_shape_planned).
+          if (!output || (str(k.at("kind")) != "elementwise" && !result_shape_planned(k)))
             c_gap("runtime-slice-operand",
-                  "'" + text + "' as an operand of kernel " + std::to_string(id) +
-                      " (a slice of run-time length, not an elementwise op's output) is not "
-                      "supported yet");
+                  "'" + text + "' as the output of kernel " + std::to_string(id) +
+                      " (a slice of run-time length written by an op whose inputs are not all "
+                      "whole values of static shape, or whose settings name variables or acc=) "
+                      "is not supported yet");
           run_time = true;
           lead.emplace();
         }

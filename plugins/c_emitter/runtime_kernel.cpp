@@ -15,13 +15,12 @@ namespace {
 // default "broadcast", refine_builtin's reductions and matmul), and whether it broadcasts.
 std::string shape_rule(const std::string& op, bool& broadcast) {
   static const std::set<std::string> broadcasting = {
-      "add", "mul", "sub", "div", "floor_div", "rem", "fma", "min", "max", "and",
+      "add", "mul", "sub", "div", "floor_div", "rem", "fma", "min", "max",    "and",
       "or",  "xor", "eq",  "ne",  "lt",        "le",  "gt",  "ge",  "filter", "pow"};
   static const std::set<std::string> elementwise = {
-      "abs",  "relu",   "fill",  "neg",   "sign", "recip", "clamp", "floor",   "ceil", "round",
-      "trunc", "not",   "shl",   "shr",   "popcount", "is_nan", "is_inf", "is_neg", "cast",
-      "exp",  "log",    "sqrt",  "sin",   "cos",  "tanh",  "erf",   "rsqrt",   "sigmoid", "silu",
-      "gelu"};
+      "abs",   "relu", "fill", "neg", "sign",     "recip",  "clamp",  "floor",   "ceil", "round",
+      "trunc", "not",  "shl",  "shr", "popcount", "is_nan", "is_inf", "is_neg",  "cast", "exp",
+      "log",   "sqrt", "sin",  "cos", "tanh",     "erf",    "rsqrt",  "sigmoid", "silu", "gelu"};
   broadcast = broadcasting.count(op) > 0;
   if (broadcast || elementwise.count(op)) return "broadcast";
   if (op == "sum_axis" || op == "mean_axis" || op == "prod_axis" || op == "max_axis" ||
@@ -71,15 +70,18 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
                                 "not supported yet");
   const auto& settings = op.at("settings").as_object();
   if (settings.contains("acc"))
-    c_gap("op-on-auto-dim", where + " with acc= on a matrix of run-time shape is not supported yet");
+    c_gap("op-on-auto-dim",
+          where + " with acc= on a matrix of run-time shape is not supported yet");
   bool bcast = false;
   const std::string rule = shape_rule(name, bcast);
   if (rule.empty())
-    c_gap("op-on-auto-dim", where + ": an op of this shape rule on a matrix of run-time shape is "
-                                    "not supported yet");
+    c_gap("op-on-auto-dim", where +
+                                ": an op of this shape rule on a matrix of run-time shape is "
+                                "not supported yet");
   if (!e.lib)
-    c_gap("library-missing", where + " on a matrix of run-time shape needs the C kernel library, "
-                                     "which is missing beside the plugin");
+    c_gap("library-missing", where +
+                                 " on a matrix of run-time shape needs the C kernel library, "
+                                 "which is missing beside the plugin");
   auto at_of = [&](const std::string& key, size_t i) {
     std::string at = str(op.at("at"));
     if (key == "inputs_at" && op.contains(key) && i < op.at(key).as_array().size())
@@ -188,7 +190,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
         const std::string D = sides[i].d, Rk = sides[i].r;
         c << I << "  {\n";
         if (bcast) {
-          c << I << "    int64_t o[" << R << "];\n"
+          c << I << "    int64_t o[" << R << "] = {0};\n"
             << I << "    const int b = oi_rt_broadcast(rs, rr, " << D << ", " << Rk << ", o);\n"
             << I << "    if (b < 0) {\n"
             << text_of("rs", "rr", "ta") << text_of(D, Rk, "tb")
@@ -270,7 +272,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   } else if (rule == "matmul") {
     if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
     c << I << "  {\n"
-      << I << "    int64_t o[" << R << "];\n"
+      << I << "    int64_t o[" << R << "] = {0};\n"
       << I << "    int b = -1;\n"
       << I << "    if (r0 < 2u || r1 < 2u) {\n"
       << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb")
@@ -305,7 +307,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
       << I << "  }\n";
   } else {
     c << I << "  if (!same) {\n"
-      << I << "    int64_t o[" << R << "];\n"
+      << I << "    int64_t o[" << R << "] = {0};\n"
       << I << "    const int b = oi_rt_broadcast(rs, rr, dt, rt, o);\n"
       << I << "    spread = b == (int)rt;\n"
       << I << "    for (uint32_t q = 0; spread && q < rt; ++q) spread = o[q] == dt[q];\n"
@@ -333,8 +335,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   }
   c << I << "    uint64_t ur[" << R << "];\n"
     << I << "    for (uint32_t q = 0; q < rr; ++q) ur[q] = (uint64_t)rs[q];\n";
-  const std::string y =
-      "{(void*)br, " + std::to_string(dtype_tag(out.dtype)) + "u, rr, ur}";
+  const std::string y = "{(void*)br, " + std::to_string(dtype_tag(out.dtype)) + "u, rr, ur}";
   c << I << "    if (cells) {\n";
   std::string call = library_call(e.env, op, *e.lib, e.used, xs, y, stop_all);
   // Indent the call's block to this depth.

@@ -21,8 +21,8 @@
 namespace oi::c_emitter {
 
 struct RuntimeKernelEnv {
-  KernelEnv& env;             // the generator: operands, values, the program's name
-  const KernelLibrary* lib;   // nullptr: the library is missing beside the plugin
+  KernelEnv& env;               // the generator: operands, values, the program's name
+  const KernelLibrary* lib;     // nullptr: the library is missing beside the plugin
   std::set<std::string>& used;  // the library's ops the program ships
   const std::map<std::string, AutoDimDecl>& autodims;
   std::function<std::string(const std::string&)> index_c;  // C of an index name

@@ -163,12 +163,13 @@ def check_shared(problems):
 # The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
-    "op-on-auto-dim": "an op reading an @auto_dim matrix whose shape is known only at run time "
-                      "(grown by an access, a part of run-time length, stacked matrices)",
+    "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
+                      "runtime_kernel.cpp does not cover (a table's matrices, fused ops, other "
+                      "operands that are table entries, packed dtypes, other shape rules)",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
-                             "run-time length",
+                             "run-time length, whose result shape the plan does not give",
     "copy-step-access": "a copy neither of whose sides has a shape known before run time (an "
                         "@auto_dim matrix into another, a table slice of run-time length)",
     "library-missing": "the C kernel library not installed beside the plugin",
