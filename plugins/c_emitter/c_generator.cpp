@@ -23,6 +23,7 @@
 #include "matmul_simd.hpp"
 #include "openinfer/consumer_order.hpp"
 #include "openinfer/device_limit.hpp"
+#include "runtime_copy.hpp"
 #include "runtime_kernel.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
@@ -1726,11 +1727,9 @@ class Generator : public KernelEnv {
     auto shape = static_access_shape(from);
     const bool from_known = shape.has_value();
     if (!shape) shape = static_access_shape(to);
-    if (!shape || (!from_known && !is_auto_access(from)))
-      c_gap("copy-step-access", "a " + kind + " (line " + json::serialize(st.at("line")) +
-                                    ") from '" + from + "' into '" + to +
-                                    "', neither of whose shapes is known before run time, is "
-                                    "not supported yet");
+    if (!shape || (!from_known && !is_auto_access(from)) ||
+        (is_auto_access(from) && is_auto_access(to)))
+      return runtime_copy_c(st, indent, entry);  // neither shape known before run time
     const Value& t = value(parse_access(from).name);
     Value buf = t;
     buf.ptable = false;
@@ -1766,9 +1765,8 @@ class Generator : public KernelEnv {
         rd.mismatch_post =
             " into '" + parse_access(to).name + "' where the access has shape [" + dims + "]";
       } else {
-        c_gap("copy-step-access", "a " + kind + " (line " + json::serialize(st.at("line")) +
-                                      ") from @auto_dim matrix '" + from + "' into '" + to +
-                                      "' is not supported yet");
+        invalid_plan("a " + kind + " (line " + json::serialize(st.at("line")) + ") from '" + from +
+                     "' into '" + to + "' reached the copy of a static shape");
       }
       c << packed_access(autodims_.at(parse_access(from).name), parse_access(from),
                          tabviews_.at(buf.name), false, ctx, rd);
@@ -1784,6 +1782,23 @@ class Generator : public KernelEnv {
     return c.str();
   }
   int64_t copy_buffers_ = 0;
+
+  // runtime_copy.hpp: a copy neither of whose sides has a shape known before run time.
+  std::string runtime_copy_c(const json::object& st, const std::string& indent, bool entry) {
+    RuntimeCopyEnv e{*this,
+                     autodims_,
+                     [&](const std::string& n) { return index_c(n); },
+                     entry ? "goto done;" : "return;",
+                     indent,
+                     freestanding_,
+                     [&](uint64_t bytes) {
+                       const std::string buf = "cp" + std::to_string(copy_buffers_);
+                       tabview_fields_.push_back({buf, std::max<uint64_t>(bytes, 1)});
+                       field_kernel_[buf] = -1000 - copy_buffers_++;
+                       return "s->v_" + buf;
+                     }};
+    return runtime_copy(e, st);
+  }
 
   std::string auto_access(const json::object& st, const char* access_key, const char* var_key,
                           const char* at_key, bool write, const std::string& indent, bool entry) {

@@ -170,8 +170,8 @@ C_GAPS = {
                          "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
                              "run-time length, whose result shape the plan does not give",
-    "copy-step-access": "a copy neither of whose sides has a shape known before run time (an "
-                        "@auto_dim matrix into another, a table slice of run-time length)",
+    "copy-step-access": "a copy neither of whose sides has a shape known before run time, one "
+                        "side a matrix of a @table (runtime_copy.cpp does the others)",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",

@@ -14,8 +14,11 @@ persistent values as the first left them.
   - c/slice_runtime_ops.oi: ops other than elementwise ones writing table slices of run-time
     length (the result spread over the entries, or stored row by row);
     c/slice_runtime_error.oi: a matmul's rows into a slice of another length.
-synth_c_auto_dim_runtime and synth_c_slice_runtime_ops (c_vs_simulator.sh) hold the graphs to
-the simulator byte for byte as well.
+  - c/copy_runtime.oi: copies neither of whose sides has a shape known before run time
+    (matrices, table slices of run-time length, f32 and i4); c/copy_runtime_error.oi: a slice
+    read into a matrix of another shape.
+synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
+(c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
 import argparse
 import os
@@ -81,6 +84,42 @@ def slice_runtime_ops():
     return steps
 
 
+def copy_runtime():
+    """The values after each step of copy_runtime.oi (every one exact)."""
+    m, nn = np.ones((1, 4), dtype=F), np.zeros((0, 4), dtype=F)
+    q = np.full((1, 4), 3.0, dtype=F)
+    k = np.zeros((0, 4), dtype=F)
+    low = np.full((5, 4), 0.5, dtype=F)  # L: @fixed(t=5) @init(0.5)
+    I4 = np.int8
+    pm, pn, pk = np.full((1, 3), -3, dtype=I4), np.zeros((1, 3), dtype=I4), np.zeros((0, 3), I4)
+
+    def rows(t, r, init, dtype):  # a table's or matrix's rows grown to r
+        if t.shape[0] >= r:
+            return t.copy()
+        return np.vstack([t, np.full((r - t.shape[0], t.shape[1]), init, dtype=dtype)])
+
+    steps = []
+    for n, x in enumerate(X):
+        c = n + 1
+        k = rows(k, c + 1, 0, F)
+        k[c] = x                              # cache.write x >> K[c]
+        m = rows(m, c + 1, 1.0, F) + x        # op add(M[c, 0], x) >> M
+        nn = m.copy()                         # transfer M >> N[c, 0]
+        q = k[0:c + 1].copy()                 # cache.read K[0..c+1] >> Q[c, 0]
+        low[0:c + 1] = m                      # cache.write M >> L[0..c+1]
+        k = rows(k, c + 2, 0, F)
+        k[1:c + 2] = nn                       # cache.write N >> K[1..c+2]
+        pm = rows(pm, c + 1, -3, I4)          # transfer PM[c, 0] >> PN[c, 0]
+        pn = pm.copy()
+        pk = rows(pk, c + 2, 0, I4)
+        pk[1:c + 2] = pn                      # cache.write PN >> PK[1..c+2]
+        pk[0] = 5                             # cache.write h >> PK[0]
+        pm = pk[0:c + 1].copy()               # cache.read PK[0..c+1] >> PM[c, 0]
+        steps.append({"M": m.copy(), "N": nn.copy(), "K": k.copy(), "L": low.copy(),
+                      "Q": q.copy(), "PM": pm.copy(), "PN": pn.copy(), "PK": pk.copy()})
+    return steps
+
+
 # (graph, its values, error graph, its line:col, the error, the persistent values it keeps)
 ONES = np.ones((1, 4), dtype=F)
 CASES = [
@@ -90,6 +129,10 @@ CASES = [
     ("slice_runtime_ops.oi", slice_runtime_ops, "slice_runtime_error.oi", "12:22",
      "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
      {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}),
+    ("copy_runtime.oi", copy_runtime, "copy_runtime_error.oi", "12:27",
+     "cannot store a value of shape [3, 4] as auto_dim 'Q' of current shape [2, 4]",
+     {"K": np.vstack([np.zeros(4, dtype=F), X[0]]), "Q": np.vstack([np.zeros(4, dtype=F), X[0]]),
+      "c": np.array(2, dtype=np.int32)}),
 ]
 
 
