@@ -112,12 +112,13 @@ std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st) {
   } else {
     const Value& t = *src.v;
     c += J + "{\n" +
-         span_code({t.name, t.indices, t.bounds}, src.a, e.index_c, from_at, P, stop_all,
-                   J + "  ", nullptr);
+         span_code({t.name, t.indices, t.bounds}, src.a, e.index_c, from_at, P, stop_all, J + "  ",
+                   nullptr);
     size_t q = 0;
     for (size_t k : src.ranged)
       c += J + "  cd[" + std::to_string(q++) + "] = ln[" + std::to_string(k) + "];\n";
-    for (uint64_t d : t.shape) c += J + "  cd[" + std::to_string(q++) + "] = " + std::to_string(d) + "ll;\n";
+    for (uint64_t d : t.shape)
+      c += J + "  cd[" + std::to_string(q++) + "] = " + std::to_string(d) + "ll;\n";
     c += J + "  cr = " + std::to_string(q) + "u;\n";
     const std::string bytes = bits ? "(cn * " + std::to_string(bits) + "u + 7u) / 8u"
                                    : "cn * " + std::to_string(esize) + "u";
@@ -164,21 +165,22 @@ std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st) {
     size_t q = 0;
     for (size_t k : dst.ranged)
       c += J + "  ad[" + std::to_string(q++) + "] = ln[" + std::to_string(k) + "];\n";
-    for (uint64_t d : t.shape) c += J + "  ad[" + std::to_string(q++) + "] = " + std::to_string(d) + "ll;\n";
+    for (uint64_t d : t.shape)
+      c += J + "  ad[" + std::to_string(q++) + "] = " + std::to_string(d) + "ll;\n";
     c += J + "  int same = cr == " + std::to_string(ar) + "u;\n" + J +
          "  for (uint32_t q = 0; same && q < cr; ++q) same = cd[q] == ad[q];\n" + J +
          "  if (!same) {\n" + J + "    s->failed = fail(s, " + P + "_ERR_RUN, \"" + where +
          "cannot store a value of shape " + shape_format(src_rank) + " into '" +
          format_text(t.name) + "' where the access has shape " + shape_format(ar) + "\"" +
-         shape_args("cd", src_rank) + shape_args("ad", ar) + ");\n" + J + "    " + stop_all +
-         "\n" + J + "  }\n";
+         shape_args("cd", src_rank) + shape_args("ad", ar) + ");\n" + J + "    " + stop_all + "\n" +
+         J + "  }\n";
     c += J + "  const int rc = oi_tab_write(&s->t_" + t.name + ", st, ln, " + data + ");\n";
     if (!e.freestanding)
       c += J + "  if (rc == -2) {\n" + J + "    s->failed = budget_fail(s, \"" + where + "\", \"" +
            format_text(t.name) + "\");\n" + J + "    " + stop_all + "\n" + J + "  }\n";
     c += J + "  if (rc != 0) {\n" + J + "    s->failed = fail(s, " + P + "_ERR_MEMORY, \"" + where +
-         "out of memory growing table '" + format_text(t.name) + "'\");\n" + J + "    " +
-         stop_all + "\n" + J + "  }\n" + J + "}\n";
+         "out of memory growing table '" + format_text(t.name) + "'\");\n" + J + "    " + stop_all +
+         "\n" + J + "  }\n" + J + "}\n";
   }
   c += J + cleanup + "\n" + I + "}\n";
   return c;

@@ -30,6 +30,8 @@ std::string shape_rule(const std::string& op, bool& broadcast) {
   if (op == "matmul") return "matmul";
   if (op == "softmax" || op == "log_softmax" || op == "iota") return "same_as_input0_axis";
   if (op == "is_finite") return "scalar";
+  if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
+  if (op == "transpose" || op == "reshape" || op == "concat") return op;
   return "";
 }
 
@@ -134,6 +136,11 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   }
   const Side& out = sides[n];
   const std::string R = "OI_AD_RANK";
+  // A side's rank, static: a matrix's declared one, a value's.
+  auto rank_of = [&](const Side& s) {
+    const AccessText a = parse_access(s.text);
+    return s.matrix ? e.autodims.at(a.name).base.size() : e.env.value(a.name).shape.size();
+  };
   std::ostringstream c;
   c << I << "{ /* kernel " << id << ": " << where << ", shapes known at run time */\n";
   for (const Side& s : sides) {
@@ -221,6 +228,116 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
       << I << "  }\n"
       << I << "  rr = r0;\n"
       << I << "  memcpy(rs, d0, sizeof rs);\n";
+  } else if (rule == "transpose") {
+    // Static checks (the input's rank is static), then the dims permuted.
+    std::vector<int64_t> perm;
+    const json::value* list = settings.if_contains("perm");
+    const auto r = static_cast<int64_t>(rank_of(sides[0]));
+    std::string error;
+    if (list) {
+      if (!list->is_array())
+        c_gap("op-on-auto-dim", where + ": 'perm' that is not a list is not supported yet");
+      for (const auto& x : list->as_array()) {
+        if (!x.is_int64())
+          c_gap("op-on-auto-dim", where + ": an axis that is not an integer is not supported yet");
+        perm.push_back(x.as_int64());
+      }
+      if (static_cast<int64_t>(perm.size()) != r)
+        error = "'perm' has " + std::to_string(perm.size()) + " entries but the input has rank " +
+                std::to_string(r);
+      std::set<int64_t> seen;
+      for (size_t q = 0; q < perm.size() && error.empty(); ++q) {
+        if (perm[q] < -r || perm[q] >= r) {
+          error =
+              "axis " + std::to_string(perm[q]) + " is out of range for rank " + std::to_string(r);
+        } else {
+          const int64_t a = perm[q] < 0 ? perm[q] + r : perm[q];
+          if (!seen.insert(a).second)
+            error = "axis " + std::to_string(perm[q]) + " is repeated in 'perm'";
+          perm[q] = a;
+        }
+      }
+    } else {
+      for (int64_t q = r; q-- > 0;) perm.push_back(q);
+    }
+    if (!error.empty()) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      for (size_t q = 0; q < perm.size(); ++q)
+        c << I << "  rs[" << q << "] = d0[" << perm[q] << "];\n";
+      c << I << "  rr = " << perm.size() << "u;\n";
+    }
+  } else if (rule == "norm_trailing") {
+    const auto r = static_cast<int64_t>(rank_of(sides[0]));
+    const int64_t axis = literal_int(settings, "axis", -1, where);
+    if (axis < -r || axis >= r) {
+      c << I << "  {\n"
+        << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(r),
+                "")
+        << I << "  }\n";
+    } else {
+      const int64_t a = axis < 0 ? axis + r : axis;
+      for (size_t i = 1; i < n; ++i) {
+        const std::string D = sides[i].d, Rk = sides[i].r, A = std::to_string(a);
+        c << I << "  {\n"
+          << I << "    int same = " << Rk << " == " << (r - a) << "u;\n"
+          << I << "    for (uint32_t q = 0; same && q < " << Rk << "; ++q) same = " << D
+          << "[q] == d0[" << A << " + q];\n"
+          << I << "    if (!same) {\n"
+          << text_of(D, Rk, "ta") << text_of("(d0 + " + A + ")", std::to_string(r - a) + "u", "tb")
+          << text_of("d0", "r0", "tc")
+          << fail(rule_at + "input " + std::to_string(i) +
+                      " has shape %s but must have %s, the "
+                      "dims of %s from axis " +
+                      A,
+                  ", ta, tb, tc")
+          << I << "    }\n"
+          << I << "  }\n";
+      }
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+    }
+  } else if (rule == "reshape") {
+    // The declared output: the output access's shape.
+    c << I << "  {\n"
+      << I << "    unsigned long long a = 1, b = 1;\n"
+      << I << "    for (uint32_t q = 0; q < r0; ++q) a *= (unsigned long long)d0[q];\n"
+      << I << "    for (uint32_t q = 0; q < rt; ++q) b *= (unsigned long long)dt[q];\n"
+      << I << "    if (a != b) {\n"
+      << text_of("d0", "r0", "ta") << text_of("dt", "rt", "tb")
+      << fail(rule_at + "cannot reshape %s (%llu elements) to %s (%llu elements)", ", ta, a, tb, b")
+      << I << "    }\n"
+      << I << "  }\n"
+      << I << "  rr = rt;\n"
+      << I << "  memcpy(rs, dt, sizeof rs);\n";
+  } else if (rule == "concat") {
+    const auto r = static_cast<int64_t>(rank_of(sides[0]));
+    const int64_t axis = literal_int(settings, "axis", 0, where);
+    if (axis < -r || axis >= r) {
+      c << I << "  {\n"
+        << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(r),
+                "")
+        << I << "  }\n";
+    } else {
+      const std::string A = std::to_string(axis < 0 ? axis + r : axis);
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+      for (size_t i = 1; i < n; ++i) {
+        const std::string D = sides[i].d, Rk = sides[i].r;
+        c << I << "  {\n"
+          << I << "    int ok = " << Rk << " == r0;\n"
+          << I << "    for (uint32_t q = 0; ok && q < r0; ++q) ok = q == " << A << "u || " << D
+          << "[q] == d0[q];\n"
+          << I << "    if (!ok) {\n"
+          << text_of(D, Rk, "ta") << text_of("d0", "r0", "tb")
+          << fail(rule_at + "input " + std::to_string(i) +
+                      " has shape %s, which does not match %s outside axis " + A,
+                  ", ta, tb")
+          << I << "    }\n"
+          << I << "    rs[" << A << "] += " << D << "[" << A << "];\n"
+          << I << "  }\n";
+      }
+    }
   } else if (rule == "reduce_axes" || rule == "argreduce_axis") {
     // The input's rank is static (a matrix's or a value's): the axes kept are known now.
     const Value* v0 = nullptr;
