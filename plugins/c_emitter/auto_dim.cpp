@@ -374,7 +374,8 @@ std::string box_c(const AutoDimDecl& m, const std::vector<SlotText>& slots, bool
 // one without being created.
 std::string table_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                          const std::vector<uint64_t>& var_shape, bool write,
-                         const AutoDimContext& ctx, const AutoDimRead& rd) {
+                         const AutoDimContext& ctx, const AutoDimRead& rd,
+                         const AutoDimRuntime* rt) {
   const size_t nt = m.table_indices.size(), nauto = m.indices.size(), rank = m.base.size();
   if (access.brackets && !access.slots.empty() && access.slots.size() != nt + nauto)
     invalid_plan("'" + m.name + "' takes " + std::to_string(nt + nauto) +
@@ -472,14 +473,28 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
   for (size_t k = 0; k < var_shape.size(); ++k)
     vs += (k ? ", " : "") + std::to_string(var_shape[k]);
   vs += "]";
+  // A side of run-time shape (AutoDimRuntime): its dims rt->dims, its text tv.
+  std::string vs_arg;
+  auto var_dim = [&](size_t k) {
+    return rt ? rt->dims + "[" + std::to_string(k) + "]" : std::to_string(var_shape[k]) + "ll";
+  };
+  const std::string var_rank = rt ? rt->rank : std::to_string(var_shape.size()) + "u";
+  if (rt && write) {
+    vs = "%s";
+    vs_arg = ", tv";
+    c += I + "  char tv[256];\n" + I + "  oi_ad_text(tv, sizeof tv, " + rt->dims + ", " + rt->rank +
+         ");\n";
+  }
   if (write) {  // the value's leading axes are the sliced @table slots'
-    std::string ok = var_shape.size() >= lead.size() ? "1" : "0";
+    std::string ok = rt && !lead.empty() ? var_rank + " >= " + std::to_string(lead.size()) + "u"
+                     : rt || var_shape.size() >= lead.size() ? "1"
+                                                             : "0";
     for (size_t j = 0; j < lead.size() && ok != "0"; ++j)
-      ok += " && tln[" + std::to_string(lead[j]) + "] == " + std::to_string(var_shape[j]) + "ll";
+      ok += " && tln[" + std::to_string(lead[j]) + "] == " + var_dim(j);
     c += I + "  if (!(" + ok + ")) {\n" +
          fail("_ERR_RUN", "\"" + where + "cannot store a value of shape " + vs +
-                              " into %lld entries of auto_dim table '" + mname +
-                              "'\", (long long)nkeys") +
+                              " into %lld entries of auto_dim table '" + mname + "'\"" + vs_arg +
+                              ", (long long)nkeys") +
          I + "  }\n";
   }
   if (m.growable() && (write || scalar || !stacked)) {
@@ -501,6 +516,13 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
   uint64_t inner_cells = 1;
   for (size_t k = write ? lead.size() : var_shape.size(); k < var_shape.size(); ++k)
     inner_cells *= var_shape[k];
+  std::string inner = std::to_string(inner_cells * m.esize) + "u";
+  if (rt && write) {
+    c += I + "  size_t inner = " + std::to_string(m.esize) + "u;\n" + I +
+         "  for (uint32_t k = " + std::to_string(lead.size()) + "u; k < " + rt->rank +
+         "; ++k) inner *= (size_t)" + rt->dims + "[k];\n";
+    inner = "inner";
+  }
   c += I + "  for (int64_t n = 0; n < nkeys; ++n) {\n";
   c += I + "    int64_t rest = n, e = 0;\n";
   c += I + "    for (uint32_t k = " + NT + "u; k-- > 0;) {\n" + I +
@@ -543,20 +565,21 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
   c += box_c(m, aslots, scalar, ctx, where, fail);
   const std::string entry = stacked ? " entry %s" : "";
   if (write) {
-    std::string same = var_shape.size() == lead.size() + rank ? "1" : "0";
+    std::string same = rt ? var_rank + " == " + std::to_string(lead.size() + rank) + "u"
+                       : var_shape.size() == lead.size() + rank ? "1"
+                                                                : "0";
     for (size_t k = 0; k < rank && same != "0"; ++k)
-      same += " && ln[" + std::to_string(k) + "] == " + std::to_string(var_shape[lead.size() + k]) +
-              "ll";
+      same += " && ln[" + std::to_string(k) + "] == " + var_dim(lead.size() + k);
     c += I + "    if (!(" + same + ")) {\n" + I + "      oi_ad_text(t1, sizeof t1, ln, " + R +
          "u);\n" + I + "      oi_ad_text(t2, sizeof t2, key, " + NT + "u);\n" +
          fail("_ERR_RUN",
               "\"" + where + "cannot store a value of shape " + vs +
                   (scalar ? " as auto_dim '" + mname + "'" + entry + " of current shape %s\""
                           : " into a part of '" + mname + "'" + entry + " of shape %s\"") +
-                  (stacked ? ", t2" : "") + ", t1") +
+                  vs_arg + (stacked ? ", t2" : "") + ", t1") +
          I + "    }\n";
-    c += I + "    oi_ad_box(" + R + "u, " + E + "u, d, m->data, st, ln, (unsigned char*)s->v_" +
-         var + " + (size_t)n * " + std::to_string(inner_cells * m.esize) + "u, 1);\n";
+    c += I + "    oi_ad_box(" + R + "u, " + E + "u, d, m->data, st, ln, (unsigned char*)" +
+         (rt ? rt->data : "s->v_" + var) + " + (size_t)n * " + inner + ", 1);\n";
   } else {
     c += I + "    if (n == 0) {\n" + I + "      part = 1;\n" + I +
          "      for (uint32_t k = 0; k < " + R + "u; ++k) {\n" + I + "        pd[k] = ln[k];\n" +
@@ -579,7 +602,21 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
          "u, d, m->data, st, ln, stack + (size_t)n * part * " + E + "u, 0);\n";
   }
   c += I + "  }\n";
-  if (!write) {
+  if (!write && rt) {
+    // The stacked value to the side of run-time shape: the buffer and its dims.
+    const size_t srank = lead.size() + rank;
+    for (size_t j = 0; j < lead.size(); ++j)
+      c += I + "  " + rt->dims + "[" + std::to_string(j) + "] = tln[" + std::to_string(lead[j]) +
+           "];\n";
+    for (size_t k = 0; k < rank; ++k)
+      c += I + "  " + rt->dims + "[" + std::to_string(lead.size() + k) + "] = nkeys ? pd[" +
+           std::to_string(k) + "] : " + std::to_string(m.base[k]) + "ll;\n";
+    c += I + "  " + rt->rank + " = " + std::to_string(srank) + "u;\n" + I + "  if (!stack) {\n" +
+         I + "    stack = (unsigned char*)malloc(1u);\n" + I + "    if (!stack) {\n" +
+         fail("_ERR_MEMORY",
+              "\"" + where + "out of memory reading auto_dim table '" + mname + "'\"") +
+         I + "    }\n" + I + "  }\n" + I + "  " + rt->data + " = stack;\n";
+  } else if (!write) {
     // The stacked value: the sliced @table lengths, then a part's shape (the declared one when
     // no key was visited); into the destination as it is, or zero padded where it fits.
     const size_t srank = lead.size() + rank;
@@ -710,10 +747,7 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
                             const std::vector<uint64_t>& var_shape, bool write,
                             const AutoDimContext& ctx, const AutoDimRead& rd,
                             const AutoDimRuntime* rt) {
-  if (!m.table_indices.empty()) {
-    if (rt) invalid_plan("a run-time shaped operand of a table of matrices '" + m.name + "'");
-    return table_access(m, access, var, var_shape, write, ctx, rd);
-  }
+  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx, rd, rt);
   const size_t rank = m.base.size(), nauto = m.indices.size();
   if (access.brackets && access.slots.size() != nauto && !access.slots.empty())
     invalid_plan("'" + m.name + "' takes " + std::to_string(nauto) + " indices, the access gives " +

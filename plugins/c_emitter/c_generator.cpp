@@ -265,7 +265,8 @@ class Generator : public KernelEnv {
       // A whole variable copied into a table entry or slice: the store of cache.write.
       body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
                            indent, entry);
-    } else if (kind == "transfer" && is_prefix_entry(str(st.at("from"))) &&
+    } else if ((kind == "transfer" || kind == "cache.write") &&
+               is_prefix_entry(str(st.at("from"))) &&
                str(st.at("to")).find('[') == std::string::npos) {
       body << prefix_entry_copy(st, indent, entry);
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
@@ -693,8 +694,7 @@ class Generator : public KernelEnv {
         invalid_plan("'" + text + "' does not give one index per index of '" + a.name + "'");
       for (size_t j = 0; j < nt && j < a.slots.size(); ++j)
         if (a.slots[j].range || !a.slots[j].index)
-          c_gap("op-on-auto-dim", "'" + text + "' as an operand of kernel " + std::to_string(id) +
-                                      " (matrices of a @table stacked) is not supported yet");
+          runtime_kernel_ = true;  // matrices of a @table stacked: runtime_kernel.hpp
       bool part = false;
       std::vector<uint64_t> shape = m.base;
       for (size_t j = nt; j < a.slots.size(); ++j) {
@@ -1158,12 +1158,13 @@ class Generator : public KernelEnv {
     return f.str();
   }
 
-  // A whole variable named in a copy step; table entries, slices and parts are refused.
+  // A whole variable named in a copy step: every access with indices (a table's, a matrix's,
+  // a prefix table's entry) has its own path in emit_step.
   const Value& whole(const json::object& st, const char* key) const {
     const std::string text = str(st.at(key));
     if (text.find('[') != std::string::npos)
-      c_gap("copy-step-access", "'" + text + "' in a " + str(st.at("kind")) + " step (line " +
-                                    json::serialize(st.at("line")) + ") is not supported yet");
+      invalid_plan("'" + text + "' in a " + str(st.at("kind")) + " step (line " +
+                   json::serialize(st.at("line")) + "): indices on a variable that is not a table");
     return value(text);
   }
 
@@ -2314,7 +2315,8 @@ class Generator : public KernelEnv {
   // The most dims of an @auto_dim matrix (oi_auto's arrays), at least 8.
   size_t max_auto_rank() const {
     size_t r = 8;
-    for (const auto& [mname, m] : autodims_) r = std::max(r, m.base.size());
+    for (const auto& [mname, m] : autodims_)
+      r = std::max(r, m.base.size() + m.table_indices.size());       // stacked too
     for (const Value& v : values_) r = std::max(r, v.shape.size());  // runtime_kernel.cpp
     return r;
   }

@@ -54,12 +54,6 @@ std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st) {
   const std::string line = json::serialize(st.at("line"));
   const bool from_matrix = e.autodims.count(parse_access(from).name) > 0;
   const bool to_matrix = e.autodims.count(parse_access(to).name) > 0;
-  for (const auto& [text, matrix] : {std::pair{from, from_matrix}, std::pair{to, to_matrix}})
-    if (matrix && !e.autodims.at(parse_access(text).name).table_indices.empty())
-      c_gap("copy-step-access", "a " + kind + " (line " + line + ") from '" + from + "' into '" +
-                                    to + "', '" + text +
-                                    "' a table of matrices, neither of whose shapes is known "
-                                    "before run time, is not supported yet");
   const std::string I = e.indent, P = e.env.prefix();
   std::string dtype_from, dtype_to;
   unsigned bits = 0;
@@ -68,7 +62,10 @@ std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st) {
   if (from_matrix) {
     const AutoDimDecl& m = e.autodims.at(parse_access(from).name);
     dtype_from = m.dtype;
-    src_rank = m.base.size();
+    const AccessText a = parse_access(from);
+    src_rank = m.base.size();  // and the sliced @table slots stacking matrices
+    for (size_t k = 0; k < m.table_indices.size(); ++k)
+      if (!a.brackets || a.slots.empty() || a.slots[k].range || !a.slots[k].index) ++src_rank;
   } else {
     src = table_of(e.env, from);
     dtype_from = src.v->dtype;
@@ -78,7 +75,7 @@ std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st) {
   if (to_matrix) {
     const AutoDimDecl& m = e.autodims.at(parse_access(to).name);
     dtype_to = m.dtype;
-    rank = std::max(rank, m.base.size());
+    rank = std::max(rank, m.base.size() + m.table_indices.size());
   } else {
     dst = table_of(e.env, to);
     dtype_to = dst.v->dtype;

@@ -25,8 +25,8 @@ struct RuntimeCopyEnv {
   std::function<std::string(uint64_t bytes)> span_buffer;
 };
 
-// The C of copy step `st` (its `from`, `to`, `from_at`, `to_at`). Throws CGap for a side that is
-// a table of matrices (gap copy-step-access).
+// The C of copy step `st` (its `from`, `to`, `from_at`, `to_at`): either side a plain matrix, a
+// table's matrices (one key's, or stacked) or a persistent table's access.
 std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st);
 
 }  // namespace oi::c_emitter

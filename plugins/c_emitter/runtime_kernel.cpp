@@ -110,10 +110,6 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     s.matrix = e.autodims.count(a.name) > 0;
     if (s.matrix) {
       const AutoDimDecl& m = e.autodims.at(a.name);
-      if (!m.table_indices.empty())
-        c_gap("op-on-auto-dim", where + ": '" + s.text +
-                                    "', a matrix of a @table, beside a matrix of run-time shape "
-                                    "is not supported yet");
       s.dtype = m.dtype;
       s.b = "b" + N;
       s.p = s.b;
@@ -139,7 +135,12 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   // A side's rank, static: a matrix's declared one, a value's.
   auto rank_of = [&](const Side& s) {
     const AccessText a = parse_access(s.text);
-    return s.matrix ? e.autodims.at(a.name).base.size() : e.env.value(a.name).shape.size();
+    if (!s.matrix) return e.env.value(a.name).shape.size();
+    const AutoDimDecl& m = e.autodims.at(a.name);  // a table's: its sliced @table slots too
+    size_t lead = 0;
+    for (size_t k = 0; k < m.table_indices.size(); ++k)
+      if (!a.brackets || a.slots.empty() || a.slots[k].range || !a.slots[k].index) ++lead;
+    return lead + m.base.size();
   };
   std::ostringstream c;
   c << I << "{ /* kernel " << id << ": " << where << ", shapes known at run time */\n";
@@ -340,13 +341,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     }
   } else if (rule == "reduce_axes" || rule == "argreduce_axis") {
     // The input's rank is static (a matrix's or a value's): the axes kept are known now.
-    const Value* v0 = nullptr;
-    size_t rank = 0;
-    const AccessText a0 = parse_access(sides[0].text);
-    if (sides[0].matrix)
-      rank = e.autodims.at(a0.name).base.size();
-    else
-      v0 = &e.env.value(a0.name), rank = v0->shape.size();
+    const size_t rank = rank_of(sides[0]);
     const auto r = static_cast<int64_t>(rank);
     std::set<size_t> axes;
     std::string error;

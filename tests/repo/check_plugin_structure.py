@@ -164,14 +164,12 @@ def check_shared(problems):
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
     "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
-                      "runtime_kernel.cpp does not cover (a table's matrices, fused ops, other "
-                      "operands that are table entries, packed dtypes, other shape rules)",
+                      "runtime_kernel.cpp does not cover (fused ops, other operands that are "
+                      "table entries, packed dtypes, other shape rules)",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
                              "run-time length, whose result shape the plan does not give",
-    "copy-step-access": "a copy neither of whose sides has a shape known before run time, one "
-                        "side a matrix of a @table (runtime_copy.cpp does the others)",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",
