@@ -746,13 +746,20 @@ class Generator : public KernelEnv {
   // runtime_kernel's, in the step's body.
   bool runtime_kernel_ = false;
   std::string runtime_kernel_c(const json::object& k, const std::string& indent, bool entry) {
-    for (const auto& [text, view] : kernel_tabviews_)
-      if (!view.matrix)
+    // A persistent table's entry the op reads is copied out first, as for any kernel (its
+    // buffer an operand of static shape); one it writes is not covered yet.
+    std::string reads;
+    for (const auto& [text, view] : kernel_tabviews_) {
+      if (view.matrix) continue;
+      if (view.write || view.run_time)
         c_gap("op-on-auto-dim", "'" + text +
-                                    "', a table access, beside an @auto_dim matrix of "
-                                    "run-time shape (kernel " +
+                                    "', a table access the op writes, beside an @auto_dim matrix "
+                                    "of run-time shape (kernel " +
                                     std::to_string(k.at("id").as_int64()) +
                                     ") is not supported yet");
+      reads += table_access(text, view.value.name, false,
+                            at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
+    }
     RuntimeKernelEnv e{*this,
                        library_,
                        library_ops_,
@@ -761,7 +768,7 @@ class Generator : public KernelEnv {
                        entry ? "goto done;" : "return;",
                        indent,
                        emit_profile().freestanding};
-    std::string c = runtime_kernel(e, k);
+    std::string c = reads + runtime_kernel(e, k);
     kernel_tabviews_.clear();
     runtime_kernel_ = false;
     return c;

@@ -115,16 +115,14 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
       s.p = s.b;
       cleanup += "free(" + s.b + "); ";
     } else {
-      if (s.text.find('[') != std::string::npos)
+      // A plain value, or a persistent table's entry copied out into its buffer (the caller).
+      const Value& v = e.env.operand(s.text);
+      if (v.table || v.ptable || (s.text.find('[') != std::string::npos && v.storage != "tabview"))
         c_gap("op-on-auto-dim", where + ": '" + s.text +
-                                    "', a table entry or slice, beside a matrix of run-time "
+                                    "', an entry of a prefix table, beside a matrix of run-time "
                                     "shape is not supported yet");
-      const Value& v = e.env.value(a.name);
-      if (v.table || v.ptable)
-        c_gap("op-on-auto-dim", where + ": table '" + s.text +
-                                    "' beside a matrix of run-time shape is not supported yet");
       s.dtype = v.dtype;
-      s.p = "(unsigned char*)s->v_" + a.name;
+      s.p = "(unsigned char*)s->v_" + v.name;
     }
     if (packed_bits(s.dtype) || s.dtype == "bitset")
       c_gap("op-on-auto-dim", where + ": '" + s.text + "' of dtype " + s.dtype +
@@ -135,7 +133,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   // A side's rank, static: a matrix's declared one, a value's.
   auto rank_of = [&](const Side& s) {
     const AccessText a = parse_access(s.text);
-    if (!s.matrix) return e.env.value(a.name).shape.size();
+    if (!s.matrix) return e.env.operand(s.text).shape.size();
     const AutoDimDecl& m = e.autodims.at(a.name);  // a table's: its sliced @table slots too
     size_t lead = 0;
     for (size_t k = 0; k < m.table_indices.size(); ++k)
@@ -168,7 +166,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     return auto_dim_access(e.autodims.at(a.name), a, s.b, {}, false, ctx, rd, &rt);
   };
   auto static_dims = [&](const Side& s) {
-    const Value& v = e.env.value(parse_access(s.text).name);
+    const Value& v = e.env.operand(s.text);
     c << I << "  " << s.r << " = " << v.shape.size() << "u;\n";
     for (size_t k = 0; k < v.shape.size(); ++k)
       c << I << "  " << s.d << "[" << k << "] = " << v.shape[k] << "ll;\n";
@@ -460,7 +458,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   c << indented << I << "    }\n" << I << "  }\n";
   if (!out.matrix) {
     c << I << "  memcpy(s->v_" << out_name << ", br, "
-      << u(value_bytes(out.dtype, e.env.value(out_name).numel())) << ");\n";
+      << u(value_bytes(out.dtype, e.env.operand(out.text).numel())) << ");\n";
   } else {
     // Spread over the access (the simulator's broadcast_to), then stored as cache.write stores.
     c << I << "  if (spread) {\n"

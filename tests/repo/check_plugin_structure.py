@@ -164,8 +164,8 @@ def check_shared(problems):
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
     "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
-                      "runtime_kernel.cpp does not cover (fused ops, other operands that are "
-                      "table entries, packed dtypes, other shape rules)",
+                      "runtime_kernel.cpp does not cover (prefix entries as inputs, table "
+                      "outputs, packed dtypes, other shape rules)",
     "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
                          "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
