@@ -70,7 +70,9 @@ int run_synth(const std::vector<std::string>& args, Context& ctx) {
       "write the plan's pictures (kernels, memory) to this folder")(
       "name", po::value<std::string>()->default_value("model"), "base name of the generated files")(
       "embed-weights", "embed the weights as arrays instead of loading the .oinf")(
-      "output,o", po::value<std::string>(), "output directory");
+      "fetchable", po::value<std::vector<std::string>>()->composing(),
+      "keep this temporary (assign) after each step so that the program can fetch it "
+      "(repeatable)")("output,o", po::value<std::string>(), "output directory");
   po::options_description hidden;
   hidden.add_options()("graph", po::value<std::string>());
   po::options_description all;
@@ -106,8 +108,11 @@ int run_synth(const std::vector<std::string>& args, Context& ctx) {
   const OpCatalog catalog = catalog_with_plugins(registry);
   const std::string model_path = vm["model"].as<std::string>();
   const Model model = Model::open(model_path);
+  Synthesizer synthesizer(arch);
+  if (vm.count("fetchable"))
+    synthesizer.keep_temporaries(vm["fetchable"].as<std::vector<std::string>>());
   const Plan plan =
-      Synthesizer(arch).synthesize(model, load_graph(vm["graph"].as<std::string>()), catalog);
+      synthesizer.synthesize(model, load_graph(vm["graph"].as<std::string>()), catalog);
 
   if (vm.count("svg"))
     write_pictures(plan, vm["svg"].as<std::string>(), vm["name"].as<std::string>());

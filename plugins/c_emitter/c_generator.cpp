@@ -23,10 +23,12 @@
 #include "matmul_simd.hpp"
 #include "openinfer/consumer_order.hpp"
 #include "openinfer/device_limit.hpp"
+#include "reset_window.hpp"
 #include "runtime_copy.hpp"
 #include "runtime_kernel.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
+#include "yield_snapshot.hpp"
 
 namespace oi::c_emitter {
 namespace {
@@ -253,7 +255,7 @@ class Generator : public KernelEnv {
       body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
                            indent, entry);
     } else if (kind == "cache.reset" && is_table_access(str(st.at("target")))) {
-      body << table_reset(str(st.at("target")), at_of(st, "target_at"), indent, entry);
+      body << table_reset(str(st.at("target")), at_of(st, "at"), indent, entry);
     } else if ((kind == "transfer" || kind == "cache.write") &&
                is_table_access(str(st.at("from"))) && !is_table_access(str(st.at("to")))) {
       // An entry or slice of a persistent table copied into a whole variable: the read of
@@ -326,29 +328,69 @@ class Generator : public KernelEnv {
         for (const auto& w : consumer_writes_[task]) c.writes.insert(parse_access(w).name);
         consumers.push_back(std::move(c));
       }
-      const oi::emit::ConsumerOrder order = oi::emit::order_consumers(consumers, in_place);
+      // A cycle (each awaits a table another writes): those tables copied as yielded for the
+      // readers after their writer (yield_snapshot.hpp).
+      const oi::emit::ConsumerPlan plan = oi::emit::plan_consumers(consumers, in_place);
+      const oi::emit::ConsumerOrder& order = plan.order;
       if (!order.error.empty())
-        c_gap("yield-table-cycle", "the consumers of the yield at line " +
-                                       json::serialize(st.at("line")) + ": " + order.error);
+        invalid_plan("the consumers of the yield at line " + json::serialize(st.at("line")) + ": " +
+                     order.error + " (validation refuses it)");
+      std::vector<YieldCopy> copies;
+      for (const auto& n : plan.copied) {
+        YieldCopy y{n, YieldCopy::Kind::Table, "", 0};
+        if (autodims_.count(n)) {
+          const AutoDimDecl& m = autodims_.at(n);
+          y.kind = m.growable() ? YieldCopy::Kind::GrowableMatrices : YieldCopy::Kind::Matrices;
+          y.count_c = auto_count_c(m, "s");
+          y.table_rank = m.table_indices.size();
+        } else {
+          yield_copied_.insert(n);
+        }
+        copies.push_back(std::move(y));
+      }
+      const std::string line = json::serialize(st.at("line"));
       body << indent << "/* yield: consumers run here, from the snapshot */\n";
       for (const auto& n : names) {
         yielded_.insert(n);
         body << indent << "memcpy(s->snap_" << n << ", s->v_" << n << ", " << value(n).bytes
              << "u);\n";
       }
+      std::string in = indent;
+      if (!copies.empty()) {
+        body << indent << "{ /* the tables the readers after their writer see as yielded */\n";
+        in = indent + "  ";
+        body << take_copies(copies, freestanding_, name_, line, "goto done;", in);
+      }
       std::set<std::string> written;
+      std::vector<YieldCopy> swapped;
       for (size_t i : order.order) {
         const std::string& task = consumers[i].name;
-        body << indent << "block_" << task << "(s);\n";
-        if (!fallible_.empty()) body << indent << stop_if_failed(entry);
+        body << in << "block_" << task << "(s);\n";
+        if (!copies.empty()) {
+          body << in << "if (s->failed) {\n";
+          for (const YieldCopy& y : swapped) body << swap_copy(y, in + "  ");
+          body << drop_copies(copies, freestanding_, in + "  ") << in << "  goto done;\n"
+               << in << "}\n";
+        } else if (!fallible_.empty()) {
+          body << in << stop_if_failed(entry);
+        }
         for (const auto& n : names)
           if (consumer_writes_[task].count(n)) {
             written.insert(n);
-            body << indent << "memcpy(s->res_" << n << ", s->v_" << n << ", " << value(n).bytes
+            body << in << "memcpy(s->res_" << n << ", s->v_" << n << ", " << value(n).bytes
                  << "u);\n"
-                 << indent << "memcpy(s->v_" << n << ", s->snap_" << n << ", " << value(n).bytes
+                 << in << "memcpy(s->v_" << n << ", s->snap_" << n << ", " << value(n).bytes
                  << "u);\n";
           }
+        for (const YieldCopy& y : copies)
+          if (consumers[i].writes.count(y.name)) {
+            body << swap_copy(y, in);  // its readers from here on see it as yielded
+            swapped.push_back(y);
+          }
+      }
+      if (!copies.empty()) {
+        for (const YieldCopy& y : swapped) body << swap_copy(y, in);  // the writer's result
+        body << drop_copies(copies, freestanding_, in) << indent << "}\n";
       }
       for (const auto& n : written)
         body << indent << "memcpy(s->v_" << n << ", s->res_" << n << ", " << value(n).bytes
@@ -969,6 +1011,8 @@ class Generator : public KernelEnv {
     const AccessText a = parse_access(text);
     const Value& t = value(a.name);
     const std::string stop = entry ? "goto done;" : "return;";
+    if (reset_is_window(a, t.indices.size()))
+      return table_reset_window(table_decl(t), a, reset_context(at, indent, stop));
     std::ostringstream c;
     c << indent << "{ /* cache.reset " << text << " */\n"
       << indent << "  int64_t pre[" << t.indices.size() << "] = {0};\n"
@@ -985,6 +1029,11 @@ class Generator : public KernelEnv {
       << indent << "  }\n";
     c << indent << "}\n";
     return c.str();
+  }
+
+  ResetContext reset_context(const std::string& at, const std::string& indent,
+                             const std::string& stop) const {
+    return {[this](const std::string& n) { return index_c(n); }, at, name_, stop, indent};
   }
 
   // auto_reset of a growable table: every matrix within the capacities whose key starts with
@@ -1029,6 +1078,8 @@ class Generator : public KernelEnv {
     const AutoDimDecl& m = autodims_.at(a.name);
     const std::string stop = entry ? "goto done;" : "return;", A = "s->a_" + a.name;
     std::ostringstream c;
+    if (reset_is_window(a, m.table_indices.size()))
+      return auto_reset_window(m, a, auto_count_c(m, "s"), reset_context(at, indent, stop));
     if (m.growable()) return auto_reset_growable(m, a, at, indent, stop);
     c << indent << "{ /* cache.reset " << text << " */\n"
       << indent << "  size_t lo = 0, hi = " << m.entries() << "u;\n"
@@ -1233,6 +1284,7 @@ class Generator : public KernelEnv {
   std::map<std::string, std::set<std::string>> consumer_awaits_;  // consumer -> awaited values
   std::map<std::string, std::string> block_roles_;                // block name -> role
   std::set<std::string> yielded_;
+  std::set<std::string> yield_copied_;  // tables copied at a yield (freestanding: state arrays)
   const WeightLookup* embed_ = nullptr;
   mutable std::set<std::string> embedded_;  // values whose model bytes are arrays of model.c
 
@@ -2361,12 +2413,13 @@ class Generator : public KernelEnv {
     c << tables_hosted_type_c(max_table_rank());  // the state's oi_mem, with or without tables
     if (tables) c << tables_c(false);
     if (!autodims_.empty()) c << auto_dim_c(max_auto_rank());
+    c << yield_copy_c(false, tables, !autodims_.empty());
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;
     // Returned temporaries too: the return is their last use, so their arena bytes hold the
-    // result until the next step.
+    // result until the next step; and kept ones (synth --fetchable: step memory).
     for (const Value& v : values_)
-      if ((v.memory != "temporary" ||
+      if ((v.memory != "temporary" || v.storage == "step" ||
            std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end()) &&
           !autodims_.count(v.name))
         declared.push_back(&v);
@@ -2572,8 +2625,9 @@ class Generator : public KernelEnv {
                      : table_loader(v));
         continue;
       }
-      if (embed_) {
-        // --embed-weights: the model's bytes are arrays of this file; nothing is read.
+      if (embed_ || v.link.empty()) {
+        // --embed-weights: the model's bytes are arrays of this file; nothing is read. A kept
+        // temporary (synth --fetchable) links nothing: zeros.
         const bool has = embedded_.count(v.name) > 0;
         c << "  {\n    const unsigned char* from = " << (has ? "emb_" + v.name : "NULL")
           << ";\n    int found = " << (has ? 1 : 0) << ";\n";
@@ -2978,11 +3032,11 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
-  // The values the caller sees by name: declared ones, and returned temporaries.
+  // The values the caller sees by name: declared ones, returned temporaries and kept ones.
   std::vector<const Value*> declared_values() const {
     std::vector<const Value*> declared;
     for (const Value& v : values_)
-      if (!v.table && (v.memory != "temporary" ||
+      if (!v.table && (v.memory != "temporary" || v.storage == "step" ||
                        std::find(outputs_.begin(), outputs_.end(), v.name) != outputs_.end()))
         declared.push_back(&v);
     return declared;
@@ -3165,6 +3219,13 @@ class Generator : public KernelEnv {
         storage("m_res_" + v.name, v, v.numel(), false);
       }
     }
+    for (const auto& n : yield_copied_) {  // a copy at a yield (yield_snapshot.hpp)
+      const Value& v = value(n);
+      const uint64_t cells = elements(v) / std::max<uint64_t>(v.numel(), 1);
+      const uint64_t words = (cells * v.bytes + 7) / 8;
+      arrays.push_back({"double ys_d_" + n + "[" + std::to_string(words) + "];", words * 8, 8});
+      arrays.push_back({"unsigned char ys_f_" + n + "[" + std::to_string(cells) + "];", cells, 1});
+    }
     for (const auto& [field, bytes] : tabview_fields_)
       small.push_back({"void* v_" + field + ";", P, P});
     for (const auto& [field, bytes] : scratch_) {
@@ -3318,7 +3379,7 @@ class Generator : public KernelEnv {
          "#define OI_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n\n";
     c << note_macro_c(can_fail);
     for (const char* hp : op_table().helpers) c << hp;
-    if (tables) c << tables_c(true);
+    if (tables) c << tables_c(true) << yield_copy_c(true, true, false);
     c << "#ifndef " << N << "_NO_STATIC_ARENA\nstatic _Alignas(" << layout.align
       << ") unsigned char arena_storage[" << std::max<uint64_t>(layout.total, 1)
       << "u];\n#endif\n\n";

@@ -404,7 +404,10 @@ int main(int argc, char** argv) {
   }
   for (size_t i = 0; i < n_fetch; ++i)
     if (!@NAME@_var(fetch[i])) {
-      snprintf(err, sizeof err, "--fetch %s: no such variable", fetch[i]);
+      snprintf(err, sizeof err,
+               "--fetch %s: no such variable (a temporary is kept for fetching only when "
+               "synthesized with --fetchable %s)",
+               fetch[i], fetch[i]);
       return fail(err);
     }
   @NAME@_state* s = NULL;

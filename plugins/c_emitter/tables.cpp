@@ -619,6 +619,31 @@ static OI_HELPER int oi_tab_reset(oi_table* t, const int64_t* prefix, uint32_t n
   return 0;
 }
 
+/* cache.reset of a window (reset_window.cpp): the entries with st[k] <= key[k] < st[k] + ln[k]
+ * read as unwritten again; the sizes stay. -1 when the undo record cannot grow. */
+static OI_HELPER int oi_tab_reset_span(oi_table* t, const int64_t* st, const int64_t* ln) {
+  if (!t->data) return 0;
+  int ok = 1;
+  const size_t count = oi_tab_count(t, t->cap, &ok);
+  int64_t key[OI_TAB_RANK];
+  for (size_t e = 0; e < count; ++e) {
+    size_t rest = e;
+    int inside = 1;
+    for (uint32_t k = t->rank; k-- > 0;) {
+      key[k] = (int64_t)(rest % (size_t)t->cap[k]);
+      rest /= (size_t)t->cap[k];
+      if (key[k] < st[k] || key[k] >= st[k] + ln[k]) inside = 0;
+    }
+    if (!inside || !(t->flags[e] & OI_TAB_WRITTEN)) continue;
+    if (oi_tab_note(t, key, e) != 0) return -1;
+    t->flags[e] &= (unsigned char)~OI_TAB_WRITTEN;
+    --t->written;
+    t->mem->total -= t->entry_bytes;
+    oi_tab_fill(t, t->data + e * t->entry_bytes, 1);
+  }
+  return 0;
+}
+
 /* The end of a step: a failed one puts back every entry of the record and the tables' sizes
  * and counts (undo = 1), a completed one drops the record. */
 static OI_HELPER void oi_mem_end(oi_mem* m, int undo) {

@@ -15,6 +15,7 @@
 #include "openinfer/consumer_order.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "plan_input.hpp"
+#include "reset_window.hpp"
 #include "shader_common.hpp"
 #include "shader_writer.hpp"
 #include "vulkan_kernels.hpp"
@@ -380,10 +381,20 @@ class ManifestWriter {
       block_writes(steps, c.writes);
       consumers.push_back(std::move(c));
     }
-    const oi::emit::ConsumerOrder order = oi::emit::order_consumers(consumers, in_place);
+    // A cycle (each awaits a table another writes): those tables copied at the yield for the
+    // readers after their writer, swapped in after it and back after the last consumer
+    // (the host's "snapshot" steps; docs/synth-glsl.md).
+    const oi::emit::ConsumerPlan plan = oi::emit::plan_consumers(consumers, in_place);
+    const oi::emit::ConsumerOrder& order = plan.order;
     if (!order.error.empty())
-      glsl_gap("yield-table-cycle", "the consumers of the yield at line " +
-                                        json::serialize(s.at("line")) + ": " + order.error);
+      invalid_plan("the consumers of the yield at line " + json::serialize(s.at("line")) + ": " +
+                   order.error + " (validation refuses it)");
+    auto snapshot = [&](const std::string& action, const std::string& name) {
+      full_barrier(out);
+      out.push_back(json::object{{"op", "snapshot"}, {"action", action}, {"value", name}});
+      full_barrier(out);
+    };
+    for (const std::string& t : plan.copied) snapshot("take", t);
     // Only a value some consumer writes needs a snapshot: the others stay as at the yield.
     std::set<std::string> any_writes;
     for (const oi::emit::YieldConsumer& c : consumers)
@@ -402,7 +413,10 @@ class ManifestWriter {
         copy(out, v->name, scratch("@res_", *v));
         copy(out, scratch("@snap_", *v), v->name);
       }
+      for (const std::string& t : plan.copied)
+        if (c.writes.count(t)) snapshot("swap", t);  // its readers from here: as yielded
     }
+    for (const std::string& t : plan.copied) snapshot("drop", t);  // the writer's result back
     for (const ValueIn* v : written) copy(out, scratch("@res_", *v), v->name);
   }
 
@@ -527,26 +541,38 @@ class ManifestWriter {
         full_barrier(out);
         access(out, {}, {r.name});
         json::object reset{{"op", "reset"}, {"value", r.name}};
-        if (!prefix.empty()) reset["auto_entry"] = std::move(prefix);
+        if (reset_is_window(r.index, v.auto_table.size())) {
+          // a window of @table keys (dsl.md): the matrices the same access reads
+          json::array keys;
+          for (size_t i = 0; i < v.auto_table.size(); ++i)
+            keys.push_back(json::value(i < r.index.size() ? r.index[i] : ".."));
+          reset["auto_window"] = std::move(keys);
+        } else if (!prefix.empty()) {
+          reset["auto_entry"] = std::move(prefix);
+        }
         if (const json::value* a = s.if_contains("at"); a && a->is_string())
           reset["at"] = *a;  // the statement's position, as the simulator's message gives it
         out.push_back(std::move(reset));
         return;
       }
       std::vector<std::string> terms = r.index;  // `X[l]`: every entry under l
+      bool window = false;
       if (!terms.empty()) {
         if (!v.is_table() || terms.size() > v.indices.size())
           invalid_plan(kind + line + " of '" + target + "': not an entry of a table");
-        for (const std::string& term : terms)
-          if (term.find("..") != std::string::npos)
-            glsl_gap("reset-window", kind + line + " of '" + target + "': a window");
+        // A window (dsl.md) empties exactly the entries the same access reads, checked as a
+        // read is (the host's reset_window); leading single indices choose every entry under
+        // them, as before.
+        window = reset_is_window(terms, v.indices.size());
         for (size_t i = terms.size(); i < v.indices.size(); ++i)
           terms.push_back(v.bound[i] ? "0.." + std::to_string(v.bound[i]) : "0..");
       }
       access(out, {}, {r.name});
       json::object reset{{"op", "reset"}, {"value", r.name}};
       if (!terms.empty()) reset["entry"] = json::array(terms.begin(), terms.end());
-      if (const json::value* a = s.if_contains("target_at"); a && a->is_string()) reset["at"] = *a;
+      if (window) reset["window"] = true;
+      // the statement's position, as the simulator's message gives it
+      if (const json::value* a = s.if_contains("at"); a && a->is_string()) reset["at"] = *a;
       out.push_back(std::move(reset));
     } else if (kind == "yield" && entry_) {
       run_consumers(s, out);
@@ -817,7 +843,8 @@ std::string cmake_lists(const std::string& name, size_t kernels,
 }  // namespace
 
 std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
-                                     const std::string& name, const ModelScalar& model) {
+                                     const std::string& name, const ModelScalar& model,
+                                     const std::vector<ModelTensor>* embed) {
   if (!valid_name(name))
     invalid_plan("--name '" + name +
                  "' must be 1-64 characters of [A-Za-z0-9_-] (it names the program)");
@@ -954,7 +981,13 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   for (const std::string& v : variants)
     for (auto& [file, text] : shader_sources(shader_variant(v)->source))
       if (sources.insert(file).second) files.push_back({"shaders/vulkan/" + file, text});
-  files.push_back({"CMakeLists.txt", cmake_lists(name, shaders.size(), variants)});
+  std::string cmake = cmake_lists(name, shaders.size(), variants);
+  if (embed) {
+    files.push_back({"host/weights.cpp", embedded_weights_source(plan, *embed)});
+    cmake += "target_sources(" + name + " PRIVATE host/weights.cpp)\ntarget_compile_definitions(" +
+             name + " PRIVATE OPENINFER_GLSL_EMBEDDED_WEIGHTS)\n";
+  }
+  files.push_back({"CMakeLists.txt", cmake});
   return files;
 }
 

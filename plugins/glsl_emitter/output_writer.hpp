@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "embedded_weights.hpp"
 #include "plan_input.hpp"
 
 namespace oi::glsl {
@@ -18,8 +19,10 @@ struct OutputFile {
 
 // Throws oi::abi::StatusError (UNIMPLEMENTED / INVALID_ARGUMENT) for what it cannot express.
 // `model` gives the scalars settings name (resolve_settings); without it only @init values
-// and size variables are resolved.
+// and size variables are resolved. `embed` (--embed-weights): the model's tensors, those the
+// plan reads compiled into the host program.
 std::vector<OutputFile> write_output(const std::string& plan_json, const std::string& device_json,
-                                     const std::string& name, const ModelScalar& model = {});
+                                     const std::string& name, const ModelScalar& model = {},
+                                     const std::vector<ModelTensor>* embed = nullptr);
 
 }  // namespace oi::glsl

@@ -21,19 +21,30 @@ oi_status* emit(void*, const oi_emit_request* req, oi_emit_output* out) {
   OI_ABI_TRY
   if (req == nullptr || out == nullptr || req->plan_json == nullptr || req->device_json == nullptr)
     oi::glsl::invalid_plan("no plan or device");
+  bool embed = false;
   for (uint32_t i = 0; i < req->num_options; ++i) {
     const std::string opt = req->options[i] ? req->options[i] : "";
     if (opt == "embed_weights=1")
-      oi::glsl::glsl_gap("embed-weights",
-                         "--embed-weights is not supported (the host program reads the weights "
-                         "from --model)");
-    oi::glsl::invalid_plan("unknown option '" + opt + "'");
+      embed = true;
+    else
+      oi::glsl::invalid_plan("unknown option '" + opt + "'");
   }
   auto o = std::make_unique<Output>();
-  // The model's scalars (ABI 3) for settings that name a constant.
+  // The model's tensors (ABI 3): scalars for settings that name a constant, and the weights
+  // --embed-weights compiles into the host program.
   const bool has_tensors = req->abi_version >= 3 &&
                            OI_STRUCT_HAS(req, oi_emit_request, num_tensors) &&
                            (req->num_tensors == 0 || req->tensors != nullptr);
+  if (embed && !has_tensors)
+    oi::glsl::invalid_plan("--embed-weights needs the model's tensors in the emit request (ABI 3)");
+  std::vector<oi::glsl::ModelTensor> tensors;
+  for (uint32_t i = 0; embed && i < req->num_tensors; ++i) {
+    const oi_emit_tensor& t = req->tensors[i];
+    if (t.name == nullptr || (t.data == nullptr && t.size != 0) || (t.rank && !t.dims))
+      oi::glsl::invalid_plan("emit request tensor #" + std::to_string(i) + " is malformed");
+    tensors.push_back({t.name, t.dtype, std::vector<uint64_t>(t.dims, t.dims + t.rank),
+                       std::string_view(static_cast<const char*>(t.data), t.size)});
+  }
   const oi::glsl::ModelScalar model = [&](const std::string& name,
                                           uint32_t dtype) -> std::optional<std::string> {
     for (uint32_t i = 0; has_tensors && i < req->num_tensors; ++i) {
@@ -46,8 +57,9 @@ oi_status* emit(void*, const oi_emit_request* req, oi_emit_output* out) {
     }
     return std::nullopt;
   };
-  o->files = oi::glsl::write_output(req->plan_json, req->device_json,
-                                    req->name ? req->name : "model", model);
+  o->files =
+      oi::glsl::write_output(req->plan_json, req->device_json, req->name ? req->name : "model",
+                             model, embed ? &tensors : nullptr);
   for (const auto& f : o->files)
     o->table.push_back({sizeof(oi_emitted_file), OI_PLUGIN_ABI_VERSION, f.path.c_str(),
                         f.data.data(), f.data.size()});

@@ -3,12 +3,14 @@
 // a table's writer after every other consumer that awaits it, otherwise source order.
 #define BOOST_TEST_MODULE consumer_order
 #include <boost/test/unit_test.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "openinfer/consumer_order.hpp"
 
 using oi::emit::order_consumers;
+using oi::emit::plan_consumers;
 using oi::emit::YieldConsumer;
 using Order = std::vector<size_t>;
 
@@ -45,4 +47,27 @@ BOOST_AUTO_TEST_CASE(cycles_and_two_writers_have_no_order) {
              "another of them writes");
   std::vector<YieldConsumer> two = {{"A", {"K"}, {"K"}}, {"B", {"K"}, {"K"}}};
   BOOST_TEST(order_consumers(two, {"K"}).error == "consumers 'A' and 'B' both write 'K'");
+}
+BOOST_AUTO_TEST_CASE(a_cycle_copies_the_tables_written_before_a_reader) {
+  // A writes K and awaits M, B writes M and awaits K: source order, and K (its writer A before
+  // its reader B) is copied; M's reader A runs before its writer B, so M is not.
+  std::vector<YieldConsumer> cycle = {{"A", {"K", "M"}, {"K"}}, {"B", {"K", "M"}, {"M"}}};
+  auto got = plan_consumers(cycle, {"K", "M"});
+  BOOST_TEST(got.order.error.empty());
+  BOOST_TEST(got.order.order == (Order{0, 1}), boost::test_tools::per_element());
+  BOOST_TEST(got.copied == (std::set<std::string>{"K"}), boost::test_tools::per_element());
+  // The other way round: M copied. A reader C of both after them: both copied.
+  std::vector<YieldConsumer> three = {
+      {"B", {"K", "M"}, {"M"}}, {"A", {"K", "M"}, {"K"}}, {"C", {"K", "M"}, {"c"}}};
+  got = plan_consumers(three, {"K", "M"});
+  BOOST_TEST(got.order.order == (Order{0, 1, 2}), boost::test_tools::per_element());
+  BOOST_TEST(got.copied == (std::set<std::string>{"K", "M"}), boost::test_tools::per_element());
+  // Without a cycle nothing is copied and the writer runs after its readers.
+  std::vector<YieldConsumer> plain = {{"W", {"K"}, {"K"}}, {"R", {"K"}, {"r"}}};
+  got = plan_consumers(plain, {"K"});
+  BOOST_TEST(got.copied.empty());
+  BOOST_TEST(got.order.order == (Order{1, 0}), boost::test_tools::per_element());
+  // Two writers of one table stay an error.
+  std::vector<YieldConsumer> two = {{"A", {"K"}, {"K"}}, {"B", {"K"}, {"K"}}};
+  BOOST_TEST(plan_consumers(two, {"K"}).order.error == "consumers 'A' and 'B' both write 'K'");
 }

@@ -347,6 +347,42 @@ block keep {
   }
 }
 
+// cache.reset of a window of a table in device memory (dsl.md): exactly the entries it reads
+// upload @init values (here zeros), those past the capacity nothing; the same as the CPU.
+BOOST_AUTO_TEST_CASE(device_tables_reset_a_window) {
+  const char* graph = R"(
+dynamic { x: f32[24]; }
+constant { one: f32 @init(1.0); }
+persistent { K(l, t): f32[24] @table @fixed(l=2); }
+block entry {
+  loop w (t in 0..4) {
+    op add(x, one) >> K[0, t];
+    op add(x, one) >> K[1, t];
+  }
+  cache.reset K[1, 1..3];
+  cache.reset K[0, 3..9];
+  return;
+}
+)";
+  auto sim = simulate_on_devmem(graph);
+  auto reference = simulate_on_cpu(graph);
+  auto exec = sim.make_executor();
+  auto ref = reference.make_executor();
+  exec.insert("x", Tensor::from<float>(input_of(0)));
+  ref.insert("x", Tensor::from<float>(input_of(0)));
+  exec.step();
+  ref.step();
+  auto k = exec.fetch<float>("K");
+  BOOST_TEST(k.shape == oi::Shape({2, 4, kWidth}), tt::per_element());
+  // K[0, 0..3] and K[1, 0], K[1, 3] hold x + 1; K[1, 1..3] and K[0, 3] are zeros again.
+  for (size_t t = 0; t < 8; ++t) {
+    const bool reset = t == 3 || t == 5 || t == 6;
+    for (size_t i = 0; i < kWidth; ++i)
+      BOOST_TEST(k.data[t * kWidth + i] == (reset ? 0.0f : input_of(0)[i] + 1));
+  }
+  BOOST_TEST(k.data == ref.fetch<float>("K").data, tt::per_element());
+}
+
 // A failed step on the device (docs/runtime.md "Failed steps"): a device-resident persistent
 // value, appended and overwritten device-table entries and a counter come back as they were
 // before it, as the CPU backend's do; a reset then lets the stream go on.

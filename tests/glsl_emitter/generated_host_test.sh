@@ -37,3 +37,22 @@ if [ $rc -eq 3 ] && grep -q "no Vulkan" run.log; then echo "SKIPPED: $(cat run.l
   --steps 2 --save want.oinf --quiet
 cmp want.oinf got.oinf
 echo "generated host program matches openinfer run"
+
+# --embed-weights: the same program with the weights compiled in runs without --model; a
+# --model given anyway is read instead (here one whose w is 0.5 everywhere: a different answer).
+"$openinfer" --plugin-dir "$plugins" synth chain.oi --model model.oinf --target glsl \
+  --device "$here/../../devices/lavapipe.json" --name chain --embed-weights -o gen_embedded
+grep -q "oi_embedded_weights" gen_embedded/host/weights.cpp
+cmake -S gen_embedded -B gen_embedded/build -G Ninja -DCMAKE_BUILD_TYPE=Release > cmake_e.log
+cmake --build gen_embedded/build > build_e.log
+gen_embedded/build/chain --input x=input.oinf --steps 2 --save got_embedded.oinf
+cmp want.oinf got_embedded.oinf
+PYTHONPATH="$here/../../python" /usr/bin/python3 -c "
+import numpy as np
+from openinfer import oinf
+oinf.write('flat.oinf', sizevars={'N': 1000}, tensors={'w': np.full(1000, 0.5, np.float32)})"
+gen_embedded/build/chain --model flat.oinf --input x=input.oinf --steps 2 --save got_flat.oinf
+"$openinfer" --plugin-dir "$plugins" run chain.oi --model flat.oinf --input x=input.oinf \
+  --steps 2 --save want_flat.oinf --quiet
+cmp want_flat.oinf got_flat.oinf
+echo "embedded weights: runs without --model and reads --model when given"

@@ -166,8 +166,6 @@ C_GAPS = {
     "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
                       "runtime_kernel.cpp does not cover (prefix entries as inputs, table "
                       "outputs, packed dtypes, other shape rules)",
-    "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
-                         "another of them writes (no order runs every reader before the writer)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
                              "run-time length, whose result shape the plan does not give",
     "library-missing": "the C kernel library not installed beside the plugin",
@@ -237,17 +235,12 @@ GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose values are known only "
                                    "at run time or over 256, which the Vulkan backend's kernel "
                                    "does not take as a params word",
-    "embed-weights": "--embed-weights (the host program reads the model)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
                         "run-time length",
     "auto-dim-copy": "an @auto_dim copy with table entries where neither side's shape is "
                      "static",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "the length not given by an elementwise op's result",
-    "reset-window": "cache.reset of a window of table entries (the simulator empties every "
-                    "entry under the indices before the window, the window ignored)",
-    "yield-table-cycle": "consumers of one yield that each await a table or @auto_dim matrix "
-                         "another of them writes",
     "vulkan-kernel": "a kernel the Vulkan backend's kernels cannot record (host work other than "
                      "gather's check and rope's table, an internal or table output in place)",
     "no-vulkan-kernels": "the emitter built without the Vulkan backend's kernels",

@@ -3,6 +3,7 @@
 order runs every reader before the writer): dsl.md's result, computed here, REPEATS times over.
 
   yield_cycle_test.py --openinfer BIN --work DIR [--repeats N]
+                      [--cc CC | --runner RUNNER [--glslc GLSLC]] [--graph FILE.oi]
 
 tests/synth/c/yield_table_cycle.oi: 'wk' reads the matrix M and writes the table K, 'wm' reads K
 and writes M. dsl.md: each consumer sees what it awaits as yielded, never another consumer's
@@ -10,6 +11,12 @@ writes, whatever the scheduling. So at step s (x_s the input): K[0] = x_s after 
 K[0] as yielded, a_s = x_(s-1) (zeros at step 0), and writes it to M; 'wk' reads M as yielded,
 m_s = M after step s-1 = x_(s-2) (zeros before step 2). The simulator once let them race on the
 live tables (a or m changed from run to run); it now gives each reader a copy as yielded.
+c/yield_table_cycle2.oi lists the consumers the other way round ('wm' first): the same values.
+
+With --cc: the C target instead (docs/synth.md "Consumers of a yield": the table whose writer
+runs before a reader is copied at the yield), compiled with -O2 under ASan+UBSan; with --runner:
+the glsl target (devices/lavapipe.json or --device, the shared manifest runner; exit 77 without
+a Vulkan device). Both used to refuse the graph (yield-table-cycle).
 """
 import argparse
 import os
@@ -21,6 +28,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from openinfer import oinf  # noqa: E402
 
@@ -46,8 +54,14 @@ def main():
     p.add_argument("--openinfer", required=True)
     p.add_argument("--work", required=True)
     p.add_argument("--repeats", type=int, default=30)
+    p.add_argument("--cc")
+    p.add_argument("--runner")
+    p.add_argument("--glslc", default=shutil.which("glslc") or "glslc")
+    p.add_argument("--device", default=os.path.join(ROOT, "devices", "lavapipe.json"))
+    p.add_argument("--graph", default=GRAPH)
     o = p.parse_args()
     o.openinfer = os.path.abspath(o.openinfer)
+    o.graph = os.path.abspath(o.graph)
     shutil.rmtree(o.work, ignore_errors=True)
     os.makedirs(o.work)
     w = o.work
@@ -60,26 +74,72 @@ def main():
         code, log = run([o.openinfer, "oinf", "pack", text, "-o", out], w)
         if code:
             sys.exit(f"FAIL: oinf pack {text}: {log}")
-    args = [o.openinfer, "run", GRAPH, "--model", "model.oinf", "--steps", str(STEPS), "--input",
-            "x=input.oinf:x.{step}", "-q", "--save", "got.oinf"]
-    args += [a for n in ("a", "m", "K", "M") for a in ("--fetch", n)]
+    common = ["--model", "model.oinf", "--steps", str(STEPS), "--input", "x=input.oinf:x.{step}",
+              "-q"]
+    common += [a for n in ("a", "m", "K", "M") for a in ("--fetch", n)]
+    name = os.path.basename(o.graph)
+    if o.cc or o.runner:
+        if o.cc:
+            code, log = run([o.openinfer, "synth", o.graph, "--model", "model.oinf", "--target",
+                             "c", "-o", "gen"], w)
+            if code:
+                sys.exit(f"FAIL: synth: {log}")
+            sources = sorted(os.path.join("gen", f) for f in os.listdir(os.path.join(w, "gen"))
+                             if f.endswith(".c"))
+            code, log = run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-g",
+                             "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o",
+                             "prog", *sources, "-lm"], w)
+            if code:
+                sys.exit(f"FAIL: compile: {log}")
+            code, log = run(["./prog", *common, "--save", "got.oinf"], w)
+            target = "c"
+        else:
+            import glsl_program
+            glsl = glsl_program.GlslTarget(o.openinfer, os.path.abspath(o.runner), o.glslc,
+                                           o.device, w)
+            shutil.copy(o.graph, w)
+            stage, log = glsl.run(w, name, common, "got.oinf")
+            if stage == "run" and glsl_program.NO_VULKAN in log:
+                print("SKIP: no Vulkan device")
+                return 77
+            if stage != "ok":
+                sys.exit(f"FAIL: glsl target at {stage}: {log.strip()[-2000:]}")
+            code = 0
+            target = "glsl"
+        if code:
+            sys.exit(f"FAIL: {target} run: {log}")
+        if differs(w, f"the {target} target"):
+            return 1
+        print(f"ok: the {target} target's {STEPS} steps of {name} hold dsl.md's result")
+        return 0
+    args = [o.openinfer, "run", o.graph, *common, "--save", "got.oinf"]
     for r in range(o.repeats):
         code, log = run(args, w)
         if code:
             sys.exit(f"FAIL: run {r + 1}: {log}")
-        got = oinf.read(os.path.join(w, "got.oinf"))
-        bad = []
-        for s in range(STEPS):
-            for name, want in expected(s).items():
-                g = got[f"{name}.step{s}"]
-                if g.dtype != want.dtype or g.shape != want.shape or g.tobytes() != want.tobytes():
-                    bad.append(f"{name}.step{s}: {g.tolist()}, expected {want.tolist()}")
-        if bad:
-            print("\n".join(f"  {b}" for b in bad))
-            print(f"FAIL: run {r + 1} of {o.repeats}")
+        if differs(w, f"run {r + 1} of {o.repeats}"):
             return 1
-    print(f"ok: {o.repeats} runs of {STEPS} steps of yield_table_cycle.oi hold dsl.md's result")
+    print(f"ok: {o.repeats} runs of {STEPS} steps of {name} hold dsl.md's result")
     return 0
+
+
+def differs(w, what):
+    """Prints what differs from dsl.md's result; True if anything does."""
+    got = oinf.read(os.path.join(w, "got.oinf"))
+    bad = []
+    for s in range(STEPS):
+        for name, want in expected(s).items():
+            key = f"{name}.step{s}"
+            if key not in got.tensors:
+                bad.append(f"{key}: not saved")
+                continue
+            g = got[key]
+            if g.dtype != want.dtype or g.shape != want.shape or g.tobytes() != want.tobytes():
+                bad.append(f"{key}: {g.tolist()}, expected {want.tolist()}")
+    if bad:
+        print("\n".join(f"  {b}" for b in bad))
+        print(f"FAIL: {what}")
+    return bool(bad)
 
 
 if __name__ == "__main__":

@@ -103,6 +103,22 @@ struct ShapeRuleContext {
   std::map<std::string, CatalogValue> settings;  // given settings, defaults filled in
 };
 
+// The settings of one op call as ShapeRuleContext::settings holds them. `put` records a
+// given setting under the schema's own name (aliases resolved), a whole number given to a
+// Number setting as a double; it skips a name the op does not know. `with_defaults` adds the
+// defaults the op declares for settings not given. One reading for the validator, the planner
+// and the simulator, so an op's result shape is the same wherever it is computed.
+class RuleSettings {
+ public:
+  explicit RuleSettings(const OpSchema& op) : op_(&op) {}
+  void put(std::string_view name, CatalogValue value);
+  std::map<std::string, CatalogValue> with_defaults() const;
+
+ private:
+  const OpSchema* op_;
+  std::map<std::string, CatalogValue> given_;
+};
+
 // Computes the shape the op's output must have, or throws ShapeRuleError naming the problem
 // (e.g. "shapes [2, 3] and [4] do not broadcast").
 using ShapeRuleFn = std::function<Dims(const ShapeRuleContext&)>;

@@ -195,9 +195,14 @@ class Synthesizer {
                   const OpCatalog& catalog = OpCatalog::builtin()) const;
 
   const DeviceArch& arch() const { return arch_; }
+  // Temporaries (`assign`) the generated program keeps after each step so that they can be
+  // fetched (`synth --fetchable NAME`): planned as step memory, never fused away or shared.
+  // A name that is neither a temporary nor a declared variable fails synthesize().
+  void keep_temporaries(std::vector<std::string> names) { keep_ = std::move(names); }
 
  private:
   DeviceArch arch_;
+  std::vector<std::string> keep_;
 };
 
 }  // namespace oi

@@ -143,4 +143,19 @@ const OpCatalog& OpCatalog::builtin() {
   return catalog;
 }
 
+void RuleSettings::put(std::string_view name, CatalogValue value) {
+  const SettingSpec* spec = op_->find_setting(name);
+  if (spec == nullptr) return;
+  if (spec->type == SettingType::Number)  // `alpha=1` is still a number
+    if (const auto* i = std::get_if<int64_t>(&value)) value = static_cast<double>(*i);
+  given_[spec->name] = std::move(value);
+}
+
+std::map<std::string, CatalogValue> RuleSettings::with_defaults() const {
+  std::map<std::string, CatalogValue> all = given_;
+  for (const SettingSpec& spec : op_->settings)
+    if (spec.default_value && !all.count(spec.name)) all[spec.name] = *spec.default_value;
+  return all;
+}
+
 }  // namespace oi

@@ -184,19 +184,21 @@ void Memory::upload_entries(const VarInfo& v, VarState& s,
 }
 
 void Memory::reset_device_entries(const VarInfo& v, VarState& s,
-                                  const std::vector<int64_t>& prefix) {
+                                  const std::vector<std::pair<int64_t, int64_t>>& box) {
   if (!s.table) return;
-  if (prefix.empty()) {  // the whole table: it starts again on the host
+  if (box.empty()) {  // the whole table: it starts again on the host
     s.table.reset();
     return;
   }
   DeviceTable& t = *s.table;
   const size_t n = v.table_axes.size();
   std::vector<int64_t> starts(n, 0), lengths = t.extents;
-  for (size_t k = 0; k < prefix.size() && k < n; ++k) {
-    if (prefix[k] >= t.extents[k]) return;  // never had room: nothing was written there
-    starts[k] = prefix[k];
-    lengths[k] = 1;
+  for (size_t k = 0; k < box.size() && k < n; ++k) {
+    // only the part with room: nothing was written past the extents
+    const int64_t end = std::min(box[k].second, t.extents[k]);
+    if (box[k].first >= end) return;
+    starts[k] = box[k].first;
+    lengths[k] = end - box[k].first;
   }
   uint64_t numel = 1;
   for (uint64_t d : v.shape) numel *= d;

@@ -583,25 +583,59 @@ void Memory::write_table(const VarInfo& v, const std::vector<SlotValue>& slots, 
   upload_entries(v, s, written);  // a device copy of the table keeps up
 }
 
+namespace {
+
+// Whether a cache.reset access names a window of entries (dsl.md "Blocks and nodes"): a slice
+// with a start or an end among the table indices, or a whole axis (`K[, t]`, `K[.., t]`) before
+// a single index. Otherwise its leading single indices choose the entries (`K`, `K[]`, `K[l]`,
+// `K[l, ..]`, `K[l, t]`).
+bool reset_is_window(const VarInfo& v, const std::vector<SlotValue>& slots) {
+  bool whole_axis = false;
+  for (size_t pos : v.table_axes) {
+    if (pos >= slots.size()) break;
+    const SlotValue& slot = slots[pos];
+    if (slot.kind == Slot::Kind::Index) {
+      if (whole_axis) return true;
+    } else if (slot.start || slot.end) {
+      return true;
+    } else {
+      whole_axis = true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void Memory::reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
                          const SourceLocation& loc) {
   VarState& s = state(v);
   std::lock_guard lock(mutex_);
-  std::vector<int64_t> prefix;
-  for (size_t k = 0; k < v.table_axes.size(); ++k) {
-    size_t pos = v.table_axes[k];
-    if (pos >= slots.size() || slots[pos].kind != Slot::Kind::Index) break;
-    if (slots[pos].index < 0) {
-      throw input_error(where(loc) + "table '" + v.name + "': index " + v.indices[pos] + " = " +
-                        std::to_string(slots[pos].index) + " is negative");
+  // The entries reset: a box per table axis, [start, end).
+  std::vector<std::pair<int64_t, int64_t>> box;
+  const bool window = reset_is_window(v, slots);
+  if (window) {
+    // Exactly the entries the same access reads: its ends resolved and checked as a read's.
+    for (const Range& r : table_ranges(v, s, slots, loc)) box.emplace_back(r.start, r.end);
+  } else {
+    for (size_t k = 0; k < v.table_axes.size(); ++k) {
+      size_t pos = v.table_axes[k];
+      if (pos >= slots.size() || slots[pos].kind != Slot::Kind::Index) break;
+      if (slots[pos].index < 0) {
+        throw input_error(where(loc) + "table '" + v.name + "': index " + v.indices[pos] + " = " +
+                          std::to_string(slots[pos].index) + " is negative");
+      }
+      box.emplace_back(slots[pos].index, slots[pos].index + 1);
     }
-    prefix.push_back(slots[pos].index);
   }
+  const bool whole = box.empty();
   if (in_step_) sync_table(v, s);  // the erased entries go to the undo record with their values
   table_undo(v, s);                // the sizes before the reset
-  reset_device_entries(v, s, prefix);
+  reset_device_entries(v, s, box);
   for (auto it = s.entries.begin(); it != s.entries.end();) {
-    bool under = std::equal(prefix.begin(), prefix.end(), it->first.begin());
+    bool under = true;
+    for (size_t k = 0; k < box.size() && k < it->first.size(); ++k)
+      under = under && it->first[k] >= box[k].first && it->first[k] < box[k].second;
     if (!under) {
       it = std::next(it);
       continue;
@@ -609,7 +643,7 @@ void Memory::reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
     note_erased(v, s, it->first, std::move(it->second));
     it = s.entries.erase(it);
   }
-  if (prefix.empty()) std::fill(s.sizes.begin(), s.sizes.end(), 0);
+  if (whole && !window) std::fill(s.sizes.begin(), s.sizes.end(), 0);
 }
 
 void Memory::reset_plain(const VarInfo& v, const SourceLocation& loc) {

@@ -121,7 +121,8 @@ class Memory {
   std::shared_ptr<VarState> table_snapshot(const VarInfo& v);
   void write_table(const VarInfo& v, const std::vector<SlotValue>& slots, const Tensor& value,
                    const SourceLocation& loc);
-  // cache.reset: the whole table, or every entry under the given leading indices.
+  // cache.reset: the whole table, every entry under the given leading indices, or (a slice
+  // among them, or a whole axis before an index) exactly the entries that access reads.
   void reset_table(const VarInfo& v, const std::vector<SlotValue>& slots,
                    const SourceLocation& loc);
   // cache.reset of an unindexed variable: its @init value (or zeros).
@@ -196,8 +197,10 @@ class Memory {
                             const std::vector<int64_t>& needed);
   // Host-written entries copied to the device table, if there is one.
   void upload_entries(const VarInfo& v, VarState& s, const std::vector<std::vector<int64_t>>& keys);
-  // cache.reset of the keys under `prefix` on the device table, if there is one.
-  void reset_device_entries(const VarInfo& v, VarState& s, const std::vector<int64_t>& prefix);
+  // cache.reset of the keys in `box` ([start, end) per leading table axis; empty: the whole
+  // table) on the device table, if there is one.
+  void reset_device_entries(const VarInfo& v, VarState& s,
+                            const std::vector<std::pair<int64_t, int64_t>>& box);
   // The auto_dim matrix at table key `key`, created (counts 0, @init cells) when new.
   TableEntry& auto_entry_at(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
                             const SourceLocation& loc);

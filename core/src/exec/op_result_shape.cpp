@@ -11,18 +11,10 @@ Shape op_result_shape(const ResultShapeRule& rule, const std::string& op,
   const OpSchema& schema = *rule.schema;
   ShapeRuleContext ctx{schema, {}, declared, {}};
   for (const Tensor* t : inputs) ctx.inputs.push_back(t->shape());
-  // The validator's view of the settings: numbers as doubles, defaults filled in.
-  for (const KernelSetting& s : settings) {
-    const SettingSpec* spec = schema.find_setting(s.name);
-    if (spec == nullptr) continue;
-    CatalogValue v = std::visit([](const auto& x) { return CatalogValue(x); }, s.value);
-    if (spec->type == SettingType::Number)
-      if (const auto* i = std::get_if<int64_t>(&v)) v = static_cast<double>(*i);
-    ctx.settings[spec->name] = std::move(v);
-  }
-  for (const SettingSpec& spec : schema.settings)
-    if (spec.default_value && !ctx.settings.count(spec.name))
-      ctx.settings[spec.name] = *spec.default_value;
+  RuleSettings given(schema);  // the validator's reading of the settings
+  for (const KernelSetting& s : settings)
+    given.put(s.name, std::visit([](const auto& x) { return CatalogValue(x); }, s.value));
+  ctx.settings = given.with_defaults();
   try {
     return (*rule.rule)(ctx);
   } catch (const ShapeRuleError& e) {

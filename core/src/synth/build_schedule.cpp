@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "../catalog/setting_value.hpp"
 #include "openinfer/broadcast.hpp"
 #include "plan_internal.hpp"
 
@@ -136,39 +137,14 @@ class Scheduler {
         return std::nullopt;
       ctx.inputs.push_back(v->shape);
     }
+    RuleSettings settings(*op);
     for (const Setting& s : n.settings) {
-      const SettingSpec* spec = op->find_setting(s.name);
-      if (!spec) continue;
-      CatalogValue& v = ctx.settings[spec->name];
-      switch (s.value.kind) {
-        case Value::Kind::Int:
-          if (spec->type == SettingType::Number)
-            v = static_cast<double>(s.value.int_value);
-          else
-            v = s.value.int_value;
-          break;
-        case Value::Kind::Float:
-          v = s.value.float_value;
-          break;
-        case Value::Kind::Bool:
-          v = s.value.bool_value;
-          break;
-        case Value::Kind::String:
-          v = s.value.text;
-          break;
-        case Value::Kind::DType:
-          v = s.value.dtype;
-          break;
-        case Value::Kind::IntList:
-          v = s.value.ints;
-          break;
-        default:
-          return std::nullopt;
-      }
+      if (!op->find_setting(s.name)) continue;
+      auto v = catalog_value(s.value);
+      if (!v) return std::nullopt;  // known only at run time
+      settings.put(s.name, std::move(*v));
     }
-    for (const SettingSpec& spec : op->settings)
-      if (spec.default_value && !ctx.settings.count(spec.name))
-        ctx.settings[spec.name] = *spec.default_value;
+    ctx.settings = settings.with_defaults();
     try {
       return (*rule)(ctx);
     } catch (const std::exception&) {

@@ -15,6 +15,7 @@ struct Context {
   const DeviceArch& arch;
   Plan& plan;
   std::map<std::string, size_t, std::less<>> value_index;  // name -> plan.values position
+  std::vector<std::string> keep = {};  // temporaries kept for fetching (Synthesizer)
 
   PlanValue* value(std::string_view name) {
     auto it = value_index.find(name);

@@ -169,11 +169,22 @@ void resolve_values(Context& c) {
     v.memory = "temporary";
     v.dtype = n.dtype;
     v.shape = resolve_dims(n.dims, model);
-    v.storage = Storage::Arena;
+    // Kept for fetching: step memory, zeroed at the start of every step as assign says.
+    const bool kept = std::find(c.keep.begin(), c.keep.end(), n.var) != c.keep.end();
+    v.storage = kept ? Storage::Step : Storage::Arena;
     v.bytes = v.unfused_bytes = bytes_of(n.dtype, v.shape, n.var);
     c.value_index[n.var] = c.plan.values.size();
     c.plan.values.push_back(std::move(v));
   }
+  for (const std::string& name : c.keep)
+    if (!c.value(name)) {
+      std::string temporaries;
+      for (const PlanValue& v : c.plan.values)
+        if (!v.decl) temporaries += (temporaries.empty() ? "" : ", ") + v.name;
+      throw input_error(
+          "--fetchable '" + name + "': the graph has no variable or temporary '" + name +
+          "' (its temporaries: " + (temporaries.empty() ? "none" : temporaries) + ")");
+    }
 }
 
 }  // namespace oi::synth

@@ -26,7 +26,7 @@ Plan Synthesizer::synthesize(const Model& model, const Graph& graph,
   auto own = std::make_shared<Graph>(graph);
   own->number_nodes();
   plan.graph = own;
-  synth::Context c{*own, catalog, arch_, plan, {}};
+  synth::Context c{*own, catalog, arch_, plan, {}, keep_};
   synth::resolve_values(c);
   synth::build_schedule(c);
   synth::plan_memory(c);

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "../catalog/setting_value.hpp"
 #include "openinfer/model.hpp"
 
 namespace oi::validation {
@@ -252,27 +253,6 @@ class ModelChecker {
                              " into '" + to + "' " + format_dims(*b->dims) + " (shapes differ)");
   }
 
-  static std::optional<CatalogValue> setting_value(const Value& v) {
-    switch (v.kind) {
-      case Value::Kind::Int:
-        return v.int_value;
-      case Value::Kind::Float:
-        return v.float_value;
-      case Value::Kind::Bool:
-        return v.bool_value;
-      case Value::Kind::String:
-        return v.text;
-      case Value::Kind::DType:
-        return v.dtype;
-      case Value::Kind::IntList:
-        return v.ints;
-      case Value::Kind::Ident:
-        if (auto t = dtype_from_name(v.text)) return *t;
-        return std::nullopt;
-    }
-    return std::nullopt;
-  }
-
   void check_op(const Node& n) {
     const OpSchema* op = index_.catalog.find(n.op);
     if (!op || n.inputs.size() < op->min_inputs() || n.inputs.size() > op->max_inputs()) return;
@@ -284,7 +264,7 @@ class ModelChecker {
     std::optional<DType> acc_dtype;  // acc=DTYPE widens the output (and conv's bias may have it)
     for (const auto& s : n.settings)
       if (s.name == "acc")
-        if (auto v = setting_value(s.value))
+        if (auto v = catalog_value(s.value))
           if (auto* t = std::get_if<DType>(&*v)) acc_dtype = *t;
     if (!op->supports(in0))
       diag_.error(n.loc, "op '" + n.op + "' does not support " + std::string(dtype_name(in0)) +
@@ -311,25 +291,20 @@ class ModelChecker {
                                    " or the acc= dtype"
                              : " which the op does not take there"));
     }
-    std::map<std::string, CatalogValue> settings;
+    RuleSettings given(*op);
     bool settings_known = true, has_acc = false;
     for (const auto& s : n.settings) {
       const SettingSpec* spec = op->find_setting(s.name);
       if (!spec) continue;
-      auto v = setting_value(s.value);
+      auto v = catalog_value(s.value);
       if (!v) {
         settings_known = false;
         continue;
       }
-      // Numbers written without a fraction are still numbers.
-      if (spec->type == SettingType::Number)
-        if (auto* i = std::get_if<int64_t>(&*v)) v = static_cast<double>(*i);
-      settings[spec->name] = *v;
+      given.put(s.name, *v);
       has_acc |= spec->name == "acc";
     }
-    for (const auto& spec : op->settings)
-      if (spec.default_value && !settings.count(spec.name))
-        settings[spec.name] = *spec.default_value;
+    const std::map<std::string, CatalogValue> settings = given.with_defaults();
     if (out && !has_acc) {
       std::optional<DType> want;
       switch (op->output_dtype.kind) {

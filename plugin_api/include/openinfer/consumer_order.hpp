@@ -73,4 +73,43 @@ inline ConsumerOrder order_consumers(const std::vector<YieldConsumer>& consumers
   return out;
 }
 
+// A cycle (each of some consumers awaits a table another writes) has no such order: then the
+// tables one consumer writes and another awaits constrain nothing, and each whose writer runs
+// before one of its readers is copied at the yield (`copied`): its readers after the writer
+// read the copy, the table as yielded, as the simulator's Memory::table_snapshot gives it
+// (docs/synth.md "Consumers of a yield"). `order.error`: two consumers write one table.
+struct ConsumerPlan {
+  ConsumerOrder order;
+  std::set<std::string> copied;
+};
+
+inline ConsumerPlan plan_consumers(const std::vector<YieldConsumer>& consumers,
+                                   const std::set<std::string>& in_place) {
+  ConsumerPlan plan;
+  plan.order = order_consumers(consumers, in_place);
+  if (plan.order.error.empty()) return plan;
+  std::set<std::string> contested, ordered;
+  for (const std::string& v : in_place) {
+    size_t writers = 0, readers = 0;
+    for (const YieldConsumer& c : consumers) {
+      writers += c.writes.count(v);
+      readers += c.awaits.count(v) && !c.writes.count(v) ? 1 : 0;
+    }
+    (writers == 1 && readers > 0 ? contested : ordered).insert(v);
+  }
+  plan.order = order_consumers(consumers, ordered);
+  if (!plan.order.error.empty()) return plan;
+  std::vector<size_t> position(consumers.size());
+  for (size_t p = 0; p < plan.order.order.size(); ++p) position[plan.order.order[p]] = p;
+  for (const std::string& v : contested) {
+    size_t writer = 0;
+    for (size_t i = 0; i < consumers.size(); ++i)
+      if (consumers[i].writes.count(v)) writer = i;
+    for (size_t i = 0; i < consumers.size(); ++i)
+      if (i != writer && consumers[i].awaits.count(v) && position[i] > position[writer])
+        plan.copied.insert(v);
+  }
+  return plan;
+}
+
 }  // namespace oi::emit

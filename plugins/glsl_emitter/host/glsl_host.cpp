@@ -31,6 +31,12 @@
 
 VULKAN_HPP_DEFAULT_DISPATCH_LOADER_DYNAMIC_STORAGE
 
+#ifdef OPENINFER_GLSL_EMBEDDED_WEIGHTS
+// host/weights.cpp (--embed-weights): the model's tensors the plan reads, as an OINF image.
+extern const unsigned char oi_embedded_weights[];
+extern const std::size_t oi_embedded_weights_size;
+#endif
+
 namespace {
 
 namespace json = boost::json;
@@ -354,16 +360,23 @@ class Runner {
  public:
   explicit Runner(Options o) : opt_(std::move(o)) {
     read_manifest();
-    if (!opt_.model.empty()) model_ = oinf_io::read(opt_.model);
+    load_model();
     check_baked();
-    open_device();
-    create_buffers();
-    create_pipelines();
-    upload_create_time_values();
+    try {
+      open_device();
+      create_buffers();
+      create_pipelines();
+      upload_create_time_values();
+    } catch (...) {
+      release_device_objects();  // no destructor runs for a half-built Runner
+      throw;
+    }
   }
 
+  ~Runner() { release_device_objects(); }
+
   // Vulkan objects go before the device that made them.
-  ~Runner() {
+  void release_device_objects() {
     if (device_) device_->waitIdle();
     kernels_.clear();
     vk_pipelines_.clear();
@@ -388,8 +401,9 @@ class Runner {
       // A returned temporary holds its result after the step (the return is its last use).
       const bool returned = std::find(outputs_.begin(), outputs_.end(), f) != outputs_.end();
       if (v.storage == "internal" || (v.storage == "arena" && !returned))
-        input_error("'" + f + "' is a temporary: generated code fetches declared variables " +
-                    "and returned values only");
+        input_error("'" + f + "' is a temporary this program does not keep: synthesize with " +
+                    "--fetchable " + f + " to fetch it (declared variables and returned values " +
+                    "are always fetchable)");
     }
     int failed = 0;
     for (uint64_t step = 0; step < opt_.steps; ++step) {
@@ -435,10 +449,35 @@ class Runner {
     for (const auto& [value, link, bytes] : baked_) {
       auto it = model_.tensors.find(link);
       if (it != model_.tensors.end() && it->second.has_data && it->second.data == bytes) continue;
-      input_error(opt_.model + ": constant '" + value +
+      input_error(model_name_ + ": constant '" + value +
                   "' differs from the model this program was synthesized with (a setting uses "
                   "it)");
     }
+  }
+
+  // --model, else the weights compiled in (--embed-weights), else none: a constant the model
+  // would give is then an error, never zeros.
+  void load_model() {
+    if (!opt_.model.empty()) {
+      model_ = oinf_io::read(opt_.model);
+      model_name_ = opt_.model;
+      have_model_ = true;
+      return;
+    }
+#ifdef OPENINFER_GLSL_EMBEDDED_WEIGHTS
+    model_ = oinf_io::decode(
+        std::vector<uint8_t>(oi_embedded_weights, oi_embedded_weights + oi_embedded_weights_size),
+        "the embedded weights");
+    model_name_ = "the embedded weights";
+    have_model_ = true;
+#endif
+  }
+
+  void need_model(const Value& v) const {
+    if (have_model_ || v.storage != "constant" || v.init) return;
+    input_error("constant '" + v.name + "' is read from the model (tensor '" +
+                (v.link.empty() ? v.pattern : v.link) +
+                "'): give --model M.oinf (the program was synthesized without --embed-weights)");
   }
 
   void read_manifest() {
@@ -955,7 +994,9 @@ class Runner {
   vk::Buffer buffer_of(const Value& v) const {
     return *buffers_[static_cast<size_t>(v.buffer)].buffer;
   }
-  uint64_t offset_of(const Value& v) const { return v.storage == "arena" ? v.offset : 0; }
+  uint64_t offset_of(const Value& v) const {
+    return v.storage == "arena" ? v.offset : 0;
+  }
 
   void upload(const Value& v, const uint8_t* data, uint64_t bytes) {
     upload_at(v, offset_of(v), data, bytes);
@@ -999,7 +1040,8 @@ class Runner {
     for (size_t i = 0; i < idx.size(); ++i) name = substitute(name, v.indices[i], idx[i]);
     if (model_.tensors.count(name) == 0)
       input_error(where + ": prefix table entry " + text + " is model tensor '" + name +
-                  "', which model '" + opt_.model + "' lacks");
+                  "', which " + (opt_.model.empty() ? model_name_ : "model '" + opt_.model + "'") +
+                  " lacks");
     input_error(where + ": table entry '" + text + "' is unavailable (model tensor '" + name +
                 "' is not " + v.dtype + shape_text(v.shape) + ")");
   }
@@ -1022,6 +1064,50 @@ class Runner {
       prefix.push_back(x);
     }
     return prefix;
+  }
+
+  // A cache.reset of a window (dsl.md "Blocks and nodes"): [start, end) per index of the
+  // entries (or matrices) the same access reads, checked as the simulator's table_ranges
+  // checks a read, index by index and in its words: a negative index, an index past its @fixed
+  // bound, a negative slice start, a slice end past the bound. `bounds` 0: grows; `sizes`: the
+  // current size of each index.
+  std::vector<std::pair<int64_t, int64_t>> reset_window(
+      const json::object& s, const std::vector<std::string>& names,
+      const std::vector<uint64_t>& bounds, const std::vector<int64_t>& sizes,
+      const json::array& terms, const std::map<std::string, int64_t>& indices) {
+    const json::value* at = s.if_contains("at");
+    const std::string where =
+        (at && at->is_string() ? std::string(at->as_string()) + ": " : std::string()) + "table '" +
+        std::string(s.at("value").as_string()) + "': ";
+    std::vector<std::pair<int64_t, int64_t>> box;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string t = i < terms.size() ? std::string(terms[i].as_string()) : "..";
+      const int64_t bound = static_cast<int64_t>(bounds.at(i));
+      const int64_t size = bound ? bound : sizes.at(i);
+      const size_t dots = t.find("..");
+      if (dots == std::string::npos) {
+        const int64_t x = term(t, indices);
+        if (x < 0)
+          input_error(where + "index " + names[i] + " = " + std::to_string(x) + " is negative");
+        if (bound && x >= bound)
+          input_error(where + "index " + names[i] + " = " + std::to_string(x) +
+                      " exceeds its @fixed bound " + names[i] + "=" + std::to_string(bound));
+        box.emplace_back(x, x + 1);
+        continue;
+      }
+      const std::string a = t.substr(0, dots), b = t.substr(dots + 2);
+      const int64_t lo = a.empty() ? 0 : term(a, indices);
+      int64_t hi = b.empty() ? size : term(b, indices);
+      if (!b.empty() && hi < 0) hi += size;
+      if (lo < 0)
+        input_error(where + "slice start " + std::to_string(lo) + " of index " + names[i] +
+                    " is negative");
+      if (bound && hi > bound)
+        input_error(where + "slice end " + std::to_string(hi) + " of index " + names[i] +
+                    " exceeds its @fixed bound " + names[i] + "=" + std::to_string(bound));
+      box.emplace_back(lo, std::max(hi, lo));
+    }
+    return box;
   }
 
   // `pattern` with every {index} replaced by `value`.
@@ -1143,9 +1229,72 @@ class Runner {
     barrier();
   }
 
+  // A yield's consumers that each await a table another writes (docs/synth-glsl.md, "Consumers
+  // of a yield"): "take" copies the table as yielded (its device buffer, written flags, sizes,
+  // matrices) into a buffer of its own; "swap" exchanges the copy and the live table (after the
+  // writer: its readers from then on see the table as yielded); "drop" puts the writer's
+  // result back and frees the copy. A failed step drops every copy before its undo record runs.
+  struct Snapshot {
+    Value value;    // the other side's sizes, flags and matrices
+    Buffer buffer;  // the other side's entries (tables)
+    bool swapped = false;
+  };
+  std::map<std::string, Snapshot> snapshots_;
+
+  void snapshot(Value& v, const std::string& action) {
+    if (action == "take") {
+      Snapshot snap{v, {}, false};
+      if (v.table()) {
+        const uint64_t bytes = buffers_[static_cast<size_t>(v.buffer)].size;
+        snap.buffer = make_buffer(bytes,
+                                  vk::BufferUsageFlagBits::eStorageBuffer |
+                                      vk::BufferUsageFlagBits::eTransferSrc |
+                                      vk::BufferUsageFlagBits::eTransferDst,
+                                  vk::MemoryPropertyFlagBits::eDeviceLocal);
+        barrier();
+        cmd_->copyBuffer(buffer_of(v), *snap.buffer.buffer, vk::BufferCopy(0, 0, bytes));
+        barrier();
+      }
+      snapshots_[v.name] = std::move(snap);
+    } else if (action == "swap") {
+      swap_snapshot(v, snapshots_.at(v.name));
+    } else if (action == "drop") {
+      Snapshot& snap = snapshots_.at(v.name);
+      if (snap.swapped) swap_snapshot(v, snap);
+      if (v.table()) submit_and_wait();  // no recorded copy uses the buffer any more
+      snapshots_.erase(v.name);
+    } else {
+      input_error("unknown snapshot action '" + action + "'");
+    }
+  }
+
+  void swap_snapshot(Value& v, Snapshot& snap) {
+    if (v.table()) {
+      submit_and_wait();  // the dispatches recorded so far bind the buffer they were given
+      std::swap(buffers_[static_cast<size_t>(v.buffer)], snap.buffer);
+    }
+    std::swap(v, snap.value);
+    snap.swapped = !snap.swapped;
+    if (!v.table()) return;
+    for (Kernel& k : kernels_) {
+      bool binds = false;
+      for (const KernelBinding& b : k.bindings) binds = binds || b.value == v.name;
+      if (binds) write_descriptors(k);
+      for (Kernel& sub : k.subs) {
+        bool sub_binds = false;
+        for (const KernelBinding& b : sub.bindings) sub_binds = sub_binds || b.value == v.name;
+        if (sub_binds) write_descriptors(sub);
+      }
+    }
+  }
+
   // A step's end: a failed one puts back the entries, sizes and plain persistent values it
   // changed (and clears a shader's error status); either way the record is dropped.
   void end_step(bool failed) {
+    for (auto& [name, snap] : snapshots_)  // a step that failed among a yield's consumers
+      if (snap.swapped) swap_snapshot(mutable_value(name), snap);
+    if (!snapshots_.empty()) submit_and_wait();
+    snapshots_.clear();
     if (failed) {
       barrier();
       for (const Undo& u : undo_) {
@@ -1972,11 +2121,13 @@ class Runner {
   // model has no such tensor or only declares it (the value then starts from @init, else zeros).
   const oinf_io::Tensor* linked(const Value& v) {
     if (v.link.empty()) return nullptr;
+    need_model(v);
     auto it = model_.tensors.find(v.link);
     if (it == model_.tensors.end()) return nullptr;
     if (!it->second.has_data) return nullptr;  // a declaration: @init, else zeros
     if (it->second.dtype != oinf_io::dtype_tag(v.dtype) || it->second.dims != v.shape)
-      input_error(opt_.model + ": tensor '" + v.link + "' is not " + v.dtype + shape_text(v.shape));
+      input_error(model_name_ + ": tensor '" + v.link + "' is not " + v.dtype +
+                  shape_text(v.shape));
     return &it->second;
   }
 
@@ -1987,6 +2138,7 @@ class Runner {
   void set_initial_table(Value& v) {
     zero_table(v);
     if (v.storage == "constant") {
+      need_model(v);
       v.available.assign(v.entry_count(), false);
       for (uint64_t e = 0; e < v.entry_count(); ++e) {
         auto it = model_.tensors.find(entry_tensor(v, e));
@@ -2014,7 +2166,9 @@ class Runner {
     return name;
   }
 
-  void zero_table(const Value& v) { cmd_->fillBuffer(buffer_of(v), 0, VK_WHOLE_SIZE, 0); }
+  void zero_table(const Value& v) {
+    cmd_->fillBuffer(buffer_of(v), 0, VK_WHOLE_SIZE, 0);
+  }
 
   // An entry (at byte `offset`) or every entry of a table back to @init, else zeros.
   void reset_entry(const Value& v, uint64_t offset) {
@@ -2367,8 +2521,18 @@ class Runner {
         barrier();
       } else if (op == "reset") {  // cache.reset: the @init value, else zeros
         Value& v = mutable_value(std::string(s.at("value").as_string()));
-        if (const json::value* part = s.as_object().if_contains("auto_entry");
-            part && v.auto_dim()) {
+        if (const json::value* keys = s.as_object().if_contains("auto_window");
+            keys && v.auto_dim()) {
+          // the matrices the window holds fresh again; the table's sizes stay
+          const auto box = reset_window(s.as_object(), v.auto_table, v.auto_table_bound,
+                                        v.mat_sizes, keys->as_array(), indices);
+          std::erase_if(v.mats, [&](const auto& kv) {
+            for (size_t k = 0; k < box.size() && k < kv.first.size(); ++k)
+              if (kv.first[k] < box[k].first || kv.first[k] >= box[k].second) return false;
+            return true;
+          });
+        } else if (const json::value* part = s.as_object().if_contains("auto_entry");
+                   part && v.auto_dim()) {
           // the matrices under these @table indices fresh again; the table's sizes stay
           const std::vector<int64_t> prefix =
               reset_prefix(s.as_object(), v.auto_table, part->as_array(), indices);
@@ -2379,6 +2543,22 @@ class Runner {
           v.mats.clear();
           v.mat_sizes.assign(v.auto_table.size(), 0);
         } else if (const json::value* entry = s.as_object().if_contains("entry")) {
+          json::value window_entry;
+          if (s.as_object().contains("window")) {
+            // the entries the same access reads, checked as a read (reset_window); then the
+            // emptied window's entries, each "lo..hi" (regions skips those past the capacity)
+            std::vector<int64_t> sizes;
+            for (size_t i = 0; i < v.indices.size(); ++i)
+              sizes.push_back(static_cast<int64_t>(
+                  static_cast<int>(i) == v.growing || v.inner_size.empty() ? v.size
+                                                                           : v.inner_size[i]));
+            json::array terms;
+            for (const auto& [lo, hi] :
+                 reset_window(s.as_object(), v.indices, v.bound, sizes, entry->as_array(), indices))
+              terms.push_back(json::value(std::to_string(lo) + ".." + std::to_string(hi)));
+            window_entry = std::move(terms);
+            entry = &window_entry;
+          }
           for (int64_t off :
                regions(v, entry, indices,
                        s.as_object().contains("at") ? std::string(s.at("at").as_string())
@@ -2403,6 +2583,9 @@ class Runner {
         } else {
           zero(v);
         }
+      } else if (op == "snapshot") {
+        snapshot(mutable_value(std::string(s.at("value").as_string())),
+                 std::string(s.at("action").as_string()));
       } else if (op == "counter") {
         count(mutable_value(std::string(s.at("value").as_string())),
               s.at("delta").to_number<int64_t>());
@@ -2507,6 +2690,8 @@ class Runner {
 
   Options opt_;
   oinf_io::Package model_;
+  std::string model_name_ = "the model";  // in errors: the --model path or "the embedded weights"
+  bool have_model_ = false;
   std::map<std::string, oinf_io::Package> input_files_;
   std::vector<Value> values_;
   std::map<std::string, size_t> index_;

@@ -122,12 +122,9 @@ class Reader {
   std::string path_;
 };
 
-inline Package read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  Reader r(std::move(bytes), path);
+// A package from its bytes; `what` names them in errors (the file, or "embedded weights").
+inline Package decode(std::vector<uint8_t> bytes, const std::string& what_bytes) {
+  Reader r(std::move(bytes), what_bytes);
   if (r.size() < 72 || std::memcmp(r.at(0), "OINF\0", 5) != 0)
     r.fail("not an OINF file (bad magic)");
   uint64_t p = 5;
@@ -185,8 +182,18 @@ inline Package read(const std::string& path) {
   return pkg;
 }
 
-// A canonical file holding only tensors (sorted by name, every payload padded to 8).
-inline void write(const std::string& path, std::vector<Tensor> tensors) {
+inline Package read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  return decode(std::move(bytes), path);
+}
+
+// A canonical package of size variables and tensors (both sorted by name, every payload
+// padded to 8), no metadata.
+inline std::vector<uint8_t> encode(std::vector<Tensor> tensors,
+                                   const std::map<std::string, uint64_t>& sizevars = {}) {
   std::sort(tensors.begin(), tensors.end(),
             [](const Tensor& a, const Tensor& b) { return a.name < b.name; });
   std::vector<uint8_t> out(72, 0);
@@ -197,11 +204,19 @@ inline void write(const std::string& path, std::vector<Tensor> tensors) {
     for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
   };
   auto pad8 = [&] { out.resize((out.size() + 7) / 8 * 8, 0); };
+  auto put_name = [&](const std::string& name) {
+    put32(static_cast<uint32_t>(name.size()));
+    out.insert(out.end(), name.begin(), name.end());
+    out.resize(out.size() + (8 - (4 + name.size()) % 8) % 8, 0);  // string padding
+  };
+  for (const auto& [name, value] : sizevars) {
+    put_name(name);
+    put64(value);
+  }
+  const uint64_t tensors_start = out.size();
   std::vector<size_t> offset_slots;
   for (const Tensor& t : tensors) {
-    put32(static_cast<uint32_t>(t.name.size()));
-    out.insert(out.end(), t.name.begin(), t.name.end());
-    out.resize(out.size() + (8 - (4 + t.name.size()) % 8) % 8, 0);  // string padding
+    put_name(t.name);
     put32(t.dtype);
     put32(static_cast<uint32_t>(t.dims.size()));
     put32(1);
@@ -218,8 +233,8 @@ inline void write(const std::string& path, std::vector<Tensor> tensors) {
     out.insert(out.end(), tensors[i].data.begin(), tensors[i].data.end());
     pad8();
   }
-  std::vector<uint8_t> head;
-  head.insert(head.end(), {'O', 'I', 'N', 'F', 0});
+  std::vector<uint8_t> head = {'O', 'I', 'N', 'F', 0};
+  head.reserve(72);
   auto h32 = [&](uint32_t v) {
     for (int i = 0; i < 4; ++i) head.push_back(static_cast<uint8_t>(v >> (8 * i)));
   };
@@ -228,16 +243,22 @@ inline void write(const std::string& path, std::vector<Tensor> tensors) {
   };
   h32(1);
   h32(0);
-  h32(0);
+  h32(static_cast<uint32_t>(sizevars.size()));
   h32(0);
   h32(static_cast<uint32_t>(tensors.size()));
   h32(0);
   h64(72);
-  h64(72);
-  h64(72);
+  h64(tensors_start);
+  h64(tensors_start);
   h64(data_start);
   h64(out.size());
   std::copy(head.begin(), head.end(), out.begin());
+  return out;
+}
+
+// A canonical file holding only tensors, written whole or not at all.
+inline void write(const std::string& path, std::vector<Tensor> tensors) {
+  const std::vector<uint8_t> out = encode(std::move(tensors));
   const std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);

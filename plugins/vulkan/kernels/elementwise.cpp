@@ -41,7 +41,7 @@ namespace {
 
 // The shaders' DTYPE constant: eltwise.comp takes the first three, eltwise_narrow.comp the rest.
 constexpr uint32_t kDtF32 = 0, kDtI32 = 1, kDtW64 = 2, kDtF16 = 3, kDtBF16 = 4;
-constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4;
+constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4, kPlain = 8;
 constexpr uint32_t kHeaderWords = 16;
 
 // (dim, a stride, b stride) triples, outermost first, for the shader's index walk.
@@ -135,6 +135,13 @@ uint8_t exact_f32_mode(EltwiseOp op) {
   if (mode != "auto")
     bad_tuning("elementwise", "OPENINFER_VULKAN_EXACT_F32", "must be force, off or auto");
   return kExactWhereFlushed;
+}
+
+// relu f32 with alpha = +-0 and the clamps at -inf and +inf (put_op_settings' bits): max(x, 0),
+// which eltwise.comp computes as a select of the bits (HAS_PLAIN).
+bool plain_relu(EltwiseOp op, const std::vector<uint32_t>& p) {
+  return op == EltwiseOp::Relu && (p[6] & 0x7fffffffu) == 0 && (p[5] & (kHasLo | kHasHi)) == 0 &&
+         p[8] == 0xff800000u && p[10] == 0x7f800000u;
 }
 
 // f16 and bf16 on shaders/eltwise_narrow.comp: offsets in elements, one invocation a word.
@@ -235,6 +242,10 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
     job.spec = {static_cast<uint32_t>(op), dtype == OI_DTYPE_I32 ? kDtI32 : kDtF32};
     job.float_width = dtype == OI_DTYPE_F32 ? 32 : dtype == OI_DTYPE_F64 ? 64 : 0;
     if (dtype == OI_DTYPE_F32) job.exact_f32 = exact_f32_mode(op);
+    if (dtype == OI_DTYPE_F32 && plain_relu(op, job.params)) {
+      job.params[5] |= kPlain;  // a select of the bits: exact everywhere, no "_exact" variant
+      job.exact_f32 = 0;
+    }
   }
   job.groups[0] = std::min<uint32_t>((count + 255) / 256, 65535);  // the shader strides
   if (job.shader == "eltwise_32" && op != EltwiseOp::Fill && vector_path(job.params)) {

@@ -8,6 +8,7 @@
 // for every f16 call, "off" never. OPENINFER_VULKAN_COOPMAT_TILE=BM,BN,BK,WM[,DEPTH] forces a
 // tile (DEPTH: slices whose loads are in flight at once, 1..4; default 1);
 // BM,BN,BK,WM,DEPTH,SG also sets the subgroups of a workgroup (4 or 8; default 8).
+// OPENINFER_VULKAN_COOPMAT_GROUP=N: tile rows a band of workgroups takes (default 8, 0 none).
 #include <algorithm>
 #include <cstring>
 
@@ -28,6 +29,9 @@ constexpr uint32_t kMaxDepth = 4;
 
 constexpr CoopTile kLargeTile{128, 128, 16, 2};  // H200: 160 TFLOP/s at 4096^3 (BK 32: 147)
 constexpr CoopTile kSmallTile{64, 64, 32, 2};
+// H200, 4096^3: 156-161 TFLOP/s with 8 against 155-159 row by row; 128,256,16,2 runs 156 with 8
+// and 43 row by row (docs/vulkan.md).
+constexpr uint32_t kGroupM = 8;
 constexpr uint64_t kFillGroups = 128;  // about an H100's SMs: bigger tiles pay from there on
 
 enum class Policy { Auto, Force, Off };
@@ -84,6 +88,17 @@ CoopTile pick_tile(const MatmulShape& s, const DeviceCaps& caps) {
   return groups >= kFillGroups && valid_tile(kLargeTile, caps) ? kLargeTile : kSmallTile;
 }
 
+// Tile rows a band of workgroups takes in launch order (matmul_coop.comp's GROUP_M; 0 or 1:
+// row by row). OPENINFER_VULKAN_COOPMAT_GROUP=N forces it, for tuning.
+uint32_t group_m() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_GROUP";
+  if (const char* text = tuning_env(name)) {
+    if (std::strcmp(text, "0") == 0) return 0;
+    return parse_tuning_list("matmul", name, text, 1, 64, ": N, tile rows a band (0: none)")[0];
+  }
+  return kGroupM;
+}
+
 uint32_t grid(uint64_t size, uint32_t tile) {
   const uint64_t groups = ceil_div(size, tile);
   if (groups > 65535) declined("matmul: M or N too large for one dispatch");
@@ -120,7 +135,8 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               b0 % 8 == 0 && s.N % 8 == 0 ? 1u : 0u,
               y0 % 2 == 0 && s.N % 2 == 0 ? 1u : 0u,
               tile.depth,
-              32 * tile.sg};
+              32 * tile.sg,
+              group_m()};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),

@@ -22,7 +22,7 @@ layout(constant_id = 1) const uint DTYPE = 0;
 layout(constant_id = 2) const uint UNROLL = 1;
 const uint OP_ADD = 0, OP_SUB = 1, OP_MUL = 2, OP_DIV = 3, OP_RELU = 4, OP_FILL = 5;
 const uint DT_F32 = 0, DT_I32 = 1, DT_W64 = 2;  // DT_W64: fill of any 8-byte type
-const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4;
+const uint HAS_MASK = 1, HAS_LO = 2, HAS_HI = 4, HAS_PLAIN = 8;  // HAS_PLAIN: relu f32 only
 
 // p: count, rank, a/b/y word offsets, flags, s0 (alpha, mask, fill value), s1 (clamp_min),
 // s2 (clamp_max) as two words each, then (dim, a stride, b stride) per dim from 16 on.
@@ -121,6 +121,37 @@ void compute(uint i) {
 #endif
 }
 
+#if defined(WIDTH_32)
+// Four elements of the vector path. The "_exact" variants' add, sub and mul take the hardware's
+// four results unless one of them may be wrong (an operand subnormal, a result below 2^-126 or
+// zero: the first test of exact_f32.glsl's helpers), and only then redo the quad with the
+// helpers, out of line, so the usual case costs three integer tests an element.
+uvec4 quad_op(uvec4 xs, uvec4 zs) {
+  uvec4 r;
+#if defined(EXACT_F32)
+  if (DTYPE == DT_F32 && OP <= OP_MUL) {
+    [[unroll]] for (uint k = 0u; k < 4u; ++k) {
+      const float fx = uintBitsToFloat(xs[k]), fz = uintBitsToFloat(zs[k]);
+      precise float v = OP == OP_ADD ? fx + fz : OP == OP_SUB ? fx - fz : fx * fz;
+      r[k] = floatBitsToUint(v);
+    }
+    // (b & 0x7fffffff) - 1 < 0x7fffff: b is subnormal
+    const uvec4 careful = uvec4(lessThan((xs & 0x7fffffffu) - 1u, uvec4(0x007fffffu))) |
+                          uvec4(lessThan((zs & 0x7fffffffu) - 1u, uvec4(0x007fffffu))) |
+                          uvec4(equal(r & 0x7f800000u, uvec4(0u)));
+    if (any(notEqual(careful, uvec4(0u)))) {
+      [[dont_unroll]] for (uint k = 0u; k < 4u; ++k)
+        r[k] = float_op(uintBitsToFloat(xs[k]), uintBitsToFloat(zs[k]));
+    }
+    return r;
+  }
+#endif
+  [[unroll]] for (uint k = 0u; k < 4u; ++k)
+    r[k] = DTYPE == DT_F32 ? float_op(F_FROM(xs[k]), F_FROM(zs[k])) : int_op(int(xs[k]), int(zs[k]));
+  return r;
+}
+#endif
+
 void main() {
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 #if defined(WIDTH_32)
@@ -147,11 +178,7 @@ void main() {
       [[unroll]] for (uint u = 0u; u < UNROLL; ++u) {
         const uint q = base + u * gl_WorkGroupSize.x;
         if (q < quads) {
-          uvec4 r;
-          [[unroll]] for (uint k = 0u; k < 4u; ++k)
-            r[k] = DTYPE == DT_F32 ? float_op(F_FROM(x[u][k]), F_FROM(z[u][k]))
-                                   : int_op(int(x[u][k]), int(z[u][k]));
-          y4[yo + q] = r;
+          y4[yo + q] = quad_op(x[u], z[u]);
         }
       }
     }

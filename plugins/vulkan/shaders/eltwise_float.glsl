@@ -49,6 +49,16 @@ F_RESULT float_op(FT x, FT z) {
 #endif
   }
   // relu: a zero result is +0.0; the clamps keep NaN because NaN compares false.
+#if defined(WIDTH_32)
+  // HAS_PLAIN (the host's, for f32 relu with alpha = +-0 and no clamp): max(x, 0) as a select
+  // of the bits, exact on every device (a subnormal stays, a negative one gives +0), so it needs
+  // no "_exact" variant. -inf (0 * -inf = NaN) and NaN take the formula below.
+  if (flag(HAS_PLAIN)) {
+    const uint xb = F_BITS(x);
+    if (xb <= 0x7f800000u) return xb;
+    if (xb - 0x80000000u < 0x7f800000u) return 0u;  // -0 to the largest negative finite
+  }
+#endif
 #if defined(WIDTH_32) && defined(EXACT_F32)
   // The helpers only where x or a setting is subnormal (a uniform test for the settings): else
   // the hardware's compares and product are exact, or flush only a subnormal result (ops.md).

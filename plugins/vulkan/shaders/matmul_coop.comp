@@ -39,6 +39,9 @@ layout(constant_id = 9) const uint ALIGN_B = 0;
 layout(constant_id = 10) const uint ALIGN_Y = 0;
 layout(constant_id = 11) const uint DEPTH = 1;  // slices in flight in registers (1..4)
 layout(constant_id = 12) const uint WG = 256;   // invocations: 32 a subgroup
+// Workgroups in launch order take GROUP_M tile rows column by column (0: row by row), so the
+// workgroups running at once share fewer rows of a and columns of b in the L2.
+layout(constant_id = 13) const uint GROUP_M = 0;
 
 const uint LANES = 32, SUBGROUPS = WG / LANES;
 const uint WN = SUBGROUPS / WM;
@@ -121,7 +124,15 @@ void main() {
   const uint M = p[1], K = p[2], N = p[3], batches = p[7];
   const uint t = gl_LocalInvocationID.x, sg = t / LANES, lane = t % LANES;
   const uint sm = sg / WN, sn = sg % WN;  // this subgroup's part of the tile
-  const uint m0 = gl_WorkGroupID.y * BM, n0 = gl_WorkGroupID.x * BN;
+  uvec2 tile = gl_WorkGroupID.xy;  // (column, row) of the output tile
+  if (GROUP_M > 1u) {
+    const uint cols = gl_NumWorkGroups.x, rows = gl_NumWorkGroups.y;
+    const uint id = gl_WorkGroupID.y * cols + gl_WorkGroupID.x, band = GROUP_M * cols;
+    const uint first = (id / band) * GROUP_M, height = min(rows - first, GROUP_M);
+    const uint in_band = id % band;
+    tile = uvec2(in_band / height, first + in_band % height);
+  }
+  const uint m0 = tile.y * BM, n0 = tile.x * BN;
   for (uint batch = gl_WorkGroupID.z; batch < batches; batch += gl_NumWorkGroups.z) {
     const uint a0 = p[4] + p[8u + 2u * batch] * M * K, b0 = p[5] + p[9u + 2u * batch] * K * N;
     fcoopmatNV<32, gl_ScopeSubgroup, LM, LN> acc[TILE_ROWS][TILE_COLS];
