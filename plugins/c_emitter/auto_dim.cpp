@@ -272,6 +272,40 @@ static OI_HELPER int oi_adt_reserve(oi_auto** arr, int64_t* cap, const int64_t* 
   for (uint32_t k = 0; k < nt; ++k) cap[k] = nc[k];
   return 0;
 }
+/* Kernels of run-time shapes (runtime_kernel.cpp): numpy broadcasting of shapes a (ra dims)
+ * and b (rb dims) into o, its rank, or -1 where they do not broadcast. */
+static OI_HELPER int oi_rt_broadcast(const int64_t* a, uint32_t ra, const int64_t* b, uint32_t rb,
+                                     int64_t* o) {
+  const uint32_t r = ra > rb ? ra : rb;
+  for (uint32_t k = 0; k < r; ++k) {
+    const int64_t x = k + ra >= r ? a[k + ra - r] : 1, y = k + rb >= r ? b[k + rb - r] : 1;
+    if (x != y && x != 1 && y != 1) return -1;
+    o[k] = x == 1 ? y : x;
+  }
+  return (int)r;
+}
+/* src (shape sd, rank sr) repeated over dst (shape td, rank tr), which it broadcasts to. */
+static OI_HELPER void oi_rt_spread(size_t esize, const unsigned char* src, const int64_t* sd,
+                                   uint32_t sr, unsigned char* dst, const int64_t* td,
+                                   uint32_t tr) {
+  int64_t idx[OI_AD_RANK] = {0};
+  size_t st[OI_AD_RANK], n = 1, acc = 1;
+  for (uint32_t k = tr; k-- > 0;) {
+    const int64_t x = k + sr >= tr ? sd[k + sr - tr] : 1;
+    st[k] = x == 1 ? 0 : acc;
+    acc *= (size_t)x;
+    n *= (size_t)td[k];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    size_t off = 0;
+    for (uint32_t k = 0; k < tr; ++k) off += (size_t)idx[k] * st[k];
+    memcpy(dst + i * esize, src + off * esize, esize);
+    for (uint32_t k = tr; k-- > 0;) {
+      if (++idx[k] < td[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
 /* Key `flat` (row-major) of a table of matrices whose nt indices have bounds b. */
 static OI_HELPER void oi_ad_key(int64_t flat, const int64_t* b, uint32_t nt, int64_t* key) {
   for (uint32_t k = nt; k-- > 0;) {
@@ -340,7 +374,8 @@ std::string box_c(const AutoDimDecl& m, const std::vector<SlotText>& slots, bool
 // one without being created.
 std::string table_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                          const std::vector<uint64_t>& var_shape, bool write,
-                         const AutoDimContext& ctx, const AutoDimRead& rd) {
+                         const AutoDimContext& ctx, const AutoDimRead& rd,
+                         const AutoDimRuntime* rt) {
   const size_t nt = m.table_indices.size(), nauto = m.indices.size(), rank = m.base.size();
   if (access.brackets && !access.slots.empty() && access.slots.size() != nt + nauto)
     invalid_plan("'" + m.name + "' takes " + std::to_string(nt + nauto) +
@@ -438,14 +473,28 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
   for (size_t k = 0; k < var_shape.size(); ++k)
     vs += (k ? ", " : "") + std::to_string(var_shape[k]);
   vs += "]";
+  // A side of run-time shape (AutoDimRuntime): its dims rt->dims, its text tv.
+  std::string vs_arg;
+  auto var_dim = [&](size_t k) {
+    return rt ? rt->dims + "[" + std::to_string(k) + "]" : std::to_string(var_shape[k]) + "ll";
+  };
+  const std::string var_rank = rt ? rt->rank : std::to_string(var_shape.size()) + "u";
+  if (rt && write) {
+    vs = "%s";
+    vs_arg = ", tv";
+    c += I + "  char tv[256];\n" + I + "  oi_ad_text(tv, sizeof tv, " + rt->dims + ", " + rt->rank +
+         ");\n";
+  }
   if (write) {  // the value's leading axes are the sliced @table slots'
-    std::string ok = var_shape.size() >= lead.size() ? "1" : "0";
+    std::string ok = rt && !lead.empty() ? var_rank + " >= " + std::to_string(lead.size()) + "u"
+                     : rt || var_shape.size() >= lead.size() ? "1"
+                                                             : "0";
     for (size_t j = 0; j < lead.size() && ok != "0"; ++j)
-      ok += " && tln[" + std::to_string(lead[j]) + "] == " + std::to_string(var_shape[j]) + "ll";
+      ok += " && tln[" + std::to_string(lead[j]) + "] == " + var_dim(j);
     c += I + "  if (!(" + ok + ")) {\n" +
          fail("_ERR_RUN", "\"" + where + "cannot store a value of shape " + vs +
-                              " into %lld entries of auto_dim table '" + mname +
-                              "'\", (long long)nkeys") +
+                              " into %lld entries of auto_dim table '" + mname + "'\"" + vs_arg +
+                              ", (long long)nkeys") +
          I + "  }\n";
   }
   if (m.growable() && (write || scalar || !stacked)) {
@@ -467,6 +516,13 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
   uint64_t inner_cells = 1;
   for (size_t k = write ? lead.size() : var_shape.size(); k < var_shape.size(); ++k)
     inner_cells *= var_shape[k];
+  std::string inner = std::to_string(inner_cells * m.esize) + "u";
+  if (rt && write) {
+    c += I + "  size_t inner = " + std::to_string(m.esize) + "u;\n" + I +
+         "  for (uint32_t k = " + std::to_string(lead.size()) + "u; k < " + rt->rank +
+         "; ++k) inner *= (size_t)" + rt->dims + "[k];\n";
+    inner = "inner";
+  }
   c += I + "  for (int64_t n = 0; n < nkeys; ++n) {\n";
   c += I + "    int64_t rest = n, e = 0;\n";
   c += I + "    for (uint32_t k = " + NT + "u; k-- > 0;) {\n" + I +
@@ -509,20 +565,21 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
   c += box_c(m, aslots, scalar, ctx, where, fail);
   const std::string entry = stacked ? " entry %s" : "";
   if (write) {
-    std::string same = var_shape.size() == lead.size() + rank ? "1" : "0";
+    std::string same = rt ? var_rank + " == " + std::to_string(lead.size() + rank) + "u"
+                       : var_shape.size() == lead.size() + rank ? "1"
+                                                                : "0";
     for (size_t k = 0; k < rank && same != "0"; ++k)
-      same += " && ln[" + std::to_string(k) + "] == " + std::to_string(var_shape[lead.size() + k]) +
-              "ll";
+      same += " && ln[" + std::to_string(k) + "] == " + var_dim(lead.size() + k);
     c += I + "    if (!(" + same + ")) {\n" + I + "      oi_ad_text(t1, sizeof t1, ln, " + R +
          "u);\n" + I + "      oi_ad_text(t2, sizeof t2, key, " + NT + "u);\n" +
          fail("_ERR_RUN",
               "\"" + where + "cannot store a value of shape " + vs +
                   (scalar ? " as auto_dim '" + mname + "'" + entry + " of current shape %s\""
                           : " into a part of '" + mname + "'" + entry + " of shape %s\"") +
-                  (stacked ? ", t2" : "") + ", t1") +
+                  vs_arg + (stacked ? ", t2" : "") + ", t1") +
          I + "    }\n";
-    c += I + "    oi_ad_box(" + R + "u, " + E + "u, d, m->data, st, ln, (unsigned char*)s->v_" +
-         var + " + (size_t)n * " + std::to_string(inner_cells * m.esize) + "u, 1);\n";
+    c += I + "    oi_ad_box(" + R + "u, " + E + "u, d, m->data, st, ln, (unsigned char*)" +
+         (rt ? rt->data : "s->v_" + var) + " + (size_t)n * " + inner + ", 1);\n";
   } else {
     c += I + "    if (n == 0) {\n" + I + "      part = 1;\n" + I +
          "      for (uint32_t k = 0; k < " + R + "u; ++k) {\n" + I + "        pd[k] = ln[k];\n" +
@@ -545,7 +602,21 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
          "u, d, m->data, st, ln, stack + (size_t)n * part * " + E + "u, 0);\n";
   }
   c += I + "  }\n";
-  if (!write) {
+  if (!write && rt) {
+    // The stacked value to the side of run-time shape: the buffer and its dims.
+    const size_t srank = lead.size() + rank;
+    for (size_t j = 0; j < lead.size(); ++j)
+      c += I + "  " + rt->dims + "[" + std::to_string(j) + "] = tln[" + std::to_string(lead[j]) +
+           "];\n";
+    for (size_t k = 0; k < rank; ++k)
+      c += I + "  " + rt->dims + "[" + std::to_string(lead.size() + k) + "] = nkeys ? pd[" +
+           std::to_string(k) + "] : " + std::to_string(m.base[k]) + "ll;\n";
+    c += I + "  " + rt->rank + " = " + std::to_string(srank) + "u;\n" + I + "  if (!stack) {\n" +
+         I + "    stack = (unsigned char*)malloc(1u);\n" + I + "    if (!stack) {\n" +
+         fail("_ERR_MEMORY",
+              "\"" + where + "out of memory reading auto_dim table '" + mname + "'\"") +
+         I + "    }\n" + I + "  }\n" + I + "  " + rt->data + " = stack;\n";
+  } else if (!write) {
     // The stacked value: the sliced @table lengths, then a part's shape (the declared one when
     // no key was visited); into the destination as it is, or zero padded where it fits.
     const size_t srank = lead.size() + rank;
@@ -580,6 +651,40 @@ std::string table_access(const AutoDimDecl& m, const AccessText& access, const s
          "    }\n" + I + "    free(stack);\n" + I + "  }\n";
   }
   c += I + "}\n";
+  return c;
+}
+
+// The end of auto_dim_access with a side of run-time shape (AutoDimRuntime): the box st/ln of
+// dims d read into a fresh buffer, or the side's bytes stored into it where the shapes agree
+// (else the simulator's message, naming both shapes).
+std::string runtime_side(const AutoDimDecl& m, const AutoDimRuntime& rt, bool write,
+                         const AutoDimContext& ctx, const std::string& where, bool scalar) {
+  const std::string& I = ctx.indent;
+  const std::string R = std::to_string(m.base.size()), E = std::to_string(m.esize),
+                    A = "s->a_" + m.name + "[0]";
+  std::string c;
+  if (!write) {
+    c += I + "  {\n" + I + "    size_t cells = 1;\n" + I + "    for (uint32_t k = 0; k < " + R +
+         "u; ++k) {\n" + I + "      " + rt.dims + "[k] = ln[k];\n" + I +
+         "      cells *= (size_t)ln[k];\n" + I + "    }\n" + I + "    " + rt.rank + " = " + R +
+         "u;\n" + I + "    " + rt.data + " = (unsigned char*)malloc(cells * " + E + "u + 1u);\n" +
+         I + "    if (!" + rt.data + ") {\n" + I + "      s->failed = fail(s, " + ctx.prefix +
+         "_ERR_MEMORY, \"" + where + "out of memory reading auto_dim '" + format_text(m.name) +
+         "'\");\n" + I + "      " + ctx.stop + "\n" + I + "    }\n" + I + "    oi_ad_box(" + R +
+         "u, " + E + "u, d, " + A + ".data, st, ln, " + rt.data + ", 0);\n" + I + "  }\n";
+    return c;
+  }
+  std::string same = rt.rank + " == " + R + "u";
+  for (size_t k = 0; k < m.base.size(); ++k)
+    same += " && ln[" + std::to_string(k) + "] == " + rt.dims + "[" + std::to_string(k) + "]";
+  c += I + "  if (!(" + same + ")) {\n" + I + "    char tv[256], ta[256];\n" + I +
+       "    oi_ad_text(tv, sizeof tv, " + rt.dims + ", " + rt.rank + ");\n" + I +
+       "    oi_ad_text(ta, sizeof ta, ln, " + R + "u);\n" + I + "    s->failed = fail(s, " +
+       ctx.prefix + "_ERR_RUN, \"" + where + "cannot store a value of shape %s " +
+       (scalar ? "as auto_dim '" + format_text(m.name) + "' of current shape"
+               : "into a part of '" + format_text(m.name) + "' of shape") +
+       " %s\", tv, ta);\n" + I + "    " + ctx.stop + "\n" + I + "  }\n";
+  c += I + "  oi_ad_box(" + R + "u, " + E + "u, d, " + A + ".data, st, ln, " + rt.data + ", 1);\n";
   return c;
 }
 
@@ -640,8 +745,9 @@ std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& pref
 
 std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                             const std::vector<uint64_t>& var_shape, bool write,
-                            const AutoDimContext& ctx, const AutoDimRead& rd) {
-  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx, rd);
+                            const AutoDimContext& ctx, const AutoDimRead& rd,
+                            const AutoDimRuntime* rt) {
+  if (!m.table_indices.empty()) return table_access(m, access, var, var_shape, write, ctx, rd, rt);
   const size_t rank = m.base.size(), nauto = m.indices.size();
   if (access.brackets && access.slots.size() != nauto && !access.slots.empty())
     invalid_plan("'" + m.name + "' takes " + std::to_string(nauto) + " indices, the access gives " +
@@ -718,6 +824,7 @@ std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, cons
          K + "]);\n" + I + "      " + ctx.stop + "\n" + I + "    }\n" + I + "    st[" + K +
          "] = a;\n" + I + "    ln[" + K + "] = b - a;\n" + I + "  }\n";
   }
+  if (rt) return c + runtime_side(m, *rt, write, ctx, where, scalar) + I + "}\n";
   // The other side has the shape read or written.
   std::string same = "1";
   if (var_shape.size() != rank) same = "0";

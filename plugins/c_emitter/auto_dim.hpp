@@ -64,10 +64,21 @@ std::string auto_dim_c(size_t rank);
 // a key past them read as the fresh matrix.
 std::string auto_dim_fetch_stacked(const AutoDimDecl& m, const std::string& prefix);
 
+// The other side of an access whose shape is known only at run time (an op's operand or result
+// in a kernel of run-time shapes, runtime_kernel.hpp): C names of its bytes (`unsigned char*`)
+// and of its dims (`int64_t[OI_AD_RANK]`) and rank (`uint32_t`). A read mallocs `data` (the
+// caller frees it; NULL before) and sets the dims and rank to the box read; a write stores
+// `data` of those dims.
+struct AutoDimRuntime {
+  std::string data, dims, rank;
+};
+
 // cache.read ACCESS >> var (write = false) or cache.write var >> ACCESS (write = true), `var`
 // of `var_shape`: scalar auto indices grow the matrix and take it whole, slices take a part.
+// With `rt` (a plain matrix only), the other side is rt's instead of var's.
 std::string auto_dim_access(const AutoDimDecl& m, const AccessText& access, const std::string& var,
                             const std::vector<uint64_t>& var_shape, bool write,
-                            const AutoDimContext& ctx, const AutoDimRead& read = AutoDimRead());
+                            const AutoDimContext& ctx, const AutoDimRead& read = AutoDimRead(),
+                            const AutoDimRuntime* rt = nullptr);
 
 }  // namespace oi::c_emitter

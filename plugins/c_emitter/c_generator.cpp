@@ -24,6 +24,8 @@
 #include "openinfer/consumer_order.hpp"
 #include "openinfer/device_limit.hpp"
 #include "reset_window.hpp"
+#include "runtime_copy.hpp"
+#include "runtime_kernel.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
 #include "yield_snapshot.hpp"
@@ -153,6 +155,10 @@ class Generator : public KernelEnv {
     if (kind == "kernel") {
       const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
       prepare_tabviews(k.as_object());
+      if (runtime_kernel_) {  // shapes known only at run time (runtime_kernel.hpp)
+        body << runtime_kernel_c(k.as_object(), indent, entry);
+        return;
+      }
       kernels << kernel(k.as_object());
       // Table entries and slices an op reads are copied out of their tables before the
       // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
@@ -261,7 +267,8 @@ class Generator : public KernelEnv {
       // A whole variable copied into a table entry or slice: the store of cache.write.
       body << table_access(str(st.at("to")), whole(st, "from").name, true, at_of(st, "to_at"),
                            indent, entry);
-    } else if (kind == "transfer" && is_prefix_entry(str(st.at("from"))) &&
+    } else if ((kind == "transfer" || kind == "cache.write") &&
+               is_prefix_entry(str(st.at("from"))) &&
                str(st.at("to")).find('[') == std::string::npos) {
       body << prefix_entry_copy(st, indent, entry);
     } else if (kind == "transfer" || kind == "cache.read" || kind == "cache.write") {
@@ -558,6 +565,7 @@ class Generator : public KernelEnv {
       for (auto& jop : k.at("ops").as_array())
         for (auto& kv : jop.at("settings").as_object()) {
           if (!kv.value().is_object() || !kv.value().as_object().contains("name")) continue;
+          named_settings_.insert(k.at("id").as_int64());
           kv.value() = setting_value(str(kv.value().at("name")), loops, jop.as_object(),
                                      std::string(kv.key()));
         }
@@ -715,8 +723,8 @@ class Generator : public KernelEnv {
   // cells, the simulator's checks and messages). That shape is static for a part of static
   // length, a whole matrix the op writes (the kernel's shape; a store of another shape is the
   // store's error) and a whole matrix no access of the plan grows (its declared shape); one an
-  // access grows has its shape only at run time, where the simulator runs the op's kernel with
-  // shapes nothing checked.
+  // access grows, or a part of run-time length, has its shape only at run time: the kernel is
+  // then runtime_kernel's (runtime_kernel_).
   void add_matrix_view(const json::object& k, const std::string& text, bool output) {
     const int64_t id = k.at("id").as_int64();
     auto it = kernel_tabviews_.find(text);
@@ -728,8 +736,7 @@ class Generator : public KernelEnv {
         invalid_plan("'" + text + "' does not give one index per index of '" + a.name + "'");
       for (size_t j = 0; j < nt && j < a.slots.size(); ++j)
         if (a.slots[j].range || !a.slots[j].index)
-          c_gap("op-on-auto-dim", "'" + text + "' as an operand of kernel " + std::to_string(id) +
-                                      " (matrices of a @table stacked) is not supported yet");
+          runtime_kernel_ = true;  // matrices of a @table stacked: runtime_kernel.hpp
       bool part = false;
       std::vector<uint64_t> shape = m.base;
       for (size_t j = nt; j < a.slots.size(); ++j) {
@@ -745,10 +752,8 @@ class Generator : public KernelEnv {
           len = sl.end->value - sl.start->value;
         else if (!sl.start && sl.end && sl.end->literal && sl.end->value >= 0)
           len = sl.end->value;
-        if (!len)
-          c_gap("op-on-auto-dim", "'" + text + "' as an operand of kernel " + std::to_string(id) +
-                                      " (a part of run-time length) is not supported yet");
-        shape[axis] = static_cast<uint64_t>(*len);
+        if (!len) runtime_kernel_ = true;  // runtime_kernel.hpp
+        shape[axis] = static_cast<uint64_t>(len.value_or(0));
       }
       // A part with single indices among its slices keeps those axes with length 1.
       if (part)
@@ -758,11 +763,7 @@ class Generator : public KernelEnv {
         shape.clear();
         for (const auto& d : k.at("shape").as_array()) shape.push_back(d.to_number<uint64_t>());
       } else if (!part && !output && growing().count(a.name)) {
-        c_gap("op-on-auto-dim", "an op reading @auto_dim matrix '" + text + "' (kernel " +
-                                    std::to_string(id) +
-                                    "), which an access of the plan grows, is not supported yet: "
-                                    "its shape is known only at "
-                                    "run time");
+        runtime_kernel_ = true;  // its shape is known only at run time: runtime_kernel.hpp
       }
       Value v = value(a.name);
       v.ptable = false;
@@ -783,9 +784,62 @@ class Generator : public KernelEnv {
     (output ? it->second.write : it->second.read) = true;
   }
 
+  // Kernel k reads a plain @auto_dim matrix whose shape is known only at run time: its C is
+  // runtime_kernel's, in the step's body.
+  bool runtime_kernel_ = false;
+  std::string runtime_kernel_c(const json::object& k, const std::string& indent, bool entry) {
+    // A persistent table's entry the op reads is copied out first, as for any kernel (its
+    // buffer an operand of static shape); one it writes is not covered yet.
+    std::string reads;
+    for (const auto& [text, view] : kernel_tabviews_) {
+      if (view.matrix) continue;
+      if (view.write || view.run_time)
+        c_gap("op-on-auto-dim", "'" + text +
+                                    "', a table access the op writes, beside an @auto_dim matrix "
+                                    "of run-time shape (kernel " +
+                                    std::to_string(k.at("id").as_int64()) +
+                                    ") is not supported yet");
+      reads += table_access(text, view.value.name, false,
+                            at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
+    }
+    RuntimeKernelEnv e{*this,
+                       library_,
+                       library_ops_,
+                       autodims_,
+                       [&](const std::string& n) { return index_c(n); },
+                       entry ? "goto done;" : "return;",
+                       indent,
+                       emit_profile().freestanding};
+    std::string c = reads + runtime_kernel(e, k);
+    kernel_tabviews_.clear();
+    runtime_kernel_ = false;
+    return c;
+  }
+
+  // Whether the shape of single-op kernel k (not elementwise) is its op's result by the
+  // catalog rule, as the planner gives it for an output with brackets (build_schedule.cpp,
+  // table_result_shape): every input a whole value of static shape, every setting a literal,
+  // no acc=. Otherwise the plan gives the output entry's shape.
+  std::set<int64_t> named_settings_;  // kernels with settings that named a variable
+  bool result_shape_planned(const json::object& k) const {
+    const auto& ops = k.at("ops").as_array();
+    if (ops.size() != 1 || named_settings_.count(k.at("id").as_int64())) return false;
+    const auto& op = ops.at(0).as_object();
+    for (const auto& kv : op.at("settings").as_object())
+      if (kv.key() == "acc" || kv.value().is_object()) return false;
+    for (const auto& in : op.at("inputs").as_array()) {
+      const std::string text = str(in);
+      if (text.find('[') != std::string::npos || autodims_.count(text)) return false;
+      const Value& v = value(text);
+      if (v.table || v.ptable || v.storage == "runtime") return false;
+    }
+    return true;
+  }
+
   // The buffers of the table accesses among kernel k's operands, before it is written.
   void prepare_tabviews(const json::object& k) {
     kernel_tabviews_.clear();
+    runtime_kernel_ = false;
     const int64_t id = k.at("id").as_int64();
     auto add = [&](const std::string& text, bool output) {
       if (is_auto_access(text)) {
@@ -801,14 +855,15 @@ class Generator : public KernelEnv {
             static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
         bool run_time = false;
         if (!lead) {
-          // An elementwise kernel's result has its own shape, broadcast over the slice's
-          // entries when stored (broadcast_store); an op of another kind has no shape of its
-          // own apart from its output's.
-          if (!output || str(k.at("kind")) != "elementwise")
+          // The kernel's result has its own shape, broadcast over the slice's entries when
+          // stored (broadcast_store): an elementwise kernel's always, another's where the plan
+          // gives it (result_shape_planned).
+          if (!output || (str(k.at("kind")) != "elementwise" && !result_shape_planned(k)))
             c_gap("runtime-slice-operand",
-                  "'" + text + "' as an operand of kernel " + std::to_string(id) +
-                      " (a slice of run-time length, not an elementwise op's output) is not "
-                      "supported yet");
+                  "'" + text + "' as the output of kernel " + std::to_string(id) +
+                      " (a slice of run-time length written by an op whose inputs are not all "
+                      "whole values of static shape, or whose settings name variables or acc=) "
+                      "is not supported yet");
           run_time = true;
           lead.emplace();
         }
@@ -930,6 +985,25 @@ class Generator : public KernelEnv {
     return c.str();
   }
 
+  // A reset's leading single index n into pre[n], a negative one the simulator's error (the
+  // table reset and auto_reset_growable).
+  std::string reset_lead_index(const IndexText& i, size_t n, const std::string& table,
+                               const std::string& index, const std::string& at,
+                               const std::string& indent, const std::string& stop) const {
+    std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
+    if (!i.literal && i.value != 0) e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
+    std::ostringstream c;
+    c << indent << "  pre[" << n << "] = " << e << ";\n"
+      << indent << "  if (pre[" << n << "] < 0) {\n"
+      << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
+      << format_text((at.empty() ? "" : at + ": ") + "table '" + table + "': index " + index +
+                     " = ")
+      << "%lld is negative\", (long long)pre[" << n << "]);\n"
+      << indent << "    " << stop << "\n"
+      << indent << "  }\n";
+    return c.str();
+  }
+
   // cache.reset of a table: whole (`K`), or the entries under leading indices (`K[l]`); as in
   // the simulator, the indices before the first slice choose the entries.
   std::string table_reset(const std::string& text, const std::string& at, const std::string& indent,
@@ -945,18 +1019,7 @@ class Generator : public KernelEnv {
       << indent << "  (void)pre;\n";
     size_t n = 0;
     for (; n < a.slots.size() && !a.slots[n].range; ++n) {
-      const IndexText& i = *a.slots[n].index;
-      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
-      if (!i.literal && i.value != 0)
-        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
-      c << indent << "  pre[" << n << "] = " << e << ";\n"
-        << indent << "  if (pre[" << n << "] < 0) {\n"
-        << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
-        << format_text((at.empty() ? "" : at + ": ") + "table '" + t.name + "': index " +
-                       t.indices[n] + " = ")
-        << "%lld is negative\", (long long)pre[" << n << "]);\n"
-        << indent << "    " << stop << "\n"
-        << indent << "  }\n";
+      c << reset_lead_index(*a.slots[n].index, n, t.name, t.indices[n], at, indent, stop);
     }
     c << indent << "  if (oi_tab_reset(&s->t_" << t.name << ", pre, " << n << "u) != 0) {\n"
       << indent << "    s->failed = fail(s, " << name_ << "_ERR_MEMORY, \""
@@ -986,18 +1049,7 @@ class Generator : public KernelEnv {
     for (;
          n < m.table_indices.size() && n < a.slots.size() && !a.slots[n].range && a.slots[n].index;
          ++n) {
-      const IndexText& i = *a.slots[n].index;
-      std::string e = i.literal ? "(int64_t)" + std::to_string(i.value) + "ll" : index_c(i.name);
-      if (!i.literal && i.value != 0)
-        e = "(" + e + " + (int64_t)" + std::to_string(i.value) + "ll)";
-      c << indent << "  pre[" << n << "] = " << e << ";\n"
-        << indent << "  if (pre[" << n << "] < 0) {\n"
-        << indent << "    s->failed = fail(s, " << name_ << "_ERR_RUN, \""
-        << format_text((at.empty() ? "" : at + ": ") + "table '" + a.name + "': index " +
-                       m.table_indices[n] + " = ")
-        << "%lld is negative\", (long long)pre[" << n << "]);\n"
-        << indent << "    " << stop << "\n"
-        << indent << "  }\n";
+      c << reset_lead_index(*a.slots[n].index, n, a.name, m.table_indices[n], at, indent, stop);
     }
     c << indent << "  for (size_t e = 0; e < " << auto_count_c(m, "s") << "; ++e) {\n"
       << indent << "    int under = 1;\n"
@@ -1164,12 +1216,13 @@ class Generator : public KernelEnv {
     return f.str();
   }
 
-  // A whole variable named in a copy step; table entries, slices and parts are refused.
+  // A whole variable named in a copy step: every access with indices (a table's, a matrix's,
+  // a prefix table's entry) has its own path in emit_step.
   const Value& whole(const json::object& st, const char* key) const {
     const std::string text = str(st.at(key));
     if (text.find('[') != std::string::npos)
-      c_gap("copy-step-access", "'" + text + "' in a " + str(st.at("kind")) + " step (line " +
-                                    json::serialize(st.at("line")) + ") is not supported yet");
+      invalid_plan("'" + text + "' in a " + str(st.at("kind")) + " step (line " +
+                   json::serialize(st.at("line")) + "): indices on a variable that is not a table");
     return value(text);
   }
 
@@ -1734,11 +1787,9 @@ class Generator : public KernelEnv {
     auto shape = static_access_shape(from);
     const bool from_known = shape.has_value();
     if (!shape) shape = static_access_shape(to);
-    if (!shape || (!from_known && !is_auto_access(from)))
-      c_gap("copy-step-access", "a " + kind + " (line " + json::serialize(st.at("line")) +
-                                    ") from '" + from + "' into '" + to +
-                                    "', neither of whose shapes is known before run time, is "
-                                    "not supported yet");
+    if (!shape || (!from_known && !is_auto_access(from)) ||
+        (is_auto_access(from) && is_auto_access(to)))
+      return runtime_copy_c(st, indent, entry);  // neither shape known before run time
     const Value& t = value(parse_access(from).name);
     Value buf = t;
     buf.ptable = false;
@@ -1774,9 +1825,8 @@ class Generator : public KernelEnv {
         rd.mismatch_post =
             " into '" + parse_access(to).name + "' where the access has shape [" + dims + "]";
       } else {
-        c_gap("copy-step-access", "a " + kind + " (line " + json::serialize(st.at("line")) +
-                                      ") from @auto_dim matrix '" + from + "' into '" + to +
-                                      "' is not supported yet");
+        invalid_plan("a " + kind + " (line " + json::serialize(st.at("line")) + ") from '" + from +
+                     "' into '" + to + "' reached the copy of a static shape");
       }
       c << packed_access(autodims_.at(parse_access(from).name), parse_access(from),
                          tabviews_.at(buf.name), false, ctx, rd);
@@ -1792,6 +1842,23 @@ class Generator : public KernelEnv {
     return c.str();
   }
   int64_t copy_buffers_ = 0;
+
+  // runtime_copy.hpp: a copy neither of whose sides has a shape known before run time.
+  std::string runtime_copy_c(const json::object& st, const std::string& indent, bool entry) {
+    RuntimeCopyEnv e{*this,
+                     autodims_,
+                     [&](const std::string& n) { return index_c(n); },
+                     entry ? "goto done;" : "return;",
+                     indent,
+                     freestanding_,
+                     [&](uint64_t bytes) {
+                       const std::string buf = "cp" + std::to_string(copy_buffers_);
+                       tabview_fields_.push_back({buf, std::max<uint64_t>(bytes, 1)});
+                       field_kernel_[buf] = -1000 - copy_buffers_++;
+                       return "s->v_" + buf;
+                     }};
+    return runtime_copy(e, st);
+  }
 
   std::string auto_access(const json::object& st, const char* access_key, const char* var_key,
                           const char* at_key, bool write, const std::string& indent, bool entry) {
@@ -2307,7 +2374,9 @@ class Generator : public KernelEnv {
   // The most dims of an @auto_dim matrix (oi_auto's arrays), at least 8.
   size_t max_auto_rank() const {
     size_t r = 8;
-    for (const auto& [mname, m] : autodims_) r = std::max(r, m.base.size());
+    for (const auto& [mname, m] : autodims_)
+      r = std::max(r, m.base.size() + m.table_indices.size());       // stacked too
+    for (const Value& v : values_) r = std::max(r, v.shape.size());  // runtime_kernel.cpp
     return r;
   }
   // The most indices of a persistent table (oi_table's arrays), at least 8.

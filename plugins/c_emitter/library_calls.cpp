@@ -292,6 +292,41 @@ std::string library_entry_point(const KernelEnv& env, const json::object& op) {
   return "oik_" + name + "_" + in0;
 }
 
+std::string library_call(const KernelEnv& env, const json::object& op, const KernelLibrary& lib,
+                         std::set<std::string>& used, const std::vector<std::string>& xs,
+                         const std::string& y, const std::string& on_fail) {
+  const std::string where = op_where(op), name = str(op.at("op"));
+  const std::string symbol = library_entry_point(env, op);
+  const std::string cls = lib.signature(symbol);
+  const std::string in0 = env.operand(str(op.at("inputs").as_array().at(0))).dtype;
+  if (cls.empty())
+    c_gap("library-entry-point", where + " on " + in0 + " -> " +
+                                     env.operand(str(op.at("output"))).dtype +
+                                     " is not supported: the C kernel library has no entry "
+                                     "point " +
+                                     symbol);
+  used.insert(name);
+  std::ostringstream decls, c;
+  int arrays = 0;
+  Settings settings(op.at("settings").as_object(), where, decls, arrays);
+  const std::vector<std::string> args = call_arguments(cls, name, in0, xs.size(), settings);
+  c << "  { /* " << where << " */\n";
+  for (size_t i = 0; i < xs.size(); ++i)
+    c << "    const oik_tensor x" << i << " = " << xs[i] << ";\n    (void)x" << i << ";\n";
+  c << "    const oik_tensor y = " << y << ";\n" << decls.str();
+  if (cls == "concat") {
+    c << "    const oik_tensor* const xs[] = {";
+    for (size_t i = 0; i < xs.size(); ++i) c << (i ? ", " : "") << "&x" << i;
+    c << "};\n";
+  }
+  c << "    oik_error e;\n    if (" << symbol << "(";
+  for (const auto& a : args) c << a << ", ";
+  c << "&e) != OIK_OK) {\n      s->failed = fail(s, " << env.prefix() << "_ERR_RUN, \"" << name
+    << " (line " << json::serialize(op.at("line")) << "): %s\", e.message);\n      " << on_fail
+    << "\n    }\n  }\n";
+  return c.str();
+}
+
 void write_library_calls(KernelEnv& env, const json::object& k, const KernelLibrary& lib,
                          std::set<std::string>& used, std::ostringstream& c) {
   struct OpIO {

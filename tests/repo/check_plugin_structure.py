@@ -172,12 +172,11 @@ def check_shared(problems):
 # The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
-    "op-on-auto-dim": "an op reading an @auto_dim matrix whose shape is known only at run time "
-                      "(grown by an access, a part of run-time length, stacked matrices)",
+    "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
+                      "runtime_kernel.cpp does not cover (prefix entries as inputs, table "
+                      "outputs, packed dtypes, other shape rules)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
-                             "run-time length",
-    "copy-step-access": "a copy neither of whose sides has a shape known before run time (an "
-                        "@auto_dim matrix into another, a table slice of run-time length)",
+                             "run-time length, whose result shape the plan does not give",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",

@@ -1,0 +1,39 @@
+// Kernels whose shapes are known only at run time (docs/synth.md, "@auto_dim matrices"): an op
+// reading an @auto_dim matrix that an access of the plan grows, or a part of one of run-time
+// length. As the simulator (core/src/exec/interpreter_op.cpp, op_result_shape.cpp): the output
+// access is read first (growing the matrix where its indices are scalars), then the inputs in
+// order; the op's result shape comes from its catalog rule at run time (the rule's error, word
+// for word, where the shapes do not fit it); a result equal to the output's shape is stored,
+// one that broadcasts to a matrix access is computed in its own shape and spread over it, and
+// any other is the store's error. The op runs as a call into the C kernel library, whose entry
+// points take the shapes as arguments.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "auto_dim.hpp"
+#include "c_common.hpp"
+#include "kernel_library.hpp"
+
+namespace oi::c_emitter {
+
+struct RuntimeKernelEnv {
+  KernelEnv& env;               // the generator: operands, values, the program's name
+  const KernelLibrary* lib;     // nullptr: the library is missing beside the plugin
+  std::set<std::string>& used;  // the library's ops the program ships
+  const std::map<std::string, AutoDimDecl>& autodims;
+  std::function<std::string(const std::string&)> index_c;  // C of an index name
+  std::string stop, indent;                                // goto done / return; the indent
+  bool freestanding = false;                               // positions without directories
+};
+
+// The C (in the step's body) of single-op kernel `k`, whose operands include an @auto_dim matrix
+// of a plain (not @table) declaration. Throws CGap (c_gap) for what it does not cover yet: a
+// kernel of several ops, a table entry or slice among the operands, packed dtypes, an op whose
+// shape rule it does not know, settings naming a loop index, acc=.
+std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k);
+
+}  // namespace oi::c_emitter

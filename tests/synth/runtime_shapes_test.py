@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+"""Ops whose shapes are known only at run time, through the C target (-O2 under ASan+UBSan),
+against values computed here (numpy, dsl.md's rules) and the simulator's messages:
+
+  runtime_shapes_test.py --openinfer BIN --cc CC --work DIR
+
+Each case is a graph run 3 steps, every returned value after each step as dsl.md gives it, and
+an error graph run 3 steps with --keep-going: the first step fits, the second and third fail
+with the simulator's message (word for word, as `openinfer run` gives it) and leave the
+persistent values as the first left them.
+  - c/auto_dim_runtime.oi: ops on @auto_dim matrices an access grows (an op's output access is
+    read first, then its inputs, which grow M; the result stored, or spread over a part it
+    broadcasts to); c/auto_dim_runtime_error.oi: a matmul of a grown matrix into a plain value.
+  - c/slice_runtime_ops.oi: ops other than elementwise ones writing table slices of run-time
+    length (the result spread over the entries, or stored row by row);
+    c/slice_runtime_error.oi: a matmul's rows into a slice of another length.
+  - c/copy_runtime.oi: copies neither of whose sides has a shape known before run time
+    (matrices, table slices of run-time length, f32 and i4); c/copy_runtime_error.oi: a slice
+    read into a matrix of another shape.
+synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
+(c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from openinfer import oinf  # noqa: E402
+
+C = os.path.join(HERE, "c")
+F = np.float32
+# c/auto_dim_runtime_model.txt and c/copy_tables_input.txt
+W = np.array([[1.0, -2.0], [0.5, 3.0], [-1.0, 0.25], [2.0, 1.0]], dtype=F)
+X = [np.array(v, dtype=F) for v in ([0.5, -1.5, 2.0, 1.0], [3.0, 4.0, -5.0, 6.5],
+                                     [-0.125, 7.0, 8.0, -9.0])]
+
+
+def grown(m, rows, init):
+    """dsl.md: a scalar index grows the count; new cells hold @init (zeros without one)."""
+    if m.shape[0] >= rows:
+        return m
+    return np.vstack([m, np.full((rows - m.shape[0], m.shape[1]), init, dtype=F)])
+
+
+def auto_dim_runtime():
+    """The values after each step of auto_dim_runtime.oi (every one exact in f32)."""
+    m, p, s = np.ones((1, 4), dtype=F), np.zeros((1, 2), dtype=F), np.zeros(4, dtype=F)
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x          # op add(M[n, 0], x) >> M
+        y = m.sum(axis=0, dtype=F)            # op sum_axis(M, axes=[0]) >> y
+        s = s + y                             # op add(s, y) >> s
+        a = m.max(axis=0, keepdims=True)      # op max_axis(M, axes=[0], keepdims=true) >> a
+        p = grown(p, n + 1, 0.0)              # P[n, 0] grows P first
+        p = (m @ W).astype(F)                 # op matmul(M, W) >> P[n, 0]
+        m = m.copy()
+        m[1:n + 1] = x * x                    # op mul(x, x) >> M[1..n+1, ]: spread over n rows
+        p = -p                                # op neg(P) >> P
+        steps.append({"M": m.copy(), "y": y, "s": s.copy(), "a": a, "P": p.copy()})
+    return steps
+
+
+def slice_runtime_ops():
+    """The values after each step of slice_runtime_ops.oi (every one exact in f32)."""
+    m = np.full((2, 4), 1.5, dtype=F)
+    k = np.zeros((0, 4), dtype=F)
+    low = np.full((4, 4), 0.5, dtype=F)  # L: @fixed(t=4) @init(0.5), fetched whole
+    steps = []
+    for n, x in enumerate(X):
+        c = n + 1
+        m = m + x                                       # op add(m, x) >> m
+        if k.shape[0] < c:                              # K grows to its highest entry + 1
+            k = np.vstack([k, np.zeros((c - k.shape[0], 4), dtype=F)])
+        k[0:c] = m.max(axis=0)                          # op max_axis(m, axes=[0]) >> K[0..c]
+        low[1:c] = m.sum(axis=0, dtype=F)               # op sum_axis(m, axes=[0]) >> L[1..c]
+        v = (m @ W).astype(F)                           # op matmul(m, W) >> V[0..e], e = 2
+        t = W.T.reshape(1, 2, 4).copy()                 # op transpose(W) >> T[0..e-1]
+        steps.append({"K": k.copy(), "L": low.copy(), "V": v, "T": t})
+    return steps
+
+
+def copy_runtime():
+    """The values after each step of copy_runtime.oi (every one exact)."""
+    m, nn = np.ones((1, 4), dtype=F), np.zeros((0, 4), dtype=F)
+    q = np.full((1, 4), 3.0, dtype=F)
+    k = np.zeros((0, 4), dtype=F)
+    low = np.full((5, 4), 0.5, dtype=F)  # L: @fixed(t=5) @init(0.5)
+    I4 = np.int8
+    pm, pn, pk = np.full((1, 3), -3, dtype=I4), np.zeros((1, 3), dtype=I4), np.zeros((0, 3), I4)
+
+    def rows(t, r, init, dtype):  # a table's or matrix's rows grown to r
+        if t.shape[0] >= r:
+            return t.copy()
+        return np.vstack([t, np.full((r - t.shape[0], t.shape[1]), init, dtype=dtype)])
+
+    steps = []
+    for n, x in enumerate(X):
+        c = n + 1
+        k = rows(k, c + 1, 0, F)
+        k[c] = x                              # cache.write x >> K[c]
+        m = rows(m, c + 1, 1.0, F) + x        # op add(M[c, 0], x) >> M
+        nn = m.copy()                         # transfer M >> N[c, 0]
+        q = k[0:c + 1].copy()                 # cache.read K[0..c+1] >> Q[c, 0]
+        low[0:c + 1] = m                      # cache.write M >> L[0..c+1]
+        k = rows(k, c + 2, 0, F)
+        k[1:c + 2] = nn                       # cache.write N >> K[1..c+2]
+        pm = rows(pm, c + 1, -3, I4)          # transfer PM[c, 0] >> PN[c, 0]
+        pn = pm.copy()
+        pk = rows(pk, c + 2, 0, I4)
+        pk[1:c + 2] = pn                      # cache.write PN >> PK[1..c+2]
+        pk[0] = 5                             # cache.write h >> PK[0]
+        pm = pk[0:c + 1].copy()               # cache.read PK[0..c+1] >> PM[c, 0]
+        steps.append({"M": m.copy(), "N": nn.copy(), "K": k.copy(), "L": low.copy(),
+                      "Q": q.copy(), "PM": pm.copy(), "PN": pn.copy(), "PK": pk.copy()})
+    return steps
+
+
+# (graph, its values, error graph, its line:col, the error, the persistent values it keeps)
+ONES = np.ones((1, 4), dtype=F)
+CASES = [
+    ("auto_dim_runtime.oi", auto_dim_runtime, "auto_dim_runtime_error.oi", "13:3",
+     "op 'matmul' produces shape [2, 2] but output 'y' has shape [1, 2]",
+     {"y.step0": (ONES @ W).astype(F), "M": ONES, "n": np.array(1, dtype=np.int32)}),
+    ("slice_runtime_ops.oi", slice_runtime_ops, "slice_runtime_error.oi", "12:22",
+     "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
+     {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}),
+    ("copy_runtime.oi", copy_runtime, "copy_runtime_error.oi", "12:27",
+     "cannot store a value of shape [3, 4] as auto_dim 'Q' of current shape [2, 4]",
+     {"K": np.vstack([np.zeros(4, dtype=F), X[0]]), "Q": np.vstack([np.zeros(4, dtype=F), X[0]]),
+      "c": np.array(2, dtype=np.int32)}),
+]
+
+
+def run(cmd, cwd):
+    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return r.returncode, r.stdout
+
+
+def build(o, w, graph, out):
+    code, log = run([o.openinfer, "synth", graph, "--model", "model.oinf", "--target", "c", "-o",
+                     out], w)
+    if code:
+        sys.exit(f"FAIL: synth {graph}: {log}")
+    sources = sorted(os.path.join(out, f) for f in os.listdir(os.path.join(w, out))
+                     if f.endswith(".c"))
+    code, log = run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-g",
+                     "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o",
+                     out + "/prog", *sources, "-lm"], w)
+    if code:
+        sys.exit(f"FAIL: compile {graph}: {log}")
+    return out + "/prog"
+
+
+def same(bad, got, key, want):
+    if key not in got.tensors:
+        bad.append(f"{key}: not saved")
+        return
+    g = got[key]
+    if g.dtype != want.dtype or g.shape != want.shape or g.tobytes() != want.tobytes():
+        bad.append(f"{key}: {g.tolist()} {g.shape}, expected {want.tolist()} {want.shape}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--openinfer", required=True)
+    ap.add_argument("--cc", required=True)
+    ap.add_argument("--work", required=True)
+    o = ap.parse_args()
+    w = o.work
+    os.makedirs(w, exist_ok=True)
+    for txt, name in (("auto_dim_runtime_model.txt", "model.oinf"),
+                      ("copy_tables_input.txt", "input.oinf")):
+        code, log = run([o.openinfer, "oinf", "pack", os.path.join(C, txt), "-o", name], w)
+        if code:
+            sys.exit(f"FAIL: pack {txt}: {log}")
+    common = ["--model", "model.oinf", "--input", "x=input.oinf:x.{step}", "--steps", "3"]
+    bad = []
+    for graph, values, error_graph, at, error, kept in CASES:
+        graph, error_graph = os.path.join(C, graph), os.path.join(C, error_graph)
+        prog = build(o, w, graph, "gen")
+        code, log = run(["./" + prog, *common, "--save", "got.oinf", "-q"], w)
+        if code:
+            bad.append(f"{os.path.basename(graph)}: exit {code}: {log[-1500:]}")
+        else:
+            got = oinf.read(os.path.join(w, "got.oinf"))
+            for step, want in enumerate(values()):
+                for name, value in want.items():
+                    same(bad, got, f"{name}.step{step}", value)
+        # The error: the simulator's message at its first failed step, word for word.
+        message = f"{error_graph}:{at}: {error}"
+        code, log = run([o.openinfer, "run", error_graph, *common, "-q"], w)
+        if code == 0 or message not in log:
+            bad.append(f"simulator: exit {code}, expected '{message}': {log[-800:]}")
+        prog = build(o, w, error_graph, "gen_error")
+        code, log = run(["./" + prog, *common, "--keep-going", "--save", "err.oinf", "-q"], w)
+        if code != 1 or log.count(message) != 2:
+            bad.append(f"{os.path.basename(error_graph)}: exit {code}, expected 1 and "
+                       f"'{message}' twice: {log[-1500:]}")
+            continue
+        got = oinf.read(os.path.join(w, "err.oinf"))
+        for name, value in kept.items():  # the failed steps leave them as the first did
+            for step in ([None] if "." in name else range(3)):
+                same(bad, got, name if step is None else f"{name}.step{step}", value)
+    for b in bad:
+        print(f"  {b}")
+    print(f"{'FAIL' if bad else 'ok'}: {len(CASES)} graphs over 3 steps against the values "
+          f"computed here, their error graphs' failed steps against the simulator's messages")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
