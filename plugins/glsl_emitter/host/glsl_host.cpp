@@ -181,6 +181,7 @@ struct Options {
   uint64_t bench = 0;
   uint64_t max_table_bytes = 0;  // the table budget (0: no limit)
   bool keep_going = false;       // a failed step prints its error and the next step runs
+  bool device_info = false;      // print the device and how it treats f32 subnormals, then stop
 };
 
 uint32_t elem_bytes(const std::string& dtype) {
@@ -360,6 +361,10 @@ class Runner {
  public:
   explicit Runner(Options o) : opt_(std::move(o)) {
     read_manifest();
+    if (opt_.device_info) {  // the device alone: no model, no buffers
+      open_device();
+      return;
+    }
     load_model();
     check_baked();
     try {
@@ -393,6 +398,11 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   int run() {
+    if (opt_.device_info) {  // what a conformance test needs to apply ops.md's GPU rules
+      std::cout << "device: " << props_.deviceName.data()
+                << "\nf32 subnormals: " << (fc32_ ? "preserved" : "may be flushed") << "\n";
+      return 0;
+    }
     load_inputs();
     std::vector<oinf_io::Tensor> saved;
     std::vector<std::string> fetch = opt_.fetch.empty() ? outputs_ : opt_.fetch;
@@ -2067,7 +2077,9 @@ class Runner {
     return values_[index_.at(name)];
   }
 
-  void zero(const Value& v) { zero_range(v, offset_of(v), v.bytes); }
+  void zero(const Value& v) {
+    zero_range(v, offset_of(v), v.bytes);
+  }
 
   std::vector<uint8_t> download(const Value& v) {
     barrier();
@@ -2783,12 +2795,14 @@ Options parse_options(int argc, char** argv) {
       o.max_table_bytes = std::stoull(n);
     } else if (a == "--keep-going")
       o.keep_going = true;
+    else if (a == "--device-info")
+      o.device_info = true;
     else if (a == "--help" || a == "-h") {
       std::cout
           << "Usage: " << argv[0]
           << " [--manifest DIR] [--model M.oinf] [--steps N] [--input NAME=FILE[:TENSOR]]...\n"
              "       [--fetch NAME]... [--save OUT.oinf] [--max-table-bytes N] [--keep-going]\n"
-             "       [--quiet] [--bench N]\n";
+             "       [--quiet] [--bench N] [--device-info]\n";
       std::exit(0);
     } else
       usage_error("unknown option '" + a + "' (see --help)");
