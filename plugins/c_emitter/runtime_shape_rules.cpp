@@ -1,0 +1,294 @@
+// Result shapes of ops on matrices of run-time shape (runtime_shape_rules.hpp).
+#include "runtime_shape_rules.hpp"
+
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "tables.hpp"
+
+namespace oi::c_emitter {
+namespace {
+
+// An integer setting (absent: `fallback`); a loop index or another kind is a gap.
+int64_t literal_int(const json::object& settings, const char* key, int64_t fallback,
+                    const std::string& where) {
+  const json::value* v = settings.if_contains(key);
+  if (!v) return fallback;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  c_gap("op-on-auto-dim", where + ": setting '" + key +
+                              "' of an op on a matrix of run-time shape is not a literal "
+                              "integer, which is not supported yet");
+}
+
+bool flag_setting(const json::object& settings, const char* key) {
+  const json::value* v = settings.if_contains(key);
+  return v && v->is_bool() && v->as_bool();
+}
+
+}  // namespace
+
+// The output-shape rule of a builtin op (core/src/catalog: op_catalog.json's output_shape, the
+// default "broadcast", refine_builtin's reductions and matmul), and whether it broadcasts.
+std::string shape_rule(const std::string& op, bool& broadcast) {
+  static const std::set<std::string> broadcasting = {
+      "add", "mul", "sub", "div", "floor_div", "rem", "fma", "min", "max",    "and",
+      "or",  "xor", "eq",  "ne",  "lt",        "le",  "gt",  "ge",  "filter", "pow"};
+  static const std::set<std::string> elementwise = {
+      "abs",   "relu", "fill", "neg", "sign",     "recip",  "clamp",  "floor",   "ceil", "round",
+      "trunc", "not",  "shl",  "shr", "popcount", "is_nan", "is_inf", "is_neg",  "cast", "exp",
+      "log",   "sqrt", "sin",  "cos", "tanh",     "erf",    "rsqrt",  "sigmoid", "silu", "gelu"};
+  broadcast = broadcasting.count(op) > 0;
+  if (broadcast || elementwise.count(op)) return "broadcast";
+  if (op == "sum_axis" || op == "mean_axis" || op == "prod_axis" || op == "max_axis" ||
+      op == "min_axis")
+    return "reduce_axes";
+  if (op == "argmax_axis" || op == "argmin_axis") return "argreduce_axis";
+  if (op == "matmul") return "matmul";
+  if (op == "softmax" || op == "log_softmax" || op == "iota") return "same_as_input0_axis";
+  if (op == "is_finite") return "scalar";
+  if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
+  if (op == "transpose" || op == "reshape" || op == "concat") return op;
+  return "";
+}
+
+std::string dims_text_code(const std::string& indent, const std::string& d, const std::string& r,
+                           const std::string& buf) {
+  return indent + "    char " + buf + "[256];\n" + indent + "    oi_ad_text(" + buf +
+         ", sizeof " + buf + ", " + d + ", " + r + ");\n";
+}
+
+std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, bool bcast) {
+  const std::string& I = t.indent;
+  const std::string& where = t.where;
+  const std::string& name = t.name;
+  const std::string& rule_at = t.rule_at;
+  const json::object& settings = t.settings;
+  const std::vector<RuleOperand>& ins = t.inputs;
+  const size_t n = ins.size();
+  const std::string R = "OI_AD_RANK";
+  const auto& fail = t.fail;
+  auto text_of = [&](const std::string& d, const std::string& r, const std::string& buf) {
+    return dims_text_code(I, d, r, buf);
+  };
+  std::ostringstream c;
+  if (rule == "broadcast") {
+    if (n == 0) {
+      c << I << "  rr = rt;\n" << I << "  memcpy(rs, dt, sizeof rs);\n";
+    } else {
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+      for (size_t i = 1; i < n; ++i) {
+        const std::string D = ins[i].d, Rk = ins[i].r;
+        c << I << "  {\n";
+        if (bcast) {
+          c << I << "    int64_t o[" << R << "] = {0};\n"
+            << I << "    const int b = oi_rt_broadcast(rs, rr, " << D << ", " << Rk << ", o);\n"
+            << I << "    if (b < 0) {\n"
+            << text_of("rs", "rr", "ta") << text_of(D, Rk, "tb")
+            << fail(rule_at + "input shapes %s and %s do not broadcast", ", ta, tb") << I
+            << "    }\n"
+            << I << "    rr = (uint32_t)b;\n"
+            << I << "    memcpy(rs, o, sizeof rs);\n";
+        } else {
+          c << I << "    int same = rr == " << Rk << ";\n"
+            << I << "    for (uint32_t q = 0; same && q < rr; ++q) same = rs[q] == " << D
+            << "[q];\n"
+            << I << "    if (!same) {\n"
+            << text_of("rs", "rr", "ta") << text_of(D, Rk, "tb")
+            << fail(rule_at + "input shapes %s and %s differ and '" + format_text(name) +
+                        "' does not broadcast",
+                    ", ta, tb")
+            << I << "    }\n";
+        }
+        c << I << "  }\n";
+      }
+    }
+  } else if (rule == "scalar") {
+    c << I << "  rr = 0;\n";
+  } else if (rule == "same_as_input0_axis") {
+    const int64_t axis = literal_int(settings, "axis", -1, where);
+    c << I << "  if (" << axis << "ll < -(int64_t)r0 || " << axis << "ll >= (int64_t)r0) {\n"
+      << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank %u", ", r0")
+      << I << "  }\n"
+      << I << "  rr = r0;\n"
+      << I << "  memcpy(rs, d0, sizeof rs);\n";
+  } else if (rule == "transpose") {
+    // Static checks (the input's rank is static), then the dims permuted.
+    std::vector<int64_t> perm;
+    const json::value* list = settings.if_contains("perm");
+    const auto r = static_cast<int64_t>(ins.at(0).rank);
+    std::string error;
+    if (list) {
+      if (!list->is_array())
+        c_gap("op-on-auto-dim", where + ": 'perm' that is not a list is not supported yet");
+      for (const auto& x : list->as_array()) {
+        if (!x.is_int64())
+          c_gap("op-on-auto-dim", where + ": an axis that is not an integer is not supported yet");
+        perm.push_back(x.as_int64());
+      }
+      if (static_cast<int64_t>(perm.size()) != r)
+        error = "'perm' has " + std::to_string(perm.size()) + " entries but the input has rank " +
+                std::to_string(r);
+      std::set<int64_t> seen;
+      for (size_t q = 0; q < perm.size() && error.empty(); ++q) {
+        if (perm[q] < -r || perm[q] >= r) {
+          error =
+              "axis " + std::to_string(perm[q]) + " is out of range for rank " + std::to_string(r);
+        } else {
+          const int64_t a = perm[q] < 0 ? perm[q] + r : perm[q];
+          if (!seen.insert(a).second)
+            error = "axis " + std::to_string(perm[q]) + " is repeated in 'perm'";
+          perm[q] = a;
+        }
+      }
+    } else {
+      for (int64_t q = r; q-- > 0;) perm.push_back(q);
+    }
+    if (!error.empty()) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      for (size_t q = 0; q < perm.size(); ++q)
+        c << I << "  rs[" << q << "] = d0[" << perm[q] << "];\n";
+      c << I << "  rr = " << perm.size() << "u;\n";
+    }
+  } else if (rule == "norm_trailing") {
+    const auto r = static_cast<int64_t>(ins.at(0).rank);
+    const int64_t axis = literal_int(settings, "axis", -1, where);
+    if (axis < -r || axis >= r) {
+      c << I << "  {\n"
+        << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(r),
+                "")
+        << I << "  }\n";
+    } else {
+      const int64_t a = axis < 0 ? axis + r : axis;
+      for (size_t i = 1; i < n; ++i) {
+        const std::string D = ins[i].d, Rk = ins[i].r, A = std::to_string(a);
+        c << I << "  {\n"
+          << I << "    int same = " << Rk << " == " << (r - a) << "u;\n"
+          << I << "    for (uint32_t q = 0; same && q < " << Rk << "; ++q) same = " << D
+          << "[q] == d0[" << A << " + q];\n"
+          << I << "    if (!same) {\n"
+          << text_of(D, Rk, "ta") << text_of("(d0 + " + A + ")", std::to_string(r - a) + "u", "tb")
+          << text_of("d0", "r0", "tc")
+          << fail(rule_at + "input " + std::to_string(i) +
+                      " has shape %s but must have %s, the "
+                      "dims of %s from axis " +
+                      A,
+                  ", ta, tb, tc")
+          << I << "    }\n"
+          << I << "  }\n";
+      }
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+    }
+  } else if (rule == "reshape") {
+    // The declared output: the output access's shape.
+    c << I << "  {\n"
+      << I << "    unsigned long long a = 1, b = 1;\n"
+      << I << "    for (uint32_t q = 0; q < r0; ++q) a *= (unsigned long long)d0[q];\n"
+      << I << "    for (uint32_t q = 0; q < rt; ++q) b *= (unsigned long long)dt[q];\n"
+      << I << "    if (a != b) {\n"
+      << text_of("d0", "r0", "ta") << text_of("dt", "rt", "tb")
+      << fail(rule_at + "cannot reshape %s (%llu elements) to %s (%llu elements)", ", ta, a, tb, b")
+      << I << "    }\n"
+      << I << "  }\n"
+      << I << "  rr = rt;\n"
+      << I << "  memcpy(rs, dt, sizeof rs);\n";
+  } else if (rule == "concat") {
+    const auto r = static_cast<int64_t>(ins.at(0).rank);
+    const int64_t axis = literal_int(settings, "axis", 0, where);
+    if (axis < -r || axis >= r) {
+      c << I << "  {\n"
+        << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(r),
+                "")
+        << I << "  }\n";
+    } else {
+      const std::string A = std::to_string(axis < 0 ? axis + r : axis);
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+      for (size_t i = 1; i < n; ++i) {
+        const std::string D = ins[i].d, Rk = ins[i].r;
+        c << I << "  {\n"
+          << I << "    int ok = " << Rk << " == r0;\n"
+          << I << "    for (uint32_t q = 0; ok && q < r0; ++q) ok = q == " << A << "u || " << D
+          << "[q] == d0[q];\n"
+          << I << "    if (!ok) {\n"
+          << text_of(D, Rk, "ta") << text_of("d0", "r0", "tb")
+          << fail(rule_at + "input " + std::to_string(i) +
+                      " has shape %s, which does not match %s outside axis " + A,
+                  ", ta, tb")
+          << I << "    }\n"
+          << I << "    rs[" << A << "] += " << D << "[" << A << "];\n"
+          << I << "  }\n";
+      }
+    }
+  } else if (rule == "reduce_axes" || rule == "argreduce_axis") {
+    // The input's rank is static (a matrix's or a value's): the axes kept are known now.
+    const size_t rank = ins.at(0).rank;
+    const auto r = static_cast<int64_t>(rank);
+    std::set<size_t> axes;
+    std::string error;
+    auto normalize = [&](int64_t x) -> std::optional<size_t> {
+      if (x < -r || x >= r) {
+        if (error.empty())
+          error = "axis " + std::to_string(x) + " is out of range for rank " + std::to_string(r);
+        return std::nullopt;
+      }
+      return static_cast<size_t>(x < 0 ? x + r : x);
+    };
+    if (rule == "argreduce_axis") {
+      if (auto x = normalize(literal_int(settings, "axis", 0, where))) axes.insert(*x);
+    } else if (const json::value* list = settings.if_contains("axes")) {
+      if (!list->is_array())
+        c_gap("op-on-auto-dim", where + ": 'axes' that is not a list is not supported yet");
+      for (const auto& x : list->as_array()) {
+        if (!x.is_int64())
+          c_gap("op-on-auto-dim", where + ": an axis that is not an integer is not supported yet");
+        if (!error.empty()) break;
+        if (auto y = normalize(x.as_int64()); y && !axes.insert(*y).second)
+          error = "axis " + std::to_string(x.as_int64()) + " is repeated in 'axes'";
+      }
+    } else {
+      for (size_t q = 0; q < rank; ++q) axes.insert(q);
+    }
+    if (!error.empty()) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      const bool keep = flag_setting(settings, "keepdims");
+      size_t o = 0;
+      for (size_t q = 0; q < rank; ++q) {
+        if (!axes.count(q))
+          c << I << "  rs[" << o++ << "] = d0[" << q << "];\n";
+        else if (keep)
+          c << I << "  rs[" << o++ << "] = 1;\n";
+      }
+      c << I << "  rr = " << o << "u;\n";
+    }
+  } else if (rule == "matmul") {
+    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
+    c << I << "  {\n"
+      << I << "    int64_t o[" << R << "] = {0};\n"
+      << I << "    int b = -1;\n"
+      << I << "    if (r0 < 2u || r1 < 2u) {\n"
+      << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb")
+      << fail(rule_at + "matmul needs inputs of rank >= 2, got %s and %s", ", ta, tb") << I
+      << "    }\n"
+      << I << "    if (d0[r0 - 1] != d1[r1 - 2]) {\n"
+      << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb")
+      << fail(rule_at + "matmul inner dimensions differ: %s x %s", ", ta, tb") << I << "    }\n"
+      << I << "    b = oi_rt_broadcast(d0, r0 - 2u, d1, r1 - 2u, o);\n"
+      << I << "    if (b < 0) {\n"
+      << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb")
+      << fail(rule_at + "matmul batch dimensions of %s and %s do not broadcast", ", ta, tb") << I
+      << "    }\n"
+      << I << "    memcpy(rs, o, sizeof rs);\n"
+      << I << "    rs[b] = d0[r0 - 2];\n"
+      << I << "    rs[b + 1] = d1[r1 - 1];\n"
+      << I << "    rr = (uint32_t)b + 2u;\n"
+      << I << "  }\n";
+  }
+  return c.str();
+}
+
+}  // namespace oi::c_emitter
