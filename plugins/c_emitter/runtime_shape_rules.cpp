@@ -27,6 +27,35 @@ bool flag_setting(const json::object& settings, const char* key) {
   return v && v->is_bool() && v->as_bool();
 }
 
+// A list of integer settings; absent: nullopt. A loop index or another kind is a gap.
+std::optional<std::vector<int64_t>> literal_ints(const json::object& settings, const char* key,
+                                                 const std::string& where) {
+  const json::value* v = settings.if_contains(key);
+  if (!v) return std::nullopt;
+  std::vector<int64_t> out;
+  if (v->is_array())
+    for (const auto& x : v->as_array()) {
+      if (x.is_int64())
+        out.push_back(x.as_int64());
+      else
+        out.clear();
+      if (!x.is_int64()) break;
+    }
+  if (!v->is_array() || out.size() != v->as_array().size())
+    c_gap("op-on-auto-dim", where + ": setting '" + key +
+                                "' of an op on a matrix of run-time shape is not a list of "
+                                "literal integers, which is not supported yet");
+  return out;
+}
+
+// The simulator's "axis A is out of range for rank R" where `axis` is outside [-rank, rank).
+std::optional<size_t> axis_in(int64_t axis, size_t rank, std::string& error) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis >= -r && axis < r) return static_cast<size_t>(axis < 0 ? axis + r : axis);
+  error = "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank);
+  return std::nullopt;
+}
+
 }  // namespace
 
 // The output-shape rule of a builtin op (core/src/catalog: op_catalog.json's output_shape, the
@@ -49,14 +78,15 @@ std::string shape_rule(const std::string& op, bool& broadcast) {
   if (op == "softmax" || op == "log_softmax" || op == "iota") return "same_as_input0_axis";
   if (op == "is_finite") return "scalar";
   if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
-  if (op == "transpose" || op == "reshape" || op == "concat") return op;
+  if (op == "transpose" || op == "reshape" || op == "concat" || op == "gather" || op == "pad")
+    return op;
   return "";
 }
 
 std::string dims_text_code(const std::string& indent, const std::string& d, const std::string& r,
                            const std::string& buf) {
-  return indent + "    char " + buf + "[256];\n" + indent + "    oi_ad_text(" + buf +
-         ", sizeof " + buf + ", " + d + ", " + r + ");\n";
+  return indent + "    char " + buf + "[256];\n" + indent + "    oi_ad_text(" + buf + ", sizeof " +
+         buf + ", " + d + ", " + r + ");\n";
 }
 
 std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, bool bcast) {
@@ -287,6 +317,59 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
       << I << "    rs[b + 1] = d1[r1 - 1];\n"
       << I << "    rr = (uint32_t)b + 2u;\n"
       << I << "  }\n";
+  } else if (rule == "gather") {
+    // data's dims with the `axis` dim replaced by the indices' dims (shape_rules.cpp gather).
+    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
+    std::string error;
+    const auto a = axis_in(literal_int(settings, "axis", 0, where), ins[0].rank, error);
+    if (!a) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      const std::string A = std::to_string(*a);
+      c << I << "  rr = 0;\n"
+        << I << "  for (uint32_t q = 0; q < " << A << "u; ++q) rs[rr++] = d0[q];\n"
+        << I << "  for (uint32_t q = 0; q < r1; ++q) rs[rr++] = d1[q];\n"
+        << I << "  for (uint32_t q = " << A << "u + 1u; q < r0; ++q) rs[rr++] = d0[q];\n";
+    }
+  } else if (rule == "pad") {
+    // Each dim grows by its begin and end pads; the counts are checked now, the modes' needs of
+    // the run-time dims at run time (shape_rules.cpp pad).
+    const auto pads = literal_ints(settings, "pads", where);
+    const size_t r = ins.at(0).rank;
+    const json::value* mode_v = settings.if_contains("mode");
+    if (mode_v && !mode_v->is_string())
+      c_gap("op-on-auto-dim", where + ": 'mode' that is not a literal is not supported yet");
+    const std::string mode = mode_v ? std::string(mode_v->as_string()) : "constant";
+    std::string error;
+    if (!pads)
+      error = "pad needs 'pads'";
+    else if (pads->size() != 2 * r)
+      error = "'pads' has " + std::to_string(pads->size()) + " entries but needs " +
+              std::to_string(2 * r) + " (begin and end per axis)";
+    if (!error.empty()) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      c << I << "  rr = r0;\n";
+      for (size_t a = 0; a < r; ++a) {
+        const int64_t b = (*pads)[a], e = (*pads)[a + r];
+        const std::string A = std::to_string(a), D = "d0[" + A + "]";
+        if (b < 0 || e < 0) {
+          c << I << "  {\n"
+            << fail(rule_at + "'pads' of axis " + A + " is negative (crop with slice)", "") << I
+            << "  }\n";
+          break;
+        }
+        if (mode == "reflect" && (b > 0 || e > 0))
+          c << I << "  if (" << b << "ll >= " << D << " || " << e << "ll >= " << D << ") {\n"
+            << fail(rule_at + "reflect pads of axis " + A + " must be smaller than its size %lld",
+                    ", (long long)" + D)
+            << I << "  }\n";
+        if (mode == "edge" && (b > 0 || e > 0))
+          c << I << "  if (" << D << " == 0) {\n"
+            << fail(rule_at + "edge padding of axis " + A + ", which is empty", "") << I << "  }\n";
+        c << I << "  rs[" << A << "] = " << D << " + " << b << "ll + " << e << "ll;\n";
+      }
+    }
   }
   return c.str();
 }

@@ -5,8 +5,8 @@ against values computed here (numpy, dsl.md's rules) and the simulator's message
   runtime_shapes_test.py --openinfer BIN --cc CC --work DIR
 
 Each case is a graph run 3 steps, every returned value after each step as dsl.md gives it, and
-an error graph run 3 steps with --keep-going: the first step fits, the second and third fail
-with the simulator's message (word for word, as `openinfer run` gives it) and leave the
+an error graph run 3 steps with --keep-going: the first step fits (where it can), the second and
+third fail with the simulator's message (word for word, as `openinfer run` gives it) and leave the
 persistent values as the first left them.
   - c/auto_dim_runtime.oi: ops on @auto_dim matrices an access grows (an op's output access is
     read first, then its inputs, which grow M; the result stored, or spread over a part it
@@ -17,6 +17,9 @@ persistent values as the first left them.
   - c/copy_runtime.oi: copies neither of whose sides has a shape known before run time
     (matrices, table slices of run-time length, f32 and i4); c/copy_runtime_error.oi: a slice
     read into a matrix of another shape.
+  - c/auto_dim_runtime_gather_pad.oi: gather and pad (constant, reflect) on a matrix an access
+    grows; c/auto_dim_runtime_gather_error.oi: a gather axis out of range,
+    c/auto_dim_runtime_pad_error.oi: a reflect pad as large as the axis (every step fails).
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -84,6 +87,20 @@ def slice_runtime_ops():
     return steps
 
 
+def gather_pad():
+    """The values after each step of auto_dim_runtime_gather_pad.oi (numpy's take and pad)."""
+    m = np.ones((1, 4), dtype=F)
+    k = np.array([3, 0, 2])  # K of c/auto_dim_runtime_model.txt
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x                                  # op add(M[n, 0], x) >> M
+        g = np.take(m, k, axis=1)                                     # op gather(M, K, axis=1)
+        p = np.pad(m, ((1, 0), (0, 2)), constant_values=F(0.5))       # pads=[1, 0, 0, 2]
+        r = np.pad(m, ((0, 0), (1, 1)), mode="reflect")               # pads=[0, 1, 0, 1]
+        steps.append({"M": m.copy(), "G": g, "P": p.astype(F), "R": r})
+    return steps
+
+
 def copy_runtime():
     """The values after each step of copy_runtime.oi (every one exact)."""
     m, nn = np.ones((1, 4), dtype=F), np.zeros((0, 4), dtype=F)
@@ -120,19 +137,27 @@ def copy_runtime():
     return steps
 
 
-# (graph, its values, error graph, its line:col, the error, the persistent values it keeps)
+# (graph or None, its values, error graph, its line:col, the error, the persistent values it keeps,
+# the steps that fail: the last 2, or all 3 where the first cannot fit either)
 ONES = np.ones((1, 4), dtype=F)
 CASES = [
     ("auto_dim_runtime.oi", auto_dim_runtime, "auto_dim_runtime_error.oi", "13:3",
      "op 'matmul' produces shape [2, 2] but output 'y' has shape [1, 2]",
-     {"y.step0": (ONES @ W).astype(F), "M": ONES, "n": np.array(1, dtype=np.int32)}),
+     {"y.step0": (ONES @ W).astype(F), "M": ONES, "n": np.array(1, dtype=np.int32)}, 2),
     ("slice_runtime_ops.oi", slice_runtime_ops, "slice_runtime_error.oi", "12:22",
      "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
-     {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}),
+     {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}, 2),
     ("copy_runtime.oi", copy_runtime, "copy_runtime_error.oi", "12:27",
      "cannot store a value of shape [3, 4] as auto_dim 'Q' of current shape [2, 4]",
      {"K": np.vstack([np.zeros(4, dtype=F), X[0]]), "Q": np.vstack([np.zeros(4, dtype=F), X[0]]),
-      "c": np.array(2, dtype=np.int32)}),
+      "c": np.array(2, dtype=np.int32)}, 2),
+    # The shape rules of runtime_shape_rules.cpp beyond auto_dim_runtime_rules.oi's.
+    ("auto_dim_runtime_gather_pad.oi", gather_pad, "auto_dim_runtime_gather_error.oi", "11:3",
+     "op 'gather': axis 2 is out of range for rank 2",
+     {"M": ONES, "n": np.array(0, dtype=np.int32)}, 3),
+    (None, None, "auto_dim_runtime_pad_error.oi", "11:3",
+     "op 'pad': reflect pads of axis 0 must be smaller than its size 1",
+     {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 
 
@@ -165,6 +190,19 @@ def same(bad, got, key, want):
         bad.append(f"{key}: {g.tolist()} {g.shape}, expected {want.tolist()} {want.shape}")
 
 
+def check_values(o, w, bad, graph, values, common):
+    """The graph's returned values after each step against `values()`."""
+    prog = build(o, w, graph, "gen")
+    code, log = run(["./" + prog, *common, "--save", "got.oinf", "-q"], w)
+    if code:
+        bad.append(f"{os.path.basename(graph)}: exit {code}: {log[-1500:]}")
+        return
+    got = oinf.read(os.path.join(w, "got.oinf"))
+    for step, want in enumerate(values()):
+        for name, value in want.items():
+            same(bad, got, f"{name}.step{step}", value)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--openinfer", required=True)
@@ -180,17 +218,10 @@ def main():
             sys.exit(f"FAIL: pack {txt}: {log}")
     common = ["--model", "model.oinf", "--input", "x=input.oinf:x.{step}", "--steps", "3"]
     bad = []
-    for graph, values, error_graph, at, error, kept in CASES:
-        graph, error_graph = os.path.join(C, graph), os.path.join(C, error_graph)
-        prog = build(o, w, graph, "gen")
-        code, log = run(["./" + prog, *common, "--save", "got.oinf", "-q"], w)
-        if code:
-            bad.append(f"{os.path.basename(graph)}: exit {code}: {log[-1500:]}")
-        else:
-            got = oinf.read(os.path.join(w, "got.oinf"))
-            for step, want in enumerate(values()):
-                for name, value in want.items():
-                    same(bad, got, f"{name}.step{step}", value)
+    for graph, values, error_graph, at, error, kept, fails in CASES:
+        error_graph = os.path.join(C, error_graph)
+        if graph:
+            check_values(o, w, bad, os.path.join(C, graph), values, common)
         # The error: the simulator's message at its first failed step, word for word.
         message = f"{error_graph}:{at}: {error}"
         code, log = run([o.openinfer, "run", error_graph, *common, "-q"], w)
@@ -198,9 +229,9 @@ def main():
             bad.append(f"simulator: exit {code}, expected '{message}': {log[-800:]}")
         prog = build(o, w, error_graph, "gen_error")
         code, log = run(["./" + prog, *common, "--keep-going", "--save", "err.oinf", "-q"], w)
-        if code != 1 or log.count(message) != 2:
+        if code != 1 or log.count(message) != fails:
             bad.append(f"{os.path.basename(error_graph)}: exit {code}, expected 1 and "
-                       f"'{message}' twice: {log[-1500:]}")
+                       f"'{message}' {fails} times: {log[-1500:]}")
             continue
         got = oinf.read(os.path.join(w, "err.oinf"))
         for name, value in kept.items():  # the failed steps leave them as the first did
@@ -208,7 +239,7 @@ def main():
                 same(bad, got, name if step is None else f"{name}.step{step}", value)
     for b in bad:
         print(f"  {b}")
-    print(f"{'FAIL' if bad else 'ok'}: {len(CASES)} graphs over 3 steps against the values "
+    print(f"{'FAIL' if bad else 'ok'}: {len(CASES)} cases over 3 steps against the values "
           f"computed here, their error graphs' failed steps against the simulator's messages")
     return 1 if bad else 0
 
