@@ -78,7 +78,8 @@ std::string shape_rule(const std::string& op, bool& broadcast) {
   if (op == "softmax" || op == "log_softmax" || op == "iota") return "same_as_input0_axis";
   if (op == "is_finite") return "scalar";
   if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
-  if (op == "transpose" || op == "reshape" || op == "concat" || op == "gather" || op == "pad")
+  if (op == "transpose" || op == "reshape" || op == "concat" || op == "gather" || op == "pad" ||
+      op == "batch_norm" || op == "rope")
     return op;
   return "";
 }
@@ -369,6 +370,45 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
             << fail(rule_at + "edge padding of axis " + A + ", which is empty", "") << I << "  }\n";
         c << I << "  rs[" << A << "] = " << D << " + " << b << "ll + " << e << "ll;\n";
       }
+    }
+  } else if (rule == "batch_norm") {
+    // x [N, C, ...]; scale, bias, mean and var [C] (shape_rules_nn.cpp batch_norm).
+    static const char* const kNames[] = {"x", "scale", "bias", "mean", "var"};
+    if (ins.at(0).rank < 2) {
+      c << I << "  {\n"
+        << text_of("d0", "r0", "ta")
+        << fail(rule_at + "batch_norm needs x of rank >= 2 (N, C, ...), got %s", ", ta") << I
+        << "  }\n";
+    } else {
+      for (size_t i = 1; i < n && i < 5; ++i) {
+        const std::string D = ins[i].d, Rk = ins[i].r;
+        c << I << "  if (!(" << Rk << " == 1u && " << D << "[0] == d0[1])) {\n"
+          << text_of(D, Rk, "ta")
+          << fail(rule_at + "batch_norm " + kNames[i] + " %s must be [%lld], one value per channel",
+                  ", ta, (long long)d0[1]")
+          << I << "  }\n";
+      }
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+    }
+  } else if (rule == "rope") {
+    // x [..., T, D] with D even; pos a scalar (shape_rules_nn.cpp rope).
+    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
+    if (ins[0].rank < 2) {
+      c << I << "  {\n"
+        << text_of("d0", "r0", "ta")
+        << fail(rule_at + "rope needs x of rank >= 2 ([..., T, D]), got %s", ", ta") << I
+        << "  }\n";
+    } else {
+      c << I << "  if (d0[r0 - 1] % 2 != 0) {\n"
+        << text_of("d0", "r0", "ta")
+        << fail(rule_at + "rope needs an even last dim, got %lld in %s",
+                ", (long long)d0[r0 - 1], ta")
+        << I << "  }\n"
+        << I << "  if (r1 != 0u) {\n"
+        << text_of("d1", "r1", "ta") << fail(rule_at + "rope pos must be a scalar, got %s", ", ta")
+        << I << "  }\n"
+        << I << "  rr = r0;\n"
+        << I << "  memcpy(rs, d0, sizeof rs);\n";
     }
   }
   return c.str();

@@ -20,6 +20,9 @@ persistent values as the first left them.
   - c/auto_dim_runtime_gather_pad.oi: gather and pad (constant, reflect) on a matrix an access
     grows; c/auto_dim_runtime_gather_error.oi: a gather axis out of range,
     c/auto_dim_runtime_pad_error.oi: a reflect pad as large as the axis (every step fails).
+  - c/auto_dim_runtime_norm_rope.oi: batch_norm (and rope, against the simulator only) on a
+    matrix an access grows; c/auto_dim_runtime_norm_error.oi: a scale of other channels,
+    c/auto_dim_runtime_rope_error.oi: an odd last dim (every step fails).
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -101,6 +104,19 @@ def gather_pad():
     return steps
 
 
+def norm_rope():
+    """batch_norm's values after each step of auto_dim_runtime_norm_rope.oi (exact: epsilon 0,
+    var 4, so (m - 1) / 2 * 0.5 + 0.25); rope's are held to the simulator by
+    synth_c_auto_dim_runtime_norm_rope."""
+    m = np.ones((1, 4), dtype=F)
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x                                  # op add(M[n, 0], x) >> M
+        bn = ((m - F(1.0)) / F(2.0) * F(0.5) + F(0.25)).astype(F)   # op batch_norm(M, ...)
+        steps.append({"M": m.copy(), "N": bn})
+    return steps
+
+
 def copy_runtime():
     """The values after each step of copy_runtime.oi (every one exact)."""
     m, nn = np.ones((1, 4), dtype=F), np.zeros((0, 4), dtype=F)
@@ -157,6 +173,12 @@ CASES = [
      {"M": ONES, "n": np.array(0, dtype=np.int32)}, 3),
     (None, None, "auto_dim_runtime_pad_error.oi", "11:3",
      "op 'pad': reflect pads of axis 0 must be smaller than its size 1",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    ("auto_dim_runtime_norm_rope.oi", norm_rope, "auto_dim_runtime_norm_error.oi", "16:3",
+     "op 'batch_norm': batch_norm scale [3] must be [4], one value per channel",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    (None, None, "auto_dim_runtime_rope_error.oi", "10:3",
+     "op 'rope': rope needs an even last dim, got 3 in [1, 3]",
      {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 
