@@ -79,7 +79,7 @@ std::string shape_rule(const std::string& op, bool& broadcast) {
   if (op == "is_finite") return "scalar";
   if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
   if (op == "transpose" || op == "reshape" || op == "concat" || op == "gather" || op == "pad" ||
-      op == "batch_norm" || op == "rope")
+      op == "batch_norm" || op == "rope" || op == "dequantize")
     return op;
   return "";
 }
@@ -410,6 +410,36 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
         << I << "  rr = r0;\n"
         << I << "  memcpy(rs, d0, sizeof rs);\n";
     }
+  } else if (rule == "dequantize") {
+    // scale (and zero_point) a scalar or 1-D along `axis`; y has x's shape (shape_rules_nn.cpp
+    // dequantize). The ranks are static: only the sizes are checked at run time.
+    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
+    const size_t r = ins[0].rank;
+    c << I << "  {\n";
+    if (ins[1].rank > 1) {
+      c << text_of("d1", "r1", "ta")
+        << fail(rule_at + "dequantize scale must be a scalar or 1-D, got %s", ", ta");
+    } else if (std::string error; ins[1].rank == 1) {
+      const int64_t axis = literal_int(settings, "axis", 1, where);
+      if (const auto a = axis_in(axis, r, error)) {
+        const std::string A = std::to_string(*a);
+        c << I << "    if (d1[0] != d0[" << A << "]) {\n"
+          << text_of("d1", "r1", "ta")
+          << fail(rule_at + "dequantize scale %s must have %lld entries, x's size along axis " + A,
+                  ", ta, (long long)d0[" + A + "]")
+          << I << "    }\n";
+      } else {
+        c << fail(rule_at + error, "");
+      }
+    }
+    if (n > 2)
+      c << I << "    int same = r2 == r1;\n"
+        << I << "    for (uint32_t q = 0; same && q < r1; ++q) same = d2[q] == d1[q];\n"
+        << I << "    if (!same) {\n"
+        << text_of("d2", "r2", "ta") << text_of("d1", "r1", "tb")
+        << fail(rule_at + "dequantize zero_point %s must have scale's shape %s", ", ta, tb") << I
+        << "    }\n";
+    c << I << "    rr = r0;\n" << I << "    memcpy(rs, d0, sizeof rs);\n" << I << "  }\n";
   }
   return c.str();
 }

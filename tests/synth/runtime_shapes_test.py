@@ -23,6 +23,8 @@ persistent values as the first left them.
   - c/auto_dim_runtime_norm_rope.oi: batch_norm (and rope, against the simulator only) on a
     matrix an access grows; c/auto_dim_runtime_norm_error.oi: a scale of other channels,
     c/auto_dim_runtime_rope_error.oi: an odd last dim (every step fails).
+  - c/auto_dim_runtime_dequantize.oi: dequantize of an i8 matrix its input access grows;
+    c/auto_dim_runtime_dequantize_error.oi: a scale of another size than the axis.
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -117,6 +119,15 @@ def norm_rope():
     return steps
 
 
+def dequantize():
+    """The values after each step of auto_dim_runtime_dequantize.oi: (q - z) * s, q = 3 in every
+    cell of n + 1 rows (S and Z of c/auto_dim_runtime_model.txt)."""
+    s_, z = np.array([0.5, -2.0, 0.25, 4.0], dtype=F), np.array([1, -2, 0, 5])
+    row = ((3 - z).astype(F) * s_).astype(F)
+    return [{"D": np.tile(row, (n + 1, 1)), "H": np.full((n + 1, 4), 1.5, dtype=F)}
+            for n in range(3)]
+
+
 def copy_runtime():
     """The values after each step of copy_runtime.oi (every one exact)."""
     m, nn = np.ones((1, 4), dtype=F), np.zeros((0, 4), dtype=F)
@@ -179,6 +190,9 @@ CASES = [
      {"n": np.array(0, dtype=np.int32)}, 3),
     (None, None, "auto_dim_runtime_rope_error.oi", "10:3",
      "op 'rope': rope needs an even last dim, got 3 in [1, 3]",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    ("auto_dim_runtime_dequantize.oi", dequantize, "auto_dim_runtime_dequantize_error.oi", "11:3",
+     "op 'dequantize': dequantize scale [3] must have 4 entries, x's size along axis 1",
      {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 
