@@ -79,7 +79,7 @@ std::string shape_rule(const std::string& op, bool& broadcast) {
   if (op == "is_finite") return "scalar";
   if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
   if (op == "transpose" || op == "reshape" || op == "concat" || op == "gather" || op == "pad" ||
-      op == "batch_norm" || op == "rope" || op == "dequantize")
+      op == "batch_norm" || op == "rope" || op == "dequantize" || op == "attention")
     return op;
   return "";
 }
@@ -440,6 +440,51 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
         << fail(rule_at + "dequantize zero_point %s must have scale's shape %s", ", ta, tb") << I
         << "    }\n";
     c << I << "    rr = r0;\n" << I << "    memcpy(rs, d0, sizeof rs);\n" << I << "  }\n";
+  } else if (rule == "attention") {
+    // q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv] (leading dims broadcast), mask broadcast to
+    // [..., Tq, Tk] -> [..., Tq, Dv] (shape_rules_nn.cpp attention).
+    if (n < 3) invalid_plan(where + " has fewer than 3 inputs");
+    c << I << "  {\n";
+    if (ins[0].rank < 2 || ins[1].rank < 2 || ins[2].rank < 2) {
+      c << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb") << text_of("d2", "r2", "tc")
+        << fail(rule_at + "attention needs q, k and v of rank >= 2, got %s, %s and %s",
+                ", ta, tb, tc");
+    } else {
+      c << I << "    const int64_t tq = d0[r0 - 2], dd = d0[r0 - 1], tk = d1[r1 - 2];\n"
+        << I << "    int64_t o[" << R << "] = {0}, o2[" << R << "] = {0};\n"
+        << I << "    int b = -1;\n"
+        << I << "    if (d1[r1 - 1] != dd) {\n"
+        << text_of("d1", "r1", "ta")
+        << fail(rule_at + "attention k %s must end in q's depth %lld", ", ta, (long long)dd") << I
+        << "    }\n"
+        << I << "    if (d2[r2 - 2] != tk) {\n"
+        << text_of("d2", "r2", "ta")
+        << fail(rule_at + "attention v %s must have k's %lld keys", ", ta, (long long)tk") << I
+        << "    }\n"
+        << I << "    b = oi_rt_broadcast(d0, r0 - 2u, d1, r1 - 2u, o);\n"
+        << I << "    if (b >= 0) b = oi_rt_broadcast(o, (uint32_t)b, d2, r2 - 2u, o2);\n"
+        << I << "    if (b < 0) {\n"
+        << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb") << text_of("d2", "r2", "tc")
+        << fail(rule_at + "attention leading dims of q %s, k %s and v %s do not broadcast",
+                ", ta, tb, tc")
+        << I << "    }\n"
+        << I << "    memcpy(rs, o2, sizeof rs);\n"
+        << I << "    rs[b] = tq;\n"
+        << I << "    rs[b + 1] = tk;\n";
+      if (n > 3)
+        c << I << "    {\n"
+          << I << "      int64_t m[" << R << "] = {0};\n"
+          << I << "      const int mb = oi_rt_broadcast(rs, (uint32_t)b + 2u, d3, r3, m);\n"
+          << I << "      int same = mb == b + 2;\n"
+          << I << "      for (int q = 0; same && q < mb; ++q) same = m[q] == rs[q];\n"
+          << I << "      if (!same) {\n"
+          << text_of("d3", "r3", "ta") << text_of("rs", "(uint32_t)b + 2u", "tb")
+          << fail(rule_at + "attention mask %s does not broadcast to the scores %s", ", ta, tb")
+          << I << "      }\n"
+          << I << "    }\n";
+      c << I << "    rs[b + 1] = d2[r2 - 1];\n" << I << "    rr = (uint32_t)b + 2u;\n";
+    }
+    c << I << "  }\n";
   }
   return c.str();
 }

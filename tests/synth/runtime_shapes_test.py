@@ -25,6 +25,8 @@ persistent values as the first left them.
     c/auto_dim_runtime_rope_error.oi: an odd last dim (every step fails).
   - c/auto_dim_runtime_dequantize.oi: dequantize of an i8 matrix its input access grows;
     c/auto_dim_runtime_dequantize_error.oi: a scale of another size than the axis.
+  - c/auto_dim_runtime_attention.oi: attention (causal, and masked) over a matrix an access grows,
+    within 1e-5 of f64; c/auto_dim_runtime_attention_error.oi: values of other keys.
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -128,6 +130,26 @@ def dequantize():
             for n in range(3)]
 
 
+def attention():
+    """auto_dim_runtime_attention.oi's values in f64, to be met within 1e-5 (the f32 exponentials
+    of the C kernel library): softmax(q k^T scale + mask) v, q = k = v = M."""
+    m = np.ones((1, 4), dtype=F)
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x
+
+        def attend(scale, causal):
+            s_ = m.astype(np.float64) @ m.T.astype(np.float64) * scale
+            if causal:  # query i sees keys j <= i (Tq = Tk)
+                s_ = np.where(np.tril(np.ones_like(s_)) > 0, s_, -np.inf)
+            e = np.exp(s_ - s_.max(axis=1, keepdims=True))
+            return (e / e.sum(axis=1, keepdims=True)) @ m.astype(np.float64)
+
+        steps.append({"M": m.copy(), "A": (attend(0.5, True), 1e-5),
+                      "C": (attend(0.25, False), 1e-5)})
+    return steps
+
+
 def copy_runtime():
     """The values after each step of copy_runtime.oi (every one exact)."""
     m, nn = np.ones((1, 4), dtype=F), np.zeros((0, 4), dtype=F)
@@ -194,6 +216,9 @@ CASES = [
     ("auto_dim_runtime_dequantize.oi", dequantize, "auto_dim_runtime_dequantize_error.oi", "11:3",
      "op 'dequantize': dequantize scale [3] must have 4 entries, x's size along axis 1",
      {"n": np.array(0, dtype=np.int32)}, 3),
+    ("auto_dim_runtime_attention.oi", attention, "auto_dim_runtime_attention_error.oi", "11:3",
+     "op 'attention': attention v [4, 2] must have k's 1 keys",
+     {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 
 
@@ -222,6 +247,11 @@ def same(bad, got, key, want):
         bad.append(f"{key}: not saved")
         return
     g = got[key]
+    if isinstance(want, tuple):  # (f64 values, relative bound) for f32 transcendentals
+        want, tol = want
+        if g.shape != want.shape or not np.allclose(g, want, rtol=tol, atol=tol):
+            bad.append(f"{key}: {g.tolist()}, expected {want.tolist()} within {tol}")
+        return
     if g.dtype != want.dtype or g.shape != want.shape or g.tobytes() != want.tobytes():
         bad.append(f"{key}: {g.tolist()} {g.shape}, expected {want.tolist()} {want.shape}")
 
