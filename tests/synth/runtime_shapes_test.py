@@ -5,8 +5,8 @@ against values computed here (numpy, dsl.md's rules) and the simulator's message
   runtime_shapes_test.py --openinfer BIN --cc CC --work DIR
 
 Each case is a graph run 3 steps, every returned value after each step as dsl.md gives it, and
-an error graph run 3 steps with --keep-going: the first step fits, the second and third fail
-with the simulator's message (word for word, as `openinfer run` gives it) and leave the
+an error graph run 3 steps with --keep-going: the first step fits (where it can), the second and
+third fail with the simulator's message (word for word, as `openinfer run` gives it) and leave the
 persistent values as the first left them.
   - c/auto_dim_runtime.oi: ops on @auto_dim matrices an access grows (an op's output access is
     read first, then its inputs, which grow M; the result stored, or spread over a part it
@@ -17,6 +17,16 @@ persistent values as the first left them.
   - c/copy_runtime.oi: copies neither of whose sides has a shape known before run time
     (matrices, table slices of run-time length, f32 and i4); c/copy_runtime_error.oi: a slice
     read into a matrix of another shape.
+  - c/auto_dim_runtime_gather_pad.oi: gather and pad (constant, reflect) on a matrix an access
+    grows; c/auto_dim_runtime_gather_error.oi: a gather axis out of range,
+    c/auto_dim_runtime_pad_error.oi: a reflect pad as large as the axis (every step fails).
+  - c/auto_dim_runtime_norm_rope.oi: batch_norm (and rope, against the simulator only) on a
+    matrix an access grows; c/auto_dim_runtime_norm_error.oi: a scale of other channels,
+    c/auto_dim_runtime_rope_error.oi: an odd last dim (every step fails).
+  - c/auto_dim_runtime_dequantize.oi: dequantize of an i8 matrix its input access grows;
+    c/auto_dim_runtime_dequantize_error.oi: a scale of another size than the axis.
+  - c/auto_dim_runtime_attention.oi: attention (causal, and masked) over a matrix an access grows,
+    within 1e-5 of f64; c/auto_dim_runtime_attention_error.oi: values of other keys.
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -84,6 +94,62 @@ def slice_runtime_ops():
     return steps
 
 
+def gather_pad():
+    """The values after each step of auto_dim_runtime_gather_pad.oi (numpy's take and pad)."""
+    m = np.ones((1, 4), dtype=F)
+    k = np.array([3, 0, 2])  # K of c/auto_dim_runtime_model.txt
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x                                  # op add(M[n, 0], x) >> M
+        g = np.take(m, k, axis=1)                                     # op gather(M, K, axis=1)
+        p = np.pad(m, ((1, 0), (0, 2)), constant_values=F(0.5))       # pads=[1, 0, 0, 2]
+        r = np.pad(m, ((0, 0), (1, 1)), mode="reflect")               # pads=[0, 1, 0, 1]
+        steps.append({"M": m.copy(), "G": g, "P": p.astype(F), "R": r})
+    return steps
+
+
+def norm_rope():
+    """batch_norm's values after each step of auto_dim_runtime_norm_rope.oi (exact: epsilon 0,
+    var 4, so (m - 1) / 2 * 0.5 + 0.25); rope's are held to the simulator by
+    synth_c_auto_dim_runtime_norm_rope."""
+    m = np.ones((1, 4), dtype=F)
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x                                  # op add(M[n, 0], x) >> M
+        bn = ((m - F(1.0)) / F(2.0) * F(0.5) + F(0.25)).astype(F)   # op batch_norm(M, ...)
+        steps.append({"M": m.copy(), "N": bn})
+    return steps
+
+
+def dequantize():
+    """The values after each step of auto_dim_runtime_dequantize.oi: (q - z) * s, q = 3 in every
+    cell of n + 1 rows (S and Z of c/auto_dim_runtime_model.txt)."""
+    s_, z = np.array([0.5, -2.0, 0.25, 4.0], dtype=F), np.array([1, -2, 0, 5])
+    row = ((3 - z).astype(F) * s_).astype(F)
+    return [{"D": np.tile(row, (n + 1, 1)), "H": np.full((n + 1, 4), 1.5, dtype=F)}
+            for n in range(3)]
+
+
+def attention():
+    """auto_dim_runtime_attention.oi's values in f64, to be met within 1e-5 (the f32 exponentials
+    of the C kernel library): softmax(q k^T scale + mask) v, q = k = v = M."""
+    m = np.ones((1, 4), dtype=F)
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x
+
+        def attend(scale, causal):
+            s_ = m.astype(np.float64) @ m.T.astype(np.float64) * scale
+            if causal:  # query i sees keys j <= i (Tq = Tk)
+                s_ = np.where(np.tril(np.ones_like(s_)) > 0, s_, -np.inf)
+            e = np.exp(s_ - s_.max(axis=1, keepdims=True))
+            return (e / e.sum(axis=1, keepdims=True)) @ m.astype(np.float64)
+
+        steps.append({"M": m.copy(), "A": (attend(0.5, True), 1e-5),
+                      "C": (attend(0.25, False), 1e-5)})
+    return steps
+
+
 def copy_runtime():
     """The values after each step of copy_runtime.oi (every one exact)."""
     m, nn = np.ones((1, 4), dtype=F), np.zeros((0, 4), dtype=F)
@@ -120,19 +186,39 @@ def copy_runtime():
     return steps
 
 
-# (graph, its values, error graph, its line:col, the error, the persistent values it keeps)
+# (graph or None, its values, error graph, its line:col, the error, the persistent values it keeps,
+# the steps that fail: the last 2, or all 3 where the first cannot fit either)
 ONES = np.ones((1, 4), dtype=F)
 CASES = [
     ("auto_dim_runtime.oi", auto_dim_runtime, "auto_dim_runtime_error.oi", "13:3",
      "op 'matmul' produces shape [2, 2] but output 'y' has shape [1, 2]",
-     {"y.step0": (ONES @ W).astype(F), "M": ONES, "n": np.array(1, dtype=np.int32)}),
+     {"y.step0": (ONES @ W).astype(F), "M": ONES, "n": np.array(1, dtype=np.int32)}, 2),
     ("slice_runtime_ops.oi", slice_runtime_ops, "slice_runtime_error.oi", "12:22",
      "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
-     {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}),
+     {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}, 2),
     ("copy_runtime.oi", copy_runtime, "copy_runtime_error.oi", "12:27",
      "cannot store a value of shape [3, 4] as auto_dim 'Q' of current shape [2, 4]",
      {"K": np.vstack([np.zeros(4, dtype=F), X[0]]), "Q": np.vstack([np.zeros(4, dtype=F), X[0]]),
-      "c": np.array(2, dtype=np.int32)}),
+      "c": np.array(2, dtype=np.int32)}, 2),
+    # The shape rules of runtime_shape_rules.cpp beyond auto_dim_runtime_rules.oi's.
+    ("auto_dim_runtime_gather_pad.oi", gather_pad, "auto_dim_runtime_gather_error.oi", "11:3",
+     "op 'gather': axis 2 is out of range for rank 2",
+     {"M": ONES, "n": np.array(0, dtype=np.int32)}, 3),
+    (None, None, "auto_dim_runtime_pad_error.oi", "11:3",
+     "op 'pad': reflect pads of axis 0 must be smaller than its size 1",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    ("auto_dim_runtime_norm_rope.oi", norm_rope, "auto_dim_runtime_norm_error.oi", "16:3",
+     "op 'batch_norm': batch_norm scale [3] must be [4], one value per channel",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    (None, None, "auto_dim_runtime_rope_error.oi", "10:3",
+     "op 'rope': rope needs an even last dim, got 3 in [1, 3]",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    ("auto_dim_runtime_dequantize.oi", dequantize, "auto_dim_runtime_dequantize_error.oi", "11:3",
+     "op 'dequantize': dequantize scale [3] must have 4 entries, x's size along axis 1",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    ("auto_dim_runtime_attention.oi", attention, "auto_dim_runtime_attention_error.oi", "11:3",
+     "op 'attention': attention v [4, 2] must have k's 1 keys",
+     {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 
 
@@ -161,8 +247,26 @@ def same(bad, got, key, want):
         bad.append(f"{key}: not saved")
         return
     g = got[key]
+    if isinstance(want, tuple):  # (f64 values, relative bound) for f32 transcendentals
+        want, tol = want
+        if g.shape != want.shape or not np.allclose(g, want, rtol=tol, atol=tol):
+            bad.append(f"{key}: {g.tolist()}, expected {want.tolist()} within {tol}")
+        return
     if g.dtype != want.dtype or g.shape != want.shape or g.tobytes() != want.tobytes():
         bad.append(f"{key}: {g.tolist()} {g.shape}, expected {want.tolist()} {want.shape}")
+
+
+def check_values(o, w, bad, graph, values, common):
+    """The graph's returned values after each step against `values()`."""
+    prog = build(o, w, graph, "gen")
+    code, log = run(["./" + prog, *common, "--save", "got.oinf", "-q"], w)
+    if code:
+        bad.append(f"{os.path.basename(graph)}: exit {code}: {log[-1500:]}")
+        return
+    got = oinf.read(os.path.join(w, "got.oinf"))
+    for step, want in enumerate(values()):
+        for name, value in want.items():
+            same(bad, got, f"{name}.step{step}", value)
 
 
 def main():
@@ -180,17 +284,10 @@ def main():
             sys.exit(f"FAIL: pack {txt}: {log}")
     common = ["--model", "model.oinf", "--input", "x=input.oinf:x.{step}", "--steps", "3"]
     bad = []
-    for graph, values, error_graph, at, error, kept in CASES:
-        graph, error_graph = os.path.join(C, graph), os.path.join(C, error_graph)
-        prog = build(o, w, graph, "gen")
-        code, log = run(["./" + prog, *common, "--save", "got.oinf", "-q"], w)
-        if code:
-            bad.append(f"{os.path.basename(graph)}: exit {code}: {log[-1500:]}")
-        else:
-            got = oinf.read(os.path.join(w, "got.oinf"))
-            for step, want in enumerate(values()):
-                for name, value in want.items():
-                    same(bad, got, f"{name}.step{step}", value)
+    for graph, values, error_graph, at, error, kept, fails in CASES:
+        error_graph = os.path.join(C, error_graph)
+        if graph:
+            check_values(o, w, bad, os.path.join(C, graph), values, common)
         # The error: the simulator's message at its first failed step, word for word.
         message = f"{error_graph}:{at}: {error}"
         code, log = run([o.openinfer, "run", error_graph, *common, "-q"], w)
@@ -198,9 +295,9 @@ def main():
             bad.append(f"simulator: exit {code}, expected '{message}': {log[-800:]}")
         prog = build(o, w, error_graph, "gen_error")
         code, log = run(["./" + prog, *common, "--keep-going", "--save", "err.oinf", "-q"], w)
-        if code != 1 or log.count(message) != 2:
+        if code != 1 or log.count(message) != fails:
             bad.append(f"{os.path.basename(error_graph)}: exit {code}, expected 1 and "
-                       f"'{message}' twice: {log[-1500:]}")
+                       f"'{message}' {fails} times: {log[-1500:]}")
             continue
         got = oinf.read(os.path.join(w, "err.oinf"))
         for name, value in kept.items():  # the failed steps leave them as the first did
@@ -208,7 +305,7 @@ def main():
                 same(bad, got, name if step is None else f"{name}.step{step}", value)
     for b in bad:
         print(f"  {b}")
-    print(f"{'FAIL' if bad else 'ok'}: {len(CASES)} graphs over 3 steps against the values "
+    print(f"{'FAIL' if bad else 'ok'}: {len(CASES)} cases over 3 steps against the values "
           f"computed here, their error graphs' failed steps against the simulator's messages")
     return 1 if bad else 0
 

@@ -1,0 +1,492 @@
+// Result shapes of ops on matrices of run-time shape (runtime_shape_rules.hpp).
+#include "runtime_shape_rules.hpp"
+
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "tables.hpp"
+
+namespace oi::c_emitter {
+namespace {
+
+// An integer setting (absent: `fallback`); a loop index or another kind is a gap.
+int64_t literal_int(const json::object& settings, const char* key, int64_t fallback,
+                    const std::string& where) {
+  const json::value* v = settings.if_contains(key);
+  if (!v) return fallback;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
+  c_gap("op-on-auto-dim", where + ": setting '" + key +
+                              "' of an op on a matrix of run-time shape is not a literal "
+                              "integer, which is not supported yet");
+}
+
+bool flag_setting(const json::object& settings, const char* key) {
+  const json::value* v = settings.if_contains(key);
+  return v && v->is_bool() && v->as_bool();
+}
+
+// A list of integer settings; absent: nullopt. A loop index or another kind is a gap.
+std::optional<std::vector<int64_t>> literal_ints(const json::object& settings, const char* key,
+                                                 const std::string& where) {
+  const json::value* v = settings.if_contains(key);
+  if (!v) return std::nullopt;
+  std::vector<int64_t> out;
+  if (v->is_array())
+    for (const auto& x : v->as_array()) {
+      if (x.is_int64())
+        out.push_back(x.as_int64());
+      else
+        out.clear();
+      if (!x.is_int64()) break;
+    }
+  if (!v->is_array() || out.size() != v->as_array().size())
+    c_gap("op-on-auto-dim", where + ": setting '" + key +
+                                "' of an op on a matrix of run-time shape is not a list of "
+                                "literal integers, which is not supported yet");
+  return out;
+}
+
+// The simulator's "axis A is out of range for rank R" where `axis` is outside [-rank, rank).
+std::optional<size_t> axis_in(int64_t axis, size_t rank, std::string& error) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis >= -r && axis < r) return static_cast<size_t>(axis < 0 ? axis + r : axis);
+  error = "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank);
+  return std::nullopt;
+}
+
+}  // namespace
+
+// The output-shape rule of a builtin op (core/src/catalog: op_catalog.json's output_shape, the
+// default "broadcast", refine_builtin's reductions and matmul), and whether it broadcasts.
+std::string shape_rule(const std::string& op, bool& broadcast) {
+  static const std::set<std::string> broadcasting = {
+      "add", "mul", "sub", "div", "floor_div", "rem", "fma", "min", "max",    "and",
+      "or",  "xor", "eq",  "ne",  "lt",        "le",  "gt",  "ge",  "filter", "pow"};
+  static const std::set<std::string> elementwise = {
+      "abs",   "relu", "fill", "neg", "sign",     "recip",  "clamp",  "floor",   "ceil", "round",
+      "trunc", "not",  "shl",  "shr", "popcount", "is_nan", "is_inf", "is_neg",  "cast", "exp",
+      "log",   "sqrt", "sin",  "cos", "tanh",     "erf",    "rsqrt",  "sigmoid", "silu", "gelu"};
+  broadcast = broadcasting.count(op) > 0;
+  if (broadcast || elementwise.count(op)) return "broadcast";
+  if (op == "sum_axis" || op == "mean_axis" || op == "prod_axis" || op == "max_axis" ||
+      op == "min_axis")
+    return "reduce_axes";
+  if (op == "argmax_axis" || op == "argmin_axis") return "argreduce_axis";
+  if (op == "matmul") return "matmul";
+  if (op == "softmax" || op == "log_softmax" || op == "iota") return "same_as_input0_axis";
+  if (op == "is_finite") return "scalar";
+  if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
+  if (op == "transpose" || op == "reshape" || op == "concat" || op == "gather" || op == "pad" ||
+      op == "batch_norm" || op == "rope" || op == "dequantize" || op == "attention")
+    return op;
+  return "";
+}
+
+std::string dims_text_code(const std::string& indent, const std::string& d, const std::string& r,
+                           const std::string& buf) {
+  return indent + "    char " + buf + "[256];\n" + indent + "    oi_ad_text(" + buf + ", sizeof " +
+         buf + ", " + d + ", " + r + ");\n";
+}
+
+std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, bool bcast) {
+  const std::string& I = t.indent;
+  const std::string& where = t.where;
+  const std::string& name = t.name;
+  const std::string& rule_at = t.rule_at;
+  const json::object& settings = t.settings;
+  const std::vector<RuleOperand>& ins = t.inputs;
+  const size_t n = ins.size();
+  const std::string R = "OI_AD_RANK";
+  const auto& fail = t.fail;
+  auto text_of = [&](const std::string& d, const std::string& r, const std::string& buf) {
+    return dims_text_code(I, d, r, buf);
+  };
+  std::ostringstream c;
+  if (rule == "broadcast") {
+    if (n == 0) {
+      c << I << "  rr = rt;\n" << I << "  memcpy(rs, dt, sizeof rs);\n";
+    } else {
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+      for (size_t i = 1; i < n; ++i) {
+        const std::string D = ins[i].d, Rk = ins[i].r;
+        c << I << "  {\n";
+        if (bcast) {
+          c << I << "    int64_t o[" << R << "] = {0};\n"
+            << I << "    const int b = oi_rt_broadcast(rs, rr, " << D << ", " << Rk << ", o);\n"
+            << I << "    if (b < 0) {\n"
+            << text_of("rs", "rr", "ta") << text_of(D, Rk, "tb")
+            << fail(rule_at + "input shapes %s and %s do not broadcast", ", ta, tb") << I
+            << "    }\n"
+            << I << "    rr = (uint32_t)b;\n"
+            << I << "    memcpy(rs, o, sizeof rs);\n";
+        } else {
+          c << I << "    int same = rr == " << Rk << ";\n"
+            << I << "    for (uint32_t q = 0; same && q < rr; ++q) same = rs[q] == " << D
+            << "[q];\n"
+            << I << "    if (!same) {\n"
+            << text_of("rs", "rr", "ta") << text_of(D, Rk, "tb")
+            << fail(rule_at + "input shapes %s and %s differ and '" + format_text(name) +
+                        "' does not broadcast",
+                    ", ta, tb")
+            << I << "    }\n";
+        }
+        c << I << "  }\n";
+      }
+    }
+  } else if (rule == "scalar") {
+    c << I << "  rr = 0;\n";
+  } else if (rule == "same_as_input0_axis") {
+    const int64_t axis = literal_int(settings, "axis", -1, where);
+    c << I << "  if (" << axis << "ll < -(int64_t)r0 || " << axis << "ll >= (int64_t)r0) {\n"
+      << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank %u", ", r0")
+      << I << "  }\n"
+      << I << "  rr = r0;\n"
+      << I << "  memcpy(rs, d0, sizeof rs);\n";
+  } else if (rule == "transpose") {
+    // Static checks (the input's rank is static), then the dims permuted.
+    std::vector<int64_t> perm;
+    const json::value* list = settings.if_contains("perm");
+    const auto r = static_cast<int64_t>(ins.at(0).rank);
+    std::string error;
+    if (list) {
+      if (!list->is_array())
+        c_gap("op-on-auto-dim", where + ": 'perm' that is not a list is not supported yet");
+      for (const auto& x : list->as_array()) {
+        if (!x.is_int64())
+          c_gap("op-on-auto-dim", where + ": an axis that is not an integer is not supported yet");
+        perm.push_back(x.as_int64());
+      }
+      if (static_cast<int64_t>(perm.size()) != r)
+        error = "'perm' has " + std::to_string(perm.size()) + " entries but the input has rank " +
+                std::to_string(r);
+      std::set<int64_t> seen;
+      for (size_t q = 0; q < perm.size() && error.empty(); ++q) {
+        if (perm[q] < -r || perm[q] >= r) {
+          error =
+              "axis " + std::to_string(perm[q]) + " is out of range for rank " + std::to_string(r);
+        } else {
+          const int64_t a = perm[q] < 0 ? perm[q] + r : perm[q];
+          if (!seen.insert(a).second)
+            error = "axis " + std::to_string(perm[q]) + " is repeated in 'perm'";
+          perm[q] = a;
+        }
+      }
+    } else {
+      for (int64_t q = r; q-- > 0;) perm.push_back(q);
+    }
+    if (!error.empty()) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      for (size_t q = 0; q < perm.size(); ++q)
+        c << I << "  rs[" << q << "] = d0[" << perm[q] << "];\n";
+      c << I << "  rr = " << perm.size() << "u;\n";
+    }
+  } else if (rule == "norm_trailing") {
+    const auto r = static_cast<int64_t>(ins.at(0).rank);
+    const int64_t axis = literal_int(settings, "axis", -1, where);
+    if (axis < -r || axis >= r) {
+      c << I << "  {\n"
+        << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(r),
+                "")
+        << I << "  }\n";
+    } else {
+      const int64_t a = axis < 0 ? axis + r : axis;
+      for (size_t i = 1; i < n; ++i) {
+        const std::string D = ins[i].d, Rk = ins[i].r, A = std::to_string(a);
+        c << I << "  {\n"
+          << I << "    int same = " << Rk << " == " << (r - a) << "u;\n"
+          << I << "    for (uint32_t q = 0; same && q < " << Rk << "; ++q) same = " << D
+          << "[q] == d0[" << A << " + q];\n"
+          << I << "    if (!same) {\n"
+          << text_of(D, Rk, "ta") << text_of("(d0 + " + A + ")", std::to_string(r - a) + "u", "tb")
+          << text_of("d0", "r0", "tc")
+          << fail(rule_at + "input " + std::to_string(i) +
+                      " has shape %s but must have %s, the "
+                      "dims of %s from axis " +
+                      A,
+                  ", ta, tb, tc")
+          << I << "    }\n"
+          << I << "  }\n";
+      }
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+    }
+  } else if (rule == "reshape") {
+    // The declared output: the output access's shape.
+    c << I << "  {\n"
+      << I << "    unsigned long long a = 1, b = 1;\n"
+      << I << "    for (uint32_t q = 0; q < r0; ++q) a *= (unsigned long long)d0[q];\n"
+      << I << "    for (uint32_t q = 0; q < rt; ++q) b *= (unsigned long long)dt[q];\n"
+      << I << "    if (a != b) {\n"
+      << text_of("d0", "r0", "ta") << text_of("dt", "rt", "tb")
+      << fail(rule_at + "cannot reshape %s (%llu elements) to %s (%llu elements)", ", ta, a, tb, b")
+      << I << "    }\n"
+      << I << "  }\n"
+      << I << "  rr = rt;\n"
+      << I << "  memcpy(rs, dt, sizeof rs);\n";
+  } else if (rule == "concat") {
+    const auto r = static_cast<int64_t>(ins.at(0).rank);
+    const int64_t axis = literal_int(settings, "axis", 0, where);
+    if (axis < -r || axis >= r) {
+      c << I << "  {\n"
+        << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(r),
+                "")
+        << I << "  }\n";
+    } else {
+      const std::string A = std::to_string(axis < 0 ? axis + r : axis);
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+      for (size_t i = 1; i < n; ++i) {
+        const std::string D = ins[i].d, Rk = ins[i].r;
+        c << I << "  {\n"
+          << I << "    int ok = " << Rk << " == r0;\n"
+          << I << "    for (uint32_t q = 0; ok && q < r0; ++q) ok = q == " << A << "u || " << D
+          << "[q] == d0[q];\n"
+          << I << "    if (!ok) {\n"
+          << text_of(D, Rk, "ta") << text_of("d0", "r0", "tb")
+          << fail(rule_at + "input " + std::to_string(i) +
+                      " has shape %s, which does not match %s outside axis " + A,
+                  ", ta, tb")
+          << I << "    }\n"
+          << I << "    rs[" << A << "] += " << D << "[" << A << "];\n"
+          << I << "  }\n";
+      }
+    }
+  } else if (rule == "reduce_axes" || rule == "argreduce_axis") {
+    // The input's rank is static (a matrix's or a value's): the axes kept are known now.
+    const size_t rank = ins.at(0).rank;
+    const auto r = static_cast<int64_t>(rank);
+    std::set<size_t> axes;
+    std::string error;
+    auto normalize = [&](int64_t x) -> std::optional<size_t> {
+      if (x < -r || x >= r) {
+        if (error.empty())
+          error = "axis " + std::to_string(x) + " is out of range for rank " + std::to_string(r);
+        return std::nullopt;
+      }
+      return static_cast<size_t>(x < 0 ? x + r : x);
+    };
+    if (rule == "argreduce_axis") {
+      if (auto x = normalize(literal_int(settings, "axis", 0, where))) axes.insert(*x);
+    } else if (const json::value* list = settings.if_contains("axes")) {
+      if (!list->is_array())
+        c_gap("op-on-auto-dim", where + ": 'axes' that is not a list is not supported yet");
+      for (const auto& x : list->as_array()) {
+        if (!x.is_int64())
+          c_gap("op-on-auto-dim", where + ": an axis that is not an integer is not supported yet");
+        if (!error.empty()) break;
+        if (auto y = normalize(x.as_int64()); y && !axes.insert(*y).second)
+          error = "axis " + std::to_string(x.as_int64()) + " is repeated in 'axes'";
+      }
+    } else {
+      for (size_t q = 0; q < rank; ++q) axes.insert(q);
+    }
+    if (!error.empty()) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      const bool keep = flag_setting(settings, "keepdims");
+      size_t o = 0;
+      for (size_t q = 0; q < rank; ++q) {
+        if (!axes.count(q))
+          c << I << "  rs[" << o++ << "] = d0[" << q << "];\n";
+        else if (keep)
+          c << I << "  rs[" << o++ << "] = 1;\n";
+      }
+      c << I << "  rr = " << o << "u;\n";
+    }
+  } else if (rule == "matmul") {
+    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
+    c << I << "  {\n"
+      << I << "    int64_t o[" << R << "] = {0};\n"
+      << I << "    int b = -1;\n"
+      << I << "    if (r0 < 2u || r1 < 2u) {\n"
+      << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb")
+      << fail(rule_at + "matmul needs inputs of rank >= 2, got %s and %s", ", ta, tb") << I
+      << "    }\n"
+      << I << "    if (d0[r0 - 1] != d1[r1 - 2]) {\n"
+      << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb")
+      << fail(rule_at + "matmul inner dimensions differ: %s x %s", ", ta, tb") << I << "    }\n"
+      << I << "    b = oi_rt_broadcast(d0, r0 - 2u, d1, r1 - 2u, o);\n"
+      << I << "    if (b < 0) {\n"
+      << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb")
+      << fail(rule_at + "matmul batch dimensions of %s and %s do not broadcast", ", ta, tb") << I
+      << "    }\n"
+      << I << "    memcpy(rs, o, sizeof rs);\n"
+      << I << "    rs[b] = d0[r0 - 2];\n"
+      << I << "    rs[b + 1] = d1[r1 - 1];\n"
+      << I << "    rr = (uint32_t)b + 2u;\n"
+      << I << "  }\n";
+  } else if (rule == "gather") {
+    // data's dims with the `axis` dim replaced by the indices' dims (shape_rules.cpp gather).
+    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
+    std::string error;
+    const auto a = axis_in(literal_int(settings, "axis", 0, where), ins[0].rank, error);
+    if (!a) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      const std::string A = std::to_string(*a);
+      c << I << "  rr = 0;\n"
+        << I << "  for (uint32_t q = 0; q < " << A << "u; ++q) rs[rr++] = d0[q];\n"
+        << I << "  for (uint32_t q = 0; q < r1; ++q) rs[rr++] = d1[q];\n"
+        << I << "  for (uint32_t q = " << A << "u + 1u; q < r0; ++q) rs[rr++] = d0[q];\n";
+    }
+  } else if (rule == "pad") {
+    // Each dim grows by its begin and end pads; the counts are checked now, the modes' needs of
+    // the run-time dims at run time (shape_rules.cpp pad).
+    const auto pads = literal_ints(settings, "pads", where);
+    const size_t r = ins.at(0).rank;
+    const json::value* mode_v = settings.if_contains("mode");
+    if (mode_v && !mode_v->is_string())
+      c_gap("op-on-auto-dim", where + ": 'mode' that is not a literal is not supported yet");
+    const std::string mode = mode_v ? std::string(mode_v->as_string()) : "constant";
+    std::string error;
+    if (!pads)
+      error = "pad needs 'pads'";
+    else if (pads->size() != 2 * r)
+      error = "'pads' has " + std::to_string(pads->size()) + " entries but needs " +
+              std::to_string(2 * r) + " (begin and end per axis)";
+    if (!error.empty()) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
+    } else {
+      c << I << "  rr = r0;\n";
+      for (size_t a = 0; a < r; ++a) {
+        const int64_t b = (*pads)[a], e = (*pads)[a + r];
+        const std::string A = std::to_string(a), D = "d0[" + A + "]";
+        if (b < 0 || e < 0) {
+          c << I << "  {\n"
+            << fail(rule_at + "'pads' of axis " + A + " is negative (crop with slice)", "") << I
+            << "  }\n";
+          break;
+        }
+        if (mode == "reflect" && (b > 0 || e > 0))
+          c << I << "  if (" << b << "ll >= " << D << " || " << e << "ll >= " << D << ") {\n"
+            << fail(rule_at + "reflect pads of axis " + A + " must be smaller than its size %lld",
+                    ", (long long)" + D)
+            << I << "  }\n";
+        if (mode == "edge" && (b > 0 || e > 0))
+          c << I << "  if (" << D << " == 0) {\n"
+            << fail(rule_at + "edge padding of axis " + A + ", which is empty", "") << I << "  }\n";
+        c << I << "  rs[" << A << "] = " << D << " + " << b << "ll + " << e << "ll;\n";
+      }
+    }
+  } else if (rule == "batch_norm") {
+    // x [N, C, ...]; scale, bias, mean and var [C] (shape_rules_nn.cpp batch_norm).
+    static const char* const kNames[] = {"x", "scale", "bias", "mean", "var"};
+    if (ins.at(0).rank < 2) {
+      c << I << "  {\n"
+        << text_of("d0", "r0", "ta")
+        << fail(rule_at + "batch_norm needs x of rank >= 2 (N, C, ...), got %s", ", ta") << I
+        << "  }\n";
+    } else {
+      for (size_t i = 1; i < n && i < 5; ++i) {
+        const std::string D = ins[i].d, Rk = ins[i].r;
+        c << I << "  if (!(" << Rk << " == 1u && " << D << "[0] == d0[1])) {\n"
+          << text_of(D, Rk, "ta")
+          << fail(rule_at + "batch_norm " + kNames[i] + " %s must be [%lld], one value per channel",
+                  ", ta, (long long)d0[1]")
+          << I << "  }\n";
+      }
+      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+    }
+  } else if (rule == "rope") {
+    // x [..., T, D] with D even; pos a scalar (shape_rules_nn.cpp rope).
+    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
+    if (ins[0].rank < 2) {
+      c << I << "  {\n"
+        << text_of("d0", "r0", "ta")
+        << fail(rule_at + "rope needs x of rank >= 2 ([..., T, D]), got %s", ", ta") << I
+        << "  }\n";
+    } else {
+      c << I << "  if (d0[r0 - 1] % 2 != 0) {\n"
+        << text_of("d0", "r0", "ta")
+        << fail(rule_at + "rope needs an even last dim, got %lld in %s",
+                ", (long long)d0[r0 - 1], ta")
+        << I << "  }\n"
+        << I << "  if (r1 != 0u) {\n"
+        << text_of("d1", "r1", "ta") << fail(rule_at + "rope pos must be a scalar, got %s", ", ta")
+        << I << "  }\n"
+        << I << "  rr = r0;\n"
+        << I << "  memcpy(rs, d0, sizeof rs);\n";
+    }
+  } else if (rule == "dequantize") {
+    // scale (and zero_point) a scalar or 1-D along `axis`; y has x's shape (shape_rules_nn.cpp
+    // dequantize). The ranks are static: only the sizes are checked at run time.
+    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
+    const size_t r = ins[0].rank;
+    c << I << "  {\n";
+    if (ins[1].rank > 1) {
+      c << text_of("d1", "r1", "ta")
+        << fail(rule_at + "dequantize scale must be a scalar or 1-D, got %s", ", ta");
+    } else if (std::string error; ins[1].rank == 1) {
+      const int64_t axis = literal_int(settings, "axis", 1, where);
+      if (const auto a = axis_in(axis, r, error)) {
+        const std::string A = std::to_string(*a);
+        c << I << "    if (d1[0] != d0[" << A << "]) {\n"
+          << text_of("d1", "r1", "ta")
+          << fail(rule_at + "dequantize scale %s must have %lld entries, x's size along axis " + A,
+                  ", ta, (long long)d0[" + A + "]")
+          << I << "    }\n";
+      } else {
+        c << fail(rule_at + error, "");
+      }
+    }
+    if (n > 2)
+      c << I << "    int same = r2 == r1;\n"
+        << I << "    for (uint32_t q = 0; same && q < r1; ++q) same = d2[q] == d1[q];\n"
+        << I << "    if (!same) {\n"
+        << text_of("d2", "r2", "ta") << text_of("d1", "r1", "tb")
+        << fail(rule_at + "dequantize zero_point %s must have scale's shape %s", ", ta, tb") << I
+        << "    }\n";
+    c << I << "    rr = r0;\n" << I << "    memcpy(rs, d0, sizeof rs);\n" << I << "  }\n";
+  } else if (rule == "attention") {
+    // q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv] (leading dims broadcast), mask broadcast to
+    // [..., Tq, Tk] -> [..., Tq, Dv] (shape_rules_nn.cpp attention).
+    if (n < 3) invalid_plan(where + " has fewer than 3 inputs");
+    c << I << "  {\n";
+    if (ins[0].rank < 2 || ins[1].rank < 2 || ins[2].rank < 2) {
+      c << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb") << text_of("d2", "r2", "tc")
+        << fail(rule_at + "attention needs q, k and v of rank >= 2, got %s, %s and %s",
+                ", ta, tb, tc");
+    } else {
+      c << I << "    const int64_t tq = d0[r0 - 2], dd = d0[r0 - 1], tk = d1[r1 - 2];\n"
+        << I << "    int64_t o[" << R << "] = {0}, o2[" << R << "] = {0};\n"
+        << I << "    int b = -1;\n"
+        << I << "    if (d1[r1 - 1] != dd) {\n"
+        << text_of("d1", "r1", "ta")
+        << fail(rule_at + "attention k %s must end in q's depth %lld", ", ta, (long long)dd") << I
+        << "    }\n"
+        << I << "    if (d2[r2 - 2] != tk) {\n"
+        << text_of("d2", "r2", "ta")
+        << fail(rule_at + "attention v %s must have k's %lld keys", ", ta, (long long)tk") << I
+        << "    }\n"
+        << I << "    b = oi_rt_broadcast(d0, r0 - 2u, d1, r1 - 2u, o);\n"
+        << I << "    if (b >= 0) b = oi_rt_broadcast(o, (uint32_t)b, d2, r2 - 2u, o2);\n"
+        << I << "    if (b < 0) {\n"
+        << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb") << text_of("d2", "r2", "tc")
+        << fail(rule_at + "attention leading dims of q %s, k %s and v %s do not broadcast",
+                ", ta, tb, tc")
+        << I << "    }\n"
+        << I << "    memcpy(rs, o2, sizeof rs);\n"
+        << I << "    rs[b] = tq;\n"
+        << I << "    rs[b + 1] = tk;\n";
+      if (n > 3)
+        c << I << "    {\n"
+          << I << "      int64_t m[" << R << "] = {0};\n"
+          << I << "      const int mb = oi_rt_broadcast(rs, (uint32_t)b + 2u, d3, r3, m);\n"
+          << I << "      int same = mb == b + 2;\n"
+          << I << "      for (int q = 0; same && q < mb; ++q) same = m[q] == rs[q];\n"
+          << I << "      if (!same) {\n"
+          << text_of("d3", "r3", "ta") << text_of("rs", "(uint32_t)b + 2u", "tb")
+          << fail(rule_at + "attention mask %s does not broadcast to the scores %s", ", ta, tb")
+          << I << "      }\n"
+          << I << "    }\n";
+      c << I << "    rs[b + 1] = d2[r2 - 1];\n" << I << "    rr = (uint32_t)b + 2u;\n";
+    }
+    c << I << "  }\n";
+  }
+  return c.str();
+}
+
+}  // namespace oi::c_emitter

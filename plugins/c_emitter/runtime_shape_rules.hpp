@@ -1,0 +1,43 @@
+// The result shape of an op on matrices of run-time shape (runtime_kernel.hpp): the op's catalog
+// rule (core/src/catalog/shape_rules.cpp, shape_rules_nn.cpp) written as C that computes it from
+// the operands' run-time dims, with the rule's error, word for word, where the shapes do not fit
+// it. What the rule needs of the settings is read now: a setting that is not a literal is a gap.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "c_common.hpp"
+
+namespace oi::c_emitter {
+
+// The catalog rule of builtin op `op` ("" where this file does not know it), and whether the op
+// broadcasts its inputs.
+std::string shape_rule(const std::string& op, bool& broadcast);
+
+// An operand as the C sees it: its dims and rank (C names, `d0`, `r0`), and its static rank.
+struct RuleOperand {
+  std::string d, r;
+  size_t rank = 0;
+};
+
+struct ShapeRuleText {
+  std::string where, name;  // the op, for gaps; its name
+  std::string rule_at;      // the error's start: "<at>: op '<name>': "
+  std::string indent;
+  const json::object& settings;
+  std::vector<RuleOperand> inputs;  // the inputs; the output's dims are `dt`, `rt`
+  // The C that fails the step with a message (a printf format) and its arguments (", a, b").
+  std::function<std::string(const std::string&, const std::string&)> fail;
+};
+
+// The C that sets `rs`/`rr` (dims, rank) to the result's shape by rule `rule`, or fails the step
+// with the rule's error.
+std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, bool broadcast);
+
+// The C that writes dims `d` of rank `r` as text into a fresh buffer `buf` ("[2, 3]").
+std::string dims_text_code(const std::string& indent, const std::string& d, const std::string& r,
+                           const std::string& buf);
+
+}  // namespace oi::c_emitter
