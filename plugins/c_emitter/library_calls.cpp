@@ -292,19 +292,27 @@ std::string library_entry_point(const KernelEnv& env, const json::object& op) {
   return "oik_" + name + "_" + in0;
 }
 
-std::string library_call(const KernelEnv& env, const json::object& op, const KernelLibrary& lib,
-                         std::set<std::string>& used, const std::vector<std::string>& xs,
-                         const std::string& y, const std::string& on_fail) {
-  const std::string where = op_where(op), name = str(op.at("op"));
+// The signature class of the op's entry point; CGap where the library has none.
+std::string library_signature(const KernelEnv& env, const json::object& op,
+                              const KernelLibrary& lib) {
   const std::string symbol = library_entry_point(env, op);
   const std::string cls = lib.signature(symbol);
-  const std::string in0 = env.operand(str(op.at("inputs").as_array().at(0))).dtype;
   if (cls.empty())
-    c_gap("library-entry-point", where + " on " + in0 + " -> " +
-                                     env.operand(str(op.at("output"))).dtype +
-                                     " is not supported: the C kernel library has no entry "
-                                     "point " +
-                                     symbol);
+    c_gap("library-entry-point",
+          op_where(op) + " on " + env.operand(str(op.at("inputs").as_array().at(0))).dtype +
+              " -> " + env.operand(str(op.at("output"))).dtype +
+              " is not supported: the C kernel library has no entry point " + symbol);
+  return cls;
+}
+
+std::string library_call(const KernelEnv& env, const json::object& op, const KernelLibrary& lib,
+                         std::set<std::string>& used, const std::vector<std::string>& xs,
+                         const std::string& y, const std::string& on_fail,
+                         const std::string& after) {
+  const std::string where = op_where(op), name = str(op.at("op"));
+  const std::string symbol = library_entry_point(env, op);
+  const std::string cls = library_signature(env, op, lib);
+  const std::string in0 = env.operand(str(op.at("inputs").as_array().at(0))).dtype;
   used.insert(name);
   std::ostringstream decls, c;
   int arrays = 0;
@@ -323,7 +331,8 @@ std::string library_call(const KernelEnv& env, const json::object& op, const Ker
   for (const auto& a : args) c << a << ", ";
   c << "&e) != OIK_OK) {\n      s->failed = fail(s, " << env.prefix() << "_ERR_RUN, \"" << name
     << " (line " << json::serialize(op.at("line")) << "): %s\", e.message);\n      " << on_fail
-    << "\n    }\n  }\n";
+    << "\n    }\n"
+    << after << "  }\n";
   return c.str();
 }
 
@@ -397,19 +406,9 @@ void write_library_calls(KernelEnv& env, const json::object& k, const KernelLibr
     return "{(void*)" + data + ", " + std::to_string(dtype_tag(v.dtype)) + "u, " +
            std::to_string(v.shape.size()) + "u, " + dims_of(v) + "}";
   };
-  int arrays = 0;
   for (const auto& o : io) {
     const json::object& op = *o.op;
-    const std::string where = op_where(op);
-    const std::string name = str(op.at("op"));
-    const std::string symbol = library_entry_point(env, op);
-    const std::string cls = lib.signature(symbol);
-    if (cls.empty())
-      c_gap("library-entry-point", where + " on " + o.ins.at(0)->dtype + " -> " + o.out->dtype +
-                                       " is not supported: the C kernel library has no entry "
-                                       "point " +
-                                       symbol);
-    used.insert(name);
+    const std::string cls = library_signature(env, op, lib);
     const Value& y = *o.out;
     // An output over one of its own inputs: in place where the kernel reads element i before
     // writing it, else into scratch first.
@@ -418,32 +417,15 @@ void write_library_calls(KernelEnv& env, const json::object& k, const KernelLibr
       if (may_overlap(*x, y) && !(elementwise_in_place(cls) && same_bytes(*x, y) &&
                                   x->dtype == y.dtype && x->shape == y.shape))
         stage = true;
-    std::ostringstream decls, call;
     std::vector<std::string> xs;
     for (const Value* x : o.ins) xs.push_back(view(*x, where_is(*x)));
     const std::string out_at =
         stage ? "s->" + env.scratch(std::max<uint64_t>(storage_bytes(y), 1)) : where_is(y);
     const std::string y_view = view(y, out_at);
-    Settings settings(op.at("settings").as_object(), where, decls, arrays);
-    const std::vector<std::string> args =
-        call_arguments(cls, name, o.ins.at(0)->dtype, o.ins.size(), settings);
-    c << "  { /* " << where << " */\n";
-    for (size_t i = 0; i < xs.size(); ++i)
-      c << "    const oik_tensor x" << i << " = " << xs[i] << ";\n    (void)x" << i << ";\n";
-    c << "    const oik_tensor y = " << y_view << ";\n" << decls.str();
-    if (cls == "concat") {
-      c << "    const oik_tensor* const xs[] = {";
-      for (size_t i = 0; i < xs.size(); ++i) c << (i ? ", " : "") << "&x" << i;
-      c << "};\n";
-    }
-    c << "    oik_error e;\n    if (" << symbol << "(";
-    for (const auto& a : args) c << a << ", ";
-    c << "&e) != OIK_OK) {\n      s->failed = fail(s, " << env.prefix() << "_ERR_RUN, \"" << name
-      << " (line " << json::serialize(op.at("line"))
-      << "): %s\", e.message);\n      return;\n    }\n";
-    if (stage)
-      c << "    memcpy(" << where_is(y) << ", " << out_at << ", " << u(storage_bytes(y)) << ");\n";
-    c << "  }\n";
+    const std::string copy_back =
+        stage ? "    memcpy(" + where_is(y) + ", " + out_at + ", " + u(storage_bytes(y)) + ");\n"
+              : "";
+    c << library_call(env, op, lib, used, xs, y_view, "return;", copy_back);
   }
   for (const std::string& w : staged) {
     const Value& v = env.value(w);

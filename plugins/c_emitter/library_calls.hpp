@@ -24,10 +24,12 @@ void write_library_calls(KernelEnv& env, const json::object& k, const KernelLibr
 
 // One op as a call into the library on tensors given as C (`xs`: an oik_tensor initializer per
 // input, `y` the output's), in a block of its own; a failed call sets s->failed to the
-// kernel's message and runs `on_fail`. Throws CGap as write_library_calls does.
+// kernel's message and runs `on_fail`; `after` is C run after a call that succeeded, inside the
+// block. Throws CGap as write_library_calls does.
 std::string library_call(const KernelEnv& env, const json::object& op, const KernelLibrary& lib,
                          std::set<std::string>& used, const std::vector<std::string>& xs,
-                         const std::string& y, const std::string& on_fail);
+                         const std::string& y, const std::string& on_fail,
+                         const std::string& after = "");
 
 // The library's entry point for op `op` of a kernel (docs/c-kernels.md "Names").
 std::string library_entry_point(const KernelEnv& env, const json::object& op);
