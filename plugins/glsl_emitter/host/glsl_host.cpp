@@ -1093,31 +1093,39 @@ class Runner {
     for (size_t i = 0; i < names.size(); ++i) {
       const std::string t = i < terms.size() ? std::string(terms[i].as_string()) : "..";
       const int64_t bound = static_cast<int64_t>(bounds.at(i));
-      const int64_t size = bound ? bound : sizes.at(i);
-      const size_t dots = t.find("..");
-      if (dots == std::string::npos) {
-        const int64_t x = term(t, indices);
-        if (x < 0)
-          input_error(where + "index " + names[i] + " = " + std::to_string(x) + " is negative");
-        if (bound && x >= bound)
-          input_error(where + "index " + names[i] + " = " + std::to_string(x) +
-                      " exceeds its @fixed bound " + names[i] + "=" + std::to_string(bound));
-        box.emplace_back(x, x + 1);
-        continue;
-      }
-      const std::string a = t.substr(0, dots), b = t.substr(dots + 2);
-      const int64_t lo = a.empty() ? 0 : term(a, indices);
-      int64_t hi = b.empty() ? size : term(b, indices);
-      if (!b.empty() && hi < 0) hi += size;
-      if (lo < 0)
-        input_error(where + "slice start " + std::to_string(lo) + " of index " + names[i] +
-                    " is negative");
-      if (bound && hi > bound)
-        input_error(where + "slice end " + std::to_string(hi) + " of index " + names[i] +
-                    " exceeds its @fixed bound " + names[i] + "=" + std::to_string(bound));
-      box.emplace_back(lo, std::max(hi, lo));
+      box.push_back(slot_range(t, names[i], bound, bound ? bound : sizes.at(i), indices, where));
     }
     return box;
+  }
+
+  // One index slot of a table access as [start, end) (a single index: one entry) with the
+  // simulator's checks in its words (memory.cpp table_ranges): a negative index, one past its
+  // @fixed bound (0: grows), a negative slice start, a slice end past the bound. `size` is the
+  // index's current size; `where` ends with "table 'K': ".
+  std::pair<int64_t, int64_t> slot_range(const std::string& t, const std::string& idx,
+                                         int64_t bound, int64_t size,
+                                         const std::map<std::string, int64_t>& indices,
+                                         const std::string& where) {
+    const size_t dots = t.find("..");
+    if (dots == std::string::npos) {
+      const int64_t x = term(t, indices);
+      if (x < 0) input_error(where + "index " + idx + " = " + std::to_string(x) + " is negative");
+      if (bound && x >= bound)
+        input_error(where + "index " + idx + " = " + std::to_string(x) +
+                    " exceeds its @fixed bound " + idx + "=" + std::to_string(bound));
+      return {x, x + 1};
+    }
+    const std::string a = t.substr(0, dots), b = t.substr(dots + 2);
+    const int64_t lo = a.empty() ? 0 : term(a, indices);
+    int64_t hi = b.empty() ? size : term(b, indices);
+    if (!b.empty() && hi < 0) hi += size;
+    if (lo < 0)
+      input_error(where + "slice start " + std::to_string(lo) + " of index " + idx +
+                  " is negative");
+    if (bound && hi > bound)
+      input_error(where + "slice end " + std::to_string(hi) + " of index " + idx +
+                  " exceeds its @fixed bound " + idx + "=" + std::to_string(bound));
+    return {lo, std::max(hi, lo)};
   }
 
   // `pattern` with every {index} replaced by `value`.
@@ -1798,32 +1806,10 @@ class Runner {
       const std::string& idx = v.auto_table[k];
       const uint64_t bound = v.auto_table_bound[k];
       const int64_t size = bound ? static_cast<int64_t>(bound) : v.mat_sizes[k];
-      const std::string name = "table '" + v.name + "': ";
-      const size_t dots = t.find("..");
-      if (dots == std::string::npos) {
-        const int64_t i = term(t, indices);
-        if (i < 0)
-          throw Failure(1,
-                        where + name + "index " + idx + " = " + std::to_string(i) + " is negative");
-        if (bound && static_cast<uint64_t>(i) >= bound)
-          throw Failure(1, where + name + "index " + idx + " = " + std::to_string(i) +
-                               " exceeds its @fixed bound " + idx + "=" + std::to_string(bound));
-        ranges.emplace_back(i, i + 1);
-        continue;
-      }
-      const std::string from = t.substr(0, dots), to = t.substr(dots + 2);
-      const int64_t a = from.empty() ? 0 : term(from, indices);
-      int64_t b = to.empty() ? size : term(to, indices);
-      if (!to.empty() && b < 0) b += size;
-      if (a < 0)
-        throw Failure(1, where + name + "slice start " + std::to_string(a) + " of index " + idx +
-                             " is negative");
-      if (bound && b > static_cast<int64_t>(bound))
-        throw Failure(1, where + name + "slice end " + std::to_string(b) + " of index " + idx +
-                             " exceeds its @fixed bound " + idx + "=" + std::to_string(bound));
-      b = std::max(a, b);
+      const auto [a, b] = slot_range(t, idx, static_cast<int64_t>(bound), size, indices,
+                                     where + "table '" + v.name + "': ");
+      if (t.find("..") != std::string::npos) lead.push_back(static_cast<uint64_t>(b - a));
       ranges.emplace_back(a, b);
-      lead.push_back(static_cast<uint64_t>(b - a));
     }
     std::vector<std::vector<int64_t>> keys;
     uint64_t total = 1;
