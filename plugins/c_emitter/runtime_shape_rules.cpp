@@ -185,15 +185,12 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
     }
   } else if (rule == "norm_trailing") {
     const auto r = static_cast<int64_t>(ins.at(0).rank);
-    const int64_t axis = literal_int(settings, "axis", -1, where);
-    if (axis < -r || axis >= r) {
-      c << I << "  {\n"
-        << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank " +
-                    std::to_string(r),
-                "")
-        << I << "  }\n";
+    std::string error;
+    const auto axis = axis_in(literal_int(settings, "axis", -1, where), ins.at(0).rank, error);
+    if (!axis) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
     } else {
-      const int64_t a = axis < 0 ? axis + r : axis;
+      const auto a = static_cast<int64_t>(*axis);
       for (size_t i = 1; i < n; ++i) {
         const std::string D = ins[i].d, Rk = ins[i].r, A = std::to_string(a);
         c << I << "  {\n"
@@ -227,16 +224,12 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
       << I << "  rr = rt;\n"
       << I << "  memcpy(rs, dt, sizeof rs);\n";
   } else if (rule == "concat") {
-    const auto r = static_cast<int64_t>(ins.at(0).rank);
-    const int64_t axis = literal_int(settings, "axis", 0, where);
-    if (axis < -r || axis >= r) {
-      c << I << "  {\n"
-        << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank " +
-                    std::to_string(r),
-                "")
-        << I << "  }\n";
+    std::string error;
+    const auto axis = axis_in(literal_int(settings, "axis", 0, where), ins.at(0).rank, error);
+    if (!axis) {
+      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
     } else {
-      const std::string A = std::to_string(axis < 0 ? axis + r : axis);
+      const std::string A = std::to_string(*axis);
       c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
       for (size_t i = 1; i < n; ++i) {
         const std::string D = ins[i].d, Rk = ins[i].r;
@@ -257,16 +250,13 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
   } else if (rule == "reduce_axes" || rule == "argreduce_axis") {
     // The input's rank is static (a matrix's or a value's): the axes kept are known now.
     const size_t rank = ins.at(0).rank;
-    const auto r = static_cast<int64_t>(rank);
     std::set<size_t> axes;
     std::string error;
     auto normalize = [&](int64_t x) -> std::optional<size_t> {
-      if (x < -r || x >= r) {
-        if (error.empty())
-          error = "axis " + std::to_string(x) + " is out of range for rank " + std::to_string(r);
-        return std::nullopt;
-      }
-      return static_cast<size_t>(x < 0 ? x + r : x);
+      std::string e;
+      const auto a = axis_in(x, rank, e);
+      if (!a && error.empty()) error = e;  // the first bad axis, as the simulator names it
+      return a;
     };
     if (rule == "argreduce_axis") {
       if (auto x = normalize(literal_int(settings, "axis", 0, where))) axes.insert(*x);
