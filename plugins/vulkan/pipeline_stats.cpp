@@ -43,10 +43,11 @@ void log_pipeline_stats(vk::Device device, vk::Pipeline pipeline, const std::str
   for (size_t i = 0; i < spec.size(); ++i) line += (i ? "," : "") + std::to_string(spec[i]);
   line += "]:";
   try {
-    const auto executables = device.getPipelineExecutablePropertiesKHR(vk::PipelineInfoKHR(pipeline));
+    const auto executables =
+        device.getPipelineExecutablePropertiesKHR(vk::PipelineInfoKHR(pipeline));
     for (uint32_t i = 0; i < executables.size(); ++i) {
-      const auto stats = device.getPipelineExecutableStatisticsKHR(
-          vk::PipelineExecutableInfoKHR(pipeline, i));
+      const auto stats =
+          device.getPipelineExecutableStatisticsKHR(vk::PipelineExecutableInfoKHR(pipeline, i));
       for (const auto& s : stats) {
         line += std::string(" ") + s.name.data() + " " + value_text(s) + ";";
       }

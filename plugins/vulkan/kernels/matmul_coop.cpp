@@ -7,9 +7,13 @@
 // shader's small tiles, which read b once per row without idle matrix lanes); "force" takes them
 // for every f16 call, "off" never. OPENINFER_VULKAN_COOPMAT_TILE=BM,BN,BK,WM[,DEPTH] forces a
 // tile (DEPTH: slices whose loads are in flight at once, 1..4; default 1);
-// BM,BN,BK,WM,DEPTH,SG also sets the subgroups of a workgroup (4, 8 or 16; default 8), and
+// BM,BN,BK,WM,DEPTH,SG also sets the subgroups of a workgroup (4, 8, 12 or 16; default 8), and
 // BM,BN,BK,WM,DEPTH,SG,STAGES the shared buffers of each operand (1 or 2; default 2).
 // OPENINFER_VULKAN_COOPMAT_GROUP=N: tile rows a band of workgroups takes (default 8, 0 none).
+// BM,BN,BK,WM,DEPTH,SG,STAGES,EARLY: EARLY subgroups store the next slice before their products
+// (STAGES 2). OPENINFER_VULKAN_COOPMAT_LOADERS=G,W (with a forced tile) adds G loader groups of
+// W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1|2|3
+// (timing probes, wrong results) and OPENINFER_VULKAN_COOPMAT_SHAPE=16x8.
 #include <algorithm>
 #include <cstring>
 
@@ -29,13 +33,18 @@ struct CoopTile {
   uint32_t early = 0;  // subgroups that store the next slice before their products (STAGES 2)
   // Loader subgroups besides the SG multiplying ones: groups, subgroups a group (0: none).
   uint32_t loader_groups = 0, loader_warps = 0;
-  uint32_t release_early = 0;  // with loaders: a slice's buffer released before its products
   uint32_t subgroups() const { return sg + loader_groups * loader_warps; }
 };
 constexpr uint32_t kMaxDepth = 4;
 
 constexpr CoopTile kLargeTile{128, 128, 16, 2};  // H200: 160 TFLOP/s at 4096^3 (BK 32: 147)
 constexpr CoopTile kSmallTile{64, 64, 32, 2};
+// Eight multiplying subgroups (64 x 64 of the output each) and two loader groups of two
+// subgroups filling a ring of three 16-deep slices. H200 (docs/vulkan.md): 4096^3 205-213
+// TFLOP/s against 157-159 for kLargeTile, 8192^3 227-229 against 133-168, 2048^3 177 against
+// 140. Taken from kLoaderGroups of its tiles on (2048^3 has 128).
+constexpr CoopTile kLoaderTile{128, 256, 16, 2, 1, 8, 3, 0, 2, 2};
+constexpr uint64_t kLoaderGroups = 128;
 // H200, 4096^3: 156-161 TFLOP/s with 8 against 155-159 row by row; 128,256,16,2 runs 156 with 8
 // and 43 row by row (docs/vulkan.md).
 constexpr uint32_t kGroupM = 8;
@@ -101,8 +110,6 @@ CoopTile pick_tile(const MatmulShape& s, const DeviceCaps& caps) {
       const auto l = parse_tuning_list("matmul", loaders_name, loaders, 2, 16, ": GROUPS,WARPS");
       forced.loader_groups = l[0];
       forced.loader_warps = l[1];
-      const char* release = tuning_env("OPENINFER_VULKAN_COOPMAT_RELEASE");
-      forced.release_early = release != nullptr && std::strcmp(release, "early") == 0;
     }
     if (!valid_tile(forced, caps)) {
       bad_tuning("matmul", name,
@@ -115,8 +122,12 @@ CoopTile pick_tile(const MatmulShape& s, const DeviceCaps& caps) {
     }
     return forced;
   }
-  const uint64_t groups = ceil_div(s.M, kLargeTile.bm) * ceil_div(s.N, kLargeTile.bn) * s.batches;
-  return groups >= kFillGroups && valid_tile(kLargeTile, caps) ? kLargeTile : kSmallTile;
+  const auto groups = [&](const CoopTile& t) {
+    return ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn) * s.batches;
+  };
+  if (groups(kLoaderTile) >= kLoaderGroups && valid_tile(kLoaderTile, caps)) return kLoaderTile;
+  return groups(kLargeTile) >= kFillGroups && valid_tile(kLargeTile, caps) ? kLargeTile
+                                                                           : kSmallTile;
 }
 
 // Tile rows a band of workgroups takes in launch order (matmul_coop.comp's GROUP_M; 0 or 1:
@@ -198,8 +209,7 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               probe(),
               tile.early,
               tile.loader_groups,
-              std::max(tile.loader_warps, 1u),
-              tile.release_early};
+              std::max(tile.loader_warps, 1u)};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),

@@ -4,19 +4,23 @@
 // (acc=f32). The summation order is the hardware's, so results are within the op rules' matmul
 // bound rather than the CPU's bits.
 //
-// A workgroup of WG / 32 subgroups (of 32: the shape NVIDIA's tensor cores are exposed at; 8 by
-// default, 4 give each subgroup twice the matrices) computes a BM x BN output tile, WM x WN subgroups each a (BM / WM) x (BN / WN) part of it as a grid of
-// LM x LN cooperative matrices. K is walked in BK-deep slices: each invocation fetches its part
-// of the next slice of a and b from global memory into registers while the subgroups multiply
-// the current one out of shared memory (two buffers, one barrier a slice; rows padded by 8 halves
-// against bank conflicts). DEPTH register sets keep that many slices' loads in flight: slice
-// s + DEPTH is read while slice s is multiplied, so a load has DEPTH slices of products to
-// arrive in (one slice of a 128 x 128 tile is too little work to hide a load from L2).
+// A workgroup of WG / 32 subgroups (of 32: the shape NVIDIA's tensor cores are exposed at)
+// computes a BM x BN output tile: WM x WN multiplying subgroups each a (BM / WM) x (BN / WN) part
+// of it as a grid of LM x LN cooperative matrices. K is walked in BK-deep slices staged in shared
+// memory (rows padded by 8 halves against bank conflicts), in one of two ways:
+// - Without loaders (LOADER_GROUPS 0), every invocation fetches its part of the next slice of a
+//   and b from global memory into registers while the subgroups multiply the current one out of
+//   shared memory, then stores it (STAGES 2: into the other buffer, one barrier a slice; 1: two
+//   barriers). DEPTH register sets keep that many slices' loads in flight.
+// - With loaders, subgroups after the multiplying ones only copy slices into a ring of STAGES
+//   buffers and the multiplying ones only multiply; they meet through counters in shared memory
+//   (below), so several slices are in flight and no workgroup barrier stops the tensor cores.
 // Operands are read as 16-byte vectors where every row starts on 16 bytes (ALIGN_A, ALIGN_B),
 // else one half at a time; what lies outside the matrices is staged as zeros. Results leave
-// through a small per-subgroup staging area (in a_tile, after the last product), as word pairs of f16 where the output's rows start
-// on a word (ALIGN_Y), else one half at a time with atomics on its own bits (the word is shared
-// with another workgroup's output or with a neighbouring tensor).
+// through a small per-subgroup staging area (in a_tile, after the last product), as word pairs
+// of f16 where the output's rows start on a word (ALIGN_Y), else one half at a time with atomics
+// on its own bits (the word is shared with another workgroup's output or with a neighbouring
+// tensor).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -63,9 +67,6 @@ layout(constant_id = 16) const uint EARLY = 0;
 // tensor cores work, and no barrier stops the computing subgroups.
 layout(constant_id = 17) const uint LOADER_GROUPS = 0;
 layout(constant_id = 18) const uint LOADER_WARPS = 1;
-// With loaders: 1 reads every matrix of a slice into registers and releases its buffer before
-// the products (the buffer is refilled sooner, for more registers), 0 releases it after them.
-layout(constant_id = 19) const uint RELEASE_EARLY = 0;
 const bool FETCHES = PROBE != 1u && PROBE != 3u, PRODUCTS = PROBE != 2u, SYNC = PROBE != 3u;
 
 const uint LANES = 32, SUBGROUPS = WG / LANES;
@@ -84,7 +85,8 @@ layout(std430, binding = 3) buffer Y { uint y[]; };
 
 const uint PAD = 8;  // halves a shared row is padded by
 const uint A_ROW = (BK + PAD) / 8, B_ROW = (BN + PAD) / 8;  // shared rows, in 16-byte vectors
-// STAGES slices of each (with 2, one multiplied while the next is stored); after the last product a_tile
+// STAGES slices of each (without loaders and 2, one multiplied while the next is stored); after
+// the last product a_tile
 // also stages the results, LM x LN f32 a subgroup (kernels/matmul_coop.cpp checks it fits).
 shared uvec4 a_tile[STAGES * BM * A_ROW];
 shared uvec4 b_tile[STAGES * BK * B_ROW];
@@ -260,72 +262,50 @@ void main() {
         for (uint s = 0u; s < slices; ++s) {
           const uint stage = s % STAGES;
           wait_filled(stage, LOADER_WARPS * (s / STAGES + 1u));
-          if (RELEASE_EARLY != 0u) {
-            const uint a_base = stage * BM * A_ROW, b_base = stage * BK * B_ROW;
-            fcoopmatNV<16, gl_ScopeSubgroup, LM, LK> ma[BK / LK][TILE_ROWS];
-            fcoopmatNV<16, gl_ScopeSubgroup, LK, LN> mb[BK / LK][TILE_COLS];
-            [[unroll]] for (uint kk = 0u; kk < BK / LK; ++kk) {
-              [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {
-                const uint row = (sm * TILE_ROWS + i) * LM;
-                coopMatLoadNV(ma[kk][i], a_tile, a_base + row * A_ROW + kk * LK / 8u, A_ROW, false);
-              }
-              [[unroll]] for (uint j = 0u; j < TILE_COLS; ++j) {
-                const uint col = (sn * TILE_COLS + j) * LN;
-                coopMatLoadNV(mb[kk][j], b_tile, b_base + kk * LK * B_ROW + col / 8u, B_ROW, false);
-              }
-            }
-            signal_emptied(stage);
-            [[unroll]] for (uint kk = 0u; kk < BK / LK; ++kk) {
-              [[unroll]] for (uint j = 0u; j < TILE_COLS; ++j) {
-                [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {
-                  acc[i][j] = coopMatMulAddNV(ma[kk][i], mb[kk][j], acc[i][j]);
-                }
-              }
-            }
-          } else {
-            MULTIPLY_SLICE(stage * BM * A_ROW, stage * BK * B_ROW)
-            signal_emptied(stage);
-          }
+          MULTIPLY_SLICE(stage * BM * A_ROW, stage * BK * B_ROW)
+          signal_emptied(stage);
         }
       }
       barrier();  // every slice is multiplied: a_tile can stage the results
     } else {
-    // Register set u holds slice s while s % DEPTH == u, from its fetch until its store.
-    uvec4 next_a[DEPTH][A_VECS], next_b[DEPTH][B_VECS];
-    [[unroll]] for (uint u = 0u; u < DEPTH; ++u) {
-      [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
-        next_a[u][q] = fetch_a(t + q * WG, a0, m0, u * BK, M, K);
-      [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
-        next_b[u][q] = fetch_b(t + q * WG, b0, n0, u * BK, K, N);
-    }
-    barrier();  // the previous batch's staging in a_tile is read out
-    store_slice(0u, next_a[0], next_b[0]);
-    barrier();
-    for (uint s0 = 0u; s0 < slices; s0 += DEPTH) {
+      // Register set u holds slice s while s % DEPTH == u, from its fetch until its store.
+      uvec4 next_a[DEPTH][A_VECS], next_b[DEPTH][B_VECS];
       [[unroll]] for (uint u = 0u; u < DEPTH; ++u) {
-        const uint s = s0 + u;
-        if (s >= slices) break;  // the same for the whole workgroup
-        if (FETCHES && s + DEPTH < slices) {  // set u's slice s is stored: it takes s + DEPTH
-          const uint k_next = (s + DEPTH) * BK;
-          [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
-            next_a[u][q] = fetch_a(t + q * WG, a0, m0, k_next, M, K);
-          [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
-            next_b[u][q] = fetch_b(t + q * WG, b0, n0, k_next, K, N);
-        }
-        const uint cur = STAGES == 2u ? s & 1u : 0u;
-        const uint w = (u + 1u) % DEPTH;  // the register set holding slice s + 1
-        const bool early = STAGES == 2u && sg < EARLY;
-        if (SYNC && early && s + 1u < slices) store_slice(cur ^ 1u, next_a[w], next_b[w]);
-        MULTIPLY_SLICE(cur * BM * A_ROW, cur * BK * B_ROW)
-        // With two buffers the other one was last read before the previous barrier: free to
-        // fill. With one, every subgroup must be done with it first.
-        if (SYNC) {
-          if (STAGES == 1u) barrier();
-          if (!early && s + 1u < slices) store_slice(STAGES == 2u ? cur ^ 1u : 0u, next_a[w], next_b[w]);
-          barrier();
+        [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
+          next_a[u][q] = fetch_a(t + q * WG, a0, m0, u * BK, M, K);
+        [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
+          next_b[u][q] = fetch_b(t + q * WG, b0, n0, u * BK, K, N);
+      }
+      barrier();  // the previous batch's staging in a_tile is read out
+      store_slice(0u, next_a[0], next_b[0]);
+      barrier();
+      for (uint s0 = 0u; s0 < slices; s0 += DEPTH) {
+        [[unroll]] for (uint u = 0u; u < DEPTH; ++u) {
+          const uint s = s0 + u;
+          if (s >= slices) break;  // the same for the whole workgroup
+          if (FETCHES && s + DEPTH < slices) {  // set u's slice s is stored: it takes s + DEPTH
+            const uint k_next = (s + DEPTH) * BK;
+            [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
+              next_a[u][q] = fetch_a(t + q * WG, a0, m0, k_next, M, K);
+            [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
+              next_b[u][q] = fetch_b(t + q * WG, b0, n0, k_next, K, N);
+          }
+          const uint cur = STAGES == 2u ? s & 1u : 0u;
+          const uint w = (u + 1u) % DEPTH;  // the register set holding slice s + 1
+          const bool early = STAGES == 2u && sg < EARLY;
+          if (SYNC && early && s + 1u < slices) store_slice(cur ^ 1u, next_a[w], next_b[w]);
+          MULTIPLY_SLICE(cur * BM * A_ROW, cur * BK * B_ROW)
+          // With two buffers the other one was last read before the previous barrier: free to
+          // fill. With one, every subgroup must be done with it first.
+          if (SYNC) {
+            if (STAGES == 1u) barrier();
+            if (!early && s + 1u < slices) {
+              store_slice(STAGES == 2u ? cur ^ 1u : 0u, next_a[w], next_b[w]);
+            }
+            barrier();
+          }
         }
       }
-    }
     }
     if (sg >= COMPUTE_SG) continue;  // a loader
     // Out through this subgroup's LM x LN staging area, one matrix at a time.
