@@ -229,6 +229,8 @@ OpIn read_op(const json::object& o, const std::string& where) {
   if (const json::value* a = o.if_contains("inputs_at"); a && a->is_array())
     for (const json::value& x : a->as_array())
       op.inputs_at.push_back(x.is_string() ? std::string(x.as_string()) : std::string());
+  if (const json::value* a = o.if_contains("at"); a && a->is_string())
+    op.at = std::string(a->as_string());
   return op;
 }
 

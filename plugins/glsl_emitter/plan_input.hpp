@@ -64,6 +64,7 @@ struct OpIn {
   // about their table entries (empty when the plan has none).
   std::string output_at;
   std::vector<std::string> inputs_at;
+  std::string at;  // the op's own position (the simulator's messages about its shapes)
 };
 
 struct KernelIn {

@@ -165,6 +165,38 @@ def auto_dim_matrices(step):
 INPLACE_X = [[0.25, -1.75, 2.5], [-0.5, 3.75, -2.25], [1.0, 0.625, -4.5]]
 
 
+GROWN_X = [[[1, -2, 3], [0.5, 4, -1]], [[2, 2, -3], [1, 0, 0.25]], [[-1, 5, 2], [3, -2, 1]],
+           [[1, 1, 1], [1, 1, 1]]]
+GROWN_W = [[[1, 0], [0, 1], [2, -1]], [[0.5, 2], [-1, 1], [3, 0]], [[1, 1], [1, -1], [0, 2]],
+           [[1, 0], [0, 1], [1, 1]]]
+
+
+def auto_dim_grown(step):
+    """auto_dim_grown.oi by dsl.md and the op rules: M (@init 1) is the previous step's x,
+    y = M @ w; A (@init 0.5) holds z = x + A; q = softmax of V's three @init 2.0: 1/3 each,
+    rounded to f32 (0.3333333432674408)."""
+    m, a = [[1.0] * 3 for _ in range(2)], [[0.5] * 3 for _ in range(2)]
+    for st in range(step + 1):
+        x, w = GROWN_X[st], GROWN_W[st]
+        y = [[sum(m[i][k] * w[k][j] for k in range(3)) for j in range(2)] for i in range(2)]
+        z = [[xv + av for xv, av in zip(xr, ar)] for xr, ar in zip(x, a)]
+        m, a = [[float(v) for v in row] for row in x], z
+    return {"y": y, "z": z, "q": [0.3333333432674408] * 3, "M": m, "A": a}
+
+
+def auto_dim_copy_runtime(step):
+    """auto_dim_copy_runtime.oi by dsl.md: step s reads M, grown to s + 1 rows (the new one @init
+    1), into K[0..s+1], then writes x into that row; N is K's window, L[1..s+2] N's rows."""
+    xs = [row[0] for row in COPY_X4]
+    k = [list(xs[i]) for i in range(step)] + [[1.0, 1.0]]
+    m = [list(xs[i]) for i in range(step + 1)]
+    ll = [[0.0, 0.0]] + k + [[0.0, 0.0]] * (3 - len(k))
+    return {"K": k, "L": ll, "M": m, "N": k}
+
+
+COPY_X4 = [[[1.0, -2.0]], [[3.0, 4.0]], [[5.0, 6.0]], [[-1.0, 0.5]]]
+
+
 def inplace_kernels(step):
     """inplace_kernels.oi: y = floor(2x) + x (exact in f32 for these x); n (@init 7) doubles
     each step; K[0] = floor(2n / -3) (Python's // floors, as floor_div), K[1] = -3."""
@@ -178,7 +210,10 @@ def inplace_kernels(step):
 RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds its @fixed bound "
                                    "t=6",
               "window_runtime.oi": "table 'F': slice end 8 of index t exceeds its @fixed bound "
-                                   "t=6"}
+                                   "t=6",
+              "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
+              "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
+                                          "bound t=4"}
 GRAPHS = [("counters.oi", 4, counters, None),
           ("named_settings.oi", 2, named_settings,
            "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n"),
@@ -203,6 +238,13 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("inplace_kernels.oi", 3, inplace_kernels, "".join(
               f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
               for i, x in enumerate(INPLACE_X))),
+          ("auto_dim_grown.oi", 3, auto_dim_grown, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              f"w.{i}: f32[3, 2] = {{ {', '.join(str(v) for r in w for v in r)} }}\n"
+              f"rin.{i}: i32 = {int(i == 3)}\n"
+              for i, (x, w) in enumerate(zip(GROWN_X, GROWN_W)))),
+          ("auto_dim_copy_runtime.oi", 3, auto_dim_copy_runtime, "".join(
+              f"x.{i}: f32[1, 2] = {{ {x[0][0]}, {x[0][1]} }}\n" for i, x in enumerate(COPY_X4))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 
@@ -240,7 +282,8 @@ def main():
             with open(os.path.join(folder, "input.txt"), "w") as f:
                 f.write("# openinfer oinf text v1\n" + inputs)
             run([o.openinfer, "oinf", "pack", "input.txt", "-o", "input.oinf"], folder)
-            common += ["--input", "x=input.oinf:x.{step}"]
+            for n in sorted({line.split(".")[0] for line in inputs.splitlines() if line}):
+                common += ["--input", f"{n}=input.oinf:{n}.{{step}}"]
         for n in names:
             common += ["--fetch", n]
         code, out = run([o.openinfer, "run", graph, *common, "--save", "sim.oinf"], folder)

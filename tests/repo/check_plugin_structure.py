@@ -244,10 +244,9 @@ GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose values are known only "
                                    "at run time or over 256, which the Vulkan backend's kernel "
                                    "does not take as a params word",
-    "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
-                        "run-time length the result of an elementwise op alone does not give",
-    "auto-dim-copy": "an @auto_dim copy with table entries where neither side's shape is "
-                     "static",
+    "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows where its static "
+                        "output does not pin the shape, or a part of run-time length the result "
+                        "of an elementwise op alone does not give",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "the length not given by the result of an op alone in its kernel",
     "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "

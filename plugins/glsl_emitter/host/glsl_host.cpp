@@ -28,6 +28,7 @@
 #include <vulkan/vulkan.hpp>
 
 #include "oinf_io.hpp"
+#include "shape_rules.hpp"
 
 VULKAN_HPP_DEFAULT_DISPATCH_LOADER_DYNAMIC_STORAGE
 
@@ -1641,6 +1642,12 @@ class Runner {
                                               none, "fetch", Use::kRead, &lead);
     shape = lead;
     shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+    return download_entries(v, offs);
+  }
+
+  // The entries at offsets `offs` of table v (regions' Use::kRead: -1 past the capacity, read
+  // as the @init value, else zeros), one after another.
+  std::vector<uint8_t> download_entries(const Value& v, const std::vector<int64_t>& offs) {
     std::vector<uint8_t> bytes(offs.size() * v.bytes, 0);
     if (bytes.empty()) return bytes;
     Buffer host = make_buffer(
@@ -1871,6 +1878,10 @@ class Runner {
   // transfer or a read on the way to a table entry or another matrix, which stores the
   // matrix's shape as it is).
   void auto_dim_copy(const json::object& s, const std::map<std::string, int64_t>& indices) {
+    if (s.contains("to_entry") || s.contains("from_entry")) {
+      entries_and_matrix(s, indices);
+      return;
+    }
     const bool write = s.contains("auto_to");
     if (write && s.contains("auto_from")) {  // matrix to matrix: the part read, as it is, stored
       Value& from = mutable_value(std::string(s.at("from").as_string()));
@@ -1896,6 +1907,18 @@ class Runner {
     if (!write) {
       std::vector<uint64_t> shape;
       std::vector<uint8_t> value = read_auto_dim(m, terms, indices, where, shape);
+      // An op's operand that grew: the kernel holds the declared shape, which the op's static
+      // output pins, so another one is the simulator's error (host/shape_rules.hpp).
+      if (const json::value* g = s.if_contains("guard"); g && shape != other.shape) {
+        const json::object& guard = g->as_object();
+        const std::string e = shape_rules::guard_error(guard, shape);
+        throw Failure(1, std::string(guard.at("at").as_string()) + ": " +
+                             (e.empty() ? "op '" + std::string(guard.at("op").as_string()) +
+                                              "': operand of shape " + shape_text(shape) +
+                                              ", but this program was synthesized for " +
+                                              shape_text(other.shape)
+                                        : e));
+      }
       const json::value* exact = s.if_contains("exact");
       const bool pad = !(exact && exact->is_bool() && exact->as_bool());
       bool fits = shape.size() == other.shape.size();
@@ -1915,6 +1938,60 @@ class Runner {
     }
     write_matrix(m, terms, other.shape, unpack_cells(m, download(other), other.elements), indices,
                  where);
+  }
+
+  // A copy between a matrix and table entries where neither side's shape is known before run
+  // time (a window of run-time length, a matrix that grows): the matrix's part read as
+  // cache.read reads it (its current shape) and stored into the entries as cache.write stores
+  // a value (memory.cpp's write_table: the access's shape first, then the budget and growth),
+  // or the entries read as a table window is and stored into the matrix (write_auto_dim).
+  void entries_and_matrix(const json::object& s, const std::map<std::string, int64_t>& indices) {
+    const bool to_table = s.contains("to_entry");
+    Value& from = mutable_value(std::string(s.at("from").as_string()));
+    Value& to = mutable_value(std::string(s.at("to").as_string()));
+    const std::string at(s.at("at").as_string()), store_at(s.at("store_at").as_string());
+    std::vector<std::string> terms;
+    for (const json::value& t : s.at(to_table ? "auto_from" : "auto_to").as_array())
+      terms.emplace_back(t.as_string());
+    if (!to_table) {
+      Value& t = from;
+      std::vector<uint64_t> shape;
+      const std::vector<int64_t> src =
+          regions(t, s.if_contains("from_entry"), indices, at, Use::kRead, &shape);
+      shape.insert(shape.end(), t.shape.begin(), t.shape.end());
+      const std::vector<uint8_t> bytes = download_entries(t, src);
+      std::vector<uint8_t> cells;
+      for (size_t n = 0; n < src.size(); ++n) {
+        const std::vector<uint8_t> piece(
+            bytes.begin() + static_cast<std::ptrdiff_t>(n * t.bytes),
+            bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * t.bytes));
+        const std::vector<uint8_t> c = unpack_cells(to, piece, t.elements);
+        cells.insert(cells.end(), c.begin(),
+                     c.begin() + static_cast<std::ptrdiff_t>(
+                                     std::min<size_t>(c.size(), t.elements * cell_size(to))));
+      }
+      write_matrix(to, terms, shape, cells, indices, store_at + ": ");
+      return;
+    }
+    Value& t = to;
+    std::vector<uint64_t> shape, access;
+    const std::vector<uint8_t> cells = read_auto_dim(from, terms, indices, at + ": ", shape);
+    regions(t, s.if_contains("to_entry"), indices, store_at, Use::kRead, &access);
+    access.insert(access.end(), t.shape.begin(), t.shape.end());
+    if (shape != access)
+      input_error(store_at + ": cannot store a value of shape " + shape_text(shape) + " into '" +
+                  t.name + "' where the access has shape " + shape_text(access));
+    const std::vector<int64_t> dst =
+        regions(t, s.if_contains("to_entry"), indices, store_at, Use::kWrite);
+    const size_t per = t.elements * cell_size(from);
+    barrier();
+    for (size_t n = 0; n < dst.size(); ++n) {
+      std::vector<uint8_t> piece = pack_cells(
+          from, std::vector<uint8_t>(cells.begin() + static_cast<std::ptrdiff_t>(n * per),
+                                     cells.begin() + static_cast<std::ptrdiff_t>((n + 1) * per)));
+      piece.resize(t.bytes, 0);
+      upload_at(t, static_cast<uint64_t>(dst[n]), piece.data(), piece.size());
+    }
   }
 
   // Stores a value of shape vs (its bytes) at the matrix access `terms` of m (memory.cpp's
