@@ -14,15 +14,15 @@ namespace {
 // The catalog's shape rules (core/data/op_catalog.json) of the ops covered here.
 const std::set<std::string>& broadcasting_ops() {
   static const std::set<std::string> s{"add", "mul", "sub", "div", "floor_div", "rem", "fma",
-                                       "min", "max", "and", "or",  "xor", "eq",        "ne",
-                                       "lt",  "le",  "gt",  "ge",  "filter", "pow"};
+                                       "min", "max", "and", "or",  "xor",       "eq",  "ne",
+                                       "lt",  "le",  "gt",  "ge",  "filter",    "pow"};
   return s;
 }
 const std::set<std::string>& elementwise_ops() {  // rule "broadcast", broadcast false
   static const std::set<std::string> s{
-      "abs",    "relu", "fill", "neg", "sign", "recip", "clamp", "floor", "ceil",  "round",
-      "trunc",  "not",  "shl",  "shr", "popcount", "is_nan", "is_inf", "is_neg", "cast", "exp",
-      "log",    "sqrt", "sin",  "cos", "tanh", "erf", "rsqrt", "sigmoid", "silu", "gelu"};
+      "abs",   "relu", "fill", "neg", "sign",     "recip",  "clamp",  "floor",   "ceil", "round",
+      "trunc", "not",  "shl",  "shr", "popcount", "is_nan", "is_inf", "is_neg",  "cast", "exp",
+      "log",   "sqrt", "sin",  "cos", "tanh",     "erf",    "rsqrt",  "sigmoid", "silu", "gelu"};
   return s;
 }
 json::array dims_json(const std::vector<uint64_t>& d) {
@@ -35,8 +35,8 @@ std::optional<json::object> runtime_operand_guard(const PlanIn& plan, const Kern
                                                   const OpIn& op, size_t j,
                                                   const std::vector<uint64_t>& declared,
                                                   size_t grows, std::string& why) {
-  const bool head = !k.ops.empty() && &k.ops.front() == &op &&
-                    (k.kind == "matmul" || k.kind == "reduction");
+  const bool head =
+      !k.ops.empty() && &k.ops.front() == &op && (k.kind == "matmul" || k.kind == "reduction");
   if (k.ops.size() != 1 && !head) {
     why = "an op fused with others in kernel " + std::to_string(k.id);
     return std::nullopt;
@@ -76,8 +76,10 @@ std::optional<json::object> runtime_operand_guard(const PlanIn& plan, const Kern
   auto pinned = [&](auto free) {
     for (size_t a = 0; a < grows && a < declared.size(); ++a)
       if (free(a)) {
-        why = "axis " + std::to_string(a) + " of the matrix, which may grow without changing the "
-              "shape of '" + op.op + "''s result";
+        why = "axis " + std::to_string(a) +
+              " of the matrix, which may grow without changing the "
+              "shape of '" +
+              op.op + "''s result";
         return false;
       }
     return true;

@@ -223,6 +223,8 @@ OpIn read_op(const json::object& o, const std::string& where) {
   const json::value& s = key(o, "settings", where);
   if (!s.is_object()) invalid_plan(where + ": settings must be an object");
   op.settings = s.as_object();
+  for (const auto& kv : op.settings)
+    op.named_settings = op.named_settings || kv.value().is_object();
   op.output = text(key(o, "output", where), where + " output");
   if (const json::value* a = o.if_contains("output_at"); a && a->is_string())
     op.output_at = std::string(a->as_string());

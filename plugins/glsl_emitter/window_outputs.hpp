@@ -19,10 +19,12 @@ namespace oi::glsl {
 // or integer both sides), else nullopt.
 std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term);
 
-// The shape the op alone in kernel `k` computes where it is static: an elementwise op's inputs'
-// broadcast shape (whole values and table entries); another op's the kernel's, where the planner
-// gave the kernel the op's result shape (more axes than `entry_rank`, the rank of an entry of
-// the table it writes). Else nullopt.
+// The shape op `op` computes where it is static: an elementwise op's inputs' broadcast shape
+// (whole values and table entries; alone in its kernel, or its first op where that shape is the
+// kernel's); another op's, alone in its kernel, the kernel's where the planner gave the kernel
+// the op's result shape (more axes than `entry_rank`, the rank of an entry of the table it
+// writes; or, as build_schedule.cpp's table_result_shape gives it, every input a whole value of
+// static shape, every setting a literal, no acc=). Else nullopt.
 std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
                                                      const OpIn& op, size_t entry_rank);
 

@@ -139,6 +139,19 @@ def window_runtime(step):
     return {"K": k, "F": f + [[0.0] * 3] * (6 - len(f)), "G": g, "R": r, "S": sl}
 
 
+SPREAD_V = [[1.0, -2.0, 0.5], [3.0, 0.25, -1.0], [-4.0, 2.0, 8.0]]
+
+
+def window_spread(step):
+    """window_spread.oi by dsl.md: at step s rows 2s and 2s+1 of K hold v, of Q 2v, and of P[a]
+    x's row a; u = v * v."""
+    k = [list(SPREAD_V[s]) for s in range(step + 1) for _ in range(2)]
+    q = [[2 * e for e in row] for row in k]
+    p = [[[float(e) for e in RUNTIME_X[s][a]] for s in range(step + 1) for _ in range(2)]
+         for a in range(2)]
+    return {"K": k, "P": p, "Q": q, "u": [e * e for e in SPREAD_V[step]]}
+
+
 def loop_runtime(step):
     """loop_runtime.oi: step s runs i in 0..s+1 (a persistent counter): acc sums relu(x, alpha=i),
     ai, ah and au sum fill(i), cl clamp(x, min=i, max=j) for j in i..s+1; big sums fill(j) for
@@ -225,6 +238,10 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("window_runtime.oi", 3, window_runtime, "".join(
               f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
               for i, x in enumerate(RUNTIME_X))),
+          ("window_spread.oi", 3, window_spread, "".join(
+              f"x.{i}: f32[2, 1, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              f"v.{i}: f32[3] = {{ {', '.join(str(e) for e in v)} }}\n"
+              for i, (x, v) in enumerate(zip(RUNTIME_X, SPREAD_V)))),
           ("loop_runtime.oi", 3, loop_runtime, "".join(
               f"x.{i}: f32[3] = {{ {', '.join(str(v) for v in x)} }}\n"
               for i, x in enumerate(AUTO_X))),

@@ -248,7 +248,8 @@ GLSL_OPEN_GAPS = {
                         "output does not pin the shape, or a part of run-time length the result "
                         "of an elementwise op alone does not give",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
-                            "the length not given by the result of an op alone in its kernel",
+                            "written by an op whose result's shape is not static (left open "
+                            "by the planner, acc=)",
     "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
                      "failing on a validated graph other than for a device limit",
 }

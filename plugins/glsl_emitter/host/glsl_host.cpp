@@ -2071,6 +2071,46 @@ class Runner {
     copy_box(e.cells, dims, st, piece, ln, std::vector<uint64_t>(rank, 0), ln, esize, false);
   }
 
+  // An op's result (a scratch value) stored into a window of table entries of run-time length
+  // as the simulator stores it (interpreter_op.cpp): where it broadcasts to the access's shape
+  // it fills the access (dsl.md), another shape is write_table's error naming the access.
+  void spread_copy(Value& from, Value& to, const json::value* entry,
+                   const std::map<std::string, int64_t>& indices, const std::string& where) {
+    std::vector<uint64_t> access, common;
+    regions(to, entry, indices, where, Use::kRead, &access);
+    access.insert(access.end(), to.shape.begin(), to.shape.end());
+    if (!shape_rules::broadcast(from.shape, access, common) || common != access)
+      input_error(where + ": cannot store a value of shape " + shape_text(from.shape) + " into '" +
+                  to.name + "' where the access has shape " + shape_text(access));
+    const std::vector<int64_t> dst = regions(to, entry, indices, where, Use::kWrite);
+    if (dst.empty()) return;
+    const size_t esize = cell_size(to);
+    const std::vector<uint8_t> cells = unpack_cells(to, download(from), from.elements);
+    // each cell of the access from the result's cell it broadcasts from
+    const size_t rank = access.size(), off = rank - from.shape.size();
+    std::vector<uint64_t> at(rank, 0);
+    std::vector<uint8_t> entry_cells;
+    size_t n = 0;
+    barrier();
+    while (true) {
+      uint64_t src = 0;
+      for (size_t a = off; a < rank; ++a)
+        src = src * from.shape[a - off] + (from.shape[a - off] == 1 ? 0 : at[a]);
+      entry_cells.insert(entry_cells.end(),
+                         cells.begin() + static_cast<std::ptrdiff_t>(src * esize),
+                         cells.begin() + static_cast<std::ptrdiff_t>((src + 1) * esize));
+      if (entry_cells.size() == to.elements * esize) {
+        std::vector<uint8_t> piece = pack_cells(to, entry_cells);
+        piece.resize(to.bytes, 0);
+        upload_at(to, static_cast<uint64_t>(dst.at(n++)), piece.data(), piece.size());
+        entry_cells.clear();
+      }
+      size_t d = rank;
+      while (d > 0 && ++at[d - 1] == access[d - 1]) at[--d] = 0;
+      if (d == 0) break;
+    }
+  }
+
   // transfer / cache.read / cache.write between whole values and table entries.
   void copy_step(const json::object& s, const std::map<std::string, int64_t>& indices) {
     Value& from = mutable_value(std::string(s.at("from").as_string()));
@@ -2078,6 +2118,10 @@ class Runner {
     const std::string where = s.contains("at")
                                   ? std::string(s.at("at").as_string())
                                   : "copy from '" + from.name + "' to '" + to.name + "'";
+    if (const json::value* sp = s.if_contains("spread"); sp && sp->is_bool() && sp->as_bool()) {
+      spread_copy(from, to, s.if_contains("to_entry"), indices, where);
+      return;
+    }
     std::vector<uint64_t> lead, to_lead;
     const std::vector<int64_t> dst =
         regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite, &to_lead);

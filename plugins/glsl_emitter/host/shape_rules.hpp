@@ -53,7 +53,8 @@ inline std::string result_shape(const boost::json::object& g,
       std::vector<uint64_t> b;
       if (bc) {
         if (!broadcast(out, in[i], b))
-          return "input shapes " + dims_text(out) + " and " + dims_text(in[i]) + " do not broadcast";
+          return "input shapes " + dims_text(out) + " and " + dims_text(in[i]) +
+                 " do not broadcast";
         out = b;
       } else if (in[i] != out) {
         return "input shapes " + dims_text(out) + " and " + dims_text(in[i]) + " differ and '" +
