@@ -763,7 +763,7 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     dispatches.push_back(std::move(jd));
   }
   json::array checks, copies, zero, tables;
-  for (const RopeTable& r : ks.rope_tables)
+  for (const RopeTable& r : ks.rope_tables) {
     tables.push_back(json::object{{"pos", r.pos},
                                   {"wide", r.wide},
                                   {"theta", r.theta},
@@ -771,6 +771,8 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                                   {"D", r.D},
                                   {"f64", r.f64},
                                   {"table", r.table}});
+    if (!r.theta_index.empty()) tables.back().as_object()["theta_index"] = r.theta_index;
+  }
   for (const IndexCheck& c : ks.checks)
     checks.push_back(json::object{{"value", c.value},
                                   {"count", c.count},
@@ -887,7 +889,10 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   OperandCopies copies = route_auto_dim_operands(plan, growing);
   for (auto& [id, list] : route_window_outputs(plan))
     copies.after[id].insert(copies.after[id].end(), list.begin(), list.end());
-  const std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
+  std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
+  for (KernelIn& k : plan.kernels)  // settings of a finite domain: a copy per value
+    if (auto ix = indexed.find(k.id); ix != indexed.end() && !ix->second.runtime.empty())
+      finite_classes(plan, k, ix->second);
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) {
     auto ix = indexed.find(k.id);
@@ -918,6 +923,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
     select[id] = json::object{{"by", json::array(ik.by.begin(), ik.by.end())},
                               {"values", std::move(values)},
                               {"kernels", std::move(ids)}};
+    if (!ik.classes.empty()) select[id]["map"] = ik.classes;
   }
 
   // The epilogues of matmul and reduction kernels: kernels of their own after those, each

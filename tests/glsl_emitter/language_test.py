@@ -52,6 +52,39 @@ def named_settings(step):
             "p1": [v if v >= 0 else -v for v in x]}
 
 
+BOOL_X = [[[1.0, 5.0, -2.0], [1.0, 3.0, -2.0]], [[0.0, 2.0, 7.0], [4.0, 2.0, 7.0]],
+          [[3.0, 3.0, 3.0], [3.0, 1.0, 3.0]]]
+
+
+def loop_bool_settings(step):
+    """loop_bool_settings.oi: step s runs i in 0..s+1; select_first = i != 0 picks the first of
+    tied maxima (else the last), saturate = i != 0 clamps cast(y) to i32's range (else it wraps
+    modulo 2^32: 3e9 -> -1294967296); both summed, cc wrapping at 32 bits."""
+    sat = [2147483647, -2147483648, 1]
+    wrapped = [wrap(3000000000, 32, True), wrap(-3000000000, 32, True), 1]
+    am, cc = [0] * 3, [0] * 3
+    for s in range(step + 1):
+        x = BOOL_X[s]
+        for i in range(s + 1):
+            for c in range(3):
+                col = [x[0][c], x[1][c]]
+                tied = [r for r in range(2) if col[r] == max(col)]
+                am[c] += tied[0] if i != 0 else tied[-1]
+            cc = [wrap(a + b, 32, True) for a, b in zip(cc, sat if i != 0 else wrapped)]
+    return {"am": am, "cc": cc}
+
+
+def loop_axis_settings(step):
+    """loop_axis_settings.oi: step s runs i in 0..s+1; t sums iota along axis i (the row index
+    for axis 0, the column for axis 1); sm is the last softmax of x = 0 along axis s: 1/2 along
+    the rows, 1/3 (rounded to f32, 0.3333333432674408) along the columns."""
+    t = [[0.0] * 3 for _ in range(2)]
+    for s in range(step + 1):
+        for i in range(s + 1):
+            t = [[t[r][c] + (r if i == 0 else c) for c in range(3)] for r in range(2)]
+    return {"t": t, "sm": [[[0.5, 0.3333333432674408][step]] * 3] * 2}
+
+
 def auto_dim_reset(step):
     """auto_dim_reset.oi: every matrix x, but matrix `step` (reset) fresh @init 9."""
     x = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]][step]
@@ -224,6 +257,7 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                    "t=6",
               "window_runtime.oi": "table 'F': slice end 8 of index t exceeds its @fixed bound "
                                    "t=6",
+              "loop_axis_settings.oi": "iota: axis 2 is out of range for rank 2",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
                                           "bound t=4"}
@@ -238,6 +272,12 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("window_runtime.oi", 3, window_runtime, "".join(
               f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
               for i, x in enumerate(RUNTIME_X))),
+          ("loop_bool_settings.oi", 3, loop_bool_settings, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              f"y.{i}: f32[3] = {{ 3000000000, -3000000000, 1.5 }}\n"
+              for i, x in enumerate(BOOL_X))),
+          ("loop_axis_settings.oi", 2, loop_axis_settings,
+           "".join(f"x.{i}: f32[2, 3] = {{ 0, 0, 0, 0, 0, 0 }}\n" for i in range(3))),
           ("window_spread.oi", 3, window_spread, "".join(
               f"x.{i}: f32[2, 1, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
               f"v.{i}: f32[3] = {{ {', '.join(str(e) for e in v)} }}\n"

@@ -1642,7 +1642,20 @@ class Runner {
                                               none, "fetch", Use::kRead, &lead);
     shape = lead;
     shape.insert(shape.end(), v.shape.begin(), v.shape.end());
-    return download_entries(v, offs);
+    std::vector<uint8_t> bytes = download_entries(v, offs);
+    if (!packed_bits(v) || v.elements == 0) return bytes;
+    // packed entries (oinf.md) padded to whole bytes each: the fetched table packs their
+    // elements one after another, as the simulator's tensor holds them
+    std::vector<uint8_t> cells;
+    for (size_t n = 0; n < offs.size(); ++n) {
+      const std::vector<uint8_t> c = unpack_cells(
+          v,
+          std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(n * v.bytes),
+                               bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * v.bytes)),
+          v.elements);
+      cells.insert(cells.end(), c.begin(), c.end());
+    }
+    return pack_cells(v, cells);
   }
 
   // The entries at offsets `offs` of table v (regions' Use::kRead: -1 past the capacity, read
@@ -2403,7 +2416,7 @@ class Runner {
     for (const json::object& c : k.checks) check_indices(c);
     for (const std::string& z : k.zero) zero(value(z));
     if (!k.zero.empty()) barrier();
-    for (const json::object& t : k.rope_tables) rope_table(t);
+    for (const json::object& t : k.rope_tables) rope_table(t, indices);
     if (!k.rope_tables.empty()) barrier();
     for (Kernel& sub : k.subs) {
       if (sub.groups[0] == 0 || sub.groups[1] == 0 || sub.groups[2] == 0) continue;
@@ -2470,7 +2483,7 @@ class Runner {
 
   // rope's cos/sin table for the position read back now, as the Vulkan backend computes it on
   // the host: angle (pos + t) * theta^(-2i/D) in f64, pairs (cos, sin), f32 unless `f64`.
-  void rope_table(const json::object& r) {
+  void rope_table(const json::object& r, const std::map<std::string, int64_t>& indices) {
     const std::vector<uint8_t> p = download(value(std::string(r.at("pos").as_string())));
     int64_t pos = 0;
     if (r.at("wide").as_bool()) {
@@ -2480,7 +2493,14 @@ class Runner {
       std::memcpy(&p32, p.data(), 4);
       pos = p32;
     }
-    const double theta = r.at("theta").to_number<double>();
+    double theta = r.at("theta").to_number<double>();
+    if (const json::value* ti = r.if_contains("theta_index")) {  // a loop index's value now
+      auto it = indices.find(std::string(ti->as_string()));
+      if (it == indices.end())
+        input_error("manifest: loop index '" + std::string(ti->as_string()) +
+                    "' of rope's theta is not set here");
+      theta = static_cast<double>(it->second);
+    }
     const uint64_t T = r.at("T").to_number<uint64_t>(), D = r.at("D").to_number<uint64_t>();
     const uint64_t half = D / 2;
     const bool f64 = r.at("f64").as_bool();
@@ -2602,12 +2622,28 @@ class Runner {
     const json::value* sel = s.if_contains("select");
     if (sel == nullptr) return s.at("kernel").to_number<size_t>();
     std::vector<int64_t> now;
+    // "map": the value's class for settings of a finite domain (the emitter's finite_classes):
+    // "bool" 0 or 1; {"axis": R, "message"}: the axis made non-negative, or the CPU backend's
+    // error for one out of range
+    const json::value* map = sel->as_object().if_contains("map");
     for (const json::value& n : sel->at("by").as_array()) {
       auto it = indices.find(std::string(n.as_string()));
       if (it == indices.end())
         input_error("manifest: loop index '" + std::string(n.as_string()) +
                     "' of a kernel's settings is not set here");
-      now.push_back(it->second);
+      int64_t v = it->second;
+      const json::value* c = map ? &map->as_array().at(now.size()) : nullptr;
+      if (c && c->is_string() && c->as_string() == "bool") v = v != 0 ? 1 : 0;
+      if (c && c->is_object()) {
+        const auto rank = c->at("axis").to_number<int64_t>();
+        if (v < -rank || v >= rank) {
+          std::string m(c->at("message").as_string());
+          m.replace(m.find("{value}"), 7, std::to_string(v));
+          throw Failure(1, "step " + std::to_string(step_) + ": " + m);
+        }
+        if (v < 0) v += rank;
+      }
+      now.push_back(v);
     }
     const json::array& values = sel->at("values").as_array();
     for (size_t r = 0; r < values.size(); ++r) {
