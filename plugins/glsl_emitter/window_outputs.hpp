@@ -1,7 +1,9 @@
 // Op outputs that are windows of table entries (`op add(x, x) >> K[1..3]`, dsl.md: slices are
-// allowed in op outputs): the kernel writes a scratch value of the window's shape instead, and
-// a copy step after its dispatch stores it into the entries (the host program's copy: @fixed
-// bounds, growth and the table budget checked as for `cache.write x >> K[1..3]`).
+// allowed in op outputs): the kernel writes a scratch value of the window's shape instead (of
+// the op's result, where the window's length is known only at run time), and a copy step after
+// its dispatch stores it into the entries (the host program's copy: @fixed bounds, growth and
+// the table budget checked as for `cache.write x >> K[1..3]`; a result smaller than the window
+// spread over it, as the simulator does).
 #pragma once
 
 #include <boost/json.hpp>
@@ -30,7 +32,8 @@ std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const K
 
 // Rewrites such outputs of `plan`'s kernels to scratch values (added to plan.values, storage
 // "scratch") and returns, per kernel id, the copy steps of the manifest to run after it.
-// Refuses (glsl_gap) a window whose length is known only at run time.
+// Refuses (glsl_gap "table-window-operand") a window whose length is known only at run time
+// written by an op whose result's shape is not static (op_result_shape).
 std::map<uint32_t, std::vector<boost::json::object>> route_window_outputs(PlanIn& plan);
 
 }  // namespace oi::glsl
