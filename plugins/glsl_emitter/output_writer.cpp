@@ -9,7 +9,7 @@
 #include <set>
 
 #include "auto_dim_operands.hpp"
-#include "embedded_host.inc"  // kHostCpp, kOinfIoHpp, kShapeRulesHpp: host/*
+#include "embedded_host.inc"  // kHostCpp, kOinfIoHpp, kShapeRulesHpp, kBroadcastHpp: host/*
 #include "head_epilogue.hpp"
 #include "loop_setting_params.hpp"
 #include "loop_settings.hpp"
@@ -1044,6 +1044,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   files.push_back({"host/glsl_host.cpp", kHostCpp});
   files.push_back({"host/oinf_io.hpp", kOinfIoHpp});
   files.push_back({"host/shape_rules.hpp", kShapeRulesHpp});
+  files.push_back({"host/openinfer/broadcast.hpp", kBroadcastHpp});
   std::set<std::string> sources;
   for (const std::string& v : variants)
     for (auto& [file, text] : shader_sources(shader_variant(v)->source))

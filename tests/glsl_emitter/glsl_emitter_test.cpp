@@ -858,9 +858,10 @@ BOOST_AUTO_TEST_CASE(output_files) {
     paths.insert(f.path);
     if (f.path == "shaders/kernel_0.comp") shader = f.data;
   }
-  BOOST_TEST((paths == std::set<std::string>{"CMakeLists.txt", "host/glsl_host.cpp",
-                                             "host/oinf_io.hpp", "host/shape_rules.hpp",
-                                             "manifest.json", "shaders/kernel_0.comp"}));
+  BOOST_TEST(
+      (paths == std::set<std::string>{"CMakeLists.txt", "host/glsl_host.cpp", "host/oinf_io.hpp",
+                                      "host/openinfer/broadcast.hpp", "host/shape_rules.hpp",
+                                      "manifest.json", "shaders/kernel_0.comp"}));
   BOOST_TEST(shader.rfind("#version 450\n", 0) == 0);
   BOOST_TEST(shader.find("local_size_x = 256") != std::string::npos, shader);
   BOOST_TEST(shader.find("precise float") != std::string::npos);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "openinfer/broadcast.hpp"
+
 namespace shape_rules {
 
 inline std::string dims_text(const std::vector<uint64_t>& s) {
@@ -26,18 +28,12 @@ inline std::vector<uint64_t> dims_of(const boost::json::value& v) {
   return d;
 }
 
-// numpy broadcasting (plugin_api's openinfer/broadcast.hpp); false where it does not.
+// numpy broadcasting: the SDK's rule (openinfer/broadcast.hpp, shipped beside this file).
 inline bool broadcast(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b,
                       std::vector<uint64_t>& out) {
-  const size_t n = std::max(a.size(), b.size());
-  out.assign(n, 1);
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
-    const uint64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (x != y && x != 1 && y != 1) return false;
-    out[n - 1 - i] = x == 1 ? y : x;
-  }
-  return true;
+  auto shape = oi::geometry::broadcast_shape(a, b);
+  if (shape) out = std::move(*shape);
+  return shape.has_value();
 }
 
 // The result's shape by the guard's rule for the inputs' shapes, or the rule's error (empty
