@@ -31,9 +31,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
                                 "): several ops fused around a matrix of run-time shape is "
                                 "not supported yet");
   const auto& settings = op.at("settings").as_object();
-  if (settings.contains("acc"))
-    c_gap("op-on-auto-dim",
-          where + " with acc= on a matrix of run-time shape is not supported yet");
+  const bool acc = settings.contains("acc");
   bool bcast = false;
   const std::string rule = shape_rule(name, bcast);
   if (rule.empty())
@@ -84,9 +82,11 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
       s.dtype = v.dtype;
       s.p = "(unsigned char*)s->v_" + v.name;
     }
-    if (packed_bits(s.dtype) || s.dtype == "bitset")
-      c_gap("op-on-auto-dim", where + ": '" + s.text + "' of dtype " + s.dtype +
-                                  " beside a matrix of run-time shape is not supported yet");
+    // A packed matrix is read a cell a byte (auto_dim.hpp): packed for the library into k_N.
+    if (s.matrix && packed_bits(s.dtype) && i < n) {
+      s.p = "k" + N;
+      cleanup += "free(" + s.p + "); ";
+    }
   }
   const Side& out = sides[n];
   const std::string R = "OI_AD_RANK";
@@ -106,6 +106,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     c << I << "  int64_t " << s.d << "[" << R << "] = {0};\n"
       << I << "  uint32_t " << s.r << " = 0;\n";
     if (s.matrix) c << I << "  unsigned char* " << s.b << " = NULL;\n";
+    if (s.p != s.b && s.matrix) c << I << "  unsigned char* " << s.p << " = NULL;\n";
   }
   c << I << "  unsigned char *br = NULL, *bs = NULL;\n"
     << I << "  int64_t rs[" << R << "] = {0};\n"
@@ -168,23 +169,61 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
       << I << "    int64_t o[" << R << "] = {0};\n"
       << I << "    const int b = oi_rt_broadcast(rs, rr, dt, rt, o);\n"
       << I << "    spread = b == (int)rt;\n"
-      << I << "    for (uint32_t q = 0; spread && q < rt; ++q) spread = o[q] == dt[q];\n"
-      << I << "  }\n";
+      << I << "    for (uint32_t q = 0; spread && q < rt; ++q) spread = o[q] == dt[q];\n";
+    if (acc) {
+      // acc= runs the kernel over the access itself: an elementwise op that broadcasts its
+      // inputs to it, else the simulator's error naming the access.
+      if (rule == "broadcast" && bcast)
+        c << I << "    if (spread) {\n"
+          << I << "      memcpy(rs, dt, sizeof rs);\n"
+          << I << "      rr = rt;\n"
+          << I << "      spread = 0;\n"
+          << I << "    } else {\n";
+      else
+        c << I << "    {\n";
+      c << text_of("rs", "rr", "ta") << text_of("dt", "rt", "tb")
+        << fail(op_at + "op '" + format_text(name) + "' produces shape %s but the access to '" +
+                    format_text(out_name) + "' has shape %s",
+                ", ta, tb")
+        << I << "    }\n";
+    }
+    c << I << "  }\n";
   }
-  const std::string esize = std::to_string(dtype_size(out.dtype));
+  // The result's bytes (packed dtypes packed, as the library writes them) and, for a matrix,
+  // its cell's bytes (a packed one's a byte).
+  const unsigned bits = packed_bits(out.dtype);
+  const std::string esize = out.matrix ? std::to_string(e.autodims.at(out_name).esize)
+                                       : std::to_string(dtype_size(out.dtype));
+  const std::string result_bytes =
+      bits ? "(cells * " + std::to_string(bits) + "u + 7u) / 8u" : "cells * " + esize + "u";
   c << I << "  {\n"
     << I << "    size_t cells = 1;\n"
     << I << "    for (uint32_t q = 0; q < rr; ++q) cells *= (size_t)rs[q];\n"
-    << I << "    br = (unsigned char*)malloc(cells * " << esize << "u + 1u);\n"
+    << I << "    br = (unsigned char*)malloc(" << result_bytes << " + 1u);\n"
     << I << "    if (!br) {\n"
     << I << "      s->failed = fail(s, " << e.env.prefix() << "_ERR_MEMORY, \"" << op_at
     << "out of memory for the result of op '" << format_text(name) << "'\");\n"
     << I << "      " << stop_all << "\n"
     << I << "    }\n";
-  // The library's views: dims as uint64_t.
+  // The library's views: dims as uint64_t; a packed matrix's cells packed.
   std::vector<std::string> xs;
   for (size_t i = 0; i < n; ++i) {
     const Side& s = sides[i];
+    if (s.matrix && s.p != s.b) {
+      const std::string B = std::to_string(packed_bits(s.dtype));
+      c << I << "    {\n"
+        << I << "      size_t m = 1;\n"
+        << I << "      for (uint32_t q = 0; q < " << s.r << "; ++q) m *= (size_t)" << s.d
+        << "[q];\n"
+        << I << "      " << s.p << " = (unsigned char*)malloc((m * " << B << "u + 7u) / 8u + 1u);\n"
+        << I << "      if (!" << s.p << ") {\n"
+        << I << "        s->failed = fail(s, " << e.env.prefix() << "_ERR_MEMORY, \"" << op_at
+        << "out of memory for the input of op '" << format_text(name) << "'\");\n"
+        << I << "        " << stop_all << "\n"
+        << I << "      }\n"
+        << I << "      oi_ad_pack(" << s.p << ", " << s.b << ", m, " << B << "u);\n"
+        << I << "    }\n";
+    }
     c << I << "    uint64_t u" << i << "[" << R << "];\n"
       << I << "    for (uint32_t q = 0; q < " << s.r << "; ++q) u" << i << "[q] = (uint64_t)" << s.d
       << "[q];\n";
@@ -205,9 +244,31 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   }
   c << indented << I << "    }\n" << I << "  }\n";
   if (!out.matrix) {
-    c << I << "  memcpy(s->v_" << out_name << ", br, "
-      << u(value_bytes(out.dtype, e.env.operand(out.text).numel())) << ");\n";
+    const uint64_t numel = e.env.operand(out.text).numel();
+    c << I << "  memcpy(s->v_" << out_name << ", br, " << u(value_bytes(out.dtype, numel))
+      << ");\n";
+    // A packed value's last byte: its unused bits zero (oinf.md).
+    if (bits && numel % (8 / bits) != 0)
+      c << I << "  ((unsigned char*)s->v_" << out_name << ")[" << numel / (8 / bits)
+        << "] &= (unsigned char)" << ((1u << (numel % (8 / bits) * bits)) - 1u) << "u;\n";
   } else {
+    if (bits) {
+      // A packed result unpacked a cell a byte, as the matrix holds it.
+      c << I << "  {\n"
+        << I << "    size_t cells = 1;\n"
+        << I << "    for (uint32_t q = 0; q < rr; ++q) cells *= (size_t)rs[q];\n"
+        << I << "    bs = (unsigned char*)malloc(cells + 1u);\n"
+        << I << "    if (!bs) {\n"
+        << I << "      s->failed = fail(s, " << e.env.prefix() << "_ERR_MEMORY, \"" << op_at
+        << "out of memory for the result of op '" << format_text(name) << "'\");\n"
+        << I << "      " << stop_all << "\n"
+        << I << "    }\n"
+        << I << "    oi_ad_unpack(bs, br, cells, " << bits << "u);\n"
+        << I << "    free(br);\n"
+        << I << "    br = bs;\n"
+        << I << "    bs = NULL;\n"
+        << I << "  }\n";
+    }
     // Spread over the access (the simulator's broadcast_to), then stored as cache.write stores.
     c << I << "  if (spread) {\n"
       << I << "    size_t cells = 1;\n"
