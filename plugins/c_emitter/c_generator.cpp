@@ -788,20 +788,54 @@ class Generator : public KernelEnv {
   // runtime_kernel's, in the step's body.
   bool runtime_kernel_ = false;
   std::string runtime_kernel_c(const json::object& k, const std::string& indent, bool entry) {
-    // A persistent table's entry the op reads is copied out first, as for any kernel (its
-    // buffer an operand of static shape); one it writes is not covered yet.
-    std::string reads;
-    for (const auto& [text, view] : kernel_tabviews_) {
-      if (view.matrix) continue;
-      if (view.write || view.run_time)
+    // A persistent table's access among the operands goes through its buffer of static shape,
+    // as for any kernel: the output's read first (the simulator reads the output access before
+    // the inputs), then the inputs' (copied out); the output stored after the kernel, which
+    // puts the result into the buffer (runtime_kernel.hpp). A slice of run-time length written
+    // is not covered yet.
+    const json::object& op = k.at("ops").at(0).as_object();
+    std::string reads, writes;
+    for (auto& [text, view] : kernel_tabviews_) {
+      if (view.matrix || !view.write) continue;
+      if (view.run_time)
         c_gap("op-on-auto-dim", "'" + text +
-                                    "', a table access the op writes, beside an @auto_dim matrix "
-                                    "of run-time shape (kernel " +
+                                    "', a table slice of run-time length the op writes, beside "
+                                    "an @auto_dim matrix of run-time shape (kernel " +
                                     std::to_string(k.at("id").as_int64()) +
                                     ") is not supported yet");
-      reads += table_access(text, view.value.name, false,
-                            at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
+      if (!view.spread_to.empty()) {  // the buffer holds the access; the kernel spreads into it
+        view.value.shape = view.spread_to;
+        tabviews_[view.value.name].shape = view.spread_to;
+        view.spread_to.clear();
+      }
+      reads += table_access(text, view.value.name, false, at_of(op, "output_at"), indent, entry);
+      writes += table_access(text, view.value.name, true, at_of(op, "output_at"), indent, entry);
     }
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (!view.matrix && view.read && !view.write)
+        reads += table_access(text, view.value.name, false, at_of(op, "at"), indent, entry);
+    // A prefix table's entry: its number at run time, checked as a kernel's entry is
+    // (declare_views), its bytes within the table's.
+    const std::string line = json::serialize(op.at("line"));
+    auto prefix_entry = [&](const std::string& text,
+                            const std::string& var) -> std::optional<PrefixEntryC> {
+      if (text.find('[') == std::string::npos || is_table_access(text) || is_auto_access(text))
+        return std::nullopt;
+      const Value& view = operand(text);
+      const Value& table = value(text.substr(0, text.find('[')));
+      if (!table.table) return std::nullopt;
+      std::string at = computed_.count(view.index) ? computed_entry(view.index)
+                       : std::isdigit(static_cast<unsigned char>(view.index[0]))
+                           ? view.index + "ll"
+                           : index_c(view.index);
+      const uint64_t entry_bytes = value_bytes(table.dtype, table.numel());
+      return PrefixEntryC{"(int64_t)(" + at + ")",
+                          var + " < 0 || " + var + " >= " + std::to_string(table.entries) +
+                              " || s->avail_" + table.name + "[" + var + "] != 1",
+                          missing_entry_c(k, text, table, var, line),
+                          "(unsigned char*)s->v_" + table.name + " + (size_t)" + var + " * " +
+                              std::to_string(entry_bytes) + "u"};
+    };
     RuntimeKernelEnv e{*this,
                        library_,
                        library_ops_,
@@ -809,8 +843,9 @@ class Generator : public KernelEnv {
                        [&](const std::string& n) { return index_c(n); },
                        entry ? "goto done;" : "return;",
                        indent,
-                       emit_profile().freestanding};
-    std::string c = reads + runtime_kernel(e, k);
+                       emit_profile().freestanding,
+                       prefix_entry};
+    std::string c = reads + runtime_kernel(e, k) + writes;
     kernel_tabviews_.clear();
     runtime_kernel_ = false;
     return c;

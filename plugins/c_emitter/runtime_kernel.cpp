@@ -2,6 +2,7 @@
 #include "runtime_kernel.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -17,6 +18,8 @@ namespace {
 struct Side {
   std::string text, p, b, d, r, dtype;
   bool matrix = false;
+  bool access = false;                // a persistent table's access through its buffer
+  std::optional<PrefixEntryC> entry;  // a prefix table's entry
 };
 
 }  // namespace
@@ -73,14 +76,17 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
       s.p = s.b;
       cleanup += "free(" + s.b + "); ";
     } else {
-      // A plain value, or a persistent table's entry copied out into its buffer (the caller).
+      // A plain value, a persistent table's access through its buffer (the caller reads and
+      // stores it) or a prefix table's entry, its number known at run time.
       const Value& v = e.env.operand(s.text);
-      if (v.table || v.ptable || (s.text.find('[') != std::string::npos && v.storage != "tabview"))
-        c_gap("op-on-auto-dim", where + ": '" + s.text +
-                                    "', an entry of a prefix table, beside a matrix of run-time "
-                                    "shape is not supported yet");
       s.dtype = v.dtype;
       s.p = "(unsigned char*)s->v_" + v.name;
+      s.access = s.text.find('[') != std::string::npos && v.storage == "tabview";
+      if (!s.access && i < n && e.prefix_entry) s.entry = e.prefix_entry(s.text, "e" + N);
+      if (s.entry) s.p = s.entry->data;
+      if (v.table || v.ptable || (s.text.find('[') != std::string::npos && !s.access && !s.entry))
+        invalid_plan("'" + s.text + "' of " + where + " is neither a value, a table's access nor " +
+                     "a prefix table's entry");
     }
     // A packed matrix is read a cell a byte (auto_dim.hpp): packed for the library into k_N.
     if (s.matrix && packed_bits(s.dtype) && i < n) {
@@ -128,6 +134,13 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   };
   auto static_dims = [&](const Side& s) {
     const Value& v = e.env.operand(s.text);
+    if (s.entry)  // the model lacks the entry: the simulator's message where it reads it
+      c << I << "  const int64_t e" << s.d.substr(1) << " = " << s.entry->at << ";\n"
+        << I << "  if (" << s.entry->missing << ") {\n"
+        << I << "    {\n"
+        << s.entry->fail << I << "    }\n"
+        << I << "    " << stop_all << "\n"
+        << I << "  }\n";
     c << I << "  " << s.r << " = " << v.shape.size() << "u;\n";
     for (size_t k = 0; k < v.shape.size(); ++k)
       c << I << "  " << s.d << "[" << k << "] = " << v.shape[k] << "ll;\n";
@@ -157,7 +170,8 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   c << I << "  int same = rr == rt, spread = 0;\n"
     << I << "  for (uint32_t q = 0; same && q < rr; ++q) same = rs[q] == dt[q];\n"
     << I << "  (void)spread;\n";
-  if (!out.matrix) {
+  const bool plain = !out.matrix && !out.access;
+  if (plain) {
     c << I << "  if (!same) {\n"
       << text_of("rs", "rr", "ta") << text_of("dt", "rt", "tb")
       << fail(op_at + "op '" + format_text(name) + "' produces shape %s but output '" +
@@ -243,7 +257,17 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     indented += I + "    " + call.substr(p, q - p) + "\n";
   }
   c << indented << I << "    }\n" << I << "  }\n";
-  if (!out.matrix) {
+  const std::string mem_fail = I + "      s->failed = fail(s, " + e.env.prefix() +
+                               "_ERR_MEMORY, \"" + op_at + "out of memory for the result of op '" +
+                               format_text(name) + "'\");\n" + I + "      " + stop_all + "\n";
+  // A packed result unpacked a cell a byte (bs, then br), as a matrix holds it.
+  const std::string unpack =
+      I + "  {\n" + I + "    size_t cells = 1;\n" + I +
+      "    for (uint32_t q = 0; q < rr; ++q) cells *= (size_t)rs[q];\n" + I +
+      "    bs = (unsigned char*)malloc(cells + 1u);\n" + I + "    if (!bs) {\n" + mem_fail + I +
+      "    }\n" + I + "    oi_ad_unpack(bs, br, cells, " + std::to_string(bits) + "u);\n" + I +
+      "    free(br);\n" + I + "    br = bs;\n" + I + "    bs = NULL;\n" + I + "  }\n";
+  if (plain) {
     const uint64_t numel = e.env.operand(out.text).numel();
     c << I << "  memcpy(s->v_" << out_name << ", br, " << u(value_bytes(out.dtype, numel))
       << ");\n";
@@ -251,24 +275,32 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     if (bits && numel % (8 / bits) != 0)
       c << I << "  ((unsigned char*)s->v_" << out_name << ")[" << numel / (8 / bits)
         << "] &= (unsigned char)" << ((1u << (numel % (8 / bits) * bits)) - 1u) << "u;\n";
-  } else {
-    if (bits) {
-      // A packed result unpacked a cell a byte, as the matrix holds it.
-      c << I << "  {\n"
-        << I << "    size_t cells = 1;\n"
-        << I << "    for (uint32_t q = 0; q < rr; ++q) cells *= (size_t)rs[q];\n"
-        << I << "    bs = (unsigned char*)malloc(cells + 1u);\n"
+  } else if (out.access) {
+    // Into the table access's buffer (the caller stores it): the result of its shape, spread
+    // over it where it broadcasts, else cache.write's error, as the simulator stores it.
+    const Value& v = e.env.operand(out.text);
+    const std::string P = "(unsigned char*)s->v_" + v.name;
+    c << I << "  if (!same && !spread) {\n"
+      << text_of("rs", "rr", "ta") << text_of("dt", "rt", "tb")
+      << fail(format_text(at_of("output_at", 0) + ": ") +
+                  "cannot store a value of shape %s into '" + format_text(out_name) +
+                  "' where the access has shape %s",
+              ", ta, tb")
+      << I << "  }\n"
+      << I << "  if (spread) {\n";
+    if (bits)  // spread a cell a byte, then packed into the buffer
+      c << unpack << I << "    bs = (unsigned char*)malloc(" << v.numel() << "u + 1u);\n"
         << I << "    if (!bs) {\n"
-        << I << "      s->failed = fail(s, " << e.env.prefix() << "_ERR_MEMORY, \"" << op_at
-        << "out of memory for the result of op '" << format_text(name) << "'\");\n"
-        << I << "      " << stop_all << "\n"
-        << I << "    }\n"
-        << I << "    oi_ad_unpack(bs, br, cells, " << bits << "u);\n"
-        << I << "    free(br);\n"
-        << I << "    br = bs;\n"
-        << I << "    bs = NULL;\n"
-        << I << "  }\n";
-    }
+        << mem_fail << I << "    }\n"
+        << I << "    oi_rt_spread(1u, br, rs, rr, bs, dt, rt);\n"
+        << I << "    oi_ad_pack(" << P << ", bs, " << v.numel() << "u, " << bits << "u);\n";
+    else
+      c << I << "    oi_rt_spread(" << esize << "u, br, rs, rr, " << P << ", dt, rt);\n";
+    c << I << "  } else {\n"
+      << I << "    memcpy(" << P << ", br, " << u(value_bytes(v.dtype, v.numel())) << ");\n"
+      << I << "  }\n";
+  } else {
+    if (bits) c << unpack;
     // Spread over the access (the simulator's broadcast_to), then stored as cache.write stores.
     c << I << "  if (spread) {\n"
       << I << "    size_t cells = 1;\n"

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -20,6 +21,13 @@
 
 namespace oi::c_emitter {
 
+// A prefix table's entry among an op's inputs (`W[l]`, `p[1]`, `p[n]`): the C of its number,
+// and with that number in C variable `var`, the condition under which the model lacks it, the
+// statements failing the step with the simulator's message, and the C of its bytes.
+struct PrefixEntryC {
+  std::string at, missing, fail, data;
+};
+
 struct RuntimeKernelEnv {
   KernelEnv& env;               // the generator: operands, values, the program's name
   const KernelLibrary* lib;     // nullptr: the library is missing beside the plugin
@@ -28,6 +36,9 @@ struct RuntimeKernelEnv {
   std::function<std::string(const std::string&)> index_c;  // C of an index name
   std::string stop, indent;                                // goto done / return; the indent
   bool freestanding = false;                               // positions without directories
+  // The entry `text` names with its number in `var`; nullopt for another operand.
+  std::function<std::optional<PrefixEntryC>(const std::string& text, const std::string& var)>
+      prefix_entry;
 };
 
 // The C (in the step's body) of single-op kernel `k`, whose operands include an @auto_dim matrix
