@@ -26,6 +26,7 @@
 #include "reset_window.hpp"
 #include "runtime_copy.hpp"
 #include "runtime_kernel.hpp"
+#include "runtime_shape_rules.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
 #include "yield_snapshot.hpp"
@@ -147,61 +148,127 @@ class Generator : public KernelEnv {
   EmitProfile profile() const { return {freestanding_, float_math_}; }
 
  private:
+  // Kernel k as a step: its function and call, or (shapes known only at run time) its C in the
+  // step's body.
+  void emit_kernel(const json::object& k, std::ostringstream& kernels, std::ostringstream& body,
+                   const std::string& indent, bool entry) {
+    prepare_tabviews(k);
+    if (runtime_kernel_ && k.at("ops").as_array().size() > 1) {
+      split_kernel(k, kernels, body, indent, entry);
+      return;
+    }
+    if (runtime_kernel_) {  // shapes known only at run time (runtime_kernel.hpp)
+      body << runtime_kernel_c(k, indent, entry);
+      return;
+    }
+    kernels << kernel(k);
+    // Table entries and slices an op reads are copied out of their tables before the
+    // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (view.read && view.matrix)
+        body << matrix_view_access(k, text, view.value, false, indent, entry);
+      else if (view.read)
+        body << table_access(text, view.value.name, false,
+                             at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
+    body << indent << "kernel_" << k.at("id").as_int64() << "(s";
+    for (const auto& p : kernel_params_) {
+      if (computed_.count(p)) {
+        body << ", " << computed_entry(p);
+        continue;
+      }
+      if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
+        invalid_plan("table index '" + p + "' of kernel " + std::to_string(k.at("id").as_int64()) +
+                     " is not an enclosing loop's index");
+      body << ", i_" << p;
+    }
+    body << ");\n";
+    if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
+    for (auto& [text, view] : kernel_tabviews_) {
+      if (!view.write) continue;
+      if (view.spread_to.empty()) {
+        body << broadcast_into_view(k, view.value, indent);
+        continue;
+      }
+      const std::vector<uint64_t> result = view.value.shape;
+      view.value.shape = view.spread_to;  // stored as the access's shape
+      tabviews_[view.value.name].shape = view.spread_to;
+      body << spread_code(result, view.value, indent);
+    }
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (view.write && view.matrix)
+        body << matrix_view_access(k, text, view.value, true, indent, entry);
+      else if (view.write && view.run_time)
+        body << broadcast_store(text, view.value, at_of(k.at("ops").at(0).as_object(), "output_at"),
+                                indent, entry);
+      else if (view.write)
+        body << table_access(text, view.value.name, true,
+                             at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
+    kernel_tabviews_.clear();
+  }
+
+  // Several ops fused into kernel k around a matrix of run-time shape (the planner gives such
+  // an op a kernel of its own; a plan may still fuse them): the ops one after another, each a
+  // kernel of its own (ids past the plan's), as the simulator runs them; a value the fused
+  // kernel kept internal gets a buffer of its own (storage "split", allocated with the state).
+  int64_t split_ids_ = -1;
+  static bool c_reduction(const std::string& op) {
+    static const std::set<std::string> kReductions = {
+        "sum_axis", "mean_axis", "prod_axis", "max_axis", "min_axis", "argmax_axis", "argmin_axis"};
+    return kReductions.count(op) > 0;
+  }
+  void split_kernel(const json::object& k, std::ostringstream& kernels, std::ostringstream& body,
+                    const std::string& indent, bool entry) {
+    kernel_tabviews_.clear();
+    runtime_kernel_ = false;
+    if (split_ids_ < 0) split_ids_ = static_cast<int64_t>(root_.at("kernels").as_array().size());
+    const auto& ops = k.at("ops").as_array();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const json::object& op = ops[i].as_object();
+      json::object one = k;
+      const int64_t id = split_ids_++;
+      one["id"] = id;
+      one["ops"] = json::array{op};
+      // The planner's class of a kernel of this op alone (build_schedule.cpp classify), and
+      // its shape: a plain output's.
+      const std::string name = str(op.at("op"));
+      bool bcast = false;
+      one["kind"] = name == "matmul"                         ? "matmul"
+                    : c_reduction(name)                      ? "reduction"
+                    : shape_rule(name, bcast) == "broadcast" ? "elementwise"
+                                                             : "op";
+      json::array reads, writes;
+      for (const auto& in : op.at("inputs").as_array())
+        reads.push_back(json::string(parse_access(str(in)).name));
+      const std::string out = parse_access(str(op.at("output"))).name;
+      writes.push_back(json::string(out));
+      if (str(op.at("output")) == out && index_.count(out) && !autodims_.count(out)) {
+        json::array shape;
+        for (uint64_t d : value(out).shape) shape.push_back(d);
+        one["shape"] = shape;
+      }
+      one["reads"] = reads;
+      one["writes"] = writes;
+      one["internal"] = json::array();
+      if (auto it = index_.find(out); it != index_.end() &&
+                                      values_[it->second].storage == "internal" &&
+                                      !autodims_.count(out)) {
+        Value& v = values_[it->second];
+        v.storage = "split";
+        v.bytes = value_bytes(v.dtype, v.numel());
+      }
+      if (op_table().fallible.count(str(op.at("op")))) fallible_.insert(id);
+      emit_kernel(one, kernels, body, indent, entry);
+    }
+  }
+
   // One step of a block, `indent` deep; loops recurse into their bodies.
   void emit_step(const json::object& st, std::ostringstream& kernels, std::ostringstream& body,
                  const std::string& indent, bool entry) {
     const std::string kind = str(st.at("kind"));
     body << note_writes(st, indent);
     if (kind == "kernel") {
-      const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
-      prepare_tabviews(k.as_object());
-      if (runtime_kernel_) {  // shapes known only at run time (runtime_kernel.hpp)
-        body << runtime_kernel_c(k.as_object(), indent, entry);
-        return;
-      }
-      kernels << kernel(k.as_object());
-      // Table entries and slices an op reads are copied out of their tables before the
-      // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
-      for (const auto& [text, view] : kernel_tabviews_)
-        if (view.read && view.matrix)
-          body << matrix_view_access(k.as_object(), text, view.value, false, indent, entry);
-        else if (view.read)
-          body << table_access(text, view.value.name, false,
-                               at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
-      body << indent << "kernel_" << k.at("id").as_int64() << "(s";
-      for (const auto& p : kernel_params_) {
-        if (computed_.count(p)) {
-          body << ", " << computed_entry(p);
-          continue;
-        }
-        if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
-          invalid_plan("table index '" + p + "' of kernel " +
-                       std::to_string(k.at("id").as_int64()) + " is not an enclosing loop's index");
-        body << ", i_" << p;
-      }
-      body << ");\n";
-      if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
-      for (auto& [text, view] : kernel_tabviews_) {
-        if (!view.write) continue;
-        if (view.spread_to.empty()) {
-          body << broadcast_into_view(k.as_object(), view.value, indent);
-          continue;
-        }
-        const std::vector<uint64_t> result = view.value.shape;
-        view.value.shape = view.spread_to;  // stored as the access's shape
-        tabviews_[view.value.name].shape = view.spread_to;
-        body << spread_code(result, view.value, indent);
-      }
-      for (const auto& [text, view] : kernel_tabviews_)
-        if (view.write && view.matrix)
-          body << matrix_view_access(k.as_object(), text, view.value, true, indent, entry);
-        else if (view.write && view.run_time)
-          body << broadcast_store(text, view.value,
-                                  at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
-        else if (view.write)
-          body << table_access(text, view.value.name, true,
-                               at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
-      kernel_tabviews_.clear();
+      emit_kernel(root_.at("kernels").as_array().at(st.at("kernel").as_int64()).as_object(),
+                  kernels, body, indent, entry);
     } else if (kind == "return") {
       if (entry)
         for (const auto& n : st.at("names").as_array())

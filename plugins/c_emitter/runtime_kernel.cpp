@@ -29,10 +29,8 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   const auto& ops = k.at("ops").as_array();
   const json::object& op = ops.at(0).as_object();
   const std::string where = op_where(op), name = str(op.at("op"));
-  if (ops.size() != 1)
-    c_gap("op-on-auto-dim", "kernel " + id + " (" + where +
-                                "): several ops fused around a matrix of run-time shape is "
-                                "not supported yet");
+  if (ops.size() != 1)  // c_generator.cpp splits a fused kernel into its ops first
+    invalid_plan("kernel " + id + " (" + where + ") of run-time shapes has several ops");
   const auto& settings = op.at("settings").as_object();
   const bool acc = settings.contains("acc");
   bool bcast = false;

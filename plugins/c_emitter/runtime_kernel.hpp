@@ -41,10 +41,13 @@ struct RuntimeKernelEnv {
       prefix_entry;
 };
 
-// The C (in the step's body) of single-op kernel `k`, whose operands include an @auto_dim matrix
-// of a plain (not @table) declaration. Throws CGap (c_gap) for what it does not cover yet: a
-// kernel of several ops, a table entry or slice among the operands, packed dtypes, an op whose
-// shape rule it does not know, settings naming a loop index, acc=.
+// The C (in the step's body) of single-op kernel `k` (c_generator.cpp splits a fused one), whose
+// operands include an @auto_dim matrix whose shape is known only at run time. Its other operands:
+// plain values, a persistent table's access through its buffer (the caller reads it before and
+// stores it after), a prefix table's entry (its number at run time); packed dtypes (a matrix's
+// cells packed for the library and its packed result unpacked), acc= (the kernel runs over the
+// output access, which the result must have, or broadcast to for an elementwise op), settings
+// naming a loop index. Throws CGap (c_gap) for an op whose shape rule it does not know.
 std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k);
 
 }  // namespace oi::c_emitter

@@ -27,6 +27,14 @@ persistent values as the first left them.
     c/auto_dim_runtime_dequantize_error.oi: a scale of another size than the axis.
   - c/auto_dim_runtime_attention.oi: attention (causal, and masked) over a matrix an access grows,
     within 1e-5 of f64; c/auto_dim_runtime_attention_error.oi: values of other keys.
+  - c/auto_dim_runtime_operands.oi: beside matrices an access grows, a prefix table's entry (a
+    literal one, one a loop index chooses), a persistent table's entry as the output (stored, and
+    spread over two rows), acc= (into a matrix, a plain value, broadcast over a part), i4 matrices
+    (dequantize, neg, a wrapping sum) and softmax along an axis naming a loop index (within 1e-5
+    of f64); c/auto_dim_runtime_acc_error.oi: an acc= reduction of another shape than its access,
+    c/auto_dim_runtime_table_error.oi: a result of another shape than the table's entry,
+    c/auto_dim_runtime_entry_error.oi: a prefix table's entry the model lacks,
+    c/auto_dim_runtime_axis_error.oi: an axis (a loop index) out of range (every step fails).
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -186,6 +194,38 @@ def copy_runtime():
     return steps
 
 
+def operands():
+    """The values after each step of auto_dim_runtime_operands.oi (exact, but the softmaxes: f64
+    within 1e-5). p.0, p.1 and Z of c/auto_dim_runtime_model.txt."""
+    p0, p1 = np.array([10, 20, 30, 40], dtype=F), np.array([-1, -2, -3, -4], dtype=F)
+    z = np.array([1, -2, 0, 5], dtype=np.int32)
+    m = np.ones((1, 4), dtype=F)
+    k = np.zeros((0, 4), dtype=F)
+    low = np.zeros((3, 2, 4), dtype=F)  # L: @fixed(t=3), no @init
+    f = np.zeros((0, 4), dtype=np.float64)
+    steps = []
+    for n in range(3):
+        r = n + 1
+        m = grown(m, r, 1.0) * p1                  # op mul(M[n, 0], p[1]) >> M
+        m = m + p0 + p1                            # op add(M, p[k]) >> M, k = 0, 1
+        k = np.vstack([k, m.sum(axis=0, dtype=F)])  # op sum_axis(M, axes=[0]) >> K[n]
+        low[n] = m.max(axis=0)                     # a [1, 4] result spread over L[n]'s 2 rows
+        a = np.tile(3 + z, (r, 1))                 # op add(Q[n, 0], Z, acc=i32) >> A[n, 0]
+        a[0] = z * z                               # op mul(Z, Z, acc=i32) >> A[0..1, ]
+        y = np.full(4, 3 * r, dtype=np.int32)      # op sum_axis(Q, axes=[0], acc=i32) >> y
+        u = (-3 * r + 8) % 16 - 8                  # i4 sums wrap: -3, -6, -9 -> 7
+        md = m.astype(np.float64)
+        sm = [np.exp(md - md.max(axis=a_, keepdims=True)) for a_ in (0, 1)]
+        sm = [e / e.sum(axis=a_, keepdims=True) for a_, e in enumerate(sm)]
+        f = np.vstack([f, np.zeros((r - f.shape[0], 4))]) + sm[0] + sm[1]
+        steps.append({"M": m.copy(), "K": k.copy(), "L": low.copy(), "A": a, "y": y,
+                      "D": np.full((r, 3), -1.5, dtype=F),    # i4 -3 dequantized by 0.5
+                      "V": np.full((r, 3), 3, dtype=np.int8),  # op neg(U) >> V[n, 0]
+                      "u": np.full(3, u, dtype=np.int8),
+                      "E": (sm[1], 1e-5), "F": (f.copy(), 1e-5)})
+    return steps
+
+
 # (graph or None, its values, error graph, its line:col, the error, the persistent values it keeps,
 # the steps that fail: the last 2, or all 3 where the first cannot fit either)
 ONES = np.ones((1, 4), dtype=F)
@@ -219,6 +259,18 @@ CASES = [
     ("auto_dim_runtime_attention.oi", attention, "auto_dim_runtime_attention_error.oi", "11:3",
      "op 'attention': attention v [4, 2] must have k's 1 keys",
      {"n": np.array(0, dtype=np.int32)}, 3),
+    # The operands of runtime_kernel.cpp beside a matrix of run-time shape.
+    ("auto_dim_runtime_operands.oi", operands, "auto_dim_runtime_acc_error.oi", "11:3",
+     "op 'sum_axis' produces shape [1, 4] but the access to 'A' has shape [2, 4]",
+     {"A": np.full((1, 4), 3, dtype=np.int32), "n": np.array(1, dtype=np.int32)}, 2),
+    (None, None, "auto_dim_runtime_table_error.oi", "11:37",
+     "cannot store a value of shape [2] into 'K' where the access has shape [4]",
+     {"K": np.full((1, 4), 4.0, dtype=F), "n": np.array(1, dtype=np.int32)}, 2),
+    (None, None, "auto_dim_runtime_entry_error.oi", "11:19",
+     "prefix table entry p[2] is model tensor 'p.2', which model 'model.oinf' lacks",
+     {"M": np.array([[0.0, -1.0, -2.0, -3.0]], dtype=F), "n": np.array(1, dtype=np.int32)}, 2),
+    (None, None, "auto_dim_runtime_axis_error.oi", "11:5",
+     "op 'softmax': axis 2 is out of range for rank 2", {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 
 
