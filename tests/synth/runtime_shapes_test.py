@@ -2,7 +2,7 @@
 """Ops whose shapes are known only at run time, through the C target (-O2 under ASan+UBSan),
 against values computed here (numpy, dsl.md's rules) and the simulator's messages:
 
-  runtime_shapes_test.py --openinfer BIN --cc CC --work DIR
+  runtime_shapes_test.py --openinfer BIN --cc CC --work DIR [--group shapes|operands]
 
 Each case is a graph run 3 steps, every returned value after each step as dsl.md gives it, and
 an error graph run 3 steps with --keep-going: the first step fits (where it can), the second and
@@ -27,11 +27,11 @@ persistent values as the first left them.
     c/auto_dim_runtime_dequantize_error.oi: a scale of another size than the axis.
   - c/auto_dim_runtime_attention.oi: attention (causal, and masked) over a matrix an access grows,
     within 1e-5 of f64; c/auto_dim_runtime_attention_error.oi: values of other keys.
-  - c/auto_dim_runtime_operands.oi: beside matrices an access grows, a prefix table's entry (a
+  - (--group operands) c/auto_dim_runtime_operands.oi: beside matrices an access grows, a prefix table's entry (a
     literal one, one a loop index chooses), a persistent table's entry as the output (stored, and
     spread over two rows), acc= (into a matrix, a plain value, broadcast over a part), i4 matrices
-    (dequantize, neg, a wrapping sum) and softmax along an axis naming a loop index (within 1e-5
-    of f64); c/auto_dim_runtime_acc_error.oi: an acc= reduction of another shape than its access,
+    (dequantize, neg, a wrapping sum), a bitset matrix (added to itself, wrapping as u8) and
+    softmax along an axis naming a loop index (within 1e-5 of f64); c/auto_dim_runtime_acc_error.oi: an acc= reduction of another shape than its access,
     c/auto_dim_runtime_table_error.oi: a result of another shape than the table's entry,
     c/auto_dim_runtime_entry_error.oi: a prefix table's entry the model lacks,
     c/auto_dim_runtime_axis_error.oi: an axis (a loop index) out of range (every step fails).
@@ -203,6 +203,7 @@ def operands():
     k = np.zeros((0, 4), dtype=F)
     low = np.zeros((3, 2, 4), dtype=F)  # L: @fixed(t=3), no @init
     f = np.zeros((0, 4), dtype=np.float64)
+    t = np.full((1, 2), 200)
     steps = []
     for n in range(3):
         r = n + 1
@@ -218,11 +219,12 @@ def operands():
         sm = [np.exp(md - md.max(axis=a_, keepdims=True)) for a_ in (0, 1)]
         sm = [e / e.sum(axis=a_, keepdims=True) for a_, e in enumerate(sm)]
         f = np.vstack([f, np.zeros((r - f.shape[0], 4))]) + sm[0] + sm[1]
+        t = (2 * np.vstack([t, np.full((r - t.shape[0], 2), 200)])) % 256  # bitset: like u8
         steps.append({"M": m.copy(), "K": k.copy(), "L": low.copy(), "A": a, "y": y,
                       "D": np.full((r, 3), -1.5, dtype=F),    # i4 -3 dequantized by 0.5
                       "V": np.full((r, 3), 3, dtype=np.int8),  # op neg(U) >> V[n, 0]
                       "u": np.full(3, u, dtype=np.int8),
-                      "E": (sm[1], 1e-5), "F": (f.copy(), 1e-5)})
+                      "E": (sm[1], 1e-5), "F": (f.copy(), 1e-5), "T": t.astype(np.uint8)})
     return steps
 
 
@@ -259,7 +261,10 @@ CASES = [
     ("auto_dim_runtime_attention.oi", attention, "auto_dim_runtime_attention_error.oi", "11:3",
      "op 'attention': attention v [4, 2] must have k's 1 keys",
      {"n": np.array(0, dtype=np.int32)}, 3),
-    # The operands of runtime_kernel.cpp beside a matrix of run-time shape.
+]
+# --group operands (synth_c_runtime_operands): the operands of runtime_kernel.cpp beside a matrix
+# of run-time shape.
+OPERANDS = [
     ("auto_dim_runtime_operands.oi", operands, "auto_dim_runtime_acc_error.oi", "11:3",
      "op 'sum_axis' produces shape [1, 4] but the access to 'A' has shape [2, 4]",
      {"A": np.full((1, 4), 3, dtype=np.int32), "n": np.array(1, dtype=np.int32)}, 2),
@@ -326,7 +331,9 @@ def main():
     ap.add_argument("--openinfer", required=True)
     ap.add_argument("--cc", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--group", choices=("shapes", "operands"), default="shapes")
     o = ap.parse_args()
+    cases = CASES if o.group == "shapes" else OPERANDS
     w = o.work
     os.makedirs(w, exist_ok=True)
     for txt, name in (("auto_dim_runtime_model.txt", "model.oinf"),
@@ -336,7 +343,7 @@ def main():
             sys.exit(f"FAIL: pack {txt}: {log}")
     common = ["--model", "model.oinf", "--input", "x=input.oinf:x.{step}", "--steps", "3"]
     bad = []
-    for graph, values, error_graph, at, error, kept, fails in CASES:
+    for graph, values, error_graph, at, error, kept, fails in cases:
         error_graph = os.path.join(C, error_graph)
         if graph:
             check_values(o, w, bad, os.path.join(C, graph), values, common)
@@ -357,7 +364,7 @@ def main():
                 same(bad, got, name if step is None else f"{name}.step{step}", value)
     for b in bad:
         print(f"  {b}")
-    print(f"{'FAIL' if bad else 'ok'}: {len(CASES)} cases over 3 steps against the values "
+    print(f"{'FAIL' if bad else 'ok'}: {len(cases)} cases over 3 steps against the values "
           f"computed here, their error graphs' failed steps against the simulator's messages")
     return 1 if bad else 0
 
