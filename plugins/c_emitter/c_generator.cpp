@@ -863,13 +863,7 @@ class Generator : public KernelEnv {
     const json::object& op = k.at("ops").at(0).as_object();
     std::string reads, writes;
     for (auto& [text, view] : kernel_tabviews_) {
-      if (view.matrix || !view.write) continue;
-      if (view.run_time)
-        c_gap("op-on-auto-dim", "'" + text +
-                                    "', a table slice of run-time length the op writes, beside "
-                                    "an @auto_dim matrix of run-time shape (kernel " +
-                                    std::to_string(k.at("id").as_int64()) +
-                                    ") is not supported yet");
+      if (view.matrix || !view.write || view.run_time) continue;  // run_time: runtime_slice
       if (!view.spread_to.empty()) {  // the buffer holds the access; the kernel spreads into it
         view.value.shape = view.spread_to;
         tabviews_[view.value.name].shape = view.spread_to;
@@ -903,6 +897,36 @@ class Generator : public KernelEnv {
                           "(unsigned char*)s->v_" + table.name + " + (size_t)" + var + " * " +
                               std::to_string(entry_bytes) + "u"};
     };
+    // A table slice of run-time length as the output: its span where the kernel starts, the
+    // store where it ends (as table_access writes one).
+    auto runtime_slice = [&](const std::string& text, const std::string& in,
+                             const std::string& stop) -> std::optional<RuntimeSliceC> {
+      auto it = kernel_tabviews_.find(text);
+      if (it == kernel_tabviews_.end() || !it->second.run_time || !it->second.write)
+        return std::nullopt;
+      const AccessText a = parse_access(text);
+      const Value& t = value(a.name);
+      const std::string at = at_of(op, "output_at");
+      RuntimeSliceC r;
+      r.span = span_code(
+          table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_, stop, in,
+          nullptr);
+      for (size_t j = 0; j < t.indices.size(); ++j)
+        if (j >= a.slots.size() || a.slots[j].range)
+          r.dims.push_back("ln[" + std::to_string(j) + "]");
+      for (uint64_t d : t.shape) r.dims.push_back(std::to_string(d) + "ll");
+      r.store = [this, at, in, name = t.name](const std::string& data, const std::string& stop) {
+        const std::string w = format_text(at.empty() ? "" : at + ": ");
+        return in + "{\n" + in + "  const int rc = oi_tab_write(&s->t_" + name + ", st, ln, " +
+               data + ");\n" + in + "  if (rc == -2) {\n" + in +
+               "    s->failed = budget_fail(s, \"" + w + "\", \"" + format_text(name) + "\");\n" +
+               in + "    " + stop + "\n" + in + "  }\n" + in + "  if (rc != 0) {\n" + in +
+               "    s->failed = fail(s, " + name_ + "_ERR_MEMORY, \"" + w +
+               "out of memory growing table '" + name + "'\");\n" + in + "    " + stop + "\n" + in +
+               "  }\n" + in + "}\n";
+      };
+      return r;
+    };
     RuntimeKernelEnv e{*this,
                        library_,
                        library_ops_,
@@ -911,7 +935,8 @@ class Generator : public KernelEnv {
                        entry ? "goto done;" : "return;",
                        indent,
                        emit_profile().freestanding,
-                       prefix_entry};
+                       prefix_entry,
+                       runtime_slice};
     std::string c = reads + runtime_kernel(e, k) + writes;
     kernel_tabviews_.clear();
     runtime_kernel_ = false;
@@ -959,8 +984,10 @@ class Generator : public KernelEnv {
         if (!lead) {
           // The kernel's result has its own shape, broadcast over the slice's entries when
           // stored (broadcast_store): an elementwise kernel's always, another's where the plan
-          // gives it (result_shape_planned).
-          if (!output || (str(k.at("kind")) != "elementwise" && !result_shape_planned(k)))
+          // gives it (result_shape_planned), or one of run-time shapes' (runtime_kernel_, set by
+          // its inputs: runtime_slice).
+          if (!output ||
+              (str(k.at("kind")) != "elementwise" && !result_shape_planned(k) && !runtime_kernel_))
             c_gap("runtime-slice-operand",
                   "'" + text + "' as the output of kernel " + std::to_string(id) +
                       " (a slice of run-time length written by an op whose inputs are not all "

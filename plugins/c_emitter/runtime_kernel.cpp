@@ -18,8 +18,9 @@ namespace {
 struct Side {
   std::string text, p, b, d, r, dtype;
   bool matrix = false;
-  bool access = false;                // a persistent table's access through its buffer
-  std::optional<PrefixEntryC> entry;  // a prefix table's entry
+  bool access = false;                 // a persistent table's access through its buffer
+  std::optional<PrefixEntryC> entry;   // a prefix table's entry
+  std::optional<RuntimeSliceC> slice;  // the output: a table slice of run-time length
 };
 
 }  // namespace
@@ -117,6 +118,10 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     << I << "  uint32_t rr = 0;\n";
   cleanup += "free(br); free(bs);";
   const std::string stop_all = cleanup + " " + e.stop;
+  if (!out.matrix && e.runtime_slice) {
+    sides[n].slice = e.runtime_slice(out.text, I + "  ", stop_all);
+    if (sides[n].slice) sides[n].access = false;
+  }
   auto fail = [&](const std::string& message, const std::string& args) {
     return I + "    s->failed = fail(s, " + e.env.prefix() + "_ERR_RUN, \"" + message + "\"" +
            args + ");\n" + I + "    " + stop_all + "\n";
@@ -143,10 +148,16 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     for (size_t k = 0; k < v.shape.size(); ++k)
       c << I << "  " << s.d << "[" << k << "] = " << v.shape[k] << "ll;\n";
   };
-  if (out.matrix)
+  if (out.matrix) {
     c << read(out, at_of("output_at", 0));
-  else
+  } else if (out.slice) {
+    // The slice's span and shape at run time, as the simulator reads the output access first.
+    c << out.slice->span << I << "  " << out.r << " = " << out.slice->dims.size() << "u;\n";
+    for (size_t q = 0; q < out.slice->dims.size(); ++q)
+      c << I << "  " << out.d << "[" << q << "] = (int64_t)" << out.slice->dims[q] << ";\n";
+  } else {
     static_dims(out);
+  }
   for (size_t i = 0; i < n; ++i) {
     if (sides[i].matrix)
       c << read(sides[i], at_of("inputs_at", i));
@@ -168,7 +179,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   c << I << "  int same = rr == rt, spread = 0;\n"
     << I << "  for (uint32_t q = 0; same && q < rr; ++q) same = rs[q] == dt[q];\n"
     << I << "  (void)spread;\n";
-  const bool plain = !out.matrix && !out.access;
+  const bool plain = !out.matrix && !out.access && !out.slice;
   if (plain) {
     c << I << "  if (!same) {\n"
       << text_of("rs", "rr", "ta") << text_of("dt", "rt", "tb")
@@ -273,6 +284,33 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     if (bits && numel % (8 / bits) != 0)
       c << I << "  ((unsigned char*)s->v_" << out_name << ")[" << numel / (8 / bits)
         << "] &= (unsigned char)" << ((1u << (numel % (8 / bits) * bits)) - 1u) << "u;\n";
+  } else if (out.slice) {
+    // Into the slice (its shape known now): the result of its shape, spread over it where it
+    // broadcasts, else cache.write's error, as the simulator stores it.
+    c << I << "  if (!same && !spread) {\n"
+      << text_of("rs", "rr", "ta") << text_of("dt", "rt", "tb")
+      << fail(format_text(at_of("output_at", 0) + ": ") +
+                  "cannot store a value of shape %s into '" + format_text(out_name) +
+                  "' where the access has shape %s",
+              ", ta, tb")
+      << I << "  }\n"
+      << I << "  if (spread) {\n";
+    if (bits) c << unpack;
+    c << I << "    size_t cells = 1;\n"
+      << I << "    for (uint32_t q = 0; q < rt; ++q) cells *= (size_t)dt[q];\n"
+      << I << "    bs = (unsigned char*)malloc(cells * " << (bits ? "1" : esize) << "u + 1u);\n"
+      << I << "    if (!bs) {\n"
+      << mem_fail << I << "    }\n"
+      << I << "    oi_rt_spread(" << (bits ? "1" : esize) << "u, br, rs, rr, bs, dt, rt);\n";
+    if (bits)  // packed again, into a buffer of the slice's size
+      c << I << "    free(br);\n"
+        << I << "    br = (unsigned char*)malloc((cells * " << bits << "u + 7u) / 8u + 1u);\n"
+        << I << "    if (!br) {\n"
+        << mem_fail << I << "    }\n"
+        << I << "    oi_ad_pack(br, bs, cells, " << bits << "u);\n";
+    else
+      c << I << "    free(br);\n" << I << "    br = bs;\n" << I << "    bs = NULL;\n";
+    c << I << "  }\n" << out.slice->store("br", stop_all);
   } else if (out.access) {
     // Into the table access's buffer (the caller stores it): the result of its shape, spread
     // over it where it broadcasts, else cache.write's error, as the simulator stores it.

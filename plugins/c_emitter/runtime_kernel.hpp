@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "auto_dim.hpp"
 #include "c_common.hpp"
@@ -28,6 +29,15 @@ struct PrefixEntryC {
   std::string at, missing, fail, data;
 };
 
+// A persistent table's slice of run-time length as the output (`K[0..n]`): the C declaring its
+// start and length per table index (`int64_t st[], ln[]`, with the simulator's checks), its shape
+// as C expressions, and the C storing `data` of that shape there (failing with `stop`).
+struct RuntimeSliceC {
+  std::string span;
+  std::vector<std::string> dims;
+  std::function<std::string(const std::string& data, const std::string& stop)> store;
+};
+
 struct RuntimeKernelEnv {
   KernelEnv& env;               // the generator: operands, values, the program's name
   const KernelLibrary* lib;     // nullptr: the library is missing beside the plugin
@@ -39,15 +49,21 @@ struct RuntimeKernelEnv {
   // The entry `text` names with its number in `var`; nullopt for another operand.
   std::function<std::optional<PrefixEntryC>(const std::string& text, const std::string& var)>
       prefix_entry;
+  // The output `text` when it is a table slice of run-time length (indent, the failure's stop);
+  // nullopt otherwise.
+  std::function<std::optional<RuntimeSliceC>(const std::string& text, const std::string& indent,
+                                             const std::string& stop)>
+      runtime_slice;
 };
 
 // The C (in the step's body) of single-op kernel `k` (c_generator.cpp splits a fused one), whose
 // operands include an @auto_dim matrix whose shape is known only at run time. Its other operands:
 // plain values, a persistent table's access through its buffer (the caller reads it before and
-// stores it after), a prefix table's entry (its number at run time); packed dtypes (a matrix's
-// cells packed for the library and its packed result unpacked), acc= (the kernel runs over the
-// output access, which the result must have, or broadcast to for an elementwise op), settings
-// naming a loop index. Throws CGap (c_gap) for an op whose shape rule it does not know.
+// stores it after; a slice of run-time length through runtime_slice), a prefix table's entry (its
+// number at run time); packed dtypes (a matrix's cells packed for the library and its packed result
+// unpacked), acc= (the kernel runs over the output access, which the result must have, or broadcast
+// to for an elementwise op), settings naming a loop index. Throws CGap (c_gap) for an op whose
+// shape rule it does not know.
 std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k);
 
 }  // namespace oi::c_emitter

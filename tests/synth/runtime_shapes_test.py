@@ -35,6 +35,9 @@ persistent values as the first left them.
     c/auto_dim_runtime_table_error.oi: a result of another shape than the table's entry,
     c/auto_dim_runtime_entry_error.oi: a prefix table's entry the model lacks,
     c/auto_dim_runtime_axis_error.oi: an axis (a loop index) out of range (every step fails).
+  - (--group operands) c/auto_dim_runtime_slice_out.oi: persistent table slices of run-time
+    length written by ops on such matrices (stored, spread over the entries, f32 and i4);
+    c/auto_dim_runtime_slice_out_error.oi: a result that does not broadcast to the slice.
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -228,6 +231,21 @@ def operands():
     return steps
 
 
+def slice_out():
+    """The values after each step of auto_dim_runtime_slice_out.oi (exact)."""
+    low = np.full((4, 4), 0.5, dtype=F)  # R: @fixed(t=4) @init(0.5)
+    steps = []
+    for n, x in enumerate(X):
+        r = n + 1
+        m = np.ones((r, 4), dtype=F)                # M[n, 0] grows M (@init 1.0), never written
+        k = np.tile(m[0] + x, (r, 1))               # op add(M[n, 0], x) >> K[0..n+1]
+        low[1:r + 1] = m.sum(axis=0, dtype=F)       # [4] spread over R[1..n+2]
+        p = np.full((r + 1, 3), -3, dtype=np.int8)  # op max_axis(Q, axes=[0]) >> P[1..n+2]
+        p[0] = 3                                    # op neg(Q[n, 0]) >> P[0..n+1], row 0 kept
+        steps.append({"K": k, "R": low.copy(), "P": p})
+    return steps
+
+
 # (graph or None, its values, error graph, its line:col, the error, the persistent values it keeps,
 # the steps that fail: the last 2, or all 3 where the first cannot fit either)
 ONES = np.ones((1, 4), dtype=F)
@@ -274,6 +292,9 @@ OPERANDS = [
     (None, None, "auto_dim_runtime_entry_error.oi", "11:19",
      "prefix table entry p[2] is model tensor 'p.2', which model 'model.oinf' lacks",
      {"M": np.array([[0.0, -1.0, -2.0, -3.0]], dtype=F), "n": np.array(1, dtype=np.int32)}, 2),
+    ("auto_dim_runtime_slice_out.oi", slice_out, "auto_dim_runtime_slice_out_error.oi", "11:37",
+     "cannot store a value of shape [2] into 'K' where the access has shape [2, 4]",
+     {"K": np.full((1, 4), 4.0, dtype=F), "n": np.array(1, dtype=np.int32)}, 2),
     (None, None, "auto_dim_runtime_axis_error.oi", "11:5",
      "op 'softmax': axis 2 is out of range for rank 2", {"n": np.array(0, dtype=np.int32)}, 3),
 ]
