@@ -26,6 +26,7 @@
 #include "reset_window.hpp"
 #include "runtime_copy.hpp"
 #include "runtime_kernel.hpp"
+#include "runtime_shape_rules.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
 #include "yield_snapshot.hpp"
@@ -147,61 +148,127 @@ class Generator : public KernelEnv {
   EmitProfile profile() const { return {freestanding_, float_math_}; }
 
  private:
+  // Kernel k as a step: its function and call, or (shapes known only at run time) its C in the
+  // step's body.
+  void emit_kernel(const json::object& k, std::ostringstream& kernels, std::ostringstream& body,
+                   const std::string& indent, bool entry) {
+    prepare_tabviews(k);
+    if (runtime_kernel_ && k.at("ops").as_array().size() > 1) {
+      split_kernel(k, kernels, body, indent, entry);
+      return;
+    }
+    if (runtime_kernel_) {  // shapes known only at run time (runtime_kernel.hpp)
+      body << runtime_kernel_c(k, indent, entry);
+      return;
+    }
+    kernels << kernel(k);
+    // Table entries and slices an op reads are copied out of their tables before the
+    // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (view.read && view.matrix)
+        body << matrix_view_access(k, text, view.value, false, indent, entry);
+      else if (view.read)
+        body << table_access(text, view.value.name, false,
+                             at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
+    body << indent << "kernel_" << k.at("id").as_int64() << "(s";
+    for (const auto& p : kernel_params_) {
+      if (computed_.count(p)) {
+        body << ", " << computed_entry(p);
+        continue;
+      }
+      if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
+        invalid_plan("table index '" + p + "' of kernel " + std::to_string(k.at("id").as_int64()) +
+                     " is not an enclosing loop's index");
+      body << ", i_" << p;
+    }
+    body << ");\n";
+    if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
+    for (auto& [text, view] : kernel_tabviews_) {
+      if (!view.write) continue;
+      if (view.spread_to.empty()) {
+        body << broadcast_into_view(k, view.value, indent);
+        continue;
+      }
+      const std::vector<uint64_t> result = view.value.shape;
+      view.value.shape = view.spread_to;  // stored as the access's shape
+      tabviews_[view.value.name].shape = view.spread_to;
+      body << spread_code(result, view.value, indent);
+    }
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (view.write && view.matrix)
+        body << matrix_view_access(k, text, view.value, true, indent, entry);
+      else if (view.write && view.run_time)
+        body << broadcast_store(text, view.value, at_of(k.at("ops").at(0).as_object(), "output_at"),
+                                indent, entry);
+      else if (view.write)
+        body << table_access(text, view.value.name, true,
+                             at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
+    kernel_tabviews_.clear();
+  }
+
+  // Several ops fused into kernel k around a matrix of run-time shape (the planner gives such
+  // an op a kernel of its own; a plan may still fuse them): the ops one after another, each a
+  // kernel of its own (ids past the plan's), as the simulator runs them; a value the fused
+  // kernel kept internal gets a buffer of its own (storage "split", allocated with the state).
+  int64_t split_ids_ = -1;
+  static bool c_reduction(const std::string& op) {
+    static const std::set<std::string> kReductions = {
+        "sum_axis", "mean_axis", "prod_axis", "max_axis", "min_axis", "argmax_axis", "argmin_axis"};
+    return kReductions.count(op) > 0;
+  }
+  void split_kernel(const json::object& k, std::ostringstream& kernels, std::ostringstream& body,
+                    const std::string& indent, bool entry) {
+    kernel_tabviews_.clear();
+    runtime_kernel_ = false;
+    if (split_ids_ < 0) split_ids_ = static_cast<int64_t>(root_.at("kernels").as_array().size());
+    const auto& ops = k.at("ops").as_array();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const json::object& op = ops[i].as_object();
+      json::object one = k;
+      const int64_t id = split_ids_++;
+      one["id"] = id;
+      one["ops"] = json::array{op};
+      // The planner's class of a kernel of this op alone (build_schedule.cpp classify), and
+      // its shape: a plain output's.
+      const std::string name = str(op.at("op"));
+      bool bcast = false;
+      one["kind"] = name == "matmul"                         ? "matmul"
+                    : c_reduction(name)                      ? "reduction"
+                    : shape_rule(name, bcast) == "broadcast" ? "elementwise"
+                                                             : "op";
+      json::array reads, writes;
+      for (const auto& in : op.at("inputs").as_array())
+        reads.push_back(json::string(parse_access(str(in)).name));
+      const std::string out = parse_access(str(op.at("output"))).name;
+      writes.push_back(json::string(out));
+      if (str(op.at("output")) == out && index_.count(out) && !autodims_.count(out)) {
+        json::array shape;
+        for (uint64_t d : value(out).shape) shape.push_back(d);
+        one["shape"] = shape;
+      }
+      one["reads"] = reads;
+      one["writes"] = writes;
+      one["internal"] = json::array();
+      if (auto it = index_.find(out); it != index_.end() &&
+                                      values_[it->second].storage == "internal" &&
+                                      !autodims_.count(out)) {
+        Value& v = values_[it->second];
+        v.storage = "split";
+        v.bytes = value_bytes(v.dtype, v.numel());
+      }
+      if (op_table().fallible.count(str(op.at("op")))) fallible_.insert(id);
+      emit_kernel(one, kernels, body, indent, entry);
+    }
+  }
+
   // One step of a block, `indent` deep; loops recurse into their bodies.
   void emit_step(const json::object& st, std::ostringstream& kernels, std::ostringstream& body,
                  const std::string& indent, bool entry) {
     const std::string kind = str(st.at("kind"));
     body << note_writes(st, indent);
     if (kind == "kernel") {
-      const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
-      prepare_tabviews(k.as_object());
-      if (runtime_kernel_) {  // shapes known only at run time (runtime_kernel.hpp)
-        body << runtime_kernel_c(k.as_object(), indent, entry);
-        return;
-      }
-      kernels << kernel(k.as_object());
-      // Table entries and slices an op reads are copied out of their tables before the
-      // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
-      for (const auto& [text, view] : kernel_tabviews_)
-        if (view.read && view.matrix)
-          body << matrix_view_access(k.as_object(), text, view.value, false, indent, entry);
-        else if (view.read)
-          body << table_access(text, view.value.name, false,
-                               at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
-      body << indent << "kernel_" << k.at("id").as_int64() << "(s";
-      for (const auto& p : kernel_params_) {
-        if (computed_.count(p)) {
-          body << ", " << computed_entry(p);
-          continue;
-        }
-        if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
-          invalid_plan("table index '" + p + "' of kernel " +
-                       std::to_string(k.at("id").as_int64()) + " is not an enclosing loop's index");
-        body << ", i_" << p;
-      }
-      body << ");\n";
-      if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
-      for (auto& [text, view] : kernel_tabviews_) {
-        if (!view.write) continue;
-        if (view.spread_to.empty()) {
-          body << broadcast_into_view(k.as_object(), view.value, indent);
-          continue;
-        }
-        const std::vector<uint64_t> result = view.value.shape;
-        view.value.shape = view.spread_to;  // stored as the access's shape
-        tabviews_[view.value.name].shape = view.spread_to;
-        body << spread_code(result, view.value, indent);
-      }
-      for (const auto& [text, view] : kernel_tabviews_)
-        if (view.write && view.matrix)
-          body << matrix_view_access(k.as_object(), text, view.value, true, indent, entry);
-        else if (view.write && view.run_time)
-          body << broadcast_store(text, view.value,
-                                  at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
-        else if (view.write)
-          body << table_access(text, view.value.name, true,
-                               at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
-      kernel_tabviews_.clear();
+      emit_kernel(root_.at("kernels").as_array().at(st.at("kernel").as_int64()).as_object(),
+                  kernels, body, indent, entry);
     } else if (kind == "return") {
       if (entry)
         for (const auto& n : st.at("names").as_array())
@@ -788,20 +855,78 @@ class Generator : public KernelEnv {
   // runtime_kernel's, in the step's body.
   bool runtime_kernel_ = false;
   std::string runtime_kernel_c(const json::object& k, const std::string& indent, bool entry) {
-    // A persistent table's entry the op reads is copied out first, as for any kernel (its
-    // buffer an operand of static shape); one it writes is not covered yet.
-    std::string reads;
-    for (const auto& [text, view] : kernel_tabviews_) {
-      if (view.matrix) continue;
-      if (view.write || view.run_time)
-        c_gap("op-on-auto-dim", "'" + text +
-                                    "', a table access the op writes, beside an @auto_dim matrix "
-                                    "of run-time shape (kernel " +
-                                    std::to_string(k.at("id").as_int64()) +
-                                    ") is not supported yet");
-      reads += table_access(text, view.value.name, false,
-                            at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
+    // A persistent table's access among the operands goes through its buffer of static shape,
+    // as for any kernel: the output's read first (the simulator reads the output access before
+    // the inputs), then the inputs' (copied out); the output stored after the kernel, which
+    // puts the result into the buffer (runtime_kernel.hpp). A slice of run-time length written
+    // is not covered yet.
+    const json::object& op = k.at("ops").at(0).as_object();
+    std::string reads, writes;
+    for (auto& [text, view] : kernel_tabviews_) {
+      if (view.matrix || !view.write || view.run_time) continue;  // run_time: runtime_slice
+      if (!view.spread_to.empty()) {  // the buffer holds the access; the kernel spreads into it
+        view.value.shape = view.spread_to;
+        tabviews_[view.value.name].shape = view.spread_to;
+        view.spread_to.clear();
+      }
+      reads += table_access(text, view.value.name, false, at_of(op, "output_at"), indent, entry);
+      writes += table_access(text, view.value.name, true, at_of(op, "output_at"), indent, entry);
     }
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (!view.matrix && view.read && !view.write)
+        reads += table_access(text, view.value.name, false, at_of(op, "at"), indent, entry);
+    // A prefix table's entry: its number at run time, checked as a kernel's entry is
+    // (declare_views), its bytes within the table's.
+    const std::string line = json::serialize(op.at("line"));
+    auto prefix_entry = [&](const std::string& text,
+                            const std::string& var) -> std::optional<PrefixEntryC> {
+      if (text.find('[') == std::string::npos || is_table_access(text) || is_auto_access(text))
+        return std::nullopt;
+      const Value& view = operand(text);
+      const Value& table = value(text.substr(0, text.find('[')));
+      if (!table.table) return std::nullopt;
+      std::string at = computed_.count(view.index) ? computed_entry(view.index)
+                       : std::isdigit(static_cast<unsigned char>(view.index[0]))
+                           ? view.index + "ll"
+                           : index_c(view.index);
+      const uint64_t entry_bytes = value_bytes(table.dtype, table.numel());
+      return PrefixEntryC{"(int64_t)(" + at + ")",
+                          var + " < 0 || " + var + " >= " + std::to_string(table.entries) +
+                              " || s->avail_" + table.name + "[" + var + "] != 1",
+                          missing_entry_c(k, text, table, var, line),
+                          "(unsigned char*)s->v_" + table.name + " + (size_t)" + var + " * " +
+                              std::to_string(entry_bytes) + "u"};
+    };
+    // A table slice of run-time length as the output: its span where the kernel starts, the
+    // store where it ends (as table_access writes one).
+    auto runtime_slice = [&](const std::string& text, const std::string& in,
+                             const std::string& stop) -> std::optional<RuntimeSliceC> {
+      auto it = kernel_tabviews_.find(text);
+      if (it == kernel_tabviews_.end() || !it->second.run_time || !it->second.write)
+        return std::nullopt;
+      const AccessText a = parse_access(text);
+      const Value& t = value(a.name);
+      const std::string at = at_of(op, "output_at");
+      RuntimeSliceC r;
+      r.span = span_code(
+          table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_, stop, in,
+          nullptr);
+      for (size_t j = 0; j < t.indices.size(); ++j)
+        if (j >= a.slots.size() || a.slots[j].range)
+          r.dims.push_back("ln[" + std::to_string(j) + "]");
+      for (uint64_t d : t.shape) r.dims.push_back(std::to_string(d) + "ll");
+      r.store = [this, at, in, name = t.name](const std::string& data, const std::string& stop) {
+        const std::string w = format_text(at.empty() ? "" : at + ": ");
+        return in + "{\n" + in + "  const int rc = oi_tab_write(&s->t_" + name + ", st, ln, " +
+               data + ");\n" + in + "  if (rc == -2) {\n" + in +
+               "    s->failed = budget_fail(s, \"" + w + "\", \"" + format_text(name) + "\");\n" +
+               in + "    " + stop + "\n" + in + "  }\n" + in + "  if (rc != 0) {\n" + in +
+               "    s->failed = fail(s, " + name_ + "_ERR_MEMORY, \"" + w +
+               "out of memory growing table '" + name + "'\");\n" + in + "    " + stop + "\n" + in +
+               "  }\n" + in + "}\n";
+      };
+      return r;
+    };
     RuntimeKernelEnv e{*this,
                        library_,
                        library_ops_,
@@ -809,8 +934,10 @@ class Generator : public KernelEnv {
                        [&](const std::string& n) { return index_c(n); },
                        entry ? "goto done;" : "return;",
                        indent,
-                       emit_profile().freestanding};
-    std::string c = reads + runtime_kernel(e, k);
+                       emit_profile().freestanding,
+                       prefix_entry,
+                       runtime_slice};
+    std::string c = reads + runtime_kernel(e, k) + writes;
     kernel_tabviews_.clear();
     runtime_kernel_ = false;
     return c;
@@ -857,8 +984,10 @@ class Generator : public KernelEnv {
         if (!lead) {
           // The kernel's result has its own shape, broadcast over the slice's entries when
           // stored (broadcast_store): an elementwise kernel's always, another's where the plan
-          // gives it (result_shape_planned).
-          if (!output || (str(k.at("kind")) != "elementwise" && !result_shape_planned(k)))
+          // gives it (result_shape_planned), or one of run-time shapes' (runtime_kernel_, set by
+          // its inputs: runtime_slice).
+          if (!output ||
+              (str(k.at("kind")) != "elementwise" && !result_shape_planned(k) && !runtime_kernel_))
             c_gap("runtime-slice-operand",
                   "'" + text + "' as the output of kernel " + std::to_string(id) +
                       " (a slice of run-time length written by an op whose inputs are not all "

@@ -1,7 +1,8 @@
 // The result shape of an op on matrices of run-time shape (runtime_kernel.hpp): the op's catalog
 // rule (core/src/catalog/shape_rules.cpp, shape_rules_nn.cpp) written as C that computes it from
 // the operands' run-time dims, with the rule's error, word for word, where the shapes do not fit
-// it. What the rule needs of the settings is read now: a setting that is not a literal is a gap.
+// it. What the rule needs of the settings is read now, but an axis naming a loop index, which the
+// C reads at run time (`i_NAME`); constant scalars and size variables are literals by then.
 #pragma once
 
 #include <functional>

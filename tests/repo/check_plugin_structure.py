@@ -173,8 +173,7 @@ def check_shared(problems):
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
     "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
-                      "runtime_kernel.cpp does not cover (prefix entries as inputs, table "
-                      "outputs, packed dtypes, the slice, conv and pool rules)",
+                      "runtime_kernel.cpp does not cover (the slice, conv and pool rules)",
     "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
                              "run-time length, whose result shape the plan does not give",
     "library-missing": "the C kernel library not installed beside the plugin",
