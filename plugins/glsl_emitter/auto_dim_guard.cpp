@@ -3,7 +3,6 @@
 #include "auto_dim_guard.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace oi::glsl {
 
@@ -11,20 +10,6 @@ namespace json = boost::json;
 
 namespace {
 
-// The catalog's shape rules (core/data/op_catalog.json) of the ops covered here.
-const std::set<std::string>& broadcasting_ops() {
-  static const std::set<std::string> s{"add", "mul", "sub", "div", "floor_div", "rem", "fma",
-                                       "min", "max", "and", "or",  "xor",       "eq",  "ne",
-                                       "lt",  "le",  "gt",  "ge",  "filter",    "pow"};
-  return s;
-}
-const std::set<std::string>& elementwise_ops() {  // rule "broadcast", broadcast false
-  static const std::set<std::string> s{
-      "abs",   "relu", "fill", "neg", "sign",     "recip",  "clamp",  "floor",   "ceil", "round",
-      "trunc", "not",  "shl",  "shr", "popcount", "is_nan", "is_inf", "is_neg",  "cast", "exp",
-      "log",   "sqrt", "sin",  "cos", "tanh",     "erf",    "rsqrt",  "sigmoid", "silu", "gelu"};
-  return s;
-}
 json::array dims_json(const std::vector<uint64_t>& d) {
   return json::array(d.begin(), d.end());
 }
@@ -85,8 +70,8 @@ std::optional<json::object> runtime_operand_guard(const PlanIn& plan, const Kern
     return true;
   };
   const size_t rank = declared.size();
-  if (broadcasting_ops().count(op.op) || elementwise_ops().count(op.op)) {
-    const bool bc = broadcasting_ops().count(op.op) > 0;
+  if (op.shape_rule == "broadcast") {  // the catalog's rule, as the plan gives it
+    const bool bc = op.broadcast;
     g["rule"] = "broadcast";
     g["broadcast"] = bc;
     // A larger size gives the same result only where another operand's size there is larger
@@ -101,7 +86,7 @@ std::optional<json::object> runtime_operand_guard(const PlanIn& plan, const Kern
       return std::nullopt;
     return g;
   }
-  if (op.op == "matmul") {
+  if (op.shape_rule == "matmul") {
     if (in.size() != 2 || in[0].size() < 2 || in[1].size() < 2) {
       why = "a matmul operand of rank below 2";
       return std::nullopt;

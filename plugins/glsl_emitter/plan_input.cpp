@@ -233,6 +233,10 @@ OpIn read_op(const json::object& o, const std::string& where) {
       op.inputs_at.push_back(x.is_string() ? std::string(x.as_string()) : std::string());
   if (const json::value* a = o.if_contains("at"); a && a->is_string())
     op.at = std::string(a->as_string());
+  if (const json::value* r = o.if_contains("shape_rule"); r && r->is_string())
+    op.shape_rule = std::string(r->as_string());
+  if (const json::value* b = o.if_contains("broadcast"); b && b->is_bool())
+    op.broadcast = b->as_bool();
   return op;
 }
 

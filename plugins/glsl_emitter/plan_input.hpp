@@ -68,6 +68,10 @@ struct OpIn {
   // A setting named a variable in the plan (a loop index, a constant, a size variable), before
   // resolve_settings: the planner then left the op's result shape open.
   bool named_settings = false;
+  // The catalog's output-shape rule ("broadcast", "matmul", ...) and whether the inputs
+  // broadcast, as the plan gives them (for results evaluated at run time).
+  std::string shape_rule;
+  bool broadcast = false;
 };
 
 struct KernelIn {

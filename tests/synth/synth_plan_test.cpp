@@ -375,6 +375,37 @@ block entry {
   BOOST_TEST(!op.as_object().contains("inputs_access"));  // relu(h): no indexed input
 }
 
+BOOST_AUTO_TEST_CASE(json_form_gives_each_ops_catalog_shape_rule) {
+  const std::string src =
+      R"(volatile { a: f32[2, 3]; b: f32[3]; c: f32[2, 3]; s: f32[2]; t: f32[3, 2];
+           m: f32[2, 2]; }
+block entry {
+  op add(a, b) >> c;
+  barrier;
+  op relu(c) >> c;
+  barrier;
+  op sum_axis(c, axes=[1]) >> s;
+  barrier;
+  op transpose(a, perm=[1, 0]) >> t;
+  barrier;
+  op matmul(a, t) >> m;
+  return m;
+}
+)";
+  auto root = boost::json::parse(plan_of(src).to_json()).as_object();
+  // (rule, broadcast) per op in kernel order, as op_catalog.json and ops.md define them.
+  std::vector<std::pair<std::string, bool>> rules;
+  for (const auto& k : root.at("kernels").as_array())
+    for (const auto& op : k.at("ops").as_array())
+      rules.emplace_back(op.at("shape_rule").as_string(), op.at("broadcast").as_bool());
+  const std::vector<std::pair<std::string, bool>> expected{{"broadcast", true},
+                                                           {"broadcast", false},
+                                                           {"reduce_axes", false},
+                                                           {"transpose", false},
+                                                           {"matmul", true}};
+  BOOST_TEST((rules == expected));
+}
+
 BOOST_AUTO_TEST_CASE(prefix_table_entries_fuse_growable_table_entries_do_not) {
   const std::string src = R"(
 constant { W(l): f32[D, D]; }

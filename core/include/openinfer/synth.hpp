@@ -77,11 +77,19 @@ struct PlanValue {
   std::optional<std::string> shares;  // in-place: takes this value's offset
 };
 
+// The catalog's output-shape rule of a kernel's op, for emitters that evaluate it at run time
+// (a matrix whose shape is known only then): a ShapeRuleRegistry name and numpy broadcasting.
+struct PlanOpRule {
+  std::string shape_rule;
+  bool broadcast = false;
+};
+
 struct PlanKernel {
   uint32_t id = 0;
   std::string kind;                   // "elementwise", "matmul", "reduction", "op"
   Dims shape;                         // iteration shape: the output shape of every op of the group
   std::vector<const Node*> ops;       // run order; for matmul/reduction ops[0] is the head
+  std::vector<PlanOpRule> rules;      // per op of `ops`, the catalog's shape rule
   std::vector<std::string> reads;     // values read from memory
   std::vector<std::string> writes;    // values written to memory
   std::vector<std::string> internal;  // values kept in registers

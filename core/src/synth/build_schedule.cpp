@@ -331,6 +331,7 @@ class Scheduler {
       if (c_.value(name) && !contains(written, name)) add_unique(k.reads, name);
     };
     bool inplace = k.kind == "elementwise";
+    k.rules.clear();
     for (const Node* n : k.ops) {
       std::vector<std::string> reads, writes;
       node_names(*n, reads, writes);
@@ -338,6 +339,7 @@ class Scheduler {
       for (const std::string& w : writes)
         if (c_.value(w)) add_unique(written, w);
       const OpSchema* op = c_.catalog.find(n->op);
+      k.rules.push_back(op ? PlanOpRule{op->shape_rule, op->broadcast} : PlanOpRule{});
       const bool acc = std::any_of(n->settings.begin(), n->settings.end(),
                                    [](const Setting& s) { return s.name == "acc"; });
       inplace = inplace && op && op->inplace && !acc;

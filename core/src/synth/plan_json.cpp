@@ -348,7 +348,14 @@ std::string Plan::to_json() const {
     o["kind"] = k.kind;
     o["shape"] = dims(k.shape);
     json::array ops;
-    for (const Node* n : k.ops) ops.push_back(op_json(*n));
+    for (size_t i = 0; i < k.ops.size(); ++i) {
+      json::object op = op_json(*k.ops[i]);
+      if (i < k.rules.size()) {  // the catalog's output-shape rule (run-time shapes)
+        op["shape_rule"] = k.rules[i].shape_rule;
+        op["broadcast"] = k.rules[i].broadcast;
+      }
+      ops.push_back(std::move(op));
+    }
     o["ops"] = std::move(ops);
     o["reads"] = strings(k.reads);
     o["writes"] = strings(k.writes);
