@@ -5,12 +5,20 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "c_common.hpp"
 
 namespace oi::c_emitter {
+
+// An integer setting (absent: `fallback`) and a list of them (absent: nullopt), read at
+// generation time; a loop index or another kind is a gap.
+int64_t literal_int(const json::object& settings, const char* key, int64_t fallback,
+                    const std::string& where);
+std::optional<std::vector<int64_t>> literal_ints(const json::object& settings, const char* key,
+                                                 const std::string& where);
 
 // The catalog rule of builtin op `op` ("" where this file does not know it), and whether the op
 // broadcasts its inputs.
