@@ -43,8 +43,8 @@ std::string slice_code(const ShapeRuleText& t) {
     case geometry::SliceError::none:
       break;
     case geometry::SliceError::lengths:
-      return static_fail(t,
-                         "'starts', 'ends', 'axes' and 'steps' must have one entry per sliced axis");
+      return static_fail(
+          t, "'starts', 'ends', 'axes' and 'steps' must have one entry per sliced axis");
     case geometry::SliceError::too_many:
       return static_fail(t, "'starts' has " + std::to_string(starts->size()) +
                                 " entries but the input has rank " + std::to_string(rank));
@@ -77,8 +77,8 @@ std::vector<int64_t> spatial_list(const ShapeRuleText& t, const char* name, size
   if (!v) return std::vector<int64_t>(count, fallback);
   if (!error.empty()) return *v;
   if (v->size() != count) {
-    error = "'" + std::string(name) + "' has " + std::to_string(v->size()) +
-            " entries but needs " + std::to_string(count) + " (one per spatial axis)";
+    error = "'" + std::string(name) + "' has " + std::to_string(v->size()) + " entries but needs " +
+            std::to_string(count) + " (one per spatial axis)";
     return *v;
   }
   for (int64_t x : *v)
@@ -97,8 +97,8 @@ std::string spatial_code(const ShapeRuleText& t, const std::vector<std::string>&
   const size_t n = kernel.size();
   std::string error;
   const auto strides = spatial_list(t, "strides", n, 1, 1, error);
-  const auto dilations = has_dilations ? spatial_list(t, "dilations", n, 1, 1, error)
-                                       : std::vector<int64_t>(n, 1);
+  const auto dilations =
+      has_dilations ? spatial_list(t, "dilations", n, 1, 1, error) : std::vector<int64_t>(n, 1);
   std::vector<int64_t> pads(2 * n, 0);
   if (const auto p = literal_ints(t.settings, "pads", t.where); p && error.empty()) {
     if (p->size() != 2 * n) {
@@ -118,8 +118,8 @@ std::string spatial_code(const ShapeRuleText& t, const std::vector<std::string>&
     c << I << "  {\n"
       << I << "    const oi_window_axis a = {(uint64_t)d0[" << A << "], (uint64_t)" << kernel[i]
       << ", " << u(static_cast<uint64_t>(strides[i])) << ", "
-      << u(static_cast<uint64_t>(dilations[i])) << ", " << u(static_cast<uint64_t>(pads[i]))
-      << ", " << u(static_cast<uint64_t>(pads[n + i])) << "};\n"
+      << u(static_cast<uint64_t>(dilations[i])) << ", " << u(static_cast<uint64_t>(pads[i])) << ", "
+      << u(static_cast<uint64_t>(pads[n + i])) << "};\n"
       << I << "    if (!oi_window_valid(a)) {\n"
       << t.fail(t.rule_at + "spatial axis " + std::to_string(i) +
                     ": the window spans %llu but the padded input has only %llu",
@@ -135,9 +135,9 @@ std::string spatial_code(const ShapeRuleText& t, const std::vector<std::string>&
 std::string spatial_rank_code(const ShapeRuleText& t, const std::string& op) {
   const std::string& I = t.indent;
   return I + "  {\n" + dims_text_code(I, "d0", "r0", "ta") +
-         t.fail(t.rule_at + format_text(op) +
-                    " needs x of rank 3 (N, C, W) or 4 (N, C, H, W), got %s",
-                ", ta") +
+         t.fail(
+             t.rule_at + format_text(op) + " needs x of rank 3 (N, C, W) or 4 (N, C, H, W), got %s",
+             ", ta") +
          I + "  }\n";
 }
 

@@ -27,6 +27,13 @@ persistent values as the first left them.
     c/auto_dim_runtime_dequantize_error.oi: a scale of another size than the axis.
   - c/auto_dim_runtime_attention.oi: attention (causal, and masked) over a matrix an access grows,
     within 1e-5 of f64; c/auto_dim_runtime_attention_error.oi: values of other keys.
+  - c/auto_dim_runtime_window.oi: slice (negative starts, ends and steps; axes out of order),
+    conv and max_pool (pads, strides, dilations) over a batch an access grows and a 2-D avg_pool
+    over rows it grows, their counts and windows computed at run time by openinfer/geometry.h;
+    c/auto_dim_runtime_conv_error.oi: a weight of one channel for an input whose channels grow,
+    c/auto_dim_runtime_pool_error.oi: a window wider than the padded input (every step fails),
+    c/auto_dim_runtime_slice_error.oi: a slice's run-time count that the output's store does
+    not take (every step fails).
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -150,6 +157,66 @@ def attention():
     return steps
 
 
+def conv1d(x, w, b, pads, stride, dil):
+    """ONNX Conv of x [N, C, W] with w [M, C, K]: the input padded with zeros, output cell o
+    sums x_padded[o * stride + k * dil] * w[k] over taps and channels (f64, exact here)."""
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), pads))
+    k = w.shape[2]
+    starts = range(0, xp.shape[2] - dil * (k - 1), stride)
+    y = np.stack([sum(xp[:, :, o + t * dil] @ w[:, :, t].T.astype(np.float64) for t in range(k))
+                  for o in starts], axis=2)
+    return (y + b[None, :, None]).astype(F)
+
+
+def max_pool1d(x, kernel, pads, dil):
+    """ONNX MaxPool (stride 1): padded cells never win."""
+    xp = np.pad(x, ((0, 0), (0, 0), pads), constant_values=-np.inf)
+    starts = range(0, xp.shape[2] - dil * (kernel - 1))
+    return np.stack([np.max(np.stack([xp[:, :, o + t * dil] for t in range(kernel)]), axis=0)
+                     for o in starts], axis=2).astype(F)
+
+
+def avg_pool2d(x, kernel, strides, pads):
+    """ONNX AveragePool without count_include_pad: the f32 sum of a window's input cells (exact
+    here) over their count, one f32 division."""
+    (kh, kw), (sh, sw), (pt, pl, pb, pr) = kernel, strides, pads
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    ones = np.pad(np.ones_like(x, dtype=np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    rows = range(0, xp.shape[2] - kh + 1, sh)
+    cols = range(0, xp.shape[3] - kw + 1, sw)
+    y = np.zeros(x.shape[:2] + (len(rows), len(cols)), dtype=F)
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            s = xp[:, :, r:r + kh, c:c + kw].sum(axis=(2, 3))
+            n = ones[:, :, r:r + kh, c:c + kw].sum(axis=(2, 3))
+            y[:, :, i, j] = s.astype(F) / n.astype(F)
+    return y
+
+
+def window():
+    """The values after each step of auto_dim_runtime_window.oi (Python's slices, the references
+    above; CW and CB of c/auto_dim_runtime_model.txt)."""
+    cw = np.array([[[1.0, -1.0, 0.5]], [[2.0, 0.25, -0.5]]], dtype=F)
+    cb = np.array([0.5, -1.0], dtype=F)
+    m, h = np.ones((1, 4), dtype=F), np.ones((2, 4), dtype=F)
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x                      # op add(M[n, 0], x) >> M
+        xm = m.reshape(n + 1, 1, 4)                       # op add(X[n, 0, 0], x) >> X
+        h = grown(h, n + 2, 1.0) + x                      # op add(H[0, 0, n, 0], x) >> H
+        steps.append({
+            "M": m.copy(),
+            "S": m[-1:-100:-1, 3:-100:-2].copy(),         # starts=[-1, 3], ends=[-100, -100]
+            "U": m[0:100, 1:3].copy(),                    # axes=[1, -2]
+            "X": xm.copy(),
+            "Y": conv1d(xm, cw, cb, (1, 2), 2, 2),
+            "P": max_pool1d(xm, 2, (0, 1), 2),
+            "H": h.reshape(1, 1, n + 2, 4).copy(),
+            "A": avg_pool2d(h.reshape(1, 1, n + 2, 4), (2, 3), (1, 2), (0, 1, 1, 0)),
+        })
+    return steps
+
+
 def copy_runtime():
     """The values after each step of copy_runtime.oi (every one exact)."""
     m, nn = np.ones((1, 4), dtype=F), np.zeros((0, 4), dtype=F)
@@ -218,6 +285,19 @@ CASES = [
      {"n": np.array(0, dtype=np.int32)}, 3),
     ("auto_dim_runtime_attention.oi", attention, "auto_dim_runtime_attention_error.oi", "11:3",
      "op 'attention': attention v [4, 2] must have k's 1 keys",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    # The slice, conv and pool rules (runtime_window_rules.cpp).
+    ("auto_dim_runtime_window.oi", window, "auto_dim_runtime_conv_error.oi", "12:3",
+     "op 'conv': conv weight [2, 1, 3] has 1 input channels per group but x [1, 2, 4] with "
+     "group 1 needs 2",
+     {"X": np.ones((1, 1, 4), dtype=F), "n": np.array(1, dtype=np.int32),
+      # sum(CW[m]) over a window of ones, no bias: 1 - 1 + 0.5 and 2 + 0.25 - 0.5
+      "Y": np.array([[[0.5, 0.5], [1.75, 1.75]]], dtype=F)}, 2),
+    (None, None, "auto_dim_runtime_pool_error.oi", "11:3",
+     "op 'max_pool': spatial axis 0: the window spans 7 but the padded input has only 4",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    (None, None, "auto_dim_runtime_slice_error.oi", "12:58",
+     "cannot store a value of shape [0, 4] as auto_dim 'S' of current shape [1, 4]",
      {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 
