@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -613,7 +614,8 @@ class Generator : public KernelEnv {
   struct TabView {
     Value value;
     bool read = false, write = false;
-    bool run_time = false;  // a slice of run-time length: value has the kernel's shape
+    bool run_time = false;   // a slice of run-time length: value has the kernel's shape
+    bool unplanned = false;  // ... whose result shape the plan does not give (runtime_kernel)
     std::vector<uint64_t> spread_to =
         {};               // non-empty: value has the kernel's shape, spread to this
     bool matrix = false;  // an @auto_dim matrix (or part) read or stored as cache.read/write
@@ -787,12 +789,20 @@ class Generator : public KernelEnv {
   // Kernel k reads a plain @auto_dim matrix whose shape is known only at run time: its C is
   // runtime_kernel's, in the step's body.
   bool runtime_kernel_ = false;
+  // A kernel of run-time shapes without an @auto_dim matrix (a slice of run-time length its
+  // result's rule sizes): the program needs auto_dim_c's run-time helpers all the same.
+  bool runtime_helpers_ = false;
   std::string runtime_kernel_c(const json::object& k, const std::string& indent, bool entry) {
     // A persistent table's entry the op reads is copied out first, as for any kernel (its
     // buffer an operand of static shape); one it writes is not covered yet.
     std::string reads;
+    const TabView* slice_out = nullptr;  // a slice of run-time length it writes
     for (const auto& [text, view] : kernel_tabviews_) {
       if (view.matrix) continue;
+      if (view.write && view.unplanned && !slice_out) {
+        slice_out = &view;
+        continue;
+      }
       if (view.write || view.run_time)
         c_gap("op-on-auto-dim", "'" + text +
                                     "', a table access the op writes, beside an @auto_dim matrix "
@@ -809,7 +819,22 @@ class Generator : public KernelEnv {
                        [&](const std::string& n) { return index_c(n); },
                        entry ? "goto done;" : "return;",
                        indent,
-                       emit_profile().freestanding};
+                       emit_profile().freestanding,
+                       {}};
+    if (slice_out) {
+      // The result, of the shape its rule gives at run time, broadcast over the slice's entries
+      // and stored there (broadcast_store).
+      const std::string text =
+          std::find_if(kernel_tabviews_.begin(), kernel_tabviews_.end(), [&](const auto& kv) {
+            return &kv.second == slice_out;
+          })->first;
+      const std::string at = at_of(k.at("ops").at(0).as_object(), "output_at");
+      e.slice_store = [this, text, slice_out, at, entry](const std::string& ind,
+                                                         const std::string& stop) {
+        return broadcast_store(text, slice_out->value, at, ind, entry,
+                               RuntimeResult{"br", "rs", "rr", stop});
+      };
+    }
     std::string c = reads + runtime_kernel(e, k);
     kernel_tabviews_.clear();
     runtime_kernel_ = false;
@@ -854,16 +879,25 @@ class Generator : public KernelEnv {
         auto lead =
             static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
         bool run_time = false;
+        bool unplanned = false;
         if (!lead) {
           // The kernel's result has its own shape, broadcast over the slice's entries when
           // stored (broadcast_store): an elementwise kernel's always, another's where the plan
-          // gives it (result_shape_planned).
-          if (!output || (str(k.at("kind")) != "elementwise" && !result_shape_planned(k)))
+          // gives it (result_shape_planned); where it does not, the op's rule computes it at
+          // run time and the op runs on that shape (runtime_kernel.hpp).
+          if (!output)
             c_gap("runtime-slice-operand",
-                  "'" + text + "' as the output of kernel " + std::to_string(id) +
-                      " (a slice of run-time length written by an op whose inputs are not all "
-                      "whole values of static shape, or whose settings name variables or acc=) "
-                      "is not supported yet");
+                  "'" + text + "', a slice of run-time length, as an input of kernel " +
+                      std::to_string(id) + " is not supported yet");
+          unplanned = str(k.at("kind")) != "elementwise" && !result_shape_planned(k);
+          if (unplanned && freestanding_)
+            refuse_device_limit("c emitter",
+                                "'" + text + "' as the output of kernel " + std::to_string(id),
+                                "the result's shape, known only at run time, needs memory "
+                                "allocation at run time (the freestanding profile allocates "
+                                "nothing)",
+                                device_name_, "cpu.profile freestanding");
+          if (unplanned) runtime_kernel_ = runtime_helpers_ = true;
           run_time = true;
           lead.emplace();
         }
@@ -894,6 +928,7 @@ class Generator : public KernelEnv {
         field_kernel_[v.name] = id;
         it = kernel_tabviews_.emplace(text, TabView{v}).first;
         it->second.run_time = run_time;
+        it->second.unplanned = unplanned;
         it->second.spread_to = spread_to;
         if (run_time) {
           // The slice's largest span, where every sliced index has a @fixed bound: the stacked
@@ -1535,16 +1570,24 @@ class Generator : public KernelEnv {
     return n;
   }
 
-  // The store of an elementwise kernel's result `var` (its own shape) into the table slice
-  // `text` of run-time length: as the simulator's kernel writes the slice, the result is
-  // broadcast over the slice's shape (the stacked lengths, then an entry's dims); a result that
-  // does not broadcast to it is the simulator's store error. The stacked value goes through
-  // s->v_VAR_span (every sliced index @fixed: its largest span) or an allocated buffer.
+  // A result whose shape is known only at run time (runtime_kernel.hpp): its bytes, dims and
+  // rank as C names, and the C that ends the step (freeing the kernel's buffers).
+  struct RuntimeResult {
+    std::string data, dims, rank, stop;
+  };
+
+  // The store of a kernel's result `var` (its own shape) into the table slice `text` of
+  // run-time length: as the simulator's kernel writes the slice, the result is broadcast over
+  // the slice's shape (the stacked lengths, then an entry's dims); a result that does not
+  // broadcast to it is the simulator's store error. The stacked value goes through
+  // s->v_VAR_span (every sliced index @fixed: its largest span) or an allocated buffer. With
+  // `rt`, the result is rt's, of a shape known only at run time.
   std::string broadcast_store(const std::string& text, const Value& var, const std::string& at,
-                              const std::string& indent, bool entry) {
+                              const std::string& indent, bool entry,
+                              const std::optional<RuntimeResult>& rt = std::nullopt) {
     const AccessText a = parse_access(text);
     const Value& t = value(a.name);
-    const std::string stop = entry ? "goto done;" : "return;";
+    const std::string stop = rt ? rt->stop : entry ? "goto done;" : "return;";
     const std::string where = format_text(at.empty() ? "" : at + ": ");
     std::vector<std::string> dims;  // the slice's shape, as C
     std::string shown, args;
@@ -1576,12 +1619,31 @@ class Generator : public KernelEnv {
              nullptr);
     c << I << "size_t total = 1;\n";
     for (const auto& d : dims) c << I << "total *= " << d << ";\n";
-    c << I << "if (!(" << ok << ")) {\n"
-      << I << "  s->failed = fail(s, " << name_ << "_ERR_RUN, \"" << where
-      << "cannot store a value of shape [" << from_text << "] into '" << format_text(t.name)
-      << "' where the access has shape [" << shown << "]\"" << args << ");\n"
-      << I << "  " << stop << "\n"
-      << I << "}\n";
+    if (rt) {
+      // The result's run-time shape against the slice's (numpy broadcasting to it).
+      c << I << "int64_t sd[OI_AD_RANK] = {0}, sb[OI_AD_RANK] = {0};\n"
+        << I << "const uint32_t sr = " << dims.size() << "u;\n";
+      for (size_t q = 0; q < dims.size(); ++q)
+        c << I << "sd[" << q << "] = (int64_t)" << dims[q] << ";\n";
+      c << I << "int fits = oi_rt_broadcast(" << rt->dims << ", " << rt->rank
+        << ", sd, sr, sb) == (int)sr;\n"
+        << I << "for (uint32_t q = 0; fits && q < sr; ++q) fits = sb[q] == sd[q];\n"
+        << I << "if (!fits) {\n"
+        << I << "  char ta[256];\n"
+        << I << "  oi_ad_text(ta, sizeof ta, " << rt->dims << ", " << rt->rank << ");\n"
+        << I << "  s->failed = fail(s, " << name_ << "_ERR_RUN, \"" << where
+        << "cannot store a value of shape %s into '" << format_text(t.name)
+        << "' where the access has shape [" << shown << "]\", ta" << args << ");\n"
+        << I << "  " << stop << "\n"
+        << I << "}\n";
+    } else {
+      c << I << "if (!(" << ok << ")) {\n"
+        << I << "  s->failed = fail(s, " << name_ << "_ERR_RUN, \"" << where
+        << "cannot store a value of shape [" << from_text << "] into '" << format_text(t.name)
+        << "' where the access has shape [" << shown << "]\"" << args << ");\n"
+        << I << "  " << stop << "\n"
+        << I << "}\n";
+    }
     if (bounded) {
       c << I << T << "* span = (" << T << "*)s->v_" << var.name << "_span;\n";
     } else {
@@ -1596,16 +1658,23 @@ class Generator : public KernelEnv {
     const std::string p = "((" + std::string(T) + "*)s->v_" + var.name + ")";
     if (packed_bits(var.dtype))
       c << I << "memset(span, 0, (total * " << packed_bits(var.dtype) << "u + 7u) / 8u);\n";
-    c << I << "for (size_t i = 0; i < total; ++i) {\n"
-      << I << "  size_t rest = i, j = 0, stride = 1;\n"
-      << I << "  (void)stride;\n";
-    for (size_t q = 0; q < from.size(); ++q) {
-      const std::string& d = dims[dims.size() - 1 - q];
-      const uint64_t f = from[from.size() - 1 - q];
-      if (f != 1) c << I << "  j += rest % " << d << " * stride;\n";
-      c << I << "  rest /= " << d << ";\n" << I << "  stride *= " << f << "u;\n";
+    if (rt) {
+      if (packed_bits(var.dtype)) invalid_plan("a packed result of run-time shape into " + text);
+      c << I << "if (total) oi_rt_spread(" << value_bytes(var.dtype, 1) << "u, " << rt->data << ", "
+        << rt->dims << ", " << rt->rank << ", (unsigned char*)span, sd, sr);\n";
+    } else {
+      c << I << "for (size_t i = 0; i < total; ++i) {\n"
+        << I << "  size_t rest = i, j = 0, stride = 1;\n"
+        << I << "  (void)stride;\n";
+      for (size_t q = 0; q < from.size(); ++q) {
+        const std::string& d = dims[dims.size() - 1 - q];
+        const uint64_t f = from[from.size() - 1 - q];
+        if (f != 1) c << I << "  j += rest % " << d << " * stride;\n";
+        c << I << "  rest /= " << d << ";\n" << I << "  stride *= " << f << "u;\n";
+      }
+      c << I << "  " << store(var.dtype, "span", "i", load(var.dtype, p, "j")) << "\n"
+        << I << "}\n";
     }
-    c << I << "  " << store(var.dtype, "span", "i", load(var.dtype, p, "j")) << "\n" << I << "}\n";
     c << I << "const int rc = oi_tab_write(&s->t_" << t.name << ", st, ln, span);\n"
       << (bounded ? "" : I + "free(span);\n");
     if (!freestanding_)
@@ -2380,6 +2449,8 @@ class Generator : public KernelEnv {
     for (const auto& [mname, m] : autodims_)
       r = std::max(r, m.base.size() + m.table_indices.size());       // stacked too
     for (const Value& v : values_) r = std::max(r, v.shape.size());  // runtime_kernel.cpp
+    for (const Value& v : values_)  // a slice of a table stored by broadcast_store
+      if (v.ptable) r = std::max(r, v.indices.size() + v.shape.size());
     return r;
   }
   // The most indices of a persistent table (oi_table's arrays), at least 8.
@@ -2415,7 +2486,7 @@ class Generator : public KernelEnv {
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     c << tables_hosted_type_c(max_table_rank());  // the state's oi_mem, with or without tables
     if (tables) c << tables_c(false);
-    if (!autodims_.empty()) c << auto_dim_c(max_auto_rank());
+    if (!autodims_.empty() || runtime_helpers_) c << auto_dim_c(max_auto_rank());
     c << yield_copy_c(false, tables, !autodims_.empty());
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;

@@ -133,7 +133,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   };
   if (out.matrix)
     c << read(out, at_of("output_at", 0));
-  else
+  else if (!e.slice_store)
     static_dims(out);
   for (size_t i = 0; i < n; ++i) {
     if (sides[i].matrix)
@@ -156,7 +156,9 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   c << I << "  int same = rr == rt, spread = 0;\n"
     << I << "  for (uint32_t q = 0; same && q < rr; ++q) same = rs[q] == dt[q];\n"
     << I << "  (void)spread;\n";
-  if (!out.matrix) {
+  if (e.slice_store) {
+    // stored by slice_store, which checks the result against the slice
+  } else if (!out.matrix) {
     c << I << "  if (!same) {\n"
       << text_of("rs", "rr", "ta") << text_of("dt", "rt", "tb")
       << fail(op_at + "op '" + format_text(name) + "' produces shape %s but output '" +
@@ -204,7 +206,9 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     indented += I + "    " + call.substr(p, q - p) + "\n";
   }
   c << indented << I << "    }\n" << I << "  }\n";
-  if (!out.matrix) {
+  if (e.slice_store) {
+    c << e.slice_store(I + "  ", stop_all);
+  } else if (!out.matrix) {
     c << I << "  memcpy(s->v_" << out_name << ", br, "
       << u(value_bytes(out.dtype, e.env.operand(out.text).numel())) << ");\n";
   } else {

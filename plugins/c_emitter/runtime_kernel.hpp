@@ -28,6 +28,10 @@ struct RuntimeKernelEnv {
   std::function<std::string(const std::string&)> index_c;  // C of an index name
   std::string stop, indent;                                // goto done / return; the indent
   bool freestanding = false;                               // positions without directories
+  // Set where the output is a table slice of run-time length (c_generator's broadcast_store):
+  // the C, `indent` deep, that stores the result (br, rs, rr) there or fails the step with
+  // `stop`; the output's own shape is then not read.
+  std::function<std::string(const std::string& indent, const std::string& stop)> slice_store;
 };
 
 // The C (in the step's body) of single-op kernel `k`, whose operands include an @auto_dim matrix

@@ -14,6 +14,10 @@ persistent values as the first left them.
   - c/slice_runtime_ops.oi: ops other than elementwise ones writing table slices of run-time
     length (the result spread over the entries, or stored row by row);
     c/slice_runtime_error.oi: a matmul's rows into a slice of another length.
+  - c/slice_runtime_unplanned.oi: the same of ops whose inputs are table entries, so that the plan
+    does not give the result's shape (the rule computes it at run time: a reduction, a matmul, a
+    slice and an avg_pool); c/slice_runtime_unplanned_error.oi: a matmul's rows into a slice of
+    another length.
   - c/copy_runtime.oi: copies neither of whose sides has a shape known before run time
     (matrices, table slices of run-time length, f32 and i4); c/copy_runtime_error.oi: a slice
     read into a matrix of another shape.
@@ -98,6 +102,26 @@ def slice_runtime_ops():
         v = (m @ W).astype(F)                           # op matmul(m, W) >> V[0..e], e = 2
         t = W.T.reshape(1, 2, 4).copy()                 # op transpose(W) >> T[0..e-1]
         steps.append({"K": k.copy(), "L": low.copy(), "V": v, "T": t})
+    return steps
+
+
+def slice_runtime_unplanned():
+    """The values after each step of slice_runtime_unplanned.oi (the references below)."""
+    m = np.full((2, 4), 1.5, dtype=F)
+    k, q = np.zeros((0, 4), dtype=F), np.zeros((0, 2, 4), dtype=F)
+    p = np.zeros((4, 1, 3), dtype=F)  # P: @fixed(t=4), no @init
+    steps = []
+    for n, x in enumerate(X):
+        c = n + 1
+        m = m + x                                       # op add(m, x) >> m; E[0] and R[0] hold m
+        k = np.vstack([k, np.zeros((c - k.shape[0], 4), dtype=F)])
+        k[0:c] = m.max(axis=0)                          # op max_axis(E[0], axes=[0]) >> K[0..c]
+        v = (m @ W).astype(F)                           # op matmul(E[0], W) >> V[0..e], e = 2
+        p[0:c] = m[1:2, 1:4]                            # starts=[1, 1], ends=[2, 4] >> P[0..c]
+        q = np.concatenate([q, np.zeros((c - q.shape[0], 2, 4), dtype=F)])
+        # op avg_pool(R[0], kernel=[3], pads=[1, 1]) >> Q[0..c]: [1, 2, 4] over c entries
+        q[0:c] = avg_pool2d(m.reshape(1, 2, 1, 4), (1, 3), (1, 1), (0, 1, 0, 1)).reshape(2, 4)
+        steps.append({"K": k.copy(), "V": v, "P": p.copy(), "Q": q.copy()})
     return steps
 
 
@@ -262,6 +286,9 @@ CASES = [
      {"y.step0": (ONES @ W).astype(F), "M": ONES, "n": np.array(1, dtype=np.int32)}, 2),
     ("slice_runtime_ops.oi", slice_runtime_ops, "slice_runtime_error.oi", "12:22",
      "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
+     {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}, 2),
+    ("slice_runtime_unplanned.oi", slice_runtime_unplanned, "slice_runtime_unplanned_error.oi",
+     "14:25", "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
      {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}, 2),
     ("copy_runtime.oi", copy_runtime, "copy_runtime_error.oi", "12:27",
      "cannot store a value of shape [3, 4] as auto_dim 'Q' of current shape [2, 4]",
