@@ -797,10 +797,12 @@ class Generator : public KernelEnv {
     // buffer an operand of static shape); one it writes is not covered yet.
     std::string reads;
     const TabView* slice_out = nullptr;  // a slice of run-time length it writes
+    std::set<std::string> slice_inputs;  // ... and those it reads
     for (const auto& [text, view] : kernel_tabviews_) {
       if (view.matrix) continue;
-      if (view.write && view.unplanned && !slice_out) {
-        slice_out = &view;
+      if (view.unplanned) {
+        if (view.read) slice_inputs.insert(text);  // read by the kernel (table_slice_read)
+        if (view.write) slice_out = &view;         // the kernel's one output
         continue;
       }
       if (view.write || view.run_time)
@@ -820,7 +822,8 @@ class Generator : public KernelEnv {
                        entry ? "goto done;" : "return;",
                        indent,
                        emit_profile().freestanding,
-                       {}};
+                       {},
+                       slice_inputs};
     if (slice_out) {
       // The result, of the shape its rule gives at run time, broadcast over the slice's entries
       // and stored there (broadcast_store).
@@ -885,14 +888,14 @@ class Generator : public KernelEnv {
           // stored (broadcast_store): an elementwise kernel's always, another's where the plan
           // gives it (result_shape_planned); where it does not, the op's rule computes it at
           // run time and the op runs on that shape (runtime_kernel.hpp).
-          if (!output)
-            c_gap("runtime-slice-operand",
-                  "'" + text + "', a slice of run-time length, as an input of kernel " +
-                      std::to_string(id) + " is not supported yet");
-          unplanned = str(k.at("kind")) != "elementwise" && !result_shape_planned(k);
+          // An input of run-time length (`K[l]` of `K(l, t)`, t growable), or an output beside
+          // one or beside a matrix an access grows (runtime_kernel_, the inputs coming first):
+          // the kernel's shapes are known only at run time.
+          unplanned = !output || runtime_kernel_ ||
+                      (str(k.at("kind")) != "elementwise" && !result_shape_planned(k));
           if (unplanned && freestanding_)
             refuse_device_limit("c emitter",
-                                "'" + text + "' as the output of kernel " + std::to_string(id),
+                                "'" + text + "' as an operand of kernel " + std::to_string(id),
                                 "the result's shape, known only at run time, needs memory "
                                 "allocation at run time (the freestanding profile allocates "
                                 "nothing)",

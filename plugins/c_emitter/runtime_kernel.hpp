@@ -32,6 +32,10 @@ struct RuntimeKernelEnv {
   // the C, `indent` deep, that stores the result (br, rs, rr) there or fails the step with
   // `stop`; the output's own shape is then not read.
   std::function<std::string(const std::string& indent, const std::string& stop)> slice_store;
+  // The inputs that are table accesses of run-time length (`K[l]` of `K(l, t)`, t growable):
+  // read in the kernel, in their turn, into buffers of their run-time shapes (runtime_copy.hpp's
+  // table_slice_read).
+  std::set<std::string> slice_inputs;
 };
 
 // The C (in the step's body) of single-op kernel `k`, whose operands include an @auto_dim matrix

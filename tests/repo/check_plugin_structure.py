@@ -224,7 +224,6 @@ C_GAPS = {
     "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
                       "runtime_kernel.cpp does not cover (prefix entries as inputs, table "
                       "outputs, packed dtypes, the slice, conv and pool rules)",
-    "runtime-slice-operand": "a table slice of run-time length as an op's input",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",

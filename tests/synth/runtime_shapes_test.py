@@ -16,8 +16,9 @@ persistent values as the first left them.
     c/slice_runtime_error.oi: a matmul's rows into a slice of another length.
   - c/slice_runtime_unplanned.oi: the same of ops whose inputs are table entries, so that the plan
     does not give the result's shape (the rule computes it at run time: a reduction, a matmul, a
-    slice and an avg_pool); c/slice_runtime_unplanned_error.oi: a matmul's rows into a slice of
-    another length.
+    slice and an avg_pool of table entries, a matmul of an @auto_dim matrix an access grows); c/slice_runtime_unplanned_error.oi: a matmul's rows into a slice of
+    another length; c/slice_runtime_inputs.oi: ops reading table accesses of run-time length
+    (`K[0]` of `K(l, t)`); c/slice_runtime_inputs_error.oi: a reduction along the wrong axis.
   - c/copy_runtime.oi: copies neither of whose sides has a shape known before run time
     (matrices, table slices of run-time length, f32 and i4); c/copy_runtime_error.oi: a slice
     read into a matrix of another shape.
@@ -110,6 +111,7 @@ def slice_runtime_unplanned():
     m = np.full((2, 4), 1.5, dtype=F)
     k, q = np.zeros((0, 4), dtype=F), np.zeros((0, 2, 4), dtype=F)
     p = np.zeros((4, 1, 3), dtype=F)  # P: @fixed(t=4), no @init
+    mm, g = np.ones((1, 4), dtype=F), np.zeros((5, 2), dtype=F)  # M @init(1.0), G @fixed(t=5)
     steps = []
     for n, x in enumerate(X):
         c = n + 1
@@ -121,7 +123,23 @@ def slice_runtime_unplanned():
         q = np.concatenate([q, np.zeros((c - q.shape[0], 2, 4), dtype=F)])
         # op avg_pool(R[0], kernel=[3], pads=[1, 1]) >> Q[0..c]: [1, 2, 4] over c entries
         q[0:c] = avg_pool2d(m.reshape(1, 2, 1, 4), (1, 3), (1, 1), (0, 1, 0, 1)).reshape(2, 4)
-        steps.append({"K": k.copy(), "V": v, "P": p.copy(), "Q": q.copy()})
+        mm = grown(mm, c, 1.0) + x                      # op add(M[c-1, 0], x) >> M
+        g[0:c] = (mm @ W).astype(F)                     # op matmul(M, W) >> G[0..c]
+        steps.append({"K": k.copy(), "V": v, "P": p.copy(), "Q": q.copy(), "M": mm.copy(),
+                      "G": g.copy()})
+    return steps
+
+
+def slice_runtime_inputs():
+    """The values after each step of slice_runtime_inputs.oi: K[0] holds x of steps 0..n."""
+    v = np.zeros((4, 2), dtype=F)  # V: @fixed(t=4), no @init
+    steps = []
+    for n in range(3):
+        k = np.stack(X[:n + 1])                         # cache.write x >> K[0, c-1]; K[0]
+        y = k.sum(axis=0, dtype=F)                      # op sum_axis(K[0], axes=[0]) >> y
+        s = (k * y).astype(F)                           # op mul(K[0], y) >> S[0..c]
+        v[0:n + 1] = (k @ W).astype(F)                  # op matmul(K[0], W) >> V[0..c]
+        steps.append({"y": y, "S": s, "V": v.copy()})
     return steps
 
 
@@ -290,6 +308,9 @@ CASES = [
     ("slice_runtime_unplanned.oi", slice_runtime_unplanned, "slice_runtime_unplanned_error.oi",
      "14:25", "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
      {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}, 2),
+    ("slice_runtime_inputs.oi", slice_runtime_inputs, "slice_runtime_inputs_error.oi", "12:3",
+     "op 'sum_axis' produces shape [1] but output 'y' has shape [4]",
+     {"c": np.array(1, dtype=np.int32)}, 3),
     ("copy_runtime.oi", copy_runtime, "copy_runtime_error.oi", "12:27",
      "cannot store a value of shape [3, 4] as auto_dim 'Q' of current shape [2, 4]",
      {"K": np.vstack([np.zeros(4, dtype=F), X[0]]), "Q": np.vstack([np.zeros(4, dtype=F), X[0]]),
