@@ -1,6 +1,8 @@
 // Kernels whose shapes are known only at run time (docs/synth.md, "@auto_dim matrices"): an op
 // reading an @auto_dim matrix that an access of the plan grows, or a part of one of run-time
-// length. As the simulator (core/src/exec/interpreter_op.cpp, op_result_shape.cpp): the output
+// length, a table access of run-time length (e.slice_inputs), or writing a table slice of
+// run-time length where the plan does not give the result's shape (e.slice_store). As the
+// simulator (core/src/exec/interpreter_op.cpp, op_result_shape.cpp): the output
 // access is read first (growing the matrix where its indices are scalars), then the inputs in
 // order; the op's result shape comes from its catalog rule at run time (the rule's error, word
 // for word, where the shapes do not fit it); a result equal to the output's shape is stored,
