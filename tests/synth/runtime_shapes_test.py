@@ -18,7 +18,8 @@ persistent values as the first left them.
     does not give the result's shape (the rule computes it at run time: a reduction, a matmul, a
     slice and an avg_pool of table entries, a matmul of an @auto_dim matrix an access grows); c/slice_runtime_unplanned_error.oi: a matmul's rows into a slice of
     another length; c/slice_runtime_inputs.oi: ops reading table accesses of run-time length
-    (`K[0]` of `K(l, t)`); c/slice_runtime_inputs_error.oi: a reduction along the wrong axis.
+    (`K[0]` of `K(l, t)`), and elementwise ones of such an input or of an @auto_dim matrix into
+    slices of run-time length; c/slice_runtime_inputs_error.oi: a reduction along the wrong axis.
   - c/copy_runtime.oi: copies neither of whose sides has a shape known before run time
     (matrices, table slices of run-time length, f32 and i4); c/copy_runtime_error.oi: a slice
     read into a matrix of another shape.
@@ -133,13 +134,17 @@ def slice_runtime_unplanned():
 def slice_runtime_inputs():
     """The values after each step of slice_runtime_inputs.oi: K[0] holds x of steps 0..n."""
     v = np.zeros((4, 2), dtype=F)  # V: @fixed(t=4), no @init
+    a = np.zeros((0, 4), dtype=F)
     steps = []
-    for n in range(3):
+    for n, x in enumerate(X):
         k = np.stack(X[:n + 1])                         # cache.write x >> K[0, c-1]; K[0]
         y = k.sum(axis=0, dtype=F)                      # op sum_axis(K[0], axes=[0]) >> y
         s = (k * y).astype(F)                           # op mul(K[0], y) >> S[0..c]
         v[0:n + 1] = (k @ W).astype(F)                  # op matmul(K[0], W) >> V[0..c]
-        steps.append({"y": y, "S": s, "V": v.copy()})
+        a = np.vstack([a, np.zeros((n + 2 - a.shape[0], 4), dtype=F)])
+        a[0:n + 1] = F(1.0) + x                         # add(M[c-1, 0], x): M is c rows of 1
+        a[1:n + 2] = k * x                              # op mul(K[0], x) >> A[1..c+1]
+        steps.append({"y": y, "S": s, "V": v.copy(), "A": a.copy()})
     return steps
 
 
