@@ -17,7 +17,9 @@
 #      subnormal in A (the careful pass);
 #   5. f16 matmul on tensor cores (vulkan_f16_matmul --bench --sizes 4096,2048 with
 #      OPENINFER_VULKAN_COOPMAT=force) for the default and every tile of COOP_TILES
-#      (BM,BN,BK,WM,DEPTH;...; COOP_TILES=none skips it), each run also checking its 13 shapes;
+#      (BM,BN,BK,WM,DEPTH[,SG[,STAGES[,EARLY]]][/G,W];...: /G,W adds G loader groups of W
+#      subgroups, OPENINFER_VULKAN_COOPMAT_LOADERS; COOP_TILES=none skips it), each run also
+#      checking its 144 shapes;
 #   6. a summary: each figure against PyTorch's, the best tiles.
 # Each part has a time limit (TUNE_PART_S, default 150 s). Exit status: 1 when a matmul check
 # failed, else 0.
@@ -61,10 +63,11 @@ for mode in ${MODES:-default OPENINFER_VULKAN_MATMUL_SUBNORMALS=inline OPENINFER
 done
 
 part "5. f16 matmul tiles on tensor cores"
-coop_tiles=${COOP_TILES:-"128,128,16,2,1;128,128,16,2,2;128,128,16,2,3;128,128,32,2,2;128,256,16,2,2;128,256,16,2,3;256,128,16,4,2;128,128,32,4,2"}
+coop_tiles=${COOP_TILES:-"128,128,16,2;128,256,16,2,1,8,3/2,2;128,256,16,2,1,8,2/2,2;128,128,32,2,1,8,2/2,2;256,128,32,4,1,16,1;128,128,64,2,1,8,1"}
 if [[ $coop_tiles != none ]]; then
   for tile in default ${coop_tiles//;/ }; do
-    if [[ $tile == default ]]; then setting=(); else setting=(OPENINFER_VULKAN_COOPMAT_TILE=$tile); fi
+    if [[ $tile == default ]]; then setting=(); else setting=(OPENINFER_VULKAN_COOPMAT_TILE=${tile%%/*}); fi
+    [[ $tile == */* ]] && setting+=(OPENINFER_VULKAN_COOPMAT_LOADERS=${tile#*/})
     env OPENINFER_VULKAN_COOPMAT=force "${setting[@]}" timeout "$limit" "$gpu" exec "$pack" "$debs" \
       vulkan_f16_matmul --bench --sizes 4096,2048 2>&1 | grep -E '^(checks|matmul|vulkan)|rror' |
       sed "s/^/coop=$tile /" | tee -a "$logs/tune_coop.txt"

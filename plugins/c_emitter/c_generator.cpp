@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -27,6 +26,7 @@
 #include "reset_window.hpp"
 #include "runtime_copy.hpp"
 #include "runtime_kernel.hpp"
+#include "runtime_shape_rules.hpp"
 #include "tables.hpp"
 #include "undo_bound.hpp"
 #include "yield_snapshot.hpp"
@@ -148,61 +148,127 @@ class Generator : public KernelEnv {
   EmitProfile profile() const { return {freestanding_, float_math_}; }
 
  private:
+  // Kernel k as a step: its function and call, or (shapes known only at run time) its C in the
+  // step's body.
+  void emit_kernel(const json::object& k, std::ostringstream& kernels, std::ostringstream& body,
+                   const std::string& indent, bool entry) {
+    prepare_tabviews(k);
+    if (runtime_kernel_ && k.at("ops").as_array().size() > 1) {
+      split_kernel(k, kernels, body, indent, entry);
+      return;
+    }
+    if (runtime_kernel_) {  // shapes known only at run time (runtime_kernel.hpp)
+      body << runtime_kernel_c(k, indent, entry);
+      return;
+    }
+    kernels << kernel(k);
+    // Table entries and slices an op reads are copied out of their tables before the
+    // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (view.read && view.matrix)
+        body << matrix_view_access(k, text, view.value, false, indent, entry);
+      else if (view.read)
+        body << table_access(text, view.value.name, false,
+                             at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
+    body << indent << "kernel_" << k.at("id").as_int64() << "(s";
+    for (const auto& p : kernel_params_) {
+      if (computed_.count(p)) {
+        body << ", " << computed_entry(p);
+        continue;
+      }
+      if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
+        invalid_plan("table index '" + p + "' of kernel " + std::to_string(k.at("id").as_int64()) +
+                     " is not an enclosing loop's index");
+      body << ", i_" << p;
+    }
+    body << ");\n";
+    if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
+    for (auto& [text, view] : kernel_tabviews_) {
+      if (!view.write) continue;
+      if (view.spread_to.empty()) {
+        body << broadcast_into_view(k, view.value, indent);
+        continue;
+      }
+      const std::vector<uint64_t> result = view.value.shape;
+      view.value.shape = view.spread_to;  // stored as the access's shape
+      tabviews_[view.value.name].shape = view.spread_to;
+      body << spread_code(result, view.value, indent);
+    }
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (view.write && view.matrix)
+        body << matrix_view_access(k, text, view.value, true, indent, entry);
+      else if (view.write && view.run_time)
+        body << broadcast_store(text, view.value, at_of(k.at("ops").at(0).as_object(), "output_at"),
+                                indent, entry);
+      else if (view.write)
+        body << table_access(text, view.value.name, true,
+                             at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
+    kernel_tabviews_.clear();
+  }
+
+  // Several ops fused into kernel k around a matrix of run-time shape (the planner gives such
+  // an op a kernel of its own; a plan may still fuse them): the ops one after another, each a
+  // kernel of its own (ids past the plan's), as the simulator runs them; a value the fused
+  // kernel kept internal gets a buffer of its own (storage "split", allocated with the state).
+  int64_t split_ids_ = -1;
+  static bool c_reduction(const std::string& op) {
+    static const std::set<std::string> kReductions = {
+        "sum_axis", "mean_axis", "prod_axis", "max_axis", "min_axis", "argmax_axis", "argmin_axis"};
+    return kReductions.count(op) > 0;
+  }
+  void split_kernel(const json::object& k, std::ostringstream& kernels, std::ostringstream& body,
+                    const std::string& indent, bool entry) {
+    kernel_tabviews_.clear();
+    runtime_kernel_ = false;
+    if (split_ids_ < 0) split_ids_ = static_cast<int64_t>(root_.at("kernels").as_array().size());
+    const auto& ops = k.at("ops").as_array();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const json::object& op = ops[i].as_object();
+      json::object one = k;
+      const int64_t id = split_ids_++;
+      one["id"] = id;
+      one["ops"] = json::array{op};
+      // The planner's class of a kernel of this op alone (build_schedule.cpp classify), and
+      // its shape: a plain output's.
+      const std::string name = str(op.at("op"));
+      bool bcast = false;
+      one["kind"] = name == "matmul"                         ? "matmul"
+                    : c_reduction(name)                      ? "reduction"
+                    : shape_rule(name, bcast) == "broadcast" ? "elementwise"
+                                                             : "op";
+      json::array reads, writes;
+      for (const auto& in : op.at("inputs").as_array())
+        reads.push_back(json::string(parse_access(str(in)).name));
+      const std::string out = parse_access(str(op.at("output"))).name;
+      writes.push_back(json::string(out));
+      if (str(op.at("output")) == out && index_.count(out) && !autodims_.count(out)) {
+        json::array shape;
+        for (uint64_t d : value(out).shape) shape.push_back(d);
+        one["shape"] = shape;
+      }
+      one["reads"] = reads;
+      one["writes"] = writes;
+      one["internal"] = json::array();
+      if (auto it = index_.find(out); it != index_.end() &&
+                                      values_[it->second].storage == "internal" &&
+                                      !autodims_.count(out)) {
+        Value& v = values_[it->second];
+        v.storage = "split";
+        v.bytes = value_bytes(v.dtype, v.numel());
+      }
+      if (op_table().fallible.count(str(op.at("op")))) fallible_.insert(id);
+      emit_kernel(one, kernels, body, indent, entry);
+    }
+  }
+
   // One step of a block, `indent` deep; loops recurse into their bodies.
   void emit_step(const json::object& st, std::ostringstream& kernels, std::ostringstream& body,
                  const std::string& indent, bool entry) {
     const std::string kind = str(st.at("kind"));
     body << note_writes(st, indent);
     if (kind == "kernel") {
-      const auto& k = root_.at("kernels").as_array().at(st.at("kernel").as_int64());
-      prepare_tabviews(k.as_object());
-      if (runtime_kernel_) {  // shapes known only at run time (runtime_kernel.hpp)
-        body << runtime_kernel_c(k.as_object(), indent, entry);
-        return;
-      }
-      kernels << kernel(k.as_object());
-      // Table entries and slices an op reads are copied out of their tables before the
-      // kernel runs; one it writes is stored after it (as the simulator stores an op's result).
-      for (const auto& [text, view] : kernel_tabviews_)
-        if (view.read && view.matrix)
-          body << matrix_view_access(k.as_object(), text, view.value, false, indent, entry);
-        else if (view.read)
-          body << table_access(text, view.value.name, false,
-                               at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
-      body << indent << "kernel_" << k.at("id").as_int64() << "(s";
-      for (const auto& p : kernel_params_) {
-        if (computed_.count(p)) {
-          body << ", " << computed_entry(p);
-          continue;
-        }
-        if (std::find(loop_stack_.begin(), loop_stack_.end(), p) == loop_stack_.end())
-          invalid_plan("table index '" + p + "' of kernel " +
-                       std::to_string(k.at("id").as_int64()) + " is not an enclosing loop's index");
-        body << ", i_" << p;
-      }
-      body << ");\n";
-      if (fallible_.count(k.at("id").as_int64())) body << indent << stop_if_failed(entry);
-      for (auto& [text, view] : kernel_tabviews_) {
-        if (!view.write) continue;
-        if (view.spread_to.empty()) {
-          body << broadcast_into_view(k.as_object(), view.value, indent);
-          continue;
-        }
-        const std::vector<uint64_t> result = view.value.shape;
-        view.value.shape = view.spread_to;  // stored as the access's shape
-        tabviews_[view.value.name].shape = view.spread_to;
-        body << spread_code(result, view.value, indent);
-      }
-      for (const auto& [text, view] : kernel_tabviews_)
-        if (view.write && view.matrix)
-          body << matrix_view_access(k.as_object(), text, view.value, true, indent, entry);
-        else if (view.write && view.run_time)
-          body << broadcast_store(text, view.value,
-                                  at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
-        else if (view.write)
-          body << table_access(text, view.value.name, true,
-                               at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
-      kernel_tabviews_.clear();
+      emit_kernel(root_.at("kernels").as_array().at(st.at("kernel").as_int64()).as_object(),
+                  kernels, body, indent, entry);
     } else if (kind == "return") {
       if (entry)
         for (const auto& n : st.at("names").as_array())
@@ -614,8 +680,7 @@ class Generator : public KernelEnv {
   struct TabView {
     Value value;
     bool read = false, write = false;
-    bool run_time = false;   // a slice of run-time length: value has the kernel's shape
-    bool unplanned = false;  // ... whose result shape the plan does not give (runtime_kernel)
+    bool run_time = false;  // a slice of run-time length: value has the kernel's shape
     std::vector<uint64_t> spread_to =
         {};               // non-empty: value has the kernel's shape, spread to this
     bool matrix = false;  // an @auto_dim matrix (or part) read or stored as cache.read/write
@@ -789,31 +854,85 @@ class Generator : public KernelEnv {
   // Kernel k reads a plain @auto_dim matrix whose shape is known only at run time: its C is
   // runtime_kernel's, in the step's body.
   bool runtime_kernel_ = false;
-  // A kernel of run-time shapes without an @auto_dim matrix (a slice of run-time length its
-  // result's rule sizes): the program needs auto_dim_c's run-time helpers all the same.
+  // A kernel of run-time shapes without an @auto_dim matrix (a table access of run-time length
+  // among its operands): the program needs auto_dim_c's run-time helpers all the same.
   bool runtime_helpers_ = false;
   std::string runtime_kernel_c(const json::object& k, const std::string& indent, bool entry) {
-    // A persistent table's entry the op reads is copied out first, as for any kernel (its
-    // buffer an operand of static shape); one it writes is not covered yet.
-    std::string reads;
-    const TabView* slice_out = nullptr;  // a slice of run-time length it writes
-    std::set<std::string> slice_inputs;  // ... and those it reads
-    for (const auto& [text, view] : kernel_tabviews_) {
-      if (view.matrix) continue;
-      if (view.unplanned) {
-        if (view.read) slice_inputs.insert(text);  // read by the kernel (table_slice_read)
-        if (view.write) slice_out = &view;         // the kernel's one output
-        continue;
+    // A persistent table's access among the operands goes through its buffer of static shape,
+    // as for any kernel: the output's read first (the simulator reads the output access before
+    // the inputs), then the inputs' (copied out); the output stored after the kernel, which
+    // puts the result into the buffer (runtime_kernel.hpp). A slice of run-time length written
+    // is not covered yet.
+    const json::object& op = k.at("ops").at(0).as_object();
+    std::string reads, writes;
+    for (auto& [text, view] : kernel_tabviews_) {
+      if (view.matrix || !view.write || view.run_time) continue;  // run_time: runtime_slice
+      if (!view.spread_to.empty()) {  // the buffer holds the access; the kernel spreads into it
+        view.value.shape = view.spread_to;
+        tabviews_[view.value.name].shape = view.spread_to;
+        view.spread_to.clear();
       }
-      if (view.write || view.run_time)
-        c_gap("op-on-auto-dim", "'" + text +
-                                    "', a table access the op writes, beside an @auto_dim matrix "
-                                    "of run-time shape (kernel " +
-                                    std::to_string(k.at("id").as_int64()) +
-                                    ") is not supported yet");
-      reads += table_access(text, view.value.name, false,
-                            at_of(k.at("ops").at(0).as_object(), "at"), indent, entry);
+      reads += table_access(text, view.value.name, false, at_of(op, "output_at"), indent, entry);
+      writes += table_access(text, view.value.name, true, at_of(op, "output_at"), indent, entry);
     }
+    std::set<std::string> slice_inputs;  // of run-time length: read by the kernel
+    for (const auto& [text, view] : kernel_tabviews_)
+      if (!view.matrix && view.read && view.run_time)
+        slice_inputs.insert(text);
+      else if (!view.matrix && view.read && !view.write)
+        reads += table_access(text, view.value.name, false, at_of(op, "at"), indent, entry);
+    // A prefix table's entry: its number at run time, checked as a kernel's entry is
+    // (declare_views), its bytes within the table's.
+    const std::string line = json::serialize(op.at("line"));
+    auto prefix_entry = [&](const std::string& text,
+                            const std::string& var) -> std::optional<PrefixEntryC> {
+      if (text.find('[') == std::string::npos || is_table_access(text) || is_auto_access(text))
+        return std::nullopt;
+      const Value& view = operand(text);
+      const Value& table = value(text.substr(0, text.find('[')));
+      if (!table.table) return std::nullopt;
+      std::string at = computed_.count(view.index) ? computed_entry(view.index)
+                       : std::isdigit(static_cast<unsigned char>(view.index[0]))
+                           ? view.index + "ll"
+                           : index_c(view.index);
+      const uint64_t entry_bytes = value_bytes(table.dtype, table.numel());
+      return PrefixEntryC{"(int64_t)(" + at + ")",
+                          var + " < 0 || " + var + " >= " + std::to_string(table.entries) +
+                              " || s->avail_" + table.name + "[" + var + "] != 1",
+                          missing_entry_c(k, text, table, var, line),
+                          "(unsigned char*)s->v_" + table.name + " + (size_t)" + var + " * " +
+                              std::to_string(entry_bytes) + "u"};
+    };
+    // A table slice of run-time length as the output: its span where the kernel starts, the
+    // store where it ends (as table_access writes one).
+    auto runtime_slice = [&](const std::string& text, const std::string& in,
+                             const std::string& stop) -> std::optional<RuntimeSliceC> {
+      auto it = kernel_tabviews_.find(text);
+      if (it == kernel_tabviews_.end() || !it->second.run_time || !it->second.write)
+        return std::nullopt;
+      const AccessText a = parse_access(text);
+      const Value& t = value(a.name);
+      const std::string at = at_of(op, "output_at");
+      RuntimeSliceC r;
+      r.span = span_code(
+          table_decl(t), a, [&](const std::string& n) { return index_c(n); }, at, name_, stop, in,
+          nullptr);
+      for (size_t j = 0; j < t.indices.size(); ++j)
+        if (j >= a.slots.size() || a.slots[j].range)
+          r.dims.push_back("ln[" + std::to_string(j) + "]");
+      for (uint64_t d : t.shape) r.dims.push_back(std::to_string(d) + "ll");
+      r.store = [this, at, in, name = t.name](const std::string& data, const std::string& stop) {
+        const std::string w = format_text(at.empty() ? "" : at + ": ");
+        return in + "{\n" + in + "  const int rc = oi_tab_write(&s->t_" + name + ", st, ln, " +
+               data + ");\n" + in + "  if (rc == -2) {\n" + in +
+               "    s->failed = budget_fail(s, \"" + w + "\", \"" + format_text(name) + "\");\n" +
+               in + "    " + stop + "\n" + in + "  }\n" + in + "  if (rc != 0) {\n" + in +
+               "    s->failed = fail(s, " + name_ + "_ERR_MEMORY, \"" + w +
+               "out of memory growing table '" + name + "'\");\n" + in + "    " + stop + "\n" + in +
+               "  }\n" + in + "}\n";
+      };
+      return r;
+    };
     RuntimeKernelEnv e{*this,
                        library_,
                        library_ops_,
@@ -822,23 +941,10 @@ class Generator : public KernelEnv {
                        entry ? "goto done;" : "return;",
                        indent,
                        emit_profile().freestanding,
-                       {},
+                       prefix_entry,
+                       runtime_slice,
                        slice_inputs};
-    if (slice_out) {
-      // The result, of the shape its rule gives at run time, broadcast over the slice's entries
-      // and stored there (broadcast_store).
-      const std::string text =
-          std::find_if(kernel_tabviews_.begin(), kernel_tabviews_.end(), [&](const auto& kv) {
-            return &kv.second == slice_out;
-          })->first;
-      const std::string at = at_of(k.at("ops").at(0).as_object(), "output_at");
-      e.slice_store = [this, text, slice_out, at, entry](const std::string& ind,
-                                                         const std::string& stop) {
-        return broadcast_store(text, slice_out->value, at, ind, entry,
-                               RuntimeResult{"br", "rs", "rr", stop});
-      };
-    }
-    std::string c = reads + runtime_kernel(e, k);
+    std::string c = reads + runtime_kernel(e, k) + writes;
     kernel_tabviews_.clear();
     runtime_kernel_ = false;
     return c;
@@ -882,17 +988,16 @@ class Generator : public KernelEnv {
         auto lead =
             static_lead(table_decl(t), a, [&](const std::string& n) { return constant_index(n); });
         bool run_time = false;
-        bool unplanned = false;
         if (!lead) {
           // The kernel's result has its own shape, broadcast over the slice's entries when
           // stored (broadcast_store): an elementwise kernel's always, another's where the plan
-          // gives it (result_shape_planned); where it does not, the op's rule computes it at
-          // run time and the op runs on that shape (runtime_kernel.hpp).
-          // An input of run-time length (`K[l]` of `K(l, t)`, t growable), or an output beside
-          // one or beside a matrix an access grows (runtime_kernel_, the inputs coming first):
-          // the kernel's shapes are known only at run time.
-          unplanned = !output || runtime_kernel_ ||
-                      (str(k.at("kind")) != "elementwise" && !result_shape_planned(k));
+          // gives it (result_shape_planned). Otherwise its shapes are known only at run time:
+          // an input of run-time length (`K[l]` of `K(l, t)`, t growable: slice_inputs), an
+          // output beside one or beside a matrix an access grows (runtime_kernel_, the inputs
+          // coming first), or where the plan does not give the result's shape; the op's rule
+          // computes it at run time (runtime_kernel.hpp, the output through runtime_slice).
+          const bool unplanned = !output || runtime_kernel_ ||
+                                 (str(k.at("kind")) != "elementwise" && !result_shape_planned(k));
           if (unplanned && freestanding_)
             refuse_device_limit("c emitter",
                                 "'" + text + "' as an operand of kernel " + std::to_string(id),
@@ -931,7 +1036,6 @@ class Generator : public KernelEnv {
         field_kernel_[v.name] = id;
         it = kernel_tabviews_.emplace(text, TabView{v}).first;
         it->second.run_time = run_time;
-        it->second.unplanned = unplanned;
         it->second.spread_to = spread_to;
         if (run_time) {
           // The slice's largest span, where every sliced index has a @fixed bound: the stacked
@@ -1296,13 +1400,10 @@ class Generator : public KernelEnv {
     return out;
   }
 
-  // The C kernel library's interface and the SDK's slice and window arithmetic (run-time shape
-  // rules, runtime_window_rules.cpp), where kernels call them (after NAME.h), and its ops'
+  // The C kernel library's interface, where kernels call it (after NAME.h), and its ops'
   // files, compiled as part of NAME.c (last, so their own macros stay out of the kernels).
   std::string library_include() const {
-    return library_ops_.empty() ? ""
-                                : "#include \"oi_kernels/oi_kernels.h\"\n"
-                                  "#include \"oi_kernels/openinfer/geometry.h\"\n";
+    return library_ops_.empty() ? "" : "#include \"oi_kernels/oi_kernels.h\"\n";
   }
   std::string library_unit() const {
     return library_ops_.empty() ? ""
@@ -1573,24 +1674,16 @@ class Generator : public KernelEnv {
     return n;
   }
 
-  // A result whose shape is known only at run time (runtime_kernel.hpp): its bytes, dims and
-  // rank as C names, and the C that ends the step (freeing the kernel's buffers).
-  struct RuntimeResult {
-    std::string data, dims, rank, stop;
-  };
-
-  // The store of a kernel's result `var` (its own shape) into the table slice `text` of
-  // run-time length: as the simulator's kernel writes the slice, the result is broadcast over
-  // the slice's shape (the stacked lengths, then an entry's dims); a result that does not
-  // broadcast to it is the simulator's store error. The stacked value goes through
-  // s->v_VAR_span (every sliced index @fixed: its largest span) or an allocated buffer. With
-  // `rt`, the result is rt's, of a shape known only at run time.
+  // The store of an elementwise kernel's result `var` (its own shape) into the table slice
+  // `text` of run-time length: as the simulator's kernel writes the slice, the result is
+  // broadcast over the slice's shape (the stacked lengths, then an entry's dims); a result that
+  // does not broadcast to it is the simulator's store error. The stacked value goes through
+  // s->v_VAR_span (every sliced index @fixed: its largest span) or an allocated buffer.
   std::string broadcast_store(const std::string& text, const Value& var, const std::string& at,
-                              const std::string& indent, bool entry,
-                              const std::optional<RuntimeResult>& rt = std::nullopt) {
+                              const std::string& indent, bool entry) {
     const AccessText a = parse_access(text);
     const Value& t = value(a.name);
-    const std::string stop = rt ? rt->stop : entry ? "goto done;" : "return;";
+    const std::string stop = entry ? "goto done;" : "return;";
     const std::string where = format_text(at.empty() ? "" : at + ": ");
     std::vector<std::string> dims;  // the slice's shape, as C
     std::string shown, args;
@@ -1622,31 +1715,12 @@ class Generator : public KernelEnv {
              nullptr);
     c << I << "size_t total = 1;\n";
     for (const auto& d : dims) c << I << "total *= " << d << ";\n";
-    if (rt) {
-      // The result's run-time shape against the slice's (numpy broadcasting to it).
-      c << I << "int64_t sd[OI_AD_RANK] = {0}, sb[OI_AD_RANK] = {0};\n"
-        << I << "const uint32_t sr = " << dims.size() << "u;\n";
-      for (size_t q = 0; q < dims.size(); ++q)
-        c << I << "sd[" << q << "] = (int64_t)" << dims[q] << ";\n";
-      c << I << "int fits = oi_rt_broadcast(" << rt->dims << ", " << rt->rank
-        << ", sd, sr, sb) == (int)sr;\n"
-        << I << "for (uint32_t q = 0; fits && q < sr; ++q) fits = sb[q] == sd[q];\n"
-        << I << "if (!fits) {\n"
-        << I << "  char ta[256];\n"
-        << I << "  oi_ad_text(ta, sizeof ta, " << rt->dims << ", " << rt->rank << ");\n"
-        << I << "  s->failed = fail(s, " << name_ << "_ERR_RUN, \"" << where
-        << "cannot store a value of shape %s into '" << format_text(t.name)
-        << "' where the access has shape [" << shown << "]\", ta" << args << ");\n"
-        << I << "  " << stop << "\n"
-        << I << "}\n";
-    } else {
-      c << I << "if (!(" << ok << ")) {\n"
-        << I << "  s->failed = fail(s, " << name_ << "_ERR_RUN, \"" << where
-        << "cannot store a value of shape [" << from_text << "] into '" << format_text(t.name)
-        << "' where the access has shape [" << shown << "]\"" << args << ");\n"
-        << I << "  " << stop << "\n"
-        << I << "}\n";
-    }
+    c << I << "if (!(" << ok << ")) {\n"
+      << I << "  s->failed = fail(s, " << name_ << "_ERR_RUN, \"" << where
+      << "cannot store a value of shape [" << from_text << "] into '" << format_text(t.name)
+      << "' where the access has shape [" << shown << "]\"" << args << ");\n"
+      << I << "  " << stop << "\n"
+      << I << "}\n";
     if (bounded) {
       c << I << T << "* span = (" << T << "*)s->v_" << var.name << "_span;\n";
     } else {
@@ -1661,23 +1735,16 @@ class Generator : public KernelEnv {
     const std::string p = "((" + std::string(T) + "*)s->v_" + var.name + ")";
     if (packed_bits(var.dtype))
       c << I << "memset(span, 0, (total * " << packed_bits(var.dtype) << "u + 7u) / 8u);\n";
-    if (rt) {
-      if (packed_bits(var.dtype)) invalid_plan("a packed result of run-time shape into " + text);
-      c << I << "if (total) oi_rt_spread(" << value_bytes(var.dtype, 1) << "u, " << rt->data << ", "
-        << rt->dims << ", " << rt->rank << ", (unsigned char*)span, sd, sr);\n";
-    } else {
-      c << I << "for (size_t i = 0; i < total; ++i) {\n"
-        << I << "  size_t rest = i, j = 0, stride = 1;\n"
-        << I << "  (void)stride;\n";
-      for (size_t q = 0; q < from.size(); ++q) {
-        const std::string& d = dims[dims.size() - 1 - q];
-        const uint64_t f = from[from.size() - 1 - q];
-        if (f != 1) c << I << "  j += rest % " << d << " * stride;\n";
-        c << I << "  rest /= " << d << ";\n" << I << "  stride *= " << f << "u;\n";
-      }
-      c << I << "  " << store(var.dtype, "span", "i", load(var.dtype, p, "j")) << "\n"
-        << I << "}\n";
+    c << I << "for (size_t i = 0; i < total; ++i) {\n"
+      << I << "  size_t rest = i, j = 0, stride = 1;\n"
+      << I << "  (void)stride;\n";
+    for (size_t q = 0; q < from.size(); ++q) {
+      const std::string& d = dims[dims.size() - 1 - q];
+      const uint64_t f = from[from.size() - 1 - q];
+      if (f != 1) c << I << "  j += rest % " << d << " * stride;\n";
+      c << I << "  rest /= " << d << ";\n" << I << "  stride *= " << f << "u;\n";
     }
+    c << I << "  " << store(var.dtype, "span", "i", load(var.dtype, p, "j")) << "\n" << I << "}\n";
     c << I << "const int rc = oi_tab_write(&s->t_" << t.name << ", st, ln, span);\n"
       << (bounded ? "" : I + "free(span);\n");
     if (!freestanding_)
@@ -2452,7 +2519,7 @@ class Generator : public KernelEnv {
     for (const auto& [mname, m] : autodims_)
       r = std::max(r, m.base.size() + m.table_indices.size());       // stacked too
     for (const Value& v : values_) r = std::max(r, v.shape.size());  // runtime_kernel.cpp
-    for (const Value& v : values_)  // a slice of a table stored by broadcast_store
+    for (const Value& v : values_)  // a table access of run-time length (runtime_kernel.cpp)
       if (v.ptable) r = std::max(r, v.indices.size() + v.shape.size());
     return r;
   }

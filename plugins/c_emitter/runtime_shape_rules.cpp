@@ -10,16 +10,30 @@
 
 namespace oi::c_emitter {
 
-// An integer setting (absent: `fallback`); a loop index or another kind is a gap.
-int64_t literal_int(const json::object& settings, const char* key, int64_t fallback,
-                    const std::string& where) {
+// The C of an integer setting (absent: `fallback`): a literal, or the variable of the loop
+// index it names (c_generator.cpp resolve_settings: constant scalars and size variables are
+// literals by then); another kind is an invalid plan (the validator refuses it).
+std::string int_setting_c(const json::object& settings, const char* key, int64_t fallback,
+                          const std::string& where) {
   const json::value* v = settings.if_contains(key);
-  if (!v) return fallback;
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64()) return static_cast<int64_t>(v->as_uint64());
-  c_gap("op-on-auto-dim", where + ": setting '" + key +
-                              "' of an op on a matrix of run-time shape is not a literal "
-                              "integer, which is not supported yet");
+  if (!v) return "(int64_t)" + std::to_string(fallback) + "ll";
+  if (v->is_int64()) return "(int64_t)" + std::to_string(v->as_int64()) + "ll";
+  if (v->is_uint64()) return "(int64_t)" + std::to_string(v->as_uint64()) + "ull";
+  if (const auto* o = v->if_object(); o && o->contains("loop_index"))
+    return "(int64_t)i_" + std::string(o->at("loop_index").as_string());
+  invalid_plan(where + ": setting '" + key + "' is not an integer");
+}
+
+// The C that sets `uint32_t ax` to axis setting `key` (absent: `fallback`) normalized for rank
+// `rank` at run time, or fails the step with the simulator's "axis A is out of range for rank R".
+std::string axis_code(const ShapeRuleText& t, const char* key, int64_t fallback, size_t rank) {
+  const std::string& I = t.indent;
+  const std::string R = std::to_string(rank);
+  return I + "  const int64_t ax_ = " + int_setting_c(t.settings, key, fallback, t.where) + ";\n" +
+         I + "  if (ax_ < -" + R + "ll || ax_ >= " + R + "ll) {\n" +
+         t.fail(t.rule_at + "axis %lld is out of range for rank " + R, ", (long long)ax_") + I +
+         "  }\n" + I + "  const uint32_t ax = (uint32_t)(ax_ < 0 ? ax_ + " + R + "ll : ax_);\n" +
+         I + "  (void)ax;\n";
 }
 
 namespace {
@@ -31,9 +45,10 @@ bool flag_setting(const json::object& settings, const char* key) {
 
 }  // namespace
 
-// A list of integer settings; absent: nullopt. A loop index or another kind is a gap.
-std::optional<std::vector<int64_t>> literal_ints(const json::object& settings, const char* key,
-                                                 const std::string& where) {
+// A list of integer settings; absent: nullopt. Another kind is an invalid plan (the validator
+// takes only a list of literals there).
+std::optional<std::vector<int64_t>> int_list(const json::object& settings, const char* key,
+                                             const std::string& where) {
   const json::value* v = settings.if_contains(key);
   if (!v) return std::nullopt;
   std::vector<int64_t> out;
@@ -46,9 +61,7 @@ std::optional<std::vector<int64_t>> literal_ints(const json::object& settings, c
       if (!x.is_int64()) break;
     }
   if (!v->is_array() || out.size() != v->as_array().size())
-    c_gap("op-on-auto-dim", where + ": setting '" + key +
-                                "' of an op on a matrix of run-time shape is not a list of "
-                                "literal integers, which is not supported yet");
+    invalid_plan(where + ": setting '" + key + "' is not a list of integers");
   return out;
 }
 
@@ -147,11 +160,7 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
   } else if (rule == "scalar") {
     c << I << "  rr = 0;\n";
   } else if (rule == "same_as_input0_axis") {
-    const int64_t axis = literal_int(settings, "axis", -1, where);
-    c << I << "  if (" << axis << "ll < -(int64_t)r0 || " << axis << "ll >= (int64_t)r0) {\n"
-      << fail(rule_at + "axis " + std::to_string(axis) + " is out of range for rank %u", ", r0")
-      << I << "  }\n"
-      << I << "  rr = r0;\n"
+    c << axis_code(t, "axis", -1, ins.at(0).rank) << I << "  rr = r0;\n"
       << I << "  memcpy(rs, d0, sizeof rs);\n";
   } else if (rule == "transpose") {
     // Static checks (the input's rank is static), then the dims permuted.
@@ -160,13 +169,7 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
     const auto r = static_cast<int64_t>(ins.at(0).rank);
     std::string error;
     if (list) {
-      if (!list->is_array())
-        c_gap("op-on-auto-dim", where + ": 'perm' that is not a list is not supported yet");
-      for (const auto& x : list->as_array()) {
-        if (!x.is_int64())
-          c_gap("op-on-auto-dim", where + ": an axis that is not an integer is not supported yet");
-        perm.push_back(x.as_int64());
-      }
+      perm = *int_list(settings, "perm", where);
       if (static_cast<int64_t>(perm.size()) != r)
         error = "'perm' has " + std::to_string(perm.size()) + " entries but the input has rank " +
                 std::to_string(r);
@@ -193,32 +196,23 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
       c << I << "  rr = " << perm.size() << "u;\n";
     }
   } else if (rule == "norm_trailing") {
-    const auto r = static_cast<int64_t>(ins.at(0).rank);
-    std::string error;
-    const auto axis = axis_in(literal_int(settings, "axis", -1, where), ins.at(0).rank, error);
-    if (!axis) {
-      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
-    } else {
-      const auto a = static_cast<int64_t>(*axis);
-      for (size_t i = 1; i < n; ++i) {
-        const std::string D = ins[i].d, Rk = ins[i].r, A = std::to_string(a);
-        c << I << "  {\n"
-          << I << "    int same = " << Rk << " == " << (r - a) << "u;\n"
-          << I << "    for (uint32_t q = 0; same && q < " << Rk << "; ++q) same = " << D
-          << "[q] == d0[" << A << " + q];\n"
-          << I << "    if (!same) {\n"
-          << text_of(D, Rk, "ta") << text_of("(d0 + " + A + ")", std::to_string(r - a) + "u", "tb")
-          << text_of("d0", "r0", "tc")
-          << fail(rule_at + "input " + std::to_string(i) +
-                      " has shape %s but must have %s, the "
-                      "dims of %s from axis " +
-                      A,
-                  ", ta, tb, tc")
-          << I << "    }\n"
-          << I << "  }\n";
-      }
-      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
+    c << axis_code(t, "axis", -1, ins.at(0).rank);
+    for (size_t i = 1; i < n; ++i) {
+      const std::string D = ins[i].d, Rk = ins[i].r;
+      c << I << "  {\n"
+        << I << "    int same = " << Rk << " == r0 - ax;\n"
+        << I << "    for (uint32_t q = 0; same && q < " << Rk << "; ++q) same = " << D
+        << "[q] == d0[ax + q];\n"
+        << I << "    if (!same) {\n"
+        << text_of(D, Rk, "ta") << text_of("(d0 + ax)", "r0 - ax", "tb")
+        << text_of("d0", "r0", "tc")
+        << fail(rule_at + "input " + std::to_string(i) +
+                    " has shape %s but must have %s, the dims of %s from axis %u",
+                ", ta, tb, tc, ax")
+        << I << "    }\n"
+        << I << "  }\n";
     }
+    c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
   } else if (rule == "reshape") {
     // The declared output: the output access's shape.
     c << I << "  {\n"
@@ -233,30 +227,31 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
       << I << "  rr = rt;\n"
       << I << "  memcpy(rs, dt, sizeof rs);\n";
   } else if (rule == "concat") {
-    std::string error;
-    const auto axis = axis_in(literal_int(settings, "axis", 0, where), ins.at(0).rank, error);
-    if (!axis) {
-      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
-    } else {
-      const std::string A = std::to_string(*axis);
-      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
-      for (size_t i = 1; i < n; ++i) {
-        const std::string D = ins[i].d, Rk = ins[i].r;
-        c << I << "  {\n"
-          << I << "    int ok = " << Rk << " == r0;\n"
-          << I << "    for (uint32_t q = 0; ok && q < r0; ++q) ok = q == " << A << "u || " << D
-          << "[q] == d0[q];\n"
-          << I << "    if (!ok) {\n"
-          << text_of(D, Rk, "ta") << text_of("d0", "r0", "tb")
-          << fail(rule_at + "input " + std::to_string(i) +
-                      " has shape %s, which does not match %s outside axis " + A,
-                  ", ta, tb")
-          << I << "    }\n"
-          << I << "    rs[" << A << "] += " << D << "[" << A << "];\n"
-          << I << "  }\n";
-      }
+    c << axis_code(t, "axis", 0, ins.at(0).rank) << I << "  rr = r0;\n"
+      << I << "  memcpy(rs, d0, sizeof rs);\n";
+    for (size_t i = 1; i < n; ++i) {
+      const std::string D = ins[i].d, Rk = ins[i].r;
+      c << I << "  {\n"
+        << I << "    int ok = " << Rk << " == r0;\n"
+        << I << "    for (uint32_t q = 0; ok && q < r0; ++q) ok = q == ax || " << D
+        << "[q] == d0[q];\n"
+        << I << "    if (!ok) {\n"
+        << text_of(D, Rk, "ta") << text_of("d0", "r0", "tb")
+        << fail(rule_at + "input " + std::to_string(i) +
+                    " has shape %s, which does not match %s outside axis %u",
+                ", ta, tb, ax")
+        << I << "    }\n"
+        << I << "    rs[ax] += " << D << "[ax];\n"
+        << I << "  }\n";
     }
-  } else if (rule == "reduce_axes" || rule == "argreduce_axis") {
+  } else if (rule == "argreduce_axis") {
+    // One axis, known at run time: dropped, or kept with length 1.
+    c << axis_code(t, "axis", 0, ins.at(0).rank) << I << "  rr = 0;\n"
+      << I << "  for (uint32_t q = 0; q < r0; ++q)\n"
+      << I << "    if (q != ax)\n"
+      << I << "      rs[rr++] = d0[q];\n"
+      << (flag_setting(settings, "keepdims") ? I + "    else\n" + I + "      rs[rr++] = 1;\n" : "");
+  } else if (rule == "reduce_axes") {
     // The input's rank is static (a matrix's or a value's): the axes kept are known now.
     const size_t rank = ins.at(0).rank;
     std::set<size_t> axes;
@@ -267,17 +262,11 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
       if (!a && error.empty()) error = e;  // the first bad axis, as the simulator names it
       return a;
     };
-    if (rule == "argreduce_axis") {
-      if (auto x = normalize(literal_int(settings, "axis", 0, where))) axes.insert(*x);
-    } else if (const json::value* list = settings.if_contains("axes")) {
-      if (!list->is_array())
-        c_gap("op-on-auto-dim", where + ": 'axes' that is not a list is not supported yet");
-      for (const auto& x : list->as_array()) {
-        if (!x.is_int64())
-          c_gap("op-on-auto-dim", where + ": an axis that is not an integer is not supported yet");
+    if (const auto list = int_list(settings, "axes", where)) {
+      for (const int64_t x : *list) {
         if (!error.empty()) break;
-        if (auto y = normalize(x.as_int64()); y && !axes.insert(*y).second)
-          error = "axis " + std::to_string(x.as_int64()) + " is repeated in 'axes'";
+        if (auto y = normalize(x); y && !axes.insert(*y).second)
+          error = "axis " + std::to_string(x) + " is repeated in 'axes'";
       }
     } else {
       for (size_t q = 0; q < rank; ++q) axes.insert(q);
@@ -320,25 +309,17 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
   } else if (rule == "gather") {
     // data's dims with the `axis` dim replaced by the indices' dims (shape_rules.cpp gather).
     if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
-    std::string error;
-    const auto a = axis_in(literal_int(settings, "axis", 0, where), ins[0].rank, error);
-    if (!a) {
-      c << I << "  {\n" << fail(rule_at + error, "") << I << "  }\n";
-    } else {
-      const std::string A = std::to_string(*a);
-      c << I << "  rr = 0;\n"
-        << I << "  for (uint32_t q = 0; q < " << A << "u; ++q) rs[rr++] = d0[q];\n"
-        << I << "  for (uint32_t q = 0; q < r1; ++q) rs[rr++] = d1[q];\n"
-        << I << "  for (uint32_t q = " << A << "u + 1u; q < r0; ++q) rs[rr++] = d0[q];\n";
-    }
+    c << axis_code(t, "axis", 0, ins[0].rank) << I << "  rr = 0;\n"
+      << I << "  for (uint32_t q = 0; q < ax; ++q) rs[rr++] = d0[q];\n"
+      << I << "  for (uint32_t q = 0; q < r1; ++q) rs[rr++] = d1[q];\n"
+      << I << "  for (uint32_t q = ax + 1u; q < r0; ++q) rs[rr++] = d0[q];\n";
   } else if (rule == "pad") {
     // Each dim grows by its begin and end pads; the counts are checked now, the modes' needs of
     // the run-time dims at run time (shape_rules.cpp pad).
-    const auto pads = literal_ints(settings, "pads", where);
+    const auto pads = int_list(settings, "pads", where);
     const size_t r = ins.at(0).rank;
     const json::value* mode_v = settings.if_contains("mode");
-    if (mode_v && !mode_v->is_string())
-      c_gap("op-on-auto-dim", where + ": 'mode' that is not a literal is not supported yet");
+    if (mode_v && !mode_v->is_string()) invalid_plan(where + ": setting 'mode' is not a string");
     const std::string mode = mode_v ? std::string(mode_v->as_string()) : "constant";
     std::string error;
     if (!pads)
@@ -418,18 +399,14 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
     if (ins[1].rank > 1) {
       c << text_of("d1", "r1", "ta")
         << fail(rule_at + "dequantize scale must be a scalar or 1-D, got %s", ", ta");
-    } else if (std::string error; ins[1].rank == 1) {
-      const int64_t axis = literal_int(settings, "axis", 1, where);
-      if (const auto a = axis_in(axis, r, error)) {
-        const std::string A = std::to_string(*a);
-        c << I << "    if (d1[0] != d0[" << A << "]) {\n"
-          << text_of("d1", "r1", "ta")
-          << fail(rule_at + "dequantize scale %s must have %lld entries, x's size along axis " + A,
-                  ", ta, (long long)d0[" + A + "]")
-          << I << "    }\n";
-      } else {
-        c << fail(rule_at + error, "");
-      }
+    } else if (ins[1].rank == 1) {
+      ShapeRuleText inner = t;
+      inner.indent = I + "  ";
+      c << axis_code(inner, "axis", 1, r) << I << "    if (d1[0] != d0[ax]) {\n"
+        << text_of("d1", "r1", "ta")
+        << fail(rule_at + "dequantize scale %s must have %lld entries, x's size along axis %u",
+                ", ta, (long long)d0[ax], ax")
+        << I << "    }\n";
     }
     if (n > 2)
       c << I << "    int same = r2 == r1;\n"

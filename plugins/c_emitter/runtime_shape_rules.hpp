@@ -1,7 +1,8 @@
 // The result shape of an op on matrices of run-time shape (runtime_kernel.hpp): the op's catalog
 // rule (core/src/catalog/shape_rules.cpp, shape_rules_nn.cpp) written as C that computes it from
 // the operands' run-time dims, with the rule's error, word for word, where the shapes do not fit
-// it. What the rule needs of the settings is read now: a setting that is not a literal is a gap.
+// it. What the rule needs of the settings is read now, but an axis naming a loop index, which the
+// C reads at run time (`i_NAME`); constant scalars and size variables are literals by then.
 #pragma once
 
 #include <functional>
@@ -13,12 +14,13 @@
 
 namespace oi::c_emitter {
 
-// An integer setting (absent: `fallback`) and a list of them (absent: nullopt), read at
-// generation time; a loop index or another kind is a gap.
-int64_t literal_int(const json::object& settings, const char* key, int64_t fallback,
-                    const std::string& where);
-std::optional<std::vector<int64_t>> literal_ints(const json::object& settings, const char* key,
-                                                 const std::string& where);
+// The C of an integer setting (absent: `fallback`): a literal, or the loop index it names; and
+// a list of integer settings (absent: nullopt), read at generation time. Another kind is an
+// invalid plan (the validator refuses it).
+std::string int_setting_c(const json::object& settings, const char* key, int64_t fallback,
+                          const std::string& where);
+std::optional<std::vector<int64_t>> int_list(const json::object& settings, const char* key,
+                                             const std::string& where);
 
 // The catalog rule of builtin op `op` ("" where this file does not know it), and whether the op
 // broadcasts its inputs.

@@ -28,10 +28,10 @@ std::string static_fail(const ShapeRuleText& t, const std::string& message) {
 std::string slice_code(const ShapeRuleText& t) {
   const std::string& I = t.indent;
   const size_t rank = t.inputs.at(0).rank;
-  const auto starts = literal_ints(t.settings, "starts", t.where);
-  const auto ends = literal_ints(t.settings, "ends", t.where);
-  const auto axes = literal_ints(t.settings, "axes", t.where);
-  const auto steps = literal_ints(t.settings, "steps", t.where);
+  const auto starts = int_list(t.settings, "starts", t.where);
+  const auto ends = int_list(t.settings, "ends", t.where);
+  const auto axes = int_list(t.settings, "axes", t.where);
+  const auto steps = int_list(t.settings, "steps", t.where);
   if (!starts || !ends) return static_fail(t, "slice needs 'starts' and 'ends'");
   geometry::SliceSettings s{*starts, *ends, {}, {}, axes.has_value(), steps.has_value()};
   if (axes) s.axes = *axes;
@@ -73,7 +73,7 @@ std::string slice_code(const ShapeRuleText& t) {
 // every axis; a wrong count or an entry below `minimum` sets `error` (when it is still empty).
 std::vector<int64_t> spatial_list(const ShapeRuleText& t, const char* name, size_t count,
                                   int64_t fallback, int64_t minimum, std::string& error) {
-  const auto v = literal_ints(t.settings, name, t.where);
+  const auto v = int_list(t.settings, name, t.where);
   if (!v) return std::vector<int64_t>(count, fallback);
   if (!error.empty()) return *v;
   if (v->size() != count) {
@@ -100,7 +100,7 @@ std::string spatial_code(const ShapeRuleText& t, const std::vector<std::string>&
   const auto dilations =
       has_dilations ? spatial_list(t, "dilations", n, 1, 1, error) : std::vector<int64_t>(n, 1);
   std::vector<int64_t> pads(2 * n, 0);
-  if (const auto p = literal_ints(t.settings, "pads", t.where); p && error.empty()) {
+  if (const auto p = int_list(t.settings, "pads", t.where); p && error.empty()) {
     if (p->size() != 2 * n) {
       error = "'pads' has " + std::to_string(p->size()) + " entries but needs " +
               std::to_string(2 * n) + " ([begin..., end...] per spatial axis)";
@@ -162,21 +162,23 @@ std::string conv_code(const ShapeRuleText& t) {
       << I << "  }\n";
     return c.str();
   }
-  const int64_t group = literal_int(t.settings, "group", 1, t.where);
-  if (group < 1) return static_fail(t, "'group' must be at least 1, got " + std::to_string(group));
-  const std::string G = std::to_string(group), GU = u(static_cast<uint64_t>(group));
-  c << I << "  if ((uint64_t)d0[1] % " << GU << " != 0u || (uint64_t)d1[0] % " << GU
-    << " != 0u) {\n"
-    << t.fail(t.rule_at + "'group' " + G +
-                  " must divide the input channels %llu and the output channels %llu",
-              ", (unsigned long long)d0[1], (unsigned long long)d1[0]")
+  // `group` may name a loop index: its checks are made at run time.
+  c << I << "  const int64_t g_ = " << int_setting_c(t.settings, "group", 1, t.where) << ";\n"
+    << I << "  if (g_ < 1) {\n"
+    << t.fail(t.rule_at + "'group' must be at least 1, got %lld", ", (long long)g_") << I << "  }\n"
+    << I << "  const uint64_t g = (uint64_t)g_;\n"
+    << I << "  if ((uint64_t)d0[1] % g != 0u || (uint64_t)d1[0] % g != 0u) {\n"
+    << t.fail(t.rule_at +
+                  "'group' %lld must divide the input channels %llu and the output channels %llu",
+              ", (long long)g_, (unsigned long long)d0[1], (unsigned long long)d1[0]")
     << I << "  }\n"
-    << I << "  if ((uint64_t)d1[1] * " << GU << " != (uint64_t)d0[1]) {\n"
+    << I << "  if ((uint64_t)d1[1] * g != (uint64_t)d0[1]) {\n"
     << text_of("d1", "r1", "ta") << text_of("d0", "r0", "tb")
-    << t.fail(t.rule_at + "conv weight %s has %llu input channels per group but x %s with group " +
-                  G + " needs %llu",
-              ", ta, (unsigned long long)d1[1], tb, (unsigned long long)((uint64_t)d0[1] / " + GU +
-                  ")")
+    << t.fail(t.rule_at +
+                  "conv weight %s has %llu input channels per group but x %s with group %lld "
+                  "needs %llu",
+              ", ta, (unsigned long long)d1[1], tb, (long long)g_, (unsigned long "
+              "long)((uint64_t)d0[1] / g)")
     << I << "  }\n";
   if (ins.size() > 2)
     c << I << "  if (!(r2 == 1u && d2[0] == d1[0])) {\n"

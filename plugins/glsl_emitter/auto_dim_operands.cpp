@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "auto_dim_guard.hpp"
 #include "window_outputs.hpp"
 
 namespace oi::glsl {
@@ -114,13 +115,6 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
     bool changed = false;
     for (size_t i = 0; i < k.ops.size(); ++i) {
       OpIn& op = k.ops[i];
-      auto shape_of = [&](const ValueIn& m, const std::string& text, bool read) {
-        std::string why;
-        std::optional<std::vector<uint64_t>> shape =
-            matrix_access_shape(plan, m, text, read, growing, why);
-        if (!shape) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
-        return *shape;
-      };
       auto scratch = [&](const ValueIn& m, const std::string& suffix, std::vector<uint64_t> shape) {
         ValueIn s;
         s.name = "@ad" + std::to_string(k.id) + "_" + suffix;
@@ -142,14 +136,30 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
         if (!m) continue;
         const ValueIn matrix = *m;  // a copy: plan.values grows below
         const std::string at = j < op.inputs_at.size() ? op.inputs_at[j] : std::string();
-        const std::string name = scratch(matrix, std::to_string(i) + "_" + std::to_string(j),
-                                         shape_of(matrix, op.inputs[j], true));
-        copies.before[k.id].push_back(json::object{{"op", "copy"},
-                                                   {"from", matrix.name},
-                                                   {"to", name},
-                                                   {"auto_from", terms(op.inputs[j])},
-                                                   {"at", at},
-                                                   {"store_at", at}});
+        // A whole matrix that grows: its declared shape where the op's static output pins it
+        // (auto_dim_guard.hpp), the copy then stopping at another shape with the simulator's
+        // error.
+        std::string why;
+        std::optional<std::vector<uint64_t>> shape =
+            matrix_access_shape(plan, matrix, op.inputs[j], true, growing, why);
+        std::optional<json::object> guard;
+        if (!shape) {
+          std::string unused;
+          shape = matrix_access_shape(plan, matrix, op.inputs[j], false, growing, unused);
+          if (shape && shape->size() == matrix.shape.size())
+            guard = runtime_operand_guard(plan, k, op, j, *shape, matrix.auto_indices.size(), why);
+          if (!guard) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
+        }
+        const std::string name =
+            scratch(matrix, std::to_string(i) + "_" + std::to_string(j), *shape);
+        json::object copy{{"op", "copy"}, {"from", matrix.name},
+                          {"to", name},   {"auto_from", terms(op.inputs[j])},
+                          {"at", at},     {"store_at", at}};
+        if (guard) {
+          copy["exact"] = true;
+          copy["guard"] = std::move(*guard);
+        }
+        copies.before[k.id].push_back(std::move(copy));
         op.inputs[j] = name;
         if (j < op.inputs_at.size()) op.inputs_at[j].clear();
         k.reads.push_back(name);

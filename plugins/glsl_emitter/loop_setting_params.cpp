@@ -50,7 +50,17 @@ KernelShader record_runtime_index(const PlanIn& plan, const DeviceIn& device, co
   // index in turn takes them while the others keep the first.
   const int64_t probes[] = {3, -5, 123456789};
   const std::vector<int64_t> first(by.size(), probes[0]);
-  KernelShader base = record_kernel(plan, device, with_index_values(k, by, first, k.id));
+  // A probe value the op refuses (an axis out of range): the setting does more than a word.
+  auto record = [&](const std::vector<int64_t>& row) {
+    try {
+      return record_kernel(plan, device, with_index_values(k, by, row, k.id));
+    } catch (const std::exception& e) {
+      glsl_gap("loop-setting-runtime-bounds",
+               where + ", and the Vulkan backend's kernel cannot be recorded for every value (" +
+                   e.what() + ")");
+    }
+  };
+  KernelShader base = record(first);
   static const char* kKinds[] = {"f32",     "i32",  "f64_lo",   "f64_hi", "i64_hi", "f16",
                                  "f16_f32", "bf16", "bf16_f32", "f8",     "f8_f32"};
   for (size_t x = 0; x < by.size(); ++x) {
@@ -58,7 +68,7 @@ KernelShader record_runtime_index(const PlanIn& plan, const DeviceIn& device, co
     for (size_t r = 1; r < std::size(probes); ++r) {
       std::vector<int64_t> row = first;
       row[x] = probes[r];
-      recorded.push_back(record_kernel(plan, device, with_index_values(k, by, row, k.id)));
+      recorded.push_back(record(row));
       const KernelShader& o = recorded.back();
       if (o.dispatches.size() != base.dispatches.size() || o.checks.size() != base.checks.size() ||
           o.rope_tables.size() != base.rope_tables.size() || o.copies != base.copies)
@@ -73,6 +83,19 @@ KernelShader record_runtime_index(const PlanIn& plan, const DeviceIn& device, co
       }
     }
     bool found = false;
+    // rope's theta: the host program computes the cos/sin table from it at each dispatch
+    for (size_t t = 0; t < base.rope_tables.size(); ++t) {
+      bool varies = false, theta = true;
+      for (size_t r = 0; r < recorded.size(); ++r) {
+        varies = varies || recorded[r].rope_tables[t].theta != base.rope_tables[t].theta;
+        theta = theta && recorded[r].rope_tables[t].theta == static_cast<double>(probes[r]);
+      }
+      if (!varies) continue;
+      if (!theta || !base.rope_tables[t].theta_index.empty())
+        gap_for("computes rope's table from the value otherwise");
+      base.rope_tables[t].theta_index = by[x];
+      found = true;
+    }
     for (size_t d = 0; d < base.dispatches.size(); ++d)
       for (size_t w = 0; w < base.dispatches[d].params.size(); ++w) {
         bool varies = false;

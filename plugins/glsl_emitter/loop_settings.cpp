@@ -136,6 +136,66 @@ std::map<uint32_t, IndexedKernel> indexed_kernels(const PlanIn& plan) {
   return out;
 }
 
+bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
+  static const std::set<std::string> kBool{"keepdims",          "select_first", "saturate",
+                                           "count_include_pad", "causal",       "interleaved"};
+  static const std::set<std::string> kAxisOps{"softmax", "log_softmax", "iota"};
+  json::array classes;
+  std::vector<std::vector<int64_t>> domains;
+  size_t rows = 1;
+  for (const std::string& index : ik.by) {
+    bool all_bool = true;
+    std::vector<const OpIn*> axis_of;  // ops whose axis the index names
+    for (const OpIn& op : k.ops)
+      for (const auto& kv : op.settings)
+        if (const json::object* o = kv.value().if_object())
+          if (const json::value* n = o->if_contains("name");
+              n && n->is_string() && n->as_string() == index) {
+            all_bool = all_bool && kBool.count(std::string(kv.key()));
+            if (kv.key() == "axis" && kAxisOps.count(op.op))
+              axis_of.push_back(&op);
+            else if (!kBool.count(std::string(kv.key())))
+              return false;
+          }
+    if (all_bool) {
+      classes.emplace_back("bool");
+      domains.push_back({0, 1});
+    } else {
+      if (axis_of.size() != 1 || axis_of[0]->inputs.empty()) return false;  // one op's axis
+      const OpIn& op = *axis_of[0];
+      const ValueRef r = parse_ref(op.inputs[0]);
+      auto it = plan.value_index.find(r.name);
+      if (it == plan.value_index.end() || r.all) return false;
+      const ValueIn& v = plan.values[it->second];
+      if (v.is_auto_dim() || (v.is_table() && r.index.size() != v.indices.size())) return false;
+      const size_t rank = v.shape.size();
+      if (rank == 0) return false;
+      classes.emplace_back(json::object{
+          {"axis", rank},
+          {"message", op.op + " (line " + std::to_string(op.line) + "): " + op.op +
+                          ": axis {value} is out of range for rank " + std::to_string(rank)}});
+      std::vector<int64_t> d;
+      for (size_t a = 0; a < rank; ++a) d.push_back(static_cast<int64_t>(a));
+      domains.push_back(std::move(d));
+    }
+    rows *= domains.back().size();
+    if (rows > kMaxIndexedCopies) return false;
+  }
+  ik.values.assign(1, {});
+  for (const std::vector<int64_t>& d : domains) {
+    std::vector<std::vector<int64_t>> next;
+    for (const std::vector<int64_t>& row : ik.values)
+      for (int64_t v : d) {
+        next.push_back(row);
+        next.back().push_back(v);
+      }
+    ik.values = std::move(next);
+  }
+  ik.classes = std::move(classes);
+  ik.runtime.clear();
+  return true;
+}
+
 KernelIn with_index_values(const KernelIn& k, const std::vector<std::string>& by,
                            const std::vector<int64_t>& values, uint32_t id) {
   KernelIn copy = k;

@@ -8,6 +8,7 @@
 // the host program sets from the index at each dispatch (loop_setting_params.hpp).
 #pragma once
 
+#include <boost/json.hpp>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -21,6 +22,11 @@ struct IndexedKernel {
   std::vector<std::string> by;               // the loop indices its settings name
   std::vector<std::vector<int64_t>> values;  // each combination the loops give them
   std::string runtime;                       // non-empty: why they are known only at run time
+  // Per index of `by`, how the host maps its value to a row of `values` (empty: as it is;
+  // "bool": 0 or 1, its value being nonzero; {"axis": R, "message": M}: the axis made
+  // non-negative, a value outside [-R, R) the error M with {value}), where the indices name
+  // only settings of a finite domain (finite_classes).
+  boost::json::array classes;
 };
 
 // The plan's kernels whose settings (after resolve_settings) still name a loop index around
@@ -34,5 +40,16 @@ KernelIn with_index_values(const KernelIn& k, const std::vector<std::string>& by
                            const std::vector<int64_t>& values, uint32_t id);
 
 constexpr size_t kMaxIndexedCopies = 256;
+
+// A `runtime` kernel whose indices each name only settings of a finite domain becomes one copy
+// per combination of their values, picked by the indices' values mapped into the domain
+// (`classes`): bool settings (the catalog's `keepdims`, `select_first`, `saturate`,
+// `count_include_pad`, `causal`, `interleaved`: any nonzero integer is true, as the simulator's
+// setting_value takes it) false and true; the `axis` of one op of softmax, log_softmax and iota
+// (whose result has the input's shape for every axis) each axis of its input, a value outside
+// [-rank, rank) the CPU backend's error (plugins/cpu/axis.hpp). `ik` rewritten, true; false
+// (ik unchanged) where an index names another setting or there would be more than
+// kMaxIndexedCopies copies.
+bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik);
 
 }  // namespace oi::glsl

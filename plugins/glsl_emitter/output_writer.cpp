@@ -9,7 +9,7 @@
 #include <set>
 
 #include "auto_dim_operands.hpp"
-#include "embedded_host.inc"  // kHostCpp, kOinfIoHpp: host/glsl_host.cpp, host/oinf_io.hpp
+#include "embedded_host.inc"  // kHostCpp, kOinfIoHpp, kShapeRulesHpp, kBroadcastHpp: host/*
 #include "head_epilogue.hpp"
 #include "loop_setting_params.hpp"
 #include "loop_settings.hpp"
@@ -198,7 +198,8 @@ class ManifestWriter {
   // value on the other side, one copy ("exact" for a transfer out of the matrix: the simulator
   // stores the matrix's shape as it is, never padded); with table entries or another matrix, two
   // through a scratch value of the shape moved (the source's where it is static, else the
-  // destination's). False for other copies.
+  // destination's), or, with table entries where neither side's shape is static, one host copy
+  // between the matrix and the entries (the host's entries_and_matrix). False for other copies.
   bool auto_dim_copy(const std::string& kind, const std::string& line, const json::object& s,
                      json::array& out) {
     const ValueRef f = parse_ref(str(s, "from")), t = parse_ref(str(s, "to"));
@@ -280,11 +281,23 @@ class ManifestWriter {
     if (std::optional<std::vector<uint64_t>> to_shape = shape_of(*tv, t, false, tterms, why_to);
         !shape)
       shape = to_shape;
-    if (!shape)
-      glsl_gap("auto-dim-copy", kind + line + " from '" + str(s, "from") + "' to '" + str(s, "to") +
-                                    "': the shape moved is known only at run "
-                                    "time (" +
-                                    why_from + "; " + why_to + ")");
+    if (!shape && fm != tm) {
+      // Neither side's shape is static (a window of run-time length, a matrix that grows):
+      // one host copy that reads the source in its run-time shape and stores it as cache.write
+      // does (the host's entries_and_matrix), no scratch value of a static shape between.
+      const ValueRef& m = fm ? f : t;
+      const ValueRef& e = fm ? t : f;
+      const std::vector<std::string>& terms = fm ? tterms : fterms;
+      json::object c = matrix_step(m, e.name, fm);
+      c[fm ? "to_entry" : "from_entry"] = json::array(terms.begin(), terms.end());
+      c["at"] = from_at;
+      out.push_back(std::move(c));
+      return true;
+    }
+    if (!shape)  // a cache.read from a matrix into a whole table of matrices: the validator's
+      invalid_plan(kind + line + " from '" + str(s, "from") + "' to '" + str(s, "to") +
+                   "': a whole table of @auto_dim matrices as the destination (" + why_from + "; " +
+                   why_to + ")");
     ValueIn tmp;
     tmp.name = std::to_string(auto_copies_++);
     tmp.dtype = fv->dtype;
@@ -750,7 +763,7 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     dispatches.push_back(std::move(jd));
   }
   json::array checks, copies, zero, tables;
-  for (const RopeTable& r : ks.rope_tables)
+  for (const RopeTable& r : ks.rope_tables) {
     tables.push_back(json::object{{"pos", r.pos},
                                   {"wide", r.wide},
                                   {"theta", r.theta},
@@ -758,6 +771,8 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                                   {"D", r.D},
                                   {"f64", r.f64},
                                   {"table", r.table}});
+    if (!r.theta_index.empty()) tables.back().as_object()["theta_index"] = r.theta_index;
+  }
   for (const IndexCheck& c : ks.checks)
     checks.push_back(json::object{{"value", c.value},
                                   {"count", c.count},
@@ -874,7 +889,10 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   OperandCopies copies = route_auto_dim_operands(plan, growing);
   for (auto& [id, list] : route_window_outputs(plan))
     copies.after[id].insert(copies.after[id].end(), list.begin(), list.end());
-  const std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
+  std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
+  for (KernelIn& k : plan.kernels)  // settings of a finite domain: a copy per value
+    if (auto ix = indexed.find(k.id); ix != indexed.end() && !ix->second.runtime.empty())
+      finite_classes(plan, k, ix->second);
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) {
     auto ix = indexed.find(k.id);
@@ -905,6 +923,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
     select[id] = json::object{{"by", json::array(ik.by.begin(), ik.by.end())},
                               {"values", std::move(values)},
                               {"kernels", std::move(ids)}};
+    if (!ik.classes.empty()) select[id]["map"] = ik.classes;
   }
 
   // The epilogues of matmul and reduction kernels: kernels of their own after those, each
@@ -1024,6 +1043,8 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   files.push_back({"manifest.json", json::serialize(manifest) + "\n"});
   files.push_back({"host/glsl_host.cpp", kHostCpp});
   files.push_back({"host/oinf_io.hpp", kOinfIoHpp});
+  files.push_back({"host/shape_rules.hpp", kShapeRulesHpp});
+  files.push_back({"host/openinfer/broadcast.hpp", kBroadcastHpp});
   std::set<std::string> sources;
   for (const std::string& v : variants)
     for (auto& [file, text] : shader_sources(shader_variant(v)->source))

@@ -223,12 +223,16 @@ OpIn read_op(const json::object& o, const std::string& where) {
   const json::value& s = key(o, "settings", where);
   if (!s.is_object()) invalid_plan(where + ": settings must be an object");
   op.settings = s.as_object();
+  for (const auto& kv : op.settings)
+    op.named_settings = op.named_settings || kv.value().is_object();
   op.output = text(key(o, "output", where), where + " output");
   if (const json::value* a = o.if_contains("output_at"); a && a->is_string())
     op.output_at = std::string(a->as_string());
   if (const json::value* a = o.if_contains("inputs_at"); a && a->is_array())
     for (const json::value& x : a->as_array())
       op.inputs_at.push_back(x.is_string() ? std::string(x.as_string()) : std::string());
+  if (const json::value* a = o.if_contains("at"); a && a->is_string())
+    op.at = std::string(a->as_string());
   return op;
 }
 

@@ -64,6 +64,10 @@ struct OpIn {
   // about their table entries (empty when the plan has none).
   std::string output_at;
   std::vector<std::string> inputs_at;
+  std::string at;  // the op's own position (the simulator's messages about its shapes)
+  // A setting named a variable in the plan (a loop index, a constant, a size variable), before
+  // resolve_settings: the planner then left the op's result shape open.
+  bool named_settings = false;
 };
 
 struct KernelIn {

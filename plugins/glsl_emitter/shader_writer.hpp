@@ -58,6 +58,9 @@ struct RopeTable {
   uint64_t T = 0, D = 0;
   bool f64 = false;
   std::string table;  // the scratch value it is written to
+  // Non-empty: theta is this loop index's value at run time (a setting naming it whose values
+  // are known only then, loop_setting_params.hpp)
+  std::string theta_index;
 };
 
 // A buffer of the program's own for a recorded kernel (scratch of the kernel, a value the

@@ -26,9 +26,20 @@ std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
 
 std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
                                                      const OpIn& op, size_t entry_rank) {
-  if (k.ops.size() != 1) return std::nullopt;
+  // (acc= adds into the output access, which a scratch value of the result's shape is not)
+  if (k.ops.empty() || &k.ops.front() != &op || op.settings.contains("acc")) return std::nullopt;
   if (k.kind != "elementwise") {
-    if (k.shape.size() <= entry_rank) return std::nullopt;
+    if (k.ops.size() != 1) return std::nullopt;
+    if (k.shape.size() > entry_rank) return k.shape;
+    // the planner's table_result_shape (build_schedule.cpp) gave the kernel the result's shape
+    if (op.named_settings) return std::nullopt;
+    for (const std::string& in : op.inputs) {
+      const ValueRef r = parse_ref(in);
+      auto it = plan.value_index.find(r.name);
+      if (!r.index.empty() || r.all || it == plan.value_index.end()) return std::nullopt;
+      const ValueIn& v = plan.values[it->second];
+      if (v.is_table() || v.is_auto_dim() || v.storage == "scratch") return std::nullopt;
+    }
     return k.shape;
   }
   if (op.inputs.empty()) return std::nullopt;
@@ -48,6 +59,7 @@ std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const K
     if (!b) return std::nullopt;
     out = std::move(*b);
   }
+  if (k.ops.size() > 1 && out != k.shape) return std::nullopt;  // the chain runs over k.shape
   return out;
 }
 
@@ -85,7 +97,6 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         terms.push_back(table.bound[t] ? "0.." + std::to_string(table.bound[t]) : "0..");
       std::vector<uint64_t> shape;
       std::string runtime;  // a window term whose length is known only at run time
-      bool ones = false;    // ... and the result broadcasts to it (length 1 along its axes)
       for (const std::string& t : terms) {
         if (t.find("..") == std::string::npos) continue;
         const std::optional<int64_t> n = window_length(plan, t);
@@ -98,28 +109,40 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         shape.push_back(static_cast<uint64_t>(*n));
       }
       if (!runtime.empty()) {
-        // An op alone in its kernel writes a static shape (an elementwise one its inputs'
-        // broadcast shape, another its result's): where that gives every window axis (the
-        // entry's shape after them), the lengths are static after all, and the copy checks the
-        // window's at run time (the simulator's shape error).
+        // The op's result has a static shape (op_result_shape): the scratch value holds it and
+        // the copy stores it as the simulator does (the host's spread_copy): spread over the
+        // window where it broadcasts to the window's run-time shape, else the store's error.
         const std::optional<std::vector<uint64_t>> b =
             op_result_shape(plan, k, op, table.shape.size());
-        const size_t lead = shape.size();
-        if (!b || b->size() != lead + table.shape.size() ||
-            !std::equal(table.shape.begin(), table.shape.end(), b->begin() + lead))
+        if (!b)
           glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
                                                "', a window whose length '" + runtime +
-                                               "' is known only at run time");
-        for (size_t a = 0; a < lead; ++a) shape[a] = (*b)[a];
-        // A result of length 1 along every window axis broadcasts to the window, whatever its
-        // length (dsl.md): the copy repeats it over the entries. One along some window axes
-        // only is not covered.
-        ones = std::all_of(shape.begin(), shape.end(), [](uint64_t n) { return n == 1; });
-        if (!ones && std::find(shape.begin(), shape.end(), uint64_t{1}) != shape.end())
-          glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
-                                               "', a window whose length '" + runtime +
-                                               "' is known only at run time, which the op's "
-                                               "result spans along some of its axes only");
+                                               "' is known only at run time, written by an op "
+                                               "whose result's shape the plan leaves open");
+        ValueIn s;
+        s.name = "@win" + std::to_string(k.id) + "_" + std::to_string(i);
+        s.storage = "scratch";
+        s.dtype = table.dtype;
+        s.shape = *b;
+        for (uint64_t d : s.shape) s.elements *= d;
+        s.bytes = table.elements
+                      ? (s.elements * table.entry_bytes + table.elements - 1) / table.elements
+                      : 0;
+        json::object c{{"op", "copy"},
+                       {"from", s.name},
+                       {"to", table.name},
+                       {"to_entry", json::array(terms.begin(), terms.end())},
+                       {"spread", true}};
+        if (!op.output_at.empty()) c["at"] = op.output_at;
+        copies[k.id].push_back(std::move(c));
+        if (k.ops.size() == 1) k.shape = s.shape;
+        op.output = s.name;
+        op.output_at.clear();
+        plan.value_index[s.name] = plan.values.size();
+        plan.values.push_back(std::move(s));
+        k.writes.push_back(plan.values.back().name);
+        changed = true;
+        continue;
       }
       // dsl.md: an op's result that broadcasts to the window (the shape of a kernel of one
       // backend op: its result's; its window axes a trailing part of the window's, after axes of
@@ -130,9 +153,8 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
       std::vector<uint64_t> full = shape;
       full.insert(full.end(), table.shape.begin(), table.shape.end());
       const size_t er = table.shape.size();
-      bool spread = runtime.empty() && k.ops.size() == 1 && k.kind != "elementwise" &&
-                    !k.shape.empty() && k.shape.size() >= er && k.shape.size() <= full.size() &&
-                    k.shape != full &&
+      bool spread = k.ops.size() == 1 && k.kind != "elementwise" && !k.shape.empty() &&
+                    k.shape.size() >= er && k.shape.size() <= full.size() && k.shape != full &&
                     std::equal(table.shape.begin(), table.shape.end(), k.shape.end() - er);
       if (spread) {
         const size_t kl = k.shape.size() - er;  // the result's window axes
@@ -146,8 +168,8 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
       // S[]` with x: f32[D] and S's entries [2, D]: its axes, after any of length 1, a trailing
       // part of an entry's) is spread element by element: the copy repeats its bytes.
       bool part = false;
-      if (!spread && runtime.empty() && k.ops.size() == 1 && k.kind != "elementwise" &&
-          k.shape != full && table.elements && table.entry_bytes % table.elements == 0) {
+      if (!spread && k.ops.size() == 1 && k.kind != "elementwise" && k.shape != full &&
+          table.elements && table.entry_bytes % table.elements == 0) {
         size_t j = 0;
         while (j < k.shape.size() && k.shape[j] == 1) ++j;
         const size_t n = k.shape.size() - j;
@@ -170,7 +192,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                      {"from", s.name},
                      {"to", table.name},
                      {"to_entry", json::array(terms.begin(), terms.end())}};
-      if (spread || ones) c["repeat"] = true;
+      if (spread) c["repeat"] = true;
       if (!op.output_at.empty()) c["at"] = op.output_at;
       copies[k.id].push_back(std::move(c));
       if (k.ops.size() == 1) k.shape = s.shape;

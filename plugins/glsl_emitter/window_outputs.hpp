@@ -1,7 +1,9 @@
 // Op outputs that are windows of table entries (`op add(x, x) >> K[1..3]`, dsl.md: slices are
-// allowed in op outputs): the kernel writes a scratch value of the window's shape instead, and
-// a copy step after its dispatch stores it into the entries (the host program's copy: @fixed
-// bounds, growth and the table budget checked as for `cache.write x >> K[1..3]`).
+// allowed in op outputs): the kernel writes a scratch value of the window's shape instead (of
+// the op's result, where the window's length is known only at run time), and a copy step after
+// its dispatch stores it into the entries (the host program's copy: @fixed bounds, growth and
+// the table budget checked as for `cache.write x >> K[1..3]`; a result smaller than the window
+// spread over it, as the simulator does).
 #pragma once
 
 #include <boost/json.hpp>
@@ -19,16 +21,19 @@ namespace oi::glsl {
 // or integer both sides), else nullopt.
 std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term);
 
-// The shape the op alone in kernel `k` computes where it is static: an elementwise op's inputs'
-// broadcast shape (whole values and table entries); another op's the kernel's, where the planner
-// gave the kernel the op's result shape (more axes than `entry_rank`, the rank of an entry of
-// the table it writes). Else nullopt.
+// The shape op `op` computes where it is static: an elementwise op's inputs' broadcast shape
+// (whole values and table entries; alone in its kernel, or its first op where that shape is the
+// kernel's); another op's, alone in its kernel, the kernel's where the planner gave the kernel
+// the op's result shape (more axes than `entry_rank`, the rank of an entry of the table it
+// writes; or, as build_schedule.cpp's table_result_shape gives it, every input a whole value of
+// static shape, every setting a literal, no acc=). Else nullopt.
 std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
                                                      const OpIn& op, size_t entry_rank);
 
 // Rewrites such outputs of `plan`'s kernels to scratch values (added to plan.values, storage
 // "scratch") and returns, per kernel id, the copy steps of the manifest to run after it.
-// Refuses (glsl_gap) a window whose length is known only at run time.
+// Refuses (glsl_gap "table-window-operand") a window whose length is known only at run time
+// written by an op whose result's shape is not static (op_result_shape).
 std::map<uint32_t, std::vector<boost::json::object>> route_window_outputs(PlanIn& plan);
 
 }  // namespace oi::glsl

@@ -15,6 +15,7 @@
 #include "command_stream.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "pipeline_cache.hpp"
+#include "pipeline_stats.hpp"
 #include "shaders.hpp"
 #include "vk_context.hpp"
 
@@ -36,7 +37,8 @@ struct oi_device {
   std::map<std::string, vk::ShaderModule> modules;
   // By shader variant name, a NUL, then the specialization constants' bytes.
   std::unordered_map<std::string, vk::Pipeline> pipelines;
-  std::string pipeline_key;  // reused: no allocation per lookup
+  std::string pipeline_key;     // reused: no allocation per lookup
+  bool pipeline_stats = false;  // OPENINFER_VULKAN_PIPELINE_STATS=1 on a device that has them
   oi::vulkan::CommandStream stream;
   // Freed device buffers by size, reused by later allocations of the same size: the executor
   // allocates per node, and vkAllocateMemory costs far more than a kernel on small tensors.
@@ -85,13 +87,17 @@ vk::Pipeline pipeline_for(oi_device& d, const std::string& shader, const char* s
                                    spec.size() * 4, spec.data());
   vk::PipelineShaderStageCreateInfo stage({}, vk::ShaderStageFlagBits::eCompute,
                                           module_for(d, name), "main", &spec_info);
-  auto result =
-      d.device.createComputePipeline(d.cache, vk::ComputePipelineCreateInfo({}, stage, d.layout));
+  const vk::PipelineCreateFlags flags = d.pipeline_stats
+                                            ? vk::PipelineCreateFlagBits::eCaptureStatisticsKHR
+                                            : vk::PipelineCreateFlags{};
+  auto result = d.device.createComputePipeline(
+      d.cache, vk::ComputePipelineCreateInfo(flags, stage, d.layout));
   if (result.result != vk::Result::eSuccess) {
     throw abi::StatusError(OI_STATUS_INTERNAL,
                            "pipeline " + name + ": " + vk::to_string(result.result));
   }
   d.pipelines.emplace(key, result.value);
+  if (d.pipeline_stats) log_pipeline_stats(d.device, result.value, name, spec);
   return result.value;
 }
 
@@ -127,15 +133,16 @@ void create_device(oi_device& d) {
   vk::DeviceQueueCreateInfo queue_info({}, p.queue_family, 1, &priority);
   vk::StructureChain<vk::DeviceCreateInfo, vk::PhysicalDeviceFeatures2,
                      vk::PhysicalDeviceVulkan12Features,
-                     vk::PhysicalDeviceCooperativeMatrixFeaturesNV>
+                     vk::PhysicalDeviceCooperativeMatrixFeaturesNV,
+                     vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR>
       chain;
   auto& features = chain.get<vk::PhysicalDeviceFeatures2>().features;
   features.shaderFloat64 = p.caps.f64;
   features.shaderInt64 = p.caps.i64;
-  const char* coop_extension = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  std::vector<const char*> extensions;
   chain.get<vk::DeviceCreateInfo>().setQueueCreateInfos(queue_info);
   if (p.caps.coop_m != 0) {  // what matmul_coop.comp needs (instance.cpp checked the device has it)
-    chain.get<vk::DeviceCreateInfo>().setPEnabledExtensionNames(coop_extension);
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     chain.get<vk::PhysicalDeviceVulkan12Features>().setVulkanMemoryModel(true).setShaderFloat16(
         true);
     chain.get<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>().setCooperativeMatrix(true);
@@ -143,6 +150,15 @@ void create_device(oi_device& d) {
     chain.unlink<vk::PhysicalDeviceVulkan12Features>();
     chain.unlink<vk::PhysicalDeviceCooperativeMatrixFeaturesNV>();
   }
+  d.pipeline_stats = pipeline_stats_wanted(p.handle);
+  if (d.pipeline_stats) {
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    chain.get<vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR>()
+        .setPipelineExecutableInfo(true);
+  } else {
+    chain.unlink<vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR>();
+  }
+  chain.get<vk::DeviceCreateInfo>().setPEnabledExtensionNames(extensions);
   d.device = p.handle.createDevice(chain.get<vk::DeviceCreateInfo>());
   d.queue = d.device.getQueue(p.queue_family, 0);
   std::vector<vk::DescriptorSetLayoutBinding> bindings;

@@ -860,6 +860,7 @@ BOOST_AUTO_TEST_CASE(output_files) {
   }
   BOOST_TEST(
       (paths == std::set<std::string>{"CMakeLists.txt", "host/glsl_host.cpp", "host/oinf_io.hpp",
+                                      "host/openinfer/broadcast.hpp", "host/shape_rules.hpp",
                                       "manifest.json", "shaders/kernel_0.comp"}));
   BOOST_TEST(shader.rfind("#version 450\n", 0) == 0);
   BOOST_TEST(shader.find("local_size_x = 256") != std::string::npos, shader);

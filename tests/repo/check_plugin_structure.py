@@ -222,8 +222,7 @@ def check_shared(problems):
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
     "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
-                      "runtime_kernel.cpp does not cover (prefix entries as inputs, table "
-                      "outputs, packed dtypes, the slice, conv and pool rules)",
+                      "runtime_kernel.cpp does not cover",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",
@@ -290,13 +289,14 @@ def check_c_refusals(problems):
 GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose values are known only "
                                    "at run time or over 256, which the Vulkan backend's kernel "
-                                   "does not take as a params word",
-    "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows, or a part of "
-                        "run-time length the result of an elementwise op alone does not give",
-    "auto-dim-copy": "an @auto_dim copy with table entries where neither side's shape is "
-                     "static",
+                                   "does not take as a params word, of no finite domain (bool "
+                                   "settings, softmax's and iota's axis are copies per value)",
+    "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows where its static "
+                        "output does not pin the shape, or a part of run-time length the result "
+                        "of an elementwise op alone does not give",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
-                            "the length not given by the result of an op alone in its kernel",
+                            "written by an op whose result's shape is not static (left open "
+                            "by the planner, acc=)",
     "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
                      "failing on a validated graph other than for a device limit",
 }

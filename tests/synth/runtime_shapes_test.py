@@ -2,7 +2,7 @@
 """Ops whose shapes are known only at run time, through the C target (-O2 under ASan+UBSan),
 against values computed here (numpy, dsl.md's rules) and the simulator's messages:
 
-  runtime_shapes_test.py --openinfer BIN --cc CC --work DIR
+  runtime_shapes_test.py --openinfer BIN --cc CC --work DIR [--group shapes|operands]
 
 Each case is a graph run 3 steps, every returned value after each step as dsl.md gives it, and
 an error graph run 3 steps with --keep-going: the first step fits (where it can), the second and
@@ -40,6 +40,17 @@ persistent values as the first left them.
     c/auto_dim_runtime_pool_error.oi: a window wider than the padded input (every step fails),
     c/auto_dim_runtime_slice_error.oi: a slice's run-time count that the output's store does
     not take (every step fails).
+  - (--group operands) c/auto_dim_runtime_operands.oi: beside matrices an access grows, a prefix table's entry (a
+    literal one, one a loop index chooses), a persistent table's entry as the output (stored, and
+    spread over two rows), acc= (into a matrix, a plain value, broadcast over a part), i4 matrices
+    (dequantize, neg, a wrapping sum), a bitset matrix (added to itself, wrapping as u8) and
+    softmax along an axis naming a loop index (within 1e-5 of f64); c/auto_dim_runtime_acc_error.oi: an acc= reduction of another shape than its access,
+    c/auto_dim_runtime_table_error.oi: a result of another shape than the table's entry,
+    c/auto_dim_runtime_entry_error.oi: a prefix table's entry the model lacks,
+    c/auto_dim_runtime_axis_error.oi: an axis (a loop index) out of range (every step fails).
+  - (--group operands) c/auto_dim_runtime_slice_out.oi: persistent table slices of run-time
+    length written by ops on such matrices (stored, spread over the entries, f32 and i4);
+    c/auto_dim_runtime_slice_out_error.oi: a result that does not broadcast to the slice.
 synth_c_auto_dim_runtime, synth_c_slice_runtime_ops and synth_c_copy_runtime
 (c_vs_simulator.sh) hold the graphs to the simulator byte for byte as well.
 """
@@ -300,6 +311,55 @@ def copy_runtime():
     return steps
 
 
+def operands():
+    """The values after each step of auto_dim_runtime_operands.oi (exact, but the softmaxes: f64
+    within 1e-5). p.0, p.1 and Z of c/auto_dim_runtime_model.txt."""
+    p0, p1 = np.array([10, 20, 30, 40], dtype=F), np.array([-1, -2, -3, -4], dtype=F)
+    z = np.array([1, -2, 0, 5], dtype=np.int32)
+    m = np.ones((1, 4), dtype=F)
+    k = np.zeros((0, 4), dtype=F)
+    low = np.zeros((3, 2, 4), dtype=F)  # L: @fixed(t=3), no @init
+    f = np.zeros((0, 4), dtype=np.float64)
+    t = np.full((1, 2), 200)
+    steps = []
+    for n in range(3):
+        r = n + 1
+        m = grown(m, r, 1.0) * p1                  # op mul(M[n, 0], p[1]) >> M
+        m = m + p0 + p1                            # op add(M, p[k]) >> M, k = 0, 1
+        k = np.vstack([k, m.sum(axis=0, dtype=F)])  # op sum_axis(M, axes=[0]) >> K[n]
+        low[n] = m.max(axis=0)                     # a [1, 4] result spread over L[n]'s 2 rows
+        a = np.tile(3 + z, (r, 1))                 # op add(Q[n, 0], Z, acc=i32) >> A[n, 0]
+        a[0] = z * z                               # op mul(Z, Z, acc=i32) >> A[0..1, ]
+        y = np.full(4, 3 * r, dtype=np.int32)      # op sum_axis(Q, axes=[0], acc=i32) >> y
+        u = (-3 * r + 8) % 16 - 8                  # i4 sums wrap: -3, -6, -9 -> 7
+        md = m.astype(np.float64)
+        sm = [np.exp(md - md.max(axis=a_, keepdims=True)) for a_ in (0, 1)]
+        sm = [e / e.sum(axis=a_, keepdims=True) for a_, e in enumerate(sm)]
+        f = np.vstack([f, np.zeros((r - f.shape[0], 4))]) + sm[0] + sm[1]
+        t = (2 * np.vstack([t, np.full((r - t.shape[0], 2), 200)])) % 256  # bitset: like u8
+        steps.append({"M": m.copy(), "K": k.copy(), "L": low.copy(), "A": a, "y": y,
+                      "D": np.full((r, 3), -1.5, dtype=F),    # i4 -3 dequantized by 0.5
+                      "V": np.full((r, 3), 3, dtype=np.int8),  # op neg(U) >> V[n, 0]
+                      "u": np.full(3, u, dtype=np.int8),
+                      "E": (sm[1], 1e-5), "F": (f.copy(), 1e-5), "T": t.astype(np.uint8)})
+    return steps
+
+
+def slice_out():
+    """The values after each step of auto_dim_runtime_slice_out.oi (exact)."""
+    low = np.full((4, 4), 0.5, dtype=F)  # R: @fixed(t=4) @init(0.5)
+    steps = []
+    for n, x in enumerate(X):
+        r = n + 1
+        m = np.ones((r, 4), dtype=F)                # M[n, 0] grows M (@init 1.0), never written
+        k = np.tile(m[0] + x, (r, 1))               # op add(M[n, 0], x) >> K[0..n+1]
+        low[1:r + 1] = m.sum(axis=0, dtype=F)       # [4] spread over R[1..n+2]
+        p = np.full((r + 1, 3), -3, dtype=np.int8)  # op max_axis(Q, axes=[0]) >> P[1..n+2]
+        p[0] = 3                                    # op neg(Q[n, 0]) >> P[0..n+1], row 0 kept
+        steps.append({"K": k, "R": low.copy(), "P": p})
+    return steps
+
+
 # (graph or None, its values, error graph, its line:col, the error, the persistent values it keeps,
 # the steps that fail: the last 2, or all 3 where the first cannot fit either)
 ONES = np.ones((1, 4), dtype=F)
@@ -352,6 +412,24 @@ CASES = [
     (None, None, "auto_dim_runtime_slice_error.oi", "12:58",
      "cannot store a value of shape [0, 4] as auto_dim 'S' of current shape [1, 4]",
      {"n": np.array(0, dtype=np.int32)}, 3),
+]
+# --group operands (synth_c_runtime_operands): the operands of runtime_kernel.cpp beside a matrix
+# of run-time shape.
+OPERANDS = [
+    ("auto_dim_runtime_operands.oi", operands, "auto_dim_runtime_acc_error.oi", "11:3",
+     "op 'sum_axis' produces shape [1, 4] but the access to 'A' has shape [2, 4]",
+     {"A": np.full((1, 4), 3, dtype=np.int32), "n": np.array(1, dtype=np.int32)}, 2),
+    (None, None, "auto_dim_runtime_table_error.oi", "11:37",
+     "cannot store a value of shape [2] into 'K' where the access has shape [4]",
+     {"K": np.full((1, 4), 4.0, dtype=F), "n": np.array(1, dtype=np.int32)}, 2),
+    (None, None, "auto_dim_runtime_entry_error.oi", "11:19",
+     "prefix table entry p[2] is model tensor 'p.2', which model 'model.oinf' lacks",
+     {"M": np.array([[0.0, -1.0, -2.0, -3.0]], dtype=F), "n": np.array(1, dtype=np.int32)}, 2),
+    ("auto_dim_runtime_slice_out.oi", slice_out, "auto_dim_runtime_slice_out_error.oi", "11:37",
+     "cannot store a value of shape [2] into 'K' where the access has shape [2, 4]",
+     {"K": np.full((1, 4), 4.0, dtype=F), "n": np.array(1, dtype=np.int32)}, 2),
+    (None, None, "auto_dim_runtime_axis_error.oi", "11:5",
+     "op 'softmax': axis 2 is out of range for rank 2", {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 
 
@@ -407,7 +485,9 @@ def main():
     ap.add_argument("--openinfer", required=True)
     ap.add_argument("--cc", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--group", choices=("shapes", "operands"), default="shapes")
     o = ap.parse_args()
+    cases = CASES if o.group == "shapes" else OPERANDS
     w = o.work
     os.makedirs(w, exist_ok=True)
     for txt, name in (("auto_dim_runtime_model.txt", "model.oinf"),
@@ -417,7 +497,7 @@ def main():
             sys.exit(f"FAIL: pack {txt}: {log}")
     common = ["--model", "model.oinf", "--input", "x=input.oinf:x.{step}", "--steps", "3"]
     bad = []
-    for graph, values, error_graph, at, error, kept, fails in CASES:
+    for graph, values, error_graph, at, error, kept, fails in cases:
         error_graph = os.path.join(C, error_graph)
         if graph:
             check_values(o, w, bad, os.path.join(C, graph), values, common)
@@ -438,7 +518,7 @@ def main():
                 same(bad, got, name if step is None else f"{name}.step{step}", value)
     for b in bad:
         print(f"  {b}")
-    print(f"{'FAIL' if bad else 'ok'}: {len(CASES)} cases over 3 steps against the values "
+    print(f"{'FAIL' if bad else 'ok'}: {len(cases)} cases over 3 steps against the values "
           f"computed here, their error graphs' failed steps against the simulator's messages")
     return 1 if bad else 0
 

@@ -114,8 +114,13 @@ class F16Matmul {
   }
 
   double seconds_per_run(const Case& c, int inner) {
-    run(c);
-    gpu_->synchronize();  // warm-up: pipelines are created on first use
+    // Warm-up, 0.3 s of runs: pipelines are created on first use, and on the H200 runs soon
+    // after a process start were at times up to 4x slower (docs/vulkan.md; clocks, perhaps).
+    const auto warm = Clock::now();
+    do {
+      for (int i = 0; i < inner; ++i) run(c);
+      gpu_->synchronize();
+    } while (std::chrono::duration<double>(Clock::now() - warm).count() < 0.3);
     std::vector<double> t;
     for (int r = 0; r < 5; ++r) {
       const auto start = Clock::now();

@@ -28,6 +28,7 @@
 #include <vulkan/vulkan.hpp>
 
 #include "oinf_io.hpp"
+#include "shape_rules.hpp"
 
 VULKAN_HPP_DEFAULT_DISPATCH_LOADER_DYNAMIC_STORAGE
 
@@ -1641,6 +1642,25 @@ class Runner {
                                               none, "fetch", Use::kRead, &lead);
     shape = lead;
     shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+    std::vector<uint8_t> bytes = download_entries(v, offs);
+    if (!packed_bits(v) || v.elements == 0) return bytes;
+    // packed entries (oinf.md) padded to whole bytes each: the fetched table packs their
+    // elements one after another, as the simulator's tensor holds them
+    std::vector<uint8_t> cells;
+    for (size_t n = 0; n < offs.size(); ++n) {
+      const std::vector<uint8_t> c = unpack_cells(
+          v,
+          std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(n * v.bytes),
+                               bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * v.bytes)),
+          v.elements);
+      cells.insert(cells.end(), c.begin(), c.end());
+    }
+    return pack_cells(v, cells);
+  }
+
+  // The entries at offsets `offs` of table v (regions' Use::kRead: -1 past the capacity, read
+  // as the @init value, else zeros), one after another.
+  std::vector<uint8_t> download_entries(const Value& v, const std::vector<int64_t>& offs) {
     std::vector<uint8_t> bytes(offs.size() * v.bytes, 0);
     if (bytes.empty()) return bytes;
     Buffer host = make_buffer(
@@ -1871,6 +1891,10 @@ class Runner {
   // transfer or a read on the way to a table entry or another matrix, which stores the
   // matrix's shape as it is).
   void auto_dim_copy(const json::object& s, const std::map<std::string, int64_t>& indices) {
+    if (s.contains("to_entry") || s.contains("from_entry")) {
+      entries_and_matrix(s, indices);
+      return;
+    }
     const bool write = s.contains("auto_to");
     if (write && s.contains("auto_from")) {  // matrix to matrix: the part read, as it is, stored
       Value& from = mutable_value(std::string(s.at("from").as_string()));
@@ -1896,6 +1920,18 @@ class Runner {
     if (!write) {
       std::vector<uint64_t> shape;
       std::vector<uint8_t> value = read_auto_dim(m, terms, indices, where, shape);
+      // An op's operand that grew: the kernel holds the declared shape, which the op's static
+      // output pins, so another one is the simulator's error (host/shape_rules.hpp).
+      if (const json::value* g = s.if_contains("guard"); g && shape != other.shape) {
+        const json::object& guard = g->as_object();
+        const std::string e = shape_rules::guard_error(guard, shape);
+        throw Failure(1, std::string(guard.at("at").as_string()) + ": " +
+                             (e.empty() ? "op '" + std::string(guard.at("op").as_string()) +
+                                              "': operand of shape " + shape_text(shape) +
+                                              ", but this program was synthesized for " +
+                                              shape_text(other.shape)
+                                        : e));
+      }
       const json::value* exact = s.if_contains("exact");
       const bool pad = !(exact && exact->is_bool() && exact->as_bool());
       bool fits = shape.size() == other.shape.size();
@@ -1915,6 +1951,60 @@ class Runner {
     }
     write_matrix(m, terms, other.shape, unpack_cells(m, download(other), other.elements), indices,
                  where);
+  }
+
+  // A copy between a matrix and table entries where neither side's shape is known before run
+  // time (a window of run-time length, a matrix that grows): the matrix's part read as
+  // cache.read reads it (its current shape) and stored into the entries as cache.write stores
+  // a value (memory.cpp's write_table: the access's shape first, then the budget and growth),
+  // or the entries read as a table window is and stored into the matrix (write_auto_dim).
+  void entries_and_matrix(const json::object& s, const std::map<std::string, int64_t>& indices) {
+    const bool to_table = s.contains("to_entry");
+    Value& from = mutable_value(std::string(s.at("from").as_string()));
+    Value& to = mutable_value(std::string(s.at("to").as_string()));
+    const std::string at(s.at("at").as_string()), store_at(s.at("store_at").as_string());
+    std::vector<std::string> terms;
+    for (const json::value& t : s.at(to_table ? "auto_from" : "auto_to").as_array())
+      terms.emplace_back(t.as_string());
+    if (!to_table) {
+      Value& t = from;
+      std::vector<uint64_t> shape;
+      const std::vector<int64_t> src =
+          regions(t, s.if_contains("from_entry"), indices, at, Use::kRead, &shape);
+      shape.insert(shape.end(), t.shape.begin(), t.shape.end());
+      const std::vector<uint8_t> bytes = download_entries(t, src);
+      std::vector<uint8_t> cells;
+      for (size_t n = 0; n < src.size(); ++n) {
+        const std::vector<uint8_t> piece(
+            bytes.begin() + static_cast<std::ptrdiff_t>(n * t.bytes),
+            bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * t.bytes));
+        const std::vector<uint8_t> c = unpack_cells(to, piece, t.elements);
+        cells.insert(cells.end(), c.begin(),
+                     c.begin() + static_cast<std::ptrdiff_t>(
+                                     std::min<size_t>(c.size(), t.elements * cell_size(to))));
+      }
+      write_matrix(to, terms, shape, cells, indices, store_at + ": ");
+      return;
+    }
+    Value& t = to;
+    std::vector<uint64_t> shape, access;
+    const std::vector<uint8_t> cells = read_auto_dim(from, terms, indices, at + ": ", shape);
+    regions(t, s.if_contains("to_entry"), indices, store_at, Use::kRead, &access);
+    access.insert(access.end(), t.shape.begin(), t.shape.end());
+    if (shape != access)
+      input_error(store_at + ": cannot store a value of shape " + shape_text(shape) + " into '" +
+                  t.name + "' where the access has shape " + shape_text(access));
+    const std::vector<int64_t> dst =
+        regions(t, s.if_contains("to_entry"), indices, store_at, Use::kWrite);
+    const size_t per = t.elements * cell_size(from);
+    barrier();
+    for (size_t n = 0; n < dst.size(); ++n) {
+      std::vector<uint8_t> piece = pack_cells(
+          from, std::vector<uint8_t>(cells.begin() + static_cast<std::ptrdiff_t>(n * per),
+                                     cells.begin() + static_cast<std::ptrdiff_t>((n + 1) * per)));
+      piece.resize(t.bytes, 0);
+      upload_at(t, static_cast<uint64_t>(dst[n]), piece.data(), piece.size());
+    }
   }
 
   // Stores a value of shape vs (its bytes) at the matrix access `terms` of m (memory.cpp's
@@ -1994,6 +2084,46 @@ class Runner {
     copy_box(e.cells, dims, st, piece, ln, std::vector<uint64_t>(rank, 0), ln, esize, false);
   }
 
+  // An op's result (a scratch value) stored into a window of table entries of run-time length
+  // as the simulator stores it (interpreter_op.cpp): where it broadcasts to the access's shape
+  // it fills the access (dsl.md), another shape is write_table's error naming the access.
+  void spread_copy(Value& from, Value& to, const json::value* entry,
+                   const std::map<std::string, int64_t>& indices, const std::string& where) {
+    std::vector<uint64_t> access, common;
+    regions(to, entry, indices, where, Use::kRead, &access);
+    access.insert(access.end(), to.shape.begin(), to.shape.end());
+    if (!shape_rules::broadcast(from.shape, access, common) || common != access)
+      input_error(where + ": cannot store a value of shape " + shape_text(from.shape) + " into '" +
+                  to.name + "' where the access has shape " + shape_text(access));
+    const std::vector<int64_t> dst = regions(to, entry, indices, where, Use::kWrite);
+    if (dst.empty()) return;
+    const size_t esize = cell_size(to);
+    const std::vector<uint8_t> cells = unpack_cells(to, download(from), from.elements);
+    // each cell of the access from the result's cell it broadcasts from
+    const size_t rank = access.size(), off = rank - from.shape.size();
+    std::vector<uint64_t> at(rank, 0);
+    std::vector<uint8_t> entry_cells;
+    size_t n = 0;
+    barrier();
+    while (true) {
+      uint64_t src = 0;
+      for (size_t a = off; a < rank; ++a)
+        src = src * from.shape[a - off] + (from.shape[a - off] == 1 ? 0 : at[a]);
+      entry_cells.insert(entry_cells.end(),
+                         cells.begin() + static_cast<std::ptrdiff_t>(src * esize),
+                         cells.begin() + static_cast<std::ptrdiff_t>((src + 1) * esize));
+      if (entry_cells.size() == to.elements * esize) {
+        std::vector<uint8_t> piece = pack_cells(to, entry_cells);
+        piece.resize(to.bytes, 0);
+        upload_at(to, static_cast<uint64_t>(dst.at(n++)), piece.data(), piece.size());
+        entry_cells.clear();
+      }
+      size_t d = rank;
+      while (d > 0 && ++at[d - 1] == access[d - 1]) at[--d] = 0;
+      if (d == 0) break;
+    }
+  }
+
   // transfer / cache.read / cache.write between whole values and table entries.
   void copy_step(const json::object& s, const std::map<std::string, int64_t>& indices) {
     Value& from = mutable_value(std::string(s.at("from").as_string()));
@@ -2001,6 +2131,10 @@ class Runner {
     const std::string where = s.contains("at")
                                   ? std::string(s.at("at").as_string())
                                   : "copy from '" + from.name + "' to '" + to.name + "'";
+    if (const json::value* sp = s.if_contains("spread"); sp && sp->is_bool() && sp->as_bool()) {
+      spread_copy(from, to, s.if_contains("to_entry"), indices, where);
+      return;
+    }
     std::vector<uint64_t> lead, to_lead;
     const std::vector<int64_t> dst =
         regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite, &to_lead);
@@ -2282,7 +2416,7 @@ class Runner {
     for (const json::object& c : k.checks) check_indices(c);
     for (const std::string& z : k.zero) zero(value(z));
     if (!k.zero.empty()) barrier();
-    for (const json::object& t : k.rope_tables) rope_table(t);
+    for (const json::object& t : k.rope_tables) rope_table(t, indices);
     if (!k.rope_tables.empty()) barrier();
     for (Kernel& sub : k.subs) {
       if (sub.groups[0] == 0 || sub.groups[1] == 0 || sub.groups[2] == 0) continue;
@@ -2349,7 +2483,7 @@ class Runner {
 
   // rope's cos/sin table for the position read back now, as the Vulkan backend computes it on
   // the host: angle (pos + t) * theta^(-2i/D) in f64, pairs (cos, sin), f32 unless `f64`.
-  void rope_table(const json::object& r) {
+  void rope_table(const json::object& r, const std::map<std::string, int64_t>& indices) {
     const std::vector<uint8_t> p = download(value(std::string(r.at("pos").as_string())));
     int64_t pos = 0;
     if (r.at("wide").as_bool()) {
@@ -2359,7 +2493,14 @@ class Runner {
       std::memcpy(&p32, p.data(), 4);
       pos = p32;
     }
-    const double theta = r.at("theta").to_number<double>();
+    double theta = r.at("theta").to_number<double>();
+    if (const json::value* ti = r.if_contains("theta_index")) {  // a loop index's value now
+      auto it = indices.find(std::string(ti->as_string()));
+      if (it == indices.end())
+        input_error("manifest: loop index '" + std::string(ti->as_string()) +
+                    "' of rope's theta is not set here");
+      theta = static_cast<double>(it->second);
+    }
     const uint64_t T = r.at("T").to_number<uint64_t>(), D = r.at("D").to_number<uint64_t>();
     const uint64_t half = D / 2;
     const bool f64 = r.at("f64").as_bool();
@@ -2481,12 +2622,28 @@ class Runner {
     const json::value* sel = s.if_contains("select");
     if (sel == nullptr) return s.at("kernel").to_number<size_t>();
     std::vector<int64_t> now;
+    // "map": the value's class for settings of a finite domain (the emitter's finite_classes):
+    // "bool" 0 or 1; {"axis": R, "message"}: the axis made non-negative, or the CPU backend's
+    // error for one out of range
+    const json::value* map = sel->as_object().if_contains("map");
     for (const json::value& n : sel->at("by").as_array()) {
       auto it = indices.find(std::string(n.as_string()));
       if (it == indices.end())
         input_error("manifest: loop index '" + std::string(n.as_string()) +
                     "' of a kernel's settings is not set here");
-      now.push_back(it->second);
+      int64_t v = it->second;
+      const json::value* c = map ? &map->as_array().at(now.size()) : nullptr;
+      if (c && c->is_string() && c->as_string() == "bool") v = v != 0 ? 1 : 0;
+      if (c && c->is_object()) {
+        const auto rank = c->at("axis").to_number<int64_t>();
+        if (v < -rank || v >= rank) {
+          std::string m(c->at("message").as_string());
+          m.replace(m.find("{value}"), 7, std::to_string(v));
+          throw Failure(1, "step " + std::to_string(step_) + ": " + m);
+        }
+        if (v < 0) v += rank;
+      }
+      now.push_back(v);
     }
     const json::array& values = sel->at("values").as_array();
     for (size_t r = 0; r < values.size(); ++r) {

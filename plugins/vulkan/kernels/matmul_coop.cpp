@@ -7,8 +7,13 @@
 // shader's small tiles, which read b once per row without idle matrix lanes); "force" takes them
 // for every f16 call, "off" never. OPENINFER_VULKAN_COOPMAT_TILE=BM,BN,BK,WM[,DEPTH] forces a
 // tile (DEPTH: slices whose loads are in flight at once, 1..4; default 1);
-// BM,BN,BK,WM,DEPTH,SG also sets the subgroups of a workgroup (4 or 8; default 8).
+// BM,BN,BK,WM,DEPTH,SG also sets the subgroups of a workgroup (4, 8, 12 or 16; default 8), and
+// BM,BN,BK,WM,DEPTH,SG,STAGES the shared buffers of each operand (1 or 2; default 2).
 // OPENINFER_VULKAN_COOPMAT_GROUP=N: tile rows a band of workgroups takes (default 8, 0 none).
+// BM,BN,BK,WM,DEPTH,SG,STAGES,EARLY: EARLY subgroups store the next slice before their products
+// (STAGES 2). OPENINFER_VULKAN_COOPMAT_LOADERS=G,W (with a forced tile) adds G loader groups of
+// W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1|2|3
+// (timing probes, wrong results) and OPENINFER_VULKAN_COOPMAT_SHAPE=16x8.
 #include <algorithm>
 #include <cstring>
 
@@ -21,14 +26,25 @@ namespace oi::vulkan {
 namespace {
 
 // matmul_coop.comp's output tile (BM x BN), k slice (BK), subgroups down the tile (WM), slices
-// read ahead into registers (DEPTH) and subgroups of 32 invocations in the workgroup (SG).
+// read ahead into registers (DEPTH), subgroups of 32 invocations in the workgroup (SG) and
+// shared buffers of each operand (STAGES: 2, or 1 with two barriers a slice).
 struct CoopTile {
-  uint32_t bm, bn, bk, wm, depth = 1, sg = 8;
+  uint32_t bm, bn, bk, wm, depth = 1, sg = 8, stages = 2;
+  uint32_t early = 0;  // subgroups that store the next slice before their products (STAGES 2)
+  // Loader subgroups besides the SG multiplying ones: groups, subgroups a group (0: none).
+  uint32_t loader_groups = 0, loader_warps = 0;
+  uint32_t subgroups() const { return sg + loader_groups * loader_warps; }
 };
 constexpr uint32_t kMaxDepth = 4;
 
 constexpr CoopTile kLargeTile{128, 128, 16, 2};  // H200: 160 TFLOP/s at 4096^3 (BK 32: 147)
 constexpr CoopTile kSmallTile{64, 64, 32, 2};
+// Eight multiplying subgroups (64 x 64 of the output each) and two loader groups of two
+// subgroups filling a ring of three 16-deep slices. H200 (docs/vulkan.md): 4096^3 205-213
+// TFLOP/s against 157-159 for kLargeTile, 8192^3 227-229 against 133-168, 2048^3 177 against
+// 140. Taken from kLoaderGroups of its tiles on (2048^3 has 128).
+constexpr CoopTile kLoaderTile{128, 256, 16, 2, 1, 8, 3, 0, 2, 2};
+constexpr uint64_t kLoaderGroups = 128;
 // H200, 4096^3: 156-161 TFLOP/s with 8 against 155-159 row by row; 128,256,16,2 runs 156 with 8
 // and 43 row by row (docs/vulkan.md).
 constexpr uint32_t kGroupM = 8;
@@ -51,41 +67,67 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
 
 // The shader's assumptions about a tile, for this device's matrix shape.
 bool valid_tile(const CoopTile& t, const DeviceCaps& caps) {
-  if (t.sg != 4 && t.sg != 8) return false;
+  const bool loaders = t.loader_groups != 0;
+  if ((t.sg != 4 && t.sg != 8 && t.sg != 12 && t.sg != 16) || t.stages == 0 ||
+      t.stages > (loaders ? 4 : 2) || t.early > t.sg || (t.early != 0 && t.stages != 2) ||
+      (loaders && (t.loader_warps == 0 || t.early != 0 || t.depth != 1 || t.subgroups() > 32))) {
+    return false;
+  }
   const uint32_t wn = t.wm == 0 || t.sg % t.wm != 0 ? 0 : t.sg / t.wm;
-  const uint64_t invocations = 32ull * t.sg;
+  const uint64_t invocations = 32ull * (loaders ? t.loader_warps : t.sg);
   if (wn == 0 || t.depth == 0 || t.depth > kMaxDepth || t.bk % caps.coop_k != 0 ||
       t.bm % (t.wm * caps.coop_m) != 0 || t.bn % (wn * caps.coop_n) != 0) {
     return false;
   }
   const uint64_t a_vecs = uint64_t{t.bm} * t.bk / 8, b_vecs = uint64_t{t.bk} * t.bn / 8;
-  // Two slices of each in shared memory, in 16-byte vectors; a's also stage the results.
-  const uint64_t a_shared = 2ull * t.bm * (t.bk + 8) / 8, b_shared = 2ull * t.bk * (t.bn + 8) / 8;
+  const uint64_t a_shares = (a_vecs + invocations - 1) / invocations,
+                 b_shares = (b_vecs + invocations - 1) / invocations;
+  // STAGES slices of each in shared memory, in 16-byte vectors; a's also stage the results.
+  const uint64_t a_shared = uint64_t{t.stages} * t.bm * (t.bk + 8) / 8,
+                 b_shared = uint64_t{t.stages} * t.bk * (t.bn + 8) / 8;
   const uint64_t staging = uint64_t{t.sg} * caps.coop_m * caps.coop_n / 4;
-  return a_vecs % invocations == 0 && b_vecs % invocations == 0 && a_vecs > 0 && b_vecs > 0 &&
-         16 * (a_shared + b_shared) <= caps.max_shared_memory && staging <= a_shared;
+  return a_shares <= 8 && b_shares <= 8 && a_vecs > 0 && b_vecs > 0 &&
+         16 * (a_shared + b_shared) + 32 <= caps.max_shared_memory && staging <= a_shared;
 }
 
 CoopTile pick_tile(const MatmulShape& s, const DeviceCaps& caps) {
   const char* name = "OPENINFER_VULKAN_COOPMAT_TILE";
   if (const char* text = tuning_env(name)) {
     const auto numbers =
-        std::clamp<size_t>(std::count(text, text + std::strlen(text), ',') + 1, 4, 6);
-    const auto v =
-        parse_tuning_list("matmul", name, text, numbers, 4096, ": BM,BN,BK,WM[,DEPTH[,SG]]");
-    const CoopTile forced{v[0], v[1], v[2], v[3], numbers > 4 ? v[4] : 1, numbers > 5 ? v[5] : 8};
+        std::clamp<size_t>(std::count(text, text + std::strlen(text), ',') + 1, 4, 8);
+    const auto v = parse_tuning_list("matmul", name, text, numbers, 4096,
+                                     ": BM,BN,BK,WM[,DEPTH[,SG[,STAGES[,EARLY]]]]");
+    CoopTile forced{v[0],
+                    v[1],
+                    v[2],
+                    v[3],
+                    numbers > 4 ? v[4] : 1,
+                    numbers > 5 ? v[5] : 8,
+                    numbers > 6 ? v[6] : 2,
+                    numbers > 7 ? v[7] : 0};
+    const char* loaders_name = "OPENINFER_VULKAN_COOPMAT_LOADERS";
+    if (const char* loaders = tuning_env(loaders_name)) {
+      const auto l = parse_tuning_list("matmul", loaders_name, loaders, 2, 16, ": GROUPS,WARPS");
+      forced.loader_groups = l[0];
+      forced.loader_warps = l[1];
+    }
     if (!valid_tile(forced, caps)) {
       bad_tuning("matmul", name,
-                 "is no valid tile (SG 4 or 8; WM divides SG; BM a multiple of WM x " +
+                 "is no valid tile (SG 4, 8, 12 or 16; STAGES 1 or 2, up to 4 with loaders; EARLY "
+                 "up to SG, with STAGES 2; WM divides SG; BM a multiple of WM x " +
                      std::to_string(caps.coop_m) + ", BN of (SG / WM) x " +
                      std::to_string(caps.coop_n) + ", BK of " + std::to_string(caps.coop_k) +
-                     "; BM x BK and BK x BN multiples of 256 x SG; DEPTH 1.." +
+                     "; BM x BK and BK x BN at most 256 x SG x 8; DEPTH 1.." +
                      std::to_string(kMaxDepth) + "; shared memory within the device's)");
     }
     return forced;
   }
-  const uint64_t groups = ceil_div(s.M, kLargeTile.bm) * ceil_div(s.N, kLargeTile.bn) * s.batches;
-  return groups >= kFillGroups && valid_tile(kLargeTile, caps) ? kLargeTile : kSmallTile;
+  const auto groups = [&](const CoopTile& t) {
+    return ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn) * s.batches;
+  };
+  if (groups(kLoaderTile) >= kLoaderGroups && valid_tile(kLoaderTile, caps)) return kLoaderTile;
+  return groups(kLargeTile) >= kFillGroups && valid_tile(kLargeTile, caps) ? kLargeTile
+                                                                           : kSmallTile;
 }
 
 // Tile rows a band of workgroups takes in launch order (matmul_coop.comp's GROUP_M; 0 or 1:
@@ -97,6 +139,25 @@ uint32_t group_m() {
     return parse_tuning_list("matmul", name, text, 1, 64, ": N, tile rows a band (0: none)")[0];
   }
   return kGroupM;
+}
+
+// matmul_coop.comp's PROBE (wrong results, for timing parts of the shader):
+// OPENINFER_VULKAN_COOPMAT_PROBE=N, 0 (the default) computes.
+uint32_t probe() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_PROBE";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, "0") == 0) return 0;
+  return parse_tuning_list("matmul", name, text, 1, 3, ": 1, 2 or 3 (timing probes)")[0];
+}
+
+// OPENINFER_VULKAN_COOPMAT_SHAPE=16x8 takes 16 x 8 matrices for the products where the device's
+// pick is 16 x 16 (NVIDIA reports both), for tuning; unset or 16x16 keeps the pick.
+bool narrow_shape() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_SHAPE";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, "16x16") == 0) return false;
+  if (std::strcmp(text, "16x8") == 0) return true;
+  bad_tuning("matmul", name, "is neither '16x16' nor '16x8'");
 }
 
 uint32_t grid(uint64_t size, uint32_t tile) {
@@ -111,7 +172,14 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
   const oi_tensor_desc& a = call.inputs[0];
   const oi_tensor_desc& b = call.inputs[1];
   const oi_tensor_desc& out = call.outputs[0];
-  const DeviceCaps& caps = caps_of(call.device);
+  DeviceCaps narrowed;  // OPENINFER_VULKAN_COOPMAT_SHAPE=16x8: the narrower matrices, for tuning
+  const DeviceCaps* device_caps = &caps_of(call.device);
+  if (device_caps->coop_n == 16 && narrow_shape()) {
+    narrowed = *device_caps;
+    narrowed.coop_n = 8;
+    device_caps = &narrowed;
+  }
+  const DeviceCaps& caps = *device_caps;
   if (caps.coop_m == 0 || a.dtype != OI_DTYPE_F16 || b.dtype != OI_DTYPE_F16 ||
       (out.dtype != OI_DTYPE_F16 && out.dtype != OI_DTYPE_F32)) {
     return false;
@@ -135,8 +203,13 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               b0 % 8 == 0 && s.N % 8 == 0 ? 1u : 0u,
               y0 % 2 == 0 && s.N % 2 == 0 ? 1u : 0u,
               tile.depth,
-              32 * tile.sg,
-              group_m()};
+              32 * tile.subgroups(),
+              group_m(),
+              tile.stages,
+              probe(),
+              tile.early,
+              tile.loader_groups,
+              std::max(tile.loader_warps, 1u)};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),

@@ -4,19 +4,23 @@
 // (acc=f32). The summation order is the hardware's, so results are within the op rules' matmul
 // bound rather than the CPU's bits.
 //
-// A workgroup of WG / 32 subgroups (of 32: the shape NVIDIA's tensor cores are exposed at; 8 by
-// default, 4 give each subgroup twice the matrices) computes a BM x BN output tile, WM x WN subgroups each a (BM / WM) x (BN / WN) part of it as a grid of
-// LM x LN cooperative matrices. K is walked in BK-deep slices: each invocation fetches its part
-// of the next slice of a and b from global memory into registers while the subgroups multiply
-// the current one out of shared memory (two buffers, one barrier a slice; rows padded by 8 halves
-// against bank conflicts). DEPTH register sets keep that many slices' loads in flight: slice
-// s + DEPTH is read while slice s is multiplied, so a load has DEPTH slices of products to
-// arrive in (one slice of a 128 x 128 tile is too little work to hide a load from L2).
+// A workgroup of WG / 32 subgroups (of 32: the shape NVIDIA's tensor cores are exposed at)
+// computes a BM x BN output tile: WM x WN multiplying subgroups each a (BM / WM) x (BN / WN) part
+// of it as a grid of LM x LN cooperative matrices. K is walked in BK-deep slices staged in shared
+// memory (rows padded by 8 halves against bank conflicts), in one of two ways:
+// - Without loaders (LOADER_GROUPS 0), every invocation fetches its part of the next slice of a
+//   and b from global memory into registers while the subgroups multiply the current one out of
+//   shared memory, then stores it (STAGES 2: into the other buffer, one barrier a slice; 1: two
+//   barriers). DEPTH register sets keep that many slices' loads in flight.
+// - With loaders, subgroups after the multiplying ones only copy slices into a ring of STAGES
+//   buffers and the multiplying ones only multiply; they meet through counters in shared memory
+//   (below), so several slices are in flight and no workgroup barrier stops the tensor cores.
 // Operands are read as 16-byte vectors where every row starts on 16 bytes (ALIGN_A, ALIGN_B),
 // else one half at a time; what lies outside the matrices is staged as zeros. Results leave
-// through a small per-subgroup staging area (in a_tile, after the last product), as word pairs of f16 where the output's rows start
-// on a word (ALIGN_Y), else one half at a time with atomics on its own bits (the word is shared
-// with another workgroup's output or with a neighbouring tensor).
+// through a small per-subgroup staging area (in a_tile, after the last product), as word pairs
+// of f16 where the output's rows start on a word (ALIGN_Y), else one half at a time with atomics
+// on its own bits (the word is shared with another workgroup's output or with a neighbouring
+// tensor).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -42,9 +46,32 @@ layout(constant_id = 12) const uint WG = 256;   // invocations: 32 a subgroup
 // Workgroups in launch order take GROUP_M tile rows column by column (0: row by row), so the
 // workgroups running at once share fewer rows of a and columns of b in the L2.
 layout(constant_id = 13) const uint GROUP_M = 0;
+// Shared buffers of each operand: 2 (the next slice is stored while the current one is
+// multiplied, one barrier a slice) or 1 (half the shared memory, two barriers a slice: room for
+// deeper slices or wider tiles within the device's limit).
+layout(constant_id = 14) const uint STAGES = 2;
+// Timing probes (wrong results; OPENINFER_VULKAN_COOPMAT_PROBE, for tuning only): 1 fetches only
+// the first slice from global memory, 2 leaves out the products (and so the shared loads), 3 the
+// fetches, the shared stores and the barriers (the products out of shared memory alone).
+layout(constant_id = 15) const uint PROBE = 0;
+// With two shared buffers, subgroups below EARLY store the next slice right after fetching it,
+// before their products, the others after theirs: while the first wait for their loads the
+// others keep the tensor cores busy, and the reverse at the end of the slice (0: all after).
+layout(constant_id = 16) const uint EARLY = 0;
+// Loader subgroups (0: none): LOADER_GROUPS groups of LOADER_WARPS subgroups after the
+// computing ones only copy slices from global to shared memory, each group every
+// LOADER_GROUPS-th slice, into a ring of STAGES (up to 4) buffers; the computing subgroups only
+// multiply. They meet through counters in shared memory instead of workgroup barriers: a group
+// waits until every computing subgroup is done with a buffer before refilling it, a computing
+// subgroup until the buffer's slice is stored. So LOADER_GROUPS slices are in flight while the
+// tensor cores work, and no barrier stops the computing subgroups.
+layout(constant_id = 17) const uint LOADER_GROUPS = 0;
+layout(constant_id = 18) const uint LOADER_WARPS = 1;
+const bool FETCHES = PROBE != 1u && PROBE != 3u, PRODUCTS = PROBE != 2u, SYNC = PROBE != 3u;
 
 const uint LANES = 32, SUBGROUPS = WG / LANES;
-const uint WN = SUBGROUPS / WM;
+const uint COMPUTE_SG = SUBGROUPS - LOADER_GROUPS * LOADER_WARPS;  // the multiplying subgroups
+const uint WN = COMPUTE_SG / WM;
 layout(local_size_x_id = 12) in;
 
 // p: output elements, M, K, N, the element offsets of a, b and y, batches, then from 8 on
@@ -58,13 +85,52 @@ layout(std430, binding = 3) buffer Y { uint y[]; };
 
 const uint PAD = 8;  // halves a shared row is padded by
 const uint A_ROW = (BK + PAD) / 8, B_ROW = (BN + PAD) / 8;  // shared rows, in 16-byte vectors
-// Two slices of each (one multiplied while the next is stored); after the last product a_tile
+// STAGES slices of each (without loaders and 2, one multiplied while the next is stored); after
+// the last product a_tile
 // also stages the results, LM x LN f32 a subgroup (kernels/matmul_coop.cpp checks it fits).
-shared uvec4 a_tile[2 * BM * A_ROW];
-shared uvec4 b_tile[2 * BK * B_ROW];
+shared uvec4 a_tile[STAGES * BM * A_ROW];
+shared uvec4 b_tile[STAGES * BK * B_ROW];
 
-const uint A_VECS = BM * BK / 8 / WG, B_VECS = BK * BN / 8 / WG;  // vectors an invocation
+// Vectors of a slice, and an invocation's share (the last share may be partial).
+const uint A_TOTAL = BM * BK / 8, B_TOTAL = BK * BN / 8;
+const uint A_VECS = (A_TOTAL + WG - 1u) / WG, B_VECS = (B_TOTAL + WG - 1u) / WG;
 const uint TILE_ROWS = BM / WM / LM, TILE_COLS = BN / WN / LN;     // matrices a subgroup
+// A loader group's invocations and each one's share of a slice.
+const uint LT = LOADER_WARPS * LANES;
+const uint LA_VECS = (A_TOTAL + LT - 1u) / LT, LB_VECS = (B_TOTAL + LT - 1u) / LT;
+// Per ring buffer: loader subgroups that stored a slice into it, computing subgroups done with
+// one (both only grow during a batch).
+shared uint filled[4], emptied[4];
+
+void wait_filled(uint stage, uint target) {
+  while (atomicLoad(filled[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared,
+                    gl_SemanticsAcquire) < target) {
+  }
+}
+
+void wait_emptied(uint stage, uint target) {
+  while (atomicLoad(emptied[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared,
+                    gl_SemanticsAcquire) < target) {
+  }
+}
+
+// The subgroup's accesses to the buffer come before the count, for whoever acquires it.
+void signal_filled(uint stage) {
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  if (subgroupElect()) {
+    atomicAdd(filled[stage], 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelease);
+  }
+}
+
+void signal_emptied(uint stage) {
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  if (subgroupElect()) {
+    atomicAdd(emptied[stage], 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared,
+              gl_SemanticsRelease);
+  }
+}
 
 uint half_at(uint word, uint e) { return (word >> ((e & 1u) * 16u)) & 0xffffu; }
 
@@ -80,7 +146,7 @@ uint half_at(uint word, uint e) { return (word >> ((e & 1u) * 16u)) & 0xffffu; }
 uvec4 fetch_a(uint slot, uint a0, uint m0, uint k0, uint M, uint K) {
   const uint r = slot / (BK / 8u), c = (slot % (BK / 8u)) * 8u;
   const uint row = m0 + r, k = k0 + c;
-  if (row >= M || k >= K) return uvec4(0u);
+  if (slot >= A_TOTAL || row >= M || k >= K) return uvec4(0u);
   const uint e = a0 + row * K + k;
   if (ALIGN_A != 0u) return a4[e >> 3u];
   GATHER8(a, e, e - k + K)
@@ -90,7 +156,7 @@ uvec4 fetch_a(uint slot, uint a0, uint m0, uint k0, uint M, uint K) {
 uvec4 fetch_b(uint slot, uint b0, uint n0, uint k0, uint K, uint N) {
   const uint r = slot / (BN / 8u), c = (slot % (BN / 8u)) * 8u;
   const uint k = k0 + r, col = n0 + c;
-  if (k >= K || col >= N) return uvec4(0u);
+  if (slot >= B_TOTAL || k >= K || col >= N) return uvec4(0u);
   const uint e = b0 + k * N + col;
   if (ALIGN_B != 0u) return b4[e >> 3u];
   GATHER8(b, e, e - col + N)
@@ -105,10 +171,12 @@ void store_slice(uint which, uvec4 next_a[A_VECS], uvec4 next_b[B_VECS]) {
   const uint t = gl_LocalInvocationID.x;
   [[unroll]] for (uint q = 0u; q < A_VECS; ++q) {
     const uint v = t + q * WG;
+    if (A_TOTAL % WG != 0u && v >= A_TOTAL) break;
     a_tile[which * BM * A_ROW + (v / (BK / 8u)) * A_ROW + v % (BK / 8u)] = next_a[q];
   }
   [[unroll]] for (uint q = 0u; q < B_VECS; ++q) {
     const uint v = t + q * WG;
+    if (B_TOTAL % WG != 0u && v >= B_TOTAL) break;
     b_tile[which * BK * B_ROW + (v / (BN / 8u)) * B_ROW + v % (BN / 8u)] = next_b[q];
   }
 }
@@ -119,6 +187,24 @@ void store_half(uint e, uint bits) {
   atomicAnd(y[e >> 1u], ~(0xffffu << shift));
   atomicOr(y[e >> 1u], bits << shift);
 }
+
+// acc += this subgroup's part of the slice in shared buffer (a_base, b_base).
+#define MULTIPLY_SLICE(a_base, b_base)                                                     \
+  [[unroll]] for (uint kk = 0u; kk < BK && PRODUCTS; kk += LK) {                           \
+    fcoopmatNV<16, gl_ScopeSubgroup, LM, LK> ma[TILE_ROWS];                                \
+    [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {                                     \
+      const uint row = (sm * TILE_ROWS + i) * LM;                                          \
+      coopMatLoadNV(ma[i], a_tile, (a_base) + row * A_ROW + kk / 8u, A_ROW, false);        \
+    }                                                                                      \
+    [[unroll]] for (uint j = 0u; j < TILE_COLS; ++j) {                                     \
+      fcoopmatNV<16, gl_ScopeSubgroup, LK, LN> mb;                                         \
+      const uint col = (sn * TILE_COLS + j) * LN;                                          \
+      coopMatLoadNV(mb, b_tile, (b_base) + kk * B_ROW + col / 8u, B_ROW, false);           \
+      [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {                                   \
+        acc[i][j] = coopMatMulAddNV(ma[i], mb, acc[i][j]);                                 \
+      }                                                                                    \
+    }                                                                                      \
+  }
 
 void main() {
   const uint M = p[1], K = p[2], N = p[3], batches = p[7];
@@ -141,52 +227,87 @@ void main() {
         acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, LM, LN>(0.0);
       }
     }
-    // Register set u holds slice s while s % DEPTH == u, from its fetch until its store.
-    uvec4 next_a[DEPTH][A_VECS], next_b[DEPTH][B_VECS];
-    [[unroll]] for (uint u = 0u; u < DEPTH; ++u) {
-      [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
-        next_a[u][q] = fetch_a(t + q * WG, a0, m0, u * BK, M, K);
-      [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
-        next_b[u][q] = fetch_b(t + q * WG, b0, n0, u * BK, K, N);
-    }
-    barrier();  // the previous batch's staging in a_tile is read out
-    store_slice(0u, next_a[0], next_b[0]);
-    barrier();
     const uint slices = (K + BK - 1u) / BK;
-    for (uint s0 = 0u; s0 < slices; s0 += DEPTH) {
+    if (LOADER_GROUPS != 0u) {
+      barrier();  // the previous batch's staging in a_tile is read out
+      if (t < 4u) {
+        filled[t] = 0u;
+        emptied[t] = 0u;
+      }
+      barrier();
+      if (sg >= COMPUTE_SG) {  // a loader: slices group, group + LOADER_GROUPS, ...
+        const uint group = (sg - COMPUTE_SG) / LOADER_WARPS;
+        const uint lt = ((sg - COMPUTE_SG) % LOADER_WARPS) * LANES + lane;
+        for (uint s = group; s < slices; s += LOADER_GROUPS) {
+          const uint stage = s % STAGES, round = s / STAGES;
+          uvec4 ra[LA_VECS], rb[LB_VECS];
+          [[unroll]] for (uint q = 0u; q < LA_VECS; ++q)
+            ra[q] = fetch_a(lt + q * LT, a0, m0, s * BK, M, K);
+          [[unroll]] for (uint q = 0u; q < LB_VECS; ++q)
+            rb[q] = fetch_b(lt + q * LT, b0, n0, s * BK, K, N);
+          if (round > 0u) wait_emptied(stage, COMPUTE_SG * round);
+          [[unroll]] for (uint q = 0u; q < LA_VECS; ++q) {
+            const uint v = lt + q * LT;
+            if (A_TOTAL % LT != 0u && v >= A_TOTAL) break;
+            a_tile[stage * BM * A_ROW + (v / (BK / 8u)) * A_ROW + v % (BK / 8u)] = ra[q];
+          }
+          [[unroll]] for (uint q = 0u; q < LB_VECS; ++q) {
+            const uint v = lt + q * LT;
+            if (B_TOTAL % LT != 0u && v >= B_TOTAL) break;
+            b_tile[stage * BK * B_ROW + (v / (BN / 8u)) * B_ROW + v % (BN / 8u)] = rb[q];
+          }
+          signal_filled(stage);
+        }
+      } else {
+        for (uint s = 0u; s < slices; ++s) {
+          const uint stage = s % STAGES;
+          wait_filled(stage, LOADER_WARPS * (s / STAGES + 1u));
+          MULTIPLY_SLICE(stage * BM * A_ROW, stage * BK * B_ROW)
+          signal_emptied(stage);
+        }
+      }
+      barrier();  // every slice is multiplied: a_tile can stage the results
+    } else {
+      // Register set u holds slice s while s % DEPTH == u, from its fetch until its store.
+      uvec4 next_a[DEPTH][A_VECS], next_b[DEPTH][B_VECS];
       [[unroll]] for (uint u = 0u; u < DEPTH; ++u) {
-        const uint s = s0 + u;
-        if (s >= slices) break;  // the same for the whole workgroup
-        if (s + DEPTH < slices) {  // set u's slice s is stored: it takes slice s + DEPTH
-          const uint k_next = (s + DEPTH) * BK;
-          [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
-            next_a[u][q] = fetch_a(t + q * WG, a0, m0, k_next, M, K);
-          [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
-            next_b[u][q] = fetch_b(t + q * WG, b0, n0, k_next, K, N);
-        }
-        const uint cur = s & 1u;
-        const uint a_base = cur * BM * A_ROW, b_base = cur * BK * B_ROW;
-        [[unroll]] for (uint kk = 0u; kk < BK; kk += LK) {
-          fcoopmatNV<16, gl_ScopeSubgroup, LM, LK> ma[TILE_ROWS];
-          [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {
-            const uint row = (sm * TILE_ROWS + i) * LM;
-            coopMatLoadNV(ma[i], a_tile, a_base + row * A_ROW + kk / 8u, A_ROW, false);
+        [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
+          next_a[u][q] = fetch_a(t + q * WG, a0, m0, u * BK, M, K);
+        [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
+          next_b[u][q] = fetch_b(t + q * WG, b0, n0, u * BK, K, N);
+      }
+      barrier();  // the previous batch's staging in a_tile is read out
+      store_slice(0u, next_a[0], next_b[0]);
+      barrier();
+      for (uint s0 = 0u; s0 < slices; s0 += DEPTH) {
+        [[unroll]] for (uint u = 0u; u < DEPTH; ++u) {
+          const uint s = s0 + u;
+          if (s >= slices) break;  // the same for the whole workgroup
+          if (FETCHES && s + DEPTH < slices) {  // set u's slice s is stored: it takes s + DEPTH
+            const uint k_next = (s + DEPTH) * BK;
+            [[unroll]] for (uint q = 0u; q < A_VECS; ++q)
+              next_a[u][q] = fetch_a(t + q * WG, a0, m0, k_next, M, K);
+            [[unroll]] for (uint q = 0u; q < B_VECS; ++q)
+              next_b[u][q] = fetch_b(t + q * WG, b0, n0, k_next, K, N);
           }
-          [[unroll]] for (uint j = 0u; j < TILE_COLS; ++j) {
-            fcoopmatNV<16, gl_ScopeSubgroup, LK, LN> mb;
-            const uint col = (sn * TILE_COLS + j) * LN;
-            coopMatLoadNV(mb, b_tile, b_base + kk * B_ROW + col / 8u, B_ROW, false);
-            [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {
-              acc[i][j] = coopMatMulAddNV(ma[i], mb, acc[i][j]);
+          const uint cur = STAGES == 2u ? s & 1u : 0u;
+          const uint w = (u + 1u) % DEPTH;  // the register set holding slice s + 1
+          const bool early = STAGES == 2u && sg < EARLY;
+          if (SYNC && early && s + 1u < slices) store_slice(cur ^ 1u, next_a[w], next_b[w]);
+          MULTIPLY_SLICE(cur * BM * A_ROW, cur * BK * B_ROW)
+          // With two buffers the other one was last read before the previous barrier: free to
+          // fill. With one, every subgroup must be done with it first.
+          if (SYNC) {
+            if (STAGES == 1u) barrier();
+            if (!early && s + 1u < slices) {
+              store_slice(STAGES == 2u ? cur ^ 1u : 0u, next_a[w], next_b[w]);
             }
+            barrier();
           }
         }
-        // The other buffer was last read before the previous barrier: free to fill.
-        const uint w = (u + 1u) % DEPTH;
-        if (s + 1u < slices) store_slice(cur ^ 1u, next_a[w], next_b[w]);
-        barrier();
       }
     }
+    if (sg >= COMPUTE_SG) continue;  // a loader
     // Out through this subgroup's LM x LN staging area, one matrix at a time.
     const uint y0 = p[6] + batch * M * N, base = sg * LM * LN / 4u;  // in vectors of 4 f32
     [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {
