@@ -1400,10 +1400,13 @@ class Generator : public KernelEnv {
     return out;
   }
 
-  // The C kernel library's interface, where kernels call it (after NAME.h), and its ops'
+  // The C kernel library's interface and the SDK's slice and window arithmetic (run-time shape
+  // rules, runtime_window_rules.cpp), where kernels call them (after NAME.h), and its ops'
   // files, compiled as part of NAME.c (last, so their own macros stay out of the kernels).
   std::string library_include() const {
-    return library_ops_.empty() ? "" : "#include \"oi_kernels/oi_kernels.h\"\n";
+    return library_ops_.empty() ? ""
+                                : "#include \"oi_kernels/oi_kernels.h\"\n"
+                                  "#include \"oi_kernels/openinfer/geometry.h\"\n";
   }
   std::string library_unit() const {
     return library_ops_.empty() ? ""
