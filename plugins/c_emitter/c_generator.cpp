@@ -854,6 +854,9 @@ class Generator : public KernelEnv {
   // Kernel k reads a plain @auto_dim matrix whose shape is known only at run time: its C is
   // runtime_kernel's, in the step's body.
   bool runtime_kernel_ = false;
+  // A kernel of run-time shapes without an @auto_dim matrix (a table access of run-time length
+  // among its operands): the program needs auto_dim_c's run-time helpers all the same.
+  bool runtime_helpers_ = false;
   std::string runtime_kernel_c(const json::object& k, const std::string& indent, bool entry) {
     // A persistent table's access among the operands goes through its buffer of static shape,
     // as for any kernel: the output's read first (the simulator reads the output access before
@@ -872,8 +875,11 @@ class Generator : public KernelEnv {
       reads += table_access(text, view.value.name, false, at_of(op, "output_at"), indent, entry);
       writes += table_access(text, view.value.name, true, at_of(op, "output_at"), indent, entry);
     }
+    std::set<std::string> slice_inputs;  // of run-time length: read by the kernel
     for (const auto& [text, view] : kernel_tabviews_)
-      if (!view.matrix && view.read && !view.write)
+      if (!view.matrix && view.read && view.run_time)
+        slice_inputs.insert(text);
+      else if (!view.matrix && view.read && !view.write)
         reads += table_access(text, view.value.name, false, at_of(op, "at"), indent, entry);
     // A prefix table's entry: its number at run time, checked as a kernel's entry is
     // (declare_views), its bytes within the table's.
@@ -936,7 +942,8 @@ class Generator : public KernelEnv {
                        indent,
                        emit_profile().freestanding,
                        prefix_entry,
-                       runtime_slice};
+                       runtime_slice,
+                       slice_inputs};
     std::string c = reads + runtime_kernel(e, k) + writes;
     kernel_tabviews_.clear();
     runtime_kernel_ = false;
@@ -984,15 +991,21 @@ class Generator : public KernelEnv {
         if (!lead) {
           // The kernel's result has its own shape, broadcast over the slice's entries when
           // stored (broadcast_store): an elementwise kernel's always, another's where the plan
-          // gives it (result_shape_planned), or one of run-time shapes' (runtime_kernel_, set by
-          // its inputs: runtime_slice).
-          if (!output ||
-              (str(k.at("kind")) != "elementwise" && !result_shape_planned(k) && !runtime_kernel_))
-            c_gap("runtime-slice-operand",
-                  "'" + text + "' as the output of kernel " + std::to_string(id) +
-                      " (a slice of run-time length written by an op whose inputs are not all "
-                      "whole values of static shape, or whose settings name variables or acc=) "
-                      "is not supported yet");
+          // gives it (result_shape_planned). Otherwise its shapes are known only at run time:
+          // an input of run-time length (`K[l]` of `K(l, t)`, t growable: slice_inputs), an
+          // output beside one or beside a matrix an access grows (runtime_kernel_, the inputs
+          // coming first), or where the plan does not give the result's shape; the op's rule
+          // computes it at run time (runtime_kernel.hpp, the output through runtime_slice).
+          const bool unplanned = !output || runtime_kernel_ ||
+                                 (str(k.at("kind")) != "elementwise" && !result_shape_planned(k));
+          if (unplanned && freestanding_)
+            refuse_device_limit("c emitter",
+                                "'" + text + "' as an operand of kernel " + std::to_string(id),
+                                "the result's shape, known only at run time, needs memory "
+                                "allocation at run time (the freestanding profile allocates "
+                                "nothing)",
+                                device_name_, "cpu.profile freestanding");
+          if (unplanned) runtime_kernel_ = runtime_helpers_ = true;
           run_time = true;
           lead.emplace();
         }
@@ -1387,10 +1400,13 @@ class Generator : public KernelEnv {
     return out;
   }
 
-  // The C kernel library's interface, where kernels call it (after NAME.h), and its ops'
+  // The C kernel library's interface and the SDK's slice and window arithmetic (run-time shape
+  // rules, runtime_window_rules.cpp), where kernels call them (after NAME.h), and its ops'
   // files, compiled as part of NAME.c (last, so their own macros stay out of the kernels).
   std::string library_include() const {
-    return library_ops_.empty() ? "" : "#include \"oi_kernels/oi_kernels.h\"\n";
+    return library_ops_.empty() ? ""
+                                : "#include \"oi_kernels/oi_kernels.h\"\n"
+                                  "#include \"oi_kernels/openinfer/geometry.h\"\n";
   }
   std::string library_unit() const {
     return library_ops_.empty() ? ""
@@ -2506,6 +2522,8 @@ class Generator : public KernelEnv {
     for (const auto& [mname, m] : autodims_)
       r = std::max(r, m.base.size() + m.table_indices.size());       // stacked too
     for (const Value& v : values_) r = std::max(r, v.shape.size());  // runtime_kernel.cpp
+    for (const Value& v : values_)  // a table access of run-time length (runtime_kernel.cpp)
+      if (v.ptable) r = std::max(r, v.indices.size() + v.shape.size());
     return r;
   }
   // The most indices of a persistent table (oi_table's arrays), at least 8.
@@ -2541,7 +2559,7 @@ class Generator : public KernelEnv {
         std::any_of(values_.begin(), values_.end(), [](const Value& v) { return v.ptable; });
     c << tables_hosted_type_c(max_table_rank());  // the state's oi_mem, with or without tables
     if (tables) c << tables_c(false);
-    if (!autodims_.empty()) c << auto_dim_c(max_auto_rank());
+    if (!autodims_.empty() || runtime_helpers_) c << auto_dim_c(max_auto_rank());
     c << yield_copy_c(false, tables, !autodims_.empty());
     // Variables: dims and the table fetch and insert use.
     std::vector<const Value*> declared;

@@ -133,6 +133,7 @@ std::vector<GeneratedFile> KernelLibrary::files_for(const std::set<std::string>&
     for (const auto& m : defined_macros(text)) unit << "#undef " << m << "\n";
   }
   ship_header(ship_header, "oi_kernels.h");
+  ship_header(ship_header, "openinfer/geometry.h");
   files.push_back({"oi_kernels/oi_kernels.c", unit.str()});
   return files;
 }

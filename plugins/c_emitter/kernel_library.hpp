@@ -32,7 +32,8 @@ class KernelLibrary {
   std::string signature(const std::string& symbol) const;
 
   // The files a program whose kernels call the ops `ops` ships, under `oi_kernels/`: the
-  // library's two headers, the src/ headers the op files include, each ops/<op>.c, and
+  // library's two headers, the SDK's openinfer/geometry.h (slice and window arithmetic, which
+  // run-time shape rules use), the src/ headers the op files include, each ops/<op>.c, and
   // oi_kernels/oi_kernels.c, which NAME.c includes last (one translation unit, so the build
   // line of a program stays `cc OUT/*.c`, and the freestanding profile's stays NAME.c alone).
   std::vector<GeneratedFile> files_for(const std::set<std::string>& ops) const;

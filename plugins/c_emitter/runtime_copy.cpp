@@ -43,6 +43,40 @@ Table table_of(const KernelEnv& env, const std::string& text) {
 
 }  // namespace
 
+std::string table_slice_read(const KernelEnv& env, const std::string& text,
+                             const std::function<std::string(const std::string&)>& index_c,
+                             const std::string& at, const std::string& stop,
+                             const std::string& indent, const RuntimeBuffer& out,
+                             const std::string& span) {
+  const Table src = table_of(env, text);
+  const Value& t = *src.v;
+  const std::string J = indent, P = env.prefix();
+  const unsigned bits = packed_bits(t.dtype);
+  std::string c =
+      J + "{\n" +
+      span_code({t.name, t.indices, t.bounds}, src.a, index_c, at, P, stop, J + "  ", nullptr);
+  size_t q = 0;
+  for (size_t k : src.ranged)
+    c += J + "  " + out.dims + "[" + std::to_string(q++) + "] = ln[" + std::to_string(k) + "];\n";
+  for (uint64_t d : t.shape)
+    c += J + "  " + out.dims + "[" + std::to_string(q++) + "] = " + std::to_string(d) + "ll;\n";
+  c += J + "  " + out.rank + " = " + std::to_string(q) + "u;\n";
+  if (!span.empty()) {
+    c += J + "  " + out.data + " = (unsigned char*)" + span + ";\n";
+  } else {
+    c += J + "  size_t n = 1;\n" + J + "  for (uint32_t q = 0; q < " + out.rank +
+         "; ++q) n *= (size_t)" + out.dims + "[q];\n";
+    const std::string bytes = bits ? "(n * " + std::to_string(bits) + "u + 7u) / 8u"
+                                   : "n * " + std::to_string(dtype_size(t.dtype)) + "u";
+    c += J + "  " + out.data + " = (unsigned char*)malloc(" + bytes + " + 1u);\n" + J + "  if (!" +
+         out.data + ") {\n" + J + "    s->failed = fail(s, " + P + "_ERR_MEMORY, \"" +
+         format_text(at.empty() ? "" : at + ": ") + "out of memory reading table '" +
+         format_text(t.name) + "'\");\n" + J + "    " + stop + "\n" + J + "  }\n";
+  }
+  c += J + "  oi_tab_read(&s->t_" + t.name + ", st, ln, " + out.data + ");\n" + J + "}\n";
+  return c;
+}
+
 std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st) {
   const std::string from = str(st.at("from")), to = str(st.at("to")), kind = str(st.at("kind"));
   auto at_of = [&](const char* key) {
@@ -85,7 +119,6 @@ std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st) {
     invalid_plan("a " + kind + " (line " + line + ") from '" + from + "' (" + dtype_from +
                  ") into '" + to + "' (" + dtype_to + "): the dtypes differ");
   bits = packed_bits(dtype_from);
-  const uint64_t esize = bits ? 1 : dtype_size(dtype_from);
   // The source's bytes: owned (malloc) unless a @fixed slice's state buffer.
   const bool owned = from_matrix || !src.bounded || !e.freestanding;
   const bool convert = bits && from_matrix != to_matrix;  // packed bits <-> a byte a cell
@@ -107,33 +140,15 @@ std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st) {
     const AccessText a = parse_access(from);
     c += auto_dim_access(e.autodims.at(a.name), a, "cb", {}, false, ctx, rd, &rt);
   } else {
-    const Value& t = *src.v;
-    c += J + "{\n" +
-         span_code({t.name, t.indices, t.bounds}, src.a, e.index_c, from_at, P, stop_all, J + "  ",
-                   nullptr);
-    size_t q = 0;
-    for (size_t k : src.ranged)
-      c += J + "  cd[" + std::to_string(q++) + "] = ln[" + std::to_string(k) + "];\n";
-    for (uint64_t d : t.shape)
-      c += J + "  cd[" + std::to_string(q++) + "] = " + std::to_string(d) + "ll;\n";
-    c += J + "  cr = " + std::to_string(q) + "u;\n";
-    const std::string bytes = bits ? "(cn * " + std::to_string(bits) + "u + 7u) / 8u"
-                                   : "cn * " + std::to_string(esize) + "u";
-    c += J + "  for (uint32_t q = 0; q < cr; ++q) cn *= (size_t)cd[q];\n";
+    std::string span;  // a @fixed slice's state buffer where nothing is owned
     if (!owned) {
       uint64_t most = 1;
-      for (size_t k : src.ranged) most *= static_cast<uint64_t>(t.bounds[k]);
-      c += J + "  cb = (unsigned char*)" + e.span_buffer(value_bytes(t.dtype, most * t.numel())) +
-           ";\n";
-    } else {
-      c += J + "  cb = (unsigned char*)malloc(" + bytes + " + 1u);\n" + J + "  if (!cb) {\n" + J +
-           "    s->failed = fail(s, " + P + "_ERR_MEMORY, \"" +
-           format_text(from_at.empty() ? "" : from_at + ": ") + "out of memory reading table '" +
-           format_text(t.name) + "'\");\n" + J + "    " + stop_all + "\n" + J + "  }\n";
+      for (size_t k : src.ranged) most *= static_cast<uint64_t>(src.v->bounds[k]);
+      span = e.span_buffer(value_bytes(src.v->dtype, most * src.v->numel()));
     }
-    c += J + "  oi_tab_read(&s->t_" + t.name + ", st, ln, cb);\n" + J + "}\n";
+    c += table_slice_read(e.env, from, e.index_c, from_at, stop_all, J, {"cb", "cd", "cr"}, span);
   }
-  if (from_matrix) c += J + "for (uint32_t q = 0; q < cr; ++q) cn *= (size_t)cd[q];\n";
+  c += J + "for (uint32_t q = 0; q < cr; ++q) cn *= (size_t)cd[q];\n";
   // A packed dtype: a matrix holds a byte a cell, a table the packed bits.
   std::string data = "cb";
   if (convert) {

@@ -25,6 +25,21 @@ struct RuntimeCopyEnv {
   std::function<std::string(uint64_t bytes)> span_buffer;
 };
 
+// Where a value of run-time shape is: its bytes, dims and rank (C names).
+struct RuntimeBuffer {
+  std::string data, dims, rank;
+};
+
+// The C that reads the persistent table access `text` (a slice of run-time length) as
+// cache.read reads it (its checks and messages at `at`, a failure ending the step with `stop`):
+// `out`'s dims and rank set to the slice's stacked lengths and an entry's dims, its data a fresh
+// allocation (or `span`, a state buffer of the slice's largest span, where not empty).
+std::string table_slice_read(const KernelEnv& env, const std::string& text,
+                             const std::function<std::string(const std::string&)>& index_c,
+                             const std::string& at, const std::string& stop,
+                             const std::string& indent, const RuntimeBuffer& out,
+                             const std::string& span = "");
+
 // The C of copy step `st` (its `from`, `to`, `from_at`, `to_at`): either side a plain matrix, a
 // table's matrices (one key's, or stacked) or a persistent table's access.
 std::string runtime_copy(const RuntimeCopyEnv& e, const json::object& st);

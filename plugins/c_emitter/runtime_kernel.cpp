@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "library_calls.hpp"
+#include "runtime_copy.hpp"
 #include "runtime_shape_rules.hpp"
 #include "tables.hpp"
 
@@ -21,6 +22,7 @@ struct Side {
   bool access = false;                 // a persistent table's access through its buffer
   std::optional<PrefixEntryC> entry;   // a prefix table's entry
   std::optional<RuntimeSliceC> slice;  // the output: a table slice of run-time length
+  bool stacked = false;  // an input: a table access of run-time length (e.slice_inputs)
 };
 
 }  // namespace
@@ -68,7 +70,13 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     s.d = "d" + N;
     s.r = "r" + N;
     s.matrix = e.autodims.count(a.name) > 0;
-    if (s.matrix) {
+    s.stacked = i < n && e.slice_inputs.count(s.text) > 0;
+    if (s.stacked) {
+      s.dtype = e.env.value(a.name).dtype;
+      s.b = "b" + N;
+      s.p = s.b;
+      cleanup += "free(" + s.b + "); ";
+    } else if (s.matrix) {
       const AutoDimDecl& m = e.autodims.at(a.name);
       s.dtype = m.dtype;
       s.b = "b" + N;
@@ -98,6 +106,13 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   // A side's rank, static: a matrix's declared one, a value's.
   auto rank_of = [&](const Side& s) {
     const AccessText a = parse_access(s.text);
+    if (s.stacked) {  // the sliced indices, then an entry's dims
+      const Value& t = e.env.value(a.name);
+      size_t ranged = 0;
+      for (size_t k = 0; k < t.indices.size(); ++k)
+        if (k >= a.slots.size() || a.slots[k].range) ++ranged;
+      return ranged + t.shape.size();
+    }
     if (!s.matrix) return e.env.operand(s.text).shape.size();
     const AutoDimDecl& m = e.autodims.at(a.name);  // a table's: its sliced @table slots too
     size_t lead = 0;
@@ -110,7 +125,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   for (const Side& s : sides) {
     c << I << "  int64_t " << s.d << "[" << R << "] = {0};\n"
       << I << "  uint32_t " << s.r << " = 0;\n";
-    if (s.matrix) c << I << "  unsigned char* " << s.b << " = NULL;\n";
+    if (s.matrix || s.stacked) c << I << "  unsigned char* " << s.b << " = NULL;\n";
     if (s.p != s.b && s.matrix) c << I << "  unsigned char* " << s.p << " = NULL;\n";
   }
   c << I << "  unsigned char *br = NULL, *bs = NULL;\n"
@@ -161,6 +176,9 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   for (size_t i = 0; i < n; ++i) {
     if (sides[i].matrix)
       c << read(sides[i], at_of("inputs_at", i));
+    else if (sides[i].stacked)
+      c << table_slice_read(e.env, sides[i].text, e.index_c, at_of("inputs_at", i), stop_all,
+                            I + "  ", {sides[i].b, sides[i].d, sides[i].r});
     else
       static_dims(sides[i]);
   }

@@ -54,6 +54,10 @@ struct RuntimeKernelEnv {
   std::function<std::optional<RuntimeSliceC>(const std::string& text, const std::string& indent,
                                              const std::string& stop)>
       runtime_slice;
+  // The inputs that are table accesses of run-time length (`K[l]` of `K(l, t)`, t growable):
+  // read in the kernel, in their turn, into buffers of their run-time shapes (runtime_copy.hpp's
+  // table_slice_read).
+  std::set<std::string> slice_inputs;
 };
 
 // The C (in the step's body) of single-op kernel `k` (c_generator.cpp splits a fused one), whose

@@ -5,10 +5,10 @@
 #include <set>
 #include <sstream>
 
+#include "runtime_window_rules.hpp"
 #include "tables.hpp"
 
 namespace oi::c_emitter {
-namespace {
 
 // The C of an integer setting (absent: `fallback`): a literal, or the variable of the loop
 // index it names (c_generator.cpp resolve_settings: constant scalars and size variables are
@@ -36,10 +36,14 @@ std::string axis_code(const ShapeRuleText& t, const char* key, int64_t fallback,
          I + "  (void)ax;\n";
 }
 
+namespace {
+
 bool flag_setting(const json::object& settings, const char* key) {
   const json::value* v = settings.if_contains(key);
   return v && v->is_bool() && v->as_bool();
 }
+
+}  // namespace
 
 // A list of integer settings; absent: nullopt. Another kind is an invalid plan (the validator
 // takes only a list of literals there).
@@ -60,6 +64,8 @@ std::optional<std::vector<int64_t>> int_list(const json::object& settings, const
     invalid_plan(where + ": setting '" + key + "' is not a list of integers");
   return out;
 }
+
+namespace {
 
 // The simulator's "axis A is out of range for rank R" where `axis` is outside [-rank, rank).
 std::optional<size_t> axis_in(int64_t axis, size_t rank, std::string& error) {
@@ -91,8 +97,10 @@ std::string shape_rule(const std::string& op, bool& broadcast) {
   if (op == "softmax" || op == "log_softmax" || op == "iota") return "same_as_input0_axis";
   if (op == "is_finite") return "scalar";
   if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
+  if (op == "max_pool" || op == "avg_pool") return "pool";  // runtime_window_rules.cpp
   if (op == "transpose" || op == "reshape" || op == "concat" || op == "gather" || op == "pad" ||
-      op == "batch_norm" || op == "rope" || op == "dequantize" || op == "attention")
+      op == "slice" || op == "conv" || op == "batch_norm" || op == "rope" || op == "dequantize" ||
+      op == "attention")
     return op;
   return "";
 }
@@ -117,6 +125,7 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
     return dims_text_code(I, d, r, buf);
   };
   std::ostringstream c;
+  if (is_window_rule(rule)) return window_rule_code(t, rule);  // runtime_window_rules.cpp
   if (rule == "broadcast") {
     if (n == 0) {
       c << I << "  rr = rt;\n" << I << "  memcpy(rs, dt, sizeof rs);\n";

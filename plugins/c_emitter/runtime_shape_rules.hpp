@@ -6,12 +6,21 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "c_common.hpp"
 
 namespace oi::c_emitter {
+
+// The C of an integer setting (absent: `fallback`): a literal, or the loop index it names; and
+// a list of integer settings (absent: nullopt), read at generation time. Another kind is an
+// invalid plan (the validator refuses it).
+std::string int_setting_c(const json::object& settings, const char* key, int64_t fallback,
+                          const std::string& where);
+std::optional<std::vector<int64_t>> int_list(const json::object& settings, const char* key,
+                                             const std::string& where);
 
 // The catalog rule of builtin op `op` ("" where this file does not know it), and whether the op
 // broadcasts its inputs.

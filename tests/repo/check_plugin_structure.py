@@ -11,7 +11,10 @@
    SDK headers (plugin_api/include/openinfer/): no other C++ file of core/, frontend/, cli/ or
    plugins/ declares or defines a function of the shared names (SHARED_FUNCTIONS), nor holds the
    arithmetic they encapsulate (SHARED_ARITHMETIC: the window span, the negative-step slice
-   clamp, the bf16 rounding carry).
+   clamp, the bf16 rounding carry). The slice and window arithmetic itself is C11
+   (openinfer/geometry.h, GEOMETRY_C): the C++ headers slice_range.hpp and window.hpp include it
+   and hold none of it, and the C kernel library (plugins/c_kernels), which includes it too,
+   neither defines its functions nor computes the window span or the slice clamp itself.
 4. Every refusal of the C emitter (plugins/c_emitter) goes through one of three paths
    (check_c_refusals): oi::emit::refuse_device_limit (a device description key), invalid_plan (a
    plan the planner never produces) or c_gap(KEY, ...) with KEY one of C_GAPS, the emitter's
@@ -27,7 +30,7 @@
    for such an op or kind (write_matmul, write_reduction).
 
 Out of scope, because they are other languages that cannot include a C++ header: the C kernel
-library shipped with generated programs (plugins/c_kernels), the GLSL shaders, the generated
+library shipped with generated programs (plugins/c_kernels; geometry.h aside), the GLSL shaders, the generated
 host program of the GLSL target (plugins/glsl_emitter/host) and the C or GLSL text an emitter
 writes (string literals). Every failure names the file and line.
 
@@ -58,6 +61,17 @@ SHARED_ARITHMETIC = {
     "the negative-step slice clamp to [-1, dim - 1] (slice_range.hpp)":
         r"clamp\s*<\s*int64_t\s*>\s*\(\s*\w+\s*,\s*-1\s*,",
     "the bf16 rounding carry (float_formats.hpp)": r"0x7fffu?\s*\+\s*\(\s*\(\s*\w+\s*>>\s*16",
+}
+# openinfer/geometry.h: the slice and window arithmetic in C11, which slice_range.hpp and
+# window.hpp wrap, and the C kernel library and generated C programs include.
+GEOMETRY_C = {
+    "header": "geometry.h",
+    "functions": ["oi_slice_axis", "oi_window_padded", "oi_window_span", "oi_window_fits",
+                  "oi_window_valid", "oi_window_output", "oi_window_valid_outputs",
+                  "oi_window_valid_taps"],
+    "wrappers": ["slice_range.hpp", "window.hpp"],
+    # The negative-step slice clamp as C writes it (the C++ form is in SHARED_ARITHMETIC).
+    "c_clamp": r"<\s*-1\s*\?\s*-1\s*:",
 }
 KEYWORDS = {"return", "else", "case", "throw", "co_return", "new", "delete", "do", "goto"}
 
@@ -147,10 +161,44 @@ def check_includes(problems):
                     problems.append(f"{rel(p)}:{n}: includes {rel(target)}, a core header")
 
 
+def decl_of(names):
+    """A declaration or definition of one of the functions `names` (group 2)."""
+    return re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?((?:[A-Za-z_][\w:<>,\*&]*\s+)+)[\*&]*\s*(" +
+                      "|".join(names) + r")\s*\(")
+
+
+def check_geometry_c(problems, decl, arith):
+    """openinfer/geometry.h defines its functions; the C++ wrappers include it and hold none of
+    its arithmetic; the C kernel library defines none of them and holds none of it either."""
+    header = SDK / GEOMETRY_C["header"]
+    text = header.read_text() if header.is_file() else ""
+    for f in GEOMETRY_C["functions"]:
+        if not re.search(r"\b" + f + r"\s*\(", text):
+            problems.append(f"plugin_api/include/openinfer/{GEOMETRY_C['header']}: does not "
+                            f"define {f}()")
+    c_clamp = re.compile(GEOMETRY_C["c_clamp"])
+    wrappers = [SDK / w for w in GEOMETRY_C["wrappers"]]
+    for p in wrappers:
+        if f'#include "openinfer/{GEOMETRY_C["header"]}"' not in p.read_text():
+            problems.append(f"{rel(p)}: does not include openinfer/{GEOMETRY_C['header']}, "
+                            "whose arithmetic it wraps")
+    kernels = sorted(q for q in (ROOT / "plugins" / "c_kernels").rglob("*")
+                     if q.suffix in CXX and q.is_file())
+    for p in wrappers + kernels:
+        for n, line in code_lines(p.read_text(errors="replace")):
+            m = decl.match(line)
+            if m and not (set(m.group(1).split()) & KEYWORDS) and "=" not in m.group(1):
+                problems.append(f"{rel(p)}:{n}: declares or defines {m.group(2)}(), which "
+                                f"openinfer/{GEOMETRY_C['header']} defines once")
+            for what, rx in list(arith.items()) + [("the slice clamp to -1", c_clamp)]:
+                if "bf16" not in what and rx.search(line):
+                    problems.append(f"{rel(p)}:{n}: computes {what} itself: use "
+                                    f"openinfer/{GEOMETRY_C['header']}")
+
+
 def check_shared(problems):
     names = [f for fs in SHARED_FUNCTIONS.values() for f in fs]
-    decl = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?((?:[A-Za-z_][\w:<>,\*&]*\s+)+)[\*&]*\s*(" +
-                      "|".join(names) + r")\s*\(")
+    decl = decl_of(names)
     arith = {what: re.compile(rx) for what, rx in SHARED_ARITHMETIC.items()}
     for p in sources(NOT_PLUGIN_DIRS + [ROOT / "plugins"]):
         for n, line in code_lines(p.read_text(errors="replace")):
@@ -161,6 +209,7 @@ def check_shared(problems):
             for what, rx in arith.items():
                 if rx.search(line):
                     problems.append(f"{rel(p)}:{n}: computes {what} itself: use the SDK header")
+    check_geometry_c(problems, decl_of(GEOMETRY_C["functions"]), arith)
     # ... and the SDK does define each of them.
     for header, fs in SHARED_FUNCTIONS.items():
         text = (SDK / header).read_text() if (SDK / header).is_file() else ""
@@ -173,9 +222,7 @@ def check_shared(problems):
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
     "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
-                      "runtime_kernel.cpp does not cover (the slice, conv and pool rules)",
-    "runtime-slice-operand": "a kernel other than an elementwise one writing a table slice of "
-                             "run-time length, whose result shape the plan does not give",
+                      "runtime_kernel.cpp does not cover",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",
@@ -385,7 +432,8 @@ def main():
         return 1
     print("plugin structure ok: no plugin links openinfer_core or includes a core header; "
           f"{sum(len(f) for f in SHARED_FUNCTIONS.values())} shared functions defined once "
-          f"under plugin_api/; the C emitter refuses only through refuse_device_limit, "
+          f"under plugin_api/ (the slice and window arithmetic in C11, geometry.h's "
+          f"{len(GEOMETRY_C['functions'])}); the C emitter refuses only through refuse_device_limit, "
           f"invalid_plan and {c_gaps} listed gaps; the GLSL emitter's own writers name none of "
           f"the {others} ops outside the elementwise family")
     return 0

@@ -14,6 +14,12 @@ persistent values as the first left them.
   - c/slice_runtime_ops.oi: ops other than elementwise ones writing table slices of run-time
     length (the result spread over the entries, or stored row by row);
     c/slice_runtime_error.oi: a matmul's rows into a slice of another length.
+  - c/slice_runtime_unplanned.oi: the same of ops whose inputs are table entries, so that the plan
+    does not give the result's shape (the rule computes it at run time: a reduction, a matmul, a
+    slice and an avg_pool of table entries, a matmul of an @auto_dim matrix an access grows); c/slice_runtime_unplanned_error.oi: a matmul's rows into a slice of
+    another length; c/slice_runtime_inputs.oi: ops reading table accesses of run-time length
+    (`K[0]` of `K(l, t)`), and elementwise ones of such an input or of an @auto_dim matrix into
+    slices of run-time length; c/slice_runtime_inputs_error.oi: a reduction along the wrong axis.
   - c/copy_runtime.oi: copies neither of whose sides has a shape known before run time
     (matrices, table slices of run-time length, f32 and i4); c/copy_runtime_error.oi: a slice
     read into a matrix of another shape.
@@ -27,6 +33,13 @@ persistent values as the first left them.
     c/auto_dim_runtime_dequantize_error.oi: a scale of another size than the axis.
   - c/auto_dim_runtime_attention.oi: attention (causal, and masked) over a matrix an access grows,
     within 1e-5 of f64; c/auto_dim_runtime_attention_error.oi: values of other keys.
+  - c/auto_dim_runtime_window.oi: slice (negative starts, ends and steps; axes out of order),
+    conv and max_pool (pads, strides, dilations) over a batch an access grows and a 2-D avg_pool
+    over rows it grows, their counts and windows computed at run time by openinfer/geometry.h;
+    c/auto_dim_runtime_conv_error.oi: a weight of one channel for an input whose channels grow,
+    c/auto_dim_runtime_pool_error.oi: a window wider than the padded input (every step fails),
+    c/auto_dim_runtime_slice_error.oi: a slice's run-time count that the output's store does
+    not take (every step fails).
   - (--group operands) c/auto_dim_runtime_operands.oi: beside matrices an access grows, a prefix table's entry (a
     literal one, one a loop index chooses), a persistent table's entry as the output (stored, and
     spread over two rows), acc= (into a matrix, a plain value, broadcast over a part), i4 matrices
@@ -105,6 +118,47 @@ def slice_runtime_ops():
     return steps
 
 
+def slice_runtime_unplanned():
+    """The values after each step of slice_runtime_unplanned.oi (the references below)."""
+    m = np.full((2, 4), 1.5, dtype=F)
+    k, q = np.zeros((0, 4), dtype=F), np.zeros((0, 2, 4), dtype=F)
+    p = np.zeros((4, 1, 3), dtype=F)  # P: @fixed(t=4), no @init
+    mm, g = np.ones((1, 4), dtype=F), np.zeros((5, 2), dtype=F)  # M @init(1.0), G @fixed(t=5)
+    steps = []
+    for n, x in enumerate(X):
+        c = n + 1
+        m = m + x                                       # op add(m, x) >> m; E[0] and R[0] hold m
+        k = np.vstack([k, np.zeros((c - k.shape[0], 4), dtype=F)])
+        k[0:c] = m.max(axis=0)                          # op max_axis(E[0], axes=[0]) >> K[0..c]
+        v = (m @ W).astype(F)                           # op matmul(E[0], W) >> V[0..e], e = 2
+        p[0:c] = m[1:2, 1:4]                            # starts=[1, 1], ends=[2, 4] >> P[0..c]
+        q = np.concatenate([q, np.zeros((c - q.shape[0], 2, 4), dtype=F)])
+        # op avg_pool(R[0], kernel=[3], pads=[1, 1]) >> Q[0..c]: [1, 2, 4] over c entries
+        q[0:c] = avg_pool2d(m.reshape(1, 2, 1, 4), (1, 3), (1, 1), (0, 1, 0, 1)).reshape(2, 4)
+        mm = grown(mm, c, 1.0) + x                      # op add(M[c-1, 0], x) >> M
+        g[0:c] = (mm @ W).astype(F)                     # op matmul(M, W) >> G[0..c]
+        steps.append({"K": k.copy(), "V": v, "P": p.copy(), "Q": q.copy(), "M": mm.copy(),
+                      "G": g.copy()})
+    return steps
+
+
+def slice_runtime_inputs():
+    """The values after each step of slice_runtime_inputs.oi: K[0] holds x of steps 0..n."""
+    v = np.zeros((4, 2), dtype=F)  # V: @fixed(t=4), no @init
+    a = np.zeros((0, 4), dtype=F)
+    steps = []
+    for n, x in enumerate(X):
+        k = np.stack(X[:n + 1])                         # cache.write x >> K[0, c-1]; K[0]
+        y = k.sum(axis=0, dtype=F)                      # op sum_axis(K[0], axes=[0]) >> y
+        s = (k * y).astype(F)                           # op mul(K[0], y) >> S[0..c]
+        v[0:n + 1] = (k @ W).astype(F)                  # op matmul(K[0], W) >> V[0..c]
+        a = np.vstack([a, np.zeros((n + 2 - a.shape[0], 4), dtype=F)])
+        a[0:n + 1] = F(1.0) + x                         # add(M[c-1, 0], x): M is c rows of 1
+        a[1:n + 2] = k * x                              # op mul(K[0], x) >> A[1..c+1]
+        steps.append({"y": y, "S": s, "V": v.copy(), "A": a.copy()})
+    return steps
+
+
 def gather_pad():
     """The values after each step of auto_dim_runtime_gather_pad.oi (numpy's take and pad)."""
     m = np.ones((1, 4), dtype=F)
@@ -158,6 +212,66 @@ def attention():
 
         steps.append({"M": m.copy(), "A": (attend(0.5, True), 1e-5),
                       "C": (attend(0.25, False), 1e-5)})
+    return steps
+
+
+def conv1d(x, w, b, pads, stride, dil):
+    """ONNX Conv of x [N, C, W] with w [M, C, K]: the input padded with zeros, output cell o
+    sums x_padded[o * stride + k * dil] * w[k] over taps and channels (f64, exact here)."""
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), pads))
+    k = w.shape[2]
+    starts = range(0, xp.shape[2] - dil * (k - 1), stride)
+    y = np.stack([sum(xp[:, :, o + t * dil] @ w[:, :, t].T.astype(np.float64) for t in range(k))
+                  for o in starts], axis=2)
+    return (y + b[None, :, None]).astype(F)
+
+
+def max_pool1d(x, kernel, pads, dil):
+    """ONNX MaxPool (stride 1): padded cells never win."""
+    xp = np.pad(x, ((0, 0), (0, 0), pads), constant_values=-np.inf)
+    starts = range(0, xp.shape[2] - dil * (kernel - 1))
+    return np.stack([np.max(np.stack([xp[:, :, o + t * dil] for t in range(kernel)]), axis=0)
+                     for o in starts], axis=2).astype(F)
+
+
+def avg_pool2d(x, kernel, strides, pads):
+    """ONNX AveragePool without count_include_pad: the f32 sum of a window's input cells (exact
+    here) over their count, one f32 division."""
+    (kh, kw), (sh, sw), (pt, pl, pb, pr) = kernel, strides, pads
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    ones = np.pad(np.ones_like(x, dtype=np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    rows = range(0, xp.shape[2] - kh + 1, sh)
+    cols = range(0, xp.shape[3] - kw + 1, sw)
+    y = np.zeros(x.shape[:2] + (len(rows), len(cols)), dtype=F)
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            s = xp[:, :, r:r + kh, c:c + kw].sum(axis=(2, 3))
+            n = ones[:, :, r:r + kh, c:c + kw].sum(axis=(2, 3))
+            y[:, :, i, j] = s.astype(F) / n.astype(F)
+    return y
+
+
+def window():
+    """The values after each step of auto_dim_runtime_window.oi (Python's slices, the references
+    above; CW and CB of c/auto_dim_runtime_model.txt)."""
+    cw = np.array([[[1.0, -1.0, 0.5]], [[2.0, 0.25, -0.5]]], dtype=F)
+    cb = np.array([0.5, -1.0], dtype=F)
+    m, h = np.ones((1, 4), dtype=F), np.ones((2, 4), dtype=F)
+    steps = []
+    for n, x in enumerate(X):
+        m = grown(m, n + 1, 1.0) + x                      # op add(M[n, 0], x) >> M
+        xm = m.reshape(n + 1, 1, 4)                       # op add(X[n, 0, 0], x) >> X
+        h = grown(h, n + 2, 1.0) + x                      # op add(H[0, 0, n, 0], x) >> H
+        steps.append({
+            "M": m.copy(),
+            "S": m[-1:-100:-1, 3:-100:-2].copy(),         # starts=[-1, 3], ends=[-100, -100]
+            "U": m[0:100, 1:3].copy(),                    # axes=[1, -2]
+            "X": xm.copy(),
+            "Y": conv1d(xm, cw, cb, (1, 2), 2, 2),
+            "P": max_pool1d(xm, 2, (0, 1), 2),
+            "H": h.reshape(1, 1, n + 2, 4).copy(),
+            "A": avg_pool2d(h.reshape(1, 1, n + 2, 4), (2, 3), (1, 2), (0, 1, 1, 0)),
+        })
     return steps
 
 
@@ -256,6 +370,12 @@ CASES = [
     ("slice_runtime_ops.oi", slice_runtime_ops, "slice_runtime_error.oi", "12:22",
      "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
      {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}, 2),
+    ("slice_runtime_unplanned.oi", slice_runtime_unplanned, "slice_runtime_unplanned_error.oi",
+     "14:25", "cannot store a value of shape [2, 2] into 'V' where the access has shape [3, 2]",
+     {"V": (np.full((2, 4), 1.5, dtype=F) @ W).astype(F), "c": np.array(3, dtype=np.int32)}, 2),
+    ("slice_runtime_inputs.oi", slice_runtime_inputs, "slice_runtime_inputs_error.oi", "12:3",
+     "op 'sum_axis' produces shape [1] but output 'y' has shape [4]",
+     {"c": np.array(1, dtype=np.int32)}, 3),
     ("copy_runtime.oi", copy_runtime, "copy_runtime_error.oi", "12:27",
      "cannot store a value of shape [3, 4] as auto_dim 'Q' of current shape [2, 4]",
      {"K": np.vstack([np.zeros(4, dtype=F), X[0]]), "Q": np.vstack([np.zeros(4, dtype=F), X[0]]),
@@ -278,6 +398,19 @@ CASES = [
      {"n": np.array(0, dtype=np.int32)}, 3),
     ("auto_dim_runtime_attention.oi", attention, "auto_dim_runtime_attention_error.oi", "11:3",
      "op 'attention': attention v [4, 2] must have k's 1 keys",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    # The slice, conv and pool rules (runtime_window_rules.cpp).
+    ("auto_dim_runtime_window.oi", window, "auto_dim_runtime_conv_error.oi", "12:3",
+     "op 'conv': conv weight [2, 1, 3] has 1 input channels per group but x [1, 2, 4] with "
+     "group 1 needs 2",
+     {"X": np.ones((1, 1, 4), dtype=F), "n": np.array(1, dtype=np.int32),
+      # sum(CW[m]) over a window of ones, no bias: 1 - 1 + 0.5 and 2 + 0.25 - 0.5
+      "Y": np.array([[[0.5, 0.5], [1.75, 1.75]]], dtype=F)}, 2),
+    (None, None, "auto_dim_runtime_pool_error.oi", "11:3",
+     "op 'max_pool': spatial axis 0: the window spans 7 but the padded input has only 4",
+     {"n": np.array(0, dtype=np.int32)}, 3),
+    (None, None, "auto_dim_runtime_slice_error.oi", "12:58",
+     "cannot store a value of shape [0, 4] as auto_dim 'S' of current shape [1, 4]",
      {"n": np.array(0, dtype=np.int32)}, 3),
 ]
 # --group operands (synth_c_runtime_operands): the operands of runtime_kernel.cpp beside a matrix

@@ -2,14 +2,16 @@
 // both emitters normalise `starts`/`ends`/`axes`/`steps` here, so they agree on every corner.
 // Per sliced axis (`axes`, default 0, 1, ...) a start, end and step (default 1, never 0);
 // negative starts/ends count from the end and are then clamped to [0, dim] (step > 0) or
-// [-1, dim - 1] (step < 0). The output dim is the number of indices visited.
+// [-1, dim - 1] (step < 0). The output dim is the number of indices visited. The per-axis
+// arithmetic is openinfer/geometry.h's (C11 and C++), which C kernels and generated C share.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "openinfer/geometry.h"
 
 namespace oi::geometry {
 
@@ -21,26 +23,10 @@ struct SliceAxis {
 };
 
 // The range of one axis of `dim` indices; `step` must not be 0. An empty result starts at the
-// clamped start (0 on an empty axis).
+// clamped start (0 on an empty axis). The arithmetic is openinfer/geometry.h's, shared with C.
 constexpr SliceAxis slice_axis(int64_t start, int64_t end, int64_t step, uint64_t dim) {
-  const auto d = static_cast<int64_t>(dim);
-  int64_t b = start, e = end;
-  if (b < 0) b = b < -d ? -1 : b + d;
-  if (e < 0) e = e < -d ? -1 : e + d;
-  SliceAxis r{0, step, 0};
-  if (step > 0) {
-    b = std::clamp<int64_t>(b, 0, d);
-    e = std::clamp<int64_t>(e, 0, d);
-    if (e > b) r.count = static_cast<uint64_t>((e - b - 1) / step + 1);
-    r.start = b;
-  } else if (d > 0) {
-    b = std::clamp<int64_t>(b, 0, d - 1);
-    e = std::clamp<int64_t>(e, -1, d - 1);
-    // -step as unsigned: INT64_MIN has no positive int64.
-    if (b > e) r.count = static_cast<uint64_t>(b - e - 1) / (0 - static_cast<uint64_t>(step)) + 1;
-    r.start = b;
-  }
-  return r;
+  const oi_slice_axis_range r = oi_slice_axis(start, end, step, dim);
+  return {r.start, r.step, r.count};
 }
 
 // What is wrong with a slice's settings, for the caller to word in its own voice.

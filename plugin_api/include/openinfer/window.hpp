@@ -4,28 +4,33 @@
 // `stride`, over the input padded with `pad_begin` and `pad_end` cells:
 //   out = floor((in + pad_begin + pad_end - dilation * (kernel - 1) - 1) / stride) + 1,
 // and output cell o, tap t reads input cell o * stride + t * dilation - pad_begin (a padded cell
-// when that is outside [0, in)).
+// when that is outside [0, in)). The per-axis arithmetic is openinfer/geometry.h's (C11 and C++),
+// which C kernels and generated C share.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "openinfer/geometry.h"
+
 namespace oi::geometry {
 
 struct WindowAxis {
   uint64_t in = 1, kernel = 1, stride = 1, dilation = 1, pad_begin = 0, pad_end = 0;
 
-  constexpr uint64_t padded() const { return in + pad_begin + pad_end; }
+  // The axis as openinfer/geometry.h takes it (the arithmetic below is that header's).
+  constexpr oi_window_axis c() const { return {in, kernel, stride, dilation, pad_begin, pad_end}; }
+  constexpr uint64_t padded() const { return oi_window_padded(c()); }
   // Input cells one window covers, first tap to last.
-  constexpr uint64_t span() const { return dilation * (kernel - 1) + 1; }
+  constexpr uint64_t span() const { return oi_window_span(c()); }
   // The window fits the padded input at least once (kernel >= 1 assumed).
-  constexpr bool fits() const { return padded() >= span(); }
+  constexpr bool fits() const { return oi_window_fits(c()) != 0; }
   // A valid axis: the window fits, or the axis is empty (ops-nn.md: an empty result, never an
   // error, even where no window would fit).
-  constexpr bool valid() const { return fits() || in == 0; }
+  constexpr bool valid() const { return oi_window_valid(c()) != 0; }
   // Output cells: 0 where the window does not fit.
-  constexpr uint64_t output() const { return fits() ? (padded() - span()) / stride + 1 : 0; }
+  constexpr uint64_t output() const { return oi_window_output(c()); }
 };
 
 // A half-open range [lo, hi).
@@ -36,20 +41,14 @@ struct IndexRange {
 // The outputs o < out whose tap `tap` reads inside the input:
 // o * stride + tap * dilation >= pad_begin and < pad_begin + in.
 constexpr IndexRange valid_outputs(const WindowAxis& a, uint64_t out, uint64_t tap) {
-  const uint64_t off = tap * a.dilation, s = a.stride, pad = a.pad_begin;
-  const uint64_t lo = off >= pad ? 0 : (pad - off + s - 1) / s;
-  uint64_t hi = pad + a.in > off ? (pad + a.in - off + s - 1) / s : 0;
-  if (hi > out) hi = out;
-  return {lo < hi ? lo : hi, hi};
+  const oi_index_range r = oi_window_valid_outputs(a.c(), out, tap);
+  return {r.lo, r.hi};
 }
 
 // The taps t < kernel of output cell `o` that read inside the input.
 constexpr IndexRange valid_taps(const WindowAxis& a, uint64_t o) {
-  const uint64_t start = o * a.stride, d = a.dilation, pad = a.pad_begin;
-  const uint64_t lo = start >= pad ? 0 : (pad - start + d - 1) / d;
-  uint64_t hi = start >= pad + a.in ? 0 : (pad + a.in - start + d - 1) / d;
-  if (hi > a.kernel) hi = a.kernel;
-  return {lo < hi ? lo : hi, hi};
+  const oi_index_range r = oi_window_valid_taps(a.c(), o);
+  return {r.lo, r.hi};
 }
 
 // x [N, C, W] or [N, C, H, W] as a 2-D window: a 1-D op runs with H = 1, a one-tap kernel and no

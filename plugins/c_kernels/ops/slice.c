@@ -1,8 +1,10 @@
 /* slice (ONNX Slice, ops-nn.md): per sliced axis a start, end and step (default 1, never 0);
  * negative starts/ends count from the end and are then clamped to [0, dim] (step > 0) or
- * [-1, dim - 1] (step < 0). `axes` NULL: 0, 1, ...; `steps` NULL: all 1. Every dtype but t1/t2,
- * bit-exact; packed dtypes move element by element and stay packed. */
+ * [-1, dim - 1] (step < 0), as openinfer/geometry.h's oi_slice_axis computes it. `axes` NULL:
+ * 0, 1, ...; `steps` NULL: all 1. Every dtype but t1/t2, bit-exact; packed dtypes move element
+ * by element and stay packed. */
 #include "oik_ew.h"
+#include "openinfer/geometry.h" /* the SDK's slice arithmetic, shared with every user */
 
 typedef struct {
   int64_t start[OIK_MAX_RANK], step[OIK_MAX_RANK], stride[OIK_MAX_RANK];
@@ -41,23 +43,10 @@ static int plan_slice(const oik_tensor* x, const oik_tensor* y, const int64_t* s
     seen[a] = 1;
     const int64_t step = steps ? steps[i] : 1;
     if (step == 0) return oik_fail_s(err, OIK_ERR_INVALID_ARGUMENT, "slice: a step is 0");
-    const int64_t dim = (int64_t)x->dims[a];
-    int64_t b = starts[i], e = ends[i];
-    if (b < 0) b = b < -dim ? -1 : b + dim;
-    if (e < 0) e = e < -dim ? -1 : e + dim;
-    uint64_t count = 0;
-    if (step > 0) {
-      b = b < 0 ? 0 : b > dim ? dim : b;
-      e = e < 0 ? 0 : e > dim ? dim : e;
-      if (e > b) count = (uint64_t)((e - b - 1) / step + 1);
-    } else if (dim > 0) {
-      b = b < 0 ? 0 : b > dim - 1 ? dim - 1 : b;
-      e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-      if (b > e) count = (uint64_t)(b - e - 1) / (0 - (uint64_t)step) + 1;
-    }
-    p->start[a] = b;
-    p->step[a] = step;
-    p->count[a] = count;
+    const oi_slice_axis_range r = oi_slice_axis(starts[i], ends[i], step, x->dims[a]);
+    p->start[a] = r.start;
+    p->step[a] = r.step;
+    p->count[a] = r.count;
   }
   for (uint32_t k = 0; k < x->rank; ++k)
     if (p->count[k] != y->dims[k])

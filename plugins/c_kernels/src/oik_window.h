@@ -7,6 +7,7 @@
 #define OIK_WINDOW_H
 
 #include "oik_base.h"
+#include "openinfer/geometry.h" /* the SDK's window arithmetic, shared with every user */
 
 typedef struct oik_window {
   uint64_t batch, channels; /* N and C of x */
@@ -63,10 +64,10 @@ OIK_INLINE int oik_window_init(oik_window* g, const char* op, const oik_tensor* 
     const uint64_t s = strides ? (uint64_t)strides[i] : 1,
                    d = dilations ? (uint64_t)dilations[i] : 1;
     const uint64_t pb = pads ? (uint64_t)pads[i] : 0, pe = pads ? (uint64_t)pads[n + i] : 0;
-    const uint64_t padded = in + pb + pe, span = d * (k - 1) + 1;
+    const oi_window_axis a = {in, k, s, d, pb, pe};
     /* An empty axis gives an empty result (ops-nn.md), whatever the window. */
-    const int too_small = padded < span && in != 0;
-    const uint64_t want = padded < span ? 0 : (padded - span) / s + 1;
+    const int too_small = !oi_window_valid(a);
+    const uint64_t want = oi_window_output(a);
     if (too_small || out != want) {
       oik_msg m = {{0}, 0};
       oik_msg_s(&m, op);
@@ -92,18 +93,14 @@ OIK_INLINE int oik_window_init(oik_window* g, const char* op, const oik_tensor* 
   return OIK_OK;
 }
 
-/* [lo, hi) of the taps t < k with 0 <= start + t*d - pad < in. */
-typedef struct oik_range {
-  uint64_t lo, hi;
-} oik_range;
+/* [lo, hi) of the taps t < k with 0 <= start + t*d - pad < in (start = o * stride: stride 1 and
+ * output cell `start` in the SDK's terms). */
+typedef oi_index_range oik_range;
 
 OIK_INLINE oik_range oik_valid_taps(uint64_t start, uint64_t k, uint64_t d, uint64_t pad,
                                     uint64_t in) {
-  const uint64_t lo = start >= pad ? 0 : (pad - start + d - 1) / d;
-  uint64_t hi = start >= pad + in ? 0 : (pad + in - start + d - 1) / d;
-  if (hi > k) hi = k;
-  oik_range r = {lo < hi ? lo : hi, hi};
-  return r;
+  const oi_window_axis a = {in, k, 1, d, pad, 0};
+  return oi_window_valid_taps(a, start);
 }
 
 /* Visits every output cell of every (image, channel) plane: OUT is the output element index,
