@@ -232,10 +232,10 @@ class Generator : public KernelEnv {
       // its shape: a plain output's.
       const std::string name = str(op.at("op"));
       bool bcast = false;
-      one["kind"] = name == "matmul"                         ? "matmul"
-                    : c_reduction(name)                      ? "reduction"
-                    : shape_rule(name, bcast) == "broadcast" ? "elementwise"
-                                                             : "op";
+      one["kind"] = name == "matmul"                       ? "matmul"
+                    : c_reduction(name)                    ? "reduction"
+                    : shape_rule(op, bcast) == "broadcast" ? "elementwise"
+                                                           : "op";
       json::array reads, writes;
       for (const auto& in : op.at("inputs").as_array())
         reads.push_back(json::string(parse_access(str(in)).name));

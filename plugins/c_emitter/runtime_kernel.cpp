@@ -37,11 +37,11 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   const auto& settings = op.at("settings").as_object();
   const bool acc = settings.contains("acc");
   bool bcast = false;
-  const std::string rule = shape_rule(name, bcast);
-  if (rule.empty())
-    c_gap("op-on-auto-dim", where +
-                                ": an op of this shape rule on a matrix of run-time shape is "
-                                "not supported yet");
+  const std::string rule = shape_rule(op, bcast);
+  if (rule.empty())  // only a kernel pack registers other rules, and its ops have no C kernel
+    c_gap("library-entry-point", where + ": op '" + name + "' of shape rule '" +
+                                     str(op.at("shape_rule")) +
+                                     "' (a kernel pack's) has no C kernel library entry point");
   if (!e.lib)
     c_gap("library-missing", where +
                                  " on a matrix of run-time shape needs the C kernel library, "

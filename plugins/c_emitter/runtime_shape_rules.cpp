@@ -77,32 +77,37 @@ std::optional<size_t> axis_in(int64_t axis, size_t rank, std::string& error) {
 
 }  // namespace
 
-// The output-shape rule of a builtin op (core/src/catalog: op_catalog.json's output_shape, the
-// default "broadcast", refine_builtin's reductions and matmul), and whether it broadcasts.
-std::string shape_rule(const std::string& op, bool& broadcast) {
-  static const std::set<std::string> broadcasting = {
-      "add", "mul", "sub", "div", "floor_div", "rem", "fma", "min", "max",    "and",
-      "or",  "xor", "eq",  "ne",  "lt",        "le",  "gt",  "ge",  "filter", "pow"};
-  static const std::set<std::string> elementwise = {
-      "abs",   "relu", "fill", "neg", "sign",     "recip",  "clamp",  "floor",   "ceil", "round",
-      "trunc", "not",  "shl",  "shr", "popcount", "is_nan", "is_inf", "is_neg",  "cast", "exp",
-      "log",   "sqrt", "sin",  "cos", "tanh",     "erf",    "rsqrt",  "sigmoid", "silu", "gelu"};
-  broadcast = broadcasting.count(op) > 0;
-  if (broadcast || elementwise.count(op)) return "broadcast";
-  if (op == "sum_axis" || op == "mean_axis" || op == "prod_axis" || op == "max_axis" ||
-      op == "min_axis")
-    return "reduce_axes";
-  if (op == "argmax_axis" || op == "argmin_axis") return "argreduce_axis";
-  if (op == "matmul") return "matmul";
-  if (op == "softmax" || op == "log_softmax" || op == "iota") return "same_as_input0_axis";
-  if (op == "is_finite") return "scalar";
-  if (op == "layer_norm" || op == "rms_norm") return "norm_trailing";
-  if (op == "max_pool" || op == "avg_pool") return "pool";  // runtime_window_rules.cpp
-  if (op == "transpose" || op == "reshape" || op == "concat" || op == "gather" || op == "pad" ||
-      op == "slice" || op == "conv" || op == "batch_norm" || op == "rope" || op == "dequantize" ||
-      op == "attention")
-    return op;
-  return "";
+// The catalog's output-shape rule of a plan op ("shape_rule" and "broadcast", as the planner
+// writes them), where this file or runtime_window_rules.cpp evaluates it.
+std::string shape_rule(const json::object& op, bool& broadcast) {
+  static const std::set<std::string> evaluated = {"broadcast",
+                                                  "reduce_axes",
+                                                  "argreduce_axis",
+                                                  "matmul",
+                                                  "same_as_input0_axis",
+                                                  "scalar",
+                                                  "norm_trailing",
+                                                  "pool",
+                                                  "transpose",
+                                                  "reshape",
+                                                  "concat",
+                                                  "gather",
+                                                  "pad",
+                                                  "slice",
+                                                  "conv",
+                                                  "batch_norm",
+                                                  "rope",
+                                                  "dequantize",
+                                                  "attention"};
+  const json::value* rule = op.if_contains("shape_rule");
+  const json::value* bc = op.if_contains("broadcast");
+  if (!rule || !rule->is_string() || !bc || !bc->is_bool())
+    invalid_plan(op_where(op) +
+                 ": an op without its catalog shape rule ('shape_rule', "
+                 "'broadcast')");
+  broadcast = bc->as_bool();
+  const std::string r(rule->as_string());
+  return evaluated.count(r) ? r : "";
 }
 
 std::string dims_text_code(const std::string& indent, const std::string& d, const std::string& r,

@@ -22,9 +22,9 @@ std::string int_setting_c(const json::object& settings, const char* key, int64_t
 std::optional<std::vector<int64_t>> int_list(const json::object& settings, const char* key,
                                              const std::string& where);
 
-// The catalog rule of builtin op `op` ("" where this file does not know it), and whether the op
-// broadcasts its inputs.
-std::string shape_rule(const std::string& op, bool& broadcast);
+// The catalog's output-shape rule of plan op `op` ("" where no run-time rule of this emitter
+// evaluates it: a rule a kernel pack registers), and whether the op broadcasts its inputs.
+std::string shape_rule(const json::object& op, bool& broadcast);
 
 // An operand as the C sees it: its dims and rank (C names, `d0`, `r0`), and its static rank.
 struct RuleOperand {

@@ -221,8 +221,6 @@ def check_shared(problems):
 # The C emitter's remaining gaps: c_gap(KEY, ...) sites, each listed in docs/synth.md ("What the
 # C target refuses"). Keep it short: a gap closed is a key removed.
 C_GAPS = {
-    "op-on-auto-dim": "an op on an @auto_dim matrix whose shape is known only at run time that "
-                      "runtime_kernel.cpp does not cover",
     "library-missing": "the C kernel library not installed beside the plugin",
     "library-entry-point": "an op the C kernel library has no entry point for (a kernel pack's)",
     "library-signature": "a C kernel library entry point of an unknown signature class",
