@@ -294,6 +294,14 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
       "    bs = (unsigned char*)malloc(cells + 1u);\n" + I + "    if (!bs) {\n" + mem_fail + I +
       "    }\n" + I + "    oi_ad_unpack(bs, br, cells, " + std::to_string(bits) + "u);\n" + I +
       "    free(br);\n" + I + "    br = bs;\n" + I + "    bs = NULL;\n" + I + "  }\n";
+  // A result of another shape than the access, not broadcasting to it: cache.write's error,
+  // as the simulator stores it (into a slice or a table access alike).
+  const std::string store_check =
+      I + "  if (!same && !spread) {\n" + text_of("rs", "rr", "ta") + text_of("dt", "rt", "tb") +
+      fail(format_text(at_of("output_at", 0) + ": ") + "cannot store a value of shape %s into '" +
+               format_text(out_name) + "' where the access has shape %s",
+           ", ta, tb") +
+      I + "  }\n";
   if (plain) {
     const uint64_t numel = e.env.operand(out.text).numel();
     c << I << "  memcpy(s->v_" << out_name << ", br, " << u(value_bytes(out.dtype, numel))
@@ -305,14 +313,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
   } else if (out.slice) {
     // Into the slice (its shape known now): the result of its shape, spread over it where it
     // broadcasts, else cache.write's error, as the simulator stores it.
-    c << I << "  if (!same && !spread) {\n"
-      << text_of("rs", "rr", "ta") << text_of("dt", "rt", "tb")
-      << fail(format_text(at_of("output_at", 0) + ": ") +
-                  "cannot store a value of shape %s into '" + format_text(out_name) +
-                  "' where the access has shape %s",
-              ", ta, tb")
-      << I << "  }\n"
-      << I << "  if (spread) {\n";
+    c << store_check << I << "  if (spread) {\n";
     if (bits) c << unpack;
     c << I << "    size_t cells = 1;\n"
       << I << "    for (uint32_t q = 0; q < rt; ++q) cells *= (size_t)dt[q];\n"
@@ -334,14 +335,7 @@ std::string runtime_kernel(const RuntimeKernelEnv& e, const json::object& k) {
     // over it where it broadcasts, else cache.write's error, as the simulator stores it.
     const Value& v = e.env.operand(out.text);
     const std::string P = "(unsigned char*)s->v_" + v.name;
-    c << I << "  if (!same && !spread) {\n"
-      << text_of("rs", "rr", "ta") << text_of("dt", "rt", "tb")
-      << fail(format_text(at_of("output_at", 0) + ": ") +
-                  "cannot store a value of shape %s into '" + format_text(out_name) +
-                  "' where the access has shape %s",
-              ", ta, tb")
-      << I << "  }\n"
-      << I << "  if (spread) {\n";
+    c << store_check << I << "  if (spread) {\n";
     if (bits)  // spread a cell a byte, then packed into the buffer
       c << unpack << I << "    bs = (unsigned char*)malloc(" << v.numel() << "u + 1u);\n"
         << I << "    if (!bs) {\n"
