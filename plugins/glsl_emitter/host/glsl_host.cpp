@@ -2623,8 +2623,8 @@ class Runner {
     if (sel == nullptr) return s.at("kernel").to_number<size_t>();
     std::vector<int64_t> now;
     // "map": the value's class for settings of a finite domain (the emitter's finite_classes):
-    // "bool" 0 or 1; {"axis": R, "message"}: the axis made non-negative, or the CPU backend's
-    // error for one out of range
+    // "bool" 0 or 1; "any" 0 (dequantize's axis with a scalar scale); {"axis": R, "message"}: the
+    // axis made non-negative, or the CPU backend's error for one out of range
     const json::value* map = sel->as_object().if_contains("map");
     for (const json::value& n : sel->at("by").as_array()) {
       auto it = indices.find(std::string(n.as_string()));
@@ -2634,6 +2634,7 @@ class Runner {
       int64_t v = it->second;
       const json::value* c = map ? &map->as_array().at(now.size()) : nullptr;
       if (c && c->is_string() && c->as_string() == "bool") v = v != 0 ? 1 : 0;
+      if (c && c->is_string() && c->as_string() == "any") v = 0;  // a setting read nowhere
       if (c && c->is_object()) {
         const auto rank = c->at("axis").to_number<int64_t>();
         if (v < -rank || v >= rank) {
