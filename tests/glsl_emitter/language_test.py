@@ -113,6 +113,23 @@ def loop_axis_ops(step):
             t["tc"] = [a + b for a, b in zip(t["tc"], AX_V + AX_VS)]
     return t
 
+
+ACC_X = [[1, -2, 3], [4, 5, -6], [-7, 8, 9], [1, 1, 1]]
+ACC_Y = [[3, 3, -3], [2, -1, 10], [100, -100, 2], [1, 1, 1]]
+ACC_Z = [[[1, 2, 3], [-4, 5, 6]], [[7, -8, 9], [10, 11, -12]], [[13, 14, 15], [-16, 17, 127]],
+         [[1, 1, 1], [1, 1, 1]]]
+ACC_E = [2, 3, 4, 6]
+
+
+def acc_window(step):
+    """acc_window.oi: step s stores x*y (exact in i32) in every entry of K[0..s+2] (K has s+2
+    entries), and z*z in L[s..s+2] of L's 8 @fixed entries (the others as last written, 0 before)."""
+    L = [[0] * 3 for _ in range(8)]
+    for s in range(step + 1):
+        for r in range(2):
+            L[s + r] = [v * v for v in ACC_Z[s][r]]
+    return {"K": [[a * b for a, b in zip(ACC_X[step], ACC_Y[step])]] * (step + 2), "L": L}
+
 ROPE_Q = [[1.0, 0.5, -1.0, 2.0, 0.25, 3.0, -2.0, 1.0], [2.0, -1.0, 0.5, 0.5, 1.0, 1.0, -3.0, 4.0],
           [0.0, 1.5, 2.5, -0.5, 3.0, -1.0, 1.0, 2.0]]
 
@@ -323,6 +340,8 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                    "t=6",
               "loop_axis_settings.oi": "iota: axis 2 is out of range for rank 2",
               "loop_axis_ops.oi": ": axis 2 is out of range",
+              "acc_window.oi": "acc_window.oi:12:3: op 'mul' produces shape [2, 3] but the access "
+                               "to 'L' has shape [3, 3]",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
                                           "bound t=4"}
@@ -343,6 +362,11 @@ GRAPHS = [("counters.oi", 4, counters, None),
               for i, x in enumerate(BOOL_X))),
           ("loop_axis_settings.oi", 2, loop_axis_settings,
            "".join(f"x.{i}: f32[2, 3] = {{ 0, 0, 0, 0, 0, 0 }}\n" for i in range(3))),
+          ("acc_window.oi", 3, acc_window, "".join(
+              f"x.{i}: i8[3] = {{ {', '.join(map(str, ACC_X[i]))} }}\n"
+              f"y.{i}: i8[3] = {{ {', '.join(map(str, ACC_Y[i]))} }}\n"
+              f"z.{i}: i8[2, 3] = {{ {', '.join(str(v) for r in ACC_Z[i] for v in r)} }}\n"
+              f"e.{i}: i32 = {ACC_E[i]}\n" for i in range(4))),
           ("loop_axis_ops.oi", 2, loop_axis_ops, "".join(
               f"x.{i}: f32[3, 3] = {{ 1, 5, 2, 7, 0, 3, 4, 4, 9 }}\n"
               f"q.{i}: i8[3, 3] = {{ 1, -2, 3, 4, 5, -6, 7, 8, 9 }}\n"

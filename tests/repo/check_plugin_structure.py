@@ -250,7 +250,7 @@ GLSL_OPEN_GAPS = {
                         "of an elementwise op alone does not give",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "written by an op whose result's shape is not static (left open "
-                            "by the planner, acc=)",
+                            "by the planner, acc= other than an elementwise op alone)",
     "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
                      "failing on a validated graph other than for a device limit",
 }

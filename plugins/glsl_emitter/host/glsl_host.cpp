@@ -2087,12 +2087,22 @@ class Runner {
   // An op's result (a scratch value) stored into a window of table entries of run-time length
   // as the simulator stores it (interpreter_op.cpp): where it broadcasts to the access's shape
   // it fills the access (dsl.md), another shape is write_table's error naming the access.
+  // "acc" (an op with acc=, which runs over the access): a result of another shape is the
+  // interpreter's error naming the op, unless the op broadcasts ("spreads") and the result
+  // broadcasts to the access.
   void spread_copy(Value& from, Value& to, const json::value* entry,
-                   const std::map<std::string, int64_t>& indices, const std::string& where) {
+                   const std::map<std::string, int64_t>& indices, const std::string& where,
+                   const json::value* acc) {
     std::vector<uint64_t> access, common;
     regions(to, entry, indices, where, Use::kRead, &access);
     access.insert(access.end(), to.shape.begin(), to.shape.end());
-    if (!shape_rules::broadcast(from.shape, access, common) || common != access)
+    const bool fits = shape_rules::broadcast(from.shape, access, common) && common == access;
+    if (acc && from.shape != access && !(fits && acc->at("spreads").as_bool()))
+      throw Failure(1, std::string(acc->at("at").as_string()) + ": op '" +
+                           std::string(acc->at("op").as_string()) + "' produces shape " +
+                           shape_text(from.shape) + " but the access to '" + to.name +
+                           "' has shape " + shape_text(access));
+    if (!fits)
       input_error(where + ": cannot store a value of shape " + shape_text(from.shape) + " into '" +
                   to.name + "' where the access has shape " + shape_text(access));
     const std::vector<int64_t> dst = regions(to, entry, indices, where, Use::kWrite);
@@ -2132,7 +2142,7 @@ class Runner {
                                   ? std::string(s.at("at").as_string())
                                   : "copy from '" + from.name + "' to '" + to.name + "'";
     if (const json::value* sp = s.if_contains("spread"); sp && sp->is_bool() && sp->as_bool()) {
-      spread_copy(from, to, s.if_contains("to_entry"), indices, where);
+      spread_copy(from, to, s.if_contains("to_entry"), indices, where, s.if_contains("acc"));
       return;
     }
     std::vector<uint64_t> lead, to_lead;
