@@ -236,7 +236,7 @@ bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
   std::vector<std::vector<int64_t>> domains;
   size_t rows = 1;
   for (const std::string& index : ik.by) {
-    bool all_bool = true;
+    bool all_bool = true, named_bool = false;
     std::vector<const OpIn*> axis_of;  // ops whose axis the index names
     for (const OpIn& op : k.ops)
       for (const auto& kv : op.settings)
@@ -244,6 +244,7 @@ bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
           if (const json::value* n = o->if_contains("name");
               n && n->is_string() && n->as_string() == index) {
             all_bool = all_bool && kBool.count(std::string(kv.key()));
+            named_bool = named_bool || kBool.count(std::string(kv.key())) > 0;
             if (kv.key() == "axis")
               axis_of.push_back(&op);
             else if (!kBool.count(std::string(kv.key())))
@@ -252,8 +253,10 @@ bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
     if (all_bool) {
       classes.emplace_back("bool");
       domains.push_back({0, 1});
-    } else if (axis_of.size() != 1 || !axis_domain(plan, *axis_of[0], classes, domains)) {
-      return false;  // one op's axis
+    } else if (axis_of.size() != 1 || named_bool ||
+               !axis_domain(plan, *axis_of[0], classes, domains)) {
+      return false;  // one op's axis alone (a bool setting takes the value before it is made
+                     // non-negative: -2 is true, axis 0 of rank 2)
     }
     rows *= domains.back().size();
     if (rows > kMaxIndexedCopies) return false;
