@@ -130,6 +130,16 @@ def acc_window(step):
             L[s + r] = [v * v for v in ACC_Z[s][r]]
     return {"K": [[a * b for a, b in zip(ACC_X[step], ACC_Y[step])]] * (step + 2), "L": L}
 
+
+PACKED_X = [[[1, -2, 3], [7, -8, 0]], [[-1, 5, -6], [2, 4, -3]], [[6, 6, -7], [0, 1, -1]]]
+
+
+def packed_windows(step):
+    """packed_windows.oi: step s stores x_s's rows (integers in i4's range, cast exactly) at
+    entries 2s and 2s+1; w is entries 0..3, those not yet written zeros; R has 2(s+1)."""
+    rows = [r for x in PACKED_X[:step + 1] for r in x]
+    return {"w": (rows + [[0] * 3] * 4)[:4], "R": rows}
+
 ROPE_Q = [[1.0, 0.5, -1.0, 2.0, 0.25, 3.0, -2.0, 1.0], [2.0, -1.0, 0.5, 0.5, 1.0, 1.0, -3.0, 4.0],
           [0.0, 1.5, 2.5, -0.5, 3.0, -1.0, 1.0, 2.0]]
 
@@ -367,6 +377,9 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"y.{i}: i8[3] = {{ {', '.join(map(str, ACC_Y[i]))} }}\n"
               f"z.{i}: i8[2, 3] = {{ {', '.join(str(v) for r in ACC_Z[i] for v in r)} }}\n"
               f"e.{i}: i32 = {ACC_E[i]}\n" for i in range(4))),
+          ("packed_windows.oi", 3, packed_windows, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              for i, x in enumerate(PACKED_X))),
           ("loop_axis_ops.oi", 2, loop_axis_ops, "".join(
               f"x.{i}: f32[3, 3] = {{ 1, 5, 2, 7, 0, 3, 4, 4, 9 }}\n"
               f"q.{i}: i8[3, 3] = {{ 1, -2, 3, 4, 5, -6, 7, 8, 9 }}\n"

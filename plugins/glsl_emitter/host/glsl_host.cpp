@@ -2169,7 +2169,13 @@ class Runner {
         for (uint64_t k = 0; k < got / piece; ++k)
           src.push_back(base + static_cast<int64_t>(k * piece));
     }
-    if (got != room &&
+    // "repack": packed entries padded to whole bytes each and a whole value packing the
+    // elements one after another (the emitter's entry_copy): the elements are moved.
+    const json::value* rp = s.if_contains("repack");
+    const bool repack = rp && rp->is_bool() && rp->as_bool() && from.table() != to.table();
+    const uint64_t have = from.table() ? src.size() * from.elements : from.elements;
+    const uint64_t want = to.table() ? dst.size() * to.elements : to.elements;
+    if ((repack ? have != want : got != room) &&
         !repeat) {  // dsl.md: a slice of another shape than the destination's is an error
       lead.insert(lead.end(), from.shape.begin(), from.shape.end());
       to_lead.insert(to_lead.end(), to.shape.begin(), to.shape.end());
@@ -2181,6 +2187,10 @@ class Runner {
                     " into '" + to.name + "' where the access has shape " + shape_text(to_lead));
       input_error(where + ": the slice is " + from.dtype + shape_text(lead) + ", '" + to.name +
                   "' is " + to.dtype + shape_text(to.shape));
+    }
+    if (repack) {
+      repack_copy(from, to, src, dst);
+      return;
     }
     if (piece == 0) return;
     if (!from.table() && piece && !repeat)  // a whole value into several entries: one per entry
@@ -2199,6 +2209,39 @@ class Runner {
         cmd_->copyBuffer(buffer_of(from), buffer_of(to),
                          vk::BufferCopy(static_cast<uint64_t>(off), d, piece));
       at += piece;
+    }
+  }
+
+  // The elements of table entries `src` (or of a whole value) stored packed one after another
+  // into a whole value (or entries `dst`), each entry padded to whole bytes.
+  void repack_copy(Value& from, Value& to, const std::vector<int64_t>& src,
+                   const std::vector<int64_t>& dst) {
+    std::vector<uint8_t> cells;
+    if (from.table()) {
+      const std::vector<uint8_t> bytes = download_entries(from, src);
+      for (size_t n = 0; n < src.size(); ++n) {
+        const auto at = bytes.begin() + static_cast<std::ptrdiff_t>(n * from.bytes);
+        const std::vector<uint8_t> c = unpack_cells(
+            from, std::vector<uint8_t>(at, at + static_cast<std::ptrdiff_t>(from.bytes)),
+            from.elements);
+        cells.insert(cells.end(), c.begin(), c.end());
+      }
+    } else {
+      cells = unpack_cells(from, download(from), from.elements);
+    }
+    barrier();
+    if (!to.table()) {
+      std::vector<uint8_t> b = pack_cells(to, cells);
+      b.resize(to.bytes, 0);
+      upload(to, b.data(), b.size());
+      return;
+    }
+    for (size_t n = 0; n < dst.size(); ++n) {
+      const auto at = cells.begin() + static_cast<std::ptrdiff_t>(n * to.elements);
+      std::vector<uint8_t> b =
+          pack_cells(to, std::vector<uint8_t>(at, at + static_cast<std::ptrdiff_t>(to.elements)));
+      b.resize(to.bytes, 0);
+      upload_at(to, static_cast<uint64_t>(dst[n]), b.data(), b.size());
     }
   }
 
