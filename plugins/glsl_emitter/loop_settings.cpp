@@ -136,15 +136,107 @@ std::map<uint32_t, IndexedKernel> indexed_kernels(const PlanIn& plan) {
   return out;
 }
 
+namespace {
+
+// The shape of op operand `text`: a whole plain value or one whole table entry; nullopt for
+// windows, whole tables and @auto_dim matrices (whose shape is known only at run time).
+std::optional<std::vector<uint64_t>> operand_dims(const PlanIn& plan, const std::string& text) {
+  const ValueRef r = parse_ref(text);
+  auto it = plan.value_index.find(r.name);
+  if (it == plan.value_index.end() || r.all) return std::nullopt;
+  const ValueIn& v = plan.values[it->second];
+  if (v.is_auto_dim() || (v.is_table() && r.index.size() != v.indices.size())) return std::nullopt;
+  if (!v.is_table() && !r.index.empty()) return std::nullopt;
+  return v.shape;
+}
+
+// The domain of the axis of `op` (of x's rank `rank`, x's dims `x`) named by a loop index:
+// every axis where the result has the planned shape and the further inputs fit the catalog's
+// shape rule for that axis, the class mapping the index's value to it; false where some axis
+// in range does not (the simulator does not check shapes again at run time, so such an axis
+// would store another shape into the planned one: the kernel stays the gap).
+bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
+                 std::vector<std::vector<int64_t>>& domains) {
+  static const std::set<std::string> kSameShape{"softmax", "log_softmax", "iota"};
+  static const std::set<std::string> kNorms{"layer_norm", "rms_norm"};
+  static const std::set<std::string> kArg{"argmax_axis", "argmin_axis"};
+  if (op.inputs.empty()) return false;
+  std::vector<std::vector<uint64_t>> in;
+  for (const std::string& t : op.inputs) {
+    std::optional<std::vector<uint64_t>> d = operand_dims(plan, t);
+    if (!d) return false;
+    in.push_back(std::move(*d));
+  }
+  const std::vector<uint64_t>& x = in[0];
+  // the ops whose result has x's shape for every axis may store it anywhere (a window, ...)
+  const bool same = kSameShape.count(op.op) || kNorms.count(op.op) || op.op == "dequantize";
+  const std::optional<std::vector<uint64_t>> out =
+      same ? std::optional<std::vector<uint64_t>>(x) : operand_dims(plan, op.output);
+  if (!out) return false;
+  const size_t rank = x.size();
+  if (rank == 0) return false;
+  // dequantize with a scalar scale reads no axis (the CPU backend never checks it)
+  if (op.op == "dequantize" && in.size() > 1 && in[1].empty()) {
+    classes.emplace_back("any");
+    domains.push_back({0});
+    return true;
+  }
+  bool keep = false;
+  if (const json::value* k = op.settings.if_contains("keepdims")) {
+    if (!k->is_bool()) return false;  // named too: the shape would follow two settings
+    keep = k->as_bool();
+  }
+  std::vector<int64_t> d;
+  for (size_t a = 0; a < rank; ++a) {
+    std::vector<uint64_t> shape = x;  // the result for axis a
+    if (kNorms.count(op.op)) {
+      const std::vector<uint64_t> trailing(x.begin() + static_cast<std::ptrdiff_t>(a), x.end());
+      for (size_t i = 1; i < in.size(); ++i)
+        if (in[i] != trailing) return false;
+    } else if (op.op == "dequantize") {
+      if (in[1].size() != 1 || in[1][0] != x[a] || (in.size() > 2 && in[2] != in[1])) return false;
+    } else if (kArg.count(op.op)) {
+      shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
+      if (keep) shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), 1);
+    } else if (op.op == "concat") {
+      for (size_t i = 1; i < in.size(); ++i) {
+        if (in[i].size() != rank) return false;
+        for (size_t k = 0; k < rank; ++k)
+          if (k != a && in[i][k] != x[k]) return false;
+        shape[a] += in[i][a];
+      }
+    } else if (op.op == "gather") {
+      if (in.size() < 2) return false;
+      shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
+      shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), in[1].begin(), in[1].end());
+    } else if (!kSameShape.count(op.op)) {
+      return false;
+    }
+    if (shape != *out) return false;
+    d.push_back(static_cast<int64_t>(a));
+  }
+  // the CPU backend's words for an axis out of range (plugins/cpu/axis.hpp; the arg
+  // reductions' plugins/cpu/reduce.cpp)
+  const std::string what = kArg.count(op.op) ? "" : op.op + ": ";
+  const std::string tail = kArg.count(op.op) ? "" : " for rank " + std::to_string(rank);
+  classes.emplace_back(
+      json::object{{"axis", rank},
+                   {"message", op.op + " (line " + std::to_string(op.line) + "): " + what +
+                                   "axis {value} is out of range" + tail}});
+  domains.push_back(std::move(d));
+  return true;
+}
+
+}  // namespace
+
 bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
   static const std::set<std::string> kBool{"keepdims",          "select_first", "saturate",
                                            "count_include_pad", "causal",       "interleaved"};
-  static const std::set<std::string> kAxisOps{"softmax", "log_softmax", "iota"};
   json::array classes;
   std::vector<std::vector<int64_t>> domains;
   size_t rows = 1;
   for (const std::string& index : ik.by) {
-    bool all_bool = true;
+    bool all_bool = true, named_bool = false;
     std::vector<const OpIn*> axis_of;  // ops whose axis the index names
     for (const OpIn& op : k.ops)
       for (const auto& kv : op.settings)
@@ -152,7 +244,8 @@ bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
           if (const json::value* n = o->if_contains("name");
               n && n->is_string() && n->as_string() == index) {
             all_bool = all_bool && kBool.count(std::string(kv.key()));
-            if (kv.key() == "axis" && kAxisOps.count(op.op))
+            named_bool = named_bool || kBool.count(std::string(kv.key())) > 0;
+            if (kv.key() == "axis")
               axis_of.push_back(&op);
             else if (!kBool.count(std::string(kv.key())))
               return false;
@@ -160,23 +253,10 @@ bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
     if (all_bool) {
       classes.emplace_back("bool");
       domains.push_back({0, 1});
-    } else {
-      if (axis_of.size() != 1 || axis_of[0]->inputs.empty()) return false;  // one op's axis
-      const OpIn& op = *axis_of[0];
-      const ValueRef r = parse_ref(op.inputs[0]);
-      auto it = plan.value_index.find(r.name);
-      if (it == plan.value_index.end() || r.all) return false;
-      const ValueIn& v = plan.values[it->second];
-      if (v.is_auto_dim() || (v.is_table() && r.index.size() != v.indices.size())) return false;
-      const size_t rank = v.shape.size();
-      if (rank == 0) return false;
-      classes.emplace_back(json::object{
-          {"axis", rank},
-          {"message", op.op + " (line " + std::to_string(op.line) + "): " + op.op +
-                          ": axis {value} is out of range for rank " + std::to_string(rank)}});
-      std::vector<int64_t> d;
-      for (size_t a = 0; a < rank; ++a) d.push_back(static_cast<int64_t>(a));
-      domains.push_back(std::move(d));
+    } else if (axis_of.size() != 1 || named_bool ||
+               !axis_domain(plan, *axis_of[0], classes, domains)) {
+      return false;  // one op's axis alone (a bool setting takes the value before it is made
+                     // non-negative: -2 is true, axis 0 of rank 2)
     }
     rows *= domains.back().size();
     if (rows > kMaxIndexedCopies) return false;

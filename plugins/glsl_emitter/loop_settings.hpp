@@ -45,11 +45,15 @@ constexpr size_t kMaxIndexedCopies = 256;
 // per combination of their values, picked by the indices' values mapped into the domain
 // (`classes`): bool settings (the catalog's `keepdims`, `select_first`, `saturate`,
 // `count_include_pad`, `causal`, `interleaved`: any nonzero integer is true, as the simulator's
-// setting_value takes it) false and true; the `axis` of one op of softmax, log_softmax and iota
-// (whose result has the input's shape for every axis) each axis of its input, a value outside
-// [-rank, rank) the CPU backend's error (plugins/cpu/axis.hpp). `ik` rewritten, true; false
-// (ik unchanged) where an index names another setting or there would be more than
-// kMaxIndexedCopies copies.
+// setting_value takes it) false and true; the `axis` of one op (an index naming no other
+// setting), each axis of its input, a value outside [-rank, rank) the CPU backend's error
+// (plugins/cpu/axis.hpp, reduce.cpp): softmax, log_softmax, iota, layer_norm and rms_norm
+// (the further inputs having the trailing dims from every axis), dequantize (a 1-D scale of every
+// axis's length; a scalar scale reads no axis: one copy, any value), argmax_axis, argmin_axis,
+// concat and gather (the result having the planned shape for every axis: the simulator does not
+// check it again at run time). `ik` rewritten, true; false (ik unchanged) where an index names
+// another setting, some axis fails those shapes, or there would be more than kMaxIndexedCopies
+// copies.
 bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik);
 
 }  // namespace oi::glsl

@@ -100,7 +100,7 @@ class ManifestWriter {
       return true;
     };
     // The index terms of one side (empty for a whole value) and its bytes (0: known at run time).
-    auto side = [&](const ValueRef& r, const std::string& text, uint64_t& bytes,
+    auto side = [&](const ValueRef& r, const std::string& text, uint64_t& bytes, uint64_t& cells,
                     std::vector<std::string>& terms) -> const ValueIn& {
       auto it = plan_.value_index.find(r.name);
       if (it == plan_.value_index.end())
@@ -113,6 +113,7 @@ class ManifestWriter {
           invalid_plan(kind + line + ": '" + text + "': '" + v.name +
                        "' is not a table and takes no indices");
         bytes = v.bytes;
+        cells = v.elements;
         return v;
       }
       terms = r.index;
@@ -136,17 +137,28 @@ class ManifestWriter {
         }
       }
       bytes = known ? count * v.entry_bytes : 0;
+      cells = known ? count * v.elements : 0;
       return v;
     };
-    uint64_t fb = 0, tb = 0;
+    uint64_t fb = 0, tb = 0, fc = 0, tc = 0;
     std::vector<std::string> fterms, tterms;
-    const ValueIn& fv = side(f, from, fb, fterms);
-    const ValueIn& tv = side(t, to, tb, tterms);
-    if (fv.dtype != tv.dtype || (fb && tb && fb != tb))
+    const ValueIn& fv = side(f, from, fb, fc, fterms);
+    const ValueIn& tv = side(t, to, tb, tc, tterms);
+    // Entries of a packed dtype padded to whole bytes each (`i4[3]`: 12 bits in 2 bytes) and a
+    // whole value packing the elements one after another: the host program moves the elements
+    // ("repack"), so the counts of elements must agree.
+    static const std::map<std::string, uint64_t> kPacked{{"i4", 4}, {"u4", 4}, {"i2", 2},
+                                                         {"u2", 2}, {"i1", 1}, {"u1", 1}};
+    const ValueIn& entries = fv.is_table() ? fv : tv;
+    const auto bits = kPacked.find(entries.dtype);
+    const bool repack = fv.is_table() != tv.is_table() && bits != kPacked.end() &&
+                        entries.entry_bytes * 8 != entries.elements * bits->second;
+    if (fv.dtype != tv.dtype || (repack ? fc && tc && fc != tc : fb && tb && fb != tb))
       invalid_plan(kind + line + " from '" + from + "' to '" + to +
                    "': only copies of one dtype and size are supported");
     access(out, {from}, {to});
     json::object c{{"op", "copy"}, {"from", f.name}, {"to", t.name}};
+    if (repack) c["repack"] = true;
     if (fv.is_table()) c["from_entry"] = json::array(fterms.begin(), fterms.end());
     if (tv.is_table()) c["to_entry"] = json::array(tterms.begin(), tterms.end());
     if (!at.empty()) c["at"] = at;

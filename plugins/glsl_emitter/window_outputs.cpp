@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "auto_dim_guard.hpp"
 #include "openinfer/broadcast.hpp"
 
 namespace oi::glsl {
@@ -25,9 +26,12 @@ std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
 }  // namespace
 
 std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
-                                                     const OpIn& op, size_t entry_rank) {
-  // (acc= adds into the output access, which a scratch value of the result's shape is not)
-  if (k.ops.empty() || &k.ops.front() != &op || op.settings.contains("acc")) return std::nullopt;
+                                                     const OpIn& op, size_t entry_rank, bool acc) {
+  // (acc= runs the kernel over the output access, which a scratch value of the result's shape
+  // is not, but where the copy checks that the access has that shape or broadcasts it: acc)
+  if (k.ops.empty() || &k.ops.front() != &op) return std::nullopt;
+  if (op.settings.contains("acc") && !(acc && k.kind == "elementwise" && k.ops.size() == 1))
+    return std::nullopt;
   if (k.kind != "elementwise") {
     if (k.ops.size() != 1) return std::nullopt;
     if (k.shape.size() > entry_rank) return k.shape;
@@ -113,7 +117,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
         // the copy stores it as the simulator does (the host's spread_copy): spread over the
         // window where it broadcasts to the window's run-time shape, else the store's error.
         const std::optional<std::vector<uint64_t>> b =
-            op_result_shape(plan, k, op, table.shape.size());
+            op_result_shape(plan, k, op, table.shape.size(), true);
         if (!b)
           glsl_gap("table-window-operand", op_where(op) + ": output '" + op.output +
                                                "', a window whose length '" + runtime +
@@ -134,6 +138,9 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                        {"to_entry", json::array(terms.begin(), terms.end())},
                        {"spread", true}};
         if (!op.output_at.empty()) c["at"] = op.output_at;
+        if (op.settings.contains("acc"))  // the access checked first, with the op's words
+          c["acc"] =
+              json::object{{"op", op.op}, {"at", op.at}, {"spreads", broadcasting_op(op.op)}};
         copies[k.id].push_back(std::move(c));
         if (k.ops.size() == 1) k.shape = s.shape;
         op.output = s.name;

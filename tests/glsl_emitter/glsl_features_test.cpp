@@ -433,7 +433,8 @@ BOOST_AUTO_TEST_CASE(unsupported_uses_are_named) {
       sizes);
   BOOST_TEST(e.empty(), e);
   // An op on an @auto_dim matrix reads it through a copy into a scratch value of its declared
-  // shape; one that an access grows has a shape known only at run time: refused.
+  // shape; one that an access grows, where the op's static output pins that shape, too (the
+  // copy's guard stops another shape with the simulator's words, auto_dim_guard.hpp).
   e = emit_error(
       "dynamic { x: f32[N]; }\npersistent { M(i): f32[N] @auto_dim(i); }\n"
       "volatile { y: f32[N]; }\nblock entry {\n  op add(M, x) >> y;\n  return y;\n}\n",
@@ -444,19 +445,13 @@ BOOST_AUTO_TEST_CASE(unsupported_uses_are_named) {
       "volatile { y: f32[N]; }\nblock entry {\n  op add(x, x) >> M[n];\n"
       "  op add(M, x) >> y;\n  return y;\n}\n",
       sizes);
-  BOOST_TEST(
-      e.find("operand 'M', the whole of @auto_dim matrix 'M', which 'M[n]' grows: its "
-             "shape is known only at run time (open gap auto-dim-operand)") != std::string::npos,
-      e);
+  BOOST_TEST(e.empty(), e);
   // A copy from table entries of run-time count into a matrix that grows: neither side's shape
-  // is static.
+  // is static, one host copy (entries_and_matrix).
   e = emit_error(
       "dynamic { x: f32[N]; }\npersistent { K(t): f32[N] @table; M(i, j): f32[1, N] "
       "@auto_dim(i, j); n: i32; }\nblock entry {\n  cache.write x >> K[n];\n"
       "  cache.read K[0..n] >> M[n, 0];\n  return M;\n}\n",
       sizes);
-  BOOST_TEST(e.find("cache.read (line 5) from 'K[0..n]' to 'M[n, 0]': the shape moved is known "
-                    "only at run time") != std::string::npos,
-             e);
-  BOOST_TEST(e.find("(open gap auto-dim-copy)") != std::string::npos, e);
+  BOOST_TEST(e.empty(), e);
 }

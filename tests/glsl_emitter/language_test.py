@@ -85,6 +85,61 @@ def loop_axis_settings(step):
     return {"t": t, "sm": [[[0.5, 0.3333333432674408][step]] * 3] * 2}
 
 
+
+AX_X = [[1.0, 5.0, 2.0], [7.0, 0.0, 3.0], [4.0, 4.0, 9.0]]
+AX_Q = [[1, -2, 3], [4, 5, -6], [7, 8, 9]]
+AX_QS, AX_GI, AX_V, AX_VS, AX_SC = [0.5, 2.0, -1.0], [2, 0, 2], [2.0, -2.0, 2.0], [1.5, 3.0, -4.0], 2.5
+
+
+def loop_axis_ops(step):
+    """loop_axis_ops.oi: step s runs i in 0..s+1 and j in -1..1 (both the one axis of a vector);
+    by ops.md: argmax along axis i (the first largest), dequantize q * qs[r or c], gather rows or
+    columns gi, q * 2.5 (a scalar scale), rms_norm v / sqrt(mean(v^2)) * vs with v^2 = 4, concat
+    v then vs; each summed over its runs (every value exact in f32)."""
+    t = {"ta": [0] * 3, "tq": [[0.0] * 3 for _ in range(3)], "tg": [[0.0] * 3 for _ in range(3)],
+         "td": [[0.0] * 3 for _ in range(3)], "tn": [0.0] * 3, "tc": [0.0] * 6}
+    for s in range(step + 1):
+        for i in range(s + 1):
+            for k in range(3):
+                line = [AX_X[r][k] for r in range(3)] if i == 0 else AX_X[k]
+                t["ta"][k] += line.index(max(line))
+            for r in range(3):
+                for c in range(3):
+                    t["tq"][r][c] += AX_Q[r][c] * AX_QS[r if i == 0 else c]
+                    t["tg"][r][c] += AX_X[AX_GI[r]][c] if i == 0 else AX_X[r][AX_GI[c]]
+                    t["td"][r][c] += AX_Q[r][c] * AX_SC
+        for _ in range(2):
+            t["tn"] = [a + v / 2.0 * w for a, v, w in zip(t["tn"], AX_V, AX_VS)]
+            t["tc"] = [a + b for a, b in zip(t["tc"], AX_V + AX_VS)]
+    return t
+
+
+ACC_X = [[1, -2, 3], [4, 5, -6], [-7, 8, 9], [1, 1, 1]]
+ACC_Y = [[3, 3, -3], [2, -1, 10], [100, -100, 2], [1, 1, 1]]
+ACC_Z = [[[1, 2, 3], [-4, 5, 6]], [[7, -8, 9], [10, 11, -12]], [[13, 14, 15], [-16, 17, 127]],
+         [[1, 1, 1], [1, 1, 1]]]
+ACC_E = [2, 3, 4, 6]
+
+
+def acc_window(step):
+    """acc_window.oi: step s stores x*y (exact in i32) in every entry of K[0..s+2] (K has s+2
+    entries), and z*z in L[s..s+2] of L's 8 @fixed entries (the others as last written, 0 before)."""
+    L = [[0] * 3 for _ in range(8)]
+    for s in range(step + 1):
+        for r in range(2):
+            L[s + r] = [v * v for v in ACC_Z[s][r]]
+    return {"K": [[a * b for a, b in zip(ACC_X[step], ACC_Y[step])]] * (step + 2), "L": L}
+
+
+PACKED_X = [[[1, -2, 3], [7, -8, 0]], [[-1, 5, -6], [2, 4, -3]], [[6, 6, -7], [0, 1, -1]]]
+
+
+def packed_windows(step):
+    """packed_windows.oi: step s stores x_s's rows (integers in i4's range, cast exactly) at
+    entries 2s and 2s+1; w is entries 0..3, those not yet written zeros; R has 2(s+1)."""
+    rows = [r for x in PACKED_X[:step + 1] for r in x]
+    return {"w": (rows + [[0] * 3] * 4)[:4], "R": rows}
+
 ROPE_Q = [[1.0, 0.5, -1.0, 2.0, 0.25, 3.0, -2.0, 1.0], [2.0, -1.0, 0.5, 0.5, 1.0, 1.0, -3.0, 4.0],
           [0.0, 1.5, 2.5, -0.5, 3.0, -1.0, 1.0, 2.0]]
 
@@ -294,6 +349,9 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "window_runtime.oi": "table 'F': slice end 8 of index t exceeds its @fixed bound "
                                    "t=6",
               "loop_axis_settings.oi": "iota: axis 2 is out of range for rank 2",
+              "loop_axis_ops.oi": ": axis 2 is out of range",
+              "acc_window.oi": "acc_window.oi:12:3: op 'mul' produces shape [2, 3] but the access "
+                               "to 'L' has shape [3, 3]",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
                                           "bound t=4"}
@@ -314,6 +372,20 @@ GRAPHS = [("counters.oi", 4, counters, None),
               for i, x in enumerate(BOOL_X))),
           ("loop_axis_settings.oi", 2, loop_axis_settings,
            "".join(f"x.{i}: f32[2, 3] = {{ 0, 0, 0, 0, 0, 0 }}\n" for i in range(3))),
+          ("acc_window.oi", 3, acc_window, "".join(
+              f"x.{i}: i8[3] = {{ {', '.join(map(str, ACC_X[i]))} }}\n"
+              f"y.{i}: i8[3] = {{ {', '.join(map(str, ACC_Y[i]))} }}\n"
+              f"z.{i}: i8[2, 3] = {{ {', '.join(str(v) for r in ACC_Z[i] for v in r)} }}\n"
+              f"e.{i}: i32 = {ACC_E[i]}\n" for i in range(4))),
+          ("packed_windows.oi", 3, packed_windows, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              for i, x in enumerate(PACKED_X))),
+          ("loop_axis_ops.oi", 2, loop_axis_ops, "".join(
+              f"x.{i}: f32[3, 3] = {{ 1, 5, 2, 7, 0, 3, 4, 4, 9 }}\n"
+              f"q.{i}: i8[3, 3] = {{ 1, -2, 3, 4, 5, -6, 7, 8, 9 }}\n"
+              f"qs.{i}: f32[3] = {{ 0.5, 2, -1 }}\ngi.{i}: i32[3] = {{ 2, 0, 2 }}\n"
+              f"v.{i}: f32[3] = {{ 2, -2, 2 }}\nvs.{i}: f32[3] = {{ 1.5, 3, -4 }}\n"
+              f"sc.{i}: f32 = 2.5\n" for i in range(3))),
           ("rope_runtime.oi", 3, rope_runtime, "".join(
               f"q.{i}: f32[1, 2, 4] = {{ {', '.join(str(v) for v in q)} }}\n"
               for i, q in enumerate(ROPE_Q))),

@@ -288,13 +288,14 @@ GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose values are known only "
                                    "at run time or over 256, which the Vulkan backend's kernel "
                                    "does not take as a params word, of no finite domain (bool "
-                                   "settings, softmax's and iota's axis are copies per value)",
+                                   "settings, an axis giving the planned shapes for every "
+                                   "value are copies per value)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows where its static "
                         "output does not pin the shape, or a part of run-time length the result "
                         "of an elementwise op alone does not give",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "written by an op whose result's shape is not static (left open "
-                            "by the planner, acc=)",
+                            "by the planner, acc= other than an elementwise op alone)",
     "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
                      "failing on a validated graph other than for a device limit",
 }

@@ -2087,12 +2087,22 @@ class Runner {
   // An op's result (a scratch value) stored into a window of table entries of run-time length
   // as the simulator stores it (interpreter_op.cpp): where it broadcasts to the access's shape
   // it fills the access (dsl.md), another shape is write_table's error naming the access.
+  // "acc" (an op with acc=, which runs over the access): a result of another shape is the
+  // interpreter's error naming the op, unless the op broadcasts ("spreads") and the result
+  // broadcasts to the access.
   void spread_copy(Value& from, Value& to, const json::value* entry,
-                   const std::map<std::string, int64_t>& indices, const std::string& where) {
+                   const std::map<std::string, int64_t>& indices, const std::string& where,
+                   const json::value* acc) {
     std::vector<uint64_t> access, common;
     regions(to, entry, indices, where, Use::kRead, &access);
     access.insert(access.end(), to.shape.begin(), to.shape.end());
-    if (!shape_rules::broadcast(from.shape, access, common) || common != access)
+    const bool fits = shape_rules::broadcast(from.shape, access, common) && common == access;
+    if (acc && from.shape != access && !(fits && acc->at("spreads").as_bool()))
+      throw Failure(1, std::string(acc->at("at").as_string()) + ": op '" +
+                           std::string(acc->at("op").as_string()) + "' produces shape " +
+                           shape_text(from.shape) + " but the access to '" + to.name +
+                           "' has shape " + shape_text(access));
+    if (!fits)
       input_error(where + ": cannot store a value of shape " + shape_text(from.shape) + " into '" +
                   to.name + "' where the access has shape " + shape_text(access));
     const std::vector<int64_t> dst = regions(to, entry, indices, where, Use::kWrite);
@@ -2132,7 +2142,7 @@ class Runner {
                                   ? std::string(s.at("at").as_string())
                                   : "copy from '" + from.name + "' to '" + to.name + "'";
     if (const json::value* sp = s.if_contains("spread"); sp && sp->is_bool() && sp->as_bool()) {
-      spread_copy(from, to, s.if_contains("to_entry"), indices, where);
+      spread_copy(from, to, s.if_contains("to_entry"), indices, where, s.if_contains("acc"));
       return;
     }
     std::vector<uint64_t> lead, to_lead;
@@ -2159,7 +2169,13 @@ class Runner {
         for (uint64_t k = 0; k < got / piece; ++k)
           src.push_back(base + static_cast<int64_t>(k * piece));
     }
-    if (got != room &&
+    // "repack": packed entries padded to whole bytes each and a whole value packing the
+    // elements one after another (the emitter's entry_copy): the elements are moved.
+    const json::value* rp = s.if_contains("repack");
+    const bool repack = rp && rp->is_bool() && rp->as_bool() && from.table() != to.table();
+    const uint64_t have = from.table() ? src.size() * from.elements : from.elements;
+    const uint64_t want = to.table() ? dst.size() * to.elements : to.elements;
+    if ((repack ? have != want : got != room) &&
         !repeat) {  // dsl.md: a slice of another shape than the destination's is an error
       lead.insert(lead.end(), from.shape.begin(), from.shape.end());
       to_lead.insert(to_lead.end(), to.shape.begin(), to.shape.end());
@@ -2171,6 +2187,10 @@ class Runner {
                     " into '" + to.name + "' where the access has shape " + shape_text(to_lead));
       input_error(where + ": the slice is " + from.dtype + shape_text(lead) + ", '" + to.name +
                   "' is " + to.dtype + shape_text(to.shape));
+    }
+    if (repack) {
+      repack_copy(from, to, src, dst);
+      return;
     }
     if (piece == 0) return;
     if (!from.table() && piece && !repeat)  // a whole value into several entries: one per entry
@@ -2189,6 +2209,39 @@ class Runner {
         cmd_->copyBuffer(buffer_of(from), buffer_of(to),
                          vk::BufferCopy(static_cast<uint64_t>(off), d, piece));
       at += piece;
+    }
+  }
+
+  // The elements of table entries `src` (or of a whole value) stored packed one after another
+  // into a whole value (or entries `dst`), each entry padded to whole bytes.
+  void repack_copy(Value& from, Value& to, const std::vector<int64_t>& src,
+                   const std::vector<int64_t>& dst) {
+    std::vector<uint8_t> cells;
+    if (from.table()) {
+      const std::vector<uint8_t> bytes = download_entries(from, src);
+      for (size_t n = 0; n < src.size(); ++n) {
+        const auto at = bytes.begin() + static_cast<std::ptrdiff_t>(n * from.bytes);
+        const std::vector<uint8_t> c = unpack_cells(
+            from, std::vector<uint8_t>(at, at + static_cast<std::ptrdiff_t>(from.bytes)),
+            from.elements);
+        cells.insert(cells.end(), c.begin(), c.end());
+      }
+    } else {
+      cells = unpack_cells(from, download(from), from.elements);
+    }
+    barrier();
+    if (!to.table()) {
+      std::vector<uint8_t> b = pack_cells(to, cells);
+      b.resize(to.bytes, 0);
+      upload(to, b.data(), b.size());
+      return;
+    }
+    for (size_t n = 0; n < dst.size(); ++n) {
+      const auto at = cells.begin() + static_cast<std::ptrdiff_t>(n * to.elements);
+      std::vector<uint8_t> b =
+          pack_cells(to, std::vector<uint8_t>(at, at + static_cast<std::ptrdiff_t>(to.elements)));
+      b.resize(to.bytes, 0);
+      upload_at(to, static_cast<uint64_t>(dst[n]), b.data(), b.size());
     }
   }
 
@@ -2623,8 +2676,8 @@ class Runner {
     if (sel == nullptr) return s.at("kernel").to_number<size_t>();
     std::vector<int64_t> now;
     // "map": the value's class for settings of a finite domain (the emitter's finite_classes):
-    // "bool" 0 or 1; {"axis": R, "message"}: the axis made non-negative, or the CPU backend's
-    // error for one out of range
+    // "bool" 0 or 1; "any" 0 (dequantize's axis with a scalar scale); {"axis": R, "message"}: the
+    // axis made non-negative, or the CPU backend's error for one out of range
     const json::value* map = sel->as_object().if_contains("map");
     for (const json::value& n : sel->at("by").as_array()) {
       auto it = indices.find(std::string(n.as_string()));
@@ -2634,6 +2687,7 @@ class Runner {
       int64_t v = it->second;
       const json::value* c = map ? &map->as_array().at(now.size()) : nullptr;
       if (c && c->is_string() && c->as_string() == "bool") v = v != 0 ? 1 : 0;
+      if (c && c->is_string() && c->as_string() == "any") v = 0;  // a setting read nowhere
       if (c && c->is_object()) {
         const auto rank = c->at("axis").to_number<int64_t>();
         if (v < -rank || v >= rank) {
