@@ -153,6 +153,7 @@ class Generator : public KernelEnv {
   void emit_kernel(const json::object& k, std::ostringstream& kernels, std::ostringstream& body,
                    const std::string& indent, bool entry) {
     prepare_tabviews(k);
+    if (loop_setting_shapes(k)) runtime_kernel_ = runtime_helpers_ = true;
     if (runtime_kernel_ && k.at("ops").as_array().size() > 1) {
       split_kernel(k, kernels, body, indent, entry);
       return;
@@ -204,6 +205,21 @@ class Generator : public KernelEnv {
         body << table_access(text, view.value.name, true,
                              at_of(k.at("ops").at(0).as_object(), "output_at"), indent, entry);
     kernel_tabviews_.clear();
+  }
+
+  // Whether an op of kernel k has a setting naming a loop index where its shape rule reads
+  // settings (not "broadcast"): the result's shape may differ from one run to the next
+  // (`argmax_axis(x, axis=i)`), so it is checked at run time as the simulator does, and the
+  // kernel runs at the shapes it then has (runtime_kernel.hpp).
+  static bool loop_setting_shapes(const json::object& k) {
+    for (const auto& jop : k.at("ops").as_array()) {
+      const json::object& op = jop.as_object();
+      const json::value* rule = op.if_contains("shape_rule");
+      if (rule && rule->is_string() && rule->as_string() == "broadcast") continue;
+      for (const auto& kv : op.at("settings").as_object())
+        if (kv.value().is_object() && kv.value().as_object().contains("loop_index")) return true;
+    }
+    return false;
   }
 
   // Several ops fused into kernel k around a matrix of run-time shape (the planner gives such

@@ -16,10 +16,6 @@ json::array dims_json(const std::vector<uint64_t>& d) {
 
 }  // namespace
 
-bool broadcasting_op(const std::string& op) {
-  return broadcasting_ops().count(op) > 0;
-}
-
 std::optional<json::object> runtime_operand_guard(const PlanIn& plan, const KernelIn& k,
                                                   const OpIn& op, size_t j,
                                                   const std::vector<uint64_t>& declared,

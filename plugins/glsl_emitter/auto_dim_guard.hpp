@@ -19,9 +19,6 @@
 
 namespace oi::glsl {
 
-// The catalog's ops of shape rule "broadcast" that broadcast their inputs (add, mul, ...).
-bool broadcasting_op(const std::string& op);
-
 // The guard of input `j` of op `op` of kernel `k` (the op alone in its kernel, or the head of a
 // matmul or reduction kernel), a matrix of declared shape `declared` whose leading `grows`
 // axes may grow: the copy step's "guard" (host/shape_rules.hpp reads it), or nullopt with

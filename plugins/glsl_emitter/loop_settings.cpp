@@ -215,14 +215,12 @@ bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
     if (shape != *out) return false;
     d.push_back(static_cast<int64_t>(a));
   }
-  // the CPU backend's words for an axis out of range (plugins/cpu/axis.hpp; the arg
-  // reductions' plugins/cpu/reduce.cpp)
-  const std::string what = kArg.count(op.op) ? "" : op.op + ": ";
-  const std::string tail = kArg.count(op.op) ? "" : " for rank " + std::to_string(rank);
-  classes.emplace_back(
-      json::object{{"axis", rank},
-                   {"message", op.op + " (line " + std::to_string(op.line) + "): " + what +
-                                   "axis {value} is out of range" + tail}});
+  // the simulator's words for an axis out of range (the catalog's shape rule, which it checks
+  // at run time for a setting naming a variable: core's shape_rules.cpp)
+  classes.emplace_back(json::object{
+      {"axis", rank},
+      {"message", op.at + ": op '" + op.op + "': axis {value} is out of range for rank " +
+                      std::to_string(rank)}});
   domains.push_back(std::move(d));
   return true;
 }

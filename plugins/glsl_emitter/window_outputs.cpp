@@ -139,8 +139,9 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                        {"spread", true}};
         if (!op.output_at.empty()) c["at"] = op.output_at;
         if (op.settings.contains("acc"))  // the access checked first, with the op's words
-          c["acc"] =
-              json::object{{"op", op.op}, {"at", op.at}, {"spreads", broadcasting_op(op.op)}};
+          c["acc"] = json::object{{"op", op.op},
+                                  {"at", op.at},
+                                  {"spreads", op.shape_rule == "broadcast" && op.broadcast}};
         copies[k.id].push_back(std::move(c));
         if (k.ops.size() == 1) k.shape = s.shape;
         op.output = s.name;

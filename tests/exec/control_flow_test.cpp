@@ -94,6 +94,33 @@ block entry {
   BOOST_TEST(values<int64_t>(exec, "counter")[0] == 50);
 }
 
+BOOST_AUTO_TEST_CASE(a_loop_index_setting_that_changes_the_result_shape_stops_the_step) {
+  // argmax over axis i of a [2, 3] input: axis 1 gives [2] (the output's shape), axis 0 gives
+  // [3], which the output cannot hold: the step stops naming both shapes (it used to store the
+  // [3] result into the [2] output silently).
+  oi::ModelWriter w;
+  auto sim = simulate(w, R"(
+dynamic { x: f32[2, 3]; }
+persistent { a: i32 @init(1); b: i32 @init(2); }
+volatile { y: i64[2]; }
+block entry {
+  loop axes (i in a..b) {
+    op argmax_axis(x, axis=i) >> y;
+  }
+  cache.decrement a;
+  return y;
+}
+)");
+  auto exec = sim.make_executor();
+  exec.insert("x", Tensor::from<float>({1, 5, 2, 7, 0, 3}, {2, 3}));
+  exec.step();  // axis 1 only: the largest of each row at 1 and 0
+  BOOST_TEST(values<int64_t>(exec, "y") == std::vector<int64_t>({1, 0}), tt::per_element());
+  exec.insert("x", Tensor::from<float>({1, 5, 2, 7, 0, 3}, {2, 3}));
+  const std::string msg = error_of([&] { exec.step(); });  // axis 0 first
+  BOOST_TEST(contains(msg, "op 'argmax_axis' produces shape [3] but output 'y' has shape [2]"),
+             msg);
+}
+
 BOOST_AUTO_TEST_CASE(cache_reset_and_transfer) {
   oi::ModelWriter w;
   auto sim = simulate(w, R"(

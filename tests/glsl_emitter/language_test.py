@@ -348,8 +348,8 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                    "t=6",
               "window_runtime.oi": "table 'F': slice end 8 of index t exceeds its @fixed bound "
                                    "t=6",
-              "loop_axis_settings.oi": "iota: axis 2 is out of range for rank 2",
-              "loop_axis_ops.oi": ": axis 2 is out of range",
+              "loop_axis_settings.oi": "op 'iota': axis 2 is out of range for rank 2",
+              "loop_axis_ops.oi": "op 'argmax_axis': axis 2 is out of range for rank 2",
               "acc_window.oi": "acc_window.oi:12:3: op 'mul' produces shape [2, 3] but the access "
                                "to 'L' has shape [3, 3]",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",

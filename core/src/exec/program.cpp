@@ -366,7 +366,10 @@ void Program::plan_op(const Node& node, const Block& block, const OpCatalog& cat
   const auto shaped_at_run_time = [](const VarInfo& v) {
     return v.table || v.auto_dim || v.prefix;
   };
-  bool runtime = node.output.has_brackets || shaped_at_run_time(*plan.output_var);
+  // A setting naming a variable (a loop index, say) may change the result's shape from one
+  // run to the next (`argmax_axis(x, axis=i)`): its rule is checked at run time too.
+  bool runtime =
+      node.output.has_brackets || shaped_at_run_time(*plan.output_var) || plan.dynamic_settings;
   for (size_t i = 0; i < node.inputs.size(); ++i)
     runtime = runtime || !node.inputs[i].indices.empty() || shaped_at_run_time(*plan.input_vars[i]);
   if (runtime) {
