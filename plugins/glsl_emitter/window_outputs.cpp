@@ -23,6 +23,19 @@ std::optional<int64_t> static_term(const PlanIn& plan, const std::string& t) {
   return std::nullopt;
 }
 
+// Op `op` of kernel k writes scratch value `s` instead of its window; copy `c` (run after the
+// kernel) stores it into the table.
+void route_to_scratch(PlanIn& plan, KernelIn& k, OpIn& op, ValueIn s, json::object c,
+                      std::map<uint32_t, std::vector<json::object>>& copies) {
+  copies[k.id].push_back(std::move(c));
+  if (k.ops.size() == 1) k.shape = s.shape;
+  op.output = s.name;
+  op.output_at.clear();
+  plan.value_index[s.name] = plan.values.size();
+  plan.values.push_back(std::move(s));
+  k.writes.push_back(plan.values.back().name);
+}
+
 }  // namespace
 
 std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
@@ -142,13 +155,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
           c["acc"] = json::object{{"op", op.op},
                                   {"at", op.at},
                                   {"spreads", op.shape_rule == "broadcast" && op.broadcast}};
-        copies[k.id].push_back(std::move(c));
-        if (k.ops.size() == 1) k.shape = s.shape;
-        op.output = s.name;
-        op.output_at.clear();
-        plan.value_index[s.name] = plan.values.size();
-        plan.values.push_back(std::move(s));
-        k.writes.push_back(plan.values.back().name);
+        route_to_scratch(plan, k, op, std::move(s), std::move(c), copies);
         changed = true;
         continue;
       }
@@ -202,13 +209,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
                      {"to_entry", json::array(terms.begin(), terms.end())}};
       if (spread) c["repeat"] = true;
       if (!op.output_at.empty()) c["at"] = op.output_at;
-      copies[k.id].push_back(std::move(c));
-      if (k.ops.size() == 1) k.shape = s.shape;
-      op.output = s.name;
-      op.output_at.clear();
-      plan.value_index[s.name] = plan.values.size();
-      plan.values.push_back(std::move(s));
-      k.writes.push_back(plan.values.back().name);
+      route_to_scratch(plan, k, op, std::move(s), std::move(c), copies);
       changed = true;
     }
     if (!changed) continue;
