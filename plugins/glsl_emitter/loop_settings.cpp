@@ -152,9 +152,10 @@ std::optional<std::vector<uint64_t>> operand_dims(const PlanIn& plan, const std:
 
 // The domain of the axis of `op` (of x's rank `rank`, x's dims `x`) named by a loop index:
 // every axis where the result has the planned shape and the further inputs fit the catalog's
-// shape rule for that axis, the class mapping the index's value to it; false where some axis
-// in range does not (the simulator does not check shapes again at run time, so such an axis
-// would store another shape into the planned one: the kernel stays the gap).
+// shape rule for that axis, the class mapping the index's value to it. An axis whose result has
+// another shape than a plain output stops the step with the simulator's words (it checks the
+// rule at run time for a setting naming a variable: "errors", by axis); false where some axis
+// in range does not fit the rule's inputs (the kernel stays the gap).
 bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
                  std::vector<std::vector<int64_t>>& domains) {
   static const std::set<std::string> kSameShape{"softmax", "log_softmax", "iota"};
@@ -187,6 +188,13 @@ bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
     keep = k->as_bool();
   }
   std::vector<int64_t> d;
+  json::object errors;  // axis -> the simulator's error for a result of another shape
+  const bool plain_output = !same && op.output.find('[') == std::string::npos;
+  auto dims_text = [](const std::vector<uint64_t>& v) {
+    std::string t = "[";
+    for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+    return t + "]";
+  };
   for (size_t a = 0; a < rank; ++a) {
     std::vector<uint64_t> shape = x;  // the result for axis a
     if (kNorms.count(op.op)) {
@@ -212,15 +220,24 @@ bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
     } else if (!kSameShape.count(op.op)) {
       return false;
     }
-    if (shape != *out) return false;
+    if (shape != *out) {
+      if (!plain_output) return false;
+      errors[std::to_string(a)] = op.at + ": op '" + op.op + "' produces shape " +
+                                  dims_text(shape) + " but output '" + op.output + "' has shape " +
+                                  dims_text(*out);
+      continue;
+    }
     d.push_back(static_cast<int64_t>(a));
   }
+  if (d.empty()) return false;
   // the simulator's words for an axis out of range (the catalog's shape rule, which it checks
   // at run time for a setting naming a variable: core's shape_rules.cpp)
-  classes.emplace_back(json::object{
+  json::object c{
       {"axis", rank},
       {"message", op.at + ": op '" + op.op + "': axis {value} is out of range for rank " +
-                      std::to_string(rank)}});
+                      std::to_string(rank)}};
+  if (!errors.empty()) c["errors"] = std::move(errors);
+  classes.emplace_back(std::move(c));
   domains.push_back(std::move(d));
   return true;
 }

@@ -91,6 +91,12 @@ AX_Q = [[1, -2, 3], [4, 5, -6], [7, 8, 9]]
 AX_QS, AX_GI, AX_V, AX_VS, AX_SC = [0.5, 2.0, -1.0], [2, 0, 2], [2.0, -2.0, 2.0], [1.5, 3.0, -4.0], 2.5
 
 
+def loop_axis_shape(step):
+    """loop_axis_shape.oi: each step runs axis 1 alone: the first largest of each row of
+    [[1, 5, 2], [7, 0, 3]] is at 1 and at 0, summed over the steps."""
+    return {"t": [step + 1, 0]}
+
+
 def loop_axis_ops(step):
     """loop_axis_ops.oi: step s runs i in 0..s+1 and j in -1..1 (both the one axis of a vector);
     by ops.md: argmax along axis i (the first largest), dequantize q * qs[r or c], gather rows or
@@ -350,6 +356,8 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                    "t=6",
               "loop_axis_settings.oi": "op 'iota': axis 2 is out of range for rank 2",
               "loop_axis_ops.oi": "op 'argmax_axis': axis 2 is out of range for rank 2",
+              "loop_axis_shape.oi": "op 'argmax_axis' produces shape [3] but output 'y' has "
+                                    "shape [2]",
               "acc_window.oi": "acc_window.oi:12:3: op 'mul' produces shape [2, 3] but the access "
                                "to 'L' has shape [3, 3]",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
@@ -386,6 +394,9 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"qs.{i}: f32[3] = {{ 0.5, 2, -1 }}\ngi.{i}: i32[3] = {{ 2, 0, 2 }}\n"
               f"v.{i}: f32[3] = {{ 2, -2, 2 }}\nvs.{i}: f32[3] = {{ 1.5, 3, -4 }}\n"
               f"sc.{i}: f32 = 2.5\n" for i in range(3))),
+          ("loop_axis_shape.oi", 2, loop_axis_shape, "".join(
+              f"x.{i}: f32[2, 3] = {{ 1, 5, 2, 7, 0, 3 }}\ns.{i}: i32 = {1 if i < 2 else 0}\n"
+              for i in range(3))),
           ("rope_runtime.oi", 3, rope_runtime, "".join(
               f"q.{i}: f32[1, 2, 4] = {{ {', '.join(str(v) for v in q)} }}\n"
               for i, q in enumerate(ROPE_Q))),

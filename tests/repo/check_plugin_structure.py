@@ -288,8 +288,9 @@ GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose values are known only "
                                    "at run time or over 256, which the Vulkan backend's kernel "
                                    "does not take as a params word, of no finite domain (bool "
-                                   "settings, an axis giving the planned shapes for every "
-                                   "value are copies per value)",
+                                   "settings, an axis are copies per value; an axis giving "
+                                   "another shape than a plain output is the simulator's "
+                                   "error)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows where its static "
                         "output does not pin the shape, or a part of run-time length the result "
                         "of an elementwise op alone does not give",

@@ -2676,8 +2676,9 @@ class Runner {
     if (sel == nullptr) return s.at("kernel").to_number<size_t>();
     std::vector<int64_t> now;
     // "map": the value's class for settings of a finite domain (the emitter's finite_classes):
-    // "bool" 0 or 1; "any" 0 (dequantize's axis with a scalar scale); {"axis": R, "message"}: the
-    // axis made non-negative, or the CPU backend's error for one out of range
+    // "bool" 0 or 1; "any" 0 (dequantize's axis with a scalar scale); {"axis": R, "message",
+    // "errors"}: the axis made non-negative, or the simulator's error for one out of range or
+    // (errors, by axis) one whose result has another shape than the output
     const json::value* map = sel->as_object().if_contains("map");
     for (const json::value& n : sel->at("by").as_array()) {
       auto it = indices.find(std::string(n.as_string()));
@@ -2696,6 +2697,10 @@ class Runner {
           throw Failure(1, "step " + std::to_string(step_) + ": " + m);
         }
         if (v < 0) v += rank;
+        // an axis whose result has another shape than the output: the simulator's error
+        if (const json::value* e = c->as_object().if_contains("errors"))
+          if (const json::value* m = e->as_object().if_contains(std::to_string(v)))
+            throw Failure(1, "step " + std::to_string(step_) + ": " + std::string(m->as_string()));
       }
       now.push_back(v);
     }
