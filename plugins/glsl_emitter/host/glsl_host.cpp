@@ -2694,13 +2694,13 @@ class Runner {
         if (v < -rank || v >= rank) {
           std::string m(c->at("message").as_string());
           m.replace(m.find("{value}"), 7, std::to_string(v));
-          throw Failure(1, "step " + std::to_string(step_) + ": " + m);
+          throw Failure(1, m);  // the simulator's words, its position first
         }
         if (v < 0) v += rank;
         // an axis whose result has another shape than the output: the simulator's error
         if (const json::value* e = c->as_object().if_contains("errors"))
           if (const json::value* m = e->as_object().if_contains(std::to_string(v)))
-            throw Failure(1, "step " + std::to_string(step_) + ": " + std::string(m->as_string()));
+            throw Failure(1, std::string(m->as_string()));
       }
       now.push_back(v);
     }
