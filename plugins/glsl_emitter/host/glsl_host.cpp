@@ -1642,20 +1642,40 @@ class Runner {
                                               none, "fetch", Use::kRead, &lead);
     shape = lead;
     shape.insert(shape.end(), v.shape.begin(), v.shape.end());
-    std::vector<uint8_t> bytes = download_entries(v, offs);
-    if (!packed_bits(v) || v.elements == 0) return bytes;
+    if (!packed_bits(v) || v.elements == 0) return download_entries(v, offs);
     // packed entries (oinf.md) padded to whole bytes each: the fetched table packs their
     // elements one after another, as the simulator's tensor holds them
+    return pack_cells(v, entry_cells(v, offs));
+  }
+
+  // The elements of table t's entries at `offs` one after another, a cell each (a packed
+  // entry is padded to whole bytes).
+  std::vector<uint8_t> entry_cells(const Value& t, const std::vector<int64_t>& offs) {
+    const std::vector<uint8_t> bytes = download_entries(t, offs);
+    const size_t per = t.elements * cell_size(t);
     std::vector<uint8_t> cells;
     for (size_t n = 0; n < offs.size(); ++n) {
+      const auto at = bytes.begin() + static_cast<std::ptrdiff_t>(n * t.bytes);
       const std::vector<uint8_t> c = unpack_cells(
-          v,
-          std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(n * v.bytes),
-                               bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * v.bytes)),
-          v.elements);
-      cells.insert(cells.end(), c.begin(), c.end());
+          t, std::vector<uint8_t>(at, at + static_cast<std::ptrdiff_t>(t.bytes)), t.elements);
+      cells.insert(cells.end(), c.begin(),
+                   c.begin() + static_cast<std::ptrdiff_t>(std::min(c.size(), per)));
     }
-    return pack_cells(v, cells);
+    return cells;
+  }
+
+  // Cells stored into table t's entries at `offs` (each packed again and padded to whole
+  // bytes), an entry's worth of cells each.
+  void store_entry_cells(Value& t, const std::vector<int64_t>& offs,
+                         const std::vector<uint8_t>& cells) {
+    const size_t per = t.elements * cell_size(t);
+    for (size_t n = 0; n < offs.size(); ++n) {
+      const auto at = cells.begin() + static_cast<std::ptrdiff_t>(n * per);
+      std::vector<uint8_t> piece =
+          pack_cells(t, std::vector<uint8_t>(at, at + static_cast<std::ptrdiff_t>(per)));
+      piece.resize(t.bytes, 0);
+      upload_at(t, static_cast<uint64_t>(offs[n]), piece.data(), piece.size());
+    }
   }
 
   // The entries at offsets `offs` of table v (regions' Use::kRead: -1 past the capacity, read
@@ -1972,18 +1992,7 @@ class Runner {
       const std::vector<int64_t> src =
           regions(t, s.if_contains("from_entry"), indices, at, Use::kRead, &shape);
       shape.insert(shape.end(), t.shape.begin(), t.shape.end());
-      const std::vector<uint8_t> bytes = download_entries(t, src);
-      std::vector<uint8_t> cells;
-      for (size_t n = 0; n < src.size(); ++n) {
-        const std::vector<uint8_t> piece(
-            bytes.begin() + static_cast<std::ptrdiff_t>(n * t.bytes),
-            bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * t.bytes));
-        const std::vector<uint8_t> c = unpack_cells(to, piece, t.elements);
-        cells.insert(cells.end(), c.begin(),
-                     c.begin() + static_cast<std::ptrdiff_t>(
-                                     std::min<size_t>(c.size(), t.elements * cell_size(to))));
-      }
-      write_matrix(to, terms, shape, cells, indices, store_at + ": ");
+      write_matrix(to, terms, shape, entry_cells(t, src), indices, store_at + ": ");
       return;
     }
     Value& t = to;
@@ -1996,15 +2005,8 @@ class Runner {
                   t.name + "' where the access has shape " + shape_text(access));
     const std::vector<int64_t> dst =
         regions(t, s.if_contains("to_entry"), indices, store_at, Use::kWrite);
-    const size_t per = t.elements * cell_size(from);
     barrier();
-    for (size_t n = 0; n < dst.size(); ++n) {
-      std::vector<uint8_t> piece = pack_cells(
-          from, std::vector<uint8_t>(cells.begin() + static_cast<std::ptrdiff_t>(n * per),
-                                     cells.begin() + static_cast<std::ptrdiff_t>((n + 1) * per)));
-      piece.resize(t.bytes, 0);
-      upload_at(t, static_cast<uint64_t>(dst[n]), piece.data(), piece.size());
-    }
+    store_entry_cells(t, dst, cells);
   }
 
   // Stores a value of shape vs (its bytes) at the matrix access `terms` of m (memory.cpp's
@@ -2112,26 +2114,19 @@ class Runner {
     // each cell of the access from the result's cell it broadcasts from
     const size_t rank = access.size(), off = rank - from.shape.size();
     std::vector<uint64_t> at(rank, 0);
-    std::vector<uint8_t> entry_cells;
-    size_t n = 0;
-    barrier();
+    std::vector<uint8_t> spread;
     while (true) {
       uint64_t src = 0;
       for (size_t a = off; a < rank; ++a)
         src = src * from.shape[a - off] + (from.shape[a - off] == 1 ? 0 : at[a]);
-      entry_cells.insert(entry_cells.end(),
-                         cells.begin() + static_cast<std::ptrdiff_t>(src * esize),
-                         cells.begin() + static_cast<std::ptrdiff_t>((src + 1) * esize));
-      if (entry_cells.size() == to.elements * esize) {
-        std::vector<uint8_t> piece = pack_cells(to, entry_cells);
-        piece.resize(to.bytes, 0);
-        upload_at(to, static_cast<uint64_t>(dst.at(n++)), piece.data(), piece.size());
-        entry_cells.clear();
-      }
+      spread.insert(spread.end(), cells.begin() + static_cast<std::ptrdiff_t>(src * esize),
+                    cells.begin() + static_cast<std::ptrdiff_t>((src + 1) * esize));
       size_t d = rank;
       while (d > 0 && ++at[d - 1] == access[d - 1]) at[--d] = 0;
       if (d == 0) break;
     }
+    barrier();
+    store_entry_cells(to, dst, spread);
   }
 
   // transfer / cache.read / cache.write between whole values and table entries.
@@ -2216,19 +2211,8 @@ class Runner {
   // into a whole value (or entries `dst`), each entry padded to whole bytes.
   void repack_copy(Value& from, Value& to, const std::vector<int64_t>& src,
                    const std::vector<int64_t>& dst) {
-    std::vector<uint8_t> cells;
-    if (from.table()) {
-      const std::vector<uint8_t> bytes = download_entries(from, src);
-      for (size_t n = 0; n < src.size(); ++n) {
-        const auto at = bytes.begin() + static_cast<std::ptrdiff_t>(n * from.bytes);
-        const std::vector<uint8_t> c = unpack_cells(
-            from, std::vector<uint8_t>(at, at + static_cast<std::ptrdiff_t>(from.bytes)),
-            from.elements);
-        cells.insert(cells.end(), c.begin(), c.end());
-      }
-    } else {
-      cells = unpack_cells(from, download(from), from.elements);
-    }
+    const std::vector<uint8_t> cells =
+        from.table() ? entry_cells(from, src) : unpack_cells(from, download(from), from.elements);
     barrier();
     if (!to.table()) {
       std::vector<uint8_t> b = pack_cells(to, cells);
@@ -2236,13 +2220,7 @@ class Runner {
       upload(to, b.data(), b.size());
       return;
     }
-    for (size_t n = 0; n < dst.size(); ++n) {
-      const auto at = cells.begin() + static_cast<std::ptrdiff_t>(n * to.elements);
-      std::vector<uint8_t> b =
-          pack_cells(to, std::vector<uint8_t>(at, at + static_cast<std::ptrdiff_t>(to.elements)));
-      b.resize(to.bytes, 0);
-      upload_at(to, static_cast<uint64_t>(dst[n]), b.data(), b.size());
-    }
+    store_entry_cells(to, dst, cells);
   }
 
   Value& mutable_value(const std::string& name) {
