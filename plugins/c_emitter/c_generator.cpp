@@ -227,11 +227,6 @@ class Generator : public KernelEnv {
   // kernel of its own (ids past the plan's), as the simulator runs them; a value the fused
   // kernel kept internal gets a buffer of its own (storage "split", allocated with the state).
   int64_t split_ids_ = -1;
-  static bool c_reduction(const std::string& op) {
-    static const std::set<std::string> kReductions = {
-        "sum_axis", "mean_axis", "prod_axis", "max_axis", "min_axis", "argmax_axis", "argmin_axis"};
-    return kReductions.count(op) > 0;
-  }
   void split_kernel(const json::object& k, std::ostringstream& kernels, std::ostringstream& body,
                     const std::string& indent, bool entry) {
     kernel_tabviews_.clear();
@@ -246,12 +241,13 @@ class Generator : public KernelEnv {
       one["ops"] = json::array{op};
       // The planner's class of a kernel of this op alone (build_schedule.cpp classify), and
       // its shape: a plain output's.
-      const std::string name = str(op.at("op"));
+      // (the catalog's reductions are the ops of the reduce_axes and argreduce_axis rules)
       bool bcast = false;
-      one["kind"] = name == "matmul"                       ? "matmul"
-                    : c_reduction(name)                    ? "reduction"
-                    : shape_rule(op, bcast) == "broadcast" ? "elementwise"
-                                                           : "op";
+      const std::string rule = shape_rule(op, bcast);
+      one["kind"] = rule == "matmul"                                    ? "matmul"
+                    : rule == "reduce_axes" || rule == "argreduce_axis" ? "reduction"
+                    : rule == "broadcast"                               ? "elementwise"
+                                                                        : "op";
       json::array reads, writes;
       for (const auto& in : op.at("inputs").as_array())
         reads.push_back(json::string(parse_access(str(in)).name));
