@@ -158,9 +158,9 @@ std::optional<std::vector<uint64_t>> operand_dims(const PlanIn& plan, const std:
 // in range does not fit the rule's inputs (the kernel stays the gap).
 bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
                  std::vector<std::vector<int64_t>>& domains) {
-  static const std::set<std::string> kSameShape{"softmax", "log_softmax", "iota"};
-  static const std::set<std::string> kNorms{"layer_norm", "rms_norm"};
-  static const std::set<std::string> kArg{"argmax_axis", "argmin_axis"};
+  // by the op's catalog shape rule, as the plan gives it
+  const std::string& rule = op.shape_rule;
+  const bool norm = rule == "norm_trailing", arg = rule == "argreduce_axis";
   if (op.inputs.empty()) return false;
   std::vector<std::vector<uint64_t>> in;
   for (const std::string& t : op.inputs) {
@@ -170,14 +170,14 @@ bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
   }
   const std::vector<uint64_t>& x = in[0];
   // the ops whose result has x's shape for every axis may store it anywhere (a window, ...)
-  const bool same = kSameShape.count(op.op) || kNorms.count(op.op) || op.op == "dequantize";
+  const bool same = rule == "same_as_input0_axis" || norm || rule == "dequantize";
   const std::optional<std::vector<uint64_t>> out =
       same ? std::optional<std::vector<uint64_t>>(x) : operand_dims(plan, op.output);
   if (!out) return false;
   const size_t rank = x.size();
   if (rank == 0) return false;
   // dequantize with a scalar scale reads no axis (the CPU backend never checks it)
-  if (op.op == "dequantize" && in.size() > 1 && in[1].empty()) {
+  if (rule == "dequantize" && in.size() > 1 && in[1].empty()) {
     classes.emplace_back("any");
     domains.push_back({0});
     return true;
@@ -197,27 +197,27 @@ bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
   };
   for (size_t a = 0; a < rank; ++a) {
     std::vector<uint64_t> shape = x;  // the result for axis a
-    if (kNorms.count(op.op)) {
+    if (norm) {
       const std::vector<uint64_t> trailing(x.begin() + static_cast<std::ptrdiff_t>(a), x.end());
       for (size_t i = 1; i < in.size(); ++i)
         if (in[i] != trailing) return false;
-    } else if (op.op == "dequantize") {
+    } else if (rule == "dequantize") {
       if (in[1].size() != 1 || in[1][0] != x[a] || (in.size() > 2 && in[2] != in[1])) return false;
-    } else if (kArg.count(op.op)) {
+    } else if (arg) {
       shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
       if (keep) shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), 1);
-    } else if (op.op == "concat") {
+    } else if (rule == "concat") {
       for (size_t i = 1; i < in.size(); ++i) {
         if (in[i].size() != rank) return false;
         for (size_t k = 0; k < rank; ++k)
           if (k != a && in[i][k] != x[k]) return false;
         shape[a] += in[i][a];
       }
-    } else if (op.op == "gather") {
+    } else if (rule == "gather") {
       if (in.size() < 2) return false;
       shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
       shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), in[1].begin(), in[1].end());
-    } else if (!kSameShape.count(op.op)) {
+    } else if (rule != "same_as_input0_axis") {
       return false;
     }
     if (shape != *out) {
