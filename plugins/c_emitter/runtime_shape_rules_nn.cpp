@@ -54,8 +54,7 @@ std::string rope_code(const ShapeRuleText& t) {
   if (ins[0].rank < 2) {
     c << I << "  {\n"
       << text_of("d0", "r0", "ta")
-      << fail(rule_at + "rope needs x of rank >= 2 ([..., T, D]), got %s", ", ta") << I
-      << "  }\n";
+      << fail(rule_at + "rope needs x of rank >= 2 ([..., T, D]), got %s", ", ta") << I << "  }\n";
   } else {
     c << I << "  if (d0[r0 - 1] % 2 != 0) {\n"
       << text_of("d0", "r0", "ta")
@@ -158,8 +157,8 @@ std::string attention_code(const ShapeRuleText& t) {
         << I << "      for (int q = 0; same && q < mb; ++q) same = m[q] == rs[q];\n"
         << I << "      if (!same) {\n"
         << text_of("d3", "r3", "ta") << text_of("rs", "(uint32_t)b + 2u", "tb")
-        << fail(rule_at + "attention mask %s does not broadcast to the scores %s", ", ta, tb")
-        << I << "      }\n"
+        << fail(rule_at + "attention mask %s does not broadcast to the scores %s", ", ta, tb") << I
+        << "      }\n"
         << I << "    }\n";
     c << I << "    rs[b + 1] = d2[r2 - 1];\n" << I << "    rr = (uint32_t)b + 2u;\n";
   }
