@@ -1,7 +1,7 @@
 // Reductions in generated C: sum_axis, mean_axis, max_axis, min_axis (f32, f64) over `axes`,
 // and argmax_axis/argmin_axis; each the head of a kernel whose elementwise epilogue follows. A
-// scratch accumulator per output element takes its inputs in row-major order; max/min follow
-// ops.md's NaN and signed-zero rules.
+// scratch accumulator per output element takes its inputs in row-major order; sums start at -0.0
+// and max/min follow ops.md's NaN and signed-zero rules.
 #include "c_ops.hpp"
 
 namespace oi::c_emitter {
@@ -52,7 +52,12 @@ std::string reduction(KernelEnv& env, const json::object& k, std::ostringstream&
   if (index.empty()) index = "0";
   const std::string T = c_type(o.dtype), sfx = o.dtype == "f32" ? "f" : "d";
   const std::string field = env.scratch(out_n * dtype_size(o.dtype) + 8);
-  const std::string init = op == "max_axis" ? "-INFINITY" : op == "min_axis" ? "INFINITY" : "0";
+  // A sum starts at -0.0, the identity of IEEE addition, so only -0.0 terms give -0.0; an empty
+  // sum is +0.0 (ops.md).
+  const std::string init = op == "max_axis"   ? "-INFINITY"
+                           : op == "min_axis" ? "INFINITY"
+                           : count == 0       ? "0"
+                                              : "-0.0";
   const std::string step = op == "max_axis"   ? "oi_max_" + sfx + "(acc[o], v)"
                            : op == "min_axis" ? "oi_min_" + sfx + "(acc[o], v)"
                                               : "acc[o] + v";

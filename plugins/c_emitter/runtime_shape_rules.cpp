@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "runtime_shape_rules_nn.hpp"
 #include "runtime_window_rules.hpp"
 #include "tables.hpp"
 
@@ -78,7 +79,8 @@ std::optional<size_t> axis_in(int64_t axis, size_t rank, std::string& error) {
 }  // namespace
 
 // The catalog's output-shape rule of a plan op ("shape_rule" and "broadcast", as the planner
-// writes them), where this file or runtime_window_rules.cpp evaluates it.
+// writes them), where this file, runtime_window_rules.cpp or runtime_shape_rules_nn.cpp
+// evaluates it.
 std::string shape_rule(const json::object& op, bool& broadcast) {
   static const std::set<std::string> evaluated = {"broadcast",
                                                   "reduce_axes",
@@ -131,6 +133,7 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
   };
   std::ostringstream c;
   if (is_window_rule(rule)) return window_rule_code(t, rule);  // runtime_window_rules.cpp
+  if (is_nn_rule(rule)) return nn_rule_code(t, rule);          // runtime_shape_rules_nn.cpp
   if (rule == "broadcast") {
     if (n == 0) {
       c << I << "  rr = rt;\n" << I << "  memcpy(rs, dt, sizeof rs);\n";
@@ -356,116 +359,6 @@ std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, b
         c << I << "  rs[" << A << "] = " << D << " + " << b << "ll + " << e << "ll;\n";
       }
     }
-  } else if (rule == "batch_norm") {
-    // x [N, C, ...]; scale, bias, mean and var [C] (shape_rules_nn.cpp batch_norm).
-    static const char* const kNames[] = {"x", "scale", "bias", "mean", "var"};
-    if (ins.at(0).rank < 2) {
-      c << I << "  {\n"
-        << text_of("d0", "r0", "ta")
-        << fail(rule_at + "batch_norm needs x of rank >= 2 (N, C, ...), got %s", ", ta") << I
-        << "  }\n";
-    } else {
-      for (size_t i = 1; i < n && i < 5; ++i) {
-        const std::string D = ins[i].d, Rk = ins[i].r;
-        c << I << "  if (!(" << Rk << " == 1u && " << D << "[0] == d0[1])) {\n"
-          << text_of(D, Rk, "ta")
-          << fail(rule_at + "batch_norm " + kNames[i] + " %s must be [%lld], one value per channel",
-                  ", ta, (long long)d0[1]")
-          << I << "  }\n";
-      }
-      c << I << "  rr = r0;\n" << I << "  memcpy(rs, d0, sizeof rs);\n";
-    }
-  } else if (rule == "rope") {
-    // x [..., T, D] with D even; pos a scalar (shape_rules_nn.cpp rope).
-    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
-    if (ins[0].rank < 2) {
-      c << I << "  {\n"
-        << text_of("d0", "r0", "ta")
-        << fail(rule_at + "rope needs x of rank >= 2 ([..., T, D]), got %s", ", ta") << I
-        << "  }\n";
-    } else {
-      c << I << "  if (d0[r0 - 1] % 2 != 0) {\n"
-        << text_of("d0", "r0", "ta")
-        << fail(rule_at + "rope needs an even last dim, got %lld in %s",
-                ", (long long)d0[r0 - 1], ta")
-        << I << "  }\n"
-        << I << "  if (r1 != 0u) {\n"
-        << text_of("d1", "r1", "ta") << fail(rule_at + "rope pos must be a scalar, got %s", ", ta")
-        << I << "  }\n"
-        << I << "  rr = r0;\n"
-        << I << "  memcpy(rs, d0, sizeof rs);\n";
-    }
-  } else if (rule == "dequantize") {
-    // scale (and zero_point) a scalar or 1-D along `axis`; y has x's shape (shape_rules_nn.cpp
-    // dequantize). The ranks are static: only the sizes are checked at run time.
-    if (n < 2) invalid_plan(where + " has fewer than 2 inputs");
-    const size_t r = ins[0].rank;
-    c << I << "  {\n";
-    if (ins[1].rank > 1) {
-      c << text_of("d1", "r1", "ta")
-        << fail(rule_at + "dequantize scale must be a scalar or 1-D, got %s", ", ta");
-    } else if (ins[1].rank == 1) {
-      ShapeRuleText inner = t;
-      inner.indent = I + "  ";
-      c << axis_code(inner, "axis", 1, r) << I << "    if (d1[0] != d0[ax]) {\n"
-        << text_of("d1", "r1", "ta")
-        << fail(rule_at + "dequantize scale %s must have %lld entries, x's size along axis %u",
-                ", ta, (long long)d0[ax], ax")
-        << I << "    }\n";
-    }
-    if (n > 2)
-      c << I << "    int same = r2 == r1;\n"
-        << I << "    for (uint32_t q = 0; same && q < r1; ++q) same = d2[q] == d1[q];\n"
-        << I << "    if (!same) {\n"
-        << text_of("d2", "r2", "ta") << text_of("d1", "r1", "tb")
-        << fail(rule_at + "dequantize zero_point %s must have scale's shape %s", ", ta, tb") << I
-        << "    }\n";
-    c << I << "    rr = r0;\n" << I << "    memcpy(rs, d0, sizeof rs);\n" << I << "  }\n";
-  } else if (rule == "attention") {
-    // q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv] (leading dims broadcast), mask broadcast to
-    // [..., Tq, Tk] -> [..., Tq, Dv] (shape_rules_nn.cpp attention).
-    if (n < 3) invalid_plan(where + " has fewer than 3 inputs");
-    c << I << "  {\n";
-    if (ins[0].rank < 2 || ins[1].rank < 2 || ins[2].rank < 2) {
-      c << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb") << text_of("d2", "r2", "tc")
-        << fail(rule_at + "attention needs q, k and v of rank >= 2, got %s, %s and %s",
-                ", ta, tb, tc");
-    } else {
-      c << I << "    const int64_t tq = d0[r0 - 2], dd = d0[r0 - 1], tk = d1[r1 - 2];\n"
-        << I << "    int64_t o[" << R << "] = {0}, o2[" << R << "] = {0};\n"
-        << I << "    int b = -1;\n"
-        << I << "    if (d1[r1 - 1] != dd) {\n"
-        << text_of("d1", "r1", "ta")
-        << fail(rule_at + "attention k %s must end in q's depth %lld", ", ta, (long long)dd") << I
-        << "    }\n"
-        << I << "    if (d2[r2 - 2] != tk) {\n"
-        << text_of("d2", "r2", "ta")
-        << fail(rule_at + "attention v %s must have k's %lld keys", ", ta, (long long)tk") << I
-        << "    }\n"
-        << I << "    b = oi_rt_broadcast(d0, r0 - 2u, d1, r1 - 2u, o);\n"
-        << I << "    if (b >= 0) b = oi_rt_broadcast(o, (uint32_t)b, d2, r2 - 2u, o2);\n"
-        << I << "    if (b < 0) {\n"
-        << text_of("d0", "r0", "ta") << text_of("d1", "r1", "tb") << text_of("d2", "r2", "tc")
-        << fail(rule_at + "attention leading dims of q %s, k %s and v %s do not broadcast",
-                ", ta, tb, tc")
-        << I << "    }\n"
-        << I << "    memcpy(rs, o2, sizeof rs);\n"
-        << I << "    rs[b] = tq;\n"
-        << I << "    rs[b + 1] = tk;\n";
-      if (n > 3)
-        c << I << "    {\n"
-          << I << "      int64_t m[" << R << "] = {0};\n"
-          << I << "      const int mb = oi_rt_broadcast(rs, (uint32_t)b + 2u, d3, r3, m);\n"
-          << I << "      int same = mb == b + 2;\n"
-          << I << "      for (int q = 0; same && q < mb; ++q) same = m[q] == rs[q];\n"
-          << I << "      if (!same) {\n"
-          << text_of("d3", "r3", "ta") << text_of("rs", "(uint32_t)b + 2u", "tb")
-          << fail(rule_at + "attention mask %s does not broadcast to the scores %s", ", ta, tb")
-          << I << "      }\n"
-          << I << "    }\n";
-      c << I << "    rs[b + 1] = d2[r2 - 1];\n" << I << "    rr = (uint32_t)b + 2u;\n";
-    }
-    c << I << "  }\n";
   }
   return c.str();
 }

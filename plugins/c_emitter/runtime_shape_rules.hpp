@@ -42,6 +42,10 @@ struct ShapeRuleText {
   std::function<std::string(const std::string&, const std::string&)> fail;
 };
 
+// The C that sets `uint32_t ax` to axis setting `key` (absent: `fallback`) normalized for rank
+// `rank` at run time, or fails the step with the simulator's "axis A is out of range for rank R".
+std::string axis_code(const ShapeRuleText& t, const char* key, int64_t fallback, size_t rank);
+
 // The C that sets `rs`/`rr` (dims, rank) to the result's shape by rule `rule`, or fails the step
 // with the rule's error.
 std::string result_shape_code(const ShapeRuleText& t, const std::string& rule, bool broadcast);

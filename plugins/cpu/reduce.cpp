@@ -76,13 +76,20 @@ std::vector<bool> reduced_axes(const oi_kernel_call& call, uint32_t rank) {
   return reduced;
 }
 
+// ops.md: a float sum starts at -0.0, the identity of IEEE addition (-0 + x is x for every x,
+// +0 included), so a sum of only -0.0 terms is -0.0; an empty sum is +0.0.
+template <class F>
+F sum_start(uint64_t count) {
+  return count == 0 ? F{0} : -F{0};
+}
+
 template <class F>
 void fold_floats(const oi_kernel_call& call, const ReducePlan& plan, ReduceKind kind,
                  F (*load)(const ElemIO&, const std::byte*, uint64_t)) {
   const ElemIO& in_io = elem_io(call.inputs[0].dtype);
   const ElemIO& out_io = elem_io(call.outputs[0].dtype);
   const std::byte* in = input_data(call, 0);
-  std::vector<F> acc(plan.out_numel, kind == ReduceKind::Prod ? F{1} : F{0});
+  std::vector<F> acc(plan.out_numel, kind == ReduceKind::Prod ? F{1} : sum_start<F>(plan.count));
   std::vector<char> seen(plan.out_numel, 0);
   plan.for_each([&](uint64_t i, uint64_t o, uint64_t) {
     const F v = load(in_io, in, i);
@@ -264,7 +271,7 @@ bool fast_float_sum(const oi_kernel_call& call, const std::vector<bool>& reduced
     parallel_ranges(outer, len, [&](uint64_t begin, uint64_t end) {
       for (uint64_t o = begin; o < end; ++o) {
         const F* row = in + o * len;
-        batch s0(F{0}), s1(F{0}), s2(F{0}), s3(F{0});
+        batch s0(-F{0}), s1(-F{0}), s2(-F{0}), s3(-F{0});  // sum_start: len > 0 here
         uint64_t i = 0;
         for (; i + 4 * lanes <= len; i += 4 * lanes) {
           s0 += batch::load_unaligned(row + i);

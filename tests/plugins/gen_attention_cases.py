@@ -201,6 +201,21 @@ for t in ["f32", "f64", "f16"]:
     bm[1, 2, 1] = False
     attention_case(t, q, k, v, bm, "bool")
 
+# ops.md: the weighted sums of v start at +0.0, as numpy's matmul does, so v of only -0.0 gives
+# +0.0 (exact in any order: no tolerance). Fixed q and k keep the rng's sequence for the rest.
+for t in FLOATS:
+    q = rounded(t, np.linspace(-2.0, 2.0, 2 * 3 * 4).reshape(2, 3, 4))
+    k = rounded(t, np.linspace(1.5, -1.5, 2 * 5 * 4).reshape(2, 5, 4))
+    v = np.full((2, 5, 3), -0.0)
+    ref = rounded(t, attention_ref(q, k, v))
+    assert not np.signbit(ref).any()
+    add_case("attention", [tensor(t, q), tensor(t, k), tensor(t, v)], tensor(t, ref))
+    bm = np.ones((2, 3, 5), dtype=bool)
+    bm[1, 2, :] = False  # a row that sees no key: 0
+    ref = rounded(t, attention_ref(q, k, v, bm))
+    add_case("attention", [tensor(t, q), tensor(t, k), tensor(t, v), tensor("bool", bm)],
+             tensor(t, ref))
+
 
 # --- rope -----------------------------------------------------------------------------------
 def rope_ref(x, pos, theta=10000.0, interleaved=False):

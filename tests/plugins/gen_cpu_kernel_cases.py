@@ -488,6 +488,17 @@ for t in cat_types("matmul"):
         add_case("matmul", "inplace", [tensor(t, a), tensor(t, b)],
                  tensor(t, matmul_reference(t, t, a, b)), inplace_input=0)
         sum_tolerance(t)
+# ops.md: a dot product starts at +0.0, as BLAS and numpy's matmul do, so one of only -0.0
+# products is +0.0 (exact in any order: no tolerance). 16 x 16 x 16 reaches the CPU's sgemm.
+for t in cat_types("matmul"):
+    if t not in FLOATS:
+        continue
+    for m, k, n in [(2, 3, 2)] + ([(16, 16, 16)] if t in ("f32", "f64") else []):
+        a, b = np.full((m, k), -0.0), np.ones((k, n))
+        want = matmul_reference(t, t, a, b)
+        ct = compute_type(t)
+        assert np.array_equal(np.signbit(a.astype(ct) @ b.astype(ct)), np.signbit(want))
+        add_case("matmul", "normal", [tensor(t, a), tensor(t, b)], tensor(t, want))
 for ti, to in ACC:
     a, b = values(ti, (2, 3)), values(ti, (3, 2))
     add_case("matmul", "accumulate", [tensor(ti, a), tensor(ti, b)],
@@ -512,7 +523,10 @@ def reduce_reference(op, t, out_t, x, axes, keepdims, acc=None):
             ct = compute_type(t)
             with np.errstate(all="ignore"):
                 if op in ("sum_axis", "mean_axis", "prod_axis"):
-                    r = ct(1 if op == "prod_axis" else 0)
+                    # ops.md: a sum starts at -0.0, the identity of IEEE addition, so only -0.0
+                    # terms give -0.0; an empty sum is +0.0 (numpy's np.add.reduce(x,
+                    # initial=-0.0); its plain np.sum starts at +0.0, numpy gh-21213).
+                    r = ct(1 if op == "prod_axis" else -0.0 if vals else 0)
                     for v in vals:
                         r = ct(r * ct(v)) if op == "prod_axis" else ct(r + ct(v))
                     if op == "mean_axis":
@@ -563,6 +577,38 @@ for op in REDUCE:
             add_case(op, "accumulate", [tensor(ti, x)],
                      tensor(to, reduce_reference(op, to, to, x, [0], False, acc=to)),
                      axes_setting([0]))
+
+
+# Signed zeros (ops.md): a fold of only -0.0 terms is -0.0 (sum, mean; prod by the sign rule), one
+# with a +0.0 term +0.0. Every summation order gives these bits, so the cases carry no tolerance;
+# the long shapes reach the CPU backend's vectorised row and column paths. The sums are checked
+# against numpy's own reduction started at -0.0.
+def zero_fold_inputs(t):
+    mixed = np.full((4, 6), -0.0)
+    mixed[1, 5] = mixed[3, 0] = 0.0  # rows 0 and 2 only -0.0; columns 0 and 5 hold a +0.0
+    yield np.full((2, 3, 4), -0.0), [[1], None, [0, -1]]
+    yield mixed, [[1], [0], None]
+    if t in ("f32", "f64"):
+        yield np.full((3, 37), -0.0), [[1]]
+        yield np.full((40, 5), -0.0), [[0]]
+        yield np.full((600, 3), -0.0), [[0]]
+
+
+for op in ("sum_axis", "mean_axis", "prod_axis"):
+    for t in cat_types(op):
+        if t not in FLOATS:
+            continue
+        for x, axes_list in zero_fold_inputs(t):
+            for axes in axes_list:
+                keepdims = axes is not None and len(axes) > 1
+                want = reduce_reference(op, t, t, x, axes, keepdims)
+                if op == "sum_axis":
+                    ct = compute_type(t)
+                    np_sum = np.add.reduce(x.astype(ct), axis=None if axes is None else tuple(axes),
+                                           keepdims=keepdims, initial=-0.0)
+                    assert np.array_equal(np.signbit(np_sum), np.signbit(want)), (t, axes)
+                st = axes_setting(axes) + [{"name": "keepdims", "type": "bool", "value": keepdims}]
+                add_case(op, "normal", [tensor(t, x)], tensor(t, want), st)
 
 
 def arg_reference(op, t, x, axis, keepdims, first):

@@ -1,7 +1,7 @@
 /* mean_axis: sum / count over `axes` (absent: all; []: none) (ops.md). Floats sum in row-major
- * order in f32 (f64 for f64) and divide once (an empty axis gives 0/0 = NaN); integers sum
- * exactly (128 bits), or wrapped at the acc= width when given, and the quotient truncates
- * toward zero (an empty axis gives 0). */
+ * order in f32 (f64 for f64) from -0.0 (only -0.0 terms give -0.0) and divide once (an empty
+ * axis gives 0/0 = NaN); integers sum exactly (128 bits), or wrapped at the acc= width when
+ * given, and the quotient truncates toward zero (an empty axis gives 0). */
 #include "oik_ew.h"
 
 /* A 128-bit two's-complement integer. */
@@ -57,11 +57,12 @@ static inline int64_t acc_mean(wide s, uint64_t count, int bits, int is_signed) 
     oik_reduce r;                                                                           \
     const int rc = oik_reduce_setup(&r, x, axes, num_axes, "mean_axis", err);               \
     if (rc) return rc;
-#define DEF_F(T)                                                                    \
-  HEAD(oik_mean_axis_##T)                                                           \
-  OIK_REDUCE_LOOP(r, x, oik_ct_##T, oik_ldc_##T, oik_ct_##T acc = 0, acc = acc + v, \
-                  oik_stc_##T(y->data, o, acc / (oik_ct_##T)r.count))               \
-  return oik_ok(err);                                                               \
+#define DEF_F(T)                                                                      \
+  HEAD(oik_mean_axis_##T)                                                             \
+  OIK_REDUCE_LOOP(r, x, oik_ct_##T, oik_ldc_##T,                                      \
+                  oik_ct_##T acc = OIK_SUM_START(oik_ct_##T, r.count), acc = acc + v, \
+                  oik_stc_##T(y->data, o, acc / (oik_ct_##T)r.count))                 \
+  return oik_ok(err);                                                                 \
   }
 #define DEF_I(T)                                                                 \
   HEAD(oik_mean_axis_##T)                                                        \

@@ -172,6 +172,10 @@ OIK_INLINE uint64_t oik_reduce_step(const oik_reduce* r, uint64_t* coord, uint64
   return offset;
 }
 
+/* ops.md: a float sum over `count` elements starts at -0.0, the identity of IEEE addition (-0 + x
+ * is x for every x, +0 included), so a sum of only -0.0 terms is -0.0; an empty sum is +0.0. */
+#define OIK_SUM_START(CT, count) ((count) ? (CT)-0.0 : (CT)0.0)
+
 /* Walks the reduction of x into y: for each output element o, INIT, then STEP(v, e) for each
  * folded element v (e counts them from 0) in row-major order, then STORE(o, e). CT, LD: the
  * compute type and the loader of x's elements. */

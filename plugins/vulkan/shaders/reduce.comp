@@ -1,9 +1,10 @@
 // Reductions of ops.md over any set of axes, one invocation per output element walking its
 // reduced elements in row-major order: sum, prod, mean (floats), max, min, and argmax/argmin
-// (one axis, to i64) for the 1- to 32-bit dtypes of ew.comp (f8, packed integers) and i64/u64, and is_finite (all
-// axes, to bool). Floats sum in f32; max/min compare the bits (exact, -0 below +0, NaN wins);
-// integers wrap at their width (i64/u64 as word pairs: no shaderInt64 needed). Built with -DF64
-// the same for f64, summing in f64.
+// (one axis, to i64) for the 1- to 32-bit dtypes of ew.comp (f8, packed integers) and i64/u64,
+// and is_finite (all axes, to bool). Floats sum in f32 from -0.0, the identity of IEEE addition
+// (only -0.0 terms give -0.0; an empty sum is +0.0, ops.md); max/min compare the bits (exact,
+// -0 below +0, NaN wins); integers wrap at their width (i64/u64 as word pairs: no shaderInt64
+// needed). Built with -DF64 the same for f64, summing in f64.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "float_controls.glsl"
@@ -165,7 +166,7 @@ uvec2 reduce_wide(uint o) {
   uvec2 acc = OP == OP_PROD ? uvec2(1u, 0u) : uvec2(0u), best = uvec2(0u);
   uint best_at = 0u, top = 0u;  // top: the mean's third sum word
 #if defined(F64)
-  double fsum = OP == OP_PROD ? 1.0LF : 0.0LF;
+  double fsum = OP == OP_PROD ? 1.0LF : count == 0u ? 0.0LF : -0.0LF;
 #endif
   uint c[MAX_RANK];
   for (uint d = 0u; d < MAX_RANK; ++d) c[d] = 0u;
@@ -285,7 +286,7 @@ uint reduce_one(uint o) {
   if (OP == OP_MEAN && !FLOAT) return mask_out(mean_int(o).x);
   const uint base = first_of(o);
   const uint count = p[3];
-  float fsum = OP == OP_PROD ? 1.0 : 0.0;
+  float fsum = OP == OP_PROD ? 1.0 : count == 0u ? 0.0 : -0.0;
   uint isum = OP == OP_PROD ? 1u : 0u;
   uint best = 0u, best_at = 0u;
   uint c[MAX_RANK];
