@@ -13,7 +13,8 @@
 // BM,BN,BK,WM,DEPTH,SG,STAGES,EARLY: EARLY subgroups store the next slice before their products
 // (STAGES 2). OPENINFER_VULKAN_COOPMAT_LOADERS=G,W (with a forced tile) adds G loader groups of
 // W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1|2|3
-// (timing probes, wrong results) and OPENINFER_VULKAN_COOPMAT_SHAPE=16x8.
+// (timing probes, wrong results), OPENINFER_VULKAN_COOPMAT_SHAPE=16x8 and
+// OPENINFER_VULKAN_COOPMAT_SPIN=fence (how a loader-tile subgroup waits on a counter).
 #include <algorithm>
 #include <cstring>
 
@@ -86,7 +87,10 @@ bool valid_tile(const CoopTile& t, const DeviceCaps& caps) {
   const uint64_t a_shared = uint64_t{t.stages} * t.bm * (t.bk + 8) / 8,
                  b_shared = uint64_t{t.stages} * t.bk * (t.bn + 8) / 8;
   const uint64_t staging = uint64_t{t.sg} * caps.coop_m * caps.coop_n / 4;
-  return a_shares <= 8 && b_shares <= 8 && a_vecs > 0 && b_vecs > 0 &&
+  // Registers of 16-byte vectors an invocation holds: 8 of each for every invocation, or 32 in
+  // all for a loader (whose registers would otherwise lie idle).
+  const bool shares_fit = loaders ? a_shares + b_shares <= 32 : a_shares <= 8 && b_shares <= 8;
+  return shares_fit && a_vecs > 0 && b_vecs > 0 &&
          16 * (a_shared + b_shared) + 32 <= caps.max_shared_memory && staging <= a_shared;
 }
 
@@ -117,7 +121,8 @@ CoopTile pick_tile(const MatmulShape& s, const DeviceCaps& caps) {
                  "up to SG, with STAGES 2; WM divides SG; BM a multiple of WM x " +
                      std::to_string(caps.coop_m) + ", BN of (SG / WM) x " +
                      std::to_string(caps.coop_n) + ", BK of " + std::to_string(caps.coop_k) +
-                     "; BM x BK and BK x BN at most 256 x SG x 8; DEPTH 1.." +
+                     "; BM x BK and BK x BN at most 256 x SG x 8, with loaders 32 vectors a loader "
+                     "invocation; DEPTH 1.." +
                      std::to_string(kMaxDepth) + "; shared memory within the device's)");
     }
     return forced;
@@ -158,6 +163,17 @@ bool narrow_shape() {
   if (text == nullptr || std::strcmp(text, "16x16") == 0) return false;
   if (std::strcmp(text, "16x8") == 0) return true;
   bad_tuning("matmul", name, "is neither '16x16' nor '16x8'");
+}
+
+// OPENINFER_VULKAN_COOPMAT_SPIN=fence: waiting loader and multiplying subgroups spin on relaxed
+// loads and take one acquire fence (matmul_coop.comp's SPIN_FENCE); unset or "acquire": an
+// acquire load each time round. For tuning.
+uint32_t spin_fence() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_SPIN";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, "acquire") == 0) return 0;
+  if (std::strcmp(text, "fence") == 0) return 1;
+  bad_tuning("matmul", name, "is neither 'acquire' nor 'fence'");
 }
 
 uint32_t grid(uint64_t size, uint32_t tile) {
@@ -209,7 +225,8 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               probe(),
               tile.early,
               tile.loader_groups,
-              std::max(tile.loader_warps, 1u)};
+              std::max(tile.loader_warps, 1u),
+              spin_fence()};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),

@@ -52,7 +52,9 @@ layout(constant_id = 13) const uint GROUP_M = 0;
 layout(constant_id = 14) const uint STAGES = 2;
 // Timing probes (wrong results; OPENINFER_VULKAN_COOPMAT_PROBE, for tuning only): 1 fetches only
 // the first slice from global memory, 2 leaves out the products (and so the shared loads), 3 the
-// fetches, the shared stores and the barriers (the products out of shared memory alone).
+// fetches, the shared stores and the barriers (the products out of shared memory alone). With
+// loaders, 1 is not a probe, 2 leaves the copies and the counting alone, 3 leaves the products
+// alone (no loads, no counting).
 layout(constant_id = 15) const uint PROBE = 0;
 // With two shared buffers, subgroups below EARLY store the next slice right after fetching it,
 // before their products, the others after theirs: while the first wait for their loads the
@@ -67,6 +69,9 @@ layout(constant_id = 16) const uint EARLY = 0;
 // tensor cores work, and no barrier stops the computing subgroups.
 layout(constant_id = 17) const uint LOADER_GROUPS = 0;
 layout(constant_id = 18) const uint LOADER_WARPS = 1;
+// How a waiting subgroup reads a counter: 0 an acquire load each time round, 1 relaxed loads and
+// one acquire fence once the count is there (OPENINFER_VULKAN_COOPMAT_SPIN=fence).
+layout(constant_id = 19) const uint SPIN_FENCE = 0;
 const bool FETCHES = PROBE != 1u && PROBE != 3u, PRODUCTS = PROBE != 2u, SYNC = PROBE != 3u;
 
 const uint LANES = 32, SUBGROUPS = WG / LANES;
@@ -103,12 +108,24 @@ const uint LA_VECS = (A_TOTAL + LT - 1u) / LT, LB_VECS = (B_TOTAL + LT - 1u) / L
 shared uint filled[4], emptied[4];
 
 void wait_filled(uint stage, uint target) {
+  if (SPIN_FENCE != 0u) {
+    while (atomicLoad(filled[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared, 0) < target) {
+    }
+    memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire);
+    return;
+  }
   while (atomicLoad(filled[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared,
                     gl_SemanticsAcquire) < target) {
   }
 }
 
 void wait_emptied(uint stage, uint target) {
+  if (SPIN_FENCE != 0u) {
+    while (atomicLoad(emptied[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared, 0) < target) {
+    }
+    memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire);
+    return;
+  }
   while (atomicLoad(emptied[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared,
                     gl_SemanticsAcquire) < target) {
   }
@@ -235,7 +252,14 @@ void main() {
         emptied[t] = 0u;
       }
       barrier();
-      if (sg >= COMPUTE_SG) {  // a loader: slices group, group + LOADER_GROUPS, ...
+      if (!SYNC) {  // probe 3: the products out of the ring alone, as it happens to hold
+        if (sg < COMPUTE_SG) {
+          for (uint s = 0u; s < slices; ++s) {
+            const uint stage = s % STAGES;
+            MULTIPLY_SLICE(stage * BM * A_ROW, stage * BK * B_ROW)
+          }
+        }
+      } else if (sg >= COMPUTE_SG) {  // a loader: slices group, group + LOADER_GROUPS, ...
         const uint group = (sg - COMPUTE_SG) / LOADER_WARPS;
         const uint lt = ((sg - COMPUTE_SG) % LOADER_WARPS) * LANES + lane;
         for (uint s = group; s < slices; s += LOADER_GROUPS) {
