@@ -12,9 +12,10 @@
 // OPENINFER_VULKAN_COOPMAT_GROUP=N: tile rows a band of workgroups takes (default 8, 0 none).
 // BM,BN,BK,WM,DEPTH,SG,STAGES,EARLY: EARLY subgroups store the next slice before their products
 // (STAGES 2). OPENINFER_VULKAN_COOPMAT_LOADERS=G,W (with a forced tile) adds G loader groups of
-// W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1|2|3
+// W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1..4
 // (timing probes, wrong results), OPENINFER_VULKAN_COOPMAT_SHAPE=16x8 and
-// OPENINFER_VULKAN_COOPMAT_SPIN=fence (how a loader-tile subgroup waits on a counter).
+// OPENINFER_VULKAN_COOPMAT_SPIN=fence (how a loader-tile subgroup waits on a counter) and
+// OPENINFER_VULKAN_COOPMAT_FREE=early (when a multiplying subgroup frees a ring buffer).
 #include <algorithm>
 #include <cstring>
 
@@ -152,7 +153,7 @@ uint32_t probe() {
   const char* name = "OPENINFER_VULKAN_COOPMAT_PROBE";
   const char* text = tuning_env(name);
   if (text == nullptr || std::strcmp(text, "0") == 0) return 0;
-  return parse_tuning_list("matmul", name, text, 1, 3, ": 1, 2 or 3 (timing probes)")[0];
+  return parse_tuning_list("matmul", name, text, 1, 4, ": 1, 2, 3 or 4 (timing probes)")[0];
 }
 
 // OPENINFER_VULKAN_COOPMAT_SHAPE=16x8 takes 16 x 8 matrices for the products where the device's
@@ -174,6 +175,17 @@ uint32_t spin_fence() {
   if (text == nullptr || std::strcmp(text, "acquire") == 0) return 0;
   if (std::strcmp(text, "fence") == 0) return 1;
   bad_tuning("matmul", name, "is neither 'acquire' nor 'fence'");
+}
+
+// OPENINFER_VULKAN_COOPMAT_FREE=early: with loaders and BK equal to the matrix depth, a
+// multiplying subgroup counts a buffer free once it holds the slice's matrices, before its
+// products (matmul_coop.comp's FREE_EARLY); unset or "after": after them. For tuning.
+uint32_t free_early() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_FREE";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, "after") == 0) return 0;
+  if (std::strcmp(text, "early") == 0) return 1;
+  bad_tuning("matmul", name, "is neither 'after' nor 'early'");
 }
 
 uint32_t grid(uint64_t size, uint32_t tile) {
@@ -226,7 +238,8 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               tile.early,
               tile.loader_groups,
               std::max(tile.loader_warps, 1u),
-              spin_fence()};
+              spin_fence(),
+              free_early()};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),
