@@ -15,7 +15,8 @@
 // W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1..4
 // (timing probes, wrong results), OPENINFER_VULKAN_COOPMAT_SHAPE=16x8 and
 // OPENINFER_VULKAN_COOPMAT_SPIN=fence (how a loader-tile subgroup waits on a counter) and
-// OPENINFER_VULKAN_COOPMAT_FREE=early (when a multiplying subgroup frees a ring buffer).
+// OPENINFER_VULKAN_COOPMAT_FREE=early (when a multiplying subgroup frees a ring buffer) and
+// OPENINFER_VULKAN_COOPMAT_LOADS=l2 (operands read past the L1).
 #include <algorithm>
 #include <cstring>
 
@@ -188,6 +189,16 @@ uint32_t free_early() {
   bad_tuning("matmul", name, "is neither 'after' nor 'early'");
 }
 
+// OPENINFER_VULKAN_COOPMAT_LOADS=l2: aligned operands read as coherent vectors, past the L1
+// (matmul_coop.comp's L2_LOADS); unset or "l1": plain reads. For tuning.
+uint32_t l2_loads() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_LOADS";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, "l1") == 0) return 0;
+  if (std::strcmp(text, "l2") == 0) return 1;
+  bad_tuning("matmul", name, "is neither 'l1' nor 'l2'");
+}
+
 uint32_t grid(uint64_t size, uint32_t tile) {
   const uint64_t groups = ceil_div(size, tile);
   if (groups > 65535) declined("matmul: M or N too large for one dispatch");
@@ -239,7 +250,8 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               tile.loader_groups,
               std::max(tile.loader_warps, 1u),
               spin_fence(),
-              free_early()};
+              free_early(),
+              l2_loads()};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),

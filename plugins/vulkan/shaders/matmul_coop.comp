@@ -77,6 +77,9 @@ layout(constant_id = 19) const uint SPIN_FENCE = 0;
 // slice's matrices into registers and counts the buffer free before its products, so that the
 // loaders refill it meanwhile (more registers; OPENINFER_VULKAN_COOPMAT_FREE=early).
 layout(constant_id = 20) const uint FREE_EARLY = 0;
+// Aligned operands are read as coherent vectors, past the L1 (OPENINFER_VULKAN_COOPMAT_LOADS=l2):
+// the slices are read once a workgroup, so the L1 holds nothing worth its bandwidth.
+layout(constant_id = 21) const uint L2_LOADS = 0;
 const bool FETCHES = PROBE != 1u && PROBE != 3u, PRODUCTS = PROBE != 2u;
 const bool SYNC = PROBE != 3u && PROBE != 4u;
 
@@ -92,6 +95,10 @@ layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 1) readonly buffer A4 { uvec4 a4[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 2) readonly buffer B4 { uvec4 b4[]; };
+// The same vectors read as coherent (device-scope visible: not kept in the SM's L1), for
+// L2_LOADS.
+layout(std430, binding = 1) coherent readonly buffer A4C { uvec4 a4c[]; };
+layout(std430, binding = 2) coherent readonly buffer B4C { uvec4 b4c[]; };
 layout(std430, binding = 3) buffer Y { uint y[]; };
 
 const uint PAD = 8;  // halves a shared row is padded by
@@ -171,7 +178,7 @@ uvec4 fetch_a(uint slot, uint a0, uint m0, uint k0, uint M, uint K) {
   const uint row = m0 + r, k = k0 + c;
   if (slot >= A_TOTAL || row >= M || k >= K) return uvec4(0u);
   const uint e = a0 + row * K + k;
-  if (ALIGN_A != 0u) return a4[e >> 3u];
+  if (ALIGN_A != 0u) return L2_LOADS != 0u ? a4c[e >> 3u] : a4[e >> 3u];
   GATHER8(a, e, e - k + K)
   return v;
 }
@@ -181,7 +188,7 @@ uvec4 fetch_b(uint slot, uint b0, uint n0, uint k0, uint K, uint N) {
   const uint k = k0 + r, col = n0 + c;
   if (slot >= B_TOTAL || k >= K || col >= N) return uvec4(0u);
   const uint e = b0 + k * N + col;
-  if (ALIGN_B != 0u) return b4[e >> 3u];
+  if (ALIGN_B != 0u) return L2_LOADS != 0u ? b4c[e >> 3u] : b4[e >> 3u];
   GATHER8(b, e, e - col + N)
   return v;
 }
