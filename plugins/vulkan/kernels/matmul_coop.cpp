@@ -42,11 +42,12 @@ constexpr uint32_t kMaxDepth = 4;
 
 constexpr CoopTile kLargeTile{128, 128, 16, 2};  // H200: 160 TFLOP/s at 4096^3 (BK 32: 147)
 constexpr CoopTile kSmallTile{64, 64, 32, 2};
-// Eight multiplying subgroups (64 x 64 of the output each) and two loader groups of two
-// subgroups filling a ring of three 16-deep slices. H200 (docs/vulkan.md): 4096^3 205-213
-// TFLOP/s against 157-159 for kLargeTile, 8192^3 227-229 against 133-168, 2048^3 177 against
-// 140. Taken from kLoaderGroups of its tiles on (2048^3 has 128).
-constexpr CoopTile kLoaderTile{128, 256, 16, 2, 1, 8, 3, 0, 2, 2};
+// Eight multiplying subgroups (64 x 64 of the output each) and four loader groups of one
+// subgroup filling a ring of three 16-deep slices (four slices in flight). H200
+// (docs/vulkan.md, medians of 5-7 interleaved runs): 4096^3 219.7-220.0 TFLOP/s against
+// 209.1-209.9 for two groups of two (and 157-159 for kLargeTile), 8192^3 241 against 227-228,
+// 2048^3 183-184 against 178-183. Taken from kLoaderGroups of its tiles on (2048^3 has 128).
+constexpr CoopTile kLoaderTile{128, 256, 16, 2, 1, 8, 3, 0, 4, 1};
 constexpr uint64_t kLoaderGroups = 128;
 // H200, 4096^3: 156-161 TFLOP/s with 8 against 155-159 row by row; 128,256,16,2 runs 156 with 8
 // and 43 row by row (docs/vulkan.md).
