@@ -13,10 +13,11 @@
 // BM,BN,BK,WM,DEPTH,SG,STAGES,EARLY: EARLY subgroups store the next slice before their products
 // (STAGES 2). OPENINFER_VULKAN_COOPMAT_LOADERS=G,W (with a forced tile) adds G loader groups of
 // W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1..4
-// (timing probes, wrong results), OPENINFER_VULKAN_COOPMAT_SHAPE=16x8 and
-// OPENINFER_VULKAN_COOPMAT_SPIN=fence (how a loader-tile subgroup waits on a counter) and
+// (timing probes, wrong results), OPENINFER_VULKAN_COOPMAT_SHAPE=16x8,
+// OPENINFER_VULKAN_COOPMAT_SPIN=fence (how a loader-tile subgroup waits on a counter),
 // OPENINFER_VULKAN_COOPMAT_FREE=early (when a multiplying subgroup frees a ring buffer) and
-// OPENINFER_VULKAN_COOPMAT_LOADS=l2 (operands read past the L1).
+// OPENINFER_VULKAN_COOPMAT_LOADS=l2 (operands read past the L1); none of the last three paid on
+// the H200 (docs/vulkan.md).
 #include <algorithm>
 #include <cstring>
 

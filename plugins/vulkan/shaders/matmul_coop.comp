@@ -77,8 +77,8 @@ layout(constant_id = 19) const uint SPIN_FENCE = 0;
 // slice's matrices into registers and counts the buffer free before its products, so that the
 // loaders refill it meanwhile (more registers; OPENINFER_VULKAN_COOPMAT_FREE=early).
 layout(constant_id = 20) const uint FREE_EARLY = 0;
-// Aligned operands are read as coherent vectors, past the L1 (OPENINFER_VULKAN_COOPMAT_LOADS=l2):
-// the slices are read once a workgroup, so the L1 holds nothing worth its bandwidth.
+// Aligned operands are read as coherent vectors, past the L1 (OPENINFER_VULKAN_COOPMAT_LOADS=l2;
+// a workgroup reads each slice once). Slower on the H200 (docs/vulkan.md); kept for tuning.
 layout(constant_id = 21) const uint L2_LOADS = 0;
 const bool FETCHES = PROBE != 1u && PROBE != 3u, PRODUCTS = PROBE != 2u;
 const bool SYNC = PROBE != 3u && PROBE != 4u;
