@@ -4,7 +4,8 @@ add and relu f32 over 64M elements (each timed as 20 back-to-back calls between 
 events, divided by 20, as tests/vulkan/vulkan_bench times 20 back-to-back calls and one
 synchronize), f32 matmul 4096^3 with TF32 off and f16 matmul 4096^3 (cuBLAS), the per-op cost of a chain of 1,000 dependent adds on 16
 floats (eager, and replayed as a torch.cuda.CUDAGraph), host-to-device and device-to-host copies
-of 256 MiB from pageable and from pinned host memory. Times are CUDA events around the work
+of 256 MiB from pageable and from pinned host memory. `--f16`: only the f16 matmul (50 timed
+repetitions), for a tuning call. Times are CUDA events around the work
 (wall clock with a synchronize for the pageable copies), the median of the timed repetitions
 after warm-ups. One line per figure: `NAME: MS ms, VALUE UNIT`.
 """
@@ -48,9 +49,21 @@ def wall(fn, reps=7, warm=2):
     return statistics.median(times)
 
 
+def f16_matmul(dev, reps=20):
+    """cuBLAS f16 4096^3, the peer of vulkan_f16_matmul --bench."""
+    m = 4096
+    x = (torch.rand(m, m, device=dev) - 0.5).half()
+    w = (torch.rand(m, m, device=dev) - 0.5).half()
+    t = events(lambda: torch.matmul(x, w), reps=reps, warm=5)
+    print(f"matmul f16 4096^3: {t * 1e3:.4f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
+
+
 def main():
     dev = torch.device("cuda")
     print("device:", torch.cuda.get_device_name(0), "torch", torch.__version__)
+    if "--f16" in sys.argv[1:]:  # only the f16 matmul, 50 timed repetitions
+        f16_matmul(dev, reps=50)
+        return
     n = 64 << 20
     a = torch.rand(n, device=dev) - 0.5
     b = torch.rand(n, device=dev)
@@ -70,12 +83,7 @@ def main():
     t = events(lambda: torch.matmul(x, w), reps=10, warm=3)
     print(f"matmul f32 4096^3 (TF32 off): {t * 1e3:.4f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
     del x, w
-    # f16 on tensor cores (cuBLAS), the peer of vulkan_f16_matmul --bench.
-    x = (torch.rand(m, m, device=dev) - 0.5).half()
-    w = (torch.rand(m, m, device=dev) - 0.5).half()
-    t = events(lambda: torch.matmul(x, w), reps=20, warm=5)
-    print(f"matmul f16 4096^3: {t * 1e3:.4f} ms, {2 * m**3 / t / 1e12:.1f} TFLOP/s")
-    del x, w
+    f16_matmul(dev)
 
     x = torch.zeros(16, device=dev)
     one = torch.ones(1, device=dev)

@@ -6,7 +6,13 @@
 // order, so each output must equal the exact dot product rounded once to f16, bit for bit, in any
 // summation order (the op rules' bound is one f16 ulp; this data leaves no room for it).
 //
-//   vulkan_f16_matmul [--bench] [--sizes N,N,...]
+//   vulkan_f16_matmul [--bench] [--sizes N,N,...] [--variants "V;V;..." [--rounds R]]
+//
+// --variants compares tunings in one process: each V is `default` or space-separated
+// NAME=VALUE settings of the environment (OPENINFER_VULKAN_COOPMAT_TILE=... and the like, read
+// by the plugin on every call). Each variant runs the exact checks and the sampled outputs with
+// its settings, then the variants are timed in turn, R rounds (default 5) of each, so that a
+// slow spell of the device falls on all of them; each one's median and its runs are printed.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_variants.hpp"
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_host.hpp"
 
@@ -81,7 +88,8 @@ class F16Matmul {
     size_t bad = (y.front() != sentinel) + (y.back() != sentinel);
     const uint64_t M = c.a[c.a.size() - 2], K = c.a.back(), N = c.b.back();
     const size_t rank = c.y.size() - 2;
-    const uint64_t step = samples == 0 ? 1 : std::max<uint64_t>(1, count / samples);
+    // Samples step by count / samples + 1 outputs, so that they walk across the columns too.
+    const uint64_t step = samples == 0 ? 1 : count / samples + 1;
     for (uint64_t e = 0; e < count; e += step) {
       uint64_t rest = e / (M * N), ia = 0, ib = 0, sa = 1, sb = 1;  // numpy batch broadcasting
       for (size_t d = rank; d-- > 0;) {
@@ -113,16 +121,16 @@ class F16Matmul {
     return bad;
   }
 
-  double seconds_per_run(const Case& c, int inner) {
+  double seconds_per_run(const Case& c, int inner, int repeats = 5, double warm_s = 0.3) {
     // Warm-up, 0.3 s of runs: pipelines are created on first use, and on the H200 runs soon
     // after a process start were at times up to 4x slower (docs/vulkan.md; clocks, perhaps).
     const auto warm = Clock::now();
     do {
       for (int i = 0; i < inner; ++i) run(c);
       gpu_->synchronize();
-    } while (std::chrono::duration<double>(Clock::now() - warm).count() < 0.3);
+    } while (std::chrono::duration<double>(Clock::now() - warm).count() < warm_s);
     std::vector<double> t;
-    for (int r = 0; r < 5; ++r) {
+    for (int r = 0; r < repeats; ++r) {
       const auto start = Clock::now();
       for (int i = 0; i < inner; ++i) run(c);
       gpu_->synchronize();
@@ -161,6 +169,8 @@ std::vector<Case> checks() {
 int main(int argc, char** argv) {
   bool bench = false;
   std::vector<uint64_t> sizes{1024, 2048, 4096};
+  std::vector<Variant> variants;
+  int rounds = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--bench") {
@@ -173,8 +183,14 @@ int main(int argc, char** argv) {
         sizes.push_back(std::strtoull(list.substr(at, end - at).c_str(), nullptr, 10));
         at = end + 1;
       }
+    } else if (arg == "--variants" && i + 1 < argc) {
+      variants = parse_variants(argv[++i]);
+      bench = true;
+    } else if (arg == "--rounds" && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
     } else {
-      std::cerr << "usage: vulkan_f16_matmul [--bench] [--sizes N,N,...]\n";
+      std::cerr << "usage: vulkan_f16_matmul [--bench] [--sizes N,N,...] [--variants \"V;V;...\" "
+                   "[--rounds R]]\n";
       return 2;
     }
   }
@@ -199,21 +215,69 @@ int main(int argc, char** argv) {
     for (uint64_t s : sizes) biggest = std::max(biggest, s * s + 64);
   }
   F16Matmul f16(gpu, *mm, biggest);
-  size_t bad = 0, cases = 0;
-  for (const Case& c : checks()) {
-    bad += f16.check(c);
-    ++cases;
+  const auto run_checks = [&] {
+    size_t bad = 0, cases = 0;
+    for (const Case& c : checks()) {
+      bad += f16.check(c);
+      ++cases;
+    }
+    std::cout << "checks: " << cases << " shapes, " << bad << " wrong outputs\n";
+    return bad;
+  };
+  const auto square = [](uint64_t s) { return Case{{s, s}, {s, s}, {s, s}, 8, 8, 8}; };
+  const auto tflops = [](uint64_t s, double t) { return 2.0 * s * s * s / t / 1e12; };
+  size_t bad = 0;
+  if (variants.empty()) {
+    bad += run_checks();
+    if (bench) {
+      for (uint64_t s : sizes) {
+        const size_t wrong = f16.check(square(s), 4096);
+        const double t = f16.seconds_per_run(square(s), s >= 4096 ? 10 : 30);
+        std::cout << "matmul f16 " << s << "^3: " << t * 1e3 << " ms, " << tflops(s, t)
+                  << " TFLOP/s (" << wrong << " wrong of 4096 sampled)\n";
+        bad += wrong;
+      }
+    }
+    return bad == 0 ? 0 : 1;
   }
-  std::cout << "checks: " << cases << " shapes, " << bad << " wrong outputs\n";
-  if (bench) {
-    for (uint64_t s : sizes) {
-      const Case c{{s, s}, {s, s}, {s, s}, 8, 8, 8};
-      const size_t wrong = f16.check(c, 4096);
-      const double t = f16.seconds_per_run(c, s >= 4096 ? 10 : 30);
-      std::cout << "matmul f16 " << s << "^3: " << t * 1e3 << " ms, " << 2.0 * s * s * s / t / 1e12
-                << " TFLOP/s (" << wrong << " wrong of 4096 sampled)\n";
-      bad += wrong;
+  // Variants: checks and samples with each one's settings, then rounds of timings in turn.
+  std::vector<std::vector<size_t>> wrong(variants.size());
+  for (size_t v = 0; v < variants.size(); ++v) {
+    std::cout << "variant " << v << ": " << variants[v].label << "\n";
+    try {
+      apply(variants[v]);
+      const size_t b = run_checks();
+      for (uint64_t s : sizes) wrong[v].push_back(f16.check(square(s), 4096));
+      bad += b;
+    } catch (const std::exception& e) {
+      std::cout << "variant " << v << " failed: " << e.what() << "\n";
+      variants[v].failed = true;
+      ++bad;
     }
   }
+  for (size_t si = 0; si < sizes.size(); ++si) {
+    const uint64_t s = sizes[si];
+    std::vector<std::vector<double>> times(variants.size());
+    for (int r = 0; r < rounds; ++r) {
+      for (size_t v = 0; v < variants.size(); ++v) {
+        if (variants[v].failed) continue;
+        apply(variants[v]);
+        times[v].push_back(f16.seconds_per_run(square(s), s >= 4096 ? 10 : 30, 3, 0.1));
+      }
+    }
+    for (size_t v = 0; v < variants.size(); ++v) {
+      if (variants[v].failed) continue;
+      std::vector<double> t = times[v];
+      std::sort(t.begin(), t.end());
+      std::cout << "variant " << v << " matmul f16 " << s << "^3: " << t[t.size() / 2] * 1e3
+                << " ms, " << tflops(s, t[t.size() / 2]) << " TFLOP/s median of " << t.size()
+                << " (runs";
+      for (double x : times[v]) std::cout << " " << static_cast<int>(tflops(s, x) + 0.5);
+      std::cout << ") (" << wrong[v][si] << " wrong of 4096 sampled) [" << variants[v].label
+                << "]\n";
+      bad += wrong[v][si];
+    }
+  }
+  apply(Variant{});
   return bad == 0 ? 0 : 1;
 }

@@ -12,8 +12,12 @@
 // OPENINFER_VULKAN_COOPMAT_GROUP=N: tile rows a band of workgroups takes (default 8, 0 none).
 // BM,BN,BK,WM,DEPTH,SG,STAGES,EARLY: EARLY subgroups store the next slice before their products
 // (STAGES 2). OPENINFER_VULKAN_COOPMAT_LOADERS=G,W (with a forced tile) adds G loader groups of
-// W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1|2|3
-// (timing probes, wrong results) and OPENINFER_VULKAN_COOPMAT_SHAPE=16x8.
+// W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1..4
+// (timing probes, wrong results), OPENINFER_VULKAN_COOPMAT_SHAPE=16x8,
+// OPENINFER_VULKAN_COOPMAT_SPIN=fence (how a loader-tile subgroup waits on a counter),
+// OPENINFER_VULKAN_COOPMAT_FREE=early (when a multiplying subgroup frees a ring buffer) and
+// OPENINFER_VULKAN_COOPMAT_LOADS=l2 (operands read past the L1); none of the last three paid on
+// the H200 (docs/vulkan.md).
 #include <algorithm>
 #include <cstring>
 
@@ -39,11 +43,12 @@ constexpr uint32_t kMaxDepth = 4;
 
 constexpr CoopTile kLargeTile{128, 128, 16, 2};  // H200: 160 TFLOP/s at 4096^3 (BK 32: 147)
 constexpr CoopTile kSmallTile{64, 64, 32, 2};
-// Eight multiplying subgroups (64 x 64 of the output each) and two loader groups of two
-// subgroups filling a ring of three 16-deep slices. H200 (docs/vulkan.md): 4096^3 205-213
-// TFLOP/s against 157-159 for kLargeTile, 8192^3 227-229 against 133-168, 2048^3 177 against
-// 140. Taken from kLoaderGroups of its tiles on (2048^3 has 128).
-constexpr CoopTile kLoaderTile{128, 256, 16, 2, 1, 8, 3, 0, 2, 2};
+// Eight multiplying subgroups (64 x 64 of the output each) and four loader groups of one
+// subgroup filling a ring of three 16-deep slices (four slices in flight). H200
+// (docs/vulkan.md, medians of 5-7 interleaved runs): 4096^3 219.7-220.0 TFLOP/s against
+// 209.1-209.9 for two groups of two (and 157-159 for kLargeTile), 8192^3 241 against 227-228,
+// 2048^3 183-184 against 178-183. Taken from kLoaderGroups of its tiles on (2048^3 has 128).
+constexpr CoopTile kLoaderTile{128, 256, 16, 2, 1, 8, 3, 0, 4, 1};
 constexpr uint64_t kLoaderGroups = 128;
 // H200, 4096^3: 156-161 TFLOP/s with 8 against 155-159 row by row; 128,256,16,2 runs 156 with 8
 // and 43 row by row (docs/vulkan.md).
@@ -86,7 +91,10 @@ bool valid_tile(const CoopTile& t, const DeviceCaps& caps) {
   const uint64_t a_shared = uint64_t{t.stages} * t.bm * (t.bk + 8) / 8,
                  b_shared = uint64_t{t.stages} * t.bk * (t.bn + 8) / 8;
   const uint64_t staging = uint64_t{t.sg} * caps.coop_m * caps.coop_n / 4;
-  return a_shares <= 8 && b_shares <= 8 && a_vecs > 0 && b_vecs > 0 &&
+  // Registers of 16-byte vectors an invocation holds: 8 of each for every invocation, or 32 in
+  // all for a loader (whose registers would otherwise lie idle).
+  const bool shares_fit = loaders ? a_shares + b_shares <= 32 : a_shares <= 8 && b_shares <= 8;
+  return shares_fit && a_vecs > 0 && b_vecs > 0 &&
          16 * (a_shared + b_shared) + 32 <= caps.max_shared_memory && staging <= a_shared;
 }
 
@@ -117,7 +125,8 @@ CoopTile pick_tile(const MatmulShape& s, const DeviceCaps& caps) {
                  "up to SG, with STAGES 2; WM divides SG; BM a multiple of WM x " +
                      std::to_string(caps.coop_m) + ", BN of (SG / WM) x " +
                      std::to_string(caps.coop_n) + ", BK of " + std::to_string(caps.coop_k) +
-                     "; BM x BK and BK x BN at most 256 x SG x 8; DEPTH 1.." +
+                     "; BM x BK and BK x BN at most 256 x SG x 8, with loaders 32 vectors a loader "
+                     "invocation; DEPTH 1.." +
                      std::to_string(kMaxDepth) + "; shared memory within the device's)");
     }
     return forced;
@@ -147,7 +156,7 @@ uint32_t probe() {
   const char* name = "OPENINFER_VULKAN_COOPMAT_PROBE";
   const char* text = tuning_env(name);
   if (text == nullptr || std::strcmp(text, "0") == 0) return 0;
-  return parse_tuning_list("matmul", name, text, 1, 3, ": 1, 2 or 3 (timing probes)")[0];
+  return parse_tuning_list("matmul", name, text, 1, 4, ": 1, 2, 3 or 4 (timing probes)")[0];
 }
 
 // OPENINFER_VULKAN_COOPMAT_SHAPE=16x8 takes 16 x 8 matrices for the products where the device's
@@ -158,6 +167,38 @@ bool narrow_shape() {
   if (text == nullptr || std::strcmp(text, "16x16") == 0) return false;
   if (std::strcmp(text, "16x8") == 0) return true;
   bad_tuning("matmul", name, "is neither '16x16' nor '16x8'");
+}
+
+// OPENINFER_VULKAN_COOPMAT_SPIN=fence: waiting loader and multiplying subgroups spin on relaxed
+// loads and take one acquire fence (matmul_coop.comp's SPIN_FENCE); unset or "acquire": an
+// acquire load each time round. For tuning.
+uint32_t spin_fence() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_SPIN";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, "acquire") == 0) return 0;
+  if (std::strcmp(text, "fence") == 0) return 1;
+  bad_tuning("matmul", name, "is neither 'acquire' nor 'fence'");
+}
+
+// OPENINFER_VULKAN_COOPMAT_FREE=early: with loaders and BK equal to the matrix depth, a
+// multiplying subgroup counts a buffer free once it holds the slice's matrices, before its
+// products (matmul_coop.comp's FREE_EARLY); unset or "after": after them. For tuning.
+uint32_t free_early() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_FREE";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, "after") == 0) return 0;
+  if (std::strcmp(text, "early") == 0) return 1;
+  bad_tuning("matmul", name, "is neither 'after' nor 'early'");
+}
+
+// OPENINFER_VULKAN_COOPMAT_LOADS=l2: aligned operands read as coherent vectors, past the L1
+// (matmul_coop.comp's L2_LOADS); unset or "l1": plain reads. For tuning.
+uint32_t l2_loads() {
+  const char* name = "OPENINFER_VULKAN_COOPMAT_LOADS";
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, "l1") == 0) return 0;
+  if (std::strcmp(text, "l2") == 0) return 1;
+  bad_tuning("matmul", name, "is neither 'l1' nor 'l2'");
 }
 
 uint32_t grid(uint64_t size, uint32_t tile) {
@@ -209,7 +250,10 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               probe(),
               tile.early,
               tile.loader_groups,
-              std::max(tile.loader_warps, 1u)};
+              std::max(tile.loader_warps, 1u),
+              spin_fence(),
+              free_early(),
+              l2_loads()};
   job.params = {fit32(s.outputs(), "an element count"),
                 fit32(s.M, "a dimension"),
                 fit32(s.K, "a dimension"),

@@ -52,7 +52,10 @@ layout(constant_id = 13) const uint GROUP_M = 0;
 layout(constant_id = 14) const uint STAGES = 2;
 // Timing probes (wrong results; OPENINFER_VULKAN_COOPMAT_PROBE, for tuning only): 1 fetches only
 // the first slice from global memory, 2 leaves out the products (and so the shared loads), 3 the
-// fetches, the shared stores and the barriers (the products out of shared memory alone).
+// fetches, the shared stores and the barriers (the products out of shared memory alone). With
+// loaders, 1 is not a probe, 2 leaves the copies and the counting alone, 3 leaves the products
+// alone (no loads, no counting), 4 runs the copies and the products side by side without
+// counting (neither waits for the other: what they cost together when nothing waits).
 layout(constant_id = 15) const uint PROBE = 0;
 // With two shared buffers, subgroups below EARLY store the next slice right after fetching it,
 // before their products, the others after theirs: while the first wait for their loads the
@@ -67,7 +70,18 @@ layout(constant_id = 16) const uint EARLY = 0;
 // tensor cores work, and no barrier stops the computing subgroups.
 layout(constant_id = 17) const uint LOADER_GROUPS = 0;
 layout(constant_id = 18) const uint LOADER_WARPS = 1;
-const bool FETCHES = PROBE != 1u && PROBE != 3u, PRODUCTS = PROBE != 2u, SYNC = PROBE != 3u;
+// How a waiting subgroup reads a counter: 0 an acquire load each time round, 1 relaxed loads and
+// one acquire fence once the count is there (OPENINFER_VULKAN_COOPMAT_SPIN=fence).
+layout(constant_id = 19) const uint SPIN_FENCE = 0;
+// With loaders and one matrix step a slice (BK = LK): a multiplying subgroup loads all of the
+// slice's matrices into registers and counts the buffer free before its products, so that the
+// loaders refill it meanwhile (more registers; OPENINFER_VULKAN_COOPMAT_FREE=early).
+layout(constant_id = 20) const uint FREE_EARLY = 0;
+// Aligned operands are read as coherent vectors, past the L1 (OPENINFER_VULKAN_COOPMAT_LOADS=l2;
+// a workgroup reads each slice once). Slower on the H200 (docs/vulkan.md); kept for tuning.
+layout(constant_id = 21) const uint L2_LOADS = 0;
+const bool FETCHES = PROBE != 1u && PROBE != 3u, PRODUCTS = PROBE != 2u;
+const bool SYNC = PROBE != 3u && PROBE != 4u;
 
 const uint LANES = 32, SUBGROUPS = WG / LANES;
 const uint COMPUTE_SG = SUBGROUPS - LOADER_GROUPS * LOADER_WARPS;  // the multiplying subgroups
@@ -81,6 +95,10 @@ layout(std430, binding = 1) readonly buffer A { uint a[]; };
 layout(std430, binding = 1) readonly buffer A4 { uvec4 a4[]; };
 layout(std430, binding = 2) readonly buffer B { uint b[]; };
 layout(std430, binding = 2) readonly buffer B4 { uvec4 b4[]; };
+// The same vectors read as coherent (device-scope visible: not kept in the SM's L1), for
+// L2_LOADS.
+layout(std430, binding = 1) coherent readonly buffer A4C { uvec4 a4c[]; };
+layout(std430, binding = 2) coherent readonly buffer B4C { uvec4 b4c[]; };
 layout(std430, binding = 3) buffer Y { uint y[]; };
 
 const uint PAD = 8;  // halves a shared row is padded by
@@ -103,12 +121,24 @@ const uint LA_VECS = (A_TOTAL + LT - 1u) / LT, LB_VECS = (B_TOTAL + LT - 1u) / L
 shared uint filled[4], emptied[4];
 
 void wait_filled(uint stage, uint target) {
+  if (SPIN_FENCE != 0u) {
+    while (atomicLoad(filled[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared, 0) < target) {
+    }
+    memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire);
+    return;
+  }
   while (atomicLoad(filled[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared,
                     gl_SemanticsAcquire) < target) {
   }
 }
 
 void wait_emptied(uint stage, uint target) {
+  if (SPIN_FENCE != 0u) {
+    while (atomicLoad(emptied[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared, 0) < target) {
+    }
+    memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire);
+    return;
+  }
   while (atomicLoad(emptied[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared,
                     gl_SemanticsAcquire) < target) {
   }
@@ -148,7 +178,7 @@ uvec4 fetch_a(uint slot, uint a0, uint m0, uint k0, uint M, uint K) {
   const uint row = m0 + r, k = k0 + c;
   if (slot >= A_TOTAL || row >= M || k >= K) return uvec4(0u);
   const uint e = a0 + row * K + k;
-  if (ALIGN_A != 0u) return a4[e >> 3u];
+  if (ALIGN_A != 0u) return L2_LOADS != 0u ? a4c[e >> 3u] : a4[e >> 3u];
   GATHER8(a, e, e - k + K)
   return v;
 }
@@ -158,7 +188,7 @@ uvec4 fetch_b(uint slot, uint b0, uint n0, uint k0, uint K, uint N) {
   const uint k = k0 + r, col = n0 + c;
   if (slot >= B_TOTAL || k >= K || col >= N) return uvec4(0u);
   const uint e = b0 + k * N + col;
-  if (ALIGN_B != 0u) return b4[e >> 3u];
+  if (ALIGN_B != 0u) return L2_LOADS != 0u ? b4c[e >> 3u] : b4[e >> 3u];
   GATHER8(b, e, e - col + N)
   return v;
 }
@@ -206,6 +236,41 @@ void store_half(uint e, uint bits) {
     }                                                                                      \
   }
 
+// acc += this subgroup's part of a one-step slice (BK = LK), every matrix loaded first; `done`
+// runs between the loads and the products.
+#define MULTIPLY_HELD(a_base, b_base, done)                                                \
+  {                                                                                        \
+    fcoopmatNV<16, gl_ScopeSubgroup, LM, LK> ma[TILE_ROWS];                                \
+    fcoopmatNV<16, gl_ScopeSubgroup, LK, LN> mb[TILE_COLS];                                \
+    [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {                                     \
+      const uint row = (sm * TILE_ROWS + i) * LM;                                          \
+      coopMatLoadNV(ma[i], a_tile, (a_base) + row * A_ROW, A_ROW, false);                  \
+    }                                                                                      \
+    [[unroll]] for (uint j = 0u; j < TILE_COLS; ++j) {                                     \
+      const uint col = (sn * TILE_COLS + j) * LN;                                          \
+      coopMatLoadNV(mb[j], b_tile, (b_base) + col / 8u, B_ROW, false);                     \
+    }                                                                                      \
+    done;                                                                                  \
+    [[unroll]] for (uint j = 0u; j < TILE_COLS; ++j) {                                     \
+      [[unroll]] for (uint i = 0u; i < TILE_ROWS; ++i) {                                   \
+        acc[i][j] = coopMatMulAddNV(ma[i], mb[j], acc[i][j]);                              \
+      }                                                                                    \
+    }                                                                                      \
+  }
+
+// A loader's fetched slice (ra, rb) into ring buffer `stage`.
+#define STORE_LOADED(stage)                                                                \
+  [[unroll]] for (uint q = 0u; q < LA_VECS; ++q) {                                         \
+    const uint v = lt + q * LT;                                                            \
+    if (A_TOTAL % LT != 0u && v >= A_TOTAL) break;                                         \
+    a_tile[(stage) * BM * A_ROW + (v / (BK / 8u)) * A_ROW + v % (BK / 8u)] = ra[q];        \
+  }                                                                                        \
+  [[unroll]] for (uint q = 0u; q < LB_VECS; ++q) {                                         \
+    const uint v = lt + q * LT;                                                            \
+    if (B_TOTAL % LT != 0u && v >= B_TOTAL) break;                                         \
+    b_tile[(stage) * BK * B_ROW + (v / (BN / 8u)) * B_ROW + v % (BN / 8u)] = rb[q];        \
+  }
+
 void main() {
   const uint M = p[1], K = p[2], N = p[3], batches = p[7];
   const uint t = gl_LocalInvocationID.x, sg = t / LANES, lane = t % LANES;
@@ -235,7 +300,26 @@ void main() {
         emptied[t] = 0u;
       }
       barrier();
-      if (sg >= COMPUTE_SG) {  // a loader: slices group, group + LOADER_GROUPS, ...
+      if (!SYNC) {  // probes 3 and 4: the products out of the ring as it happens to hold
+        if (sg < COMPUTE_SG) {
+          for (uint s = 0u; s < slices; ++s) {
+            const uint stage = s % STAGES;
+            MULTIPLY_SLICE(stage * BM * A_ROW, stage * BK * B_ROW)
+          }
+        } else if (PROBE == 4u) {  // and the copies beside them, neither waiting
+          const uint group = (sg - COMPUTE_SG) / LOADER_WARPS;
+          const uint lt = ((sg - COMPUTE_SG) % LOADER_WARPS) * LANES + lane;
+          for (uint s = group; s < slices; s += LOADER_GROUPS) {
+            const uint stage = s % STAGES;
+            uvec4 ra[LA_VECS], rb[LB_VECS];
+            [[unroll]] for (uint q = 0u; q < LA_VECS; ++q)
+              ra[q] = fetch_a(lt + q * LT, a0, m0, s * BK, M, K);
+            [[unroll]] for (uint q = 0u; q < LB_VECS; ++q)
+              rb[q] = fetch_b(lt + q * LT, b0, n0, s * BK, K, N);
+            STORE_LOADED(stage)
+          }
+        }
+      } else if (sg >= COMPUTE_SG) {  // a loader: slices group, group + LOADER_GROUPS, ...
         const uint group = (sg - COMPUTE_SG) / LOADER_WARPS;
         const uint lt = ((sg - COMPUTE_SG) % LOADER_WARPS) * LANES + lane;
         for (uint s = group; s < slices; s += LOADER_GROUPS) {
@@ -246,24 +330,19 @@ void main() {
           [[unroll]] for (uint q = 0u; q < LB_VECS; ++q)
             rb[q] = fetch_b(lt + q * LT, b0, n0, s * BK, K, N);
           if (round > 0u) wait_emptied(stage, COMPUTE_SG * round);
-          [[unroll]] for (uint q = 0u; q < LA_VECS; ++q) {
-            const uint v = lt + q * LT;
-            if (A_TOTAL % LT != 0u && v >= A_TOTAL) break;
-            a_tile[stage * BM * A_ROW + (v / (BK / 8u)) * A_ROW + v % (BK / 8u)] = ra[q];
-          }
-          [[unroll]] for (uint q = 0u; q < LB_VECS; ++q) {
-            const uint v = lt + q * LT;
-            if (B_TOTAL % LT != 0u && v >= B_TOTAL) break;
-            b_tile[stage * BK * B_ROW + (v / (BN / 8u)) * B_ROW + v % (BN / 8u)] = rb[q];
-          }
+          STORE_LOADED(stage)
           signal_filled(stage);
         }
       } else {
         for (uint s = 0u; s < slices; ++s) {
           const uint stage = s % STAGES;
           wait_filled(stage, LOADER_WARPS * (s / STAGES + 1u));
-          MULTIPLY_SLICE(stage * BM * A_ROW, stage * BK * B_ROW)
-          signal_emptied(stage);
+          if (FREE_EARLY != 0u && BK == LK) {
+            MULTIPLY_HELD(stage * BM * A_ROW, stage * BK * B_ROW, signal_emptied(stage))
+          } else {
+            MULTIPLY_SLICE(stage * BM * A_ROW, stage * BK * B_ROW)
+            signal_emptied(stage);
+          }
         }
       }
       barrier();  // every slice is multiplied: a_tile can stage the results
