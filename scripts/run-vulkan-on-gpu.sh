@@ -36,7 +36,7 @@ pack() {
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
   for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_f32_math_test \
     vulkan_int64_test vulkan_bench vulkan_f16_matmul vulkan_f16_attention \
-    vulkan_matmul_large_tile_test; do
+    vulkan_matmul_large_tile_test vulkan_dispatch_probe; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
