@@ -3,18 +3,19 @@
 // (OPENINFER_VULKAN_DEVICE picks another by name), it records N dispatches in ONE command buffer
 // for each variant below, runs it R times and reports the GPU time between two timestamps
 // (vkCmdWriteTimestamp before the first and after the last dispatch) per dispatch, median and
-// range over the runs (after one warm-up run), plus the host wall time of submit + wait per dispatch.
+// range over the runs (after one warm-up run), plus the host wall time of submit + wait per
+// dispatch.
 //
 // Variants: the shader (empty, a 256-element f32 add reading its parameters from a storage
 // buffer as the backend's shaders do, the same add with push constants, the backend's own
 // eltwise.comp), the barrier after each dispatch (none, the backend's command_barrier, a
 // compute-to-compute memory barrier, a buffer memory barrier, an execution-only barrier, the
 // backend's full_barrier), where the parameters live (device memory, or host memory as the
-// backend's params arena had them until 2026-11-29), and the descriptor set (a fresh set of 7 storage buffers written and
-// bound per dispatch as the backend does, or one set bound once). The add variants run
-// x = x + 1 N times, and x is checked to be N afterwards (every element), so a barrier that
-// does not order the chain shows as a wrong result (printed, not fatal: a race may happen to
-// give the right answer).
+// backend's params arena had them until 2026-11-29), and the descriptor set (a fresh set of 7
+// storage buffers written and bound per dispatch as the backend does, or one set bound once). The
+// add variants run x = x + 1 N times, and x is checked to be N afterwards (every element), so a
+// barrier that does not order the chain shows as a wrong result (printed, not fatal: a race may
+// happen to give the right answer).
 //
 //   vulkan_dispatch_probe [--n N] [--runs R]
 #include <algorithm>
@@ -38,6 +39,8 @@ namespace {
 
 constexpr uint32_t kBindings = 7;  // the backend's kDataBindings + 1 (parameters first)
 constexpr uint32_t kElements = 256;
+constexpr uint32_t kParamSlots = 16384;  // 256 bytes each: 4 MiB
+constexpr vk::DeviceSize kSlotBytes = 256;
 
 enum class Shader { Empty, AddSsbo, AddPush, Eltwise };
 enum class Barrier { None, Backend, Memory, BufferMem, Execution, Full };
@@ -50,6 +53,9 @@ struct Variant {
   Sets sets;
   bool bind_pipeline_each = true;
   bool host_params = false;  // parameters in host memory, as the backend's params arena
+  // Each dispatch's parameters at their own 256-byte slot (as the backend's arena has them),
+  // instead of all at one slot (which stays in the GPU's L2 cache across barriers).
+  bool distinct_params = false;
 };
 
 struct Buffer {
@@ -90,12 +96,12 @@ struct Probe {
   Buffer make_buffer(vk::DeviceSize bytes, bool host) {
     using U = vk::BufferUsageFlagBits;
     Buffer b;
-    b.buffer = device.createBuffer(vk::BufferCreateInfo(
-        {}, bytes, U::eStorageBuffer | U::eTransferDst | U::eTransferSrc));
+    b.buffer = device.createBuffer(
+        vk::BufferCreateInfo({}, bytes, U::eStorageBuffer | U::eTransferDst | U::eTransferSrc));
     const vk::MemoryRequirements req = device.getBufferMemoryRequirements(b.buffer);
-    const auto props = host ? vk::MemoryPropertyFlagBits::eHostVisible |
-                                  vk::MemoryPropertyFlagBits::eHostCoherent
-                            : vk::MemoryPropertyFlags(vk::MemoryPropertyFlagBits::eDeviceLocal);
+    const auto props =
+        host ? vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent
+             : vk::MemoryPropertyFlags(vk::MemoryPropertyFlagBits::eDeviceLocal);
     // Host memory as vk_memory.cpp's make_allocation(..., true) takes it: cached preferred.
     b.memory = device.allocateMemory(vk::MemoryAllocateInfo(
         req.size,
@@ -110,15 +116,16 @@ struct Probe {
   vk::Pipeline make_pipeline(const char* name) {
     const oi::vulkan::SpirvCode code = oi::vulkan::spirv_code(name);
     if (code.words == nullptr) throw std::runtime_error(std::string("no SPIR-V ") + name);
-    vk::ShaderModule module = device.createShaderModule(
-        vk::ShaderModuleCreateInfo({}, code.count * 4, code.words));
+    vk::ShaderModule module =
+        device.createShaderModule(vk::ShaderModuleCreateInfo({}, code.count * 4, code.words));
     // eltwise.comp: OP add (0), DTYPE f32 (0), UNROLL 1 (the backend's default).
     const uint32_t spec[3] = {0, 0, 1};
     const vk::SpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
     vk::SpecializationInfo si(3, entries, sizeof spec, spec);
     vk::ComputePipelineCreateInfo info(
-        {}, vk::PipelineShaderStageCreateInfo({}, vk::ShaderStageFlagBits::eCompute, module,
-                                              "main", &si),
+        {},
+        vk::PipelineShaderStageCreateInfo({}, vk::ShaderStageFlagBits::eCompute, module, "main",
+                                          &si),
         layout);
     auto r = device.createComputePipeline(nullptr, info);
     device.destroyShaderModule(module);
@@ -170,15 +177,17 @@ struct Probe {
     vk::PushConstantRange push(vk::ShaderStageFlagBits::eCompute, 0, 32);
     layout = device.createPipelineLayout(vk::PipelineLayoutCreateInfo({}, set_layout, push));
     cmd_pool = device.createCommandPool(vk::CommandPoolCreateInfo({}, family));
-    queries = device.createQueryPool(
-        vk::QueryPoolCreateInfo({}, vk::QueryType::eTimestamp, 2));
+    queries = device.createQueryPool(vk::QueryPoolCreateInfo({}, vk::QueryType::eTimestamp, 2));
     fence = device.createFence({});
     x = make_buffer(kElements * 4, false);
     one = make_buffer(kElements * 4, false);
-    params = make_buffer(4096, false);
-    host_params = make_buffer(4096, true);
+    params = make_buffer(kParamSlots * kSlotBytes, false);
+    host_params = make_buffer(kParamSlots * kSlotBytes, true);
     const std::vector<uint32_t> words = param_words();
-    std::memcpy(host_params.mapped, words.data(), words.size() * 4);
+    for (uint32_t i = 0; i < kParamSlots; ++i) {
+      std::memcpy(static_cast<std::byte*>(host_params.mapped) + i * kSlotBytes, words.data(),
+                  words.size() * 4);
+    }
     readback = make_buffer(kElements * 4, true);
     pipelines[0] = make_pipeline("empty");
     pipelines[1] = make_pipeline("add_ssbo");
@@ -204,11 +213,11 @@ struct Probe {
       case Barrier::None:
         return;
       case Barrier::Backend: {  // command_stream.cpp's command_barrier
-        vk::MemoryBarrier m(A::eShaderWrite | A::eTransferWrite,
-                            A::eShaderRead | A::eShaderWrite | A::eTransferRead |
-                                A::eTransferWrite);
-        cmd.pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer,
-                            {}, m, {}, {});
+        vk::MemoryBarrier m(A::eShaderWrite | A::eTransferWrite, A::eShaderRead | A::eShaderWrite |
+                                                                     A::eTransferRead |
+                                                                     A::eTransferWrite);
+        cmd.pipelineBarrier(S::eComputeShader | S::eTransfer, S::eComputeShader | S::eTransfer, {},
+                            m, {}, {});
         return;
       }
       case Barrier::Memory: {
@@ -257,14 +266,16 @@ struct Probe {
     vk::DescriptorPool pool =
         device.createDescriptorPool(vk::DescriptorPoolCreateInfo({}, n + 1, size));
     const std::vector<uint32_t> words = param_words();
+    uint32_t slot = 0;
     auto new_set = [&]() {
+      const vk::DeviceSize at = v.distinct_params ? (slot++ % kParamSlots) * kSlotBytes : 0;
       vk::DescriptorSet set = device.allocateDescriptorSets({pool, set_layout})[0];
       std::array<vk::DescriptorBufferInfo, kBindings> infos;
-      infos[0] = vk::DescriptorBufferInfo((v.host_params ? host_params : params).buffer, 0, 128);
+      infos[0] = vk::DescriptorBufferInfo((v.host_params ? host_params : params).buffer, at, 128);
       infos[1] = vk::DescriptorBufferInfo(x.buffer, 0, VK_WHOLE_SIZE);  // a
       infos[2] = vk::DescriptorBufferInfo(one.buffer, 0, VK_WHOLE_SIZE);
       infos[3] = vk::DescriptorBufferInfo(x.buffer, 0, VK_WHOLE_SIZE);  // y
-      for (uint32_t i = 4; i < kBindings; ++i) infos[i] = infos[3];  // unused, as the backend's
+      for (uint32_t i = 4; i < kBindings; ++i) infos[i] = infos[3];     // unused, as the backend's
       std::array<vk::WriteDescriptorSet, kBindings> writes;
       for (uint32_t i = 0; i < kBindings; ++i) {
         writes[i] = vk::WriteDescriptorSet(set, i, 0, 1, vk::DescriptorType::eStorageBuffer,
@@ -306,7 +317,8 @@ struct Probe {
       one_shot([&](vk::CommandBuffer c) {
         c.fillBuffer(x.buffer, 0, VK_WHOLE_SIZE, 0);
         c.fillBuffer(one.buffer, 0, VK_WHOLE_SIZE, 0x3f800000u);  // 1.0f
-        c.updateBuffer(params.buffer, 0, words.size() * 4, words.data());
+        c.copyBuffer(host_params.buffer, params.buffer,
+                     vk::BufferCopy(0, 0, kParamSlots * kSlotBytes));
       });
       const auto t0 = std::chrono::steady_clock::now();
       queue.submit(vk::SubmitInfo({}, {}, cmd), fence);
@@ -314,9 +326,9 @@ struct Probe {
       const auto t1 = std::chrono::steady_clock::now();
       device.resetFences(fence);
       uint64_t ts[2] = {0, 0};
-      (void)device.getQueryPoolResults(queries, 0, 2, sizeof ts, ts, 8,
-                                       vk::QueryResultFlagBits::e64 |
-                                           vk::QueryResultFlagBits::eWait);
+      (void)device.getQueryPoolResults(
+          queries, 0, 2, sizeof ts, ts, 8,
+          vk::QueryResultFlagBits::e64 | vk::QueryResultFlagBits::eWait);
       if (k < 0) continue;
       r.gpu_us.push_back(double(ts[1] - ts[0]) * ns_per_tick / 1e3 / n);
       r.host_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
@@ -327,8 +339,8 @@ struct Probe {
                         vk::PipelineStageFlagBits::eTransfer, {}, m, {}, {});
       c.copyBuffer(x.buffer, readback.buffer, vk::BufferCopy(0, 0, kElements * 4));
       vk::MemoryBarrier h(vk::AccessFlagBits::eTransferWrite, vk::AccessFlagBits::eHostRead);
-      c.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer, vk::PipelineStageFlagBits::eHost,
-                        {}, h, {}, {});
+      c.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer, vk::PipelineStageFlagBits::eHost, {},
+                        h, {}, {});
     });
     const float* values = static_cast<const float*>(readback.mapped);
     r.first = values[0];
@@ -374,8 +386,7 @@ int main(int argc, char** argv) {
       {"1b empty, no barrier, bound once", S::Empty, B::None, Sets::Once, false},
       {"2 empty + backend barrier, set per dispatch", S::Empty, B::Backend, Sets::PerDispatch},
       {"2b empty + backend barrier, bound once", S::Empty, B::Backend, Sets::Once, false},
-      {"2c empty + execution-only barrier, bound once", S::Empty, B::Execution, Sets::Once,
-       false},
+      {"2c empty + execution-only barrier, bound once", S::Empty, B::Execution, Sets::Once, false},
       {"3 add ssbo params + backend barrier, set per dispatch (the backend)", S::AddSsbo,
        B::Backend, Sets::PerDispatch},
       {"3n add ssbo params, NO barrier (unordered), set per dispatch", S::AddSsbo, B::None,
@@ -383,14 +394,12 @@ int main(int argc, char** argv) {
       {"4 add push params + backend barrier, set per dispatch", S::AddPush, B::Backend,
        Sets::PerDispatch},
       {"5a add ssbo params + backend barrier, set bound once", S::AddSsbo, B::Backend, Sets::Once},
-      {"5b add push params + backend barrier, set bound once", S::AddPush, B::Backend,
-       Sets::Once},
-      {"5c add push params + backend barrier, bound once, pipeline once", S::AddPush,
-       B::Backend, Sets::Once, false},
+      {"5b add push params + backend barrier, set bound once", S::AddPush, B::Backend, Sets::Once},
+      {"5c add push params + backend barrier, bound once, pipeline once", S::AddPush, B::Backend,
+       Sets::Once, false},
       {"6a add ssbo, set once, global memory barrier compute->compute", S::AddSsbo, B::Memory,
        Sets::Once},
-      {"6b add ssbo, set once, buffer memory barrier on x", S::AddSsbo, B::BufferMem,
-       Sets::Once},
+      {"6b add ssbo, set once, buffer memory barrier on x", S::AddSsbo, B::BufferMem, Sets::Once},
       {"6c add ssbo, set once, execution-only barrier", S::AddSsbo, B::Execution, Sets::Once},
       {"6d add ssbo, set once, full barrier (all commands)", S::AddSsbo, B::Full, Sets::Once},
       {"7 eltwise.comp (eltwise_32, add f32) + backend barrier, set per dispatch", S::Eltwise,
@@ -398,15 +407,24 @@ int main(int argc, char** argv) {
       {"7b eltwise.comp + backend barrier, set bound once", S::Eltwise, B::Backend, Sets::Once},
       {"3h add ssbo params IN HOST MEMORY + backend barrier, set per dispatch", S::AddSsbo,
        B::Backend, Sets::PerDispatch, true, true},
-      {"7h eltwise.comp, params IN HOST MEMORY + backend barrier, set per dispatch",
-       S::Eltwise, B::Backend, Sets::PerDispatch, true, true},
+      {"7h eltwise.comp, params IN HOST MEMORY + backend barrier, set per dispatch", S::Eltwise,
+       B::Backend, Sets::PerDispatch, true, true},
       {"7hn eltwise.comp, params IN HOST MEMORY, NO barrier (unordered)", S::Eltwise, B::None,
        Sets::PerDispatch, true, true},
+      {"3d add ssbo, params at a slot per dispatch in device memory + backend barrier", S::AddSsbo,
+       B::Backend, Sets::PerDispatch, true, false, true},
+      {"3dh add ssbo, params at a slot per dispatch IN HOST MEMORY + backend barrier", S::AddSsbo,
+       B::Backend, Sets::PerDispatch, true, true, true},
+      {"7d eltwise.comp, params at a slot per dispatch in device memory + backend barrier",
+       S::Eltwise, B::Backend, Sets::PerDispatch, true, false, true},
+      {"7dh eltwise.comp, params at a slot per dispatch IN HOST MEMORY + backend barrier",
+       S::Eltwise, B::Backend, Sets::PerDispatch, true, true, true},
   };
-  std::printf("N = %u dependent dispatches of 1 workgroup (256 invocations) in one command "
-              "buffer, %d runs each;\nus per dispatch: GPU timestamps median [min-max], host "
-              "submit+wait median; x after the chain (want %u)\n",
-              n, runs, n);
+  std::printf(
+      "N = %u dependent dispatches of 1 workgroup (256 invocations) in one command "
+      "buffer, %d runs each;\nus per dispatch: GPU timestamps median [min-max], host "
+      "submit+wait median; x after the chain (want %u)\n",
+      n, runs, n);
   int wrong = 0;
   for (const Variant& v : variants) {
     Probe::Result r = probe.run(v, n, runs);
