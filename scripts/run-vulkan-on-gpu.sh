@@ -36,9 +36,11 @@ pack() {
   mkdir -p "$out/bin" "$out/lib" "$out/glibc" "$out/plugins"
   for t in vulkan_kernels_test vulkan_cache_test vulkan_batching_test vulkan_f32_math_test \
     vulkan_int64_test vulkan_bench vulkan_f16_matmul vulkan_f16_attention \
-    vulkan_matmul_large_tile_test vulkan_dispatch_probe; do
+    vulkan_matmul_large_tile_test; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
+  # bench/README.md "Per-dispatch cost of a dependent chain", when built.
+  [[ -f $build/tests/vulkan/vulkan_dispatch_probe ]] && cp "$build/tests/vulkan/vulkan_dispatch_probe" "$out/bin/"
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
   # The CPU plugin (per-node fallback) and the GPT example, when built.
   for f in openinfer gpt_example resnet_example; do [[ -f $build/bin/$f ]] && cp "$build/bin/$f" "$out/bin/"; done
