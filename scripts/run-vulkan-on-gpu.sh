@@ -39,6 +39,8 @@ pack() {
     vulkan_matmul_large_tile_test; do
     cp "$build/tests/vulkan/$t" "$out/bin/"
   done
+  # bench/README.md "Per-dispatch cost of a dependent chain", when built.
+  [[ -f $build/tests/vulkan/vulkan_dispatch_probe ]] && cp "$build/tests/vulkan/vulkan_dispatch_probe" "$out/bin/"
   cp "$build/lib/openinfer/plugins/libopeninfer_vulkan.so" "$out/plugins/"
   # The CPU plugin (per-node fallback) and the GPT example, when built.
   for f in openinfer gpt_example resnet_example; do [[ -f $build/bin/$f ]] && cp "$build/bin/$f" "$out/bin/"; done

@@ -165,8 +165,26 @@ void CommandStream::open(const StreamSetup& setup) {
     const long mb = std::strtol(env, nullptr, 10);
     if (mb >= 1 && mb <= 1024) chunk_bytes_ = static_cast<vk::DeviceSize>(mb) << 20;
   }
+  if (const char* env = std::getenv("OPENINFER_VULKAN_PARAMS"); env != nullptr) {
+    params_on_device_ = std::strcmp(env, "host") != 0;
+  }
   command_pool_ = s_.device.createCommandPool(vk::CommandPoolCreateInfo(
       vk::CommandPoolCreateFlagBits::eResetCommandBuffer, s_.queue_family));
+}
+
+// A params arena: in device memory the host can write (resizable BAR) where the device has it,
+// else in host memory. Every dispatch's shader reads its parameters first, and after the
+// barrier before it from memory, not a cache: across the bus that read cost the H200 about
+// 2.7 us a dispatch (docs/vulkan.md, "Where the per-node time goes").
+Allocation CommandStream::params_allocation(vk::DeviceSize bytes) {
+  if (params_on_device_) {
+    try {
+      return make_mapped_device_allocation(s_.device, s_.memory, bytes);
+    } catch (const abi::StatusError&) {
+      params_on_device_ = false;  // none on this device: host memory from now on
+    }
+  }
+  return make_allocation(s_.device, s_.memory, bytes, true);
 }
 
 void CommandStream::close() noexcept {
@@ -417,8 +435,9 @@ void CommandStream::record(const Key& key, std::span<const uint32_t> params, con
     if (arena.alloc.size < bytes || arena.alloc.size < wanted) {
       // Empty (or never allocated): nothing recorded refers to it.
       release(s_.device, arena.alloc);
-      arena.alloc =
-          make_allocation(s_.device, s_.memory, std::max(wanted, std::bit_ceil(bytes)), true);
+      const vk::DeviceSize size = std::max(wanted, std::bit_ceil(bytes));
+      arena.alloc = which == &Segment::params ? params_allocation(size)
+                                              : make_allocation(s_.device, s_.memory, size, true);
       arena.used = 0;
     }
     return *fit(arena, bytes, alignment);
@@ -569,7 +588,7 @@ CommandStream::Segment* CommandStream::acquire_segment() {
   }
   if (s->params.alloc.size < params_wanted_) {
     release(s_.device, s->params.alloc);
-    s->params.alloc = make_allocation(s_.device, s_.memory, params_wanted_, true);
+    s->params.alloc = params_allocation(params_wanted_);
   }
   return s;
 }

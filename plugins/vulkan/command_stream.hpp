@@ -217,6 +217,9 @@ class CommandStream {
   ParallelCopy copier_;
 
   vk::DeviceSize params_wanted_ = 64 << 10;  // arena sizes, doubled when a segment fills one
+  // Params arenas in host-writable device memory; OPENINFER_VULKAN_PARAMS=host: host memory.
+  bool params_on_device_ = true;
+  Allocation params_allocation(vk::DeviceSize bytes);
   vk::DeviceSize staging_wanted_ = 256 << 10;
   std::string failure_;  // a submit that failed with nobody waiting
   // OPENINFER_VULKAN_FAIL_SUBMIT=N: the Nth submit fails as a driver's would (tests the error
