@@ -109,15 +109,14 @@ bool axis_domain(const PlanIn& plan, const OpIn& op, const std::string& index, b
   const size_t rank = x.size();
   if (rank == 0) return false;
   // dequantize with a scalar scale reads no axis (the rule never checks it)
-  if (rule == "dequantize" && in.size() > 1 && in[1].empty() &&
-      (in.size() < 3 || in[2].empty())) {
+  if (rule == "dequantize" && in.size() > 1 && in[1].empty() && (in.size() < 3 || in[2].empty())) {
     classes.emplace_back("any");
     domains.push_back({0});
     return true;
   }
   // the ops whose result has x's shape for every axis may store it anywhere (a window, ...)
-  const bool same = rule == "same_as_input0_axis" || rule == "norm_trailing" ||
-                    rule == "dequantize";
+  const bool same =
+      rule == "same_as_input0_axis" || rule == "norm_trailing" || rule == "dequantize";
   const bool plain_output = op.output.find('[') == std::string::npos;
   const std::optional<Dims> out = same ? std::optional<Dims>(x) : operand_dims(plan, op.output);
   if (!out) return false;
