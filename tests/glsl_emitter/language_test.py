@@ -6,7 +6,7 @@
 Each graph of tests/glsl_emitter/graphs runs `openinfer run` (the simulator) and the glsl
 target (planned for devices/lavapipe.json or --device, run by the shared manifest runner) over several
 steps, fetching every persistent variable; the --save files must be byte-identical (within
-TOLERANT's bound for rope's sines), and the values named in EXPECT must be the ones computed
+TOLERANT's bound for rope's sines and attention's exp), and the values named in EXPECT must be the ones computed
 here from dsl.md's rules (wrapping counters, @init of every dtype), independently of both. Exit 77 without a Vulkan device.
 """
 import argparse
@@ -216,6 +216,35 @@ def loop_finite_params(step):
                 out = [FP_XC[m][k] * FP_WC[m][0] + FP_XC[m][k + 1] * FP_WC[m][1] for k in range(4)]
                 t["tv"][0][m] = [a + b for a, b in zip(t["tv"][0][m], out)]
     return t
+
+
+ATT = [{"q": [[0.5, -1.0, 0.25, 2.0], [1.0, 0.0, -0.5, 0.75], [-1.5, 0.5, 1.0, 0.0]],
+        "k": [[1.0, 0.5, -1.0, 0.25], [0.0, -0.75, 0.5, 1.0], [0.25, 1.0, 0.0, -0.5]],
+        "v": [[1.0, 2.0, -3.0, 0.5], [-1.0, 0.25, 4.0, 2.0], [0.5, -0.5, 1.5, -2.0]]}] * 3
+ATT_BOUNDS = [(0, 1), (1, 2), (-1, 0)]  # the loop's bounds per step
+
+
+def attention_rows(q, k, v, scale, causal):
+    """ops-nn.md's attention of one head: softmax(q k^T * scale) v, query i seeing keys j <= i
+    where causal."""
+    out = []
+    for i, qr in enumerate(q):
+        keys = range(i + 1) if causal else range(len(k))
+        s = [scale * sum(a * b for a, b in zip(qr, k[j])) for j in keys]
+        w = [math.exp(x - max(s)) for x in s]
+        out.append([sum(w[n] * v[j][c] for n, j in enumerate(keys)) / sum(w)
+                    for c in range(len(v[0]))])
+    return out
+
+
+def loop_attention_flags(step):
+    """loop_attention_flags.oi: t sums attention(q, k, v, scale=i, causal=i != 0) over i."""
+    t = [[0.0] * 4 for _ in range(3)]
+    for s in range(step + 1):
+        for i in range(*ATT_BOUNDS[s]):
+            y = attention_rows(ATT[s]["q"], ATT[s]["k"], ATT[s]["v"], i, i != 0)
+            t = [[a + b for a, b in zip(ra, rb)] for ra, rb in zip(t, y)]
+    return {"t": [[t]]}
 
 
 ACC_X = [[1, -2, 3], [4, 5, -6], [-7, 8, 9], [1, 1, 1]]
@@ -434,7 +463,8 @@ def inplace_kernels(step):
 # Graphs whose values are not exact (rope's sines): the target within this relative bound of
 # the simulator and of the values computed here, instead of byte for byte (ops-nn.md).
 ROPE_TOL = 1e-5
-TOLERANT = {"rope_runtime.oi": ROPE_TOL}
+# attention's softmax: exp within ops-nn.md's bound, not exact
+TOLERANT = {"rope_runtime.oi": ROPE_TOL, "loop_attention_flags.oi": 1e-6}
 
 
 def flat(v):
@@ -521,6 +551,11 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"wc.{i}: f32[2, 1, 2] = {{ {', '.join(str(v) for row in FP_WC for v in row)} }}\n"
               + "".join(f"{n}0.{i}: i32 = {lo}\n{n}1.{i}: i32 = {hi}\n"
                         for n, (lo, hi) in zip("ijk", FP_BOUNDS[i])) for i in range(4))),
+          ("loop_attention_flags.oi", 3, loop_attention_flags, "".join(
+              "".join(f"{n}.{i}: f32[1, 1, 3, 4] = "
+                      f"{{ {', '.join(str(x) for r in a[n] for x in r)} }}\n" for n in "qkv")
+              + f"i0.{i}: i32 = {ATT_BOUNDS[i][0]}\ni1.{i}: i32 = {ATT_BOUNDS[i][1]}\n"
+              for i, a in enumerate(ATT))),
           ("rope_runtime.oi", 3, rope_runtime, "".join(
               f"q.{i}: f32[1, 2, 4] = {{ {', '.join(str(v) for v in q)} }}\n"
               for i, q in enumerate(ROPE_Q))),
