@@ -185,9 +185,10 @@ FP_R = [[[4.0, 2.0, 0.0, 0.0], [0.0, 0.0, -2.0, 4.0]],
         [[4.0, 2.0, 0.0, 0.0], [0.0, 0.0, -2.0, 4.0]], [[0.0] * 4] * 2]
 FP_RS, FP_WC = [1.0, -1.0, 2.0, 0.5], [[1.0, -1.0], [2.0, 0.5]]
 FP_XC = [[1.0, 2.0, 3.0, 4.0, 5.0], [-1.0, 0.0, 2.0, -3.0, 1.0]]
-# per step the bounds of loops a (i), b (j) and d (g); the fourth step's group 1 is an error
-FP_BOUNDS = [((0, 2), (-1, 0), (2, 3)), ((-1, 1), (1, 2), (2, 3)), ((2, 3), (-1, 0), (2, 2)),
-             ((0, 0), (0, 0), (1, 2))]
+# per step the bounds of loops a (i), b (j), d (g) and e (h, in b); the fourth step's group 1
+# is an error
+FP_BOUNDS = [((0, 2), (-1, 0), (2, 3), (-1, 0)), ((-1, 1), (1, 2), (2, 3), (1, 2)),
+             ((2, 3), (-1, 0), (2, 2), (-1, 0)), ((0, 0), (0, 0), (1, 2), (0, 0))]
 
 
 def f32_to_i32(v, saturate):
@@ -200,17 +201,30 @@ def loop_finite_params(step):
     """loop_finite_params.oi: tc sums cast(relu(y, alpha=i)) (alpha * y below 0), saturating for
     i != 0 and wrapping for i = 0, wrapped at 32 bits; tr sums rms_norm of r's rows
     (x / sqrt(mean(x^2) + j) * rs, mean squares 5 with j = -1 and 15 with j = 1: exact); tv sums
-    the depthwise conv (group 2) of xc's channel m with wc[m]."""
-    t = {"tc": [0] * 3, "tr": [[0.0] * 4 for _ in range(2)], "tv": [[[0.0] * 4 for _ in range(2)]]}
+    the depthwise conv (group 2) of xc's channel m with wc[m]; th sums rms_norm along axis j
+    with epsilon h (the same mean squares and epsilons)."""
+    t = {"tc": [0] * 3, "tr": [[0.0] * 4 for _ in range(2)], "tv": [[[0.0] * 4 for _ in range(2)]],
+         "th": [[0.0] * 4 for _ in range(2)]}
+
+    def rms_rows(rows, eps):
+        out = []
+        for row in rows:
+            rms = math.sqrt(sum(v * v for v in row) / len(row) + eps)
+            out.append([v / rms * g for v, g in zip(row, FP_RS)])
+        return out
+
+    def plus(a, b):
+        return [[x + y for x, y in zip(ra, rb)] for ra, rb in zip(a, b)]
+
     for s in range(step + 1):
-        (a0, a1), (b0, b1), (d0, d1) = FP_BOUNDS[s]
+        (a0, a1), (b0, b1), (d0, d1), (e0, e1) = FP_BOUNDS[s]
         for i in range(a0, a1):
             c = [f32_to_i32(v if v >= 0 else i * v, i != 0) for v in FP_Y]
             t["tc"] = [wrap(a + b, 32, True) for a, b in zip(t["tc"], c)]
         for j in range(b0, b1):
-            for n, row in enumerate(FP_R[s]):
-                rms = math.sqrt(sum(v * v for v in row) / len(row) + j)
-                t["tr"][n] = [a + v / rms * g for a, v, g in zip(t["tr"][n], row, FP_RS)]
+            t["tr"] = plus(t["tr"], rms_rows(FP_R[s], j))
+            for h in range(e0, e1):
+                t["th"] = plus(t["th"], rms_rows(FP_R[s], h))
         for _ in range(d0, d1):
             for m in range(2):
                 out = [FP_XC[m][k] * FP_WC[m][0] + FP_XC[m][k + 1] * FP_WC[m][1] for k in range(4)]
@@ -488,7 +502,7 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                     "shape [2]",
               "loop_axis_rules.oi": "loop_axis_rules.oi:36:5: op 'layer_norm': input 1 has shape "
                                     "[2, 3] but must have [3], the dims of [2, 3] from axis 1",
-              "loop_finite_params.oi": "loop_finite_params.oi:34:5: op 'conv': conv weight "
+              "loop_finite_params.oi": "loop_finite_params.oi:41:5: op 'conv': conv weight "
                                        "[2, 1, 2] has 1 input channels per group but x [1, 2, 5] "
                                        "with group 1 needs 2",
               "loop_axis_table.oi": "loop_axis_table.oi:13:34: cannot store a value of shape [2] "
@@ -550,7 +564,7 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"xc.{i}: f32[1, 2, 5] = {{ {', '.join(str(v) for row in FP_XC for v in row)} }}\n"
               f"wc.{i}: f32[2, 1, 2] = {{ {', '.join(str(v) for row in FP_WC for v in row)} }}\n"
               + "".join(f"{n}0.{i}: i32 = {lo}\n{n}1.{i}: i32 = {hi}\n"
-                        for n, (lo, hi) in zip("ijk", FP_BOUNDS[i])) for i in range(4))),
+                        for n, (lo, hi) in zip("ijkh", FP_BOUNDS[i])) for i in range(4))),
           ("loop_attention_flags.oi", 3, loop_attention_flags, "".join(
               "".join(f"{n}.{i}: f32[1, 1, 3, 4] = "
                       f"{{ {', '.join(str(x) for r in a[n] for x in r)} }}\n" for n in "qkv")
