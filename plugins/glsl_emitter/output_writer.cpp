@@ -10,7 +10,7 @@
 
 #include "auto_dim_operands.hpp"
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp, kShapeRulesHpp, kBroadcastHpp: host/*
-#include "element_limit.hpp"
+#include "shape_limits.hpp"
 #include "head_epilogue.hpp"
 #include "loop_setting_params.hpp"
 #include "loop_settings.hpp"
@@ -902,7 +902,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   OperandCopies copies = route_auto_dim_operands(plan, growing);
   for (auto& [id, list] : route_window_outputs(plan))
     copies.after[id].insert(copies.after[id].end(), list.begin(), list.end());
-  for (const KernelIn& k : plan.kernels) check_element_limit(plan, device, k);
+  for (const KernelIn& k : plan.kernels) check_shape_limits(plan, device, k);
   std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
   for (KernelIn& k : plan.kernels)  // settings of a finite domain: a copy per value
     if (auto ix = indexed.find(k.id); ix != indexed.end() && !ix->second.runtime.empty())

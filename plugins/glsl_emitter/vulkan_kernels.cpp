@@ -6,8 +6,8 @@
 #include <deque>
 #include <map>
 
-#include "element_limit.hpp"
 #include "openinfer/plugin_abi.hpp"
+#include "shape_limits.hpp"
 #include "vulkan_record.hpp"
 
 namespace oi::glsl {

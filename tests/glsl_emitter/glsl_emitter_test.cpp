@@ -739,6 +739,30 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
         "1, 1]; }\nblock entry {\n  op transpose(x) >> y;\n  return y;\n}\n",
         sizes, DeviceArch::load(small));
     BOOST_TEST(e.find("(limits.max_rank 4)") != std::string::npos, e);
+    // below the shaders' 8, every kernel over a tensor past it, elementwise ones too
+    e = emit_error(
+        "dynamic { x: f32[1, 1, 1, 2, 3]; }\nvolatile { y: f32[1, 1, 1, 2, 3]; }\n"
+        "block entry {\n  op add(x, x) >> y;\n  return y;\n}\n",
+        sizes, DeviceArch::load(small));
+    BOOST_TEST(e.find("op 'add' (line 4): tensors of rank above 4 ('x' of rank 5), which the "
+                      "device 'llvmpipe (LLVM 15.0.6, 256 bits)' does not offer (limits.max_rank "
+                      "4)") != std::string::npos,
+               e);
+    d.at("limits").as_object()["max_head_dim"] = 8;
+    const fs::path narrow = fs::path(TEST_WORK_DIR) / "max_head_dim_8.json";
+    std::ofstream(narrow) << json::serialize(d);
+    const std::string attn =
+        "dynamic { q: f32[1, 2, D]; }\nvolatile { a: f32[1, 2, D]; }\nblock entry {\n"
+        "  op attention(q, q, q) >> a;\n  return a;\n}\n";
+    e = emit_error(
+        attn, [](ModelWriter& w) { w.add_sizevar("D", 8); }, DeviceArch::load(narrow));
+    BOOST_TEST(e.empty(), e);  // a head dim of 8: within the limit
+    e = emit_error(
+        attn, [](ModelWriter& w) { w.add_sizevar("D", 16); }, DeviceArch::load(narrow));
+    BOOST_TEST(e.find("op 'attention' (line 4): head dims above 8 (16), which the device "
+                      "'llvmpipe (LLVM 15.0.6, 256 bits)' does not offer (limits.max_head_dim "
+                      "8)") != std::string::npos,
+               e);
   }
   // So is the shaders' element limit (32-bit sizes, indices and strides: 2^31 - 1 elements of
   // one tensor at most), and a description asking for less is refused by its value; nothing

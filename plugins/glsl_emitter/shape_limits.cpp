@@ -1,5 +1,5 @@
-// The device's element limit (element_limit.hpp).
-#include "element_limit.hpp"
+// The device's shape limits (shape_limits.hpp).
+#include "shape_limits.hpp"
 
 #include <string>
 
@@ -14,6 +14,11 @@ uint64_t count(const std::vector<uint64_t>& shape) {
   uint64_t n = 1;
   for (uint64_t d : shape) n = d != 0 && n > UINT64_MAX / d ? UINT64_MAX : n * d;
   return n;
+}
+
+const ValueIn* value_of(const PlanIn& plan, const std::string& text) {
+  auto it = plan.value_index.find(parse_ref(text).name);
+  return it == plan.value_index.end() ? nullptr : &plan.values[it->second];
 }
 
 // The elements operand `text` spans: a value's, one table entry's, or a window's entries
@@ -43,21 +48,37 @@ std::string element_limit_key(const DeviceIn& device) {
   return "limits.max_elements " + std::to_string(device.max_elements);
 }
 
-void check_element_limit(const PlanIn& plan, const DeviceIn& device, const KernelIn& k) {
+void check_shape_limits(const PlanIn& plan, const DeviceIn& device, const KernelIn& k) {
   for (const OpIn& op : k.ops) {
     std::vector<std::string> operands = op.inputs;
     operands.push_back(op.output);
-    for (const std::string& t : operands)
+    for (const std::string& t : operands) {
       if (const uint64_t n = operand_elements(plan, t); n > device.max_elements)
         device_limit(device, op_where(op),
                      "'" + t + "' of " + std::to_string(n) + " elements, more than " +
                          std::to_string(device.max_elements),
                      element_limit_key(device));
+      const ValueIn* v = value_of(plan, t);
+      if (v && device.max_rank < DeviceIn::kShaderMaxRank && v->shape.size() > device.max_rank)
+        device_limit(device, op_where(op),
+                     "tensors of rank above " + std::to_string(device.max_rank) + " ('" + t +
+                         "' of rank " + std::to_string(v->shape.size()) + ")",
+                     "limits.max_rank " + std::to_string(device.max_rank));
+    }
     if (const uint64_t n = count(k.shape); n > device.max_elements)
       device_limit(device, op_where(op),
                    "a kernel over " + std::to_string(n) + " elements, more than " +
                        std::to_string(device.max_elements),
                    element_limit_key(device));
+    // attention's head dim: q's last (ops-nn.md: q [..., Tq, D])
+    if (op.shape_rule == "attention" && !op.inputs.empty() &&
+        device.max_head_dim < DeviceIn::kShaderMaxHeadDim)
+      if (const ValueIn* q = value_of(plan, op.inputs[0]);
+          q && !q->shape.empty() && q->shape.back() > device.max_head_dim)
+        device_limit(device, op_where(op),
+                     "head dims above " + std::to_string(device.max_head_dim) + " (" +
+                         std::to_string(q->shape.back()) + ")",
+                     "limits.max_head_dim " + std::to_string(device.max_head_dim));
   }
 }
 
