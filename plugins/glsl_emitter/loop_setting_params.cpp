@@ -1,6 +1,7 @@
 // Loop-index settings as params words the host program writes (loop_setting_params.hpp).
 #include "loop_setting_params.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 
@@ -9,6 +10,8 @@
 #include "vulkan_kernels.hpp"
 
 namespace oi::glsl {
+
+namespace json = boost::json;
 
 namespace {
 
@@ -46,6 +49,16 @@ KernelShader record_runtime_index(const PlanIn& plan, const DeviceIn& device, co
              where + ", and the Vulkan backend's kernel " + what +
                  " (only a setting carried by its params words is set at run time)");
   };
+  // A bool setting would take every probe as true (loop_settings.cpp writes a copy for each).
+  for (const OpIn& op : k.ops)
+    for (const auto& kv : op.settings)
+      if (const json::object* o = kv.value().if_object())
+        if (const json::value* n = o->if_contains("name");
+            n && n->is_string() && bool_setting(std::string(kv.key())) &&
+            std::find(by.begin(), by.end(), std::string(n->as_string())) != by.end())
+          glsl_gap("loop-setting-runtime-bounds",
+                   where + ", and it names bool setting '" + std::string(kv.key()) +
+                       "' too, beside a setting of no finite domain a copy per value could cover");
   // Probes with distinct bits in every encoding (a value past 2^21 for the f64 low word); each
   // index in turn takes them while the others keep the first.
   const int64_t probes[] = {3, -5, 123456789};

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "loop_setting_domains.hpp"
 #include "refusal.hpp"
 
 namespace oi::glsl {
@@ -136,145 +137,67 @@ std::map<uint32_t, IndexedKernel> indexed_kernels(const PlanIn& plan) {
   return out;
 }
 
-namespace {
-
-// The shape of op operand `text`: a whole plain value or one whole table entry; nullopt for
-// windows, whole tables and @auto_dim matrices (whose shape is known only at run time).
-std::optional<std::vector<uint64_t>> operand_dims(const PlanIn& plan, const std::string& text) {
-  const ValueRef r = parse_ref(text);
-  auto it = plan.value_index.find(r.name);
-  if (it == plan.value_index.end() || r.all) return std::nullopt;
-  const ValueIn& v = plan.values[it->second];
-  if (v.is_auto_dim() || (v.is_table() && r.index.size() != v.indices.size())) return std::nullopt;
-  if (!v.is_table() && !r.index.empty()) return std::nullopt;
-  return v.shape;
-}
-
-// The domain of the axis of `op` (of x's rank `rank`, x's dims `x`) named by a loop index:
-// every axis where the result has the planned shape and the further inputs fit the catalog's
-// shape rule for that axis, the class mapping the index's value to it. An axis whose result has
-// another shape than a plain output stops the step with the simulator's words (it checks the
-// rule at run time for a setting naming a variable: "errors", by axis); false where some axis
-// in range does not fit the rule's inputs (the kernel stays the gap).
-bool axis_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
-                 std::vector<std::vector<int64_t>>& domains) {
-  // by the op's catalog shape rule, as the plan gives it
-  const std::string& rule = op.shape_rule;
-  const bool norm = rule == "norm_trailing", arg = rule == "argreduce_axis";
-  if (op.inputs.empty()) return false;
-  std::vector<std::vector<uint64_t>> in;
-  for (const std::string& t : op.inputs) {
-    std::optional<std::vector<uint64_t>> d = operand_dims(plan, t);
-    if (!d) return false;
-    in.push_back(std::move(*d));
-  }
-  const std::vector<uint64_t>& x = in[0];
-  // the ops whose result has x's shape for every axis may store it anywhere (a window, ...)
-  const bool same = rule == "same_as_input0_axis" || norm || rule == "dequantize";
-  const std::optional<std::vector<uint64_t>> out =
-      same ? std::optional<std::vector<uint64_t>>(x) : operand_dims(plan, op.output);
-  if (!out) return false;
-  const size_t rank = x.size();
-  if (rank == 0) return false;
-  // dequantize with a scalar scale reads no axis (the CPU backend never checks it)
-  if (rule == "dequantize" && in.size() > 1 && in[1].empty()) {
-    classes.emplace_back("any");
-    domains.push_back({0});
-    return true;
-  }
-  bool keep = false;
-  if (const json::value* k = op.settings.if_contains("keepdims")) {
-    if (!k->is_bool()) return false;  // named too: the shape would follow two settings
-    keep = k->as_bool();
-  }
-  std::vector<int64_t> d;
-  json::object errors;  // axis -> the simulator's error for a result of another shape
-  const bool plain_output = !same && op.output.find('[') == std::string::npos;
-  auto dims_text = [](const std::vector<uint64_t>& v) {
-    std::string t = "[";
-    for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
-    return t + "]";
-  };
-  for (size_t a = 0; a < rank; ++a) {
-    std::vector<uint64_t> shape = x;  // the result for axis a
-    if (norm) {
-      const std::vector<uint64_t> trailing(x.begin() + static_cast<std::ptrdiff_t>(a), x.end());
-      for (size_t i = 1; i < in.size(); ++i)
-        if (in[i] != trailing) return false;
-    } else if (rule == "dequantize") {
-      if (in[1].size() != 1 || in[1][0] != x[a] || (in.size() > 2 && in[2] != in[1])) return false;
-    } else if (arg) {
-      shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
-      if (keep) shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), 1);
-    } else if (rule == "concat") {
-      for (size_t i = 1; i < in.size(); ++i) {
-        if (in[i].size() != rank) return false;
-        for (size_t k = 0; k < rank; ++k)
-          if (k != a && in[i][k] != x[k]) return false;
-        shape[a] += in[i][a];
-      }
-    } else if (rule == "gather") {
-      if (in.size() < 2) return false;
-      shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
-      shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), in[1].begin(), in[1].end());
-    } else if (rule != "same_as_input0_axis") {
-      return false;
-    }
-    if (shape != *out) {
-      if (!plain_output) return false;
-      errors[std::to_string(a)] = op.at + ": op '" + op.op + "' produces shape " +
-                                  dims_text(shape) + " but output '" + op.output + "' has shape " +
-                                  dims_text(*out);
-      continue;
-    }
-    d.push_back(static_cast<int64_t>(a));
-  }
-  if (d.empty()) return false;
-  // the simulator's words for an axis out of range (the catalog's shape rule, which it checks
-  // at run time for a setting naming a variable: core's shape_rules.cpp)
-  json::object c{
-      {"axis", rank},
-      {"message", op.at + ": op '" + op.op + "': axis {value} is out of range for rank " +
-                      std::to_string(rank)}};
-  if (!errors.empty()) c["errors"] = std::move(errors);
-  classes.emplace_back(std::move(c));
-  domains.push_back(std::move(d));
-  return true;
-}
-
-}  // namespace
-
-bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
+bool bool_setting(const std::string& key) {
   static const std::set<std::string> kBool{"keepdims",          "select_first", "saturate",
                                            "count_include_pad", "causal",       "interleaved"};
+  return kBool.count(key) > 0;
+}
+
+bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
   json::array classes;
   std::vector<std::vector<int64_t>> domains;
-  size_t rows = 1;
+  std::vector<std::string> finite, params, patched;
+  uint64_t rows = 1;
   for (const std::string& index : ik.by) {
-    bool all_bool = true, named_bool = false;
-    std::vector<const OpIn*> axis_of;  // ops whose axis the index names
+    bool named_bool = false, named_other = false;  // other: a number setting (a params word)
+    std::vector<const OpIn*> axis_of, group_of;    // ops whose axis or group the index names
     for (const OpIn& op : k.ops)
       for (const auto& kv : op.settings)
         if (const json::object* o = kv.value().if_object())
           if (const json::value* n = o->if_contains("name");
               n && n->is_string() && n->as_string() == index) {
-            all_bool = all_bool && kBool.count(std::string(kv.key()));
-            named_bool = named_bool || kBool.count(std::string(kv.key())) > 0;
-            if (kv.key() == "axis")
+            const std::string key(kv.key());
+            if (key == "axis")
               axis_of.push_back(&op);
-            else if (!kBool.count(std::string(kv.key())))
-              return false;
+            else if (key == "group")
+              group_of.push_back(&op);
+            else if (bool_setting(key))
+              named_bool = true;
+            else
+              named_other = true;
           }
-    if (all_bool) {
+    if (axis_of.empty() && group_of.empty()) {
+      if (!named_bool) {  // number settings only: params words in every copy
+        params.push_back(index);
+        continue;
+      }
+      // false and true; where the index also names number settings, the copy for true takes
+      // them at run time through params words (the copy for false: the value is 0)
       classes.emplace_back("bool");
       domains.push_back({0, 1});
-    } else if (axis_of.size() != 1 || named_bool ||
-               !axis_domain(plan, *axis_of[0], classes, domains)) {
-      return false;  // one op's axis alone (a bool setting takes the value before it is made
-                     // non-negative: -2 is true, axis 0 of rank 2)
+      if (named_other) patched.push_back(index);
+    } else if (axis_of.size() == 1 && group_of.empty()) {
+      // one op's axis (only single ops have one: two axes never share a kernel); every other
+      // setting the index names takes the value itself (a bool: -2 is true, axis 0 of rank 2),
+      // so a copy per value in [-R, R)
+      if (!axis_domain(plan, *axis_of[0], index, named_bool || named_other, classes, domains))
+        return false;
+    } else if (group_of.size() != 1 || !axis_of.empty() ||
+               !group_domain(plan, *group_of[0], classes, domains)) {
+      return false;
     }
-    rows *= domains.back().size();
-    if (rows > kMaxIndexedCopies) return false;
+    finite.push_back(index);
+    rows = std::min<uint64_t>(rows * domains.back().size(), kMaxIndexedCopies + 1);
+  }
+  if (finite.empty()) return false;
+  if (rows > kMaxIndexedCopies) {
+    std::string names;
+    for (const std::string& n : finite) names += (names.empty() ? "'" : ", '") + n + "'";
+    glsl_gap("loop-setting-runtime-bounds",
+             "kernel " + std::to_string(k.id) + ": its settings name loop indices " + names +
+                 " of values known only at run time, whose settings of a finite domain would " +
+                 "need more than " + std::to_string(kMaxIndexedCopies) +
+                 " copies of the kernel, one per combination of their values");
   }
   ik.values.assign(1, {});
   for (const std::vector<int64_t>& d : domains) {
@@ -287,8 +210,37 @@ bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
     ik.values = std::move(next);
   }
   ik.classes = std::move(classes);
+  ik.by = std::move(finite);
+  ik.params = std::move(params);
+  ik.patched = std::move(patched);
+  ik.why = std::move(ik.runtime);
   ik.runtime.clear();
   return true;
+}
+
+KernelIn indexed_copy(const KernelIn& k, const IndexedKernel& ik, size_t row, uint32_t id,
+                      std::vector<std::string>& left) {
+  KernelIn copy = k;
+  copy.id = id;
+  left = ik.params;
+  const std::vector<int64_t>& values = ik.values[row];
+  for (OpIn& op : copy.ops)
+    for (auto& kv : op.settings)
+      if (const json::object* o = kv.value().if_object())
+        if (const json::value* n = o->if_contains("name"); n && n->is_string()) {
+          const std::string name(n->as_string());
+          auto it = std::find(ik.by.begin(), ik.by.end(), name);
+          if (it == ik.by.end()) continue;
+          const int64_t v = values[static_cast<size_t>(it - ik.by.begin())];
+          const bool patched =
+              std::find(ik.patched.begin(), ik.patched.end(), name) != ik.patched.end();
+          if (patched && v != 0 && !bool_setting(std::string(kv.key()))) {
+            if (std::find(left.begin(), left.end(), name) == left.end()) left.push_back(name);
+            continue;
+          }
+          kv.value() = v;
+        }
+  return copy;
 }
 
 KernelIn with_index_values(const KernelIn& k, const std::vector<std::string>& by,

@@ -22,6 +22,11 @@ struct IndexedKernel {
   std::vector<std::string> by;               // the loop indices its settings name
   std::vector<std::vector<int64_t>> values;  // each combination the loops give them
   std::string runtime;                       // non-empty: why they are known only at run time
+  // After finite_classes: the indices (not in `by`) that name number settings only, set at
+  // run time through params words in every copy; those of `by` (bool settings) that also name
+  // number settings, set so in the copies where they are nonzero; `runtime` as it was.
+  std::vector<std::string> params, patched;
+  std::string why;
   // Per index of `by`, how the host maps its value to a row of `values` (empty: as it is;
   // "bool": 0 or 1, its value being nonzero; {"axis": R, "message": M}: the axis made
   // non-negative, a value outside [-R, R) the error M with {value}), where the indices name
@@ -41,19 +46,28 @@ KernelIn with_index_values(const KernelIn& k, const std::vector<std::string>& by
 
 constexpr size_t kMaxIndexedCopies = 256;
 
-// A `runtime` kernel whose indices each name only settings of a finite domain becomes one copy
-// per combination of their values, picked by the indices' values mapped into the domain
+// The catalog's bool settings (a loop index's value taken as nonzero).
+bool bool_setting(const std::string& key);
+
+// Copy `row` of `ik.values` of kernel `k`, as kernel `id`: each setting naming an index of
+// `ik.by` given that row's value, but a `patched` index's number settings where it is nonzero;
+// `left` the indices still named (record_runtime_index sets them through params words).
+KernelIn indexed_copy(const KernelIn& k, const IndexedKernel& ik, size_t row, uint32_t id,
+                      std::vector<std::string>& left);
+
+// A `runtime` kernel whose indices name settings of a finite domain becomes one copy per
+// combination of their values, picked by the indices' values mapped into the domain
 // (`classes`): bool settings (the catalog's `keepdims`, `select_first`, `saturate`,
 // `count_include_pad`, `causal`, `interleaved`: any nonzero integer is true, as the simulator's
-// setting_value takes it) false and true; the `axis` of one op (an index naming no other
-// setting), each axis of its input, a value outside [-rank, rank) the CPU backend's error
-// (plugins/cpu/axis.hpp, reduce.cpp): softmax, log_softmax, iota, layer_norm and rms_norm
-// (the further inputs having the trailing dims from every axis), dequantize (a 1-D scale of every
-// axis's length; a scalar scale reads no axis: one copy, any value), argmax_axis, argmin_axis,
-// concat and gather (the result having the planned shape for every axis: the simulator does not
-// check it again at run time). `ik` rewritten, true; false (ik unchanged) where an index names
-// another setting, some axis fails those shapes, or there would be more than kMaxIndexedCopies
-// copies.
+// setting_value takes it) false and true; the `axis` of an op (loop_setting_domains.hpp: each
+// axis, or each value in [-R, R) where the index names other settings too, which then take the
+// value itself; a value out of range, or one that does not fit the op's shape rule or the
+// output, is the simulator's error there); conv's `group` (its one value that fits). Indices
+// naming number settings only are left to params words (`params`), as are the number settings
+// of an index naming bool ones too where it is nonzero (`patched`). `ik` rewritten (`by` the
+// indices of a finite domain), true; false (ik unchanged) where no index is of a finite domain
+// or one names a setting of another op or rule; glsl_gap where the copies would be more than
+// kMaxIndexedCopies.
 bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik);
 
 }  // namespace oi::glsl

@@ -10,6 +10,7 @@
 
 #include "auto_dim_operands.hpp"
 #include "embedded_host.inc"  // kHostCpp, kOinfIoHpp, kShapeRulesHpp, kBroadcastHpp: host/*
+#include "shape_limits.hpp"
 #include "head_epilogue.hpp"
 #include "loop_setting_params.hpp"
 #include "loop_settings.hpp"
@@ -901,10 +902,19 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   OperandCopies copies = route_auto_dim_operands(plan, growing);
   for (auto& [id, list] : route_window_outputs(plan))
     copies.after[id].insert(copies.after[id].end(), list.begin(), list.end());
+  for (const KernelIn& k : plan.kernels) check_shape_limits(plan, device, k);
   std::map<uint32_t, IndexedKernel> indexed = indexed_kernels(plan);
   for (KernelIn& k : plan.kernels)  // settings of a finite domain: a copy per value
     if (auto ix = indexed.find(k.id); ix != indexed.end() && !ix->second.runtime.empty())
       finite_classes(plan, k, ix->second);
+  // Copy `row` of an indexed kernel: written as a literal setting's, or where indices are left
+  // to params words, recorded through the Vulkan backend's kernels with them patched.
+  auto indexed_shader = [&](const KernelIn& k, const IndexedKernel& ik, size_t row, uint32_t id) {
+    std::vector<std::string> left;
+    const KernelIn copy = indexed_copy(k, ik, row, id, left);
+    return left.empty() ? write_kernel(plan, device, copy)
+                        : record_runtime_index(plan, device, copy, left, ik.why);
+  };
   std::vector<KernelShader> shaders;
   for (const KernelIn& k : plan.kernels) {
     auto ix = indexed.find(k.id);
@@ -912,9 +922,8 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
       shaders.push_back(record_runtime_index(plan, device, k, ix->second.by, ix->second.runtime));
       continue;
     }
-    shaders.push_back(write_kernel(
-        plan, device,
-        ix == indexed.end() ? k : with_index_values(k, ix->second.by, ix->second.values[0], k.id)));
+    shaders.push_back(ix == indexed.end() ? write_kernel(plan, device, k)
+                                          : indexed_shader(k, ix->second, 0, k.id));
   }
   // The other copies of kernels whose settings name a loop index, after the plan's kernels.
   std::vector<std::string> kinds;
@@ -927,8 +936,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
       values.push_back(json::array(ik.values[r].begin(), ik.values[r].end()));
       if (r == 0) continue;
       const auto copy_id = static_cast<uint32_t>(shaders.size());
-      shaders.push_back(write_kernel(
-          plan, device, with_index_values(plan.kernels[id], ik.by, ik.values[r], copy_id)));
+      shaders.push_back(indexed_shader(plan.kernels[id], ik, r, copy_id));
       kinds.push_back(plan.kernels[id].kind);
       ids.push_back(copy_id);
     }
@@ -949,11 +957,12 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
         }));
     if (with == 0 || with == ids.size()) continue;
     const IndexedKernel& ik = indexed.at(id);
-    for (size_t r = 0; r < ids.size(); ++r)
-      shaders[ids[r].to_number<size_t>()] =
-          record_kernel(plan, device,
-                        with_index_values(plan.kernels[id], ik.by, ik.values[r],
-                                          static_cast<uint32_t>(ids[r].to_number<uint64_t>())));
+    for (size_t r = 0; r < ids.size(); ++r) {
+      std::vector<std::string> left;
+      const KernelIn copy = indexed_copy(plan.kernels[id], ik, r,
+                                         static_cast<uint32_t>(ids[r].to_number<uint64_t>()), left);
+      if (left.empty()) shaders[ids[r].to_number<size_t>()] = record_kernel(plan, device, copy);
+    }
   }
   std::map<uint32_t, uint32_t> epilogues;
   for (size_t i = 0, n = shaders.size(); i < n; ++i) {

@@ -483,6 +483,8 @@ DeviceIn read_device_unguarded(const std::string& json_text) {
     d.max_rank = std::min<uint64_t>(d.max_rank, to_u64(*v, "limits.max_rank"));
   if (const json::value* v = l.if_contains("max_head_dim"))
     d.max_head_dim = std::min<uint64_t>(d.max_head_dim, to_u64(*v, "limits.max_head_dim"));
+  if (const json::value* v = l.if_contains("max_elements"))
+    d.max_elements = std::min<uint64_t>(d.max_elements, to_u64(*v, "limits.max_elements"));
   return d;
 }
 

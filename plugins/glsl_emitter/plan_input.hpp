@@ -117,7 +117,12 @@ struct DeviceIn {
   bool subgroup_ops = false;   // features.subgroup_ops: basic, vote, arithmetic and shuffle
   uint64_t subgroup_size = 0;  // limits.subgroup_size (0: unknown)
   // limits.max_rank, limits.max_head_dim: at most the Vulkan backend's shaders' 8 and 1024
-  uint64_t max_rank = 8, max_head_dim = 1024;
+  static constexpr uint64_t kShaderMaxRank = 8, kShaderMaxHeadDim = 1024;
+  uint64_t max_rank = kShaderMaxRank, max_head_dim = kShaderMaxHeadDim;
+  // limits.max_elements: the most elements of one tensor a kernel addresses, at most the
+  // Vulkan backend's shaders' 2^31 - 1 (32-bit sizes, indices and strides)
+  static constexpr uint64_t kShaderMaxElements = (uint64_t{1} << 31) - 1;
+  uint64_t max_elements = kShaderMaxElements;
 };
 
 PlanIn read_plan(const std::string& json_text);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "openinfer/plugin_abi.hpp"
+#include "shape_limits.hpp"
 #include "vulkan_record.hpp"
 
 namespace oi::glsl {
@@ -381,6 +382,10 @@ class KernelRecorder {
           glsl::device_limit(device_, where,
                              "tensors of rank above " + std::to_string(device_.max_rank),
                              "limits.max_rank " + std::to_string(device_.max_rank));
+        // 32-bit sizes, indices and strides past what the kernel addresses (an arena offset,
+        // dequantize's 2^30): the element limit, with the kernel's words
+        if (e.message.find(" above 2^3") != std::string::npos)
+          glsl::device_limit(device_, where, e.message, element_limit_key(device_));
         if (e.message.find("head dims above") != std::string::npos)
           glsl::device_limit(device_, where,
                              "head dims above " + std::to_string(device_.max_head_dim),

@@ -739,6 +739,71 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_expressed_is_an_error) {
         "1, 1]; }\nblock entry {\n  op transpose(x) >> y;\n  return y;\n}\n",
         sizes, DeviceArch::load(small));
     BOOST_TEST(e.find("(limits.max_rank 4)") != std::string::npos, e);
+    // below the shaders' 8, every kernel over a tensor past it, elementwise ones too
+    e = emit_error(
+        "dynamic { x: f32[1, 1, 1, 2, 3]; }\nvolatile { y: f32[1, 1, 1, 2, 3]; }\n"
+        "block entry {\n  op add(x, x) >> y;\n  return y;\n}\n",
+        sizes, DeviceArch::load(small));
+    BOOST_TEST(e.find("op 'add' (line 4): tensors of rank above 4 ('x' of rank 5), which the "
+                      "device 'llvmpipe (LLVM 15.0.6, 256 bits)' does not offer (limits.max_rank "
+                      "4)") != std::string::npos,
+               e);
+    d.at("limits").as_object()["max_head_dim"] = 8;
+    const fs::path narrow = fs::path(TEST_WORK_DIR) / "max_head_dim_8.json";
+    std::ofstream(narrow) << json::serialize(d);
+    const std::string attn =
+        "dynamic { q: f32[1, 2, D]; }\nvolatile { a: f32[1, 2, D]; }\nblock entry {\n"
+        "  op attention(q, q, q) >> a;\n  return a;\n}\n";
+    e = emit_error(
+        attn, [](ModelWriter& w) { w.add_sizevar("D", 8); }, DeviceArch::load(narrow));
+    BOOST_TEST(e.empty(), e);  // a head dim of 8: within the limit
+    e = emit_error(
+        attn, [](ModelWriter& w) { w.add_sizevar("D", 16); }, DeviceArch::load(narrow));
+    BOOST_TEST(e.find("op 'attention' (line 4): head dims above 8 (16), which the device "
+                      "'llvmpipe (LLVM 15.0.6, 256 bits)' does not offer (limits.max_head_dim "
+                      "8)") != std::string::npos,
+               e);
+  }
+  // So is the shaders' element limit (32-bit sizes, indices and strides: 2^31 - 1 elements of
+  // one tensor at most), and a description asking for less is refused by its value; nothing
+  // is allocated to find out.
+  const std::string two_to_31 =
+      "dynamic { x: u8[2, 1073741824]; }\nvolatile { y: u8[1073741824, 2]; }\nblock entry {\n"
+      "  op transpose(x) >> y;\n  return y;\n}\n";
+  e = emit_error(two_to_31, sizes,
+                 DeviceArch::load(fs::path(OPENINFER_SOURCE_DIR) / "devices" / "nvidia_h100.json"));
+  BOOST_TEST(e.find("op 'transpose' (line 4): 'x' of 2147483648 elements, more than 2147483647, "
+                    "which the device 'NVIDIA H100 80GB HBM3' does not offer "
+                    "(limits.max_elements 2147483647)") != std::string::npos,
+             e);
+  {
+    json::value d =
+        json::parse(read_text(fs::path(OPENINFER_SOURCE_DIR) / "devices" / "lavapipe.json"));
+    d.at("limits").as_object()["max_elements"] = 100;
+    const fs::path small = fs::path(TEST_WORK_DIR) / "max_elements_100.json";
+    fs::create_directories(small.parent_path());
+    std::ofstream(small) << json::serialize(d);
+    const DeviceArch arch = DeviceArch::load(small);
+    BOOST_TEST(arch.limits.max_elements == 100u);
+    e = emit_error(
+        "dynamic { x: f32[10, 10]; }\nvolatile { y: f32[10, 10]; }\nblock entry {\n"
+        "  op exp(x) >> y;\n  return y;\n}\n",
+        sizes, arch);
+    BOOST_TEST(e.empty(), e);  // 100 elements: within the limit
+    e = emit_error(
+        "dynamic { x: f32[10, 20]; }\nvolatile { y: f32[10, 20]; }\nblock entry {\n"
+        "  op exp(x) >> y;\n  return y;\n}\n",
+        sizes, arch);
+    BOOST_TEST(e.find("op 'exp' (line 4): 'x' of 200 elements, more than 100, which the device "
+                      "'llvmpipe (LLVM 15.0.6, 256 bits)' does not offer (limits.max_elements "
+                      "100)") != std::string::npos,
+               e);
+    // a kernel of the Vulkan backend's shaders (movement) is held to it too
+    e = emit_error(
+        "dynamic { x: f32[10, 20]; }\nvolatile { y: f32[20, 10]; }\nblock entry {\n"
+        "  op transpose(x) >> y;\n  return y;\n}\n",
+        sizes, arch);
+    BOOST_TEST(e.find("(limits.max_elements 100)") != std::string::npos, e);
   }
 }
 

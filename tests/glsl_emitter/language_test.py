@@ -6,7 +6,7 @@
 Each graph of tests/glsl_emitter/graphs runs `openinfer run` (the simulator) and the glsl
 target (planned for devices/lavapipe.json or --device, run by the shared manifest runner) over several
 steps, fetching every persistent variable; the --save files must be byte-identical (within
-TOLERANT's bound for rope's sines), and the values named in EXPECT must be the ones computed
+TOLERANT's bound for rope's sines and attention's exp), and the values named in EXPECT must be the ones computed
 here from dsl.md's rules (wrapping counters, @init of every dtype), independently of both. Exit 77 without a Vulkan device.
 """
 import argparse
@@ -118,6 +118,147 @@ def loop_axis_ops(step):
             t["tn"] = [a + v / 2.0 * w for a, v, w in zip(t["tn"], AX_V, AX_VS)]
             t["tc"] = [a + b for a, b in zip(t["tc"], AX_V + AX_VS)]
     return t
+
+
+RULE_X = [[1.0, 3.0, 1.0], [3.0, 1.0, 3.0]]
+RULE_Q = [[1.0, 5.0, 5.0], [5.0, 2.0, 5.0], [5.0, 5.0, 0.0]]
+RULE_S, RULE_W = [[0.5, 2.0, -1.0], [4.0, 1.5, -3.0]], [7.0, -8.0]
+# per step the bounds of loops p (i), r (j) and u (k); the fourth step's k = -1 is an error
+RULE_BOUNDS = [((1, 2), (0, 1), (0, 1)), ((-1, 0), (-2, 2), (-2, -1)), ((1, 2), (-2, 0), (0, 1)),
+               ((0, 0), (0, 0), (-1, 0))]
+
+
+def argmax_along(x, axis, first=True):
+    """ops.md's argmax_axis of a matrix along axis 0 or 1: the first (else the last) largest."""
+    lines = [[r[c] for r in x] for c in range(len(x[0]))] if axis == 0 else x
+    out = []
+    for line in lines:
+        top = [n for n, v in enumerate(line) if v == max(line)]
+        out.append(top[0] if first else top[-1])
+    return out
+
+
+def loop_axis_rules(step):
+    """loop_axis_rules.oi: tk sums argmax along axis 1 kept ([[1], [0]]) for each i (-1 or 1,
+    keepdims being i != 0), tc concat(x, w) along the columns, ts argmax of q along axis j mod 2
+    with select_first = j != 0, tn layer_norm over the whole x (mean 2, variance 1: x - 2) times
+    the matrix scale s (axis 0 or -2)."""
+    t = {"tk": [[0], [0]], "tc": [[0.0] * 4 for _ in range(2)], "ts": [0] * 3,
+         "tn": [[0.0] * 3 for _ in range(2)]}
+    for s in range(step + 1):
+        (p0, p1), (r0, r1), (u0, u1) = RULE_BOUNDS[s]
+        for i in range(p0, p1):
+            am = argmax_along(RULE_X, i % 2)
+            t["tk"] = [[a[0] + m] for a, m in zip(t["tk"], am)]
+            cat = [row + [wv] for row, wv in zip(RULE_X, RULE_W)]
+            t["tc"] = [[a + b for a, b in zip(ra, rb)] for ra, rb in zip(t["tc"], cat)]
+        for j in range(r0, r1):
+            t["ts"] = [a + m for a, m in zip(t["ts"], argmax_along(RULE_Q, j % 2, j != 0))]
+        for _ in range(u0, u1):
+            flat_x = [v for row in RULE_X for v in row]
+            mean = sum(flat_x) / len(flat_x)
+            sd = math.sqrt(sum((v - mean) ** 2 for v in flat_x) / len(flat_x))
+            t["tn"] = [[a + (v - mean) / sd * g for a, v, g in zip(ra, rx, rs)]
+                       for ra, rx, rs in zip(t["tn"], RULE_X, RULE_S)]
+    return t
+
+
+TABLE_X = [[[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]], [[4.0, 1.0, 9.0], [3.0, 8.0, 0.0]],
+           [[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]], [[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]]]
+TABLE_BOUNDS = [(0, 1), (-2, -1), (0, 1), (-2, 0)]  # the fourth step's -1 is an error
+
+
+def loop_axis_table(step):
+    """loop_axis_table.oi: K[1] is the argmax of x along axis 0 (i = 0 or -2), t their sum; K[0]
+    is never written (zeros)."""
+    t = [0] * 3
+    for s in range(step + 1):
+        for _ in range(*TABLE_BOUNDS[s]):
+            k1 = argmax_along(TABLE_X[s], 0)
+            t = [a + b for a, b in zip(t, k1)]
+    return {"t": t, "K": [[0] * 3, k1]}
+
+
+FP_Y = [3e9, -1.5e9, 2.0]
+FP_R = [[[4.0, 2.0, 0.0, 0.0], [0.0, 0.0, -2.0, 4.0]],
+        [[6.0, 4.0, 2.0, 2.0], [2.0, -2.0, 4.0, -6.0]],
+        [[4.0, 2.0, 0.0, 0.0], [0.0, 0.0, -2.0, 4.0]], [[0.0] * 4] * 2]
+FP_RS, FP_WC = [1.0, -1.0, 2.0, 0.5], [[1.0, -1.0], [2.0, 0.5]]
+FP_XC = [[1.0, 2.0, 3.0, 4.0, 5.0], [-1.0, 0.0, 2.0, -3.0, 1.0]]
+# per step the bounds of loops a (i), b (j), d (g) and e (h, in b); the fourth step's group 1
+# is an error
+FP_BOUNDS = [((0, 2), (-1, 0), (2, 3), (-1, 0)), ((-1, 1), (1, 2), (2, 3), (1, 2)),
+             ((2, 3), (-1, 0), (2, 2), (-1, 0)), ((0, 0), (0, 0), (1, 2), (0, 0))]
+
+
+def f32_to_i32(v, saturate):
+    """ops.md's cast f32 -> i32 (trunc): clamped to i32's range, else wrapped modulo 2^32."""
+    t = int(v)
+    return max(-2**31, min(2**31 - 1, t)) if saturate else wrap(t, 32, True)
+
+
+def loop_finite_params(step):
+    """loop_finite_params.oi: tc sums cast(relu(y, alpha=i)) (alpha * y below 0), saturating for
+    i != 0 and wrapping for i = 0, wrapped at 32 bits; tr sums rms_norm of r's rows
+    (x / sqrt(mean(x^2) + j) * rs, mean squares 5 with j = -1 and 15 with j = 1: exact); tv sums
+    the depthwise conv (group 2) of xc's channel m with wc[m]; th sums rms_norm along axis j
+    with epsilon h (the same mean squares and epsilons)."""
+    t = {"tc": [0] * 3, "tr": [[0.0] * 4 for _ in range(2)], "tv": [[[0.0] * 4 for _ in range(2)]],
+         "th": [[0.0] * 4 for _ in range(2)]}
+
+    def rms_rows(rows, eps):
+        out = []
+        for row in rows:
+            rms = math.sqrt(sum(v * v for v in row) / len(row) + eps)
+            out.append([v / rms * g for v, g in zip(row, FP_RS)])
+        return out
+
+    def plus(a, b):
+        return [[x + y for x, y in zip(ra, rb)] for ra, rb in zip(a, b)]
+
+    for s in range(step + 1):
+        (a0, a1), (b0, b1), (d0, d1), (e0, e1) = FP_BOUNDS[s]
+        for i in range(a0, a1):
+            c = [f32_to_i32(v if v >= 0 else i * v, i != 0) for v in FP_Y]
+            t["tc"] = [wrap(a + b, 32, True) for a, b in zip(t["tc"], c)]
+        for j in range(b0, b1):
+            t["tr"] = plus(t["tr"], rms_rows(FP_R[s], j))
+            for h in range(e0, e1):
+                t["th"] = plus(t["th"], rms_rows(FP_R[s], h))
+        for _ in range(d0, d1):
+            for m in range(2):
+                out = [FP_XC[m][k] * FP_WC[m][0] + FP_XC[m][k + 1] * FP_WC[m][1] for k in range(4)]
+                t["tv"][0][m] = [a + b for a, b in zip(t["tv"][0][m], out)]
+    return t
+
+
+ATT = [{"q": [[0.5, -1.0, 0.25, 2.0], [1.0, 0.0, -0.5, 0.75], [-1.5, 0.5, 1.0, 0.0]],
+        "k": [[1.0, 0.5, -1.0, 0.25], [0.0, -0.75, 0.5, 1.0], [0.25, 1.0, 0.0, -0.5]],
+        "v": [[1.0, 2.0, -3.0, 0.5], [-1.0, 0.25, 4.0, 2.0], [0.5, -0.5, 1.5, -2.0]]}] * 3
+ATT_BOUNDS = [(0, 1), (1, 2), (-1, 0)]  # the loop's bounds per step
+
+
+def attention_rows(q, k, v, scale, causal):
+    """ops-nn.md's attention of one head: softmax(q k^T * scale) v, query i seeing keys j <= i
+    where causal."""
+    out = []
+    for i, qr in enumerate(q):
+        keys = range(i + 1) if causal else range(len(k))
+        s = [scale * sum(a * b for a, b in zip(qr, k[j])) for j in keys]
+        w = [math.exp(x - max(s)) for x in s]
+        out.append([sum(w[n] * v[j][c] for n, j in enumerate(keys)) / sum(w)
+                    for c in range(len(v[0]))])
+    return out
+
+
+def loop_attention_flags(step):
+    """loop_attention_flags.oi: t sums attention(q, k, v, scale=i, causal=i != 0) over i."""
+    t = [[0.0] * 4 for _ in range(3)]
+    for s in range(step + 1):
+        for i in range(*ATT_BOUNDS[s]):
+            y = attention_rows(ATT[s]["q"], ATT[s]["k"], ATT[s]["v"], i, i != 0)
+            t = [[a + b for a, b in zip(ra, rb)] for ra, rb in zip(t, y)]
+    return {"t": [[t]]}
 
 
 ACC_X = [[1, -2, 3], [4, 5, -6], [-7, 8, 9], [1, 1, 1]]
@@ -336,7 +477,8 @@ def inplace_kernels(step):
 # Graphs whose values are not exact (rope's sines): the target within this relative bound of
 # the simulator and of the values computed here, instead of byte for byte (ops-nn.md).
 ROPE_TOL = 1e-5
-TOLERANT = {"rope_runtime.oi": ROPE_TOL}
+# attention's softmax: exp within ops-nn.md's bound, not exact
+TOLERANT = {"rope_runtime.oi": ROPE_TOL, "loop_attention_flags.oi": 1e-6}
 
 
 def flat(v):
@@ -358,6 +500,13 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "loop_axis_ops.oi": "op 'argmax_axis': axis 2 is out of range for rank 2",
               "loop_axis_shape.oi": "op 'argmax_axis' produces shape [3] but output 'y' has "
                                     "shape [2]",
+              "loop_axis_rules.oi": "loop_axis_rules.oi:36:5: op 'layer_norm': input 1 has shape "
+                                    "[2, 3] but must have [3], the dims of [2, 3] from axis 1",
+              "loop_finite_params.oi": "loop_finite_params.oi:41:5: op 'conv': conv weight "
+                                       "[2, 1, 2] has 1 input channels per group but x [1, 2, 5] "
+                                       "with group 1 needs 2",
+              "loop_axis_table.oi": "loop_axis_table.oi:13:34: cannot store a value of shape [2] "
+                                    "into 'K' where the access has shape [3]",
               "acc_window.oi": "acc_window.oi:12:3: op 'mul' produces shape [2, 3] but the access "
                                "to 'L' has shape [3, 3]",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
@@ -397,6 +546,30 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("loop_axis_shape.oi", 2, loop_axis_shape, "".join(
               f"x.{i}: f32[2, 3] = {{ 1, 5, 2, 7, 0, 3 }}\ns.{i}: i32 = {1 if i < 2 else 0}\n"
               for i in range(3))),
+          ("loop_axis_rules.oi", 3, loop_axis_rules, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in RULE_X for v in r)} }}\n"
+              f"q.{i}: f32[3, 3] = {{ {', '.join(str(v) for r in RULE_Q for v in r)} }}\n"
+              f"s.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in RULE_S for v in r)} }}\n"
+              f"w.{i}: f32[2, 1] = {{ {RULE_W[0]}, {RULE_W[1]} }}\n" + "".join(
+                  f"{n}0.{i}: i32 = {lo}\n{n}1.{i}: i32 = {hi}\n"
+                  for n, (lo, hi) in zip("ijk", RULE_BOUNDS[i])) for i in range(4))),
+          ("loop_axis_table.oi", 3, loop_axis_table, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
+              f"i0.{i}: i32 = {TABLE_BOUNDS[i][0]}\ni1.{i}: i32 = {TABLE_BOUNDS[i][1]}\n"
+              for i, x in enumerate(TABLE_X))),
+          ("loop_finite_params.oi", 3, loop_finite_params, "".join(
+              f"y.{i}: f32[3] = {{ {', '.join(str(v) for v in FP_Y)} }}\n"
+              f"r.{i}: f32[2, 4] = {{ {', '.join(str(v) for row in FP_R[i] for v in row)} }}\n"
+              f"rs.{i}: f32[4] = {{ {', '.join(str(v) for v in FP_RS)} }}\n"
+              f"xc.{i}: f32[1, 2, 5] = {{ {', '.join(str(v) for row in FP_XC for v in row)} }}\n"
+              f"wc.{i}: f32[2, 1, 2] = {{ {', '.join(str(v) for row in FP_WC for v in row)} }}\n"
+              + "".join(f"{n}0.{i}: i32 = {lo}\n{n}1.{i}: i32 = {hi}\n"
+                        for n, (lo, hi) in zip("ijkh", FP_BOUNDS[i])) for i in range(4))),
+          ("loop_attention_flags.oi", 3, loop_attention_flags, "".join(
+              "".join(f"{n}.{i}: f32[1, 1, 3, 4] = "
+                      f"{{ {', '.join(str(x) for r in a[n] for x in r)} }}\n" for n in "qkv")
+              + f"i0.{i}: i32 = {ATT_BOUNDS[i][0]}\ni1.{i}: i32 = {ATT_BOUNDS[i][1]}\n"
+              for i, a in enumerate(ATT))),
           ("rope_runtime.oi", 3, rope_runtime, "".join(
               f"q.{i}: f32[1, 2, 4] = {{ {', '.join(str(v) for v in q)} }}\n"
               for i, q in enumerate(ROPE_Q))),
@@ -442,6 +615,8 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--device", default=os.path.join(ROOT, "devices", "lavapipe.json"),
                    help="the device description the graphs are planned for")
+    p.add_argument("--only", action="append", default=[],
+                   help="run only this graph (repeatable)")
     o = p.parse_args()
     shutil.rmtree(o.work, ignore_errors=True)
     os.makedirs(o.work)
@@ -449,6 +624,8 @@ def main():
                                    o.device, o.work)
     failed = 0
     for graph, steps, expect, inputs in GRAPHS:
+        if o.only and graph not in o.only:
+            continue
         folder = os.path.join(o.work, graph[:-3])
         os.makedirs(folder)
         shutil.copy(os.path.join(HERE, "graphs", graph), folder)

@@ -286,11 +286,10 @@ def check_c_refusals(problems):
 # its own. No other file makes an UNIMPLEMENTED or INVALID_ARGUMENT status.
 GLSL_OPEN_GAPS = {
     "loop-setting-runtime-bounds": "a setting naming a loop index whose values are known only "
-                                   "at run time or over 256, which the Vulkan backend's kernel "
-                                   "does not take as a params word, of no finite domain (bool "
-                                   "settings, an axis are copies per value; an axis giving "
-                                   "another shape than a plain output is the simulator's "
-                                   "error)",
+                                   "at run time or over 256 that neither a params word nor a "
+                                   "kernel copy per value covers (an axis's result spread over "
+                                   "a table entry, a rule error into a window, operands of "
+                                   "run-time shape, more than 256 copies)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows where its static "
                         "output does not pin the shape, or a part of run-time length the result "
                         "of an elementwise op alone does not give",
@@ -298,7 +297,8 @@ GLSL_OPEN_GAPS = {
                             "written by an op whose result's shape is not static (left open "
                             "by the planner, acc= other than an elementwise op alone)",
     "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
-                     "failing on a validated graph other than for a device limit",
+                     "declining for a reason no device key names (matmul's 65535 workgroups, a "
+                     "word-packed value at an arena offset no multiple of 4)",
 }
 GLSL_EMITTER = ROOT / "plugins" / "glsl_emitter"
 GLSL_OWN_WRITERS = {"shader_writer.cpp", "ops_math.cpp", "ops.cpp", "shader_common.cpp"}

@@ -35,6 +35,8 @@ struct DeviceArch {
     uint32_t subgroup_size = 0;  // 0: not given
     uint32_t max_rank = 0;       // 0: not given (the GPU kernels' own limit, 8)
     uint32_t max_head_dim = 0;   // 0: not given (the GPU attention kernels' own limit, 1024)
+    // 0: not given (the GPU kernels' own limit, 2^31 - 1: their 32-bit sizes, indices, strides)
+    uint64_t max_elements = 0;
   };
   struct Features {
     bool fp16 = false;

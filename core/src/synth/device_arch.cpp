@@ -174,6 +174,7 @@ DeviceArch DeviceArch::parse(std::string_view text, std::string_view origin_view
     r.uint("subgroup_size", a.limits.subgroup_size, false, true, 1024);
     r.uint("max_rank", a.limits.max_rank, false, true, UINT32_MAX);
     r.uint("max_head_dim", a.limits.max_head_dim, false, true, UINT32_MAX);
+    r.uint("max_elements", a.limits.max_elements, false, true);
     r.warn_unknown();
   }
   if (const json::object* o = top.object("features", gpu)) {
@@ -316,6 +317,7 @@ std::string DeviceArch::to_json() const {
     if (limits.subgroup_size) l["subgroup_size"] = limits.subgroup_size;
     if (limits.max_rank) l["max_rank"] = limits.max_rank;
     if (limits.max_head_dim) l["max_head_dim"] = limits.max_head_dim;
+    if (limits.max_elements) l["max_elements"] = limits.max_elements;
     root["limits"] = std::move(l);
     json::object f;
     f["fp16"] = features.fp16;

@@ -2647,6 +2647,25 @@ class Runner {
     return offsets;
   }
 
+  // conv's catalog rule for `group` g ({"group": {"at", "c", "m", "w1", "x", "w"}}, the
+  // emitter's group_domain): its error with the op's position, or "" where g fits.
+  static std::string group_error(const json::object& o, int64_t g) {
+    const auto c = o.at("c").to_number<uint64_t>(), m = o.at("m").to_number<uint64_t>(),
+               w1 = o.at("w1").to_number<uint64_t>();
+    const std::string at(o.at("at").as_string()), gs = std::to_string(g);
+    if (g < 1) return at + "'group' must be at least 1, got " + gs;
+    const auto u = static_cast<uint64_t>(g);
+    if (c % u != 0 || m % u != 0)
+      return at + "'group' " + gs + " must divide the input channels " + std::to_string(c) +
+             " and the output channels " + std::to_string(m);
+    if (w1 * u != c)  // u <= c here
+      return at + "conv weight " + std::string(o.at("w").as_string()) + " has " +
+             std::to_string(w1) + " input channels per group but x " +
+             std::string(o.at("x").as_string()) + " with group " + gs + " needs " +
+             std::to_string(c / u);
+    return "";
+  }
+
   // The kernel a dispatch runs: the step's, or for a kernel whose settings name loop indices
   // (its `select`), the copy written for their current values.
   size_t selected_kernel(const json::object& s, const std::map<std::string, int64_t>& indices) {
@@ -2654,10 +2673,23 @@ class Runner {
     if (sel == nullptr) return s.at("kernel").to_number<size_t>();
     std::vector<int64_t> now;
     // "map": the value's class for settings of a finite domain (the emitter's finite_classes):
-    // "bool" 0 or 1; "any" 0 (dequantize's axis with a scalar scale); {"axis": R, "message",
-    // "errors"}: the axis made non-negative, or the simulator's error for one out of range or
-    // (errors, by axis) one whose result has another shape than the output
+    // "bool" 0 or 1; "any" 0 (dequantize's axis with a scalar scale); {"group": ...} conv's
+    // group, the one value that fits or its rule's error; {"axis": R, "message",
+    // "errors", "raw"}: the axis made non-negative (kept as it is where "raw": the index also
+    // names a bool setting), or the simulator's error for one out of range or (errors, by that
+    // value) one whose inputs do not fit the op's shape rule or whose result has another shape
+    // than the output. The simulator reads the output access and the inputs first: their
+    // table entries are checked before such an error.
     const json::value* map = sel->as_object().if_contains("map");
+    auto fail = [&](const std::string& message) {
+      Kernel& k = kernels_.at(s.at("kernel").to_number<size_t>());
+      const std::string where = "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>());
+      if (k.recorded)
+        for (const Kernel& sub : k.subs) entry_offsets(sub, indices, where);
+      else
+        entry_offsets(k, indices, where);
+      throw Failure(1, message);  // the simulator's words, its position first
+    };
     for (const json::value& n : sel->at("by").as_array()) {
       auto it = indices.find(std::string(n.as_string()));
       if (it == indices.end())
@@ -2667,18 +2699,21 @@ class Runner {
       const json::value* c = map ? &map->as_array().at(now.size()) : nullptr;
       if (c && c->is_string() && c->as_string() == "bool") v = v != 0 ? 1 : 0;
       if (c && c->is_string() && c->as_string() == "any") v = 0;  // a setting read nowhere
-      if (c && c->is_object()) {
+      if (const json::value* g =
+              c && c->is_object() ? c->as_object().if_contains("group") : nullptr)
+        if (const std::string e = group_error(g->as_object(), v); !e.empty()) fail(e);
+      if (c && c->is_object() && c->as_object().contains("axis")) {
         const auto rank = c->at("axis").to_number<int64_t>();
         if (v < -rank || v >= rank) {
           std::string m(c->at("message").as_string());
           m.replace(m.find("{value}"), 7, std::to_string(v));
-          throw Failure(1, m);  // the simulator's words, its position first
+          fail(m);
         }
-        if (v < 0) v += rank;
-        // an axis whose result has another shape than the output: the simulator's error
+        const json::value* raw = c->as_object().if_contains("raw");
+        if (v < 0 && !(raw && raw->as_bool())) v += rank;
         if (const json::value* e = c->as_object().if_contains("errors"))
           if (const json::value* m = e->as_object().if_contains(std::to_string(v)))
-            throw Failure(1, std::string(m->as_string()));
+            fail(std::string(m->as_string()));
       }
       now.push_back(v);
     }
