@@ -36,10 +36,8 @@ void collect_steps(const json::array& steps, std::vector<std::string>& out) {
   }
 }
 
-}  // namespace
-
-// (dsl.md: `M[r, c]` grows the counts to at least r and c)
-GrowingMatrices growing_matrices(const PlanIn& plan) {
+// Every use of a value in the plan as written: the kernels' operands, the steps' copies.
+std::vector<std::string> all_uses(const PlanIn& plan) {
   std::vector<std::string> uses;
   for (const KernelIn& k : plan.kernels)
     for (const OpIn& op : k.ops) {
@@ -50,8 +48,15 @@ GrowingMatrices growing_matrices(const PlanIn& plan) {
     if (const json::object* o = b.if_object();
         o && o->contains("steps") && o->at("steps").is_array())
       collect_steps(o->at("steps").as_array(), uses);
+  return uses;
+}
+
+}  // namespace
+
+// (dsl.md: `M[r, c]` grows the counts to at least r and c)
+GrowingMatrices growing_matrices(const PlanIn& plan) {
   std::map<std::string, std::string> out;
-  for (const std::string& u : uses) {
+  for (const std::string& u : all_uses(plan)) {
     const ValueIn* m = matrix_of(plan, u);
     const ValueRef r = parse_ref(u);
     if (!m || r.index.size() <= m->auto_table.size()) continue;
@@ -62,6 +67,95 @@ GrowingMatrices growing_matrices(const PlanIn& plan) {
   }
   return out;
 }
+
+std::set<size_t> growing_axes(const PlanIn& plan, const ValueIn& m) {
+  std::set<size_t> axes;
+  for (const std::string& u : all_uses(plan)) {
+    const ValueRef r = parse_ref(u);
+    if (r.name != m.name || r.index.size() != m.auto_table.size() + m.auto_indices.size()) continue;
+    for (size_t a = 0; a < m.auto_indices.size(); ++a) {
+      const std::string& t = r.index[m.auto_table.size() + a];
+      if (!is_slice(t) && t != "0") axes.insert(a);
+    }
+  }
+  return axes;
+}
+
+namespace {
+
+// Scratch values of a matrix's declared shape holding it along its one growing axis, whose
+// length is known only at run time, capped where no @fixed bound is (so many rows or columns;
+// the scratch values are allocated for it).
+constexpr uint64_t kRuntimeLengthCap = 512;
+constexpr uint64_t kRuntimeBytesCap = uint64_t{16} << 20;
+
+// Op `op` (kernel k) reading whole matrix `m` (`text`) of run-time length: the kernel's
+// RuntimeOperand, made or checked; false with `why` where it cannot be one.
+bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const ValueIn& m,
+                   const std::set<size_t>& axes, std::map<uint32_t, RuntimeOperand>& runtime,
+                   std::string& why) {
+  if (k.ops.size() != 1) {
+    why += ", read by an op fused with others in kernel " + std::to_string(k.id);
+    return false;
+  }
+  if (!m.auto_table.empty()) {
+    why += ", a matrix of a table";
+    return false;
+  }
+  if (axes.size() != 1) {
+    why += ", which grows along " + std::to_string(axes.size()) + " axes";
+    return false;
+  }
+  const size_t axis = *axes.begin();
+  const ValueRef out = parse_ref(op.output);
+  const auto oit = plan.value_index.find(out.name);
+  if (oit == plan.value_index.end()) invalid_plan(op_where(op) + ": unknown output");
+  const ValueIn& o = plan.values[oit->second];
+  const bool plain = out.index.empty() && !out.all && !o.is_table() && !o.is_auto_dim();
+  const bool matrix = o.is_auto_dim() && o.auto_table.empty() && !out.all &&
+                      std::none_of(out.index.begin(), out.index.end(), is_slice);
+  if (!plain && !matrix) {
+    why += ", into an output '" + op.output + "' that is neither a plain value nor a matrix";
+    return false;
+  }
+  if (op.settings.contains("acc")) {
+    why += ", with acc=";
+    return false;
+  }
+  for (const std::string& in : op.inputs) {
+    const ValueRef r = parse_ref(in);
+    const auto it = plan.value_index.find(r.name);
+    if (it == plan.value_index.end()) continue;
+    const ValueIn& v = plan.values[it->second];
+    if (v.name == m.name && in == op.inputs.front()) continue;
+    if (v.is_auto_dim() && v.name == m.name) continue;
+    if (v.is_auto_dim() || v.is_table() || !r.index.empty() || r.all) {
+      why += ", beside another operand '" + in + "' that is not a plain value";
+      return false;
+    }
+  }
+  auto [it, fresh] = runtime.try_emplace(k.id);
+  RuntimeOperand& ro = it->second;
+  if (!fresh && (ro.matrix != m.name || ro.axis != axis)) {
+    why += ", beside another matrix of run-time length";
+    return false;
+  }
+  const uint64_t declared = m.shape.at(axis);
+  const uint64_t row = m.shape.at(axis) && m.elements ? m.bytes / declared : m.bytes;
+  uint64_t hi = m.auto_bound.size() > axis && m.auto_bound[axis] ? declared + m.auto_bound[axis]
+                                                                 : declared + kRuntimeLengthCap;
+  if (row) hi = std::min(hi, std::max(declared + 1, kRuntimeBytesCap / row));
+  ro.matrix = m.name;
+  ro.at = op.at;
+  ro.axis = axis;
+  ro.lo = declared;
+  ro.hi = std::max(hi, declared);
+  ro.matrix_elements = m.elements;
+  ro.matrix_bytes = m.bytes;
+  return true;
+}
+
+}  // namespace
 
 std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, const ValueIn& m,
                                                          const std::string& text, bool read,
@@ -111,6 +205,9 @@ std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, con
 
 OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growing) {
   OperandCopies copies;
+  std::map<std::string, std::set<size_t>> axes;  // before the operands are rewritten
+  for (const ValueIn& v : plan.values)
+    if (v.is_auto_dim()) axes[v.name] = growing_axes(plan, v);
   for (KernelIn& k : plan.kernels) {
     bool changed = false;
     for (size_t i = 0; i < k.ops.size(); ++i) {
@@ -143,15 +240,24 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
         std::optional<std::vector<uint64_t>> shape =
             matrix_access_shape(plan, matrix, op.inputs[j], true, growing, why);
         std::optional<json::object> guard;
+        bool runtime = false;
         if (!shape) {
           std::string unused;
           shape = matrix_access_shape(plan, matrix, op.inputs[j], false, growing, unused);
           if (shape && shape->size() == matrix.shape.size())
             guard = runtime_operand_guard(plan, k, op, j, *shape, matrix.auto_indices.size(), why);
-          if (!guard) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
+          // else a kernel of run-time length (runtime_length.hpp)
+          if (!guard && shape && shape->size() == matrix.shape.size())
+            runtime = runtime_input(plan, k, op, matrix, axes[matrix.name], copies.runtime, why);
+          if (!guard && !runtime) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
         }
         const std::string name =
             scratch(matrix, std::to_string(i) + "_" + std::to_string(j), *shape);
+        if (runtime) {
+          plan.values[plan.value_index.at(name)].runtime_axis =
+              static_cast<int>(copies.runtime.at(k.id).axis);
+          copies.runtime.at(k.id).inputs.push_back(name);
+        }
         json::object copy{{"op", "copy"}, {"from", matrix.name},
                           {"to", name},   {"auto_from", terms(op.inputs[j])},
                           {"at", at},     {"store_at", at}};
@@ -159,6 +265,7 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
           copy["exact"] = true;
           copy["guard"] = std::move(*guard);
         }
+        if (runtime) copy["exact"] = true;
         copies.before[k.id].push_back(std::move(copy));
         op.inputs[j] = name;
         if (j < op.inputs_at.size()) op.inputs_at[j].clear();
@@ -184,10 +291,21 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
           part = op_result_shape(plan, k, op, 0);
           if (part && part->size() != rank) part.reset();
         }
+        // A kernel of run-time length: the result's shape follows the length.
+        const bool runtime = copies.runtime.count(k.id) > 0;
+        if (runtime) {
+          std::vector<std::vector<uint64_t>> in;
+          for (const std::string& t : op.inputs) in.push_back(plan.value(parse_ref(t).name).shape);
+          part = rule_result_shape(op, in, why);
+        }
         if (!part) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
         std::vector<uint64_t> shape = *part;
         if (k.ops.size() == 1) k.shape = shape;
         const std::string name = scratch(matrix, std::to_string(i) + "_out", shape);
+        if (runtime) {
+          plan.values[plan.value_index.at(name)].runtime_axis = -2;
+          copies.runtime.at(k.id).output = name;
+        }
         copies.after[k.id].push_back(json::object{{"op", "copy"},
                                                   {"from", name},
                                                   {"to", matrix.name},
