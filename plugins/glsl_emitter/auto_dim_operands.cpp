@@ -89,11 +89,11 @@ namespace {
 constexpr uint64_t kRuntimeLengthCap = 512;
 constexpr uint64_t kRuntimeBytesCap = uint64_t{16} << 20;
 
-// Op `op` (kernel k) reading whole matrix `m` (`text`) of run-time length: the kernel's
+// Op `op` (kernel k) reading whole matrix `m` (as `text`) of run-time length: the kernel's
 // RuntimeOperand, made or checked; false with `why` where it cannot be one.
 bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const ValueIn& m,
-                   const std::set<size_t>& axes, std::map<uint32_t, RuntimeOperand>& runtime,
-                   std::string& why) {
+                   const std::string& text, const std::set<size_t>& axes,
+                   std::map<uint32_t, RuntimeOperand>& runtime, std::string& why) {
   if (k.ops.size() != 1) {
     why += ", read by an op fused with others in kernel " + std::to_string(k.id);
     return false;
@@ -111,11 +111,15 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
   const auto oit = plan.value_index.find(out.name);
   if (oit == plan.value_index.end()) invalid_plan(op_where(op) + ": unknown output");
   const ValueIn& o = plan.values[oit->second];
+  // a plain value, a matrix (whole, grown or a part; not of a table) or table entries (an
+  // entry or a window, each index given)
   const bool plain = out.index.empty() && !out.all && !o.is_table() && !o.is_auto_dim();
-  const bool matrix = o.is_auto_dim() && o.auto_table.empty() && !out.all &&
-                      std::none_of(out.index.begin(), out.index.end(), is_slice);
-  if (!plain && !matrix) {
-    why += ", into an output '" + op.output + "' that is neither a plain value nor a matrix";
+  const bool matrix = o.is_auto_dim() && o.auto_table.empty() && !out.all;
+  const bool entries =
+      o.is_table() && !o.is_auto_dim() && !out.all && out.index.size() == o.indices.size();
+  if (!plain && !matrix && !entries) {
+    why += ", into an output '" + op.output +
+           "' that is neither a plain value, a matrix nor table entries";
     return false;
   }
   if (op.settings.contains("acc")) {
@@ -129,8 +133,11 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
     const ValueIn& v = plan.values[it->second];
     if (v.name == m.name && in == op.inputs.front()) continue;
     if (v.is_auto_dim() && v.name == m.name) continue;
-    if (v.is_auto_dim() || v.is_table() || !r.index.empty() || r.all) {
-      why += ", beside another operand '" + in + "' that is not a plain value";
+    const bool entry = v.is_table() && !r.all && r.index.size() == v.indices.size() &&
+                       std::none_of(r.index.begin(), r.index.end(), is_slice);
+    if (v.is_auto_dim() || (v.is_table() && !entry) ||
+        (!v.is_table() && (!r.index.empty() || r.all))) {
+      why += ", beside another operand '" + in + "' that is not a plain value or a table entry";
       return false;
     }
   }
@@ -150,8 +157,6 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
   ro.axis = axis;
   ro.lo = declared;
   ro.hi = std::max(hi, declared);
-  ro.matrix_elements = m.elements;
-  ro.matrix_bytes = m.bytes;
   return true;
 }
 
@@ -248,7 +253,8 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
             guard = runtime_operand_guard(plan, k, op, j, *shape, matrix.auto_indices.size(), why);
           // else a kernel of run-time length (runtime_length.hpp)
           if (!guard && shape && shape->size() == matrix.shape.size())
-            runtime = runtime_input(plan, k, op, matrix, axes[matrix.name], copies.runtime, why);
+            runtime = runtime_input(plan, k, op, matrix, op.inputs[j], axes[matrix.name],
+                                    copies.runtime, why);
           if (!guard && !runtime) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
         }
         const std::string name =
@@ -283,13 +289,17 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
         std::optional<std::vector<uint64_t>> part =
             matrix_access_shape(plan, matrix, op.output, false, growing, why);
         const ValueRef r = parse_ref(op.output);
+        const bool broadcasts = op.shape_rule == "broadcast" && op.broadcast;
+        bool spread = false;
         if (!part && k.kind == "elementwise" &&
             r.index.size() == matrix.auto_table.size() + matrix.auto_indices.size()) {
           size_t rank = matrix.shape.size();
           for (size_t t = 0; t < matrix.auto_table.size() && t < r.index.size(); ++t)
             rank += is_slice(r.index[t]) ? 1 : 0;
           part = op_result_shape(plan, k, op, 0);
-          if (part && part->size() != rank) part.reset();
+          // a result of lower rank spread over the part where the op broadcasts (dsl.md)
+          if (part && (part->size() > rank || (part->size() < rank && !broadcasts))) part.reset();
+          spread = part.has_value();
         }
         // A kernel of run-time length: the result's shape follows the length.
         const bool runtime = copies.runtime.count(k.id) > 0;
@@ -297,6 +307,7 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
           std::vector<std::vector<uint64_t>> in;
           for (const std::string& t : op.inputs) in.push_back(plan.value(parse_ref(t).name).shape);
           part = rule_result_shape(op, in, why);
+          spread = std::any_of(r.index.begin(), r.index.end(), is_slice);
         }
         if (!part) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
         std::vector<uint64_t> shape = *part;
@@ -306,16 +317,52 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
           plan.values[plan.value_index.at(name)].runtime_axis = -2;
           copies.runtime.at(k.id).output = name;
         }
-        copies.after[k.id].push_back(json::object{{"op", "copy"},
-                                                  {"from", name},
-                                                  {"to", matrix.name},
-                                                  {"auto_to", terms(op.output)},
-                                                  {"at", op.output_at},
-                                                  {"store_at", op.output_at}});
+        json::object copy{{"op", "copy"},       {"from", name},
+                          {"to", matrix.name},  {"auto_to", terms(op.output)},
+                          {"at", op.output_at}, {"store_at", op.output_at}};
+        // a result that broadcasts to a part fills it, as the simulator stores it
+        if (spread && broadcasts) copy["spread"] = true;
+        copies.after[k.id].push_back(std::move(copy));
         op.output = name;
         op.output_at.clear();
         k.writes.push_back(name);
         changed = true;
+      } else if (auto rt = copies.runtime.find(k.id); rt != copies.runtime.end()) {
+        // A kernel of run-time length writing table entries: its result (a scratch value of the
+        // shape the length gives) stored as the simulator stores it (the host's spread_copy:
+        // filling the access where it broadcasts to it, else the store's error).
+        const ValueRef r = parse_ref(op.output);
+        const auto it = plan.value_index.find(r.name);
+        if (it != plan.value_index.end() && plan.values[it->second].is_table()) {
+          const ValueIn table = plan.values[it->second];
+          std::vector<std::vector<uint64_t>> in;
+          for (const std::string& t : op.inputs) in.push_back(plan.value(parse_ref(t).name).shape);
+          std::string why;
+          const std::optional<std::vector<uint64_t>> result = rule_result_shape(op, in, why);
+          if (!result) glsl_gap("auto-dim-operand", op_where(op) + ": " + why);
+          ValueIn s;
+          s.name = "@ad" + std::to_string(k.id) + "_" + std::to_string(i) + "_out";
+          s.storage = "scratch";
+          s.dtype = table.dtype;
+          s.shape = *result;
+          for (uint64_t d : s.shape) s.elements *= d;
+          s.bytes = dtype_bytes(s.dtype, s.elements);
+          s.runtime_axis = -2;
+          plan.value_index[s.name] = plan.values.size();
+          plan.values.push_back(s);
+          rt->second.output = s.name;
+          json::object c{{"op", "copy"},
+                         {"from", s.name},
+                         {"to", table.name},
+                         {"to_entry", json::array(r.index.begin(), r.index.end())},
+                         {"spread", true}};
+          if (!op.output_at.empty()) c["at"] = op.output_at;
+          copies.after[k.id].push_back(std::move(c));
+          op.output = s.name;
+          op.output_at.clear();
+          k.writes.push_back(s.name);
+          changed = true;
+        }
       }
     }
     if (!changed) continue;

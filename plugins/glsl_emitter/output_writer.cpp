@@ -938,10 +938,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
         v.shape = shape;
         v.elements = 1;
         for (uint64_t d : shape) v.elements *= d;
-        const RuntimeOperand& ro = rt->second;
-        v.bytes = ro.matrix_elements
-                      ? (v.elements * ro.matrix_bytes + ro.matrix_elements - 1) / ro.matrix_elements
-                      : 0;
+        v.bytes = dtype_bytes(v.dtype, v.elements);
       }
       continue;
     }

@@ -2,6 +2,7 @@
 #include "runtime_length.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "openinfer/broadcast.hpp"
@@ -89,6 +90,17 @@ bool same_layout(const KernelShader& a, const KernelShader& b) {
 
 }  // namespace
 
+uint64_t dtype_bytes(const std::string& dtype, uint64_t elements) {
+  static const std::map<std::string, uint64_t> kBits = {
+      {"f64", 64}, {"i64", 64},   {"u64", 64}, {"f32", 32}, {"i32", 32}, {"u32", 32},
+      {"f16", 16}, {"bf16", 16},  {"i16", 16}, {"u16", 16}, {"i8", 8},   {"u8", 8},
+      {"bool", 8}, {"bitset", 8}, {"f8", 8},   {"i4", 4},   {"u4", 4},   {"i2", 2},
+      {"u2", 2},   {"t2", 2},     {"i1", 1},   {"u1", 1},   {"t1", 1}};
+  auto it = kBits.find(dtype);
+  if (it == kBits.end()) invalid_plan("unknown dtype " + dtype);
+  return (elements * it->second + 7) / 8;
+}
+
 std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
                                                        const std::vector<std::vector<uint64_t>>& in,
                                                        std::string& why) {
@@ -149,6 +161,118 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
         out.push_back(1);
     return out;
   }
+  auto int_setting = [&](const char* name, int64_t dflt) {
+    const json::value* v = op.settings.if_contains(name);
+    return v && v->is_int64() ? v->as_int64() : dflt;
+  };
+  auto fail = [&](const std::string& w) {
+    why = w;
+    return std::nullopt;
+  };
+  const std::vector<uint64_t>& x = in[0];
+  if (rule == "transpose") {
+    std::vector<uint64_t> out;
+    if (const json::value* v = op.settings.if_contains("perm"); v && v->is_array()) {
+      std::set<size_t> seen;
+      for (const json::value& a : v->as_array()) {
+        auto n = a.is_int64() ? axis_of(a.as_int64(), x.size()) : std::nullopt;
+        if (!n || !seen.insert(*n).second) return fail("'perm' " + json::serialize(*v));
+        out.push_back(x[*n]);
+      }
+      if (out.size() != x.size()) return fail("'perm' " + json::serialize(*v));
+    } else {
+      out.assign(x.rbegin(), x.rend());
+    }
+    return out;
+  }
+  if (rule == "concat") {
+    auto ax = axis_of(int_setting("axis", 0), x.size());
+    if (!ax) return fail("concat axis out of range");
+    std::vector<uint64_t> out = x;
+    for (size_t i = 1; i < in.size(); ++i) {
+      bool ok = in[i].size() == x.size();
+      for (size_t q = 0; ok && q < x.size(); ++q) ok = q == *ax || in[i][q] == x[q];
+      if (!ok) return fail("concat input " + std::to_string(i) + " of shape " + dims_text(in[i]));
+      out[*ax] += in[i][*ax];
+    }
+    return out;
+  }
+  if (rule == "norm_trailing") {
+    auto ax = axis_of(int_setting("axis", -1), x.size());
+    if (!ax) return fail("axis out of range");
+    const std::vector<uint64_t> trailing(x.begin() + static_cast<std::ptrdiff_t>(*ax), x.end());
+    for (size_t i = 1; i < in.size(); ++i)
+      if (in[i] != trailing)
+        return fail("input " + std::to_string(i) + " has shape " + dims_text(in[i]) +
+                    " but must have " + dims_text(trailing));
+    return x;
+  }
+  if (rule == "batch_norm") {
+    if (x.size() < 2) return fail("batch_norm of rank below 2");
+    for (size_t i = 1; i < in.size() && i < 5; ++i)
+      if (in[i] != std::vector<uint64_t>{x[1]})
+        return fail("batch_norm input " + std::to_string(i) + " of shape " + dims_text(in[i]));
+    return x;
+  }
+  if (rule == "dequantize" && in.size() >= 2) {
+    if (in[1].size() > 1) return fail("dequantize scale of rank above 1");
+    if (in[1].size() == 1) {
+      auto ax = axis_of(int_setting("axis", 1), x.size());
+      if (!ax || in[1][0] != x[*ax]) return fail("dequantize scale " + dims_text(in[1]));
+    }
+    if (in.size() > 2 && in[2] != in[1]) return fail("dequantize zero_point " + dims_text(in[2]));
+    return x;
+  }
+  if (rule == "gather" && in.size() == 2) {
+    auto ax = axis_of(int_setting("axis", 0), x.size());
+    if (!ax) return fail("gather axis out of range");
+    std::vector<uint64_t> out(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(*ax));
+    out.insert(out.end(), in[1].begin(), in[1].end());
+    out.insert(out.end(), x.begin() + static_cast<std::ptrdiff_t>(*ax) + 1, x.end());
+    return out;
+  }
+  if (rule == "pad") {
+    const json::value* v = op.settings.if_contains("pads");
+    if (!v || !v->is_array() || v->as_array().size() != 2 * x.size()) return fail("'pads'");
+    std::string mode = "constant";
+    if (const json::value* m = op.settings.if_contains("mode"); m && m->is_string())
+      mode = std::string(m->as_string());
+    std::vector<uint64_t> out = x;
+    for (size_t a = 0; a < x.size(); ++a) {
+      const json::value &jb = v->as_array()[a], &je = v->as_array()[a + x.size()];
+      if (!jb.is_int64() || !je.is_int64()) return fail("'pads'");
+      const int64_t b = jb.as_int64(), e = je.as_int64();
+      const auto dim = static_cast<int64_t>(x[a]);
+      if (b < 0 || e < 0 || (mode == "reflect" && (b >= dim || e >= dim) && (b > 0 || e > 0)) ||
+          (mode == "edge" && dim == 0 && (b > 0 || e > 0)))
+        return fail("pads of axis " + std::to_string(a) + " for its size " + std::to_string(dim));
+      out[a] = x[a] + static_cast<uint64_t>(b + e);
+    }
+    return out;
+  }
+  if (rule == "attention" && in.size() >= 3) {
+    const std::vector<uint64_t>&q = in[0], &k = in[1], &v = in[2];
+    if (q.size() < 2 || k.size() < 2 || v.size() < 2 || k.back() != q.back() ||
+        v[v.size() - 2] != k[k.size() - 2])
+      return fail("attention of " + dims_text(q) + ", " + dims_text(k) + " and " + dims_text(v));
+    auto lead = [](const std::vector<uint64_t>& t) {
+      return std::vector<uint64_t>(t.begin(), t.end() - 2);
+    };
+    auto batch = geometry::broadcast_shape(lead(q), lead(k));
+    if (batch) batch = geometry::broadcast_shape(*batch, lead(v));
+    if (!batch) return fail("attention leading dims");
+    std::vector<uint64_t> scores = *batch;
+    scores.push_back(q[q.size() - 2]);
+    scores.push_back(k[k.size() - 2]);
+    if (in.size() > 3) {
+      auto m = geometry::broadcast_shape(scores, in[3]);
+      if (!m || *m != scores) return fail("attention mask " + dims_text(in[3]));
+    }
+    std::vector<uint64_t> out = *batch;
+    out.push_back(q[q.size() - 2]);
+    out.push_back(v.back());
+    return out;
+  }
   if (rule == "matmul" && in.size() == 2) {
     const std::vector<uint64_t>&a = in[0], &b = in[1];
     if (a.size() < 2 || b.size() < 2 || a[a.size() - 1] != b[b.size() - 2]) {
@@ -183,9 +307,7 @@ KernelShader record_runtime_length(
     v.shape = shape;
     v.elements = 1;
     for (uint64_t d : shape) v.elements *= d;
-    v.bytes = ro.matrix_elements
-                  ? (v.elements * ro.matrix_bytes + ro.matrix_elements - 1) / ro.matrix_elements
-                  : 0;
+    v.bytes = dtype_bytes(v.dtype, v.elements);
   };
   std::set<std::string> runtime(ro.inputs.begin(), ro.inputs.end());
   const ValueIn& first = plan.value(ro.inputs.front());
@@ -199,7 +321,10 @@ KernelShader record_runtime_length(
     std::vector<std::vector<uint64_t>> in;
     for (const std::string& t : op.inputs) {
       const ValueRef r = parse_ref(t);
-      if (!r.index.empty() || r.all) gap("beside another operand '" + t + "' of a table");
+      if (r.all || std::any_of(r.index.begin(), r.index.end(), [](const std::string& x) {
+            return x.find("..") != std::string::npos;
+          }))
+        gap("beside another operand '" + t + "', a window of a table");
       in.push_back(p.value(r.name).shape);
     }
     std::string why;
@@ -219,8 +344,8 @@ KernelShader record_runtime_length(
     try {
       recorded.push_back(record_kernel(p, device, k));
     } catch (const std::exception& e) {
-      gap("that the Vulkan backend's kernel cannot be recorded for at length " +
-          std::to_string(L) + " (" + e.what() + ")");
+      gap("that the Vulkan backend's kernel cannot be recorded for at length " + std::to_string(L) +
+          " (" + e.what() + ")");
     }
   }
   for (const std::string& s : ro.inputs) {
@@ -300,8 +425,14 @@ KernelShader record_runtime_length(
     info.segments.push_back(seg);
     start = end;
   }
-  if (!out.checks.empty() || !out.rope_tables.empty())
-    gap("whose Vulkan backend kernel does host work (index checks, rope tables) sized by it");
+  // gather's index check: the same at every length (its axis not the growing one)
+  for (const KernelShader& r : recorded)
+    for (size_t c = 0; c < r.checks.size(); ++c)
+      if (r.checks.size() != out.checks.size() || r.checks[c].bound != out.checks[c].bound ||
+          r.checks[c].count != out.checks[c].count || r.checks[c].value != out.checks[c].value)
+        gap("whose Vulkan backend kernel checks indices against its length");
+  if (!out.rope_tables.empty())
+    gap("whose Vulkan backend kernel computes rope's table for it on the host");
   out.length = std::move(info);
   return out;
 }

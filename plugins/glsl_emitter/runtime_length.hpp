@@ -27,10 +27,12 @@ struct RuntimeOperand {
   std::string matrix, at;
   size_t axis = 0;
   uint64_t lo = 0, hi = 0;
-  uint64_t matrix_elements = 1, matrix_bytes = 0;  // the matrix's declared size, for bytes
   std::vector<std::string> inputs;
   std::string output;
 };
+
+// The bytes of `elements` of `dtype` on the device (packed dtypes packed).
+uint64_t dtype_bytes(const std::string& dtype, uint64_t elements);
 
 // The result's shape of `op` for the inputs' shapes by its catalog shape rule (broadcast,
 // same_as_input0(_axis), reduce_axes, argreduce_axis, matmul), or nullopt with `why` (another
@@ -43,8 +45,8 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
 // hi (what the host program allocates). Refuses (glsl_gap "auto-dim-operand") a kernel the
 // backend cannot record at some length, a result of another shape than a plain output's, a
 // params word or count that follows no such form, or more than 8 segments.
-KernelShader record_runtime_length(const PlanIn& plan, const DeviceIn& device, const KernelIn& k,
-                                   const RuntimeOperand& ro,
-                                   std::vector<std::pair<std::string, std::vector<uint64_t>>>& capacity);
+KernelShader record_runtime_length(
+    const PlanIn& plan, const DeviceIn& device, const KernelIn& k, const RuntimeOperand& ro,
+    std::vector<std::pair<std::string, std::vector<uint64_t>>>& capacity);
 
 }  // namespace oi::glsl

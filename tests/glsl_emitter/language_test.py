@@ -336,7 +336,9 @@ def auto_dim_length(step):
     to n + 1 rows, row r made at step r from @init 1, so after step s row r is 1 plus x of steps
     r..s; y its column sums, s their running sum, a the column maxima, m the means (f32
     quotient), k the first row of each maximum, P = -(M @ w); V grows a column a step from @init
-    0.5, plus c of the steps since; F's row r the product of x of steps r..s (@init 1)."""
+    0.5, plus c of the steps since; F's row r the product of x of steps r..s (@init 1); T is M
+    transposed, K[t] the column sums of step t, Z's first row 7 plus every x so far, the rows
+    below it x * x of this step."""
     rows = step + 1
     m = [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
          for r in range(rows)]
@@ -353,7 +355,11 @@ def auto_dim_length(step):
     return {"M": m, "y": y, "s": acc, "a": [[max(c) for c in col]],
             "m": [float(np.float32(t) / np.float32(rows)) for t in y],
             "k": [c.index(max(c)) for c in col], "P": p, "V": v, "v": [sum(r) for r in v],
-            "F": f}
+            "F": f, "T": col,
+            "K": [[sum(1 + sum(LENGTH_X[t][j] for t in range(r, st + 1)) for r in range(st + 1))
+                   for j in range(3)] for st in range(rows)],
+            "Z": [[7 + sum(LENGTH_X[t][j] for t in range(rows)) for j in range(3)]]
+            + [[v * v for v in LENGTH_X[step]] for _ in range(1, rows)]}
 
 
 def inplace_kernels(step):

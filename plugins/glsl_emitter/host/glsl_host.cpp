@@ -1997,8 +1997,9 @@ class Runner {
       upload(other, out.data(), out.size());
       return;
     }
+    const json::value* sp = s.if_contains("spread");
     write_matrix(m, terms, other.shape, unpack_cells(m, download(other), other.elements), indices,
-                 where);
+                 where, sp && sp->is_bool() && sp->as_bool());
   }
 
   // A copy between a matrix and table entries where neither side's shape is known before run
@@ -2041,7 +2042,8 @@ class Runner {
   // write_auto_dim): per key the @table slots visit, the grown matrix or the part.
   void write_matrix(Value& m, const std::vector<std::string>& terms,
                     const std::vector<uint64_t>& vs, const std::vector<uint8_t>& bytes,
-                    const std::map<std::string, int64_t>& indices, const std::string& where) {
+                    const std::map<std::string, int64_t>& indices, const std::string& where,
+                    bool spread = false) {
     const size_t esize = cell_size(m);
     std::vector<uint64_t> lead;
     const auto keys = matrix_keys(m, terms, indices, where, lead);
@@ -2066,6 +2068,18 @@ class Runner {
       }();
       // The box the slots select (matrix_part with a throwaway copy), or the grown matrix.
       matrix_part(m, e, terms, indices, where, target);
+      std::vector<uint8_t> piece(
+          bytes.begin() + static_cast<std::ptrdiff_t>(n * numel * esize),
+          bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * numel * esize));
+      // An op's result that broadcasts to a part fills it (dsl.md; the interpreter's spread).
+      std::vector<uint64_t> common;
+      if (spread && !scalar && inner != target && lead.empty() &&
+          shape_rules::broadcast(inner, target, common) && common == target) {
+        piece = broadcast_cells(piece, inner, target, esize);
+        if (piece.empty()) continue;  // an empty part: nothing stored
+        write_box(m, e, terms, indices, piece, esize);
+        continue;
+      }
       if (inner != target) {
         const std::string entry = lead.empty() ? "" : " entry " + key_text(keys[n]);
         throw Failure(1,
@@ -2074,15 +2088,33 @@ class Runner {
                                   : " into a part of '" + m.name + "'" + entry + " of shape ") +
                           shape_text(target));
       }
-      std::vector<uint8_t> piece(
-          bytes.begin() + static_cast<std::ptrdiff_t>(n * numel * esize),
-          bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * numel * esize));
       if (scalar) {
         e.cells = std::move(piece);
         continue;
       }
       write_box(m, e, terms, indices, piece, esize);
     }
+  }
+
+  // Cells of shape `from` broadcast to shape `to` (numpy's rule; `from` right-aligned).
+  static std::vector<uint8_t> broadcast_cells(const std::vector<uint8_t>& cells,
+                                              const std::vector<uint64_t>& from,
+                                              const std::vector<uint64_t>& to, size_t esize) {
+    uint64_t n = 1;
+    for (uint64_t d : to) n *= d;
+    std::vector<uint8_t> out;
+    out.reserve(n * esize);
+    const size_t rank = to.size(), off = rank - from.size();
+    std::vector<uint64_t> at(rank, 0);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t src = 0;
+      for (size_t a = off; a < rank; ++a)
+        src = src * from[a - off] + (from[a - off] == 1 ? 0 : at[a]);
+      out.insert(out.end(), cells.begin() + static_cast<std::ptrdiff_t>(src * esize),
+                 cells.begin() + static_cast<std::ptrdiff_t>((src + 1) * esize));
+      for (size_t d = rank; d > 0 && ++at[d - 1] == to[d - 1];) at[--d] = 0;
+    }
+    return out;
   }
 
   // Stores `piece` into the box the (non-scalar) slots select of matrix e (checked by
