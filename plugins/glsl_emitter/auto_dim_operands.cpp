@@ -98,8 +98,16 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
     why += ", read by an op fused with others in kernel " + std::to_string(k.id);
     return false;
   }
-  if (!m.auto_table.empty()) {
-    why += ", a matrix of a table";
+  // a table's matrices: one key's (every @table index a scalar; stacked ones have their
+  // count on a leading axis)
+  auto one_key = [](const ValueIn& v, const ValueRef& r) {
+    return r.index.size() == v.auto_table.size() + v.auto_indices.size() &&
+           std::none_of(r.index.begin(),
+                        r.index.begin() + static_cast<std::ptrdiff_t>(v.auto_table.size()),
+                        is_slice);
+  };
+  if (!m.auto_table.empty() && !one_key(m, parse_ref(text))) {
+    why += ", the matrices of several keys of a table";
     return false;
   }
   if (axes.size() != 1) {
@@ -111,10 +119,10 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
   const auto oit = plan.value_index.find(out.name);
   if (oit == plan.value_index.end()) invalid_plan(op_where(op) + ": unknown output");
   const ValueIn& o = plan.values[oit->second];
-  // a plain value, a matrix (whole, grown or a part; not of a table) or table entries (an
+  // a plain value, a matrix (whole, grown or a part; of a table, one key's) or table entries (an
   // entry or a window, each index given)
   const bool plain = out.index.empty() && !out.all && !o.is_table() && !o.is_auto_dim();
-  const bool matrix = o.is_auto_dim() && o.auto_table.empty() && !out.all;
+  const bool matrix = o.is_auto_dim() && !out.all && (o.auto_table.empty() || one_key(o, out));
   const bool entries =
       o.is_table() && !o.is_auto_dim() && !out.all && out.index.size() == o.indices.size();
   if (!plain && !matrix && !entries) {
@@ -290,7 +298,6 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
             matrix_access_shape(plan, matrix, op.output, false, growing, why);
         const ValueRef r = parse_ref(op.output);
         const bool broadcasts = op.shape_rule == "broadcast" && op.broadcast;
-        bool spread = false;
         if (!part && k.kind == "elementwise" &&
             r.index.size() == matrix.auto_table.size() + matrix.auto_indices.size()) {
           size_t rank = matrix.shape.size();
@@ -299,7 +306,6 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
           part = op_result_shape(plan, k, op, 0);
           // a result of lower rank spread over the part where the op broadcasts (dsl.md)
           if (part && (part->size() > rank || (part->size() < rank && !broadcasts))) part.reset();
-          spread = part.has_value();
         }
         // A kernel of run-time length: the result's shape follows the length.
         const bool runtime = copies.runtime.count(k.id) > 0;
@@ -307,7 +313,6 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
           std::vector<std::vector<uint64_t>> in;
           for (const std::string& t : op.inputs) in.push_back(plan.value(parse_ref(t).name).shape);
           part = rule_result_shape(op, in, why);
-          spread = std::any_of(r.index.begin(), r.index.end(), is_slice);
         }
         if (!part) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
         std::vector<uint64_t> shape = *part;
@@ -320,8 +325,9 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
         json::object copy{{"op", "copy"},       {"from", name},
                           {"to", matrix.name},  {"auto_to", terms(op.output)},
                           {"at", op.output_at}, {"store_at", op.output_at}};
-        // a result that broadcasts to a part fills it, as the simulator stores it
-        if (spread && broadcasts) copy["spread"] = true;
+        // a result that broadcasts to the part or the grown matrix fills it, as the simulator
+        // stores it (interpreter_op.cpp)
+        if (broadcasts) copy["spread"] = true;
         copies.after[k.id].push_back(std::move(copy));
         op.output = name;
         op.output_at.clear();

@@ -338,7 +338,7 @@ def auto_dim_length(step):
     quotient), k the first row of each maximum, P = -(M @ w); V grows a column a step from @init
     0.5, plus c of the steps since; F's row r the product of x of steps r..s (@init 1); T is M
     transposed, K[t] the column sums of step t, Z's first row 7 plus every x so far, the rows
-    below it x * x of this step."""
+    below it x * x of this step; u the column sums of C[1], grown as M from @init 2."""
     rows = step + 1
     m = [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
          for r in range(rows)]
@@ -359,7 +359,9 @@ def auto_dim_length(step):
             "K": [[sum(1 + sum(LENGTH_X[t][j] for t in range(r, st + 1)) for r in range(st + 1))
                    for j in range(3)] for st in range(rows)],
             "Z": [[7 + sum(LENGTH_X[t][j] for t in range(rows)) for j in range(3)]]
-            + [[v * v for v in LENGTH_X[step]] for _ in range(1, rows)]}
+            + [[v * v for v in LENGTH_X[step]] for _ in range(1, rows)],
+            "u": [sum(2 + sum(LENGTH_X[t][j] for t in range(r, rows)) for r in range(rows))
+                  for j in range(3)]}
 
 
 def inplace_kernels(step):

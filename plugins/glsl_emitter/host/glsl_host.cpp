@@ -2073,11 +2073,13 @@ class Runner {
           bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * numel * esize));
       // An op's result that broadcasts to a part fills it (dsl.md; the interpreter's spread).
       std::vector<uint64_t> common;
-      if (spread && !scalar && inner != target && lead.empty() &&
-          shape_rules::broadcast(inner, target, common) && common == target) {
+      if (spread && inner != target && shape_rules::broadcast(inner, target, common) &&
+          common == target) {
         piece = broadcast_cells(piece, inner, target, esize);
-        if (piece.empty()) continue;  // an empty part: nothing stored
-        write_box(m, e, terms, indices, piece, esize);
+        if (scalar)  // the grown matrix whole
+          e.cells = std::move(piece);
+        else if (!piece.empty())  // an empty part: nothing stored
+          write_box(m, e, terms, indices, piece, esize);
         continue;
       }
       if (inner != target) {
