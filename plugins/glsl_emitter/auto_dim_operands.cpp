@@ -36,10 +36,8 @@ void collect_steps(const json::array& steps, std::vector<std::string>& out) {
   }
 }
 
-}  // namespace
-
-// (dsl.md: `M[r, c]` grows the counts to at least r and c)
-GrowingMatrices growing_matrices(const PlanIn& plan) {
+// Every use of a value in the plan as written: the kernels' operands, the steps' copies.
+std::vector<std::string> all_uses(const PlanIn& plan) {
   std::vector<std::string> uses;
   for (const KernelIn& k : plan.kernels)
     for (const OpIn& op : k.ops) {
@@ -50,8 +48,15 @@ GrowingMatrices growing_matrices(const PlanIn& plan) {
     if (const json::object* o = b.if_object();
         o && o->contains("steps") && o->at("steps").is_array())
       collect_steps(o->at("steps").as_array(), uses);
+  return uses;
+}
+
+}  // namespace
+
+// (dsl.md: `M[r, c]` grows the counts to at least r and c)
+GrowingMatrices growing_matrices(const PlanIn& plan) {
   std::map<std::string, std::string> out;
-  for (const std::string& u : uses) {
+  for (const std::string& u : all_uses(plan)) {
     const ValueIn* m = matrix_of(plan, u);
     const ValueRef r = parse_ref(u);
     if (!m || r.index.size() <= m->auto_table.size()) continue;
@@ -62,6 +67,108 @@ GrowingMatrices growing_matrices(const PlanIn& plan) {
   }
   return out;
 }
+
+std::set<size_t> growing_axes(const PlanIn& plan, const ValueIn& m) {
+  std::set<size_t> axes;
+  for (const std::string& u : all_uses(plan)) {
+    const ValueRef r = parse_ref(u);
+    if (r.name != m.name || r.index.size() != m.auto_table.size() + m.auto_indices.size()) continue;
+    for (size_t a = 0; a < m.auto_indices.size(); ++a) {
+      const std::string& t = r.index[m.auto_table.size() + a];
+      if (!is_slice(t) && t != "0") axes.insert(a);
+    }
+  }
+  return axes;
+}
+
+namespace {
+
+// Scratch values of a matrix's declared shape holding it along its one growing axis, whose
+// length is known only at run time, capped where no @fixed bound is (so many rows or columns;
+// the scratch values are allocated for it).
+constexpr uint64_t kRuntimeLengthCap = 512;
+constexpr uint64_t kRuntimeBytesCap = uint64_t{16} << 20;
+
+// Op `op` (kernel k) reading whole matrix `m` (as `text`) of run-time length: the kernel's
+// RuntimeOperand, made or checked; false with `why` where it cannot be one.
+bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const ValueIn& m,
+                   const std::string& text, const std::set<size_t>& axes,
+                   std::map<uint32_t, RuntimeOperand>& runtime, std::string& why) {
+  if (k.ops.size() != 1) {
+    why += ", read by an op fused with others in kernel " + std::to_string(k.id);
+    return false;
+  }
+  // a table's matrices: one key's (every @table index a scalar; stacked ones have their
+  // count on a leading axis)
+  auto one_key = [](const ValueIn& v, const ValueRef& r) {
+    return r.index.size() == v.auto_table.size() + v.auto_indices.size() &&
+           std::none_of(r.index.begin(),
+                        r.index.begin() + static_cast<std::ptrdiff_t>(v.auto_table.size()),
+                        is_slice);
+  };
+  if (!m.auto_table.empty() && !one_key(m, parse_ref(text))) {
+    why += ", the matrices of several keys of a table";
+    return false;
+  }
+  if (axes.size() != 1) {
+    why += ", which grows along " + std::to_string(axes.size()) + " axes";
+    return false;
+  }
+  const size_t axis = *axes.begin();
+  const ValueRef out = parse_ref(op.output);
+  const auto oit = plan.value_index.find(out.name);
+  if (oit == plan.value_index.end()) invalid_plan(op_where(op) + ": unknown output");
+  const ValueIn& o = plan.values[oit->second];
+  // a plain value, a matrix (whole, grown or a part; of a table, one key's) or table entries (an
+  // entry or a window, each index given)
+  const bool plain = out.index.empty() && !out.all && !o.is_table() && !o.is_auto_dim();
+  const bool matrix = o.is_auto_dim() && !out.all && (o.auto_table.empty() || one_key(o, out));
+  const bool entries =
+      o.is_table() && !o.is_auto_dim() && !out.all && out.index.size() == o.indices.size();
+  if (!plain && !matrix && !entries) {
+    why += ", into an output '" + op.output +
+           "' that is neither a plain value, a matrix nor table entries";
+    return false;
+  }
+  if (op.settings.contains("acc")) {
+    why += ", with acc=";
+    return false;
+  }
+  for (const std::string& in : op.inputs) {
+    const ValueRef r = parse_ref(in);
+    const auto it = plan.value_index.find(r.name);
+    if (it == plan.value_index.end()) continue;
+    const ValueIn& v = plan.values[it->second];
+    if (v.name == m.name && in == op.inputs.front()) continue;
+    if (v.is_auto_dim() && v.name == m.name) continue;
+    const bool entry = v.is_table() && !r.all && r.index.size() == v.indices.size() &&
+                       std::none_of(r.index.begin(), r.index.end(), is_slice);
+    if (v.is_auto_dim() || (v.is_table() && !entry) ||
+        (!v.is_table() && (!r.index.empty() || r.all))) {
+      why += ", beside another operand '" + in + "' that is not a plain value or a table entry";
+      return false;
+    }
+  }
+  auto [it, fresh] = runtime.try_emplace(k.id);
+  RuntimeOperand& ro = it->second;
+  if (!fresh && (ro.matrix != m.name || ro.axis != axis)) {
+    why += ", beside another matrix of run-time length";
+    return false;
+  }
+  const uint64_t declared = m.shape.at(axis);
+  const uint64_t row = m.shape.at(axis) && m.elements ? m.bytes / declared : m.bytes;
+  uint64_t hi = m.auto_bound.size() > axis && m.auto_bound[axis] ? declared + m.auto_bound[axis]
+                                                                 : declared + kRuntimeLengthCap;
+  if (row) hi = std::min(hi, std::max(declared + 1, kRuntimeBytesCap / row));
+  ro.matrix = m.name;
+  ro.at = op.at;
+  ro.axis = axis;
+  ro.lo = declared;
+  ro.hi = std::max(hi, declared);
+  return true;
+}
+
+}  // namespace
 
 std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, const ValueIn& m,
                                                          const std::string& text, bool read,
@@ -111,6 +218,9 @@ std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, con
 
 OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growing) {
   OperandCopies copies;
+  std::map<std::string, std::set<size_t>> axes;  // before the operands are rewritten
+  for (const ValueIn& v : plan.values)
+    if (v.is_auto_dim()) axes[v.name] = growing_axes(plan, v);
   for (KernelIn& k : plan.kernels) {
     bool changed = false;
     for (size_t i = 0; i < k.ops.size(); ++i) {
@@ -143,15 +253,25 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
         std::optional<std::vector<uint64_t>> shape =
             matrix_access_shape(plan, matrix, op.inputs[j], true, growing, why);
         std::optional<json::object> guard;
+        bool runtime = false;
         if (!shape) {
           std::string unused;
           shape = matrix_access_shape(plan, matrix, op.inputs[j], false, growing, unused);
           if (shape && shape->size() == matrix.shape.size())
             guard = runtime_operand_guard(plan, k, op, j, *shape, matrix.auto_indices.size(), why);
-          if (!guard) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
+          // else a kernel of run-time length (runtime_length.hpp)
+          if (!guard && shape && shape->size() == matrix.shape.size())
+            runtime = runtime_input(plan, k, op, matrix, op.inputs[j], axes[matrix.name],
+                                    copies.runtime, why);
+          if (!guard && !runtime) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
         }
         const std::string name =
             scratch(matrix, std::to_string(i) + "_" + std::to_string(j), *shape);
+        if (runtime) {
+          plan.values[plan.value_index.at(name)].runtime_axis =
+              static_cast<int>(copies.runtime.at(k.id).axis);
+          copies.runtime.at(k.id).inputs.push_back(name);
+        }
         json::object copy{{"op", "copy"}, {"from", matrix.name},
                           {"to", name},   {"auto_from", terms(op.inputs[j])},
                           {"at", at},     {"store_at", at}};
@@ -159,6 +279,7 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
           copy["exact"] = true;
           copy["guard"] = std::move(*guard);
         }
+        if (runtime) copy["exact"] = true;
         copies.before[k.id].push_back(std::move(copy));
         op.inputs[j] = name;
         if (j < op.inputs_at.size()) op.inputs_at[j].clear();
@@ -176,28 +297,78 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
         std::optional<std::vector<uint64_t>> part =
             matrix_access_shape(plan, matrix, op.output, false, growing, why);
         const ValueRef r = parse_ref(op.output);
+        const bool broadcasts = op.shape_rule == "broadcast" && op.broadcast;
         if (!part && k.kind == "elementwise" &&
             r.index.size() == matrix.auto_table.size() + matrix.auto_indices.size()) {
           size_t rank = matrix.shape.size();
           for (size_t t = 0; t < matrix.auto_table.size() && t < r.index.size(); ++t)
             rank += is_slice(r.index[t]) ? 1 : 0;
           part = op_result_shape(plan, k, op, 0);
-          if (part && part->size() != rank) part.reset();
+          // a result of lower rank spread over the part where the op broadcasts (dsl.md)
+          if (part && (part->size() > rank || (part->size() < rank && !broadcasts))) part.reset();
+        }
+        // A kernel of run-time length: the result's shape follows the length.
+        const bool runtime = copies.runtime.count(k.id) > 0;
+        if (runtime) {
+          std::vector<std::vector<uint64_t>> in;
+          for (const std::string& t : op.inputs) in.push_back(plan.value(parse_ref(t).name).shape);
+          part = rule_result_shape(op, in, why);
         }
         if (!part) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
         std::vector<uint64_t> shape = *part;
         if (k.ops.size() == 1) k.shape = shape;
         const std::string name = scratch(matrix, std::to_string(i) + "_out", shape);
-        copies.after[k.id].push_back(json::object{{"op", "copy"},
-                                                  {"from", name},
-                                                  {"to", matrix.name},
-                                                  {"auto_to", terms(op.output)},
-                                                  {"at", op.output_at},
-                                                  {"store_at", op.output_at}});
+        if (runtime) {
+          plan.values[plan.value_index.at(name)].runtime_axis = -2;
+          copies.runtime.at(k.id).output = name;
+        }
+        json::object copy{{"op", "copy"},       {"from", name},
+                          {"to", matrix.name},  {"auto_to", terms(op.output)},
+                          {"at", op.output_at}, {"store_at", op.output_at}};
+        // a result that broadcasts to the part or the grown matrix fills it, as the simulator
+        // stores it (interpreter_op.cpp)
+        if (broadcasts) copy["spread"] = true;
+        copies.after[k.id].push_back(std::move(copy));
         op.output = name;
         op.output_at.clear();
         k.writes.push_back(name);
         changed = true;
+      } else if (auto rt = copies.runtime.find(k.id); rt != copies.runtime.end()) {
+        // A kernel of run-time length writing table entries: its result (a scratch value of the
+        // shape the length gives) stored as the simulator stores it (the host's spread_copy:
+        // filling the access where it broadcasts to it, else the store's error).
+        const ValueRef r = parse_ref(op.output);
+        const auto it = plan.value_index.find(r.name);
+        if (it != plan.value_index.end() && plan.values[it->second].is_table()) {
+          const ValueIn table = plan.values[it->second];
+          std::vector<std::vector<uint64_t>> in;
+          for (const std::string& t : op.inputs) in.push_back(plan.value(parse_ref(t).name).shape);
+          std::string why;
+          const std::optional<std::vector<uint64_t>> result = rule_result_shape(op, in, why);
+          if (!result) glsl_gap("auto-dim-operand", op_where(op) + ": " + why);
+          ValueIn s;
+          s.name = "@ad" + std::to_string(k.id) + "_" + std::to_string(i) + "_out";
+          s.storage = "scratch";
+          s.dtype = table.dtype;
+          s.shape = *result;
+          for (uint64_t d : s.shape) s.elements *= d;
+          s.bytes = dtype_bytes(s.dtype, s.elements);
+          s.runtime_axis = -2;
+          plan.value_index[s.name] = plan.values.size();
+          plan.values.push_back(s);
+          rt->second.output = s.name;
+          json::object c{{"op", "copy"},
+                         {"from", s.name},
+                         {"to", table.name},
+                         {"to_entry", json::array(r.index.begin(), r.index.end())},
+                         {"spread", true}};
+          if (!op.output_at.empty()) c["at"] = op.output_at;
+          copies.after[k.id].push_back(std::move(c));
+          op.output = s.name;
+          op.output_at.clear();
+          k.writes.push_back(s.name);
+          changed = true;
+        }
       }
     }
     if (!changed) continue;

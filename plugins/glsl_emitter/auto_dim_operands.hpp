@@ -9,16 +9,20 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "plan_input.hpp"
+#include "runtime_length.hpp"
 
 namespace oi::glsl {
 
 struct OperandCopies {
   // per kernel id, the manifest's copy steps to run before and after its dispatch
   std::map<uint32_t, std::vector<boost::json::object>> before, after;
+  // per kernel id, a whole matrix of run-time length it reads (runtime_length.hpp)
+  std::map<uint32_t, RuntimeOperand> runtime;
 };
 
 // The matrices whose counts some access of the plan may grow (a scalar auto index other than 0;
@@ -35,9 +39,16 @@ std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, con
                                                          const GrowingMatrices& growing,
                                                          std::string& why);
 
+// The auto axes of matrix `m` that some access of the plan grows (a scalar term other than 0
+// there).
+std::set<size_t> growing_axes(const PlanIn& plan, const ValueIn& m);
+
 // Rewrites such operands of `plan`'s kernels to scratch values (added to plan.values, storage
-// "scratch"). Refuses (glsl_gap "auto-dim-operand") an operand whose shape is known only at
-// run time: a part of run-time length, a whole matrix in `growing` (computed before).
+// "scratch"). A whole matrix in `growing` (computed before) read by an op alone in its kernel,
+// along one growing axis, the op's other operands plain values, its output a plain value or a
+// matrix: the kernel is one of run-time length (`runtime`). Refuses (glsl_gap
+// "auto-dim-operand") another operand whose shape is known only at run time: a part of
+// run-time length, a whole matrix otherwise.
 OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growing);
 
 }  // namespace oi::glsl

@@ -678,6 +678,7 @@ json::object value_json(const ValueIn& v) {
   o["shape"] = json::array(v.shape.begin(), v.shape.end());
   if (!v.link.empty()) o["link"] = v.link;
   if (v.init) o["init"] = *v.init;
+  if (v.runtime_axis != -1) o["runtime_axis"] = v.runtime_axis;  // shape: the capacity
   if (v.storage == "arena") {
     o["offset"] = v.offset;
     o["zero_fill"] = v.zero_fill;
@@ -809,6 +810,22 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     patches.push_back(json::object{
         {"dispatch", p.dispatch}, {"word", p.word}, {"index", p.index}, {"kind", p.kind}});
   if (!patches.empty()) out["patches"] = std::move(patches);
+  if (ks.length) {  // a kernel of run-time length (runtime_length.hpp)
+    const RuntimeLengthKernel& l = *ks.length;
+    json::array segments, forms, shapes;
+    for (const LengthSegment& g : l.segments)
+      segments.push_back(
+          json::object{{"from", g.from}, {"to", g.to}, {"first", g.first}, {"count", g.count}});
+    for (const LengthForm& f : l.forms)
+      forms.push_back(json::object{
+          {"dispatch", f.dispatch}, {"slot", f.slot}, {"a", f.a}, {"b", f.b}, {"c", f.c}});
+    for (const LengthShape& f : l.shapes)
+      shapes.push_back(
+          json::object{{"value", f.value}, {"axis", f.axis}, {"a", f.a}, {"b", f.b}, {"c", f.c}});
+    out["length"] = json::object{{"value", l.value},     {"axis", l.axis},     {"lo", l.lo},
+                                 {"hi", l.hi},           {"matrix", l.matrix}, {"at", l.at},
+                                 {"segments", segments}, {"forms", forms},     {"shapes", shapes}};
+  }
   return out;
 }
 
@@ -916,7 +933,25 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
                         : record_runtime_index(plan, device, copy, left, ik.why);
   };
   std::vector<KernelShader> shaders;
+  std::vector<std::pair<std::string, std::vector<uint64_t>>> capacity;
   for (const KernelIn& k : plan.kernels) {
+    if (auto rt = copies.runtime.find(k.id); rt != copies.runtime.end()) {
+      if (indexed.count(k.id))
+        glsl_gap("auto-dim-operand", "kernel " + std::to_string(k.id) +
+                                         ": an operand of run-time length and a setting naming "
+                                         "a loop index");
+      capacity.clear();
+      shaders.push_back(record_runtime_length(plan, device, k, rt->second, capacity));
+      // the scratch values allocated for the longest length
+      for (const auto& [name, shape] : capacity) {
+        ValueIn& v = plan.values.at(plan.value_index.at(name));
+        v.shape = shape;
+        v.elements = 1;
+        for (uint64_t d : shape) v.elements *= d;
+        v.bytes = dtype_bytes(v.dtype, v.elements);
+      }
+      continue;
+    }
     auto ix = indexed.find(k.id);
     if (ix != indexed.end() && !ix->second.runtime.empty()) {
       shaders.push_back(record_runtime_index(plan, device, k, ix->second.by, ix->second.runtime));

@@ -42,6 +42,10 @@ struct ValueIn {
   std::vector<std::string> auto_indices, auto_table;
   std::vector<uint64_t> auto_bound, auto_table_bound;
   bool is_auto_dim() const { return !auto_indices.empty(); }
+  // A scratch value of a kernel of run-time length (runtime_length.hpp): its shape is the
+  // capacity the host program allocates; -2: every axis follows the length (a result), else
+  // the one axis that does (a matrix read), -1: static.
+  int runtime_axis = -1;
 };
 
 // A use of a value as written in the plan: "x", "W[b]", "K[l, pos]", "K[layer, 0..32]".

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,34 @@ struct ParamPatch {
   std::string index, kind;
 };
 
+// A kernel reading an @auto_dim matrix whose length along one axis is known only at run time
+// (runtime_length.hpp): recorded at every length lo..hi, its dispatches split into segments of
+// one layout each; within a segment each params word and workgroup count that changes is
+// floor((a * L + b) / c) of the length L, and so is each axis of the result's scratch value.
+struct LengthForm {
+  size_t dispatch = 0;
+  size_t slot = 0;  // 0..2: the workgroup counts x, y, z; 3 + w: params word w
+  int64_t a = 0, b = 0, c = 1;
+};
+struct LengthShape {
+  std::string value;
+  size_t axis = 0;
+  int64_t a = 0, b = 0, c = 1;
+};
+struct LengthSegment {
+  uint64_t from = 0, to = 0;    // lengths from..to (inclusive)
+  size_t first = 0, count = 0;  // its dispatches
+};
+struct RuntimeLengthKernel {
+  std::string value;  // the scratch value holding the matrix read: L is its axis `axis`
+  size_t axis = 0;
+  uint64_t lo = 0, hi = 0;
+  std::string matrix, at;  // for the run-time message past hi
+  std::vector<LengthSegment> segments;
+  std::vector<LengthForm> forms;
+  std::vector<LengthShape> shapes;
+};
+
 struct KernelShader {
   // Non-empty: the kernel runs the Vulkan backend's shaders (glsl is then empty): the index
   // checks, the scratch values zeroed, the dispatches with a barrier after each, then the
@@ -94,6 +123,7 @@ struct KernelShader {
   std::map<std::string, Binding> entries;
   bool recorded = false;  // through the Vulkan backend's kernels (even with no dispatch)
   std::vector<ParamPatch> patches;
+  std::optional<RuntimeLengthKernel> length;
   std::string glsl;
   std::array<uint32_t, 3> local_size{1, 1, 1};
   std::array<uint64_t, 3> workgroups{0, 0, 0};  // 0 in any: nothing to dispatch

@@ -35,6 +35,9 @@ declare -A mode=(
   [narrow_heads]=exact [settings_loop]=exact [index_dtypes]=exact [yield_table]=exact [yield_table_write]=exact
   [reset_parts]=exact [auto_dim_reset]=exact [transfer_auto_dim]=exact [transfer_tables]=exact [table_grow2]=exact
   [chain_embedded]=ulp [tables_embedded]=exact [prefix_table_embedded]=exact
+  [auto_dim_runtime]=exact [auto_dim_runtime_slice_out]=exact [copy_runtime]=exact
+  [auto_dim_runtime_gather_pad]=exact [auto_dim_runtime_dequantize]=exact
+  [auto_dim_runtime_attention]=nn [auto_dim_table_runtime]=exact
 )
 
 rm -rf "$work"

@@ -16,6 +16,8 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "synth"))
@@ -465,6 +467,43 @@ def auto_dim_copy_runtime(step):
 
 COPY_X4 = [[[1.0, -2.0]], [[3.0, 4.0]], [[5.0, 6.0]], [[-1.0, 0.5]]]
 
+LENGTH_X = [[1, -2, 0.5], [3, 4, -1], [-0.5, 2, 6], [2, 2, 2]]
+LENGTH_W = [[[1, 0.5], [-1, 2], [0.25, 1]]] * 2 + [[[2, 0], [1, -1], [0.5, 3]]] * 2
+LENGTH_C = [[1, -1], [2, 0.5], [-3, 4], [1, 1]]
+
+
+def auto_dim_length(step):
+    """auto_dim_length.oi by dsl.md and the op rules (every sum exact in f32): M[n, 0] grows M
+    to n + 1 rows, row r made at step r from @init 1, so after step s row r is 1 plus x of steps
+    r..s; y its column sums, s their running sum, a the column maxima, m the means (f32
+    quotient), k the first row of each maximum, P = -(M @ w); V grows a column a step from @init
+    0.5, plus c of the steps since; F's row r the product of x of steps r..s (@init 1); T is M
+    transposed, K[t] the column sums of step t, Z's first row 7 plus every x so far, the rows
+    below it x * x of this step; u the column sums of C[1], grown as M from @init 2."""
+    rows = step + 1
+    m = [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
+         for r in range(rows)]
+    y = [sum(m[r][j] for r in range(rows)) for j in range(3)]
+    acc = [sum(sum(1 + sum(LENGTH_X[t][j] for t in range(r, st + 1)) for r in range(st + 1))
+               for st in range(rows)) for j in range(3)]
+    w = LENGTH_W[step]
+    p = [[-sum(m[r][q] * w[q][j] for q in range(3)) for j in range(2)] for r in range(rows)]
+    v = [[0.5 + sum(LENGTH_C[t][i] for t in range(col, rows)) for col in range(rows)]
+         for i in range(2)]
+    f = [[math.prod(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
+         for r in range(rows)]
+    col = [[m[r][j] for r in range(rows)] for j in range(3)]
+    return {"M": m, "y": y, "s": acc, "a": [[max(c) for c in col]],
+            "m": [float(np.float32(t) / np.float32(rows)) for t in y],
+            "k": [c.index(max(c)) for c in col], "P": p, "V": v, "v": [sum(r) for r in v],
+            "F": f, "T": col,
+            "K": [[sum(1 + sum(LENGTH_X[t][j] for t in range(r, st + 1)) for r in range(st + 1))
+                   for j in range(3)] for st in range(rows)],
+            "Z": [[7 + sum(LENGTH_X[t][j] for t in range(rows)) for j in range(3)]]
+            + [[v * v for v in LENGTH_X[step]] for _ in range(1, rows)],
+            "u": [sum(2 + sum(LENGTH_X[t][j] for t in range(r, rows)) for r in range(rows))
+                  for j in range(3)]}
+
 
 def inplace_kernels(step):
     """inplace_kernels.oi: y = floor(2x) + x (exact in f32 for these x); n (@init 7) doubles
@@ -511,7 +550,8 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                "to 'L' has shape [3, 3]",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
-                                          "bound t=4"}
+                                          "bound t=4",
+              "auto_dim_length.oi": "auto_dim 'F': count i = 3 exceeds its @fixed bound i=2"}
 GRAPHS = [("counters.oi", 4, counters, None),
           ("named_settings.oi", 2, named_settings,
            "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n"),
@@ -597,6 +637,11 @@ GRAPHS = [("counters.oi", 4, counters, None),
               for i, (x, w) in enumerate(zip(GROWN_X, GROWN_W)))),
           ("auto_dim_copy_runtime.oi", 3, auto_dim_copy_runtime, "".join(
               f"x.{i}: f32[1, 2] = {{ {x[0][0]}, {x[0][1]} }}\n" for i, x in enumerate(COPY_X4))),
+          ("auto_dim_length.oi", 3, auto_dim_length, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(map(str, LENGTH_X[i]))} }}\n"
+              f"w.{i}: f32[3, 2] = {{ {', '.join(str(v) for r in LENGTH_W[i] for v in r)} }}\n"
+              f"c.{i}: f32[2, 1] = {{ {', '.join(map(str, LENGTH_C[i]))} }}\n"
+              for i in range(4))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 

@@ -83,6 +83,11 @@ struct Value {
   std::vector<bool> written;
   uint64_t written_count = 0, step_size = 0, step_written = 0;
   int shadow = -1;  // plain persistent values: the buffer a step's start copies it into
+  // A scratch value of a kernel of run-time length (the emitter's runtime_length.hpp): -1
+  // static; else `shape` is the current one, the buffer allocated for `capacity` (the manifest's
+  // shape), along `runtime_axis` (a matrix read) or every axis (-2: the result).
+  int runtime_axis = -1;
+  std::vector<uint64_t> capacity_shape;
   // @auto_dim matrices (storage "auto_dim"): kept here, not on the device (only cache
   // operations reach them). Each matrix holds its cells in the current shape, the declared one
   // plus `counts` on the leading auto axes, row-major; a table of matrices (`@table` indices
@@ -166,6 +171,9 @@ struct Kernel {
     std::string index, kind;
   };
   std::vector<Patch> patches;
+  // A kernel of run-time length: the manifest's "length" (segments of dispatches, the forms of
+  // the length that give params words, workgroup counts and the result's shape).
+  std::optional<json::object> length;
   std::vector<json::object> checks, rope_tables;
   std::vector<std::string> zero;
   std::vector<std::pair<std::string, std::string>> copies;
@@ -530,6 +538,10 @@ class Runner {
         if (auto* i = o.if_contains("init")) v.init = *i;
         if (auto* off = o.if_contains("offset")) v.offset = off->to_number<uint64_t>();
         if (auto* z = o.if_contains("zero_fill")) v.zero_fill = z->as_bool();
+        if (auto* r = o.if_contains("runtime_axis")) {
+          v.runtime_axis = static_cast<int>(r->to_number<int64_t>());
+          v.capacity_shape = v.shape;
+        }
         if (auto* a = o.if_contains("auto_dim")) {
           for (const json::value& n : a->as_array()) v.auto_indices.emplace_back(n.as_string());
           for (const json::value& b : o.at("auto_bound").as_array())
@@ -590,6 +602,7 @@ class Runner {
             input_error("manifest: a params patch outside its kernel's dispatches");
           k.patches.push_back(std::move(patch));
         }
+      if (auto* l = o.if_contains("length")) k.length = l->as_object();
       for (const json::value& c : o.at("checks").as_array()) k.checks.push_back(c.as_object());
       if (auto* r = o.if_contains("rope_tables"))
         for (const json::value& t : r->as_array()) k.rope_tables.push_back(t.as_object());
@@ -1952,6 +1965,21 @@ class Runner {
                                               shape_text(other.shape)
                                         : e));
       }
+      // A kernel of run-time length reads the matrix as it is now, up to the length its
+      // scratch value holds (the emitter's runtime_length.hpp).
+      if (other.runtime_axis >= 0 && shape.size() == other.shape.size()) {
+        const auto a = static_cast<size_t>(other.runtime_axis);
+        bool same = true;
+        for (size_t d = 0; d < shape.size(); ++d)
+          same = same && (d == a || shape[d] == other.capacity_shape[d]);
+        if (same && shape[a] > other.capacity_shape[a])
+          throw Failure(1, where + "auto_dim '" + m.name + "' has " + std::to_string(shape[a]) +
+                               " along its axis " + std::to_string(a) +
+                               ", but this program's kernels were synthesized for at most " +
+                               std::to_string(other.capacity_shape[a]) +
+                               " (open gap auto-dim-operand)");
+        if (same) set_shape(other, shape);
+      }
       const json::value* exact = s.if_contains("exact");
       const bool pad = !(exact && exact->is_bool() && exact->as_bool());
       bool fits = shape.size() == other.shape.size();
@@ -1969,8 +1997,9 @@ class Runner {
       upload(other, out.data(), out.size());
       return;
     }
+    const json::value* sp = s.if_contains("spread");
     write_matrix(m, terms, other.shape, unpack_cells(m, download(other), other.elements), indices,
-                 where);
+                 where, sp && sp->is_bool() && sp->as_bool());
   }
 
   // A copy between a matrix and table entries where neither side's shape is known before run
@@ -2013,7 +2042,8 @@ class Runner {
   // write_auto_dim): per key the @table slots visit, the grown matrix or the part.
   void write_matrix(Value& m, const std::vector<std::string>& terms,
                     const std::vector<uint64_t>& vs, const std::vector<uint8_t>& bytes,
-                    const std::map<std::string, int64_t>& indices, const std::string& where) {
+                    const std::map<std::string, int64_t>& indices, const std::string& where,
+                    bool spread = false) {
     const size_t esize = cell_size(m);
     std::vector<uint64_t> lead;
     const auto keys = matrix_keys(m, terms, indices, where, lead);
@@ -2038,6 +2068,20 @@ class Runner {
       }();
       // The box the slots select (matrix_part with a throwaway copy), or the grown matrix.
       matrix_part(m, e, terms, indices, where, target);
+      std::vector<uint8_t> piece(
+          bytes.begin() + static_cast<std::ptrdiff_t>(n * numel * esize),
+          bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * numel * esize));
+      // An op's result that broadcasts to a part fills it (dsl.md; the interpreter's spread).
+      std::vector<uint64_t> common;
+      if (spread && inner != target && shape_rules::broadcast(inner, target, common) &&
+          common == target) {
+        piece = broadcast_cells(piece, inner, target, esize);
+        if (scalar)  // the grown matrix whole
+          e.cells = std::move(piece);
+        else if (!piece.empty())  // an empty part: nothing stored
+          write_box(m, e, terms, indices, piece, esize);
+        continue;
+      }
       if (inner != target) {
         const std::string entry = lead.empty() ? "" : " entry " + key_text(keys[n]);
         throw Failure(1,
@@ -2046,15 +2090,33 @@ class Runner {
                                   : " into a part of '" + m.name + "'" + entry + " of shape ") +
                           shape_text(target));
       }
-      std::vector<uint8_t> piece(
-          bytes.begin() + static_cast<std::ptrdiff_t>(n * numel * esize),
-          bytes.begin() + static_cast<std::ptrdiff_t>((n + 1) * numel * esize));
       if (scalar) {
         e.cells = std::move(piece);
         continue;
       }
       write_box(m, e, terms, indices, piece, esize);
     }
+  }
+
+  // Cells of shape `from` broadcast to shape `to` (numpy's rule; `from` right-aligned).
+  static std::vector<uint8_t> broadcast_cells(const std::vector<uint8_t>& cells,
+                                              const std::vector<uint64_t>& from,
+                                              const std::vector<uint64_t>& to, size_t esize) {
+    uint64_t n = 1;
+    for (uint64_t d : to) n *= d;
+    std::vector<uint8_t> out;
+    out.reserve(n * esize);
+    const size_t rank = to.size(), off = rank - from.size();
+    std::vector<uint64_t> at(rank, 0);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t src = 0;
+      for (size_t a = off; a < rank; ++a)
+        src = src * from[a - off] + (from[a - off] == 1 ? 0 : at[a]);
+      out.insert(out.end(), cells.begin() + static_cast<std::ptrdiff_t>(src * esize),
+                 cells.begin() + static_cast<std::ptrdiff_t>((src + 1) * esize));
+      for (size_t d = rank; d > 0 && ++at[d - 1] == to[d - 1];) at[--d] = 0;
+    }
+    return out;
   }
 
   // Stores `piece` into the box the (non-scalar) slots select of matrix e (checked by
@@ -2444,12 +2506,14 @@ class Runner {
   void run_recorded(Kernel& k, const std::map<std::string, int64_t>& indices,
                     const std::string& where) {
     set_patches(k, indices);
+    const auto [first, count] = set_length(k);
     for (const json::object& c : k.checks) check_indices(c);
     for (const std::string& z : k.zero) zero(value(z));
     if (!k.zero.empty()) barrier();
     for (const json::object& t : k.rope_tables) rope_table(t, indices);
     if (!k.rope_tables.empty()) barrier();
-    for (Kernel& sub : k.subs) {
+    for (size_t d = first; d < first + count; ++d) {
+      Kernel& sub = k.subs[d];
       if (sub.groups[0] == 0 || sub.groups[1] == 0 || sub.groups[2] == 0) continue;
       // First: finding an entry may record copies or submit (the pipeline bound after).
       const std::vector<uint32_t> offsets = entry_offsets(sub, indices, where);
@@ -2467,6 +2531,71 @@ class Runner {
                          vk::BufferCopy(offset_of(f), offset_of(t), t.bytes));
       barrier();
     }
+  }
+
+  // floor((a * L + b) / c) of a form of the length (the emitter's LengthForm).
+  static int64_t length_form(const json::value& f, int64_t L) {
+    const int64_t a = f.at("a").to_number<int64_t>(), b = f.at("b").to_number<int64_t>(),
+                  c = f.at("c").to_number<int64_t>();
+    const int64_t n = a * L + b;
+    return n >= 0 ? n / c : -((-n + c - 1) / c);
+  }
+
+  static void set_shape(Value& v, const std::vector<uint64_t>& shape) {
+    v.shape = shape;
+    v.elements = 1;
+    for (uint64_t d : shape) v.elements *= d;
+    const uint32_t bits = packed_bits(v);
+    v.bytes = bits ? (v.elements * bits + 7) / 8 : v.elements * elem_bytes(v.dtype);
+  }
+
+  // A kernel of run-time length: the length L its matrix has now (the scratch value the copy
+  // before it filled), the params words and workgroup counts of L's segment and the result's
+  // shape set from their forms. Returns the segment's dispatches (all of them for another
+  // kernel).
+  std::pair<size_t, size_t> set_length(Kernel& k) {
+    if (!k.length) return {0, k.subs.size()};
+    const json::object& l = *k.length;
+    const Value& in = value(std::string(l.at("value").as_string()));
+    const auto L = static_cast<int64_t>(in.shape.at(l.at("axis").to_number<size_t>()));
+    const json::object* seg = nullptr;
+    for (const json::value& g : l.at("segments").as_array())
+      if (L >= g.at("from").to_number<int64_t>() && L <= g.at("to").to_number<int64_t>())
+        seg = &g.as_object();
+    if (seg == nullptr)  // the copy before the kernel stops first
+      input_error("manifest: no segment of a kernel of run-time length for length " +
+                  std::to_string(L));
+    const size_t first = seg->at("first").to_number<size_t>();
+    const size_t count = seg->at("count").to_number<size_t>();
+    bool flushed = false;
+    for (const json::value& f : l.at("forms").as_array()) {
+      const size_t d = f.at("dispatch").to_number<size_t>();
+      if (d < first || d >= first + count) continue;
+      const size_t slot = f.at("slot").to_number<size_t>();
+      const int64_t v = length_form(f, L);
+      Kernel& sub = k.subs.at(d);
+      if (slot < 3) {
+        sub.groups[slot] = static_cast<uint64_t>(v);
+        continue;
+      }
+      const auto w = static_cast<uint32_t>(v);
+      if (sub.params.at(slot - 3) == w) continue;
+      if (!flushed) submit_and_wait();  // recorded dispatches still read the old words
+      flushed = true;
+      sub.params[slot - 3] = w;
+      void* m = device_->mapMemory(*sub.params_buffer.memory, 0, VK_WHOLE_SIZE);
+      std::memcpy(m, sub.params.data(), sub.params.size() * 4);
+      device_->unmapMemory(*sub.params_buffer.memory);
+    }
+    std::map<std::string, std::vector<uint64_t>> shapes;
+    for (const json::value& f : l.at("shapes").as_array()) {
+      std::vector<uint64_t>& s = shapes[std::string(f.at("value").as_string())];
+      const size_t axis = f.at("axis").to_number<size_t>();
+      if (s.size() <= axis) s.resize(axis + 1);
+      s[axis] = static_cast<uint64_t>(length_form(f, L));
+    }
+    for (const auto& [name, shape] : shapes) set_shape(mutable_value(name), shape);
+    return {first, count};
   }
 
   // Integer v as params word `kind` (the emitter's ParamPatch kinds).

@@ -1,0 +1,440 @@
+// Kernels of run-time length through forms of the length (runtime_length.hpp).
+#include "runtime_length.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "openinfer/broadcast.hpp"
+#include "refusal.hpp"
+#include "vulkan_kernels.hpp"
+
+namespace oi::glsl {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string dims_text(const std::vector<uint64_t>& s) {
+  std::string t = "[";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+bool keepdims(const OpIn& op) {
+  const json::value* k = op.settings.if_contains("keepdims");
+  return k && k->is_bool() && k->as_bool();
+}
+
+std::optional<size_t> axis_of(int64_t a, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (a < -r || a >= r) return std::nullopt;
+  return static_cast<size_t>(a < 0 ? a + r : a);
+}
+
+// floor((a * L + b) / c) (c > 0), as the host program evaluates it.
+int64_t eval(int64_t a, int64_t b, int64_t c, int64_t L) {
+  const int64_t n = a * L + b;
+  return n >= 0 ? n / c : -((-n + c - 1) / c);
+}
+
+// The form through every point (L, v), or nullopt: c the smallest power of two that fits.
+std::optional<std::array<int64_t, 3>> fit(const std::vector<std::pair<int64_t, int64_t>>& pts) {
+  if (pts.empty()) return std::nullopt;
+  const auto& [l0, v0] = pts.front();
+  const auto& [l1, v1] = pts.back();
+  for (int64_t c = 1; c <= (int64_t{1} << 20); c *= 2) {
+    // a within (c (v1 - v0) +- (c - 1)) / (l1 - l0)
+    std::vector<int64_t> as;
+    if (l1 == l0) {
+      as.push_back(0);
+    } else {
+      const int64_t lo = (c * (v1 - v0) - (c - 1)) / (l1 - l0) - 1;
+      const int64_t hi = (c * (v1 - v0) + (c - 1)) / (l1 - l0) + 1;
+      if (hi - lo > 64) continue;
+      for (int64_t a = lo; a <= hi; ++a) as.push_back(a);
+    }
+    for (int64_t a : as) {
+      // b in [c v - a L, c v - a L + c - 1] for every point
+      int64_t blo = INT64_MIN, bhi = INT64_MAX;
+      for (const auto& [l, v] : pts) {
+        blo = std::max(blo, c * v - a * l);
+        bhi = std::min(bhi, c * v - a * l + c - 1);
+      }
+      if (blo > bhi) continue;
+      bool all = true;
+      for (const auto& [l, v] : pts) all = all && eval(a, blo, c, l) == v;
+      if (all) return std::array<int64_t, 3>{a, blo, c};
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether two recordings run the same work but for params words and workgroup counts.
+bool same_layout(const KernelShader& a, const KernelShader& b) {
+  if (a.dispatches.size() != b.dispatches.size() || a.checks.size() != b.checks.size() ||
+      a.rope_tables.size() != b.rope_tables.size() || a.copies != b.copies ||
+      a.scratch.size() != b.scratch.size() || a.entries.size() != b.entries.size())
+    return false;
+  for (size_t s = 0; s < a.scratch.size(); ++s)
+    if (a.scratch[s].name != b.scratch[s].name) return false;
+  for (size_t d = 0; d < a.dispatches.size(); ++d) {
+    const VulkanDispatch &x = a.dispatches[d], &y = b.dispatches[d];
+    if (x.variant != y.variant || x.spec != y.spec || x.values != y.values ||
+        x.params.size() != y.params.size() || x.float_width != y.float_width ||
+        x.also_f64 != y.also_f64 || x.exact_f32 != y.exact_f32)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+uint64_t dtype_bytes(const std::string& dtype, uint64_t elements) {
+  static const std::map<std::string, uint64_t> kBits = {
+      {"f64", 64}, {"i64", 64},   {"u64", 64}, {"f32", 32}, {"i32", 32}, {"u32", 32},
+      {"f16", 16}, {"bf16", 16},  {"i16", 16}, {"u16", 16}, {"i8", 8},   {"u8", 8},
+      {"bool", 8}, {"bitset", 8}, {"f8", 8},   {"i4", 4},   {"u4", 4},   {"i2", 2},
+      {"u2", 2},   {"t2", 2},     {"i1", 1},   {"u1", 1},   {"t1", 1}};
+  auto it = kBits.find(dtype);
+  if (it == kBits.end()) invalid_plan("unknown dtype " + dtype);
+  return (elements * it->second + 7) / 8;
+}
+
+std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
+                                                       const std::vector<std::vector<uint64_t>>& in,
+                                                       std::string& why) {
+  const std::string& rule = op.shape_rule;
+  if (in.empty()) {
+    why = "op '" + op.op + "' without inputs";
+    return std::nullopt;
+  }
+  if (rule == "broadcast") {
+    std::vector<uint64_t> out = in[0];
+    for (size_t i = 1; i < in.size(); ++i) {
+      if (!op.broadcast) {
+        if (in[i] != out) {
+          why = "input shapes " + dims_text(out) + " and " + dims_text(in[i]) + " differ";
+          return std::nullopt;
+        }
+        continue;
+      }
+      auto b = geometry::broadcast_shape(out, in[i]);
+      if (!b) {
+        why = "input shapes " + dims_text(out) + " and " + dims_text(in[i]) + " do not broadcast";
+        return std::nullopt;
+      }
+      out = std::move(*b);
+    }
+    return out;
+  }
+  if (rule == "same_as_input0" || rule == "same_as_input0_axis") return in[0];
+  if (rule == "reduce_axes" || rule == "argreduce_axis") {
+    const std::vector<uint64_t>& x = in[0];
+    std::set<size_t> axes;
+    if (rule == "argreduce_axis") {
+      int64_t a = 0;
+      if (const json::value* v = op.settings.if_contains("axis"); v && v->is_int64())
+        a = v->as_int64();
+      auto n = axis_of(a, x.size());
+      if (!n) {
+        why = "axis " + std::to_string(a) + " out of range";
+        return std::nullopt;
+      }
+      axes.insert(*n);
+    } else if (const json::value* v = op.settings.if_contains("axes"); v && v->is_array()) {
+      for (const json::value& a : v->as_array()) {
+        auto n = a.is_int64() ? axis_of(a.as_int64(), x.size()) : std::nullopt;
+        if (!n || !axes.insert(*n).second) {
+          why = "axes " + json::serialize(*v) + " of rank " + std::to_string(x.size());
+          return std::nullopt;
+        }
+      }
+    } else {
+      for (size_t i = 0; i < x.size(); ++i) axes.insert(i);
+    }
+    std::vector<uint64_t> out;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!axes.count(i))
+        out.push_back(x[i]);
+      else if (keepdims(op))
+        out.push_back(1);
+    return out;
+  }
+  auto int_setting = [&](const char* name, int64_t dflt) {
+    const json::value* v = op.settings.if_contains(name);
+    return v && v->is_int64() ? v->as_int64() : dflt;
+  };
+  auto fail = [&](const std::string& w) {
+    why = w;
+    return std::nullopt;
+  };
+  const std::vector<uint64_t>& x = in[0];
+  if (rule == "transpose") {
+    std::vector<uint64_t> out;
+    if (const json::value* v = op.settings.if_contains("perm"); v && v->is_array()) {
+      std::set<size_t> seen;
+      for (const json::value& a : v->as_array()) {
+        auto n = a.is_int64() ? axis_of(a.as_int64(), x.size()) : std::nullopt;
+        if (!n || !seen.insert(*n).second) return fail("'perm' " + json::serialize(*v));
+        out.push_back(x[*n]);
+      }
+      if (out.size() != x.size()) return fail("'perm' " + json::serialize(*v));
+    } else {
+      out.assign(x.rbegin(), x.rend());
+    }
+    return out;
+  }
+  if (rule == "concat") {
+    auto ax = axis_of(int_setting("axis", 0), x.size());
+    if (!ax) return fail("concat axis out of range");
+    std::vector<uint64_t> out = x;
+    for (size_t i = 1; i < in.size(); ++i) {
+      bool ok = in[i].size() == x.size();
+      for (size_t q = 0; ok && q < x.size(); ++q) ok = q == *ax || in[i][q] == x[q];
+      if (!ok) return fail("concat input " + std::to_string(i) + " of shape " + dims_text(in[i]));
+      out[*ax] += in[i][*ax];
+    }
+    return out;
+  }
+  if (rule == "norm_trailing") {
+    auto ax = axis_of(int_setting("axis", -1), x.size());
+    if (!ax) return fail("axis out of range");
+    const std::vector<uint64_t> trailing(x.begin() + static_cast<std::ptrdiff_t>(*ax), x.end());
+    for (size_t i = 1; i < in.size(); ++i)
+      if (in[i] != trailing)
+        return fail("input " + std::to_string(i) + " has shape " + dims_text(in[i]) +
+                    " but must have " + dims_text(trailing));
+    return x;
+  }
+  if (rule == "batch_norm") {
+    if (x.size() < 2) return fail("batch_norm of rank below 2");
+    for (size_t i = 1; i < in.size() && i < 5; ++i)
+      if (in[i] != std::vector<uint64_t>{x[1]})
+        return fail("batch_norm input " + std::to_string(i) + " of shape " + dims_text(in[i]));
+    return x;
+  }
+  if (rule == "dequantize" && in.size() >= 2) {
+    if (in[1].size() > 1) return fail("dequantize scale of rank above 1");
+    if (in[1].size() == 1) {
+      auto ax = axis_of(int_setting("axis", 1), x.size());
+      if (!ax || in[1][0] != x[*ax]) return fail("dequantize scale " + dims_text(in[1]));
+    }
+    if (in.size() > 2 && in[2] != in[1]) return fail("dequantize zero_point " + dims_text(in[2]));
+    return x;
+  }
+  if (rule == "gather" && in.size() == 2) {
+    auto ax = axis_of(int_setting("axis", 0), x.size());
+    if (!ax) return fail("gather axis out of range");
+    std::vector<uint64_t> out(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(*ax));
+    out.insert(out.end(), in[1].begin(), in[1].end());
+    out.insert(out.end(), x.begin() + static_cast<std::ptrdiff_t>(*ax) + 1, x.end());
+    return out;
+  }
+  if (rule == "pad") {
+    const json::value* v = op.settings.if_contains("pads");
+    if (!v || !v->is_array() || v->as_array().size() != 2 * x.size()) return fail("'pads'");
+    std::string mode = "constant";
+    if (const json::value* m = op.settings.if_contains("mode"); m && m->is_string())
+      mode = std::string(m->as_string());
+    std::vector<uint64_t> out = x;
+    for (size_t a = 0; a < x.size(); ++a) {
+      const json::value &jb = v->as_array()[a], &je = v->as_array()[a + x.size()];
+      if (!jb.is_int64() || !je.is_int64()) return fail("'pads'");
+      const int64_t b = jb.as_int64(), e = je.as_int64();
+      const auto dim = static_cast<int64_t>(x[a]);
+      if (b < 0 || e < 0 || (mode == "reflect" && (b >= dim || e >= dim) && (b > 0 || e > 0)) ||
+          (mode == "edge" && dim == 0 && (b > 0 || e > 0)))
+        return fail("pads of axis " + std::to_string(a) + " for its size " + std::to_string(dim));
+      out[a] = x[a] + static_cast<uint64_t>(b + e);
+    }
+    return out;
+  }
+  if (rule == "attention" && in.size() >= 3) {
+    const std::vector<uint64_t>&q = in[0], &k = in[1], &v = in[2];
+    if (q.size() < 2 || k.size() < 2 || v.size() < 2 || k.back() != q.back() ||
+        v[v.size() - 2] != k[k.size() - 2])
+      return fail("attention of " + dims_text(q) + ", " + dims_text(k) + " and " + dims_text(v));
+    auto lead = [](const std::vector<uint64_t>& t) {
+      return std::vector<uint64_t>(t.begin(), t.end() - 2);
+    };
+    auto batch = geometry::broadcast_shape(lead(q), lead(k));
+    if (batch) batch = geometry::broadcast_shape(*batch, lead(v));
+    if (!batch) return fail("attention leading dims");
+    std::vector<uint64_t> scores = *batch;
+    scores.push_back(q[q.size() - 2]);
+    scores.push_back(k[k.size() - 2]);
+    if (in.size() > 3) {
+      auto m = geometry::broadcast_shape(scores, in[3]);
+      if (!m || *m != scores) return fail("attention mask " + dims_text(in[3]));
+    }
+    std::vector<uint64_t> out = *batch;
+    out.push_back(q[q.size() - 2]);
+    out.push_back(v.back());
+    return out;
+  }
+  if (rule == "matmul" && in.size() == 2) {
+    const std::vector<uint64_t>&a = in[0], &b = in[1];
+    if (a.size() < 2 || b.size() < 2 || a[a.size() - 1] != b[b.size() - 2]) {
+      why = "matmul of " + dims_text(a) + " and " + dims_text(b);
+      return std::nullopt;
+    }
+    auto batch = geometry::broadcast_shape(std::vector<uint64_t>(a.begin(), a.end() - 2),
+                                           std::vector<uint64_t>(b.begin(), b.end() - 2));
+    if (!batch) {
+      why = "matmul batch dimensions of " + dims_text(a) + " and " + dims_text(b);
+      return std::nullopt;
+    }
+    batch->push_back(a[a.size() - 2]);
+    batch->push_back(b[b.size() - 1]);
+    return *batch;
+  }
+  why = "op '" + op.op + "' of shape rule '" + rule +
+        "', which the glsl target does not evaluate at run time";
+  return std::nullopt;
+}
+
+KernelShader record_runtime_length(
+    const PlanIn& plan, const DeviceIn& device, const KernelIn& k, const RuntimeOperand& ro,
+    std::vector<std::pair<std::string, std::vector<uint64_t>>>& capacity) {
+  if (k.ops.size() != 1) invalid_plan("kernel " + std::to_string(k.id) + " of run-time length");
+  const OpIn& op = k.ops.front();
+  const std::string where = op_where(op) + ": operand '" + ro.matrix + "', an @auto_dim matrix ";
+  auto gap = [&](const std::string& what) { glsl_gap("auto-dim-operand", where + what); };
+  PlanIn p = plan;
+  auto set_shape = [&](const std::string& name, const std::vector<uint64_t>& shape) {
+    ValueIn& v = p.values.at(p.value_index.at(name));
+    v.shape = shape;
+    v.elements = 1;
+    for (uint64_t d : shape) v.elements *= d;
+    v.bytes = dtype_bytes(v.dtype, v.elements);
+  };
+  std::set<std::string> runtime(ro.inputs.begin(), ro.inputs.end());
+  const ValueIn& first = plan.value(ro.inputs.front());
+  std::vector<uint64_t> declared = first.shape;
+  std::vector<KernelShader> recorded;
+  std::vector<std::vector<uint64_t>> results;
+  for (uint64_t L = ro.lo; L <= ro.hi; ++L) {
+    std::vector<uint64_t> shape = declared;
+    shape[ro.axis] = L;
+    for (const std::string& s : ro.inputs) set_shape(s, shape);
+    std::vector<std::vector<uint64_t>> in;
+    for (const std::string& t : op.inputs) {
+      const ValueRef r = parse_ref(t);
+      if (r.all || std::any_of(r.index.begin(), r.index.end(), [](const std::string& x) {
+            return x.find("..") != std::string::npos;
+          }))
+        gap("beside another operand '" + t + "', a window of a table");
+      in.push_back(p.value(r.name).shape);
+    }
+    std::string why;
+    std::optional<std::vector<uint64_t>> result = rule_result_shape(op, in, why);
+    if (!result)
+      gap("whose length " + std::to_string(L) + " along axis " + std::to_string(ro.axis) +
+          " gives no result (" + why + ")");
+    if (!ro.output.empty()) {
+      if (result->size() != p.value(ro.output).shape.size())
+        gap("whose result has another rank than the matrix it is stored into");
+      set_shape(ro.output, *result);
+    } else if (*result != p.value(parse_ref(op.output).name).shape) {
+      gap("of length " + std::to_string(L) + " along axis " + std::to_string(ro.axis) +
+          ", whose result " + dims_text(*result) + " is not output '" + op.output + "''s shape");
+    }
+    results.push_back(*result);
+    try {
+      recorded.push_back(record_kernel(p, device, k));
+    } catch (const std::exception& e) {
+      gap("that the Vulkan backend's kernel cannot be recorded for at length " + std::to_string(L) +
+          " (" + e.what() + ")");
+    }
+  }
+  for (const std::string& s : ro.inputs) {
+    std::vector<uint64_t> shape = declared;
+    shape[ro.axis] = ro.hi;
+    capacity.emplace_back(s, shape);
+  }
+  if (!ro.output.empty()) capacity.emplace_back(ro.output, results.back());
+
+  RuntimeLengthKernel info;
+  info.value = ro.inputs.front();
+  info.axis = ro.axis;
+  info.lo = ro.lo;
+  info.hi = ro.hi;
+  info.matrix = ro.matrix;
+  info.at = op.at;
+  // The result's axes as forms of L.
+  if (!ro.output.empty())
+    for (size_t a = 0; a < results.front().size(); ++a) {
+      std::vector<std::pair<int64_t, int64_t>> pts;
+      for (size_t i = 0; i < results.size(); ++i)
+        pts.emplace_back(static_cast<int64_t>(ro.lo + i), static_cast<int64_t>(results[i][a]));
+      auto f = fit(pts);
+      if (!f) gap("whose result's axis " + std::to_string(a) + " follows no form of its length");
+      info.shapes.push_back({ro.output, a, (*f)[0], (*f)[1], (*f)[2]});
+    }
+  KernelShader out = recorded.front();
+  out.dispatches.clear();
+  // Segments: the longest runs of lengths recorded with one layout.
+  size_t start = 0;
+  while (start < recorded.size()) {
+    size_t end = start + 1;
+    while (end < recorded.size() && same_layout(recorded[start], recorded[end])) ++end;
+    if (info.segments.size() == 8)
+      gap("whose kernel the Vulkan backend records with more than 8 layouts over lengths " +
+          std::to_string(ro.lo) + ".." + std::to_string(ro.hi));
+    const KernelShader& base = recorded[start];
+    LengthSegment seg{ro.lo + start, ro.lo + end - 1, out.dispatches.size(),
+                      base.dispatches.size()};
+    for (size_t d = 0; d < base.dispatches.size(); ++d) {
+      for (size_t slot = 0; slot < 3 + base.dispatches[d].params.size(); ++slot) {
+        auto word = [&](const KernelShader& r) -> int64_t {
+          const VulkanDispatch& x = r.dispatches[d];
+          return slot < 3 ? x.groups[slot] : x.params[slot - 3];
+        };
+        bool varies = false;
+        std::vector<std::pair<int64_t, int64_t>> pts;
+        for (size_t i = start; i < end; ++i) {
+          varies = varies || word(recorded[i]) != word(base);
+          pts.emplace_back(static_cast<int64_t>(ro.lo + i), word(recorded[i]));
+        }
+        if (!varies) continue;
+        auto f = fit(pts);
+        if (!f)
+          gap("whose Vulkan backend kernel takes its length into " +
+              (slot < 3 ? "workgroup count " + std::to_string(slot)
+                        : "params word " + std::to_string(slot - 3)) +
+              " of dispatch " + std::to_string(d) + " in no form floor((a L + b) / c)");
+        info.forms.push_back({seg.first + d, slot, (*f)[0], (*f)[1], (*f)[2]});
+      }
+      out.dispatches.push_back(base.dispatches[d]);
+    }
+    // the kernel's own scratch at its largest, over every segment
+    for (size_t i = start; i < end; ++i)
+      for (const ScratchValue& v : recorded[i].scratch) {
+        auto it = std::find_if(out.scratch.begin(), out.scratch.end(),
+                               [&](const ScratchValue& o) { return o.name == v.name; });
+        if (it == out.scratch.end())
+          out.scratch.push_back(v);
+        else
+          it->bytes = std::max(it->bytes, v.bytes);
+      }
+    if (!same_layout(recorded[start], recorded.front()) &&
+        (base.checks.size() != out.checks.size() || base.copies != out.copies ||
+         base.rope_tables.size() != out.rope_tables.size()))
+      gap("whose Vulkan backend kernel does other host work at another length");
+    info.segments.push_back(seg);
+    start = end;
+  }
+  // gather's index check: the same at every length (its axis not the growing one)
+  for (const KernelShader& r : recorded)
+    for (size_t c = 0; c < r.checks.size(); ++c)
+      if (r.checks.size() != out.checks.size() || r.checks[c].bound != out.checks[c].bound ||
+          r.checks[c].count != out.checks[c].count || r.checks[c].value != out.checks[c].value)
+        gap("whose Vulkan backend kernel checks indices against its length");
+  if (!out.rope_tables.empty())
+    gap("whose Vulkan backend kernel computes rope's table for it on the host");
+  out.length = std::move(info);
+  return out;
+}
+
+}  // namespace oi::glsl

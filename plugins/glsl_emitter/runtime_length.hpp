@@ -1,0 +1,52 @@
+// Kernels reading an @auto_dim matrix that an access grows along one axis, whose length L there
+// is known only at run time (docs/synth-glsl.md, "@auto_dim matrices"): the op reads and writes
+// scratch values (auto_dim_operands.hpp) whose shapes follow L, so the kernel is recorded through
+// the Vulkan backend's kernels at every length lo..hi (hi: the @fixed bound, else a cap the
+// scratch values are allocated for), each params word and workgroup count that changes is fitted
+// as floor((a * L + b) / c) and checked at every recorded length, and lengths where the backend
+// records other work (other dispatches, shaders, specialization constants) get dispatches of
+// their own (segments). The host program evaluates the forms before each dispatch; a length
+// past hi stops the run naming the gap.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan_input.hpp"
+#include "shader_writer.hpp"
+
+namespace oi::glsl {
+
+// A kernel whose operands include a whole matrix of run-time length: `inputs` the scratch values
+// holding it (each of the matrix's declared shape, axis `axis` of length L), `output` the
+// scratch value of the result where the op writes a matrix (its shape follows L), else empty
+// (a plain output of static shape, which the result must have at every length).
+struct RuntimeOperand {
+  std::string matrix, at;
+  size_t axis = 0;
+  uint64_t lo = 0, hi = 0;
+  std::vector<std::string> inputs;
+  std::string output;
+};
+
+// The bytes of `elements` of `dtype` on the device (packed dtypes packed).
+uint64_t dtype_bytes(const std::string& dtype, uint64_t elements);
+
+// The result's shape of `op` for the inputs' shapes by its catalog shape rule (broadcast,
+// same_as_input0(_axis), reduce_axes, argreduce_axis, matmul), or nullopt with `why` (another
+// rule, or the rule's error: the simulator's words).
+std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
+                                                       const std::vector<std::vector<uint64_t>>& in,
+                                                       std::string& why);
+
+// Kernel `k` (one op) recorded at every length; `capacity` gets the scratch values' shapes at
+// hi (what the host program allocates). Refuses (glsl_gap "auto-dim-operand") a kernel the
+// backend cannot record at some length, a result of another shape than a plain output's, a
+// params word or count that follows no such form, or more than 8 segments.
+KernelShader record_runtime_length(
+    const PlanIn& plan, const DeviceIn& device, const KernelIn& k, const RuntimeOperand& ro,
+    std::vector<std::pair<std::string, std::vector<uint64_t>>>& capacity);
+
+}  // namespace oi::glsl
