@@ -9,6 +9,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "openinfer/shift_bits.hpp"
+#include "tables.hpp"
+
 namespace oi::c_emitter {
 namespace {
 
@@ -305,6 +308,29 @@ std::string library_signature(const KernelEnv& env, const json::object& op,
   return cls;
 }
 
+// shl/shr by a `bits` named in the graph (a loop index, or a constant scalar or size variable
+// resolved to a number when the C was written): the simulator's range check at run time
+// (interpreter_op.cpp), in the same words, before the kernel shifts. A literal out of range
+// never validates, so a number here out of range was named: the step fails whenever it runs.
+std::string shift_bits_check(const KernelEnv& env, const json::object& op, const Settings& settings,
+                             const std::string& in0, const std::string& on_fail) {
+  const std::string name = str(op.at("op"));
+  const json::value* bits = settings.get("bits");
+  if ((name != "shl" && name != "shr") || !bits) return "";
+  const int64_t width = packed_bits(in0) ? int64_t(packed_bits(in0)) : int64_t(dtype_size(in0) * 8);
+  const bool index = Settings::loop_index(bits) != nullptr;
+  if (!index && bits->is_int64() && shift_bits_in_range(bits->as_int64(), width)) return "";
+  std::string at = str(op.at("at"));
+  const size_t slash = at.find_last_of('/');
+  if (emit_profile().freestanding && slash != std::string::npos) at = at.substr(slash + 1);
+  const std::string count = settings.i64("bits", 0);
+  std::string message = format_text(at + ": " + shift_bits_message(name, "\x01", width, in0));
+  message.replace(message.find('\x01'), 1, "%lld");  // the count, printed by fail()
+  return "    if (" + count + " < 0 || " + count + " >= " + std::to_string(width) +
+         ") {\n      s->failed = fail(s, " + env.prefix() + "_ERR_RUN, \"" + message +
+         "\", (long long)" + count + ");\n      " + on_fail + "\n    }\n";
+}
+
 std::string library_call(const KernelEnv& env, const json::object& op, const KernelLibrary& lib,
                          std::set<std::string>& used, const std::vector<std::string>& xs,
                          const std::string& y, const std::string& on_fail,
@@ -327,6 +353,7 @@ std::string library_call(const KernelEnv& env, const json::object& op, const Ker
     for (size_t i = 0; i < xs.size(); ++i) c << (i ? ", " : "") << "&x" << i;
     c << "};\n";
   }
+  c << shift_bits_check(env, op, settings, in0, on_fail);
   c << "    oik_error e;\n    if (" << symbol << "(";
   for (const auto& a : args) c << a << ", ";
   c << "&e) != OIK_OK) {\n      s->failed = fail(s, " << env.prefix() << "_ERR_RUN, \"" << name

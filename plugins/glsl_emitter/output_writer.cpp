@@ -20,6 +20,7 @@
 #include "reset_window.hpp"
 #include "shader_common.hpp"
 #include "shader_writer.hpp"
+#include "shift_bits_ranges.hpp"
 #include "vulkan_kernels.hpp"
 #include "vulkan_shaders.hpp"
 #include "window_outputs.hpp"
@@ -497,6 +498,7 @@ class ManifestWriter {
       json::object d{{"op", "dispatch"}, {"kernel", kernel.id}, {"step", s.at("id")}};
       auto sel = select_.find(kernel.id);
       if (sel != select_.end()) d["select"] = sel->second;
+      if (json::array r = shift_bits_ranges(plan_, kernel); !r.empty()) d["ranges"] = std::move(r);
       out.push_back(std::move(d));
       if (auto e = epilogues_.find(kernel.id); e != epilogues_.end()) {
         full_barrier(out);  // the epilogue reads the head's result

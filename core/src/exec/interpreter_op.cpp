@@ -7,6 +7,7 @@
 #include "interpreter.hpp"
 #include "openinfer/broadcast.hpp"
 #include "openinfer/error.hpp"
+#include "openinfer/shift_bits.hpp"
 #include "tensor_copy.hpp"
 
 namespace oi::exec {
@@ -273,6 +274,16 @@ void Interpreter::run_op_on(const Node& node, const OpPlan& plan, BackendSlot& s
                           "', which is neither a loop index, a variable nor a size variable");
       }
     }
+  }
+  // A `bits` named by a loop index, a scalar or a size variable: the validator's range (ops.md)
+  // checked here, before a kernel shifts by a count its dtype does not take.
+  for (const auto& s : dynamic) {
+    const auto* bits = std::get_if<int64_t>(&s.value);
+    if (s.name != "bits" || !bits || inputs.empty()) continue;
+    const DType t = inputs[0]->dtype();
+    if (!shift_bits_in_range(*bits, dtype_bits(t)))
+      throw input_error(where(node.loc) + shift_bits_message(node.op, std::to_string(*bits),
+                                                             dtype_bits(t), dtype_name(t)));
   }
   const auto& settings = plan.dynamic_settings ? dynamic : plan.static_settings;
 

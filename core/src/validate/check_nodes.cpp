@@ -4,6 +4,7 @@
 
 #include "graph_index.hpp"
 #include "literal_fit.hpp"
+#include "openinfer/shift_bits.hpp"
 
 namespace oi::validation {
 namespace {
@@ -213,10 +214,9 @@ class NodeChecker {
     }
     if (spec.name == "bits" && s.value.kind == Value::Kind::Int) {
       const int64_t width = in0 ? dtype_bits(*in0) : 64;
-      if (s.value.int_value < 0 || s.value.int_value >= width)
-        diag_.error(loc, what + " is " + std::to_string(s.value.int_value) + ", outside 0.." +
-                             std::to_string(width - 1) +
-                             (in0 ? " for " + std::string(dtype_name(*in0)) : ""));
+      if (!shift_bits_in_range(s.value.int_value, width))
+        diag_.error(loc, shift_bits_message(n.op, std::to_string(s.value.int_value), width,
+                                            in0 ? dtype_name(*in0) : std::string_view()));
     }
     if (spec.type == SettingType::DType && spec.name == op.output_dtype.setting &&
         !op.to_dtypes.empty()) {

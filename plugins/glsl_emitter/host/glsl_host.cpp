@@ -2799,7 +2799,6 @@ class Runner {
   // (its `select`), the copy written for their current values.
   size_t selected_kernel(const json::object& s, const std::map<std::string, int64_t>& indices) {
     const json::value* sel = s.if_contains("select");
-    if (sel == nullptr) return s.at("kernel").to_number<size_t>();
     std::vector<int64_t> now;
     // "map": the value's class for settings of a finite domain (the emitter's finite_classes):
     // "bool" 0 or 1; "any" 0 (dequantize's axis with a scalar scale); {"group": ...} conv's
@@ -2809,7 +2808,7 @@ class Runner {
     // value) one whose inputs do not fit the op's shape rule or whose result has another shape
     // than the output. The simulator reads the output access and the inputs first: their
     // table entries are checked before such an error.
-    const json::value* map = sel->as_object().if_contains("map");
+    const json::value* map = sel ? sel->as_object().if_contains("map") : nullptr;
     auto fail = [&](const std::string& message) {
       Kernel& k = kernels_.at(s.at("kernel").to_number<size_t>());
       const std::string where = "kernel " + std::to_string(s.at("kernel").to_number<uint64_t>());
@@ -2819,6 +2818,28 @@ class Runner {
         entry_offsets(k, indices, where);
       throw Failure(1, message);  // the simulator's words, its position first
     };
+    // "ranges": shl/shr's `bits` named by a loop index ("index") or a number out of range
+    // ("value"), checked as the simulator checks it when the step reaches the op: 0 <= bits <
+    // "width", else its "message" with {value} the count.
+    if (const json::value* ranges = s.if_contains("ranges"))
+      for (const json::value& r : ranges->as_array()) {
+        int64_t v = 0;
+        if (const json::value* n = r.as_object().if_contains("index")) {
+          auto it = indices.find(std::string(n->as_string()));
+          if (it == indices.end())
+            input_error("manifest: loop index '" + std::string(n->as_string()) +
+                        "' of a shift's bits is not set here");
+          v = it->second;
+        } else {
+          v = r.at("value").to_number<int64_t>();
+        }
+        if (v < 0 || v >= r.at("width").to_number<int64_t>()) {
+          std::string m(r.at("message").as_string());
+          m.replace(m.find("{value}"), 7, std::to_string(v));
+          fail(m);
+        }
+      }
+    if (sel == nullptr) return s.at("kernel").to_number<size_t>();
     for (const json::value& n : sel->at("by").as_array()) {
       auto it = indices.find(std::string(n.as_string()));
       if (it == indices.end())
