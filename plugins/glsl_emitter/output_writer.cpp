@@ -786,6 +786,9 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                                   {"f64", r.f64},
                                   {"table", r.table}});
     if (!r.theta_index.empty()) tables.back().as_object()["theta_index"] = r.theta_index;
+    if (r.T_length)
+      tables.back().as_object()["T_length"] =
+          json::object{{"a", (*r.T_length)[0]}, {"b", (*r.T_length)[1]}, {"c", (*r.T_length)[2]}};
   }
   for (const IndexCheck& c : ks.checks)
     checks.push_back(json::object{{"value", c.value},
