@@ -823,8 +823,13 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
       forms.push_back(json::object{
           {"dispatch", f.dispatch}, {"slot", f.slot}, {"a", f.a}, {"b", f.b}, {"c", f.c}});
     for (const LengthShape& f : l.shapes)
-      shapes.push_back(
-          json::object{{"value", f.value}, {"axis", f.axis}, {"a", f.a}, {"b", f.b}, {"c", f.c}});
+      shapes.push_back(json::object{{"value", f.value},
+                                    {"axis", f.axis},
+                                    {"a", f.a},
+                                    {"b", f.b},
+                                    {"c", f.c},
+                                    {"from", f.from},
+                                    {"to", f.to}});
     out["length"] = json::object{{"value", l.value},     {"axis", l.axis},     {"lo", l.lo},
                                  {"hi", l.hi},           {"matrix", l.matrix}, {"at", l.at},
                                  {"segments", segments}, {"forms", forms},     {"shapes", shapes}};

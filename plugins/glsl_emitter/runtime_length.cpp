@@ -432,7 +432,12 @@ KernelShader record_runtime_length(
     shape[ro.axis] = ro.hi;
     capacity.emplace_back(s, shape);
   }
-  if (!ro.output.empty()) capacity.emplace_back(ro.output, results.back());
+  if (!ro.output.empty()) {  // each axis at its longest (a slice's may shrink as L grows)
+    std::vector<uint64_t> most = results.front();
+    for (const std::vector<uint64_t>& r : results)
+      for (size_t a = 0; a < most.size(); ++a) most[a] = std::max(most[a], r[a]);
+    capacity.emplace_back(ro.output, most);
+  }
 
   RuntimeLengthKernel info;
   info.value = ro.inputs.front();
@@ -441,52 +446,86 @@ KernelShader record_runtime_length(
   info.hi = ro.hi;
   info.matrix = ro.matrix;
   info.at = op.at;
-  // The result's axes as forms of L.
-  if (!ro.output.empty())
-    for (size_t a = 0; a < results.front().size(); ++a) {
-      std::vector<std::pair<int64_t, int64_t>> pts;
-      for (size_t i = 0; i < results.size(); ++i)
-        pts.emplace_back(static_cast<int64_t>(ro.lo + i), static_cast<int64_t>(results[i][a]));
-      auto f = fit(pts);
-      if (!f) gap("whose result's axis " + std::to_string(a) + " follows no form of its length");
-      info.shapes.push_back({ro.output, a, (*f)[0], (*f)[1], (*f)[2]});
-    }
   KernelShader out = recorded.front();
   out.dispatches.clear();
-  // Segments: the longest runs of lengths recorded with one layout.
+  // The forms over recordings [s, e) of one layout: each params word and workgroup count that
+  // changes (dispatch d of the run, slot), then each axis of the result; nullopt where one
+  // follows no form floor((a L + b) / c).
+  using Forms = std::pair<std::vector<LengthForm>, std::vector<LengthShape>>;
+  auto word = [&](size_t i, size_t d, size_t slot) -> int64_t {
+    const VulkanDispatch& x = recorded[i].dispatches[d];
+    return slot < 3 ? x.groups[slot] : x.params[slot - 3];
+  };
+  auto fit_range = [&](size_t s, size_t e) -> std::optional<Forms> {
+    Forms f;
+    auto fit_points = [&](auto&& value) -> std::optional<std::array<int64_t, 3>> {
+      std::vector<std::pair<int64_t, int64_t>> pts;
+      for (size_t i = s; i < e; ++i) pts.emplace_back(static_cast<int64_t>(ro.lo + i), value(i));
+      return fit(pts);
+    };
+    for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
+      for (size_t slot = 0; slot < 3 + recorded[s].dispatches[d].params.size(); ++slot) {
+        bool varies = false;
+        for (size_t i = s; i < e; ++i) varies = varies || word(i, d, slot) != word(s, d, slot);
+        if (!varies) continue;
+        auto w = fit_points([&](size_t i) { return word(i, d, slot); });
+        if (!w) return std::nullopt;
+        f.first.push_back({d, slot, (*w)[0], (*w)[1], (*w)[2]});
+      }
+    if (!ro.output.empty())
+      for (size_t a = 0; a < results[s].size(); ++a) {
+        auto w = fit_points([&](size_t i) { return static_cast<int64_t>(results[i][a]); });
+        if (!w) return std::nullopt;
+        f.second.push_back({ro.output, a, (*w)[0], (*w)[1], (*w)[2]});
+      }
+    return f;
+  };
+  // Whether recording i follows forms `f` fitted from recording s on.
+  auto holds = [&](const Forms& f, size_t s, size_t i) {
+    const auto L = static_cast<int64_t>(ro.lo + i);
+    for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
+      for (size_t slot = 0; slot < 3 + recorded[s].dispatches[d].params.size(); ++slot) {
+        int64_t want = word(s, d, slot);
+        for (const LengthForm& g : f.first)
+          if (g.dispatch == d && g.slot == slot) want = eval(g.a, g.b, g.c, L);
+        if (word(i, d, slot) != want) return false;
+      }
+    for (const LengthShape& g : f.second)
+      if (static_cast<int64_t>(results[i][g.axis]) != eval(g.a, g.b, g.c, L)) return false;
+    return true;
+  };
+  // Segments: the longest runs of lengths recorded with one layout whose words, counts and
+  // result axes each follow one form (a slice's count clamped at some length starts another).
   size_t start = 0;
   while (start < recorded.size()) {
     size_t end = start + 1;
-    while (end < recorded.size() && same_layout(recorded[start], recorded[end])) ++end;
+    std::optional<Forms> cur = fit_range(start, end);  // one point always fits
+    while (end < recorded.size() && same_layout(recorded[start], recorded[end])) {
+      if (!holds(*cur, start, end)) {
+        std::optional<Forms> next = fit_range(start, end + 1);
+        if (!next) break;
+        cur = std::move(next);
+      }
+      ++end;
+    }
     if (info.segments.size() == 8)
-      gap("whose kernel the Vulkan backend records with more than 8 layouts over lengths " +
+      gap("whose kernel the Vulkan backend records with more than 8 layouts, or runs of lengths "
+          "whose params words, workgroup counts and result axes follow one form "
+          "floor((a L + b) / c), over lengths " +
           std::to_string(ro.lo) + ".." + std::to_string(ro.hi));
     const KernelShader& base = recorded[start];
     LengthSegment seg{ro.lo + start, ro.lo + end - 1, out.dispatches.size(),
                       base.dispatches.size()};
-    for (size_t d = 0; d < base.dispatches.size(); ++d) {
-      for (size_t slot = 0; slot < 3 + base.dispatches[d].params.size(); ++slot) {
-        auto word = [&](const KernelShader& r) -> int64_t {
-          const VulkanDispatch& x = r.dispatches[d];
-          return slot < 3 ? x.groups[slot] : x.params[slot - 3];
-        };
-        bool varies = false;
-        std::vector<std::pair<int64_t, int64_t>> pts;
-        for (size_t i = start; i < end; ++i) {
-          varies = varies || word(recorded[i]) != word(base);
-          pts.emplace_back(static_cast<int64_t>(ro.lo + i), word(recorded[i]));
-        }
-        if (!varies) continue;
-        auto f = fit(pts);
-        if (!f)
-          gap("whose Vulkan backend kernel takes its length into " +
-              (slot < 3 ? "workgroup count " + std::to_string(slot)
-                        : "params word " + std::to_string(slot - 3)) +
-              " of dispatch " + std::to_string(d) + " in no form floor((a L + b) / c)");
-        info.forms.push_back({seg.first + d, slot, (*f)[0], (*f)[1], (*f)[2]});
-      }
-      out.dispatches.push_back(base.dispatches[d]);
+    for (LengthForm g : cur->first) {
+      g.dispatch += seg.first;
+      info.forms.push_back(g);
     }
+    for (LengthShape g : cur->second) {
+      g.from = seg.from;
+      g.to = seg.to;
+      info.shapes.push_back(g);
+    }
+    for (const VulkanDispatch& d : base.dispatches) out.dispatches.push_back(d);
     // the kernel's own scratch at its largest, over every segment
     for (size_t i = start; i < end; ++i)
       for (const ScratchValue& v : recorded[i].scratch) {

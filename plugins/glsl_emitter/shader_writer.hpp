@@ -97,6 +97,7 @@ struct LengthShape {
   std::string value;
   size_t axis = 0;
   int64_t a = 0, b = 0, c = 1;
+  uint64_t from = 0, to = 0;  // the lengths it holds for (a segment's)
 };
 struct LengthSegment {
   uint64_t from = 0, to = 0;    // lengths from..to (inclusive)

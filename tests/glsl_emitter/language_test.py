@@ -340,7 +340,8 @@ GW_CB = [0.25, -1]
 def auto_dim_window(step):
     """auto_dim_window.oi by dsl.md and ops.md/ops-nn.md (every value exact in f32): M, X's
     batches and H's rows grow one a step from @init 1, so after step s the one made at step r is
-    1 plus x of steps r..s. S: M's rows last to first, of each columns 2 and 0. Y: conv over
+    1 plus x of steps r..s. S: M's rows last to first, of each columns 2 and 0; U: M's columns
+    1 and 2 (fewer than 100 rows). Y: conv over
     each batch, output o's tap k reading cell 2 o + 2 k - 2 (pads 2, stride 2, dilation 2;
     padding 0), plus the bias. P: max_pool's output o the largest of cells o and o + 2 inside
     [0, 3). A: avg_pool's mean of the cells of rows h - 1, h and columns w, w + 1 inside H (the
@@ -356,7 +357,15 @@ def auto_dim_window(step):
         cells = [[g[r][c] for r in (h - 1, h) if r >= 0 for c in (w, w + 1)] for w in range(2)]
         a.append([sum(c) / len(c) for c in cells])
     return {"M": g, "S": [[g[rows - 1 - r][2], g[rows - 1 - r][0]] for r in range(rows)],
+            "U": [[r[1], r[2]] for r in g],
             "X": [[b] for b in g], "Y": y, "P": p, "H": [[g]], "A": [[a]]}
+
+
+def auto_dim_slice_clamp(step):
+    """auto_dim_slice_clamp.oi by dsl.md: M grows a row a step from @init 1 and doubles, so after
+    step s row r is 2^(s - r + 1); U its first rows, at most 2."""
+    m = [[2.0 ** (step - r + 1)] * 2 for r in range(step + 1)]
+    return {"M": m, "U": m[:2]}
 
 
 def auto_dim_reset(step):
@@ -601,7 +610,10 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
                                           "bound t=4",
-              "auto_dim_length.oi": "auto_dim 'F': count i = 3 exceeds its @fixed bound i=2"}
+              "auto_dim_length.oi": "auto_dim 'F': count i = 3 exceeds its @fixed bound i=2",
+              "auto_dim_slice_clamp.oi": "auto_dim_slice_clamp.oi:12:50: cannot store a value "
+                                         "of shape [2, 2] as auto_dim 'U' of current shape "
+                                         "[3, 2]"}
 GRAPHS = [("counters.oi", 4, counters, None),
           ("named_settings.oi", 2, named_settings,
            "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n"),
@@ -698,6 +710,7 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"x.{i}: f32[3] = {{ {', '.join(map(str, GW_X[i]))} }}\n"
               f"cw.{i}: f32[2, 1, 3] = {{ {', '.join(str(v) for m in GW_CW for v in m[0])} }}\n"
               f"cb.{i}: f32[2] = {{ {', '.join(map(str, GW_CB))} }}\n" for i in range(4))),
+          ("auto_dim_slice_clamp.oi", 2, auto_dim_slice_clamp, None),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 

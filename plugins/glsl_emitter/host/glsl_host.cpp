@@ -2591,6 +2591,8 @@ class Runner {
     }
     std::map<std::string, std::vector<uint64_t>> shapes;
     for (const json::value& f : l.at("shapes").as_array()) {
+      if (L < f.at("from").to_number<int64_t>() || L > f.at("to").to_number<int64_t>())
+        continue;  // another segment's
       std::vector<uint64_t>& s = shapes[std::string(f.at("value").as_string())];
       const size_t axis = f.at("axis").to_number<size_t>();
       if (s.size() <= axis) s.resize(axis + 1);
