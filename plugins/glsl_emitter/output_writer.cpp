@@ -788,6 +788,9 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                                   {"f64", r.f64},
                                   {"table", r.table}});
     if (!r.theta_index.empty()) tables.back().as_object()["theta_index"] = r.theta_index;
+    if (r.T_length)
+      tables.back().as_object()["T_length"] =
+          json::object{{"a", (*r.T_length)[0]}, {"b", (*r.T_length)[1]}, {"c", (*r.T_length)[2]}};
   }
   for (const IndexCheck& c : ks.checks)
     checks.push_back(json::object{{"value", c.value},
@@ -822,8 +825,13 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
       forms.push_back(json::object{
           {"dispatch", f.dispatch}, {"slot", f.slot}, {"a", f.a}, {"b", f.b}, {"c", f.c}});
     for (const LengthShape& f : l.shapes)
-      shapes.push_back(
-          json::object{{"value", f.value}, {"axis", f.axis}, {"a", f.a}, {"b", f.b}, {"c", f.c}});
+      shapes.push_back(json::object{{"value", f.value},
+                                    {"axis", f.axis},
+                                    {"a", f.a},
+                                    {"b", f.b},
+                                    {"c", f.c},
+                                    {"from", f.from},
+                                    {"to", f.to}});
     out["length"] = json::object{{"value", l.value},     {"axis", l.axis},     {"lo", l.lo},
                                  {"hi", l.hi},           {"matrix", l.matrix}, {"at", l.at},
                                  {"segments", segments}, {"forms", forms},     {"shapes", shapes}};

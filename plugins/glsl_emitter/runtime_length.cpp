@@ -6,6 +6,8 @@
 #include <set>
 
 #include "openinfer/broadcast.hpp"
+#include "openinfer/slice_range.hpp"
+#include "openinfer/window.hpp"
 #include "refusal.hpp"
 #include "vulkan_kernels.hpp"
 
@@ -273,6 +275,83 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     out.push_back(v.back());
     return out;
   }
+  // An integer list setting (absent: nullopt; not a list of integers: `bad` set).
+  auto int_list = [&](const char* name, bool& bad) -> std::optional<std::vector<int64_t>> {
+    const json::value* v = op.settings.if_contains(name);
+    if (!v) return std::nullopt;
+    std::vector<int64_t> out;
+    if (!v->is_array()) bad = true;
+    if (bad) return out;
+    for (const json::value& e : v->as_array()) {
+      if (!e.is_int64()) bad = true;
+      out.push_back(e.is_int64() ? e.as_int64() : 0);
+    }
+    return out;
+  };
+  if (rule == "slice") {  // the counts of openinfer/slice_range.hpp (the validator's rule)
+    bool bad = false;
+    auto starts = int_list("starts", bad), ends = int_list("ends", bad);
+    auto axes = int_list("axes", bad), steps = int_list("steps", bad);
+    if (bad || !starts || !ends) return fail("slice settings");
+    geometry::SliceSettings ss{*starts, *ends, {}, {}, axes.has_value(), steps.has_value()};
+    if (axes) ss.axes = *axes;
+    if (steps) ss.steps = *steps;
+    const geometry::SliceRanges r = geometry::slice_ranges(x, ss);
+    if (!r.ok()) return fail("slice of " + dims_text(x));
+    return r.counts();
+  }
+  if (rule == "conv" || rule == "pool") {  // the windows of openinfer/window.hpp
+    if (x.size() != 3 && x.size() != 4) return fail(op.op + " of " + dims_text(x));
+    const size_t n = x.size() - 2;
+    std::vector<uint64_t> out{x[0], x[1]};
+    std::vector<int64_t> kernel;
+    if (rule == "conv") {
+      if (in.size() < 2 || in[1].size() != x.size()) return fail("conv weight");
+      const std::vector<uint64_t>& w = in[1];
+      const int64_t group = int_setting("group", 1);
+      if (group < 1 || x[1] % static_cast<uint64_t>(group) != 0 ||
+          w[0] % static_cast<uint64_t>(group) != 0 || w[1] * static_cast<uint64_t>(group) != x[1])
+        return fail("conv channels of " + dims_text(x) + " and " + dims_text(w));
+      if (in.size() > 2 && in[2] != std::vector<uint64_t>{w[0]}) return fail("conv bias");
+      out[1] = w[0];
+      for (size_t i = 2; i < w.size(); ++i) {
+        if (w[i] == 0) return fail("conv of an empty kernel");
+        kernel.push_back(static_cast<int64_t>(w[i]));
+      }
+    }
+    bool bad = false;
+    auto list = [&](const char* name, int64_t dflt, int64_t minimum) {
+      auto v = int_list(name, bad);
+      if (!v) return std::vector<int64_t>(n, dflt);
+      if (v->size() != n) bad = true;
+      for (int64_t e : *v) bad = bad || e < minimum;
+      return *v;
+    };
+    if (rule == "pool") kernel = list("kernel", 1, 1);
+    const auto strides = list("strides", 1, 1);
+    const auto dilations = rule == "conv" || op.settings.if_contains("dilations")
+                               ? list("dilations", 1, 1)
+                               : std::vector<int64_t>(n, 1);
+    auto pads = int_list("pads", bad).value_or(std::vector<int64_t>(2 * n, 0));
+    if (pads.size() != 2 * n) bad = true;
+    for (int64_t e : pads) bad = bad || e < 0;
+    if (bad) return fail(op.op + " settings");
+    for (size_t i = 0; i < n; ++i) {
+      const geometry::WindowAxis a{x[2 + i],
+                                   static_cast<uint64_t>(kernel[i]),
+                                   static_cast<uint64_t>(strides[i]),
+                                   static_cast<uint64_t>(dilations[i]),
+                                   static_cast<uint64_t>(pads[i]),
+                                   static_cast<uint64_t>(pads[n + i])};
+      if (!a.valid()) return fail(op.op + " window over spatial axis " + std::to_string(i));
+      out.push_back(a.output());
+    }
+    return out;
+  }
+  if (rule == "rope") {  // the positions a scalar; the last axis even (pairs rotated)
+    if (x.size() < 2 || x.back() % 2 != 0) return fail("rope of " + dims_text(x));
+    return x;
+  }
   if (rule == "matmul" && in.size() == 2) {
     const std::vector<uint64_t>&a = in[0], &b = in[1];
     if (a.size() < 2 || b.size() < 2 || a[a.size() - 1] != b[b.size() - 2]) {
@@ -353,7 +432,12 @@ KernelShader record_runtime_length(
     shape[ro.axis] = ro.hi;
     capacity.emplace_back(s, shape);
   }
-  if (!ro.output.empty()) capacity.emplace_back(ro.output, results.back());
+  if (!ro.output.empty()) {  // each axis at its longest (a slice's may shrink as L grows)
+    std::vector<uint64_t> most = results.front();
+    for (const std::vector<uint64_t>& r : results)
+      for (size_t a = 0; a < most.size(); ++a) most[a] = std::max(most[a], r[a]);
+    capacity.emplace_back(ro.output, most);
+  }
 
   RuntimeLengthKernel info;
   info.value = ro.inputs.front();
@@ -362,52 +446,86 @@ KernelShader record_runtime_length(
   info.hi = ro.hi;
   info.matrix = ro.matrix;
   info.at = op.at;
-  // The result's axes as forms of L.
-  if (!ro.output.empty())
-    for (size_t a = 0; a < results.front().size(); ++a) {
-      std::vector<std::pair<int64_t, int64_t>> pts;
-      for (size_t i = 0; i < results.size(); ++i)
-        pts.emplace_back(static_cast<int64_t>(ro.lo + i), static_cast<int64_t>(results[i][a]));
-      auto f = fit(pts);
-      if (!f) gap("whose result's axis " + std::to_string(a) + " follows no form of its length");
-      info.shapes.push_back({ro.output, a, (*f)[0], (*f)[1], (*f)[2]});
-    }
   KernelShader out = recorded.front();
   out.dispatches.clear();
-  // Segments: the longest runs of lengths recorded with one layout.
+  // The forms over recordings [s, e) of one layout: each params word and workgroup count that
+  // changes (dispatch d of the run, slot), then each axis of the result; nullopt where one
+  // follows no form floor((a L + b) / c).
+  using Forms = std::pair<std::vector<LengthForm>, std::vector<LengthShape>>;
+  auto word = [&](size_t i, size_t d, size_t slot) -> int64_t {
+    const VulkanDispatch& x = recorded[i].dispatches[d];
+    return slot < 3 ? x.groups[slot] : x.params[slot - 3];
+  };
+  auto fit_range = [&](size_t s, size_t e) -> std::optional<Forms> {
+    Forms f;
+    auto fit_points = [&](auto&& value) -> std::optional<std::array<int64_t, 3>> {
+      std::vector<std::pair<int64_t, int64_t>> pts;
+      for (size_t i = s; i < e; ++i) pts.emplace_back(static_cast<int64_t>(ro.lo + i), value(i));
+      return fit(pts);
+    };
+    for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
+      for (size_t slot = 0; slot < 3 + recorded[s].dispatches[d].params.size(); ++slot) {
+        bool varies = false;
+        for (size_t i = s; i < e; ++i) varies = varies || word(i, d, slot) != word(s, d, slot);
+        if (!varies) continue;
+        auto w = fit_points([&](size_t i) { return word(i, d, slot); });
+        if (!w) return std::nullopt;
+        f.first.push_back({d, slot, (*w)[0], (*w)[1], (*w)[2]});
+      }
+    if (!ro.output.empty())
+      for (size_t a = 0; a < results[s].size(); ++a) {
+        auto w = fit_points([&](size_t i) { return static_cast<int64_t>(results[i][a]); });
+        if (!w) return std::nullopt;
+        f.second.push_back({ro.output, a, (*w)[0], (*w)[1], (*w)[2]});
+      }
+    return f;
+  };
+  // Whether recording i follows forms `f` fitted from recording s on.
+  auto holds = [&](const Forms& f, size_t s, size_t i) {
+    const auto L = static_cast<int64_t>(ro.lo + i);
+    for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
+      for (size_t slot = 0; slot < 3 + recorded[s].dispatches[d].params.size(); ++slot) {
+        int64_t want = word(s, d, slot);
+        for (const LengthForm& g : f.first)
+          if (g.dispatch == d && g.slot == slot) want = eval(g.a, g.b, g.c, L);
+        if (word(i, d, slot) != want) return false;
+      }
+    for (const LengthShape& g : f.second)
+      if (static_cast<int64_t>(results[i][g.axis]) != eval(g.a, g.b, g.c, L)) return false;
+    return true;
+  };
+  // Segments: the longest runs of lengths recorded with one layout whose words, counts and
+  // result axes each follow one form (a slice's count clamped at some length starts another).
   size_t start = 0;
   while (start < recorded.size()) {
     size_t end = start + 1;
-    while (end < recorded.size() && same_layout(recorded[start], recorded[end])) ++end;
+    std::optional<Forms> cur = fit_range(start, end);  // one point always fits
+    while (end < recorded.size() && same_layout(recorded[start], recorded[end])) {
+      if (!holds(*cur, start, end)) {
+        std::optional<Forms> next = fit_range(start, end + 1);
+        if (!next) break;
+        cur = std::move(next);
+      }
+      ++end;
+    }
     if (info.segments.size() == 8)
-      gap("whose kernel the Vulkan backend records with more than 8 layouts over lengths " +
+      gap("whose kernel the Vulkan backend records with more than 8 layouts, or runs of lengths "
+          "whose params words, workgroup counts and result axes follow one form "
+          "floor((a L + b) / c), over lengths " +
           std::to_string(ro.lo) + ".." + std::to_string(ro.hi));
     const KernelShader& base = recorded[start];
     LengthSegment seg{ro.lo + start, ro.lo + end - 1, out.dispatches.size(),
                       base.dispatches.size()};
-    for (size_t d = 0; d < base.dispatches.size(); ++d) {
-      for (size_t slot = 0; slot < 3 + base.dispatches[d].params.size(); ++slot) {
-        auto word = [&](const KernelShader& r) -> int64_t {
-          const VulkanDispatch& x = r.dispatches[d];
-          return slot < 3 ? x.groups[slot] : x.params[slot - 3];
-        };
-        bool varies = false;
-        std::vector<std::pair<int64_t, int64_t>> pts;
-        for (size_t i = start; i < end; ++i) {
-          varies = varies || word(recorded[i]) != word(base);
-          pts.emplace_back(static_cast<int64_t>(ro.lo + i), word(recorded[i]));
-        }
-        if (!varies) continue;
-        auto f = fit(pts);
-        if (!f)
-          gap("whose Vulkan backend kernel takes its length into " +
-              (slot < 3 ? "workgroup count " + std::to_string(slot)
-                        : "params word " + std::to_string(slot - 3)) +
-              " of dispatch " + std::to_string(d) + " in no form floor((a L + b) / c)");
-        info.forms.push_back({seg.first + d, slot, (*f)[0], (*f)[1], (*f)[2]});
-      }
-      out.dispatches.push_back(base.dispatches[d]);
+    for (LengthForm g : cur->first) {
+      g.dispatch += seg.first;
+      info.forms.push_back(g);
     }
+    for (LengthShape g : cur->second) {
+      g.from = seg.from;
+      g.to = seg.to;
+      info.shapes.push_back(g);
+    }
+    for (const VulkanDispatch& d : base.dispatches) out.dispatches.push_back(d);
     // the kernel's own scratch at its largest, over every segment
     for (size_t i = start; i < end; ++i)
       for (const ScratchValue& v : recorded[i].scratch) {
@@ -431,8 +549,24 @@ KernelShader record_runtime_length(
       if (r.checks.size() != out.checks.size() || r.checks[c].bound != out.checks[c].bound ||
           r.checks[c].count != out.checks[c].count || r.checks[c].value != out.checks[c].value)
         gap("whose Vulkan backend kernel checks indices against its length");
-  if (!out.rope_tables.empty())
-    gap("whose Vulkan backend kernel computes rope's table for it on the host");
+  // rope's cos/sin tables: the same at every length but for their rows T, a form of L the host
+  // program sizes the table by (the table's scratch value allocated at its largest above).
+  for (size_t t = 0; t < out.rope_tables.size(); ++t) {
+    std::vector<std::pair<int64_t, int64_t>> pts;
+    bool varies = false;
+    for (size_t i = 0; i < recorded.size(); ++i) {
+      const RopeTable &r = recorded[i].rope_tables.at(t), &o = out.rope_tables[t];
+      if (r.pos != o.pos || r.wide != o.wide || r.theta != o.theta || r.D != o.D ||
+          r.f64 != o.f64 || r.table != o.table || r.theta_index != o.theta_index)
+        gap("whose Vulkan backend kernel computes rope's table otherwise at another length");
+      varies = varies || r.T != o.T;
+      pts.emplace_back(static_cast<int64_t>(ro.lo + i), static_cast<int64_t>(r.T));
+    }
+    if (!varies) continue;
+    auto f = fit(pts);
+    if (!f) gap("whose rope table's rows follow no form of its length");
+    out.rope_tables[t].T_length = *f;
+  }
   out.length = std::move(info);
   return out;
 }

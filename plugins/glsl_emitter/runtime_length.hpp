@@ -4,9 +4,10 @@
 // the Vulkan backend's kernels at every length lo..hi (hi: the @fixed bound, else a cap the
 // scratch values are allocated for), each params word and workgroup count that changes is fitted
 // as floor((a * L + b) / c) and checked at every recorded length, and lengths where the backend
-// records other work (other dispatches, shaders, specialization constants) get dispatches of
-// their own (segments). The host program evaluates the forms before each dispatch; a length
-// past hi stops the run naming the gap.
+// records other work (other dispatches, shaders, specialization constants) or where a word,
+// count or axis of the result takes another form (a slice's count clamped) get dispatches of
+// their own (segments); rope's cos/sin table's rows follow L alike. The host program evaluates the
+// forms before each dispatch; a length past hi stops the run naming the gap.
 #pragma once
 
 #include <cstdint>
@@ -34,17 +35,17 @@ struct RuntimeOperand {
 // The bytes of `elements` of `dtype` on the device (packed dtypes packed).
 uint64_t dtype_bytes(const std::string& dtype, uint64_t elements);
 
-// The result's shape of `op` for the inputs' shapes by its catalog shape rule (broadcast,
-// same_as_input0(_axis), reduce_axes, argreduce_axis, matmul), or nullopt with `why` (another
-// rule, or the rule's error: the simulator's words).
+// The result's shape of `op` for the inputs' shapes by its catalog shape rule (every rule but
+// reshape and scalar: slice, conv and pool through openinfer/slice_range.hpp and window.hpp), or
+// nullopt with `why` (another rule, or the rule's error).
 std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
                                                        const std::vector<std::vector<uint64_t>>& in,
                                                        std::string& why);
 
-// Kernel `k` (one op) recorded at every length; `capacity` gets the scratch values' shapes at
-// hi (what the host program allocates). Refuses (glsl_gap "auto-dim-operand") a kernel the
-// backend cannot record at some length, a result of another shape than a plain output's, a
-// params word or count that follows no such form, or more than 8 segments.
+// Kernel `k` (one op) recorded at every length; `capacity` gets the scratch values' largest shapes
+// at hi (what the host program allocates). Refuses (glsl_gap "auto-dim-operand") a kernel the
+// backend cannot record at some length, a result of another shape than a plain output's, or
+// more than 8 segments (a params word, count or result axis following no such form).
 KernelShader record_runtime_length(
     const PlanIn& plan, const DeviceIn& device, const KernelIn& k, const RuntimeOperand& ro,
     std::vector<std::pair<std::string, std::vector<uint64_t>>>& capacity);

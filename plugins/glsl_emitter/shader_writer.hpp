@@ -62,6 +62,9 @@ struct RopeTable {
   // Non-empty: theta is this loop index's value at run time (a setting naming it whose values
   // are known only then, loop_setting_params.hpp)
   std::string theta_index;
+  // In a kernel of run-time length (runtime_length.hpp): T as floor((a L + b) / c) of the
+  // length L, {a, b, c}, where it follows L.
+  std::optional<std::array<int64_t, 3>> T_length;
 };
 
 // A buffer of the program's own for a recorded kernel (scratch of the kernel, a value the
@@ -94,6 +97,7 @@ struct LengthShape {
   std::string value;
   size_t axis = 0;
   int64_t a = 0, b = 0, c = 1;
+  uint64_t from = 0, to = 0;  // the lengths it holds for (a segment's)
 };
 struct LengthSegment {
   uint64_t from = 0, to = 0;    // lengths from..to (inclusive)

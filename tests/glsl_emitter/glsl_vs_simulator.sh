@@ -37,7 +37,8 @@ declare -A mode=(
   [chain_embedded]=ulp [tables_embedded]=exact [prefix_table_embedded]=exact
   [auto_dim_runtime]=exact [auto_dim_runtime_slice_out]=exact [copy_runtime]=exact
   [auto_dim_runtime_gather_pad]=exact [auto_dim_runtime_dequantize]=exact
-  [auto_dim_runtime_attention]=nn [auto_dim_table_runtime]=exact
+  [auto_dim_runtime_attention]=nn [auto_dim_table_runtime]=exact [auto_dim_runtime_norm_rope]=nn
+  [auto_dim_runtime_window]=exact
 )
 
 rm -rf "$work"

@@ -310,6 +310,64 @@ def rope_runtime(step):
     return {"acc": [[acc[0:4], acc[4:8]]]}
 
 
+ROPE_X = [[1, -2, 0.5, 3], [4, -1, -0.5, 2], [6, 2, 2, -3], [0.25, 1, -1, 5]]
+
+
+def auto_dim_rope(step):
+    """auto_dim_rope.oi by dsl.md and ops-nn.md: M grows a row a step from @init 1, so after step
+    s row r is 1 plus x of steps r..s; E = rope(M, s): row t at position s + t, pair k (x[k],
+    x[k + 2]) turned by the angle (s + t) * 10000^(-2k/4) to (a cos - b sin, a sin + b cos) (in
+    f64 here; the target within ROPE_TOL)."""
+    rows = step + 1
+    m = [[1 + sum(ROPE_X[t][j] for t in range(r, rows)) for j in range(4)] for r in range(rows)]
+    e = []
+    for t, row in enumerate(m):
+        out = [0.0] * 4
+        for k in range(2):
+            a, b = row[k], row[k + 2]
+            angle = (step + t) * 10000 ** (-2.0 * k / 4)
+            out[k] = a * math.cos(angle) - b * math.sin(angle)
+            out[k + 2] = a * math.sin(angle) + b * math.cos(angle)
+        e.append(out)
+    return {"M": m, "E": e}
+
+
+GW_X = [[1, -2, 0.5], [3, 0.25, -1], [-0.5, 2, 6], [2, -0.75, 2]]
+GW_CW = [[[1, -2, 0.5]], [[3, 1, -1]]]
+GW_CB = [0.25, -1]
+
+
+def auto_dim_window(step):
+    """auto_dim_window.oi by dsl.md and ops.md/ops-nn.md (every value exact in f32): M, X's
+    batches and H's rows grow one a step from @init 1, so after step s the one made at step r is
+    1 plus x of steps r..s. S: M's rows last to first, of each columns 2 and 0; U: M's columns
+    1 and 2 (fewer than 100 rows). Y: conv over
+    each batch, output o's tap k reading cell 2 o + 2 k - 2 (pads 2, stride 2, dilation 2;
+    padding 0), plus the bias. P: max_pool's output o the largest of cells o and o + 2 inside
+    [0, 3). A: avg_pool's mean of the cells of rows h - 1, h and columns w, w + 1 inside H (the
+    padded row above the first left out)."""
+    rows = step + 1
+    g = [[1 + sum(GW_X[t][j] for t in range(r, rows)) for j in range(3)] for r in range(rows)]
+    y = [[[GW_CB[m] + sum(GW_CW[m][0][k] * b[2 * o + 2 * k - 2] for k in range(3)
+                          if 0 <= 2 * o + 2 * k - 2 < 3) for o in range(2)]
+          for m in range(2)] for b in g]
+    p = [[[max(b[c] for c in (o, o + 2) if c < 3) for o in range(2)]] for b in g]
+    a = []
+    for h in range(rows):
+        cells = [[g[r][c] for r in (h - 1, h) if r >= 0 for c in (w, w + 1)] for w in range(2)]
+        a.append([sum(c) / len(c) for c in cells])
+    return {"M": g, "S": [[g[rows - 1 - r][2], g[rows - 1 - r][0]] for r in range(rows)],
+            "U": [[r[1], r[2]] for r in g],
+            "X": [[b] for b in g], "Y": y, "P": p, "H": [[g]], "A": [[a]]}
+
+
+def auto_dim_slice_clamp(step):
+    """auto_dim_slice_clamp.oi by dsl.md: M grows a row a step from @init 1 and doubles, so after
+    step s row r is 2^(s - r + 1); U its first rows, at most 2."""
+    m = [[2.0 ** (step - r + 1)] * 2 for r in range(step + 1)]
+    return {"M": m, "U": m[:2]}
+
+
 def auto_dim_reset(step):
     """auto_dim_reset.oi: every matrix x, but matrix `step` (reset) fresh @init 9."""
     x = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]][step]
@@ -517,7 +575,8 @@ def inplace_kernels(step):
 # the simulator and of the values computed here, instead of byte for byte (ops-nn.md).
 ROPE_TOL = 1e-5
 # attention's softmax: exp within ops-nn.md's bound, not exact
-TOLERANT = {"rope_runtime.oi": ROPE_TOL, "loop_attention_flags.oi": 1e-6}
+TOLERANT = {"rope_runtime.oi": ROPE_TOL, "auto_dim_rope.oi": ROPE_TOL,
+            "loop_attention_flags.oi": 1e-6}
 
 
 def flat(v):
@@ -551,7 +610,10 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
                                           "bound t=4",
-              "auto_dim_length.oi": "auto_dim 'F': count i = 3 exceeds its @fixed bound i=2"}
+              "auto_dim_length.oi": "auto_dim 'F': count i = 3 exceeds its @fixed bound i=2",
+              "auto_dim_slice_clamp.oi": "auto_dim_slice_clamp.oi:12:50: cannot store a value "
+                                         "of shape [2, 2] as auto_dim 'U' of current shape "
+                                         "[3, 2]"}
 GRAPHS = [("counters.oi", 4, counters, None),
           ("named_settings.oi", 2, named_settings,
            "x.0: f32[3] = { 1, -2, 3 }\nx.1: f32[3] = { -0.5, 4, -8 }\n"),
@@ -642,6 +704,13 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"w.{i}: f32[3, 2] = {{ {', '.join(str(v) for r in LENGTH_W[i] for v in r)} }}\n"
               f"c.{i}: f32[2, 1] = {{ {', '.join(map(str, LENGTH_C[i]))} }}\n"
               for i in range(4))),
+          ("auto_dim_rope.oi", 4, auto_dim_rope, "".join(
+              f"x.{i}: f32[4] = {{ {', '.join(map(str, ROPE_X[i]))} }}\n" for i in range(4))),
+          ("auto_dim_window.oi", 4, auto_dim_window, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(map(str, GW_X[i]))} }}\n"
+              f"cw.{i}: f32[2, 1, 3] = {{ {', '.join(str(v) for m in GW_CW for v in m[0])} }}\n"
+              f"cb.{i}: f32[2] = {{ {', '.join(map(str, GW_CB))} }}\n" for i in range(4))),
+          ("auto_dim_slice_clamp.oi", 2, auto_dim_slice_clamp, None),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 

@@ -2553,11 +2553,13 @@ class Runner {
   // before it filled), the params words and workgroup counts of L's segment and the result's
   // shape set from their forms. Returns the segment's dispatches (all of them for another
   // kernel).
+  int64_t length_now_ = 0;  // the length set_length last read
   std::pair<size_t, size_t> set_length(Kernel& k) {
     if (!k.length) return {0, k.subs.size()};
     const json::object& l = *k.length;
     const Value& in = value(std::string(l.at("value").as_string()));
     const auto L = static_cast<int64_t>(in.shape.at(l.at("axis").to_number<size_t>()));
+    length_now_ = L;
     const json::object* seg = nullptr;
     for (const json::value& g : l.at("segments").as_array())
       if (L >= g.at("from").to_number<int64_t>() && L <= g.at("to").to_number<int64_t>())
@@ -2589,6 +2591,8 @@ class Runner {
     }
     std::map<std::string, std::vector<uint64_t>> shapes;
     for (const json::value& f : l.at("shapes").as_array()) {
+      if (L < f.at("from").to_number<int64_t>() || L > f.at("to").to_number<int64_t>())
+        continue;  // another segment's
       std::vector<uint64_t>& s = shapes[std::string(f.at("value").as_string())];
       const size_t axis = f.at("axis").to_number<size_t>();
       if (s.size() <= axis) s.resize(axis + 1);
@@ -2661,7 +2665,11 @@ class Runner {
                     "' of rope's theta is not set here");
       theta = static_cast<double>(it->second);
     }
-    const uint64_t T = r.at("T").to_number<uint64_t>(), D = r.at("D").to_number<uint64_t>();
+    uint64_t T = r.at("T").to_number<uint64_t>();
+    const uint64_t D = r.at("D").to_number<uint64_t>();
+    // in a kernel of run-time length, its rows follow the length set_length read
+    if (const json::value* tl = r.if_contains("T_length"))
+      T = static_cast<uint64_t>(length_form(*tl, length_now_));
     const uint64_t half = D / 2;
     const bool f64 = r.at("f64").as_bool();
     std::vector<double> table(2 * T * half);
