@@ -5,6 +5,7 @@
 #include <set>
 
 #include "auto_dim_guard.hpp"
+#include "vulkan_kernels.hpp"
 #include "window_outputs.hpp"
 
 namespace oi::glsl {

@@ -2,7 +2,6 @@
 #include "runtime_length.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 #include "openinfer/broadcast.hpp"
@@ -91,17 +90,6 @@ bool same_layout(const KernelShader& a, const KernelShader& b) {
 }
 
 }  // namespace
-
-uint64_t dtype_bytes(const std::string& dtype, uint64_t elements) {
-  static const std::map<std::string, uint64_t> kBits = {
-      {"f64", 64}, {"i64", 64},   {"u64", 64}, {"f32", 32}, {"i32", 32}, {"u32", 32},
-      {"f16", 16}, {"bf16", 16},  {"i16", 16}, {"u16", 16}, {"i8", 8},   {"u8", 8},
-      {"bool", 8}, {"bitset", 8}, {"f8", 8},   {"i4", 4},   {"u4", 4},   {"i2", 2},
-      {"u2", 2},   {"t2", 2},     {"i1", 1},   {"u1", 1},   {"t1", 1}};
-  auto it = kBits.find(dtype);
-  if (it == kBits.end()) invalid_plan("unknown dtype " + dtype);
-  return (elements * it->second + 7) / 8;
-}
 
 std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
                                                        const std::vector<std::vector<uint64_t>>& in,

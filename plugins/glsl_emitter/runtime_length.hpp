@@ -32,9 +32,6 @@ struct RuntimeOperand {
   std::string output;
 };
 
-// The bytes of `elements` of `dtype` on the device (packed dtypes packed).
-uint64_t dtype_bytes(const std::string& dtype, uint64_t elements);
-
 // The result's shape of `op` for the inputs' shapes by its catalog shape rule (every rule but
 // reshape and scalar: slice, conv and pool through openinfer/slice_range.hpp and window.hpp), or
 // nullopt with `why` (another rule, or the rule's error).

@@ -508,4 +508,10 @@ KernelShader record_kernel(const PlanIn& plan, const DeviceIn& device, const Ker
   return KernelRecorder(plan, device, kernel).record();
 }
 
+uint64_t dtype_bytes(const std::string& dtype, uint64_t elements) {
+  const DtypeInfo* d = dtype_info(dtype);
+  if (d == nullptr) invalid_plan("unknown dtype " + dtype);
+  return (elements * d->bits + 7) / 8;
+}
+
 }  // namespace oi::glsl

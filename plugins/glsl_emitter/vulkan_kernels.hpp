@@ -14,4 +14,8 @@ namespace oi::glsl {
 // limit naming the device key, a kernel that needs host work at run time).
 KernelShader record_kernel(const PlanIn& plan, const DeviceIn& device, const KernelIn& kernel);
 
+// The bytes of `elements` of `dtype` on the device (packed dtypes packed), from the dtype table
+// the recorder tags values with.
+uint64_t dtype_bytes(const std::string& dtype, uint64_t elements);
+
 }  // namespace oi::glsl
