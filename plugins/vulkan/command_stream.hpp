@@ -80,6 +80,7 @@ struct StreamStats {
   uint64_t patched = 0;       // one-command segments recorded again in place (a new range)
   uint64_t record_ns = 0;     // host time recording commands (dispatches, fills, copies)
   uint64_t replay_ns = 0;     // host time comparing commands for replay
+  uint64_t wait_ns = 0;       // host time blocked in fence waits (the GPU's work, not the host's)
   uint64_t staged_bytes = 0;  // through the staging ring
 };
 
