@@ -20,9 +20,10 @@
 // and small uploads are rewritten in its arenas when only their bytes differ). At the first
 // difference (another pipeline or buffer, another workgroup count, a command more or less) the
 // compared part of that segment is recorded afresh and the rest of the unit is recorded.
-// Copies, and dispatches of pipelines seen with varying workgroup counts, sit in one-command
-// segments: when only their range or workgroups differ, a replay records that segment again in
-// place (patch) and goes on comparing.
+// Copies (the unaligned ones: device.cpp makes whole-word copies dispatches, whose offsets are
+// parameters), and dispatches of pipelines seen with varying workgroup counts, sit in
+// one-command segments: when only their range or workgroups differ, a replay records that
+// segment again in place (patch) and goes on comparing.
 //
 // Large uploads and all downloads go through rings of persistent staging chunks
 // (OPENINFER_VULKAN_STAGING_MB each), copied in pieces so that the CPU's copy of one piece
