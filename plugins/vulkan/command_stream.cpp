@@ -222,13 +222,13 @@ void CommandStream::close() noexcept {
   command_pool_ = nullptr;
   if (const char* env = std::getenv("OPENINFER_VULKAN_STATS"); env != nullptr && *env != '\0') {
     const uint64_t recorded = stats_.commands - stats_.replayed;
-    char line[512];
+    char line[640];
     std::snprintf(
         line, sizeof line,
         "%llu commands (%llu dispatches) in %llu submits, %llu waits, %llu host round trips; "
         "%llu replayed (%llu segments submitted again, %llu with rewritten bytes), %llu "
         "re-recorded after a difference, %llu patched in place; host %.2f us per recorded "
-        "command, %.2f us per replayed one; %llu bytes staged",
+        "command, %.2f us per replayed one; %llu bytes staged; %.1f ms waiting for the GPU",
         static_cast<unsigned long long>(stats_.commands),
         static_cast<unsigned long long>(stats_.dispatches),
         static_cast<unsigned long long>(stats_.submits),
@@ -241,7 +241,7 @@ void CommandStream::close() noexcept {
         static_cast<unsigned long long>(stats_.patched),
         recorded ? stats_.record_ns / 1e3 / static_cast<double>(recorded) : 0.0,
         stats_.replayed ? stats_.replay_ns / 1e3 / static_cast<double>(stats_.replayed) : 0.0,
-        static_cast<unsigned long long>(stats_.staged_bytes));
+        static_cast<unsigned long long>(stats_.staged_bytes), stats_.wait_ns / 1e6);
     abi::log(host(), OI_LOG_INFO, line);  // "plugin 'vulkan': ..." on stderr by default
   }
   s_ = {};
@@ -772,6 +772,11 @@ bool CommandStream::gpu_idle() {
 }
 
 void CommandStream::wait_until(uint64_t seq) {
+  if (in_flight_.empty() || in_flight_.front().seq > seq) {
+    reap();
+    return;
+  }
+  const uint64_t start = now_ns();
   bool waited = false;
   while (!in_flight_.empty() && in_flight_.front().seq <= seq) {
     const InFlight f = in_flight_.front();
@@ -792,6 +797,7 @@ void CommandStream::wait_until(uint64_t seq) {
     completed_ = f.seq;
   }
   if (waited) ++stats_.waits;
+  stats_.wait_ns += now_ns() - start;
   reap();
 }
 

@@ -20,9 +20,10 @@
 // and small uploads are rewritten in its arenas when only their bytes differ). At the first
 // difference (another pipeline or buffer, another workgroup count, a command more or less) the
 // compared part of that segment is recorded afresh and the rest of the unit is recorded.
-// Copies, and dispatches of pipelines seen with varying workgroup counts, sit in one-command
-// segments: when only their range or workgroups differ, a replay records that segment again in
-// place (patch) and goes on comparing.
+// Copies (the unaligned ones: device.cpp makes whole-word copies dispatches, whose offsets are
+// parameters), and dispatches of pipelines seen with varying workgroup counts, sit in
+// one-command segments: when only their range or workgroups differ, a replay records that
+// segment again in place (patch) and goes on comparing.
 //
 // Large uploads and all downloads go through rings of persistent staging chunks
 // (OPENINFER_VULKAN_STAGING_MB each), copied in pieces so that the CPU's copy of one piece
@@ -80,6 +81,7 @@ struct StreamStats {
   uint64_t patched = 0;       // one-command segments recorded again in place (a new range)
   uint64_t record_ns = 0;     // host time recording commands (dispatches, fills, copies)
   uint64_t replay_ns = 0;     // host time comparing commands for replay
+  uint64_t wait_ns = 0;       // host time blocked in fence waits (the GPU's work, not the host's)
   uint64_t staged_bytes = 0;  // through the staging ring
 };
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -360,12 +361,58 @@ oi_status* buffer_download(oi_device* device, oi_buffer* buffer, uint64_t offset
   OI_ABI_CATCH(host())
 }
 
+namespace {
+
+// A copy of whole words as a dispatch of move.comp (its rank-1 copy, as reshape's): the offsets
+// are parameters, so a replay that meets the same copy at other offsets (the K/V table entry
+// of the next position) rewrites them in place of recording the copy again in a segment of its
+// own (docs/vulkan.md, "Replay"). False where vkCmdCopyBuffer does it: unaligned ranges,
+// ranges past what the shader addresses, a buffer past maxStorageBufferRange, overlapping
+// ranges of one buffer, or OPENINFER_VULKAN_COPY_DISPATCH=0.
+bool copy_by_dispatch(oi_device* device, oi_buffer* src, uint64_t src_offset, oi_buffer* dst,
+                      uint64_t dst_offset, uint64_t bytes) {
+  if (((src_offset | dst_offset | bytes) & 3) != 0) return false;
+  const uint64_t words = bytes / 4, from = src_offset / 4, to = dst_offset / 4;
+  constexpr uint64_t kMaxWord = std::numeric_limits<int32_t>::max() - 4;
+  if (from + words > kMaxWord || to + words > kMaxWord) return false;
+  const uint64_t range = caps_of(device).max_storage_range;
+  if (src->alloc.size > range || dst->alloc.size > range) return false;
+  if (src == dst && from < to + words && to < from + words) return false;
+  if (const char* env = std::getenv("OPENINFER_VULKAN_COPY_DISPATCH");
+      env != nullptr && std::strcmp(env, "0") == 0) {
+    return false;
+  }
+  // move.comp's parameters for a copy of rank 1: count, rank, destination offset, one source,
+  // axis 0; dims from word 16; the source's offset, axis range and stride from word 24.
+  Dispatch job;
+  job.shader = "move";
+  job.spec = {0, 32};  // MODE copy, 32-bit elements
+  job.params.assign(28, 0);
+  job.params[0] = static_cast<uint32_t>(words);
+  job.params[1] = 1;
+  job.params[2] = static_cast<uint32_t>(to);
+  job.params[3] = 1;
+  job.params[16] = static_cast<uint32_t>(words);
+  job.params[24] = static_cast<uint32_t>(from);
+  job.params[26] = static_cast<uint32_t>(words);
+  job.params[27] = 1;
+  job.buffers[0] = src;
+  job.buffers[5] = dst;
+  job.output = 5;
+  job.groups[0] = static_cast<uint32_t>(std::min<uint64_t>((words + 255) / 256, 65535));
+  run_dispatch(device, job);
+  return true;
+}
+
+}  // namespace
+
 oi_status* buffer_copy(oi_device* device, oi_buffer* src, uint64_t src_offset, oi_buffer* dst,
                        uint64_t dst_offset, uint64_t bytes) {
   OI_ABI_TRY
   check_range(src, src_offset, bytes, "copy source");
   check_range(dst, dst_offset, bytes, "copy destination");
   if (bytes == 0) return nullptr;
+  if (copy_by_dispatch(device, src, src_offset, dst, dst_offset, bytes)) return nullptr;
   std::lock_guard lock(device->mutex);
   device->stream.copy(src->alloc.buffer, src_offset, dst->alloc.buffer, dst_offset, bytes);
   OI_ABI_CATCH(host())

@@ -1,15 +1,16 @@
 // The Vulkan backend's batched submission (plugins/vulkan/command_stream.hpp) through the plugin
-// host: long chains of dependent dispatches recorded without waits, uploads interleaved with
-// the dispatches that read them, buffers freed right after a dispatch reads them, reused buffers
-// reading zeros, downloads in the middle of a batch, parameter arenas that overflow, transfers
-// larger than a staging piece, and two threads taking turns. Every expected value is a formula.
-// Exits 77 (CTest: skipped) when no Vulkan device exists.
+// host: long chains of dependent dispatches recorded without waits, uploads and device copies
+// interleaved with the dispatches that read them, buffers freed right after a dispatch reads
+// them, reused buffers reading zeros, downloads in the middle of a batch, parameter arenas that
+// overflow, transfers larger than a staging piece, and two threads taking turns. Every expected
+// value is a formula. Exits 77 (CTest: skipped) when no Vulkan device exists.
 #define BOOST_TEST_MODULE vulkan_batching
 #define BOOST_TEST_NO_MAIN
 #include <bit>
 #include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 #include <thread>
 
 #include "openinfer/error.hpp"
@@ -283,6 +284,38 @@ BOOST_AUTO_TEST_CASE(two_threads_take_turns) {
   t2.join();
   BOOST_TEST(mismatches(first, 600.0f, "first") == 0u);
   BOOST_TEST(mismatches(second, 900.0f, "second") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(device_copies_between_dispatches_are_seen_in_order) {
+  // Word-aligned copies run as dispatches (their offsets are parameters, so a replay may
+  // rewrite them), others as vkCmdCopyBuffer; both must see the add before them and be seen by
+  // the add after. Round r: x += 1 (x = r + 1), x goes to row r of a 32-row table, and row r
+  // comes back into x (2 bytes in for odd r: unaligned, the other path); a copy that read
+  // too early would bring back zeros. So row r holds r + 1 and x ends at 32 + 1.
+  auto x = gpu()->alloc(kN * 4);
+  auto one = upload(std::vector<float>(kN, 1.0f));
+  auto table = gpu()->alloc(32 * kN * 4);
+  for (uint64_t r = 0; r < 32; ++r) {
+    add(x, one, x, kN);
+    gpu()->copy(*x, 0, *table, r * kN * 4, kN * 4);
+    const uint64_t skip = r % 2 == 1 ? 2 : 0;
+    gpu()->copy(*table, r * kN * 4 + skip, *x, skip, kN * 4 - skip);
+  }
+  add(x, one, x, kN);
+  auto rows_of = [](const std::vector<float>& v, uint64_t rows, const std::string& what) {
+    size_t bad = 0;
+    for (uint64_t r = 0; r < rows; ++r) {
+      const auto row = v.begin() + static_cast<std::ptrdiff_t>(r * kN);
+      bad += mismatches(std::vector<float>(row, row + kN), static_cast<float>(r + 1),
+                        what + " " + std::to_string(r));
+    }
+    return bad;
+  };
+  BOOST_TEST(rows_of(download<float>(*table, 32 * kN), 32, "row") == 0u);
+  BOOST_TEST(mismatches(download<float>(*x, kN), 33.0f, "x") == 0u);
+  // Within one buffer: its first half onto its second half.
+  gpu()->copy(*table, 0, *table, 16 * kN * 4, 16 * kN * 4);
+  BOOST_TEST(rows_of(download<float>(*table, 16 * kN, 16 * kN * 4), 16, "moved row") == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(bad_ranges_are_errors_and_the_stream_goes_on) {
