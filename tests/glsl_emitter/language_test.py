@@ -530,6 +530,13 @@ LENGTH_W = [[[1, 0.5], [-1, 2], [0.25, 1]]] * 2 + [[[2, 0], [1, -1], [0.5, 3]]] 
 LENGTH_C = [[1, -1], [2, 0.5], [-3, 4], [1, 1]]
 
 
+def length_rows(rows):
+    """M of the graphs growing it a row a step from @init 1, adding x: row r is 1 plus x of
+    steps r..rows - 1."""
+    return [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
+            for r in range(rows)]
+
+
 def auto_dim_length(step):
     """auto_dim_length.oi by dsl.md and the op rules (every sum exact in f32): M[n, 0] grows M
     to n + 1 rows, row r made at step r from @init 1, so after step s row r is 1 plus x of steps
@@ -539,8 +546,7 @@ def auto_dim_length(step):
     transposed, K[t] the column sums of step t, Z's first row 7 plus every x so far, the rows
     below it x * x of this step; u the column sums of C[1], grown as M from @init 2."""
     rows = step + 1
-    m = [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
-         for r in range(rows)]
+    m = length_rows(rows)
     y = [sum(m[r][j] for r in range(rows)) for j in range(3)]
     acc = [sum(sum(1 + sum(LENGTH_X[t][j] for t in range(r, st + 1)) for r in range(st + 1))
                for st in range(rows)) for j in range(3)]
@@ -571,8 +577,7 @@ def auto_dim_reshape(step):
     auto_dim_length.oi; W its elements as 3 rows of step + 1; K's entries M's rows; y V's one row,
     @init 2 plus every x so far (V grows only at the fourth step)."""
     rows = step + 1
-    m = [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
-         for r in range(rows)]
+    m = length_rows(rows)
     cells = [v for row in m for v in row]
     return {"M": m, "W": [cells[i * rows:(i + 1) * rows] for i in range(3)], "K": m,
             "y": [2 + sum(LENGTH_X[t][j] for t in range(rows)) for j in range(3)]}
@@ -582,8 +587,7 @@ def auto_dim_stops(step):
     """auto_dim_stops.oi by dsl.md and numpy broadcasting: M as in auto_dim_length.oi, S = M +
     0.5 broadcast to [2, 3] (the one row twice at the first step)."""
     rows = step + 1
-    m = [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
-         for r in range(rows)]
+    m = length_rows(rows)
     return {"M": m, "S": [[v + 0.5 for v in m[r % rows]] for r in range(2)]}
 
 
