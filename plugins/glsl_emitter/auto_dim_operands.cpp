@@ -5,6 +5,7 @@
 #include <set>
 
 #include "auto_dim_guard.hpp"
+#include "runtime_access.hpp"
 #include "vulkan_kernels.hpp"
 #include "window_outputs.hpp"
 
@@ -131,10 +132,6 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
            "' that is neither a plain value, a matrix nor table entries";
     return false;
   }
-  if (op.settings.contains("acc")) {
-    why += ", with acc=";
-    return false;
-  }
   for (const std::string& in : op.inputs) {
     const ValueRef r = parse_ref(in);
     const auto it = plan.value_index.find(r.name);
@@ -142,6 +139,12 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
     const ValueIn& v = plan.values[it->second];
     if (v.name == m.name && in == op.inputs.front()) continue;
     if (v.is_auto_dim() && v.name == m.name) continue;
+    // another whole matrix growing along the same axis from the same declared size: of the
+    // same length L, which the host program checks (runtime_access.hpp)
+    if (v.is_auto_dim() && (v.auto_table.empty() || one_key(v, r)) &&
+        std::none_of(r.index.begin(), r.index.end(), is_slice) && growing_axes(plan, v) == axes &&
+        v.shape.size() > axis && v.shape[axis] == m.shape[axis])
+      continue;
     const bool entry = v.is_table() && !r.all && r.index.size() == v.indices.size() &&
                        std::none_of(r.index.begin(), r.index.end(), is_slice);
     if (v.is_auto_dim() || (v.is_table() && !entry) ||
@@ -152,8 +155,8 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
   }
   auto [it, fresh] = runtime.try_emplace(k.id);
   RuntimeOperand& ro = it->second;
-  if (!fresh && (ro.matrix != m.name || ro.axis != axis)) {
-    why += ", beside another matrix of run-time length";
+  if (!fresh && (ro.axis != axis || ro.lo != m.shape.at(axis))) {
+    why += ", beside another matrix of run-time length along another axis or from another size";
     return false;
   }
   const uint64_t declared = m.shape.at(axis);
@@ -161,11 +164,12 @@ bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const 
   uint64_t hi = m.auto_bound.size() > axis && m.auto_bound[axis] ? declared + m.auto_bound[axis]
                                                                  : declared + kRuntimeLengthCap;
   if (row) hi = std::min(hi, std::max(declared + 1, kRuntimeBytesCap / row));
-  ro.matrix = m.name;
+  if (fresh) ro.matrix = m.name;
   ro.at = op.at;
+  ro.access = output_access(op, matrix, entries);
   ro.axis = axis;
   ro.lo = declared;
-  ro.hi = std::max(hi, declared);
+  ro.hi = fresh ? std::max(hi, declared) : std::min(ro.hi, std::max(hi, declared));
   return true;
 }
 
@@ -207,9 +211,19 @@ std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, con
     }
     shape.insert(shape.end(), m.shape.begin(), m.shape.end());
   } else {
+    // an open end on an axis no access grows: up to the declared size (slices never grow)
+    auto open_end = [&](size_t a, const std::string& t) -> std::optional<uint64_t> {
+      const size_t dots = t.find("..");
+      if (dots + 2 != t.size() || growing_axes(plan, m).count(a)) return std::nullopt;
+      const std::string from = t.substr(0, dots);
+      const auto s = from.empty() ? std::optional<int64_t>(0) : window_length(plan, "0.." + from);
+      if (!s || *s < 0 || *s > static_cast<int64_t>(m.shape[a])) return std::nullopt;
+      return m.shape[a] - static_cast<uint64_t>(*s);
+    };
     for (size_t a = 0; a < na; ++a) {
       const std::string& t = r.index[nt + a];
-      shape.push_back(is_slice(t) ? length(t) : 1);
+      const std::optional<uint64_t> open = is_slice(t) ? open_end(a, t) : std::nullopt;
+      shape.push_back(open ? *open : is_slice(t) ? length(t) : 1);
     }
     shape.insert(shape.end(), m.shape.begin() + static_cast<std::ptrdiff_t>(na), m.shape.end());
   }
@@ -313,7 +327,7 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
         if (runtime) {
           std::vector<std::vector<uint64_t>> in;
           for (const std::string& t : op.inputs) in.push_back(plan.value(parse_ref(t).name).shape);
-          part = rule_result_shape(op, in, why);
+          part = recorded_result_shape(op, in, nullptr, why);
         }
         if (!part) glsl_gap("auto-dim-operand", op_where(op) + ": operand " + why);
         std::vector<uint64_t> shape = *part;
@@ -345,7 +359,8 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
           std::vector<std::vector<uint64_t>> in;
           for (const std::string& t : op.inputs) in.push_back(plan.value(parse_ref(t).name).shape);
           std::string why;
-          const std::optional<std::vector<uint64_t>> result = rule_result_shape(op, in, why);
+          const std::optional<std::vector<uint64_t>> result =
+              recorded_result_shape(op, in, nullptr, why);
           if (!result) glsl_gap("auto-dim-operand", op_where(op) + ": " + why);
           ValueIn s;
           s.name = "@ad" + std::to_string(k.id) + "_" + std::to_string(i) + "_out";

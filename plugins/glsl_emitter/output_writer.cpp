@@ -835,6 +835,9 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     out["length"] = json::object{{"value", l.value},     {"axis", l.axis},     {"lo", l.lo},
                                  {"hi", l.hi},           {"matrix", l.matrix}, {"at", l.at},
                                  {"segments", segments}, {"forms", forms},     {"shapes", shapes}};
+    if (!l.access.empty()) out["length"].as_object()["access"] = l.access;
+    if (!l.errors.empty()) out["length"].as_object()["errors"] = l.errors;
+    if (!l.same_length.empty()) out["length"].as_object()["same_length"] = l.same_length;
   }
   return out;
 }
@@ -936,30 +939,46 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
       finite_classes(plan, k, ix->second);
   // Copy `row` of an indexed kernel: written as a literal setting's, or where indices are left
   // to params words, recorded through the Vulkan backend's kernels with them patched.
+  // A kernel of run-time length (runtime_length.hpp) recorded at every length; its scratch
+  // values allocated for the longest (of every copy, where a setting names a loop index).
+  auto runtime_shader = [&](const KernelIn& k, const RuntimeOperand& ro) {
+    std::vector<std::pair<std::string, std::vector<uint64_t>>> capacity;
+    KernelShader ks = record_runtime_length(plan, device, k, ro, capacity);
+    for (const auto& [name, shape] : capacity) {
+      ValueIn& v = plan.values.at(plan.value_index.at(name));
+      std::vector<uint64_t> most = shape;
+      if (v.runtime_axis == -2 && v.shape.size() == shape.size())  // a result, from copy 0 on
+        for (size_t a = 0; a < most.size(); ++a) most[a] = std::max(most[a], v.shape[a]);
+      v.shape = most;
+      v.elements = 1;
+      for (uint64_t d : most) v.elements *= d;
+      v.bytes = dtype_bytes(v.dtype, v.elements);
+    }
+    return ks;
+  };
   auto indexed_shader = [&](const KernelIn& k, const IndexedKernel& ik, size_t row, uint32_t id) {
     std::vector<std::string> left;
     const KernelIn copy = indexed_copy(k, ik, row, id, left);
+    if (auto rt = copies.runtime.find(k.id); rt != copies.runtime.end()) {
+      if (!left.empty())
+        glsl_gap("auto-dim-operand", "kernel " + std::to_string(k.id) +
+                                         ": an operand of run-time length and a setting naming "
+                                         "a loop index whose values are known only at run time");
+      return runtime_shader(copy, rt->second);
+    }
     return left.empty() ? write_kernel(plan, device, copy)
                         : record_runtime_index(plan, device, copy, left, ik.why);
   };
   std::vector<KernelShader> shaders;
-  std::vector<std::pair<std::string, std::vector<uint64_t>>> capacity;
   for (const KernelIn& k : plan.kernels) {
     if (auto rt = copies.runtime.find(k.id); rt != copies.runtime.end()) {
-      if (indexed.count(k.id))
+      auto ix = indexed.find(k.id);
+      if (ix != indexed.end() && !ix->second.runtime.empty())
         glsl_gap("auto-dim-operand", "kernel " + std::to_string(k.id) +
                                          ": an operand of run-time length and a setting naming "
-                                         "a loop index");
-      capacity.clear();
-      shaders.push_back(record_runtime_length(plan, device, k, rt->second, capacity));
-      // the scratch values allocated for the longest length
-      for (const auto& [name, shape] : capacity) {
-        ValueIn& v = plan.values.at(plan.value_index.at(name));
-        v.shape = shape;
-        v.elements = 1;
-        for (uint64_t d : shape) v.elements *= d;
-        v.bytes = dtype_bytes(v.dtype, v.elements);
-      }
+                                         "a loop index whose values are known only at run time");
+      shaders.push_back(ix == indexed.end() ? runtime_shader(k, rt->second)
+                                            : indexed_shader(k, ix->second, 0, k.id));
       continue;
     }
     auto ix = indexed.find(k.id);

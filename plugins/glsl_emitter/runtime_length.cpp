@@ -8,6 +8,8 @@
 #include "openinfer/slice_range.hpp"
 #include "openinfer/window.hpp"
 #include "refusal.hpp"
+#include "runtime_access.hpp"
+#include "runtime_length_errors.hpp"
 #include "vulkan_kernels.hpp"
 
 namespace oi::glsl {
@@ -93,8 +95,16 @@ bool same_layout(const KernelShader& a, const KernelShader& b) {
 
 std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
                                                        const std::vector<std::vector<uint64_t>>& in,
-                                                       std::string& why) {
+                                                       std::string& why, bool* words) {
   const std::string& rule = op.shape_rule;
+  if (words) *words = false;
+  // a failure in the simulator's words (core/src/catalog/shape_rules*.cpp): the checks a
+  // growing axis can fail at some lengths only
+  auto said = [&](const std::string& w) {
+    why = w;
+    if (words) *words = true;
+    return std::nullopt;
+  };
   if (in.empty()) {
     why = "op '" + op.op + "' without inputs";
     return std::nullopt;
@@ -103,17 +113,15 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     std::vector<uint64_t> out = in[0];
     for (size_t i = 1; i < in.size(); ++i) {
       if (!op.broadcast) {
-        if (in[i] != out) {
-          why = "input shapes " + dims_text(out) + " and " + dims_text(in[i]) + " differ";
-          return std::nullopt;
-        }
+        if (in[i] != out)
+          return said("input shapes " + dims_text(out) + " and " + dims_text(in[i]) +
+                      " differ and '" + op.op + "' does not broadcast");
         continue;
       }
       auto b = geometry::broadcast_shape(out, in[i]);
-      if (!b) {
-        why = "input shapes " + dims_text(out) + " and " + dims_text(in[i]) + " do not broadcast";
-        return std::nullopt;
-      }
+      if (!b)
+        return said("input shapes " + dims_text(out) + " and " + dims_text(in[i]) +
+                    " do not broadcast");
       out = std::move(*b);
     }
     return out;
@@ -182,7 +190,10 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     for (size_t i = 1; i < in.size(); ++i) {
       bool ok = in[i].size() == x.size();
       for (size_t q = 0; ok && q < x.size(); ++q) ok = q == *ax || in[i][q] == x[q];
-      if (!ok) return fail("concat input " + std::to_string(i) + " of shape " + dims_text(in[i]));
+      if (!ok)
+        return said("input " + std::to_string(i) + " has shape " + dims_text(in[i]) +
+                    ", which does not match " + dims_text(x) + " outside axis " +
+                    std::to_string(*ax));
       out[*ax] += in[i][*ax];
     }
     return out;
@@ -193,22 +204,33 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     const std::vector<uint64_t> trailing(x.begin() + static_cast<std::ptrdiff_t>(*ax), x.end());
     for (size_t i = 1; i < in.size(); ++i)
       if (in[i] != trailing)
-        return fail("input " + std::to_string(i) + " has shape " + dims_text(in[i]) +
-                    " but must have " + dims_text(trailing));
+        return said("input " + std::to_string(i) + " has shape " + dims_text(in[i]) +
+                    " but must have " + dims_text(trailing) + ", the dims of " + dims_text(x) +
+                    " from axis " + std::to_string(*ax));
     return x;
   }
   if (rule == "batch_norm") {
     if (x.size() < 2) return fail("batch_norm of rank below 2");
     for (size_t i = 1; i < in.size() && i < 5; ++i)
       if (in[i] != std::vector<uint64_t>{x[1]})
-        return fail("batch_norm input " + std::to_string(i) + " of shape " + dims_text(in[i]));
+        return said(std::string("batch_norm ") +
+                    (i == 1   ? "scale"
+                     : i == 2 ? "bias"
+                     : i == 3 ? "mean"
+                              : "var") +
+                    " " + dims_text(in[i]) + " must be [" + std::to_string(x[1]) +
+                    "], one value per channel");
     return x;
   }
   if (rule == "dequantize" && in.size() >= 2) {
     if (in[1].size() > 1) return fail("dequantize scale of rank above 1");
     if (in[1].size() == 1) {
       auto ax = axis_of(int_setting("axis", 1), x.size());
-      if (!ax || in[1][0] != x[*ax]) return fail("dequantize scale " + dims_text(in[1]));
+      if (!ax) return fail("dequantize axis out of range");
+      if (in[1][0] != x[*ax])
+        return said("dequantize scale " + dims_text(in[1]) + " must have " +
+                    std::to_string(x[*ax]) + " entries, x's size along axis " +
+                    std::to_string(*ax));
     }
     if (in.size() > 2 && in[2] != in[1]) return fail("dequantize zero_point " + dims_text(in[2]));
     return x;
@@ -233,9 +255,12 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
       if (!jb.is_int64() || !je.is_int64()) return fail("'pads'");
       const int64_t b = jb.as_int64(), e = je.as_int64();
       const auto dim = static_cast<int64_t>(x[a]);
-      if (b < 0 || e < 0 || (mode == "reflect" && (b >= dim || e >= dim) && (b > 0 || e > 0)) ||
-          (mode == "edge" && dim == 0 && (b > 0 || e > 0)))
-        return fail("pads of axis " + std::to_string(a) + " for its size " + std::to_string(dim));
+      if (b < 0 || e < 0) return fail("negative pads of axis " + std::to_string(a));
+      if (mode == "reflect" && (b >= dim || e >= dim) && (b > 0 || e > 0))
+        return said("reflect pads of axis " + std::to_string(a) +
+                    " must be smaller than its size " + std::to_string(dim));
+      if (mode == "edge" && dim == 0 && (b > 0 || e > 0))
+        return said("edge padding of axis " + std::to_string(a) + ", which is empty");
       out[a] = x[a] + static_cast<uint64_t>(b + e);
     }
     return out;
@@ -331,7 +356,10 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
                                    static_cast<uint64_t>(dilations[i]),
                                    static_cast<uint64_t>(pads[i]),
                                    static_cast<uint64_t>(pads[n + i])};
-      if (!a.valid()) return fail(op.op + " window over spatial axis " + std::to_string(i));
+      if (!a.valid())
+        return said("spatial axis " + std::to_string(i) + ": the window spans " +
+                    std::to_string(a.span()) + " but the padded input has only " +
+                    std::to_string(a.padded()));
       out.push_back(a.output());
     }
     return out;
@@ -342,16 +370,15 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
   }
   if (rule == "matmul" && in.size() == 2) {
     const std::vector<uint64_t>&a = in[0], &b = in[1];
-    if (a.size() < 2 || b.size() < 2 || a[a.size() - 1] != b[b.size() - 2]) {
-      why = "matmul of " + dims_text(a) + " and " + dims_text(b);
-      return std::nullopt;
-    }
+    if (a.size() < 2 || b.size() < 2)
+      return said("matmul needs inputs of rank >= 2, got " + dims_text(a) + " and " + dims_text(b));
+    if (a[a.size() - 1] != b[b.size() - 2])
+      return said("matmul inner dimensions differ: " + dims_text(a) + " x " + dims_text(b));
     auto batch = geometry::broadcast_shape(std::vector<uint64_t>(a.begin(), a.end() - 2),
                                            std::vector<uint64_t>(b.begin(), b.end() - 2));
-    if (!batch) {
-      why = "matmul batch dimensions of " + dims_text(a) + " and " + dims_text(b);
-      return std::nullopt;
-    }
+    if (!batch)
+      return said("matmul batch dimensions of " + dims_text(a) + " and " + dims_text(b) +
+                  " do not broadcast");
     batch->push_back(a[a.size() - 2]);
     batch->push_back(b[b.size() - 1]);
     return *batch;
@@ -381,6 +408,10 @@ KernelShader record_runtime_length(
   std::vector<uint64_t> declared = first.shape;
   std::vector<KernelShader> recorded;
   std::vector<std::vector<uint64_t>> results;
+  // Lengths where the op stops the step (runtime_length_errors.hpp): before or after the ones
+  // recorded, from `lo` on.
+  LengthErrors errors;
+  uint64_t lo = ro.lo;
   for (uint64_t L = ro.lo; L <= ro.hi; ++L) {
     std::vector<uint64_t> shape = declared;
     shape[ro.axis] = L;
@@ -395,17 +426,30 @@ KernelShader record_runtime_length(
       in.push_back(p.value(r.name).shape);
     }
     std::string why;
-    std::optional<std::vector<uint64_t>> result = rule_result_shape(op, in, why);
+    const std::vector<uint64_t>* plain =
+        ro.output.empty() ? &p.value(parse_ref(op.output).name).shape : nullptr;
+    bool words = false;
+    std::optional<std::vector<uint64_t>> result = recorded_result_shape(op, in, plain, why, &words);
+    std::string error;  // the simulator's, where it stops at this length
+    if (!result && words) error = "op '" + op.op + "': " + why;
+    if (result && plain && *result != *plain)
+      error = "op '" + op.op + "' produces shape " + dims_text(*result) + " but output '" +
+              parse_ref(op.output).name + "' has shape " + dims_text(*plain);
+    if (!error.empty()) {
+      errors.add(L, error);
+      if (recorded.empty()) lo = L + 1;
+      continue;
+    }
     if (!result)
       gap("whose length " + std::to_string(L) + " along axis " + std::to_string(ro.axis) +
           " gives no result (" + why + ")");
+    if (L != lo + recorded.size())
+      gap("whose op holds at lengths on both sides of lengths where it fails, at " +
+          std::to_string(L) + " again");
     if (!ro.output.empty()) {
       if (result->size() != p.value(ro.output).shape.size())
         gap("whose result has another rank than the matrix it is stored into");
       set_shape(ro.output, *result);
-    } else if (*result != p.value(parse_ref(op.output).name).shape) {
-      gap("of length " + std::to_string(L) + " along axis " + std::to_string(ro.axis) +
-          ", whose result " + dims_text(*result) + " is not output '" + op.output + "''s shape");
     }
     results.push_back(*result);
     try {
@@ -415,6 +459,10 @@ KernelShader record_runtime_length(
           " (" + e.what() + ")");
     }
   }
+  if (recorded.empty())
+    gap("whose op fails at every length " + std::to_string(ro.lo) + ".." + std::to_string(ro.hi));
+  if (errors.runs() > 8)
+    gap("whose op fails at lengths whose messages make more than 8 runs of one form");
   for (const std::string& s : ro.inputs) {
     std::vector<uint64_t> shape = declared;
     shape[ro.axis] = ro.hi;
@@ -434,6 +482,9 @@ KernelShader record_runtime_length(
   info.hi = ro.hi;
   info.matrix = ro.matrix;
   info.at = op.at;
+  info.access = runtime_access(op, ro);
+  info.errors = errors.to_json();
+  info.same_length = same_length(op, ro);
   KernelShader out = recorded.front();
   out.dispatches.clear();
   // The forms over recordings [s, e) of one layout: each params word and workgroup count that
@@ -448,7 +499,7 @@ KernelShader record_runtime_length(
     Forms f;
     auto fit_points = [&](auto&& value) -> std::optional<std::array<int64_t, 3>> {
       std::vector<std::pair<int64_t, int64_t>> pts;
-      for (size_t i = s; i < e; ++i) pts.emplace_back(static_cast<int64_t>(ro.lo + i), value(i));
+      for (size_t i = s; i < e; ++i) pts.emplace_back(static_cast<int64_t>(lo + i), value(i));
       return fit(pts);
     };
     for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
@@ -470,7 +521,7 @@ KernelShader record_runtime_length(
   };
   // Whether recording i follows forms `f` fitted from recording s on.
   auto holds = [&](const Forms& f, size_t s, size_t i) {
-    const auto L = static_cast<int64_t>(ro.lo + i);
+    const auto L = static_cast<int64_t>(lo + i);
     for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
       for (size_t slot = 0; slot < 3 + recorded[s].dispatches[d].params.size(); ++slot) {
         int64_t want = word(s, d, slot);
@@ -502,8 +553,7 @@ KernelShader record_runtime_length(
           "floor((a L + b) / c), over lengths " +
           std::to_string(ro.lo) + ".." + std::to_string(ro.hi));
     const KernelShader& base = recorded[start];
-    LengthSegment seg{ro.lo + start, ro.lo + end - 1, out.dispatches.size(),
-                      base.dispatches.size()};
+    LengthSegment seg{lo + start, lo + end - 1, out.dispatches.size(), base.dispatches.size()};
     for (LengthForm g : cur->first) {
       g.dispatch += seg.first;
       info.forms.push_back(g);
@@ -548,7 +598,7 @@ KernelShader record_runtime_length(
           r.f64 != o.f64 || r.table != o.table || r.theta_index != o.theta_index)
         gap("whose Vulkan backend kernel computes rope's table otherwise at another length");
       varies = varies || r.T != o.T;
-      pts.emplace_back(static_cast<int64_t>(ro.lo + i), static_cast<int64_t>(r.T));
+      pts.emplace_back(static_cast<int64_t>(lo + i), static_cast<int64_t>(r.T));
     }
     if (!varies) continue;
     auto f = fit(pts);

@@ -30,14 +30,17 @@ struct RuntimeOperand {
   uint64_t lo = 0, hi = 0;
   std::vector<std::string> inputs;
   std::string output;
+  // the output access as the copies name it (runtime_access.hpp: reshape and acc= need it)
+  boost::json::object access;
 };
 
 // The result's shape of `op` for the inputs' shapes by its catalog shape rule (every rule but
 // reshape and scalar: slice, conv and pool through openinfer/slice_range.hpp and window.hpp), or
-// nullopt with `why` (another rule, or the rule's error).
+// nullopt with `why` (another rule, or the rule's error); `*words` true where `why` is the
+// simulator's words for the failed check (one a growing axis may fail at some lengths only).
 std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
                                                        const std::vector<std::vector<uint64_t>>& in,
-                                                       std::string& why);
+                                                       std::string& why, bool* words = nullptr);
 
 // Kernel `k` (one op) recorded at every length; `capacity` gets the scratch values' largest shapes
 // at hi (what the host program allocates). Refuses (glsl_gap "auto-dim-operand") a kernel the

@@ -111,6 +111,10 @@ struct RuntimeLengthKernel {
   std::vector<LengthSegment> segments;
   std::vector<LengthForm> forms;
   std::vector<LengthShape> shapes;
+  // reshape's result the output access's shape, acc= reading the access (runtime_access.hpp)
+  boost::json::object access;
+  boost::json::array errors;        // lengths where the op stops (runtime_length_errors.hpp)
+  boost::json::object same_length;  // several matrices of one length (runtime_access.hpp)
 };
 
 struct KernelShader {

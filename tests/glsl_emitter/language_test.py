@@ -530,6 +530,13 @@ LENGTH_W = [[[1, 0.5], [-1, 2], [0.25, 1]]] * 2 + [[[2, 0], [1, -1], [0.5, 3]]] 
 LENGTH_C = [[1, -1], [2, 0.5], [-3, 4], [1, 1]]
 
 
+def length_rows(rows):
+    """M of the graphs growing it a row a step from @init 1, adding x: row r is 1 plus x of
+    steps r..rows - 1."""
+    return [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
+            for r in range(rows)]
+
+
 def auto_dim_length(step):
     """auto_dim_length.oi by dsl.md and the op rules (every sum exact in f32): M[n, 0] grows M
     to n + 1 rows, row r made at step r from @init 1, so after step s row r is 1 plus x of steps
@@ -539,8 +546,7 @@ def auto_dim_length(step):
     transposed, K[t] the column sums of step t, Z's first row 7 plus every x so far, the rows
     below it x * x of this step; u the column sums of C[1], grown as M from @init 2."""
     rows = step + 1
-    m = [[1 + sum(LENGTH_X[t][j] for t in range(r, rows)) for j in range(3)]
-         for r in range(rows)]
+    m = length_rows(rows)
     y = [sum(m[r][j] for r in range(rows)) for j in range(3)]
     acc = [sum(sum(1 + sum(LENGTH_X[t][j] for t in range(r, st + 1)) for r in range(st + 1))
                for st in range(rows)) for j in range(3)]
@@ -561,6 +567,44 @@ def auto_dim_length(step):
             + [[v * v for v in LENGTH_X[step]] for _ in range(1, rows)],
             "u": [sum(2 + sum(LENGTH_X[t][j] for t in range(r, rows)) for r in range(rows))
                   for j in range(3)]}
+
+
+RESHAPE_R = [0, 0, 0, 1]
+
+
+def auto_dim_reshape(step):
+    """auto_dim_reshape.oi by dsl.md and the reshape rule (row-major order kept): M as in
+    auto_dim_length.oi; W its elements as 3 rows of step + 1; K's entries M's rows; y V's one row,
+    @init 2 plus every x so far (V grows only at the fourth step)."""
+    rows = step + 1
+    m = length_rows(rows)
+    cells = [v for row in m for v in row]
+    return {"M": m, "W": [cells[i * rows:(i + 1) * rows] for i in range(3)], "K": m,
+            "y": [2 + sum(LENGTH_X[t][j] for t in range(rows)) for j in range(3)]}
+
+
+def auto_dim_stops(step):
+    """auto_dim_stops.oi by dsl.md and numpy broadcasting: M as in auto_dim_length.oi, S = M +
+    0.5 broadcast to [2, 3] (the one row twice at the first step)."""
+    rows = step + 1
+    m = length_rows(rows)
+    return {"M": m, "S": [[v + 0.5 for v in m[r % rows]] for r in range(2)]}
+
+
+ADACC_X = [[1, -2, 0], [2, 1, -1], [-3, 0, 4], [1, 1, 1]]
+ADACC_Z = [[5, -1, 2], [0, 3, -2], [1, 1, 1], [2, 2, 2]]
+ADACC_E = [0, 1, 2, 5]
+
+
+def auto_dim_acc(step):
+    """auto_dim_acc.oi by dsl.md and ops.md's acc= (the operands widened exactly, the op at
+    i32): Q's row r after step s is @init 3 plus x of steps r..s; A = Q + z of this step (grown
+    to Q's rows); y, K[1] and B[1] the column sums of Q (K[0] and B[0] never written: 0)."""
+    q = [[3 + sum(ADACC_X[u][j] for u in range(r, step + 1)) for j in range(3)]
+         for r in range(step + 1)]
+    sums = [sum(row[j] for row in q) for j in range(3)]
+    return {"Q": q, "A": [[v + ADACC_Z[step][j] for j, v in enumerate(row)] for row in q],
+            "y": sums, "K": [[0] * 3, sums], "B": [[0] * 3, sums]}
 
 
 def inplace_kernels(step):
@@ -611,6 +655,11 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
                                           "bound t=4",
               "auto_dim_length.oi": "auto_dim 'F': count i = 3 exceeds its @fixed bound i=2",
+              "auto_dim_reshape.oi": "op 'reshape': cannot reshape [2, 3] (6 elements) to [3] "
+                                     "(3 elements)",
+              "auto_dim_acc.oi": "op 'add' produces shape [4, 3] but the access to 'A' has "
+                                 "shape [6, 3]",
+              "auto_dim_stops.oi": "op 'add': input shapes [3, 3] and [2, 3] do not broadcast",
               "auto_dim_slice_clamp.oi": "auto_dim_slice_clamp.oi:12:50: cannot store a value "
                                          "of shape [2, 2] as auto_dim 'U' of current shape "
                                          "[3, 2]"}
@@ -704,6 +753,15 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"w.{i}: f32[3, 2] = {{ {', '.join(str(v) for r in LENGTH_W[i] for v in r)} }}\n"
               f"c.{i}: f32[2, 1] = {{ {', '.join(map(str, LENGTH_C[i]))} }}\n"
               for i in range(4))),
+          ("auto_dim_reshape.oi", 3, auto_dim_reshape, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(map(str, LENGTH_X[i]))} }}\n"
+              f"rin.{i}: i32 = {RESHAPE_R[i]}\n" for i in range(4))),
+          ("auto_dim_stops.oi", 2, auto_dim_stops, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(map(str, LENGTH_X[i]))} }}\n" for i in range(3))),
+          ("auto_dim_acc.oi", 3, auto_dim_acc, "".join(
+              f"x.{i}: i8[3] = {{ {', '.join(map(str, ADACC_X[i]))} }}\n"
+              f"z.{i}: i8[3] = {{ {', '.join(map(str, ADACC_Z[i]))} }}\n"
+              f"ein.{i}: i32 = {ADACC_E[i]}\n" for i in range(4))),
           ("auto_dim_rope.oi", 4, auto_dim_rope, "".join(
               f"x.{i}: f32[4] = {{ {', '.join(map(str, ROPE_X[i]))} }}\n" for i in range(4))),
           ("auto_dim_window.oi", 4, auto_dim_window, "".join(

@@ -2507,6 +2507,7 @@ class Runner {
                     const std::string& where) {
     set_patches(k, indices);
     const auto [first, count] = set_length(k);
+    length_access(k, indices);
     for (const json::object& c : k.checks) check_indices(c);
     for (const std::string& z : k.zero) zero(value(z));
     if (!k.zero.empty()) barrier();
@@ -2560,6 +2561,47 @@ class Runner {
     const Value& in = value(std::string(l.at("value").as_string()));
     const auto L = static_cast<int64_t>(in.shape.at(l.at("axis").to_number<size_t>()));
     length_now_ = L;
+    // a length where the op stops the step, in the simulator's words (the emitter's
+    // runtime_length_errors.hpp: literal pieces, the numbers between them a L + b)
+    if (const json::value* errs = l.if_contains("errors"))
+      for (const json::value& e : errs->as_array()) {
+        if (L < e.at("from").to_number<int64_t>() || L > e.at("to").to_number<int64_t>()) continue;
+        const json::array &text = e.at("text").as_array(), &nums = e.at("numbers").as_array();
+        std::string m(text.at(0).as_string());
+        for (size_t n = 0; n < nums.size(); ++n)
+          m += std::to_string(nums[n].as_array().at(0).to_number<int64_t>() * L +
+                              nums[n].as_array().at(1).to_number<int64_t>()) +
+               std::string(text.at(n + 1).as_string());
+        throw Failure(1, std::string(l.at("at").as_string()) + ": " + m);
+      }
+    // several matrices read (the emitter's runtime_access.hpp): recorded for one length L
+    if (const json::value* sl = l.if_contains("same_length")) {
+      const json::object& o = sl->as_object();
+      const size_t axis = l.at("axis").to_number<size_t>();
+      std::string lengths;
+      bool same = true;
+      for (const json::value& n : o.at("inputs").as_array()) {
+        const uint64_t at = value(std::string(n.as_string())).shape.at(axis);
+        same = same && at == static_cast<uint64_t>(L);
+        lengths += (lengths.empty() ? "" : ", ") + std::to_string(at);
+      }
+      if (!same) {
+        std::vector<std::vector<uint64_t>> in;
+        for (const json::value& n : o.at("operands").as_array())
+          in.push_back(value(std::string(n.as_string())).shape);
+        std::vector<uint64_t> out;
+        const std::string rule(o.at("rule").as_string());
+        const std::string e =
+            rule == "broadcast" || rule == "matmul" ? shape_rules::result_shape(o, in, out) : "";
+        throw Failure(1, std::string(l.at("at").as_string()) + ": op '" +
+                             std::string(o.at("op").as_string()) + "': " +
+                             (e.empty() ? "matrices of lengths " + lengths + " along axis " +
+                                              std::to_string(axis) +
+                                              ", but this program's kernel was recorded for "
+                                              "equal ones (open gap auto-dim-operand)"
+                                        : e));
+      }
+    }
     const json::object* seg = nullptr;
     for (const json::value& g : l.at("segments").as_array())
       if (L >= g.at("from").to_number<int64_t>() && L <= g.at("to").to_number<int64_t>())
@@ -2600,6 +2642,54 @@ class Runner {
     }
     for (const auto& [name, shape] : shapes) set_shape(mutable_value(name), shape);
     return {first, count};
+  }
+
+  // A kernel of run-time length that needs its output access (the emitter's
+  // runtime_access.hpp), after set_length gave the result the shape the length L gives:
+  // reshape's result takes the access's shape (the matrix grown, the part, the entries or the
+  // plain value), holding as many elements as the matrix read (the rule's words otherwise);
+  // acc= runs over the access in the simulator, whose shape the result must have or, for an op
+  // that broadcasts, fill (the copy after spreads it; the interpreter's words otherwise). As in
+  // the simulator (interpreter_op.cpp) the access is taken first, a scalar one growing the
+  // matrix.
+  void length_access(const Kernel& k, const std::map<std::string, int64_t>& indices) {
+    const json::value* a = k.length ? k.length->if_contains("access") : nullptr;
+    if (!a) return;
+    const json::object& o = a->as_object();
+    Value& to = mutable_value(std::string(o.at("to").as_string()));
+    const std::string at(o.at("at").as_string()), op(o.at("op").as_string());
+    const std::string store_at(o.at("store_at").as_string());
+    std::vector<uint64_t> access;
+    if (const json::value* t = o.if_contains("auto_to")) {
+      std::vector<std::string> terms;
+      for (const json::value& x : t->as_array()) terms.emplace_back(x.as_string());
+      read_auto_dim(to, terms, indices, store_at + ": ", access);
+    } else if (const json::value* e = o.if_contains("to_entry")) {
+      regions(to, e, indices, store_at, Use::kRead, &access);
+      access.insert(access.end(), to.shape.begin(), to.shape.end());
+    } else {
+      access = to.shape;
+    }
+    Value* result =
+        o.contains("result") ? &mutable_value(std::string(o.at("result").as_string())) : nullptr;
+    if (o.at("kind").as_string() == "reshape") {
+      const Value& in = value(std::string(o.at("input").as_string()));
+      uint64_t n = 1, m = 1;
+      for (uint64_t d : in.shape) n *= d;
+      for (uint64_t d : access) m *= d;
+      if (n != m)
+        throw Failure(1, at + ": op '" + op + "': cannot reshape " + shape_text(in.shape) + " (" +
+                             std::to_string(n) + " elements) to " + shape_text(access) + " (" +
+                             std::to_string(m) + " elements)");
+      if (result) set_shape(*result, access);
+      return;
+    }
+    std::vector<uint64_t> common;
+    if (result->shape != access &&
+        !(o.at("spreads").as_bool() && shape_rules::broadcast(result->shape, access, common) &&
+          common == access))
+      throw Failure(1, at + ": op '" + op + "' produces shape " + shape_text(result->shape) +
+                           " but the access to '" + to.name + "' has shape " + shape_text(access));
   }
 
   // Integer v as params word `kind` (the emitter's ParamPatch kinds).
