@@ -76,8 +76,7 @@ Window window_of(const PlanIn& plan, const OpIn& op, const ValueIn& v, const Val
 // the gap's words.
 std::string runtime_refusal(const PlanIn& plan, const KernelIn& k, const OpIn& op,
                             const Window& w) {
-  if (w.runtime_count > 1)
-    return std::to_string(w.runtime_count) + " axes of run-time length";
+  if (w.runtime_count > 1) return std::to_string(w.runtime_count) + " axes of run-time length";
   if (k.ops.size() != 1) return "read by an op fused with others in kernel " + std::to_string(k.id);
   if (op.settings.contains("acc")) return "read by an op with acc=";
   for (const auto& kv : op.settings)
@@ -96,8 +95,8 @@ std::string runtime_refusal(const PlanIn& plan, const KernelIn& k, const OpIn& o
                       (o->auto_table.empty() ||
                        (out.index.size() == o->auto_table.size() + o->auto_indices.size() &&
                         scalar_keys(o->auto_table.size())));
-  const bool entries = o->is_table() && !o->is_auto_dim() && !out.all &&
-                       out.index.size() == o->indices.size();
+  const bool entries =
+      o->is_table() && !o->is_auto_dim() && !out.all && out.index.size() == o->indices.size();
   if (!plain && !matrix && !entries)
     return "into an output '" + op.output +
            "' that is neither a plain value, a matrix of one key nor table entries of one key";
@@ -162,8 +161,8 @@ void route_table_window_inputs(PlanIn& plan, OperandCopies& copies) {
           ro.at = op.at;
           ro.axis = static_cast<size_t>(w.runtime_axis);
           ro.lo = 0;
-          ro.hi = bound ? bound
-                        : std::min(kWindowCap, std::max<uint64_t>(1, kWindowBytesCap / row));
+          ro.hi =
+              bound ? bound : std::min(kWindowCap, std::max<uint64_t>(1, kWindowBytesCap / row));
           ro.inputs.push_back(s.name);
         }
         plan.value_index[s.name] = plan.values.size();

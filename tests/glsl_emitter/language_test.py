@@ -570,9 +570,9 @@ TW_D = [0, 1, 2, 600]
 
 
 def table_window_inputs(step):
-    """table_window_inputs.oi by dsl.md and the op rules (every value exact in f32): K[0] and F
-    hold x of steps 0..s (F's other rows of its 4 zero), L the same at p = s; y the column sums
-    of K[0], m the column maxima of F's 4 rows, S's row r x_r * y, G's row r x_r @ W of this
+    """table_window_inputs.oi by dsl.md and the op rules (every value exact in f32): K[0] and
+    F[0] hold x of steps 0..s (F[0]'s other rows of its 4 zero), L[0] the same at p = s; y the
+    column sums of K[0], m the column maxima of F[0]'s 4 rows, S's row r x_r * y, G's row r x_r @ W of this
     step, M (grown to s + 1 rows) x_r + y, P's rows each x's last two columns, q L's column sums
     (= y); G and P keep their 6 @fixed rows, the unwritten ones zero."""
     rows = TW_X[:step + 1]
@@ -640,8 +640,8 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                          "[3, 2]"}
 # Graphs whose one step more the simulator runs but the glsl program stops with this message
 # (a length past what its kernels were synthesized for, the open gap it names).
-GLSL_ERRORS = {"table_window_inputs.oi": "the window L[0..] of table 'L' has 601 entries along "
-                                         "its axis of run-time length, but this program's "
+GLSL_ERRORS = {"table_window_inputs.oi": "the window L[0, 0..] of table 'L' has 601 entries "
+                                         "along its axis of run-time length, but this program's "
                                          "kernels were synthesized for at most 512 (open gap "
                                          "table-window-operand)"}
 GRAPHS = [("counters.oi", 4, counters, None),
