@@ -231,8 +231,8 @@ std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, con
   return shape;
 }
 
-OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growing) {
-  OperandCopies copies;
+OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growing,
+                                      OperandCopies copies) {
   std::map<std::string, std::set<size_t>> axes;  // before the operands are rewritten
   for (const ValueIn& v : plan.values)
     if (v.is_auto_dim()) axes[v.name] = growing_axes(plan, v);
@@ -388,15 +388,7 @@ OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growi
       }
     }
     if (!changed) continue;
-    // A matrix the kernel's ops no longer name leaves its reads and writes.
-    std::set<std::string> named;
-    for (const OpIn& op : k.ops) {
-      named.insert(parse_ref(op.output).name);
-      for (const std::string& in : op.inputs) named.insert(parse_ref(in).name);
-    }
-    auto unnamed = [&](const std::string& n) { return !named.count(parse_ref(n).name); };
-    std::erase_if(k.reads, unnamed);
-    std::erase_if(k.writes, unnamed);
+    drop_unnamed(k);  // a matrix its ops no longer name
   }
   return copies;
 }

@@ -49,6 +49,8 @@ std::set<size_t> growing_axes(const PlanIn& plan, const ValueIn& m);
 // matrix: the kernel is one of run-time length (`runtime`). Refuses (glsl_gap
 // "auto-dim-operand") another operand whose shape is known only at run time: a part of
 // run-time length, a whole matrix otherwise.
-OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growing);
+// `copies`: those routed before (table_window_inputs.hpp), added to.
+OperandCopies route_auto_dim_operands(PlanIn& plan, const GrowingMatrices& growing,
+                                      OperandCopies copies = {});
 
 }  // namespace oi::glsl

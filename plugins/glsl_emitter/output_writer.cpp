@@ -21,6 +21,7 @@
 #include "shader_common.hpp"
 #include "shader_writer.hpp"
 #include "shift_bits_ranges.hpp"
+#include "table_window_inputs.hpp"
 #include "vulkan_kernels.hpp"
 #include "vulkan_shaders.hpp"
 #include "window_outputs.hpp"
@@ -929,7 +930,11 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   resolve_settings(plan, model);
   const GrowingMatrices growing = growing_matrices(plan);  // before the operands are rewritten
   give_heads_memory(plan);  // a matmul or reduction head's result, read by its epilogue
-  OperandCopies copies = route_auto_dim_operands(plan, growing);
+  // table windows read by ops first: a kernel of run-time length they make has its output
+  // routed with the matrices'
+  OperandCopies windows;
+  route_table_window_inputs(plan, windows);
+  OperandCopies copies = route_auto_dim_operands(plan, growing, std::move(windows));
   for (auto& [id, list] : route_window_outputs(plan))
     copies.after[id].insert(copies.after[id].end(), list.begin(), list.end());
   for (const KernelIn& k : plan.kernels) check_shape_limits(plan, device, k);

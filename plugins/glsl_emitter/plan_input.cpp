@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <set>
 
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
@@ -16,6 +17,17 @@ namespace json = boost::json;
 
 std::string op_where(const OpIn& op) {
   return "op '" + op.op + "' (line " + std::to_string(op.line) + ")";
+}
+
+void drop_unnamed(KernelIn& k) {
+  std::set<std::string> named;
+  for (const OpIn& op : k.ops) {
+    named.insert(parse_ref(op.output).name);
+    for (const std::string& in : op.inputs) named.insert(parse_ref(in).name);
+  }
+  auto unnamed = [&](const std::string& n) { return !named.count(parse_ref(n).name); };
+  std::erase_if(k.reads, unnamed);
+  std::erase_if(k.writes, unnamed);
 }
 
 ValueRef parse_ref(const std::string& text) {

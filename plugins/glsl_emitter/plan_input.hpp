@@ -145,4 +145,8 @@ DeviceIn read_device(const std::string& json_text);
 
 std::string op_where(const OpIn& op);  // "op 'add' (line 13)"
 
+// Drops from k's reads and writes the values its ops no longer name (an operand rewritten to a
+// scratch value: auto_dim_operands.cpp, window_outputs.cpp, table_window_inputs.cpp).
+void drop_unnamed(KernelIn& k);
+
 }  // namespace oi::glsl

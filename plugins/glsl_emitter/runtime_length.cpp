@@ -393,8 +393,11 @@ KernelShader record_runtime_length(
     std::vector<std::pair<std::string, std::vector<uint64_t>>>& capacity) {
   if (k.ops.size() != 1) invalid_plan("kernel " + std::to_string(k.id) + " of run-time length");
   const OpIn& op = k.ops.front();
-  const std::string where = op_where(op) + ": operand '" + ro.matrix + "', an @auto_dim matrix ";
-  auto gap = [&](const std::string& what) { glsl_gap("auto-dim-operand", where + what); };
+  const std::string where = op_where(op) + ": operand '" + ro.matrix + "', " + ro.kind + " ";
+  auto gap = [&](const std::string& what) {
+    if (ro.table_window) glsl_gap("table-window-operand", where + what);
+    glsl_gap("auto-dim-operand", where + what);
+  };
   PlanIn p = plan;
   auto set_shape = [&](const std::string& name, const std::vector<uint64_t>& shape) {
     ValueIn& v = p.values.at(p.value_index.at(name));

@@ -26,6 +26,11 @@ namespace oi::glsl {
 // (a plain output of static shape, which the result must have at every length).
 struct RuntimeOperand {
   std::string matrix, at;
+  // what it is, and whether a refusal names the gap table-window-operand (a window of table
+  // entries of run-time length, table_window_inputs.hpp: "a window of table 'K' (K[0])") or
+  // auto-dim-operand
+  std::string kind = "an @auto_dim matrix";
+  bool table_window = false;
   size_t axis = 0;
   uint64_t lo = 0, hi = 0;
   std::vector<std::string> inputs;

@@ -8,6 +8,7 @@
 
 #include "auto_dim_guard.hpp"
 #include "openinfer/broadcast.hpp"
+#include "runtime_length.hpp"
 
 namespace oi::glsl {
 
@@ -49,15 +50,29 @@ std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const K
     if (k.ops.size() != 1) return std::nullopt;
     if (k.shape.size() > entry_rank) return k.shape;
     // the planner's table_result_shape (build_schedule.cpp) gave the kernel the result's shape
-    if (op.named_settings) return std::nullopt;
+    bool planned = !op.named_settings;
+    std::vector<std::vector<uint64_t>> shapes;  // else the catalog rule's, from static shapes
     for (const std::string& in : op.inputs) {
       const ValueRef r = parse_ref(in);
       auto it = plan.value_index.find(r.name);
-      if (!r.index.empty() || r.all || it == plan.value_index.end()) return std::nullopt;
+      if (r.all || it == plan.value_index.end()) return std::nullopt;
       const ValueIn& v = plan.values[it->second];
-      if (v.is_table() || v.is_auto_dim() || v.storage == "scratch") return std::nullopt;
+      planned = planned && r.index.empty() && !v.is_table() && v.storage != "scratch";
+      // a whole value, a table entry (every index a scalar) or a scratch value of static shape
+      // (a table window of static length, a matrix's part, table_window_inputs.hpp)
+      const bool entry = v.is_table() && r.index.size() == v.indices.size() &&
+                         std::none_of(r.index.begin(), r.index.end(), [](const std::string& t) {
+                           return t.find("..") != std::string::npos;
+                         });
+      if (v.is_auto_dim() || v.runtime_axis != -1 || (!entry && !r.index.empty()))
+        return std::nullopt;
+      shapes.push_back(v.shape);
     }
-    return k.shape;
+    if (planned) return k.shape;
+    for (const auto& kv : op.settings)  // a loop index's value is known only at run time
+      if (kv.value().is_object()) return std::nullopt;
+    std::string why;
+    return rule_result_shape(op, shapes, why);
   }
   if (op.inputs.empty()) return std::nullopt;
   std::vector<uint64_t> out;
@@ -70,7 +85,8 @@ std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const K
     auto it = plan.value_index.find(r.name);
     if (it == plan.value_index.end()) return std::nullopt;
     const ValueIn& v = plan.values[it->second];
-    if (v.is_auto_dim() || (v.is_table() && r.index.size() != v.indices.size()))
+    if (v.is_auto_dim() || v.runtime_axis != -1 ||
+        (v.is_table() && r.index.size() != v.indices.size()))
       return std::nullopt;
     std::optional<std::vector<uint64_t>> b = geometry::broadcast_shape(out, v.shape);
     if (!b) return std::nullopt;
@@ -213,15 +229,7 @@ std::map<uint32_t, std::vector<json::object>> route_window_outputs(PlanIn& plan)
       changed = true;
     }
     if (!changed) continue;
-    // A table the kernel's ops no longer name leaves its reads and writes.
-    std::set<std::string> named;
-    for (const OpIn& op : k.ops) {
-      named.insert(parse_ref(op.output).name);
-      for (const std::string& in : op.inputs) named.insert(parse_ref(in).name);
-    }
-    auto unnamed = [&](const std::string& n) { return !named.count(parse_ref(n).name); };
-    std::erase_if(k.reads, unnamed);
-    std::erase_if(k.writes, unnamed);
+    drop_unnamed(k);  // a table its ops no longer name
   }
   return copies;
 }

@@ -26,8 +26,11 @@ std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term
 // kernel's); another op's, alone in its kernel, the kernel's where the planner gave the kernel
 // the op's result shape (more axes than `entry_rank`, the rank of an entry of the table it
 // writes; or, as build_schedule.cpp's table_result_shape gives it, every input a whole value of
-// static shape, every setting a literal, no acc=). Else nullopt. `acc`: an elementwise op with
-// acc= too (its result's shape is its inputs' as without it).
+// static shape, every setting a literal, no acc=), else its catalog rule's (rule_result_shape,
+// runtime_length.hpp) for inputs that are whole values, table entries or scratch values of
+// static shape (a table window of static length, a matrix's part), no setting naming a loop
+// index, no acc=. Else nullopt. `acc`: an elementwise op with acc= too (its result's shape is
+// its inputs' as without it).
 std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
                                                      const OpIn& op, size_t entry_rank,
                                                      bool acc = false);

@@ -39,6 +39,7 @@ declare -A mode=(
   [auto_dim_runtime_gather_pad]=exact [auto_dim_runtime_dequantize]=exact
   [auto_dim_runtime_attention]=nn [auto_dim_table_runtime]=exact [auto_dim_runtime_norm_rope]=nn
   [auto_dim_runtime_window]=exact [auto_dim_runtime_rules]=nn [auto_dim_runtime_operands]=nn
+  [slice_runtime_inputs]=exact [slice_runtime_unplanned]=exact
 )
 
 rm -rf "$work"

@@ -297,8 +297,11 @@ GLSL_OPEN_GAPS = {
                         "params or result axes of no floor((a L + b) / c) form), or a part of "
                         "run-time length the result of an elementwise op alone does not give",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
-                            "written by an op whose result's shape is not static (left open "
-                            "by the planner, acc= other than an elementwise op alone)",
+                            "written by an op whose result's shape is not static (a rule the "
+                            "emitter does not evaluate, a loop-index setting, acc= other than "
+                            "an elementwise op alone), or as an op's input where the kernel "
+                            "cannot be one of run-time length (fused, acc=, two run-time axes, "
+                            "several keys' output) or is longer than recorded",
     "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
                      "declining for a reason no device key names (matmul's 65535 workgroups, a "
                      "word-packed value at an arena offset no multiple of 4)",

@@ -2191,6 +2191,31 @@ class Runner {
     store_entry_cells(to, dst, spread);
   }
 
+  // A kernel of run-time length reading a window of table entries (the emitter's
+  // table_window_inputs.hpp): its scratch value `to` takes the window's shape (the lengths
+  // `lead`, then an entry's), up to the length its kernels were synthesized for.
+  static void window_length(const Value& from, Value& to, const std::vector<uint64_t>& lead,
+                            const json::object& s, const std::string& where) {
+    std::vector<uint64_t> shape = lead;
+    shape.insert(shape.end(), from.shape.begin(), from.shape.end());
+    const auto a = static_cast<size_t>(to.runtime_axis);
+    if (shape.size() != to.capacity_shape.size() || a >= shape.size())
+      input_error("manifest: the window of '" + from.name + "' does not have the rank of '" +
+                  to.name + "'");
+    if (shape[a] > to.capacity_shape[a]) {
+      std::string text = from.name + "[";
+      for (const json::value& t : s.at("from_entry").as_array())
+        text += (text.back() == '[' ? "" : ", ") + std::string(t.as_string());
+      throw Failure(1, where + ": the window " + text + "] of table '" + from.name + "' has " +
+                           std::to_string(shape[a]) +
+                           " entries along its axis of run-time length, but this program's "
+                           "kernels were synthesized for at most " +
+                           std::to_string(to.capacity_shape[a]) +
+                           " (open gap table-window-operand)");
+    }
+    set_shape(to, shape);
+  }
+
   // transfer / cache.read / cache.write between whole values and table entries.
   void copy_step(const json::object& s, const std::map<std::string, int64_t>& indices) {
     Value& from = mutable_value(std::string(s.at("from").as_string()));
@@ -2207,6 +2232,7 @@ class Runner {
         regions(to, s.if_contains("to_entry"), indices, where, Use::kWrite, &to_lead);
     std::vector<int64_t> src =
         regions(from, s.if_contains("from_entry"), indices, where, Use::kRead, &lead);
+    if (to.runtime_axis >= 0 && from.table()) window_length(from, to, lead, s, where);
     uint64_t piece = from.table() ? from.bytes : to.table() ? to.bytes : from.bytes;
     const uint64_t got = from.table() ? src.size() * piece : from.bytes;
     const uint64_t room = to.table() ? dst.size() * to.bytes : to.bytes;
