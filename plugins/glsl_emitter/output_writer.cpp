@@ -937,6 +937,13 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   // Copy `row` of an indexed kernel: written as a literal setting's, or where indices are left
   // to params words, recorded through the Vulkan backend's kernels with them patched.
   auto indexed_shader = [&](const KernelIn& k, const IndexedKernel& ik, size_t row, uint32_t id) {
+    // no value fits (an axis or group): the host program stops every step at its error, so
+    // the kernel is never dispatched
+    if (ik.values.empty()) {
+      KernelShader never;
+      never.recorded = true;
+      return never;
+    }
     std::vector<std::string> left;
     const KernelIn copy = indexed_copy(k, ik, row, id, left);
     return left.empty() ? write_kernel(plan, device, copy)

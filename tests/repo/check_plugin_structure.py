@@ -299,9 +299,8 @@ GLSL_OPEN_GAPS = {
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "written by an op whose result's shape is not static (left open "
                             "by the planner, acc= other than an elementwise op alone)",
-    "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
-                     "declining for a reason no device key names (matmul's 65535 workgroups, a "
-                     "word-packed value at an arena offset no multiple of 4)",
+    "vulkan-kernel": "an op or dtype a kernel pack adds (the Vulkan backend has no kernel for "
+                     "it)",
 }
 GLSL_EMITTER = ROOT / "plugins" / "glsl_emitter"
 GLSL_OWN_WRITERS = {"shader_writer.cpp", "ops_math.cpp", "ops.cpp", "shader_common.cpp"}
