@@ -619,21 +619,22 @@ def inplace_kernels(step):
             "k": [[(2 * n) // -3] * 3, [-3] * 3]}
 
 
-PACKED_X = [[3, -7, 12, 100, -128], [5, 11, -16, 127, 1]]
-PACKED_Q = [[[200, 7, 255], [1, 128, 60]], [[100, 250, 3], [9, 64, 255]]]
-PACKED_H = [[[300, -200, 7], [-1000, 255, 181]], [[-300, 1, 1024], [90, -181, 2]]]
-PACKED_G = [[[3, -4, 10], [-12, 7, 5]], [[-9, 11, 2], [6, -1, 13]]]
+ARENA_X = [[3, -7, 12, 100, -128], [5, 11, -16, 127, 1]]
+ARENA_Q = [[[200, 7, 255], [1, 128, 60]], [[100, 250, 3], [9, 64, 255]]]
+ARENA_H = [[[300, -200, 7], [-1000, 255, 181]], [[-300, 1, 1024], [90, -181, 2]]]
+ARENA_G = [[[3, -4, 10], [-12, 7, 5]], [[-9, 11, 2], [6, -1, 13]]]
 # the graphs planned with an arena of one-byte alignment
 ALIGN_1 = {"packed_arena_offsets.oi"}
 
 
 def packed_arena_offsets(step):
     """packed_arena_offsets.oi: sums over the steps of x * x (i8), q transposed (u8), the column
-    sums of h * h (i16) and g g^T (i8), each wrapping at its width (ops.md)."""
+    sums of h * h (i16), g g^T (i8), x[1], x[4], q's and h's second rows, each wrapping at its
+    width (ops.md)."""
     t = {"tb": [0] * 5, "tu": [[0] * 2 for _ in range(3)], "ts": [0] * 3,
-         "tm": [[0] * 2 for _ in range(2)]}
+         "tm": [[0] * 2 for _ in range(2)], "t3": [0], "t1": [0], "th": [[0] * 3], "tq": [[0] * 3]}
     for s in range(step + 1):
-        x, q, h, g = PACKED_X[s], PACKED_Q[s], PACKED_H[s], PACKED_G[s]
+        x, q, h, g = ARENA_X[s], ARENA_Q[s], ARENA_H[s], ARENA_G[s]
         t["tb"] = [wrap(a + wrap(v * v, 8, True), 8, True) for a, v in zip(t["tb"], x)]
         t["tu"] = [[wrap(t["tu"][r][c] + q[c][r], 8, False) for c in range(2)] for r in range(3)]
         sq = [[wrap(v * v, 16, True) for v in row] for row in h]
@@ -641,6 +642,10 @@ def packed_arena_offsets(step):
                    for c in range(3)]
         t["tm"] = [[wrap(t["tm"][i][j] + wrap(sum(g[i][k] * g[j][k] for k in range(3)), 8, True),
                          8, True) for j in range(2)] for i in range(2)]
+        t["t3"] = [wrap(t["t3"][0] + x[1], 8, True)]
+        t["t1"] = [wrap(t["t1"][0] + x[4], 8, True)]
+        t["th"] = [[wrap(a + v, 16, True) for a, v in zip(t["th"][0], h[1])]]
+        t["tq"] = [[wrap(a + v, 8, False) for a, v in zip(t["tq"][0], q[1])]]
     return t
 
 
@@ -820,10 +825,10 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("auto_dim_slice_clamp.oi", 2, auto_dim_slice_clamp, None),
           ("matmul_grid.oi", 1, matmul_grid, None),
           ("packed_arena_offsets.oi", 2, packed_arena_offsets, "".join(
-              f"x.{i}: i8[5] = {{ {', '.join(map(str, PACKED_X[i]))} }}\n"
-              f"q.{i}: u8[2, 3] = {{ {', '.join(str(v) for r in PACKED_Q[i] for v in r)} }}\n"
-              f"h.{i}: i16[2, 3] = {{ {', '.join(str(v) for r in PACKED_H[i] for v in r)} }}\n"
-              f"g.{i}: i8[2, 3] = {{ {', '.join(str(v) for r in PACKED_G[i] for v in r)} }}\n"
+              f"x.{i}: i8[5] = {{ {', '.join(map(str, ARENA_X[i]))} }}\n"
+              f"q.{i}: u8[2, 3] = {{ {', '.join(str(v) for r in ARENA_Q[i] for v in r)} }}\n"
+              f"h.{i}: i16[2, 3] = {{ {', '.join(str(v) for r in ARENA_H[i] for v in r)} }}\n"
+              f"g.{i}: i8[2, 3] = {{ {', '.join(str(v) for r in ARENA_G[i] for v in r)} }}\n"
               for i in range(2))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
