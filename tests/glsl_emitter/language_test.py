@@ -191,6 +191,12 @@ NOFIT_AXIS_BOUNDS = [(0, 0), (1, 1), (-2, -2), (0, 1)]
 NOFIT_GROUP_BOUNDS = [(0, 0), (2, 2), (-1, -1), (1, 2)]
 
 
+def bounds_text(names, rows, step):
+    """The inputs N0 and N1 (a loop's bounds) of step `step` for each name N and (lo, hi) row."""
+    return "".join(f"{n}0.{step}: i32 = {lo}\n{n}1.{step}: i32 = {hi}\n"
+                   for n, (lo, hi) in zip(names, rows))
+
+
 def loop_no_fit_axis(step):
     """loop_no_fit_axis.oi: t sums x over the steps; the norm never runs (u stays 0)."""
     t = [[sum(NOFIT_X[s][r][c] for s in range(step + 1)) for c in range(3)] for r in range(2)]
@@ -756,21 +762,16 @@ GRAPHS = [("counters.oi", 4, counters, None),
               for i, x in enumerate(TABLE_X))),
           ("loop_no_fit_axis.oi", 3, loop_no_fit_axis, "".join(
               f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in NOFIT_X[i] for v in r)} }}\n"
-              f"s.{i}: f32[4] = {{ 1, 2, 3, 4 }}\n"
-              f"i0.{i}: i32 = {NOFIT_AXIS_BOUNDS[i][0]}\n"
-              f"i1.{i}: i32 = {NOFIT_AXIS_BOUNDS[i][1]}\n"
+              f"s.{i}: f32[4] = {{ 1, 2, 3, 4 }}\n" + bounds_text("i", [NOFIT_AXIS_BOUNDS[i]], i)
               for i in range(4))),
           ("loop_no_fit_group.oi", 3, loop_no_fit_group, "".join(
               f"x.{i}: f32[1, 3, 5] = "
               f"{{ {', '.join(str(v) for c in NOFIT_XC[i][0] for v in c)} }}\n"
               f"w.{i}: f32[2, 2, 2] = {{ 1, -1, 2, 0.5, -2, 1, 0.25, 3 }}\n"
-              f"g0.{i}: i32 = {NOFIT_GROUP_BOUNDS[i][0]}\n"
-              f"g1.{i}: i32 = {NOFIT_GROUP_BOUNDS[i][1]}\n"
-              for i in range(4))),
+              + bounds_text("g", [NOFIT_GROUP_BOUNDS[i]], i) for i in range(4))),
           ("loop_keep_index.oi", 3, loop_keep_index, "".join(
               f"x.{i}: f32[3, 3] = {{ {', '.join(str(v) for r in KEEP_X[i] for v in r)} }}\n"
-              + "".join(f"{n}0.{i}: i32 = {lo}\n{n}1.{i}: i32 = {hi}\n"
-                        for n, (lo, hi) in zip("ijhk", KEEP_BOUNDS[i])) for i in range(4))),
+              + bounds_text("ijhk", KEEP_BOUNDS[i], i) for i in range(4))),
           ("loop_finite_params.oi", 3, loop_finite_params, "".join(
               f"y.{i}: f32[3] = {{ {', '.join(str(v) for v in FP_Y)} }}\n"
               f"r.{i}: f32[2, 4] = {{ {', '.join(str(v) for row in FP_R[i] for v in row)} }}\n"
@@ -901,7 +902,7 @@ def main():
         bad = []
         for step in range(steps):
             for n, want in expect(step).items():
-                key = f"{n}.step{step}"
+                key = f"{n}.step{step}" if steps > 1 else n  # --save names one step's bare
                 s, g = sim.tensors[key], got.tensors[key]
                 if graph in TOLERANT:
                     tol = TOLERANT[graph]
