@@ -120,51 +120,62 @@ bool axis_domain(const PlanIn& plan, const OpIn& op, const std::string& index, b
   const bool plain_output = op.output.find('[') == std::string::npos;
   const std::optional<Dims> out = same ? std::optional<Dims>(x) : operand_dims(plan, op.output);
   if (!out) return false;
-  // keepdims: a literal, or the same index (true where its value is nonzero)
+  // keepdims: a literal, the same index (true where its value is nonzero), or another index
+  // (`keep`: the errors then by value and keepdims, "V/0" and "V/1")
   bool keep = false, keep_named = false;
+  std::string keep_index;
   if (const json::value* k = op.settings.if_contains("keepdims")) {
+    const json::object* o = k->if_object();
+    const json::value* name = o ? o->if_contains("name") : nullptr;
     if (k->is_bool()) {
       keep = k->as_bool();
-    } else if (const json::object* o = k->if_object();
-               o && o->contains("name") && o->at("name") == json::value(index) && raw) {
+    } else if (name && *name == json::value(index) && raw) {
       keep_named = true;
+    } else if (name && name->is_string()) {
+      keep_index = std::string(name->as_string());
     } else {
-      return false;  // named by another index: the shape would follow two indices
+      return false;
     }
   }
-  std::vector<int64_t> d;
-  json::object errors;  // value -> the simulator's error there
-  const auto r = static_cast<int64_t>(rank);
-  for (int64_t v = raw ? -r : 0; v < r; ++v) {
-    const auto a = static_cast<size_t>(v < 0 ? v + r : v);
-    const std::optional<RuleResult> res = rule_result(rule, in, a, keep_named ? v != 0 : keep);
-    if (!res) return false;
-    const std::string key = std::to_string(v);
+  // The simulator's error at axis a (the value made non-negative) with keepdims `kd`, "" where
+  // the value fits; nullopt where it is not followed here.
+  auto error_at = [&](size_t a, bool kd) -> std::optional<std::string> {
+    const std::optional<RuleResult> res = rule_result(rule, in, a, kd);
+    if (!res) return std::nullopt;
     if (!res->error.empty()) {
       // the rule's error comes after the output access and the inputs are read (entries
       // checked first by the host); a window's copy checks its bounds after the dispatch
-      if (!plain_output && !operand_dims(plan, op.output)) return false;
-      errors[key] = op.at + ": op '" + op.op + "': " + res->error;
-      continue;
+      if (!plain_output && !operand_dims(plan, op.output)) return std::nullopt;
+      return op.at + ": op '" + op.op + "': " + res->error;
     }
-    if (res->shape != *out) {
-      if (plain_output) {
-        errors[key] = op.at + ": op '" + op.op + "' produces shape " + dims_text(res->shape) +
-                      " but output '" + op.output + "' has shape " + dims_text(*out);
-        continue;
-      }
-      // into a table entry: a result that broadcasts to it is spread over it (not followed
-      // here); another is stored as cache.write stores it, which refuses it naming the access
-      const std::optional<Dims> common = geometry::broadcast_shape(res->shape, *out);
-      if ((common && *common == *out) || op.output_at.empty()) return false;
-      errors[key] = op.output_at + ": cannot store a value of shape " + dims_text(res->shape) +
-                    " into '" + parse_ref(op.output).name + "' where the access has shape " +
-                    dims_text(*out);
-      continue;
+    if (res->shape == *out) return "";
+    if (plain_output)
+      return op.at + ": op '" + op.op + "' produces shape " + dims_text(res->shape) +
+             " but output '" + op.output + "' has shape " + dims_text(*out);
+    // into a table entry: a result that broadcasts to it is spread over it (not followed
+    // here); another is stored as cache.write stores it, which refuses it naming the access
+    const std::optional<Dims> common = geometry::broadcast_shape(res->shape, *out);
+    if ((common && *common == *out) || op.output_at.empty()) return std::nullopt;
+    return op.output_at + ": cannot store a value of shape " + dims_text(res->shape) + " into '" +
+           parse_ref(op.output).name + "' where the access has shape " + dims_text(*out);
+  };
+  std::vector<int64_t> d;
+  json::object errors;  // value (and keepdims) -> the simulator's error there
+  const auto r = static_cast<int64_t>(rank);
+  for (int64_t v = raw ? -r : 0; v < r; ++v) {
+    const auto a = static_cast<size_t>(v < 0 ? v + r : v);
+    bool fits = false;
+    for (int kd = 0; kd < (keep_index.empty() ? 1 : 2); ++kd) {
+      const std::optional<std::string> e =
+          error_at(a, keep_index.empty() ? (keep_named ? v != 0 : keep) : kd != 0);
+      if (!e) return false;
+      fits = fits || e->empty();
+      if (!e->empty())
+        errors[std::to_string(v) + (keep_index.empty() ? "" : kd ? "/1" : "/0")] = *e;
     }
-    d.push_back(v);
+    if (fits) d.push_back(v);
   }
-  if (d.empty()) return false;
+  // (d empty: no value fits; each stops the step with its error, and no copy is written)
   // the simulator's words for an axis out of range (the catalog's shape rule)
   json::object c{
       {"axis", rank},
@@ -172,6 +183,7 @@ bool axis_domain(const PlanIn& plan, const OpIn& op, const std::string& index, b
                       std::to_string(rank)}};
   if (!errors.empty()) c["errors"] = std::move(errors);
   if (raw) c["raw"] = true;
+  if (!keep_index.empty()) c["keep"] = keep_index;
   classes.emplace_back(std::move(c));
   domains.push_back(std::move(d));
   return true;
@@ -184,14 +196,19 @@ bool group_domain(const PlanIn& plan, const OpIn& op, json::array& classes,
                             w = operand_dims(plan, op.inputs[1]);
   if (!x || !w || x->size() < 3 || w->size() != x->size()) return false;
   const uint64_t c = (*x)[1], m = (*w)[0], w1 = (*w)[1];
-  if (c == 0 || w1 == 0 || c % w1 != 0 || m % (c / w1) != 0) return false;
+  // no input channels nor weight ones: every group dividing m fits (not followed here)
+  if (c == 0 && w1 == 0) return false;
   classes.emplace_back(json::object{{"group", json::object{{"at", op.at + ": op '" + op.op + "': "},
                                                            {"c", c},
                                                            {"m", m},
                                                            {"w1", w1},
                                                            {"x", dims_text(*x)},
                                                            {"w", dims_text(*w)}}}});
-  domains.push_back({static_cast<int64_t>(c / w1)});
+  // the one value that fits; none where w1 does not divide c into a group dividing m (every
+  // value then stops the step with the rule's words: no copy is written)
+  const bool fits = w1 != 0 && c % w1 == 0 && m % (c / w1) == 0;
+  domains.push_back(fits ? std::vector<int64_t>{static_cast<int64_t>(c / w1)}
+                         : std::vector<int64_t>{});
   return true;
 }
 

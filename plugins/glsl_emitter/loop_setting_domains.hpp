@@ -23,18 +23,21 @@ namespace oi::glsl {
 // (a norm's scale without the trailing dims, concat of other dims, a dequantize scale of
 // another length) or whose result has another shape than the output (a plain output: the
 // interpreter's "produces shape"; a table entry the result does not broadcast to: cache.write's
-// "cannot store") its words, in `errors` by value. Appends {"axis": R, "message": M, "errors",
-// "raw"} to `classes` and the values of a copy to `domains`; false (nothing appended) where no
-// value gives a copy, the output is a window, a whole table or a matrix, a result smaller than
-// a table entry would be spread over it, or the op has no such rule.
+// "cannot store") its words, in `errors` by value; where another index J names the op's
+// keepdims (a bool: a copy for each of its values), by value and keepdims, "V/0" and "V/1"
+// ("keep": J; a value fits where it fits with either). Appends {"axis": R, "message": M,
+// "errors", "raw", "keep"} to `classes` and the values of a copy to `domains` (none where no value
+// fits: each stops the step); false (nothing appended) where the output is a window, a whole table
+// or a matrix, a result smaller than a table entry would be spread over it, or the op has no such
+// rule.
 bool axis_domain(const PlanIn& plan, const OpIn& op, const std::string& index, bool raw,
                  boost::json::array& classes, std::vector<std::vector<int64_t>>& domains);
 
 // The domain of conv's `group` named by a loop index: conv's catalog rule (x [N, C, ...], w
 // [M, C/group, ...]) holds for one value only, C / w[1]; at any other the simulator stops with
 // the rule's words, which the host program writes from {"group": {"at", "c", "m", "w1", "x",
-// "w"}} (appended to `classes`; the domain, that one value, to `domains`). False where the
-// operands are not of static shape or no value fits.
+// "w"}} (appended to `classes`; the domain, that one value or none where no value fits, to
+// `domains`). False where the operands are not of static shape.
 bool group_domain(const PlanIn& plan, const OpIn& op, boost::json::array& classes,
                   std::vector<std::vector<int64_t>>& domains);
 

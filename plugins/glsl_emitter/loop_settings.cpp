@@ -199,16 +199,31 @@ bool finite_classes(const PlanIn& plan, const KernelIn& k, IndexedKernel& ik) {
                  "need more than " + std::to_string(kMaxIndexedCopies) +
                  " copies of the kernel, one per combination of their values");
   }
-  ik.values.assign(1, {});
+  std::vector<std::vector<int64_t>> values(1);
   for (const std::vector<int64_t>& d : domains) {
     std::vector<std::vector<int64_t>> next;
-    for (const std::vector<int64_t>& row : ik.values)
+    for (const std::vector<int64_t>& row : values)
       for (int64_t v : d) {
         next.push_back(row);
         next.back().push_back(v);
       }
-    ik.values = std::move(next);
+    values = std::move(next);
   }
+  // An axis whose keepdims another index names: no copy for a combination that is an error
+  // (the class's errors by value and keepdims, "V/0" or "V/1")
+  for (size_t c = 0; c < classes.size(); ++c) {
+    const json::object* o = classes[c].if_object();
+    const json::value* keep = o ? o->if_contains("keep") : nullptr;
+    const json::value* errors = o ? o->if_contains("errors") : nullptr;
+    if (!keep || !errors) continue;
+    const auto q = static_cast<size_t>(
+        std::find(finite.begin(), finite.end(), std::string(keep->as_string())) - finite.begin());
+    if (q == finite.size()) return false;  // keepdims named by an index of no finite domain
+    std::erase_if(values, [&](const std::vector<int64_t>& row) {
+      return errors->as_object().contains(std::to_string(row[c]) + (row[q] ? "/1" : "/0"));
+    });
+  }
+  ik.values = std::move(values);
   ik.classes = std::move(classes);
   ik.by = std::move(finite);
   ik.params = std::move(params);

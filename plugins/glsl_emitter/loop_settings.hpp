@@ -29,7 +29,8 @@ struct IndexedKernel {
   std::string why;
   // Per index of `by`, how the host maps its value to a row of `values` (empty: as it is;
   // "bool": 0 or 1, its value being nonzero; {"axis": R, "message": M}: the axis made
-  // non-negative, a value outside [-R, R) the error M with {value}), where the indices name
+  // non-negative, a value outside [-R, R) the error M with {value}; its "errors" by value, or
+  // with "keep": J by value and index J's keepdims, "V/0" or "V/1"), where the indices name
   // only settings of a finite domain (finite_classes).
   boost::json::array classes;
 };

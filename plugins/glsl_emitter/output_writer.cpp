@@ -962,6 +962,13 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
     return ks;
   };
   auto indexed_shader = [&](const KernelIn& k, const IndexedKernel& ik, size_t row, uint32_t id) {
+    // no value fits (an axis or group): the host program stops every step at its error, so
+    // the kernel is never dispatched
+    if (ik.values.empty()) {
+      KernelShader never;
+      never.recorded = true;
+      return never;
+    }
     std::vector<std::string> left;
     const KernelIn copy = indexed_copy(k, ik, row, id, left);
     if (auto rt = copies.runtime.find(k.id); rt != copies.runtime.end()) {

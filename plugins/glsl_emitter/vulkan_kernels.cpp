@@ -391,7 +391,12 @@ class KernelRecorder {
                              "head dims above " + std::to_string(device_.max_head_dim),
                              "limits.max_head_dim " + std::to_string(device_.max_head_dim));
       }
-      glsl_gap("vulkan-kernel", where + " on the Vulkan backend's kernel: " + e.message);
+      // Nothing else: the scratch copies above give every kernel offsets of whole elements,
+      // and the matmul shaders take any M and N, so no validated plan gets here.
+      invalid_plan(where +
+                   " on the Vulkan backend's kernel, which refuses what the planner and "
+                   "the validator never produce: " +
+                   e.message);
     }
   }
 

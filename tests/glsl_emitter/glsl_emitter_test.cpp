@@ -868,9 +868,9 @@ BOOST_AUTO_TEST_CASE(kernel_pack_ops_are_named) {
 // An arena of one-byte alignment (a description's preferences.arena_alignment 1) puts the f32
 // temporary u at byte 17, after the u8 t: the Vulkan backend's kernels address whole elements,
 // so pad writes u and reshape reads it through scratch copies of its bytes, made by the
-// backend's u8 reshape kernel (move.comp) before and after; no refusal. (Running it needs a
-// device whose minStorageBufferOffsetAlignment divides 17, which lavapipe's 16 does not: the
-// host program then stops naming the offset, as for any arena value.)
+// backend's u8 reshape kernel (move.comp) before and after; no refusal. (The backend's kernels
+// bind the whole arena: only an own kernel binding an arena value at its offset needs a device
+// whose minStorageBufferOffsetAlignment divides it, which the host program checks.)
 BOOST_AUTO_TEST_CASE(unaligned_arena_values_go_through_scratch_copies) {
   ModelWriter mw;
   const Model m = Model::from_bytes(mw.to_bytes(), "m.oinf");

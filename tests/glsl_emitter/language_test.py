@@ -4,12 +4,14 @@
   language_test.py --openinfer BIN --runner glsl_manifest_runner --glslc GLSLC --work DIR
 
 Each graph of tests/glsl_emitter/graphs runs `openinfer run` (the simulator) and the glsl
-target (planned for devices/lavapipe.json or --device, run by the shared manifest runner) over several
+target (planned for devices/lavapipe.json or --device, with preferences.arena_alignment 1 for
+those in ALIGN_1, run by the shared manifest runner) over several
 steps, fetching every persistent variable; the --save files must be byte-identical (within
 TOLERANT's bound for rope's sines and attention's exp), and the values named in EXPECT must be the ones computed
 here from dsl.md's rules (wrapping counters, @init of every dtype), independently of both. Exit 77 without a Vulkan device.
 """
 import argparse
+import json
 import math
 import os
 import shutil
@@ -179,6 +181,58 @@ def loop_axis_table(step):
             k1 = argmax_along(TABLE_X[s], 0)
             t = [a + b for a, b in zip(t, k1)]
     return {"t": t, "K": [[0] * 3, k1]}
+
+
+NOFIT_X = [[[1.0, -2.0, 3.0], [0.5, 4.0, -8.0]], [[2.0, 2.0, -1.0], [7.0, 0.0, 1.5]],
+           [[-3.0, 1.0, 0.25], [6.0, -4.0, 2.0]], [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]]
+NOFIT_XC = [[[[float(c * 5 + k - 6 * s) for k in range(5)] for c in range(3)]] for s in range(4)]
+# per step a loop's bounds: none runs a value, the fourth runs 0 (the axis) or 1 (the group)
+NOFIT_AXIS_BOUNDS = [(0, 0), (1, 1), (-2, -2), (0, 1)]
+NOFIT_GROUP_BOUNDS = [(0, 0), (2, 2), (-1, -1), (1, 2)]
+
+
+def bounds_text(names, rows, step):
+    """The inputs N0 and N1 (a loop's bounds) of step `step` for each name N and (lo, hi) row."""
+    return "".join(f"{n}0.{step}: i32 = {lo}\n{n}1.{step}: i32 = {hi}\n"
+                   for n, (lo, hi) in zip(names, rows))
+
+
+def loop_no_fit_axis(step):
+    """loop_no_fit_axis.oi: t sums x over the steps; the norm never runs (u stays 0)."""
+    t = [[sum(NOFIT_X[s][r][c] for s in range(step + 1)) for c in range(3)] for r in range(2)]
+    return {"t": t, "u": [[0.0] * 3] * 2}
+
+
+def loop_no_fit_group(step):
+    """loop_no_fit_group.oi: t sums x over the steps; the conv never runs (u stays 0)."""
+    t = [[[sum(NOFIT_XC[s][0][c][k] for s in range(step + 1)) for k in range(5)]
+          for c in range(3)]]
+    return {"t": t, "u": [[[0.0] * 4] * 2]}
+
+
+KEEP_X = [[[1.0, 5.0, 2.0], [7.0, 0.0, 3.0], [4.0, 4.0, 9.0]],
+          [[3.0, 3.0, 1.0], [0.0, 8.0, 8.0], [6.0, 2.0, 6.0]],
+          [[2.0, 1.0, 0.0], [5.0, 5.0, 5.0], [1.0, 9.0, 2.0]],
+          [[1.0, 5.0, 2.0], [7.0, 0.0, 3.0], [4.0, 4.0, 9.0]]]
+# per step the bounds of loops a (i, y's axis), b (j, y's keepdims), c (h, z's axis) and d (k,
+# z's keepdims); the fourth step's keepdims 1 into y is an error
+KEEP_BOUNDS = [((0, 2), (0, 1), (1, 2), (1, 3)), ((-2, 0), (0, 1), (-1, 0), (-3, -2)),
+               ((1, 2), (0, 1), (0, 0), (0, 0)), ((0, 1), (1, 2), (0, 0), (0, 0))]
+
+
+def loop_keep_index(step):
+    """loop_keep_index.oi: t sums argmax_axis(x) along axis i mod 2 (the first largest) for each
+    (j, i); u sums the argmax along axis 1 kept as a column for each (k, h)."""
+    t, u = [0] * 3, [[0] for _ in range(3)]
+    for s in range(step + 1):
+        (a0, a1), (b0, b1), (c0, c1), (d0, d1) = KEEP_BOUNDS[s]
+        for _ in range(b0, b1):
+            for i in range(a0, a1):
+                t = [v + m for v, m in zip(t, argmax_along(KEEP_X[s], i % 2))]
+        for _ in range(d0, d1):
+            for _ in range(c0, c1):
+                u = [[v[0] + m] for v, m in zip(u, argmax_along(KEEP_X[s], 1))]
+    return {"t": t, "u": u}
 
 
 FP_Y = [3e9, -1.5e9, 2.0]
@@ -639,6 +693,45 @@ def inplace_kernels(step):
             "k": [[(2 * n) // -3] * 3, [-3] * 3]}
 
 
+ARENA_X = [[3, -7, 12, 100, -128], [5, 11, -16, 127, 1]]
+ARENA_Q = [[[200, 7, 255], [1, 128, 60]], [[100, 250, 3], [9, 64, 255]]]
+ARENA_H = [[[300, -200, 7], [-1000, 255, 181]], [[-300, 1, 1024], [90, -181, 2]]]
+ARENA_G = [[[3, -4, 10], [-12, 7, 5]], [[-9, 11, 2], [6, -1, 13]]]
+# the graphs planned with an arena of one-byte alignment
+ALIGN_1 = {"packed_arena_offsets.oi"}
+
+
+def packed_arena_offsets(step):
+    """packed_arena_offsets.oi: sums over the steps of x * x (i8), q transposed (u8), the column
+    sums of h * h (i16), g g^T (i8), x[1], x[4], q's and h's second rows, each wrapping at its
+    width (ops.md)."""
+    t = {"tb": [0] * 5, "tu": [[0] * 2 for _ in range(3)], "ts": [0] * 3,
+         "tm": [[0] * 2 for _ in range(2)], "t3": [0], "t1": [0], "th": [[0] * 3], "tq": [[0] * 3]}
+    for s in range(step + 1):
+        x, q, h, g = ARENA_X[s], ARENA_Q[s], ARENA_H[s], ARENA_G[s]
+        t["tb"] = [wrap(a + wrap(v * v, 8, True), 8, True) for a, v in zip(t["tb"], x)]
+        t["tu"] = [[wrap(t["tu"][r][c] + q[c][r], 8, False) for c in range(2)] for r in range(3)]
+        sq = [[wrap(v * v, 16, True) for v in row] for row in h]
+        t["ts"] = [wrap(t["ts"][c] + wrap(sq[0][c] + sq[1][c], 16, True), 16, True)
+                   for c in range(3)]
+        t["tm"] = [[wrap(t["tm"][i][j] + wrap(sum(g[i][k] * g[j][k] for k in range(3)), 8, True),
+                         8, True) for j in range(2)] for i in range(2)]
+        t["t3"] = [wrap(t["t3"][0] + x[1], 8, True)]
+        t["t1"] = [wrap(t["t1"][0] + x[4], 8, True)]
+        t["th"] = [[wrap(a + v, 16, True) for a, v in zip(t["th"][0], h[1])]]
+        t["tq"] = [[wrap(a + v, 8, False) for a, v in zip(t["tq"][0], q[1])]]
+    return t
+
+
+GRID_M, GRID_N = 65536 * 16 + 3, 65536 * 32 + 3
+
+
+def matmul_grid(step):
+    """matmul_grid.oi: y[i] = -3 i and yf[j] = 0.5 j (numpy arrays: compared whole)."""
+    return {"y": (np.arange(GRID_M, dtype=np.int64) * -3).reshape(GRID_M, 1),
+            "yf": (np.arange(GRID_N, dtype=np.float64) * 0.5).reshape(1, GRID_N)}
+
+
 # Graphs whose values are not exact (rope's sines): the target within this relative bound of
 # the simulator and of the values computed here, instead of byte for byte (ops-nn.md).
 ROPE_TOL = 1e-5
@@ -671,6 +764,14 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "loop_finite_params.oi": "loop_finite_params.oi:41:5: op 'conv': conv weight "
                                        "[2, 1, 2] has 1 input channels per group but x [1, 2, 5] "
                                        "with group 1 needs 2",
+              "loop_no_fit_axis.oi": "loop_no_fit_axis.oi:13:5: op 'layer_norm': input 1 has "
+                                     "shape [4] but must have [2, 3], the dims of [2, 3] from "
+                                     "axis 0",
+              "loop_no_fit_group.oi": "loop_no_fit_group.oi:14:5: op 'conv': conv weight "
+                                      "[2, 2, 2] has 2 input channels per group but x [1, 3, 5] "
+                                      "with group 1 needs 3",
+              "loop_keep_index.oi": "loop_keep_index.oi:24:7: op 'argmax_axis' produces shape "
+                                    "[1, 3] but output 'y' has shape [3]",
               "loop_axis_table.oi": "loop_axis_table.oi:13:34: cannot store a value of shape [2] "
                                     "into 'K' where the access has shape [3]",
               "acc_window.oi": "acc_window.oi:12:3: op 'mul' produces shape [2, 3] but the access "
@@ -738,6 +839,18 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"
               f"i0.{i}: i32 = {TABLE_BOUNDS[i][0]}\ni1.{i}: i32 = {TABLE_BOUNDS[i][1]}\n"
               for i, x in enumerate(TABLE_X))),
+          ("loop_no_fit_axis.oi", 3, loop_no_fit_axis, "".join(
+              f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in NOFIT_X[i] for v in r)} }}\n"
+              f"s.{i}: f32[4] = {{ 1, 2, 3, 4 }}\n" + bounds_text("i", [NOFIT_AXIS_BOUNDS[i]], i)
+              for i in range(4))),
+          ("loop_no_fit_group.oi", 3, loop_no_fit_group, "".join(
+              f"x.{i}: f32[1, 3, 5] = "
+              f"{{ {', '.join(str(v) for c in NOFIT_XC[i][0] for v in c)} }}\n"
+              f"w.{i}: f32[2, 2, 2] = {{ 1, -1, 2, 0.5, -2, 1, 0.25, 3 }}\n"
+              + bounds_text("g", [NOFIT_GROUP_BOUNDS[i]], i) for i in range(4))),
+          ("loop_keep_index.oi", 3, loop_keep_index, "".join(
+              f"x.{i}: f32[3, 3] = {{ {', '.join(str(v) for r in KEEP_X[i] for v in r)} }}\n"
+              + bounds_text("ijhk", KEEP_BOUNDS[i], i) for i in range(4))),
           ("loop_finite_params.oi", 3, loop_finite_params, "".join(
               f"y.{i}: f32[3] = {{ {', '.join(str(v) for v in FP_Y)} }}\n"
               f"r.{i}: f32[2, 4] = {{ {', '.join(str(v) for row in FP_R[i] for v in row)} }}\n"
@@ -803,6 +916,13 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"x.{i}: f32[3] = {{ {', '.join(map(str, TW_X[i]))} }}\n"
               f"W.{i}: f32[3, 2] = {{ {', '.join(str(v) for r in TW_W[i] for v in r)} }}\n"
               f"d.{i}: i32 = {TW_D[i]}\n" for i in range(4))),
+          ("matmul_grid.oi", 1, matmul_grid, None),
+          ("packed_arena_offsets.oi", 2, packed_arena_offsets, "".join(
+              f"x.{i}: i8[5] = {{ {', '.join(map(str, ARENA_X[i]))} }}\n"
+              f"q.{i}: u8[2, 3] = {{ {', '.join(str(v) for r in ARENA_Q[i] for v in r)} }}\n"
+              f"h.{i}: i16[2, 3] = {{ {', '.join(str(v) for r in ARENA_H[i] for v in r)} }}\n"
+              f"g.{i}: i8[2, 3] = {{ {', '.join(str(v) for r in ARENA_G[i] for v in r)} }}\n"
+              for i in range(2))),
           ("auto_dim_reset.oi", 4, auto_dim_reset,
            "".join(f"x.{i}: f32[1, 2] = {{ {2 * i + 1}, {2 * i + 2} }}\n" for i in range(4)))]
 
@@ -828,6 +948,13 @@ def main():
     os.makedirs(o.work)
     glsl = glsl_program.GlslTarget(o.openinfer, o.runner, o.glslc,
                                    o.device, o.work)
+    # the description of graphs planned with an arena of one-byte alignment (ALIGN_1)
+    with open(o.device) as f:
+        desc = json.load(f)
+    desc.setdefault("preferences", {})["arena_alignment"] = 1
+    align_1 = os.path.join(o.work, "arena_alignment_1.json")
+    with open(align_1, "w") as f:
+        json.dump(desc, f)
     failed = 0
     for graph, steps, expect, inputs in GRAPHS:
         if o.only and graph not in o.only:
@@ -853,6 +980,7 @@ def main():
             print(f"FAIL: {graph}: the simulator: {out.strip()}")
             failed += 1
             continue
+        glsl.device = align_1 if graph in ALIGN_1 else o.device
         stage, out = glsl.run(folder, graph, common, "glsl.oinf")
         if stage == "run" and glsl_program.NO_VULKAN in out:
             print("SKIP: no Vulkan device")
@@ -866,7 +994,7 @@ def main():
         bad = []
         for step in range(steps):
             for n, want in expect(step).items():
-                key = f"{n}.step{step}"
+                key = f"{n}.step{step}" if steps > 1 else n  # --save names one step's bare
                 s, g = sim.tensors[key], got.tensors[key]
                 if graph in TOLERANT:
                     tol = TOLERANT[graph]
@@ -877,6 +1005,10 @@ def main():
                         bad.append(f"{key}: {got[key].tolist()}, expected {want}")
                 elif s.dtype != g.dtype or s.raw.tobytes() != g.raw.tobytes():
                     bad.append(f"{key}: glsl {got[key].tolist()} vs simulator {sim[key].tolist()}")
+                elif isinstance(want, np.ndarray):  # large: compared as arrays
+                    if not np.array_equal(got[key], want):
+                        wrong = np.argwhere(got[key] != want)[:5].tolist()
+                        bad.append(f"{key}: differs from the expected values at {wrong}")
                 elif got[key].tolist() != want:
                     bad.append(f"{key}: {got[key].tolist()}, expected {want}")
         if graph in RUN_ERRORS:

@@ -302,9 +302,8 @@ GLSL_OPEN_GAPS = {
                             "an elementwise op alone), or as an op's input where the kernel "
                             "cannot be one of run-time length (fused, acc=, two run-time axes, "
                             "several keys' output) or is longer than recorded",
-    "vulkan-kernel": "an op or dtype a kernel pack adds (no Vulkan kernel), or a backend kernel "
-                     "declining for a reason no device key names (matmul's 65535 workgroups, a "
-                     "word-packed value at an arena offset no multiple of 4)",
+    "vulkan-kernel": "an op or dtype a kernel pack adds (the Vulkan backend has no kernel for "
+                     "it)",
 }
 GLSL_EMITTER = ROOT / "plugins" / "glsl_emitter"
 GLSL_OWN_WRITERS = {"shader_writer.cpp", "ops_math.cpp", "ops.cpp", "shader_common.cpp"}

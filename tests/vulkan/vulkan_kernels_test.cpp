@@ -463,6 +463,46 @@ BOOST_AUTO_TEST_CASE(matmul_tiles_and_batch_broadcasting) {
   BOOST_TEST(bad == 0u);
 }
 
+// More tiles along M or N than a grid has workgroups (65535): the shaders take the tiles past
+// it round again (kernels/matmul.cpp). K = 1 keeps it cheap: y[i][j] = a[i] * b[j], exact.
+// f32 M = 65536 * 128 + 3 rows (the tiled shader's 128-row tiles), f32 N = 65536 * 32 + 3
+// columns of one row (the GEMV's 32-column slices), i32 N = 65536 * 16 + 3 columns of 5 rows
+// (matmul_generic.comp's 16-column tiles).
+BOOST_AUTO_TEST_CASE(matmul_past_65535_workgroups) {
+  struct Shape {
+    DType t;
+    uint64_t M, N;
+  };
+  for (const Shape& s :
+       {Shape{DType::f32, 65536ull * 128 + 3, 1}, Shape{DType::f32, 1, 65536ull * 32 + 3},
+        Shape{DType::i32, 5, 65536ull * 16 + 3}}) {
+    const std::vector<uint64_t> ad{s.M, 1}, bd{1, s.N}, yd{s.M, s.N};
+    std::vector<int32_t> a(s.M), b(s.N);
+    for (uint64_t i = 0; i < s.M; ++i) a[i] = static_cast<int32_t>(i % 7) - 3;
+    for (uint64_t j = 0; j < s.N; ++j) b[j] = static_cast<int32_t>(j % 5) - 2;
+    auto as_type = [&](const std::vector<int32_t>& v) {
+      if (s.t == DType::i32) return upload(v);
+      return upload(std::vector<float>(v.begin(), v.end()));
+    };
+    auto ba = as_type(a), bb = as_type(b);
+    auto by = gpu()->alloc(s.M * s.N * 4);
+    oi::TensorArg ins[] = {{s.t, ad, ba.get(), 0}, {s.t, bd, bb.get(), 0}};
+    oi::TensorArg outs[] = {{s.t, yd, by.get(), 0}};
+    gpu()->run(kernel("matmul", {s.t, s.t}, s.t), ins, outs, {});
+    size_t bad = 0;
+    if (s.t == DType::i32) {
+      const auto y = download<int32_t>(*by, s.M * s.N);
+      for (uint64_t i = 0; i < s.M; ++i)
+        for (uint64_t j = 0; j < s.N; ++j) bad += y[i * s.N + j] != a[i] * b[j];
+    } else {
+      const auto y = download<float>(*by, s.M * s.N);
+      for (uint64_t i = 0; i < s.M; ++i)
+        for (uint64_t j = 0; j < s.N; ++j) bad += y[i * s.N + j] != static_cast<float>(a[i] * b[j]);
+    }
+    BOOST_TEST(bad == 0u, "M " << s.M << " N " << s.N);
+  }
+}
+
 // Every f16 and bf16 bit pattern plus four addends (zero, the smallest f16 subnormal, a value
 // that forces rounding, a large one), broadcast, at an odd element offset so that the output's
 // first and last words are shared with sentinels: expected values from the core's conversions

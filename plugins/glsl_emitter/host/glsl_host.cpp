@@ -856,10 +856,10 @@ class Runner {
       if (v.storage == "internal") continue;
       if (v.auto_dim()) continue;  // kept here
       if (v.storage == "arena") {
-        if (v.offset % align != 0 || v.offset + v.bytes > arena_bytes_)
+        // (its offset's alignment matters only where a kernel binds it there: write_descriptors)
+        if (v.offset + v.bytes > arena_bytes_)
           input_error("arena value '" + v.name + "' at offset " + std::to_string(v.offset) +
-                      " is not a multiple of the device's minStorageBufferOffsetAlignment (" +
-                      std::to_string(align) + ") or lies outside the arena");
+                      " lies outside the arena");
         v.buffer = arena_;
         staging = std::max(staging, (v.bytes + 15) / 16 * 16);  // a returned one is fetched
         continue;
@@ -919,6 +919,13 @@ class Runner {
         infos.push_back({*buffers_[static_cast<size_t>(v.buffer)].buffer, 0, VK_WHOLE_SIZE});
         continue;
       }
+      // A value bound at its arena offset (an own kernel's binding; the Vulkan backend's
+      // kernels bind the whole arena and transfers take any offset): the device must allow it.
+      const uint64_t align = props_.limits.minStorageBufferOffsetAlignment;
+      if (v.storage == "arena" && v.offset % align != 0)
+        input_error("arena value '" + v.name + "' at offset " + std::to_string(v.offset) +
+                    " is not a multiple of the device's minStorageBufferOffsetAlignment (" +
+                    std::to_string(align) + "), which a kernel binding it there needs");
       infos.push_back({*buffers_[static_cast<size_t>(v.buffer)].buffer,
                        v.storage == "arena" ? v.offset : 0, std::max<uint64_t>(v.bytes, 4)});
     }
@@ -2927,11 +2934,12 @@ class Runner {
     // "map": the value's class for settings of a finite domain (the emitter's finite_classes):
     // "bool" 0 or 1; "any" 0 (dequantize's axis with a scalar scale); {"group": ...} conv's
     // group, the one value that fits or its rule's error; {"axis": R, "message",
-    // "errors", "raw"}: the axis made non-negative (kept as it is where "raw": the index also
-    // names a bool setting), or the simulator's error for one out of range or (errors, by that
-    // value) one whose inputs do not fit the op's shape rule or whose result has another shape
-    // than the output. The simulator reads the output access and the inputs first: their
-    // table entries are checked before such an error.
+    // "errors", "raw", "keep"}: the axis made non-negative (kept as it is where "raw": the index
+    // also names a bool setting), or the simulator's error for one out of range or (errors, by
+    // that value, and by keepdims where "keep" names the index that sets it) one whose inputs
+    // do not fit the op's shape rule or whose result has another shape than the output. The
+    // simulator reads the output access and the inputs first: their table entries are checked
+    // before such an error.
     const json::value* map = sel ? sel->as_object().if_contains("map") : nullptr;
     auto fail = [&](const std::string& message) {
       Kernel& k = kernels_.at(s.at("kernel").to_number<size_t>());
@@ -2985,9 +2993,19 @@ class Runner {
         }
         const json::value* raw = c->as_object().if_contains("raw");
         if (v < 0 && !(raw && raw->as_bool())) v += rank;
-        if (const json::value* e = c->as_object().if_contains("errors"))
-          if (const json::value* m = e->as_object().if_contains(std::to_string(v)))
+        if (const json::value* e = c->as_object().if_contains("errors")) {
+          std::string key = std::to_string(v);
+          // "keep": J, the loop index naming the op's keepdims: errors by value and keepdims
+          if (const json::value* keep = c->as_object().if_contains("keep")) {
+            auto it = indices.find(std::string(keep->as_string()));
+            if (it == indices.end())
+              input_error("manifest: loop index '" + std::string(keep->as_string()) +
+                          "' of a kernel's keepdims is not set here");
+            key += it->second != 0 ? "/1" : "/0";
+          }
+          if (const json::value* m = e->as_object().if_contains(key))
             fail(std::string(m->as_string()));
+        }
       }
       now.push_back(v);
     }

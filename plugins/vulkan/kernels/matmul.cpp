@@ -130,9 +130,10 @@ Tile pick_tile(uint64_t M, uint64_t N, uint64_t batches) {
   return kSmall;
 }
 
+// The grid along M or N: at most 65535 workgroups (the least maxComputeWorkGroupCount Vulkan
+// allows); the shaders take the tiles past it round again.
 uint32_t grid(uint64_t groups) {
-  if (groups > 65535) declined("matmul: M or N too large for one dispatch");
-  return static_cast<uint32_t>(groups);
+  return static_cast<uint32_t>(std::min<uint64_t>(groups, 65535));
 }
 
 // matmul_tiled.comp's VEC4: 16-byte loads where every quad it reads is aligned (K, N and the

@@ -20,6 +20,7 @@
 // the H200 (docs/vulkan.md).
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "elementwise.hpp"
 #include "matmul_shared.hpp"
@@ -201,9 +202,12 @@ uint32_t l2_loads() {
   bad_tuning("matmul", name, "is neither 'l1' nor 'l2'");
 }
 
-uint32_t grid(uint64_t size, uint32_t tile) {
+// The grid along M or N; nullopt past 65535 workgroups (the least maxComputeWorkGroupCount
+// Vulkan allows), which matmul_coop.comp's tile order does not go round: the generic shader,
+// which does, runs such a matmul.
+std::optional<uint32_t> grid(uint64_t size, uint32_t tile) {
   const uint64_t groups = ceil_div(size, tile);
-  if (groups > 65535) declined("matmul: M or N too large for one dispatch");
+  if (groups > 65535) return std::nullopt;
   return static_cast<uint32_t>(groups);
 }
 
@@ -229,6 +233,8 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
   if (use == Policy::Off || (use == Policy::Auto && s.M <= 4)) return false;
   const CoopTile tile = pick_tile(s, caps);
   if (!valid_tile(tile, caps)) return false;  // a device with too little shared memory
+  const std::optional<uint32_t> cols = grid(s.N, tile.bn), rows = grid(s.M, tile.bm);
+  if (!cols || !rows) return false;
   const uint32_t a0 = element_start(a), b0 = element_start(b), y0 = element_start(out);
   Dispatch job;
   job.shader = "matmul_coop";
@@ -265,7 +271,7 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
   const auto table = batch_table(call, s.batches);
   job.params.insert(job.params.end(), table.begin(), table.end());
   job.buffers = {a.buffer, b.buffer, out.buffer};
-  job.groups = {grid(s.N, tile.bn), grid(s.M, tile.bm),
+  job.groups = {*cols, *rows,
                 static_cast<uint32_t>(std::min<uint64_t>(s.batches, 65535))};  // z strides
   run_dispatch(call.device, job);
   return true;

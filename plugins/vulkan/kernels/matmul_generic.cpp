@@ -20,10 +20,10 @@ namespace {
 // of kSmallTileRows rows where M is that small (decoding: one row's products fill no tile).
 constexpr uint32_t kWorkgroup = 256, kTileRows = 16, kSmallTileRows = 4;
 
+// The grid along M or N: at most 65535 workgroups (the least maxComputeWorkGroupCount Vulkan
+// allows); matmul_generic.comp takes the tiles past it round again.
 uint32_t grid(uint64_t size, uint32_t tile) {
-  const uint64_t groups = (size + tile - 1) / tile;
-  if (groups > 65535) declined("matmul: M or N too large for one dispatch");
-  return static_cast<uint32_t>(groups);
+  return static_cast<uint32_t>(std::min<uint64_t>((size + tile - 1) / tile, 65535));
 }
 
 bool is_float(uint32_t dtype) {

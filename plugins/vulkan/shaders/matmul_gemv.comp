@@ -41,8 +41,12 @@ float product(uint x, uint w) {
 void main() {
   const uint M = p[0], K = p[1], N = p[2];
   const uint t = gl_LocalInvocationIndex, lane = t / COLS;
-  const uint col = gl_WorkGroupID.x * COLS + t % COLS;
+  // Column slices past the grid's 65535 workgroups (kernels/matmul.cpp) come round again
+  // (uniform across the workgroup: every barrier below is reached by all invocations).
+  const uint slices = (N + COLS - 1u) / COLS;
+  for (uint slice = gl_WorkGroupID.x; slice < slices; slice += gl_NumWorkGroups.x)
   for (uint batch = gl_WorkGroupID.z; batch < p[3]; batch += gl_NumWorkGroups.z) {
+    const uint col = slice * COLS + t % COLS;
     const uint a_base = p[4] + p[8u + 2u * batch] * M * K;
     const uint b_base = p[5] + p[9u + 2u * batch] * K * N + col;
     uint a_row[ROWS];  // rows past M repeat the last one: read, never stored

@@ -121,9 +121,14 @@ shared uvec2 b_tile[BK * TN];
 void multiply() {
   const uint M = p[1], K = p[2], N = p[3], batches = p[7];
   const uint t = gl_LocalInvocationID.x, ti = t / TN, tj = t % TN;
-  const uint m0 = gl_WorkGroupID.y * TM, n0 = gl_WorkGroupID.x * TN;
-  const uint i = m0 + ti, j = n0 + tj;
+  // Tiles past the grid's 65535 workgroups along M or N (kernels/matmul_generic.cpp) come round
+  // again (uniform across the workgroup: every barrier below is reached by all invocations).
+  const uint tiles_m = (M + TM - 1u) / TM, tiles_n = (N + TN - 1u) / TN;
+  for (uint tile_m = gl_WorkGroupID.y; tile_m < tiles_m; tile_m += gl_NumWorkGroups.y)
+  for (uint tile_n = gl_WorkGroupID.x; tile_n < tiles_n; tile_n += gl_NumWorkGroups.x)
   for (uint batch = gl_WorkGroupID.z; batch < batches; batch += gl_NumWorkGroups.z) {
+    const uint m0 = tile_m * TM, n0 = tile_n * TN;
+    const uint i = m0 + ti, j = n0 + tj;
     const uint a0 = p[4] + p[8u + 2u * batch] * M * K, b0 = p[5] + p[9u + 2u * batch] * K * N;
 #if defined(F64)
     precise double acc64 = 0.0LF;

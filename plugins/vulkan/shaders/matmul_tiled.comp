@@ -72,7 +72,6 @@ void main() {
 #endif
   const uint M = p[0], K = p[1], N = p[2];
   const uint t = gl_LocalInvocationIndex, tx = t % TX, ty = t / TX;
-  const uint m0 = gl_WorkGroupID.y * BM, n0 = gl_WorkGroupID.x * BN;
   const uint slices = (K + BK - 1u) / BK;
 #if SCALE_SUBNORMALS
   uint slice_number = 0u;  // counts slices over batches: no flag needs clearing
@@ -82,7 +81,13 @@ void main() {
   }
   barrier();
 #endif
+  // Tiles past the grid's 65535 workgroups along M or N (kernels/matmul.cpp) come round again
+  // (uniform across the workgroup: every barrier below is reached by all invocations).
+  const uint tiles_m = (M + BM - 1u) / BM, tiles_n = (N + BN - 1u) / BN;
+  for (uint tile_m = gl_WorkGroupID.y; tile_m < tiles_m; tile_m += gl_NumWorkGroups.y)
+  for (uint tile_n = gl_WorkGroupID.x; tile_n < tiles_n; tile_n += gl_NumWorkGroups.x)
   for (uint batch = gl_WorkGroupID.z; batch < p[3]; batch += gl_NumWorkGroups.z) {
+    const uint m0 = tile_m * BM, n0 = tile_n * BN;
     const uint a_base = p[4] + p[8u + 2u * batch] * M * K;
     const uint b_base = p[5] + p[9u + 2u * batch] * K * N;
     uint ra[LA], rb[LB];
