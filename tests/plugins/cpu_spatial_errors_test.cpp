@@ -81,3 +81,32 @@ BOOST_FIXTURE_TEST_CASE(batch_norm_parameters_of_the_wrong_size, Fixture) {
                           f32({1, 3, 2}), {});
   BOOST_TEST(has(e, "batch_norm: scale, bias, mean and var must be [C]"), e);
 }
+
+// shl/shr called directly with a count the validator and the simulator would have stopped: the
+// kernel refuses it too, rather than shifting past the width (undefined behaviour in C++).
+BOOST_FIXTURE_TEST_CASE(shift_counts_outside_the_width, Fixture) {
+  auto shift_error = [&](const std::string& op, DType t, int64_t bits) {
+    static const uint64_t dims[] = {4};
+    const DType types[] = {t};
+    buffers.push_back(cpu->alloc(32));
+    const oi::TensorArg ins[] = {{t, dims, buffers.back().get(), 0}};
+    buffers.push_back(cpu->alloc(32));
+    const oi::TensorArg outs[] = {{t, dims, buffers.back().get(), 0}};
+    const std::vector<oi::KernelSetting> settings = {{"bits", bits}};
+    const oi::Kernel* k = cpu->find_kernel(op, types, t, oi::KernelMode::Normal);
+    BOOST_TEST_REQUIRE(k != nullptr);
+    try {
+      cpu->run(*k, ins, outs, settings);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  auto e = shift_error("shl", DType::i32, 40);
+  BOOST_TEST(has(e, "setting 'bits' of op 'shl' is 40, outside 0..31"), e);
+  e = shift_error("shr", DType::i8, -1);
+  BOOST_TEST(has(e, "setting 'bits' of op 'shr' is -1, outside 0..7"), e);
+  e = shift_error("shr", DType::u64, 64);
+  BOOST_TEST(has(e, "setting 'bits' of op 'shr' is 64, outside 0..63"), e);
+  BOOST_TEST(shift_error("shl", DType::i32, 31).empty());
+}

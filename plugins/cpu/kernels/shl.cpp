@@ -1,12 +1,13 @@
-// shl: shift left by `bits` (0 <= bits < width, checked by the host); wraps at the width.
+// shl: shift left by `bits` (0 <= bits < width, shift_count.hpp); wraps at the width.
 #include "../generic_elementwise.hpp"
+#include "../shift_count.hpp"
 
 namespace oi::cpu {
 namespace {
 
 struct Shl {
   int64_t bits;
-  static Shl from(const oi_kernel_call& call) { return {abi::setting_int(call, "bits", 0)}; }
+  static Shl from(const oi_kernel_call& call) { return {checked_shift_bits(call, "shl")}; }
   int64_t in(int64_t a, const ElemIO&) const {
     return static_cast<int64_t>(static_cast<uint64_t>(a) << bits);
   }
