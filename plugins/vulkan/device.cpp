@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "command_stream.hpp"
+#include "kernels/word_copy.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "pipeline_cache.hpp"
 #include "pipeline_stats.hpp"
@@ -378,29 +379,13 @@ bool copy_by_dispatch(oi_device* device, oi_buffer* src, uint64_t src_offset, oi
   const uint64_t range = caps_of(device).max_storage_range;
   if (src->alloc.size > range || dst->alloc.size > range) return false;
   if (src == dst && from < to + words && to < from + words) return false;
-  if (const char* env = std::getenv("OPENINFER_VULKAN_COPY_DISPATCH");
-      env != nullptr && std::strcmp(env, "0") == 0) {
-    return false;
-  }
-  // move.comp's parameters for a copy of rank 1: count, rank, destination offset, one source,
-  // axis 0; dims from word 16; the source's offset, axis range and stride from word 24.
-  Dispatch job;
-  job.shader = "move";
-  job.spec = {0, 32};  // MODE copy, 32-bit elements
-  job.params.assign(28, 0);
-  job.params[0] = static_cast<uint32_t>(words);
-  job.params[1] = 1;
-  job.params[2] = static_cast<uint32_t>(to);
-  job.params[3] = 1;
-  job.params[16] = static_cast<uint32_t>(words);
-  job.params[24] = static_cast<uint32_t>(from);
-  job.params[26] = static_cast<uint32_t>(words);
-  job.params[27] = 1;
-  job.buffers[0] = src;
-  job.buffers[5] = dst;
-  job.output = 5;
-  job.groups[0] = static_cast<uint32_t>(std::min<uint64_t>((words + 255) / 256, 65535));
-  run_dispatch(device, job);
+  static const bool disabled = [] {  // read once: buffer_copy runs hundreds of times a step
+    const char* env = std::getenv("OPENINFER_VULKAN_COPY_DISPATCH");
+    return env != nullptr && std::strcmp(env, "0") == 0;
+  }();
+  if (disabled) return false;
+  run_word_copy(device, src, static_cast<uint32_t>(from), dst, static_cast<uint32_t>(to),
+                static_cast<uint32_t>(words));
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include "openinfer/float_formats.hpp"
 #include "openinfer/plugin_abi.hpp"
 #include "openinfer/slice_range.hpp"
+#include "word_copy.hpp"
 
 namespace oi::vulkan {
 namespace {
@@ -71,37 +72,49 @@ struct MoveJob {
   uint32_t count = 0;
 };
 
-MoveJob start_job(const oi_kernel_call& c, uint32_t mode, const std::vector<uint64_t>& dims) {
+// The dispatch's output part: its mode and element bits, count, dims and element offset.
+MoveJob make_job(uint32_t mode, uint32_t bits, uint32_t count, const std::vector<uint64_t>& dims,
+                 uint32_t out_index, oi_buffer* out) {
   if (dims.size() > kMaxRank) fail(OI_STATUS_DECLINED, "vulkan: tensors of rank above 8");
-  const oi_tensor_desc& out = c.outputs[0];
+  fit_i32(int64_t{out_index} + count + 4);
   MoveJob m;
-  m.count = static_cast<uint32_t>(fit_i32(static_cast<int64_t>(abi::element_count(out))));
+  m.count = count;
   Dispatch& j = m.job;
   j.shader = "move";
-  j.spec = {mode, dtype_bits(out.dtype)};
+  j.spec = {mode, bits};
   j.params.assign(kPads + 2 * kMaxRank, 0);
-  j.params[0] = m.count;
+  j.params[0] = count;
   j.params[1] = static_cast<uint32_t>(dims.size());
-  j.params[2] = element_index(out);
-  fit_i32(int64_t{j.params[2]} + m.count + 4);
+  j.params[2] = out_index;
   j.params[3] = 1;
   for (size_t d = 0; d < dims.size(); ++d) j.params[kDims + d] = static_cast<uint32_t>(dims[d]);
-  j.buffers[5] = out.buffer;
+  j.buffers[5] = out;
   j.output = 5;
   return m;
 }
 
-// Source `slot`: its element offset, axis range and strides (in elements, per output dim).
-void set_source(Dispatch& j, uint32_t slot, const oi_tensor_desc& t, int64_t offset, uint32_t lo,
-                uint32_t hi, const std::vector<int64_t>& strides) {
+MoveJob start_job(const oi_kernel_call& c, uint32_t mode, const std::vector<uint64_t>& dims) {
+  const oi_tensor_desc& out = c.outputs[0];
+  const auto count = static_cast<uint32_t>(fit_i32(static_cast<int64_t>(abi::element_count(out))));
+  return make_job(mode, dtype_bits(out.dtype), count, dims, element_index(out), out.buffer);
+}
+
+// Source `slot`: its element index, axis range and strides (in elements, per output dim).
+void set_source_at(Dispatch& j, uint32_t slot, oi_buffer* buffer, int64_t index, uint32_t lo,
+                   uint32_t hi, const std::vector<int64_t>& strides) {
   const uint32_t b = kSources + kSourceWords * slot;
-  j.params[b] = static_cast<uint32_t>(fit_i32(element_index(t) + offset));
+  j.params[b] = static_cast<uint32_t>(fit_i32(index));
   j.params[b + 1] = lo;
   j.params[b + 2] = hi;
   for (size_t d = 0; d < strides.size(); ++d) {
     j.params[b + 3 + d] = static_cast<uint32_t>(fit_i32(strides[d]));
   }
-  j.buffers[slot] = t.buffer;
+  j.buffers[slot] = buffer;
+}
+
+void set_source(Dispatch& j, uint32_t slot, const oi_tensor_desc& t, int64_t offset, uint32_t lo,
+                uint32_t hi, const std::vector<int64_t>& strides) {
+  set_source_at(j, slot, t.buffer, element_index(t) + offset, lo, hi, strides);
 }
 
 void run(oi_device* device, MoveJob& m) {
@@ -125,6 +138,17 @@ oi_status* reshape_kernel(const oi_kernel_call* call) {
   run(call->device, m);
   OI_ABI_CATCH(call->host)
 }
+
+}  // namespace
+
+void run_word_copy(oi_device* device, oi_buffer* src, uint32_t from, oi_buffer* dst, uint32_t to,
+                   uint32_t words) {
+  MoveJob m = make_job(kModeCopy, 32, words, {words}, to, dst);
+  set_source_at(m.job, 0, src, from, 0, std::numeric_limits<uint32_t>::max(), {1});
+  run(device, m);
+}
+
+namespace {
 
 oi_status* transpose_kernel(const oi_kernel_call* call) {
   OI_ABI_TRY
