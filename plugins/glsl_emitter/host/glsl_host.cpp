@@ -2168,11 +2168,7 @@ class Runner {
     regions(to, entry, indices, where, Use::kRead, &access);
     access.insert(access.end(), to.shape.begin(), to.shape.end());
     const bool fits = shape_rules::broadcast(from.shape, access, common) && common == access;
-    if (acc && from.shape != access && !(fits && acc->at("spreads").as_bool()))
-      throw Failure(1, std::string(acc->at("at").as_string()) + ": op '" +
-                           std::string(acc->at("op").as_string()) + "' produces shape " +
-                           shape_text(from.shape) + " but the access to '" + to.name +
-                           "' has shape " + shape_text(access));
+    if (acc) check_acc_shape(acc->as_object(), from.shape, access, to.name);
     if (!fits)
       input_error(where + ": cannot store a value of shape " + shape_text(from.shape) + " into '" +
                   to.name + "' where the access has shape " + shape_text(access));
@@ -2717,12 +2713,21 @@ class Runner {
       if (result) set_shape(*result, access);
       return;
     }
+    check_acc_shape(o, result->shape, access, to.name);
+  }
+
+  // acc= runs over the output access (interpreter_op.cpp): the op's result must have its shape
+  // or, for an op that broadcasts (`spreads`), broadcast to it; else the interpreter's words.
+  static void check_acc_shape(const json::object& acc, const std::vector<uint64_t>& result,
+                              const std::vector<uint64_t>& access, const std::string& to) {
     std::vector<uint64_t> common;
-    if (result->shape != access &&
-        !(o.at("spreads").as_bool() && shape_rules::broadcast(result->shape, access, common) &&
-          common == access))
-      throw Failure(1, at + ": op '" + op + "' produces shape " + shape_text(result->shape) +
-                           " but the access to '" + to.name + "' has shape " + shape_text(access));
+    if (result == access || (acc.at("spreads").as_bool() &&
+                             shape_rules::broadcast(result, access, common) && common == access))
+      return;
+    throw Failure(1, std::string(acc.at("at").as_string()) + ": op '" +
+                         std::string(acc.at("op").as_string()) + "' produces shape " +
+                         shape_text(result) + " but the access to '" + to + "' has shape " +
+                         shape_text(access));
   }
 
   // Integer v as params word `kind` (the emitter's ParamPatch kinds).
