@@ -1,5 +1,6 @@
 // @auto_dim matrices as op operands through scratch values and copies (auto_dim_operands.hpp).
 #include "auto_dim_operands.hpp"
+#include "runtime_length.hpp"
 
 #include <algorithm>
 #include <set>
@@ -84,12 +85,6 @@ std::set<size_t> growing_axes(const PlanIn& plan, const ValueIn& m) {
 }
 
 namespace {
-
-// Scratch values of a matrix's declared shape holding it along its one growing axis, whose
-// length is known only at run time, capped where no @fixed bound is (so many rows or columns;
-// the scratch values are allocated for it).
-constexpr uint64_t kRuntimeLengthCap = 512;
-constexpr uint64_t kRuntimeBytesCap = uint64_t{16} << 20;
 
 // Op `op` (kernel k) reading whole matrix `m` (as `text`) of run-time length: the kernel's
 // RuntimeOperand, made or checked; false with `why` where it cannot be one.

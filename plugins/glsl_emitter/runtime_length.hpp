@@ -20,6 +20,12 @@
 
 namespace oi::glsl {
 
+// Where no @fixed bound is, the longest run-time length (rows of an @auto_dim matrix, entries
+// of a table window) kernels are recorded for, and the most bytes the scratch value holding it
+// may take: the scratch values are allocated for it.
+constexpr uint64_t kRuntimeLengthCap = 512;
+constexpr uint64_t kRuntimeBytesCap = uint64_t{16} << 20;
+
 // A kernel whose operands include a whole matrix of run-time length: `inputs` the scratch values
 // holding it (each of the matrix's declared shape, axis `axis` of length L), `output` the
 // scratch value of the result where the op writes a matrix (its shape follows L), else empty

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "runtime_length.hpp"
 #include "vulkan_kernels.hpp"
 #include "window_outputs.hpp"
 
@@ -12,11 +13,6 @@ namespace oi::glsl {
 namespace json = boost::json;
 
 namespace {
-
-// The longest window of run-time length a kernel is recorded for where no @fixed bound is, and
-// the most bytes its scratch value may take (as for @auto_dim matrices, auto_dim_operands.cpp).
-constexpr uint64_t kWindowCap = 512;
-constexpr uint64_t kWindowBytesCap = uint64_t{16} << 20;
 
 bool is_slice(const std::string& term) {
   return term.find("..") != std::string::npos;
@@ -161,8 +157,9 @@ void route_table_window_inputs(PlanIn& plan, OperandCopies& copies) {
           ro.at = op.at;
           ro.axis = static_cast<size_t>(w.runtime_axis);
           ro.lo = 0;
-          ro.hi =
-              bound ? bound : std::min(kWindowCap, std::max<uint64_t>(1, kWindowBytesCap / row));
+          ro.hi = bound
+                      ? bound
+                      : std::min(kRuntimeLengthCap, std::max<uint64_t>(1, kRuntimeBytesCap / row));
           ro.inputs.push_back(s.name);
         }
         plan.value_index[s.name] = plan.values.size();
