@@ -166,28 +166,14 @@ inline void run_case(const Case& c) {
   const Plan plan = Synthesizer(arch).synthesize(model, graph);
   const auto files = emit(plan, plan.to_json());
   write_emitted_files(dir / "out", files);
-  for (const auto& f : files) {
-    // The Vulkan backend's shaders are compiled per variant, below.
-    if (fs::path(f.path).extension() != ".comp" || f.path.rfind("shaders/vulkan/", 0) == 0)
-      continue;
-    const fs::path src = dir / "out" / f.path;
-    for (const std::string variant : {"", "_ieee"}) {
-      std::string log;
-      const std::string spv = (src.parent_path() / src.stem()).string() + variant + ".spv";
-      BOOST_REQUIRE_MESSAGE(
-          shell(std::string(GLSLC) + " --target-env=vulkan1.1 -O " +
-                    (variant.empty() ? "" : "-DOI_IEEE_SPECIALS ") + src.string() + " -o " + spv,
-                &log) == 0,
-          f.path << variant << ": " << log);
-    }
-  }
   {
+    // What the runner picks on lavapipe, each SPIR-V cached by its sources (spirv_cache.py).
     std::string log;
-    BOOST_REQUIRE_MESSAGE(shell("/usr/bin/python3 " + std::string(OPENINFER_SOURCE_DIR) +
-                                    "/tests/glsl_emitter/compile_vulkan_variants.py " + GLSLC +
-                                    " " + (dir / "out").string(),
-                                &log) == 0,
-                          "the Vulkan backend's shader variants: " << log);
+    BOOST_REQUIRE_MESSAGE(
+        shell("/usr/bin/python3 " + std::string(OPENINFER_SOURCE_DIR) +
+                  "/tests/synth/spirv_cache.py " + GLSLC + " " + (dir / "out").string() + " ieee",
+              &log) == 0,
+        "glslc: " << log);
   }
   std::string cmd = std::string(RUNNER) + " --manifest " + (dir / "out").string() + " --model " +
                     (dir / "model.oinf").string() + " --steps " + std::to_string(c.steps) +

@@ -79,7 +79,7 @@ run_graph() {  # NAME ENV GRAPH MODEL_TXT INPUT_TXT STEPS SPECS: 0 when the resu
       --save "$dir/glsl.oinf" --quiet > "$dir/runner.log" 2>&1
     rc=$?
   else
-    bash "$here/compile_shaders.sh" "$glslc" "$dir/gen" > "$dir/glslc.log" 2>&1 ||
+    bash "$here/compile_shaders.sh" "$glslc" "$dir/gen" ieee > "$dir/glslc.log" 2>&1 ||
       { tail -20 "$dir/glslc.log"; return 1; }
     "$runner" --manifest "$dir/gen" --model "$dir/model.oinf" --steps "$steps" "${inputs[@]}" \
       --save "$dir/glsl.oinf" --quiet > "$dir/runner.log" 2>&1

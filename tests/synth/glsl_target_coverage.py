@@ -24,11 +24,8 @@ failing kernel and the first problem, then per mode
 --allow-invalid, not for graphs the validator refuses: the script's graph, not the target).
 """
 import argparse
-import glob
-import hashlib
 import json
 import os
-import re
 import shutil
 import struct
 import subprocess
@@ -44,6 +41,7 @@ sys.path.insert(0, HERE)
 
 import c_target_coverage as ctc  # noqa: E402
 from c_target_coverage import oinf  # noqa: E402
+import spirv_cache  # noqa: E402
 
 LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 
@@ -134,26 +132,11 @@ def compare_gpu(c, got, flushes):
     return problem, False
 
 
-def read_variants():
-    """{name: (source, [defines])} of plugins/vulkan/shaders/*.variants."""
-    out = {}
-    for f in glob.glob(os.path.join(ROOT, "plugins", "vulkan", "shaders", "*.variants")):
-        for line in open(f):
-            line = line.strip()
-            if not line or line.startswith("#") or "|" not in line:
-                continue
-            name, source, defines = (line.split("|") + [""])[:3]
-            out[name] = (source, defines.split())
-    return out
-
-
 class GlslRunner(ctc.Runner):
     def __init__(self, args):
         super().__init__(args)
-        self.variants = read_variants()
-        self.cache = args.spirv_cache or os.path.join(args.work_root, "spirv_cache")
-        os.makedirs(self.cache, exist_ok=True)
-        self.locks = defaultdict(threading.Lock)
+        self.spirv = spirv_cache.SpirvCompiler(
+            args.glslc, args.spirv_cache or os.path.join(args.work_root, "spirv_cache"), args.jobs)
         self.env = dict(os.environ)
         if os.path.exists(LAVAPIPE_ICD) and "VK_DRIVER_FILES" not in self.env:
             self.env["VK_DRIVER_FILES"] = LAVAPIPE_ICD
@@ -168,59 +151,10 @@ class GlslRunner(ctc.Runner):
                            text=True, timeout=timeout, env=self.env)
         return p.returncode, p.stdout
 
-    def glslc(self, src, out, defines, cwd):
-        return self.run([self.args.glslc, "--target-env=vulkan1.1", "-O", *defines, src, "-o",
-                         out], cwd)
-
-    def variant_spirv(self, gen, path):
-        """Compiles the Vulkan backend's variant that `path` (shaders/NAME.spv) names, once per
-        run (the sources are the emitter's embedded copies, the same in every batch)."""
-        name = os.path.basename(path)[:-4]
-        cached = os.path.join(self.cache, name + ".spv")
-        with self.locks[name]:
-            if not os.path.exists(cached):
-                source, defines = self.variants[name]
-                rc, log = self.glslc(os.path.join(gen, "shaders", "vulkan", source),
-                                     cached + ".tmp", defines, gen)
-                if rc:
-                    return rc, log
-                os.rename(cached + ".tmp", cached)
-        shutil.copyfile(cached, os.path.join(gen, path))
-        return 0, ""
-
-    def own_spirv(self, gen, src, out, defines):
-        """Compiles one of the emitter's own shaders, cached by its text (cases of one shape
-        and dtype give the same shader)."""
-        text = open(os.path.join(gen, src), "rb").read() + " ".join(defines).encode()
-        cached = os.path.join(self.cache, hashlib.sha1(text).hexdigest() + ".spv")
-        if not os.path.exists(cached):
-            rc, log = self.glslc(src, cached + f".{threading.get_ident()}", defines, gen)
-            if rc:
-                return rc, log
-            os.replace(cached + f".{threading.get_ident()}", cached)
-        shutil.copyfile(cached, os.path.join(gen, out))
-        return 0, ""
-
     def compile_shaders(self, gen):
         """The SPIR-V the runner picks on a device that keeps IEEE specials (lavapipe, as
-        the backend: the "_ieee" variants), compiled `--jobs` at a time."""
-        manifest = json.load(open(os.path.join(gen, "manifest.json")))
-        work = []
-        for k in manifest["kernels"]:
-            if "dispatches" in k:
-                for d in k["dispatches"]:
-                    key = "spirv_ieee" if "spirv_ieee" in d else "spirv"
-                    work.append(lambda d=d, key=key: self.variant_spirv(gen, d[key]))
-            elif k.get("spirv_ieee"):
-                work.append(lambda k=k: self.own_spirv(gen, k["shader"], k["spirv_ieee"],
-                                                       ["-DOI_IEEE_SPECIALS"]))
-            else:
-                work.append(lambda k=k: self.own_spirv(gen, k["shader"], k["spirv"], []))
-        with ThreadPoolExecutor(max_workers=max(self.args.jobs, 1)) as pool:
-            for rc, log in pool.map(lambda f: f(), work):
-                if rc:
-                    return rc, log
-        return 0, ""
+        the backend: the "_ieee" variants), compiled `--jobs` at a time through the cache."""
+        return self.spirv.compile_program(gen, "ieee")
 
     def flushes(self, gen):
         """Whether the device may flush f32 subnormals (asked once, from any manifest)."""
