@@ -161,6 +161,8 @@ std::vector<Case> checks() {
   list.push_back({{128, 64}, {64, 128}, {128, 128}, 1, 1, 1});
   list.push_back({{3, 70, 48}, {48, 40}, {3, 70, 40}, 8, 8, 8});  // b broadcast over batches
   list.push_back({{2, 1, 33, 20}, {3, 20, 19}, {2, 3, 33, 19}, 9, 2, 5});  // both broadcast
+  // Whole tiles and an output on 16 bytes: results straight from the accumulators (DIRECT_OUT).
+  list.push_back({{2, 256, 40}, {40, 512}, {2, 256, 512}, 8, 16, 8});
   return list;
 }
 

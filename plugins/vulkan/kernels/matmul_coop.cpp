@@ -14,7 +14,6 @@
 // (STAGES 2). OPENINFER_VULKAN_COOPMAT_LOADERS=G,W (with a forced tile) adds G loader groups of
 // W subgroups (STAGES up to 4, a ring). For tuning only: OPENINFER_VULKAN_COOPMAT_PROBE=1..4
 // (timing probes, wrong results), OPENINFER_VULKAN_COOPMAT_SHAPE=16x8,
-// OPENINFER_VULKAN_COOPMAT_SPIN=fence (how a loader-tile subgroup waits on a counter),
 // OPENINFER_VULKAN_COOPMAT_FREE=early (when a multiplying subgroup frees a ring buffer) and
 // OPENINFER_VULKAN_COOPMAT_LOADS=l2 (operands read past the L1); none of the last three paid on
 // the H200 (docs/vulkan.md).
@@ -170,17 +169,6 @@ bool narrow_shape() {
   bad_tuning("matmul", name, "is neither '16x16' nor '16x8'");
 }
 
-// OPENINFER_VULKAN_COOPMAT_SPIN=fence: waiting loader and multiplying subgroups spin on relaxed
-// loads and take one acquire fence (matmul_coop.comp's SPIN_FENCE); unset or "acquire": an
-// acquire load each time round. For tuning.
-uint32_t spin_fence() {
-  const char* name = "OPENINFER_VULKAN_COOPMAT_SPIN";
-  const char* text = tuning_env(name);
-  if (text == nullptr || std::strcmp(text, "acquire") == 0) return 0;
-  if (std::strcmp(text, "fence") == 0) return 1;
-  bad_tuning("matmul", name, "is neither 'acquire' nor 'fence'");
-}
-
 // OPENINFER_VULKAN_COOPMAT_FREE=early: with loaders and BK equal to the matrix depth, a
 // multiplying subgroup counts a buffer free once it holds the slice's matrices, before its
 // products (matmul_coop.comp's FREE_EARLY); unset or "after": after them. For tuning.
@@ -257,7 +245,6 @@ bool matmul_coop_into(const oi_kernel_call& call, const MatmulShape& s) {
               tile.early,
               tile.loader_groups,
               std::max(tile.loader_warps, 1u),
-              spin_fence(),
               free_early(),
               l2_loads()};
   job.params = {fit32(s.outputs(), "an element count"),

@@ -70,16 +70,13 @@ layout(constant_id = 16) const uint EARLY = 0;
 // tensor cores work, and no barrier stops the computing subgroups.
 layout(constant_id = 17) const uint LOADER_GROUPS = 0;
 layout(constant_id = 18) const uint LOADER_WARPS = 1;
-// How a waiting subgroup reads a counter: 0 an acquire load each time round, 1 relaxed loads and
-// one acquire fence once the count is there (OPENINFER_VULKAN_COOPMAT_SPIN=fence).
-layout(constant_id = 19) const uint SPIN_FENCE = 0;
 // With loaders and one matrix step a slice (BK = LK): a multiplying subgroup loads all of the
 // slice's matrices into registers and counts the buffer free before its products, so that the
 // loaders refill it meanwhile (more registers; OPENINFER_VULKAN_COOPMAT_FREE=early).
-layout(constant_id = 20) const uint FREE_EARLY = 0;
+layout(constant_id = 19) const uint FREE_EARLY = 0;
 // Aligned operands are read as coherent vectors, past the L1 (OPENINFER_VULKAN_COOPMAT_LOADS=l2;
 // a workgroup reads each slice once). Slower on the H200 (docs/vulkan.md); kept for tuning.
-layout(constant_id = 21) const uint L2_LOADS = 0;
+layout(constant_id = 20) const uint L2_LOADS = 0;
 const bool FETCHES = PROBE != 1u && PROBE != 3u, PRODUCTS = PROBE != 2u;
 const bool SYNC = PROBE != 3u && PROBE != 4u;
 
@@ -120,25 +117,15 @@ const uint LA_VECS = (A_TOTAL + LT - 1u) / LT, LB_VECS = (B_TOTAL + LT - 1u) / L
 // one (both only grow during a batch).
 shared uint filled[4], emptied[4];
 
+// A waiting subgroup takes an acquire load each time round. (Relaxed loads and one acquire
+// fence after them, once a tuning option, gave wrong outputs on the H200: docs/vulkan.md.)
 void wait_filled(uint stage, uint target) {
-  if (SPIN_FENCE != 0u) {
-    while (atomicLoad(filled[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared, 0) < target) {
-    }
-    memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire);
-    return;
-  }
   while (atomicLoad(filled[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared,
                     gl_SemanticsAcquire) < target) {
   }
 }
 
 void wait_emptied(uint stage, uint target) {
-  if (SPIN_FENCE != 0u) {
-    while (atomicLoad(emptied[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared, 0) < target) {
-    }
-    memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire);
-    return;
-  }
   while (atomicLoad(emptied[stage], gl_ScopeWorkgroup, gl_StorageSemanticsShared,
                     gl_SemanticsAcquire) < target) {
   }
