@@ -21,6 +21,9 @@ shift 5
 only=" $* "
 here=$src/tests/glsl_emitter
 device=${GLSL_VS_DEVICE:-$src/devices/lavapipe.json}
+# GLSL_VS_BASELINE=FILE.json: a graph whose program for `device` is the one planned for FILE
+# (apart from the device's name) is not run again: the test for FILE runs it. Printed as `same:`.
+baseline=${GLSL_VS_BASELINE:-}
 no_fp64=$(/usr/bin/python3 -c "import json, sys; print(int(not json.load(open(sys.argv[1])).get('features', {}).get('fp64', False)))" "$device")
 
 # The graphs the glsl target does not run, with why (docs/synth-glsl.md says the same).
@@ -54,7 +57,7 @@ printf 'matmul_tiles\ttolerance\t%s\t%s\t%s\t2\t%s\n' "$src/tests/synth/c/matmul
   "$work/matmul_tiles_data/model.txt" "$work/matmul_tiles_data/input.txt" \
   "a=@IN@ s=@IN@ sb=@IN@ v=@IN@ col=@IN@ x1=@IN@ q=@IN@ ba=@IN@ bm=@IN@ bx=@IN@ bv=@IN@" >> "$list"
 
-passed=(); skipped=(); failed=()
+passed=(); skipped=(); failed=(); same=()
 run_graph() {  # NAME ENV GRAPH MODEL_TXT INPUT_TXT STEPS SPECS: 0 when the results agree
   local name=$1 env=$2 graph=$3 model_txt=$4 input_txt=$5 steps=$6 specs=$7 dir=$work/$1
   mkdir -p "$dir"
@@ -68,6 +71,13 @@ run_graph() {  # NAME ENV GRAPH MODEL_TXT INPUT_TXT STEPS SPECS: 0 when the resu
     { cat "$dir/synth.log"; return 1; }
   if [[ $no_fp64 == 1 ]] && grep -q '"float64":true' "$dir/gen/manifest.json"; then
     echo "a kernel needs shaderFloat64 on a device description without fp64"; return 1
+  fi
+  if [[ -n $baseline ]]; then
+    # The same program as for the baseline description (the run that tests it): nothing new to
+    # run. Only the manifest's device name may differ.
+    "$oi" synth "$graph" --model "$dir/model.oinf" --target glsl "${embed[@]}" \
+      --device "$baseline" --name "$name" -o "$dir/gen_baseline" > "$dir/synth_baseline.log" 2>&1 &&
+      /usr/bin/python3 "$here/same_program.py" "$dir/gen" "$dir/gen_baseline" && return 78
   fi
   local rc
   if [[ $env == embed ]]; then
@@ -119,6 +129,9 @@ while IFS=$'\t' read -r name env graph model_txt input_txt steps specs; do
   fi
   if [[ $rc == 0 ]]; then
     echo "$out" | tail -1; passed+=("$name")
+  elif [[ $rc == 78 ]]; then
+    echo "same: the program planned for $(basename "$baseline"), run by the test for it"
+    same+=("$name")
   elif [[ -n ${GLSL_VS_DEVICE:-} ]] &&
     refusal=$(grep -m1 -E "glsl emitter: .*\(features\.(fp64|fp16) false\)" "$work/$name/synth.log" 2>/dev/null); then
     echo "skip: $name (device: ${refusal#*glsl emitter: })"; skipped+=("$name")
@@ -161,6 +174,7 @@ oinf.write(sys.argv[2], sizevars=pkg.sizevars,
   fi
 fi
 
-echo "glsl vs simulator: ${#passed[@]} passed, ${#skipped[@]} skipped, ${#failed[@]} failed"
+echo "glsl vs simulator: ${#passed[@]} passed, ${#skipped[@]} skipped, ${#failed[@]} failed$(
+  [[ -n $baseline ]] && echo ", ${#same[@]} the same program as for $(basename "$baseline")")"
 [[ ${#failed[@]} == 0 ]] || { echo "failed: ${failed[*]}"; exit 1; }
 echo "ok: every graph of the list runs through the glsl target and matches the simulator"

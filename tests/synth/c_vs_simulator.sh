@@ -64,7 +64,7 @@ same() {
   fi
 }
 same "$work/sim.oinf" "$work/gen.oinf"
-build "$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+build "$cc" -std=c11 -Wall -Wextra -Werror -O0 -g -fsanitize=address,undefined \
   -fno-sanitize-recover=all -o "$work/prog_san"
 # shellcheck disable=SC2086
 "$work/prog_san" --model "$work/model.oinf" --steps "$steps" $inputs --save "$work/san.oinf" -q

@@ -93,7 +93,7 @@ def main():
                 os.remove(os.path.join(out, name))
     run([o.emit_plan, o.plugins, "fused.json", "gen"], w)
     sources = sorted(os.path.join("gen", f) for f in os.listdir(out) if f.endswith(".c"))
-    run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g",
+    run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O0", "-g",
          "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o", "gen/prog", *sources,
          "-lm"], w)
     common = ["--model", "model.oinf", "--input", "x=input.oinf:x.{step}", "--steps", "3"]

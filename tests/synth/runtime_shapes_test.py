@@ -445,7 +445,7 @@ def build(o, w, graph, out):
         sys.exit(f"FAIL: synth {graph}: {log}")
     sources = sorted(os.path.join(out, f) for f in os.listdir(os.path.join(w, out))
                      if f.endswith(".c"))
-    code, log = run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-g",
+    code, log = run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O0", "-g",
                      "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o",
                      out + "/prog", *sources, "-lm"], w)
     if code:

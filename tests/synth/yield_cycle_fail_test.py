@@ -87,7 +87,7 @@ def main():
             sys.exit(f"FAIL: synth: {log}")
         sources = sorted(os.path.join("gen", f) for f in os.listdir(os.path.join(w, "gen"))
                          if f.endswith(".c"))
-        code, log = run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-g",
+        code, log = run([o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O0", "-g",
                          "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-o", "prog",
                          *sources, "-lm"], w)
         if code:

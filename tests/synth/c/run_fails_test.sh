@@ -19,12 +19,12 @@ done
 if [ -n "${SYNTH_FREESTANDING:-}" ]; then
   "$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen" --embed-weights \
     --device "$SYNTH_FREESTANDING"
-  "$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+  "$cc" -std=c11 -Wall -Wextra -Werror -O0 -g -fsanitize=address,undefined \
     -fno-sanitize-recover=all "$work/gen/model.c" "$(dirname "$0")/../../mcu/host_driver.c" \
     -I"$work/gen" -DOI_MODEL=model '-DOI_MODEL_HEADER="model.h"' -lm -o "$work/prog"
 else
   "$oi" synth "$graph" --model "$work/model.oinf" --target c -o "$work/gen"
-  "$cc" -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+  "$cc" -std=c11 -Wall -Wextra -Werror -O0 -g -fsanitize=address,undefined \
     -fno-sanitize-recover=all "$work"/gen/*.c -lm -o "$work/prog"
 fi
 set +e
