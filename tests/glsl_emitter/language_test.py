@@ -933,6 +933,18 @@ def run(args, cwd):
     return r.returncode, r.stdout
 
 
+def same_as_baseline(o, folder, graph):
+    """Whether `graph`'s program for --device is the one for --baseline (apart from the
+    device's name), so the baseline's run of this test already held it."""
+    for device, gen in ((o.device, "gen_device"), (o.baseline, "gen_baseline")):
+        code, _ = run([o.openinfer, "synth", graph, "--model", "model.oinf", "--target", "glsl",
+                       "--device", device, "-o", gen], folder)
+        if code:
+            return False
+    return run([sys.executable, os.path.join(HERE, "same_program.py"), "gen_device",
+                "gen_baseline"], folder)[0] == 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--openinfer", required=True)
@@ -943,6 +955,9 @@ def main():
                    help="the device description the graphs are planned for")
     p.add_argument("--only", action="append", default=[],
                    help="run only this graph (repeatable)")
+    p.add_argument("--baseline", help="a device description whose own run of this test runs a "
+                   "graph whose program for --device is the same (same_program.py): such a "
+                   "graph is printed as `same:` and not run again")
     o = p.parse_args()
     shutil.rmtree(o.work, ignore_errors=True)
     os.makedirs(o.work)
@@ -975,6 +990,9 @@ def main():
                 common += ["--input", f"{n}=input.oinf:{n}.{{step}}"]
         for n in names:
             common += ["--fetch", n]
+        if o.baseline and graph not in ALIGN_1 and same_as_baseline(o, folder, graph):
+            print(f"same: {graph} (the program planned for {os.path.basename(o.baseline)})")
+            continue
         code, out = run([o.openinfer, "run", graph, *common, "--save", "sim.oinf"], folder)
         if code:
             print(f"FAIL: {graph}: the simulator: {out.strip()}")
