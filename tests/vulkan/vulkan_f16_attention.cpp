@@ -177,6 +177,9 @@ std::vector<Case> cases() {
   // A decoding row over 2,600 keys: with OPENINFER_VULKAN_ATTENTION_CHUNK=16 the split path's
   // second pass merges 163 chunks (past its blocks of 128, eight at a time and the rest).
   list.push_back({{2, 1, 64}, {2, 2600, 64}, {2, 2600, 64}, true});
+  // The bench's decode shape (Dh 128, 2,048 keys; fewer heads): 16 chunks of 128 keys by
+  // default, K and V read 16 bytes a load (OPENINFER_VULKAN_ATTENTION_WIDE=off: 8).
+  list.push_back({{3, 1, 128}, {3, 2048, 128}, {3, 2048, 128}, false});
   list.push_back({{2, 33, 64}, {2, 33, 64}, {2, 33, 64}, true, 8, 16, 24, 2});
   list.push_back({{2, 33, 64}, {2, 33, 64}, {2, 33, 64}, false, 3, 5, 7, 1});  // odd offsets
   Case nan{{1, 96, 64}, {1, 96, 64}, {1, 96, 64}, true};

@@ -21,6 +21,7 @@
 // takes tensor cores, =force takes them for f16 calls of any row count;
 // OPENINFER_VULKAN_ATTENTION_COOP_TILE=SG,BK sets attention_coop's tile;
 // OPENINFER_VULKAN_ATTENTION_CHUNK=KEYS (a multiple of 16, 16..256) sets the split's chunk;
+// OPENINFER_VULKAN_ATTENTION_WIDE=off keeps the split's f16/bf16 K and V loads at 8 bytes;
 // OPENINFER_VULKAN_ATTENTION_TILE=WG,BK (WG 128 or 256 invocations, BQ = WG / 4 query rows; BK keys
 // a tile, 8..64) sets the flash tile.
 #include <algorithm>
@@ -99,6 +100,7 @@ struct Shape {
   bool f64 = false;
   bool aligned4 = false;  // every q/k/v matrix starts on a multiple of 4 elements
   bool aligned8 = false;  // ... of 8 elements, and y on an even one (attention_coop.comp)
+  bool qkv8 = false;      // every q/k/v matrix starts on a multiple of 8 elements
   uint32_t dtype = 0;
   uint64_t rows() const { return Tq * batches; }
 };
@@ -281,11 +283,26 @@ void check(oi_status* status) {
   fail(OI_STATUS_INTERNAL, what);
 }
 
+// attention_split.comp's 16-byte K and V loads (VEC8): f16 or bf16 rows of whole octets, every
+// matrix on 8 elements; OPENINFER_VULKAN_ATTENTION_WIDE=off keeps 8-byte loads (for comparison).
+bool split_wide(const Shape& s) {
+  const char* name = "OPENINFER_VULKAN_ATTENTION_WIDE";
+  if (const char* text = tuning_env(name)) {
+    if (std::strcmp(text, "off") == 0) return false;
+    if (std::strcmp(text, "on") != 0) bad_setting(name, "is neither 'on' nor 'off'");
+  }
+  const bool half = s.dtype == OI_DTYPE_F16 || s.dtype == OI_DTYPE_BF16;
+  return half && s.aligned4 && s.qkv8 && s.D % 8 == 0 && s.Dv % 8 == 0;
+}
+
 void run_split(const oi_kernel_call& call, const Shape& s, Dispatch job) {
   const uint32_t kpt = split_keys_per_group(s);
   const uint64_t chunk = uint64_t{kpt} * kSplitSlots, chunks = ceil_div(s.Tk, chunk);
-  const uint64_t dq = round_up(ceil_div(s.D, 4), kSplitLanes);
-  const uint64_t dvq = round_up(ceil_div(s.Dv, 4), kSplitLanes);
+  // Quads of a row, rounded up to whole octets for each of the 8 lanes under VEC8.
+  const bool wide = split_wide(s);
+  const uint64_t lane_quads = wide ? 2 * kSplitLanes : kSplitLanes;
+  const uint64_t dq = round_up(ceil_div(s.D, 4), lane_quads);
+  const uint64_t dvq = round_up(ceil_div(s.Dv, 4), lane_quads);
   const uint64_t stride = 4 + 4 * dvq;  // floats of one chunk's partial result
   job.params[10] = fit32(chunks);
   job.params[11] = fit32(stride);
@@ -294,6 +311,7 @@ void run_split(const oi_kernel_call& call, const Shape& s, Dispatch job) {
   job.spec.push_back(static_cast<uint32_t>(dq));
   job.spec.push_back(static_cast<uint32_t>(dvq));
   job.spec.push_back(kpt);
+  job.spec.push_back(wide ? 1 : 0);
   const uint32_t row_groups = fit32(std::min<uint64_t>(s.rows(), 65535));
   job.groups = {fit32(std::min<uint64_t>(chunks, 65535)), row_groups, 1};
   job.shader = "attention_split";
@@ -395,7 +413,7 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
   const uint32_t q0 = element_index(q), k0 = element_index(k), v0 = element_index(v);
   const uint32_t m0 = has_mask ? element_index(call->inputs[3]) : 0;
   s.aligned4 = true;
-  s.aligned8 = job.params[9] % 2 == 0;
+  s.qkv8 = true;
   s.dtype = q.dtype;
   for (uint64_t b = 0; b < batches; ++b) {
     uint64_t rest = b, oq = q0, ok = k0, ov = v0, om = m0;
@@ -409,8 +427,9 @@ oi_status* attention_kernel(const oi_kernel_call* call) {
     }
     for (uint64_t o : {oq, ok, ov, om}) job.params.push_back(fit32(o));
     s.aligned4 = s.aligned4 && oq % 4 == 0 && ok % 4 == 0 && ov % 4 == 0;
-    s.aligned8 = s.aligned8 && oq % 8 == 0 && ok % 8 == 0 && ov % 8 == 0;
+    s.qkv8 = s.qkv8 && oq % 8 == 0 && ok % 8 == 0 && ov % 8 == 0;
   }
+  s.aligned8 = s.qkv8 && job.params[9] % 2 == 0;
   job.buffers = {q.buffer,   k.buffer, v.buffer, has_mask ? call->inputs[3].buffer : q.buffer,
                  out.buffer, nullptr};
   job.output = 4;

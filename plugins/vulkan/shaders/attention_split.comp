@@ -7,6 +7,9 @@
 // to the partials buffer and attention_combine.comp merges the chunks; with a single chunk
 // (p[12] = 1) the result is written here at once. Keys past the causal limit are skipped a
 // chunk at a time; a row with no visible key gives 0 and a NaN score makes the row NaN.
+// With VEC8 (f16 or bf16 rows on 8 elements) each lane reads 16 bytes of K and V at once: octet
+// g + 8 (u / 2) of a row, its two quads held as quads u and u + 1 (half the load instructions of
+// 8-byte quads; eight lanes still read 128 consecutive bytes).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -21,6 +24,9 @@
 layout(constant_id = 3) const uint DQ = 32;   // quads of a q/k row: D / 4 rounded up to 8s
 layout(constant_id = 4) const uint DVQ = 32;  // quads of a v/y row: Dv / 4 rounded up to 8s
 layout(constant_id = 5) const uint KPT = 8;   // keys of a chunk for each lane group
+// 1: f16 or bf16, D and Dv multiples of 8 and every q/k/v matrix on 8 elements (with VEC4), DQ
+// and DVQ multiples of 16: K and V read 16 bytes (an octet) a load.
+layout(constant_id = 6) const uint VEC8 = 0;
 layout(local_size_x = 128) in;
 
 const uint WG = 128, LANES = 8, SLOTS = WG / LANES, CK = SLOTS * KPT;
@@ -31,11 +37,28 @@ const uint QPT = DQ / LANES, OPT = DVQ / LANES;
 const bool PREFETCH_V =
     VEC4 != 0u && (DT == 0u || DT == 3u || DT == 4u) && KPT * OPT * (DT == 0u ? 4u : 2u) <= 64u;
 
+// A macro: a spec-constant bool used inside functions trips glslc's optimizer.
+#define WIDE (VEC8 != 0u && VEC4 != 0u && (DT == 3u || DT == 4u))
+
+// The quad of a row a lane's u-th register holds: g + 8u, or with WIDE quad u % 2 of octet
+// g + 8 (u / 2).
+uint lane_quad(uint g, uint u) {
+  return WIDE ? 2u * (g + LANES * (u / 2u)) + u % 2u : g + LANES * u;
+}
+
 // Quad `quad` of the v row at `row` as raw words (zeros past n), and widened as load_v would.
 uvec4 raw_v(uint row, uint quad, uint n) {
   if (4u * quad >= n) return uvec4(0u);
   if (DT == 0u) return v4[(row >> 2) + quad];
   return uvec4(v2[(row >> 2) + quad], 0u, 0u);
+}
+// Octet `oct` of the K (V) row at `row` (a multiple of 8): 8 halves, zeros past n (n a multiple
+// of 8 under WIDE).
+uvec4 raw_k8(uint row, uint oct, uint n) {
+  return 8u * oct < n ? k4[(row >> 3) + oct] : uvec4(0u);
+}
+uvec4 raw_v8(uint row, uint oct, uint n) {
+  return 8u * oct < n ? v4[(row >> 3) + oct] : uvec4(0u);
 }
 vec4 widen_raw(uvec4 r) {
   if (DT == 0u) return uintBitsToFloat(r);
@@ -67,22 +90,38 @@ void main() {
       [[unroll]] for (uint u = 0u; u < OPT; ++u) o[u] = vec4(0.0);
       if (int(j0) <= last) {  // uniform: the chunk holds a visible key
         vec4 qv[QPT];
-        [[unroll]] for (uint u = 0u; u < QPT; ++u) qv[u] = load_q(qb + i * D, g + LANES * u, D);
+        [[unroll]] for (uint u = 0u; u < QPT; ++u) qv[u] = load_q(qb + i * D, lane_quad(g, u), D);
         // Keys past Tk are read as key Tk - 1 (no branch keeps the loads together), then dropped.
         float s[KPT];
         [[unroll]] for (uint kk = 0u; kk < KPT; ++kk) {
           const uint j = min(j0 + slot + SLOTS * kk, Tk - 1u);
           float acc = 0.0;
-          [[unroll]] for (uint u = 0u; u < QPT; ++u)
-            acc += dot(qv[u], load_k(kb + j * D, g + LANES * u, D));
+          if (WIDE) {
+            [[unroll]] for (uint u = 0u; u < QPT; u += 2u) {
+              const uvec4 w = raw_k8(kb + j * D, g + LANES * (u / 2u), D);
+              acc += dot(qv[u], widen_raw(uvec4(w.xy, 0u, 0u))) +
+                     dot(qv[u + 1u], widen_raw(uvec4(w.zw, 0u, 0u)));
+            }
+          } else {
+            [[unroll]] for (uint u = 0u; u < QPT; ++u)
+              acc += dot(qv[u], load_k(kb + j * D, g + LANES * u, D));
+          }
           s[kk] = acc;
         }
         uvec4 vraw[KPT][OPT];  // unused (and so dropped) without PREFETCH_V
         if (PREFETCH_V) {
           [[unroll]] for (uint kk = 0u; kk < KPT; ++kk) {
             const uint j = min(j0 + slot + SLOTS * kk, Tk - 1u);
-            [[unroll]] for (uint u = 0u; u < OPT; ++u)
-              vraw[kk][u] = raw_v(vb + j * Dv, g + LANES * u, Dv);
+            if (WIDE) {
+              [[unroll]] for (uint u = 0u; u < OPT; u += 2u) {
+                const uvec4 w = raw_v8(vb + j * Dv, g + LANES * (u / 2u), Dv);
+                vraw[kk][u] = uvec4(w.xy, 0u, 0u);
+                vraw[kk][u + 1u] = uvec4(w.zw, 0u, 0u);
+              }
+            } else {
+              [[unroll]] for (uint u = 0u; u < OPT; ++u)
+                vraw[kk][u] = raw_v(vb + j * Dv, g + LANES * u, Dv);
+            }
           }
         }
         [[unroll]] for (uint kk = 0u; kk < KPT; ++kk) s[kk] += subgroupShuffleXor(s[kk], 1u);
@@ -127,7 +166,7 @@ void main() {
             if (PREFETCH_V) {
               val = widen_raw(vraw[kk][u]);
             } else {
-              val = load_v(vb + j * Dv, g + LANES * u, Dv);
+              val = load_v(vb + j * Dv, lane_quad(g, u), Dv);
             }
             if (s[kk] != 0.0) o[u] += s[kk] * val;  // a zero weight never touches its V row
           }
@@ -136,7 +175,7 @@ void main() {
         for (uint sg = 0u; sg < gl_NumSubgroups; ++sg) total += group_sum[sg];
       }
       // The 16 groups' sums per output quad, in a fixed order.
-      [[unroll]] for (uint u = 0u; u < OPT; ++u) sums[slot * DVQ + g + LANES * u] = o[u];
+      [[unroll]] for (uint u = 0u; u < OPT; ++u) sums[slot * DVQ + lane_quad(g, u)] = o[u];
       barrier();
       if (t < DVQ) {
         vec4 acc = vec4(0.0);
