@@ -73,7 +73,10 @@ Window window_of(const PlanIn& plan, const OpIn& op, const ValueIn& v, const Val
 std::string runtime_refusal(const PlanIn& plan, const KernelIn& k, const OpIn& op,
                             const Window& w) {
   if (w.runtime_count > 1) return std::to_string(w.runtime_count) + " axes of run-time length";
-  if (k.ops.size() != 1) return "read by an op fused with others in kernel " + std::to_string(k.id);
+  // (split_fused.hpp gives an op with such an operand a kernel of its own)
+  if (k.ops.size() != 1)
+    invalid_plan(op_where(op) + ": a window of run-time length in kernel " + std::to_string(k.id) +
+                 " of several ops");
   if (op.settings.contains("acc")) return "read by an op with acc=";
   for (const auto& kv : op.settings)
     if (kv.value().is_object())
