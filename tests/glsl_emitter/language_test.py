@@ -711,6 +711,21 @@ def table_window_inputs(step):
             "M": [[a + b for a, b in zip(r, y)] for r in rows], "q": y}
 
 
+TWACC_X = [[100, -2, 7], [-100, 127, 9], [50, -128, -9], [1, 1, 1]]
+TWACC_Z = [[3, -128, 5], [127, 2, -7], [-3, 100, 11], [2, 2, 2]]
+TWACC_E = [1, 2, 3, 5]
+
+
+def table_window_acc(step):
+    """table_window_acc.oi by ops.md's acc= (the i8 entries widened exactly, the op at i32): K[0]
+    holds x of steps 0..s; y and P[1] its column sums (P[0] never written: 0), S and R its rows
+    times this step's z."""
+    rows = TWACC_X[:step + 1]
+    sums = [sum(r[j] for r in rows) for j in range(3)]
+    prod = [[v * TWACC_Z[step][j] for j, v in enumerate(r)] for r in rows]
+    return {"y": sums, "P": [[0] * 3, sums], "S": prod, "R": prod}
+
+
 def inplace_kernels(step):
     """inplace_kernels.oi: y = floor(2x) + x (exact in f32 for these x); n (@init 7) doubles
     each step; K[0] = floor(2n / -3) (Python's // floors, as floor_div), K[1] = -3."""
@@ -804,6 +819,8 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                "to 'L' has shape [3, 3]",
               "acc_window_ops.oi": "acc_window_ops.oi:12:3: op 'sum_axis' produces shape "
                                    "[2, 3] but the access to 'H' has shape [3, 3]",
+              "table_window_acc.oi": "table_window_acc.oi:24:3: op 'mul' produces shape "
+                                     "[4, 3] but the access to 'R' has shape [5, 3]",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
                                           "bound t=4",
@@ -844,6 +861,10 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"y.{i}: i8[3] = {{ {', '.join(map(str, ACC_Y[i]))} }}\n"
               f"z.{i}: i8[2, 3] = {{ {', '.join(str(v) for r in ACC_Z[i] for v in r)} }}\n"
               f"e.{i}: i32 = {ACC_E[i]}\n" for i in range(4))),
+          ("table_window_acc.oi", 3, table_window_acc, "".join(
+              f"x.{i}: i8[3] = {{ {', '.join(map(str, TWACC_X[i]))} }}\n"
+              f"z.{i}: i8[3] = {{ {', '.join(map(str, TWACC_Z[i]))} }}\n"
+              f"ein.{i}: i32 = {TWACC_E[i]}\n" for i in range(4))),
           ("acc_window_ops.oi", 3, acc_window_ops, "".join(
               f"a.{i}: i8[2, 4] = {{ {', '.join(str(v) for r in ACCOP_A[i] for v in r)} }}\n"
               f"b.{i}: i8[4, 3] = {{ {', '.join(str(v) for r in ACCOP_B[i] for v in r)} }}\n"

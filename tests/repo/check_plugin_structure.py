@@ -299,9 +299,8 @@ GLSL_OPEN_GAPS = {
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "written by an op whose result's shape is not static (a rule the "
                             "emitter does not evaluate, a loop-index setting), or as an op's "
-                            "input where the kernel "
-                            "cannot be one of run-time length (acc=, two run-time axes, "
-                            "several keys' output) or is longer than recorded",
+                            "input where the kernel cannot be one of run-time length (two "
+                            "run-time axes, several keys' output) or is longer than recorded",
     "vulkan-kernel": "an op or dtype a kernel pack adds (the Vulkan backend has no kernel for "
                      "it)",
 }
