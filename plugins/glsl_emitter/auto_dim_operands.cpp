@@ -91,10 +91,10 @@ namespace {
 bool runtime_input(const PlanIn& plan, const KernelIn& k, const OpIn& op, const ValueIn& m,
                    const std::string& text, const std::set<size_t>& axes,
                    std::map<uint32_t, RuntimeOperand>& runtime, std::string& why) {
-  if (k.ops.size() != 1) {
-    why += ", read by an op fused with others in kernel " + std::to_string(k.id);
-    return false;
-  }
+  // (split_fused.hpp gives an op with such an operand a kernel of its own)
+  if (k.ops.size() != 1)
+    invalid_plan(op_where(op) + ": a matrix of run-time length in kernel " + std::to_string(k.id) +
+                 " of several ops");
   // a table's matrices: one key's (every @table index a scalar; stacked ones have their
   // count on a leading axis)
   auto one_key = [](const ValueIn& v, const ValueRef& r) {

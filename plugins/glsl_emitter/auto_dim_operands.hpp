@@ -44,9 +44,9 @@ std::optional<std::vector<uint64_t>> matrix_access_shape(const PlanIn& plan, con
 std::set<size_t> growing_axes(const PlanIn& plan, const ValueIn& m);
 
 // Rewrites such operands of `plan`'s kernels to scratch values (added to plan.values, storage
-// "scratch"). A whole matrix in `growing` (computed before) read by an op alone in its kernel,
-// along one growing axis, the op's other operands plain values, its output a plain value or a
-// matrix: the kernel is one of run-time length (`runtime`). Refuses (glsl_gap
+// "scratch"). A whole matrix in `growing` (computed before) read by an op (alone in its kernel:
+// split_fused.hpp) along one growing axis, the op's other operands plain values, its output a
+// plain value or a matrix: the kernel is one of run-time length (`runtime`). Refuses (glsl_gap
 // "auto-dim-operand") another operand whose shape is known only at run time: a part of
 // run-time length, a whole matrix otherwise.
 // `copies`: those routed before (table_window_inputs.hpp), added to.

@@ -21,6 +21,7 @@
 #include "shader_common.hpp"
 #include "shader_writer.hpp"
 #include "shift_bits_ranges.hpp"
+#include "split_fused.hpp"
 #include "table_window_inputs.hpp"
 #include "vulkan_kernels.hpp"
 #include "vulkan_shaders.hpp"
@@ -928,6 +929,7 @@ std::vector<OutputFile> write_output(const std::string& plan_json, const std::st
   const DeviceIn device = read_device(device_json);
   PlanIn plan = read_plan(plan_json);
   resolve_settings(plan, model);
+  split_fused_kernels(plan);  // a plan fused by hand around an operand of run-time shape
   const GrowingMatrices growing = growing_matrices(plan);  // before the operands are rewritten
   give_heads_memory(plan);  // a matmul or reduction head's result, read by its epilogue
   // table windows read by ops first: a kernel of run-time length they make has its output

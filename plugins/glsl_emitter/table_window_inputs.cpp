@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "runtime_access.hpp"
 #include "runtime_length.hpp"
 #include "vulkan_kernels.hpp"
 #include "window_outputs.hpp"
@@ -69,12 +70,14 @@ Window window_of(const PlanIn& plan, const OpIn& op, const ValueIn& v, const Val
 }
 
 // Whether op `op` of kernel k can be a kernel of run-time length reading window `text`; else
-// the gap's words.
-std::string runtime_refusal(const PlanIn& plan, const KernelIn& k, const OpIn& op,
-                            const Window& w) {
+// the gap's words. `access`: its output access, as acc= checks it (runtime_access.hpp).
+std::string runtime_refusal(const PlanIn& plan, const KernelIn& k, const OpIn& op, const Window& w,
+                            json::object& access) {
   if (w.runtime_count > 1) return std::to_string(w.runtime_count) + " axes of run-time length";
-  if (k.ops.size() != 1) return "read by an op fused with others in kernel " + std::to_string(k.id);
-  if (op.settings.contains("acc")) return "read by an op with acc=";
+  // (split_fused.hpp gives an op with such an operand a kernel of its own)
+  if (k.ops.size() != 1)
+    invalid_plan(op_where(op) + ": a window of run-time length in kernel " + std::to_string(k.id) +
+                 " of several ops");
   for (const auto& kv : op.settings)
     if (kv.value().is_object())
       return "read by an op whose setting '" + std::string(kv.key()) + "' names a loop index";
@@ -96,6 +99,7 @@ std::string runtime_refusal(const PlanIn& plan, const KernelIn& k, const OpIn& o
   if (!plain && !matrix && !entries)
     return "into an output '" + op.output +
            "' that is neither a plain value, a matrix of one key nor table entries of one key";
+  access = output_access(op, matrix, entries);
   return {};
 }
 
@@ -120,8 +124,9 @@ void route_table_window_inputs(PlanIn& plan, OperandCopies& copies) {
         const std::string where = op_where(op) + ": input '" + text + "', a window of table '" +
                                   table.name + "' whose length '" + w.runtime_term +
                                   "' is known only at run time, ";
+        json::object access;
         if (w.runtime_axis >= 0) {
-          if (std::string why = runtime_refusal(plan, k, op, w); !why.empty())
+          if (std::string why = runtime_refusal(plan, k, op, w, access); !why.empty())
             glsl_gap("table-window-operand", where + why);
           if (!runtime_text.empty() && runtime_text != text)
             glsl_gap("table-window-operand", where + "beside another one, '" + runtime_text + "'");
@@ -155,6 +160,7 @@ void route_table_window_inputs(PlanIn& plan, OperandCopies& copies) {
           ro.kind = "a window of table '" + table.name + "' (" + text + ")";
           ro.table_window = true;
           ro.at = op.at;
+          ro.access = std::move(access);
           ro.axis = static_cast<size_t>(w.runtime_axis);
           ro.lo = 0;
           ro.hi = bound

@@ -20,9 +20,10 @@ namespace oi::glsl {
 // copies to `copies.before` and a kernel reading a window of run-time length to
 // `copies.runtime` (route_auto_dim_operands, run after, then routes its output as for a matrix
 // of run-time length). Refuses (glsl_gap "table-window-operand") a window of run-time length
-// read by an op fused with others, with `acc=` or a setting naming a loop index, along two axes
-// of run-time length, beside another window of run-time length (another access), or into an
-// output that is neither a plain value, a matrix of one key nor table entries of one key.
+// read by an op with a setting naming a loop index, along two axes of run-time length,
+// beside another window of run-time length (another access), or into an output that is neither a
+// plain value, a matrix of one key nor table entries of one key. An op among others of a kernel has
+// one of its own first (split_fused.hpp).
 void route_table_window_inputs(PlanIn& plan, OperandCopies& copies);
 
 }  // namespace oi::glsl

@@ -44,13 +44,14 @@ std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const K
   // (acc= runs the kernel over the output access, which a scratch value of the result's shape
   // is not, but where the copy checks that the access has that shape or broadcasts it: acc)
   if (k.ops.empty() || &k.ops.front() != &op) return std::nullopt;
-  if (op.settings.contains("acc") && !(acc && k.kind == "elementwise" && k.ops.size() == 1))
-    return std::nullopt;
+  const bool with_acc = op.settings.contains("acc");
+  if (with_acc && !(acc && k.ops.size() == 1)) return std::nullopt;
   if (k.kind != "elementwise") {
     if (k.ops.size() != 1) return std::nullopt;
-    if (k.shape.size() > entry_rank) return k.shape;
+    // (with acc= the planner gives the kernel the output's shape, not the result's: the rule's)
+    if (k.shape.size() > entry_rank && !with_acc) return k.shape;
     // the planner's table_result_shape (build_schedule.cpp) gave the kernel the result's shape
-    bool planned = !op.named_settings;
+    bool planned = !op.named_settings && !with_acc;
     std::vector<std::vector<uint64_t>> shapes;  // else the catalog rule's, from static shapes
     for (const std::string& in : op.inputs) {
       const ValueRef r = parse_ref(in);

@@ -29,8 +29,8 @@ std::optional<int64_t> window_length(const PlanIn& plan, const std::string& term
 // static shape, every setting a literal, no acc=), else its catalog rule's (rule_result_shape,
 // runtime_length.hpp) for inputs that are whole values, table entries or scratch values of
 // static shape (a table window of static length, a matrix's part), no setting naming a loop
-// index, no acc=. Else nullopt. `acc`: an elementwise op with acc= too (its result's shape is
-// its inputs' as without it).
+// index, no acc=. Else nullopt. `acc`: an op alone in its kernel with acc= too (its result's
+// shape is its inputs' as without it; another op's by its catalog rule).
 std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const KernelIn& k,
                                                      const OpIn& op, size_t entry_rank,
                                                      bool acc = false);
@@ -38,12 +38,12 @@ std::optional<std::vector<uint64_t>> op_result_shape(const PlanIn& plan, const K
 // Rewrites such outputs of `plan`'s kernels to scratch values (added to plan.values, storage
 // "scratch") and returns, per kernel id, the copy steps of the manifest to run after it.
 // Refuses (glsl_gap "table-window-operand") a window whose length is known only at run time
-// written by an op whose result's shape is not static (op_result_shape). An elementwise op
-// alone in its kernel with acc= into such a window computes its result's shape too, and the
-// copy checks the access as the simulator does (interpreter_op.cpp): the same shape, or for an
-// op that broadcasts (the catalog's rule "broadcast" with broadcasting) a result that
-// broadcasts to it, spread over it; another is the simulator's "op 'X' produces shape R but
-// the access to 'K' has shape A" (the copy's "acc").
+// written by an op whose result's shape is not static (op_result_shape). An op alone in its
+// kernel with acc= into such a window computes its result's shape too, and the copy checks the
+// access as the simulator does (interpreter_op.cpp): the same shape, or for an op that
+// broadcasts (the catalog's rule "broadcast" with broadcasting) a result that broadcasts to it,
+// spread over it; another is the simulator's "op 'X' produces shape R but the access to 'K' has
+// shape A" (the copy's "acc").
 std::map<uint32_t, std::vector<boost::json::object>> route_window_outputs(PlanIn& plan);
 
 }  // namespace oi::glsl

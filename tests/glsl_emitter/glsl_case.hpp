@@ -90,6 +90,12 @@ struct Case {
   // The device description planned for (devices/lavapipe.json when empty); the shaders still
   // run on the machine's Vulkan device (lavapipe).
   std::string device;
+  // Non-empty: the plan's JSON as the emitter gets it (a plan fused by hand, which the planner
+  // never produces), from the planner's.
+  std::function<std::string(const std::string&)> plan_edit;
+  // Values after the last step computed by the test itself, which the glsl program and the
+  // simulator must both give.
+  std::map<std::string, Tensor> want;
 };
 
 inline int64_t ulp_distance(float a, float b) {
@@ -164,7 +170,7 @@ inline void run_case(const Case& c) {
   const Graph graph = Graph::parse(c.source, c.name + ".oi");
   const DeviceArch arch = c.device.empty() ? lavapipe() : DeviceArch::load(c.device);
   const Plan plan = Synthesizer(arch).synthesize(model, graph);
-  const auto files = emit(plan, plan.to_json());
+  const auto files = emit(plan, c.plan_edit ? c.plan_edit(plan.to_json()) : plan.to_json());
   write_emitted_files(dir / "out", files);
   {
     // What the runner picks on lavapipe, each SPIR-V cached by its sources (spirv_cache.py).
@@ -224,6 +230,10 @@ inline void run_case(const Case& c) {
   }
   const Model got = Model::open(dir / "got.oinf");
   for (const std::string& f : fetch) compare(c, f, exec.fetch(f), got.tensor(f));
+  for (const auto& [n, t] : c.want) {
+    compare(c, n + " (simulator, expected)", t, exec.fetch(n));
+    compare(c, n + " (glsl, expected)", t, got.tensor(n));
+  }
 }
 
 // A package of tests/synth/c (the C target's fixtures, in the OINF text form).

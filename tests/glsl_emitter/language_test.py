@@ -334,6 +334,32 @@ def acc_window(step):
     return {"K": [[a * b for a, b in zip(ACC_X[step], ACC_Y[step])]] * (step + 2), "L": L}
 
 
+ACCOP_A = [[[37, -51, 74, -104], [-91, -80, 59, -99]], [[-19, -109, -84, 94], [86, -93, -5, -82]],
+           [[89, -98, -65, -14], [-97, 75, -103, -15]], [[-105, -60, 20, 86], [-55, -68, 29, -36]]]
+ACCOP_B = [[[-76, -32, 62], [-79, -96, -98], [-23, 126, 90], [32, 110, 104]],
+           [[57, 25, -1], [-36, -4, -87], [25, 125, 47], [101, 19, -91]],
+           [[-68, 86, -44], [47, -51, 122], [87, -108, -89], [32, 46, 51]],
+           [[126, 105, -93], [-81, 10, 114], [-95, -97, 30], [100, 17, 69]]]
+ACCOP_W = [[[[49, -117, 108], [53, -42, -69]], [[124, -98, -17], [19, -62, -2]]],
+           [[[75, 72, 126], [-87, -43, 101]], [[77, 14, -58], [92, 14, 84]]],
+           [[[55, 66, -10], [-51, -86, -38]], [[-51, -10, -9], [-122, 120, -35]]],
+           [[[6, 16, -126], [-54, 86, 61]], [[35, -64, -101], [105, 72, 75]]]]
+
+
+def acc_window_ops(step):
+    """acc_window_ops.oi by ops.md's acc= (the i8 operands widened exactly, the op at i32): step
+    s stores the sum of w's two [2, 3] halves in H[s..s+2] and a @ b in G[s..s+2]; H grows to
+    s + 2 entries, G keeps its 8 @fixed ones (the others as last written, 0 before)."""
+    g, h = [[0] * 3 for _ in range(8)], []
+    for s in range(step + 1):
+        a, b, w = ACCOP_A[s], ACCOP_B[s], ACCOP_W[s]
+        h += [[0] * 3 for _ in range(s + 2 - len(h))]
+        for r in range(2):
+            g[s + r] = [sum(a[r][k] * b[k][j] for k in range(4)) for j in range(3)]
+            h[s + r] = [w[0][r][j] + w[1][r][j] for j in range(3)]
+    return {"G": g, "H": h}
+
+
 PACKED_X = [[[1, -2, 3], [7, -8, 0]], [[-1, 5, -6], [2, 4, -3]], [[6, 6, -7], [0, 1, -1]]]
 
 
@@ -685,6 +711,21 @@ def table_window_inputs(step):
             "M": [[a + b for a, b in zip(r, y)] for r in rows], "q": y}
 
 
+TWACC_X = [[100, -2, 7], [-100, 127, 9], [50, -128, -9], [1, 1, 1]]
+TWACC_Z = [[3, -128, 5], [127, 2, -7], [-3, 100, 11], [2, 2, 2]]
+TWACC_E = [1, 2, 3, 5]
+
+
+def table_window_acc(step):
+    """table_window_acc.oi by ops.md's acc= (the i8 entries widened exactly, the op at i32): K[0]
+    holds x of steps 0..s; y and P[1] its column sums (P[0] never written: 0), S and R its rows
+    times this step's z."""
+    rows = TWACC_X[:step + 1]
+    sums = [sum(r[j] for r in rows) for j in range(3)]
+    prod = [[v * TWACC_Z[step][j] for j, v in enumerate(r)] for r in rows]
+    return {"y": sums, "P": [[0] * 3, sums], "S": prod, "R": prod}
+
+
 def inplace_kernels(step):
     """inplace_kernels.oi: y = floor(2x) + x (exact in f32 for these x); n (@init 7) doubles
     each step; K[0] = floor(2n / -3) (Python's // floors, as floor_div), K[1] = -3."""
@@ -776,6 +817,10 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
                                     "into 'K' where the access has shape [3]",
               "acc_window.oi": "acc_window.oi:12:3: op 'mul' produces shape [2, 3] but the access "
                                "to 'L' has shape [3, 3]",
+              "acc_window_ops.oi": "acc_window_ops.oi:12:3: op 'sum_axis' produces shape "
+                                   "[2, 3] but the access to 'H' has shape [3, 3]",
+              "table_window_acc.oi": "table_window_acc.oi:24:3: op 'mul' produces shape "
+                                     "[4, 3] but the access to 'R' has shape [5, 3]",
               "auto_dim_grown.oi": "op 'add': input shapes [2, 3] and [3, 4] do not broadcast",
               "auto_dim_copy_runtime.oi": "table 'L': slice end 5 of index t exceeds its @fixed "
                                           "bound t=4",
@@ -815,6 +860,16 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"x.{i}: i8[3] = {{ {', '.join(map(str, ACC_X[i]))} }}\n"
               f"y.{i}: i8[3] = {{ {', '.join(map(str, ACC_Y[i]))} }}\n"
               f"z.{i}: i8[2, 3] = {{ {', '.join(str(v) for r in ACC_Z[i] for v in r)} }}\n"
+              f"e.{i}: i32 = {ACC_E[i]}\n" for i in range(4))),
+          ("table_window_acc.oi", 3, table_window_acc, "".join(
+              f"x.{i}: i8[3] = {{ {', '.join(map(str, TWACC_X[i]))} }}\n"
+              f"z.{i}: i8[3] = {{ {', '.join(map(str, TWACC_Z[i]))} }}\n"
+              f"ein.{i}: i32 = {TWACC_E[i]}\n" for i in range(4))),
+          ("acc_window_ops.oi", 3, acc_window_ops, "".join(
+              f"a.{i}: i8[2, 4] = {{ {', '.join(str(v) for r in ACCOP_A[i] for v in r)} }}\n"
+              f"b.{i}: i8[4, 3] = {{ {', '.join(str(v) for r in ACCOP_B[i] for v in r)} }}\n"
+              f"w.{i}: i8[2, 2, 3] = "
+              f"{{ {', '.join(str(v) for m in ACCOP_W[i] for r in m for v in r)} }}\n"
               f"e.{i}: i32 = {ACC_E[i]}\n" for i in range(4))),
           ("packed_windows.oi", 3, packed_windows, "".join(
               f"x.{i}: f32[2, 3] = {{ {', '.join(str(v) for r in x for v in r)} }}\n"

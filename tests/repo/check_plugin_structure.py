@@ -292,16 +292,15 @@ GLSL_OPEN_GAPS = {
                                    "run-time shape, more than 256 copies)",
     "auto-dim-operand": "an op reading a whole @auto_dim matrix that grows where its static "
                         "output does not pin the shape and the kernel cannot be one of run-time "
-                        "length (fused, several keys' matrices or two growing axes, other "
+                        "length (several keys' matrices or two growing axes, other "
                         "operands neither plain values nor table entries, acc=, reshape, "
                         "params or result axes of no floor((a L + b) / c) form), or a part of "
                         "run-time length the result of an elementwise op alone does not give",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "written by an op whose result's shape is not static (a rule the "
-                            "emitter does not evaluate, a loop-index setting, acc= other than "
-                            "an elementwise op alone), or as an op's input where the kernel "
-                            "cannot be one of run-time length (fused, acc=, two run-time axes, "
-                            "several keys' output) or is longer than recorded",
+                            "emitter does not evaluate, a loop-index setting), or as an op's "
+                            "input where the kernel cannot be one of run-time length (two "
+                            "run-time axes, several keys' output) or is longer than recorded",
     "vulkan-kernel": "an op or dtype a kernel pack adds (the Vulkan backend has no kernel for "
                      "it)",
 }
