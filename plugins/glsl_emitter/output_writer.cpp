@@ -789,9 +789,10 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                                   {"f64", r.f64},
                                   {"table", r.table}});
     if (!r.theta_index.empty()) tables.back().as_object()["theta_index"] = r.theta_index;
-    if (r.T_length)
-      tables.back().as_object()["T_length"] =
-          json::object{{"a", (*r.T_length)[0]}, {"b", (*r.T_length)[1]}, {"c", (*r.T_length)[2]}};
+    for (const auto& [key, form] : {std::pair{"T_length", &r.T_length}, {"D_length", &r.D_length}})
+      if (*form)
+        tables.back().as_object()[key] =
+            json::object{{"a", (**form)[0]}, {"b", (**form)[1]}, {"c", (**form)[2]}};
   }
   for (const IndexCheck& c : ks.checks)
     checks.push_back(json::object{{"value", c.value},

@@ -62,9 +62,9 @@ struct RopeTable {
   // Non-empty: theta is this loop index's value at run time (a setting naming it whose values
   // are known only then, loop_setting_params.hpp)
   std::string theta_index;
-  // In a kernel of run-time length (runtime_length.hpp): T as floor((a L + b) / c) of the
-  // length L, {a, b, c}, where it follows L.
-  std::optional<std::array<int64_t, 3>> T_length;
+  // In a kernel of run-time length (runtime_length.hpp): T and D as floor((a L + b) / c) of
+  // the length L, {a, b, c}, where they follow L (D: a matrix growing its last axis).
+  std::optional<std::array<int64_t, 3>> T_length, D_length;
 };
 
 // A buffer of the program's own for a recorded kernel (scratch of the kernel, a value the
