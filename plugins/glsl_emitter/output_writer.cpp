@@ -823,10 +823,15 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     for (const LengthSegment& g : l.segments)
       segments.push_back(
           json::object{{"from", g.from}, {"to", g.to}, {"first", g.first}, {"count", g.count}});
-    for (const LengthForm& f : l.forms)
+    for (const LengthForm& f : l.forms) {
       forms.push_back(json::object{
           {"dispatch", f.dispatch}, {"slot", f.slot}, {"a", f.a}, {"b", f.b}, {"c", f.c}});
-    for (const LengthShape& f : l.shapes)
+      if (!f.values.empty()) {
+        forms.back().as_object()["values"] = json::array(f.values.begin(), f.values.end());
+        forms.back().as_object()["from"] = f.from;
+      }
+    }
+    for (const LengthShape& f : l.shapes) {
       shapes.push_back(json::object{{"value", f.value},
                                     {"axis", f.axis},
                                     {"a", f.a},
@@ -834,6 +839,9 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                                     {"c", f.c},
                                     {"from", f.from},
                                     {"to", f.to}});
+      if (!f.values.empty())
+        shapes.back().as_object()["values"] = json::array(f.values.begin(), f.values.end());
+    }
     out["length"] = json::object{{"value", l.value},     {"axis", l.axis},     {"lo", l.lo},
                                  {"hi", l.hi},           {"matrix", l.matrix}, {"at", l.at},
                                  {"segments", segments}, {"forms", forms},     {"shapes", shapes}};

@@ -527,25 +527,58 @@ KernelShader record_runtime_length(
       if (static_cast<int64_t>(results[i][g.axis]) != eval(g.a, g.b, g.c, L)) return false;
     return true;
   };
+  // The fallback where forms would take more than 8 segments: the recorded words, counts and
+  // result axes that change over recordings [s, e) as tables of their values at each length
+  // from the first (0 at the lengths between where the op stops the step).
+  auto table_range = [&](size_t s, size_t e) {
+    Forms f;
+    const uint64_t from = lengths[s];
+    auto table = [&](auto&& value) {
+      std::vector<int64_t> t(lengths[e - 1] - from + 1, 0);
+      for (size_t i = s; i < e; ++i) t[lengths[i] - from] = value(i);
+      return t;
+    };
+    for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
+      for (size_t slot = 0; slot < 3 + recorded[s].dispatches[d].params.size(); ++slot) {
+        bool varies = false;
+        for (size_t i = s; i < e; ++i) varies = varies || word(i, d, slot) != word(s, d, slot);
+        if (varies)
+          f.first.push_back(
+              {d, slot, 0, 0, 1, table([&](size_t i) { return word(i, d, slot); }), from});
+      }
+    if (!ro.output.empty())
+      for (size_t a = 0; a < results[s].size(); ++a)
+        f.second.push_back({ro.output, a, 0, 0, 1, 0, 0,
+                            table([&](size_t i) { return static_cast<int64_t>(results[i][a]); })});
+    return f;
+  };
   // Segments: the longest runs of lengths recorded with one layout whose words, counts and
-  // result axes each follow one form (a slice's count clamped at some length starts another).
+  // result axes each follow one form (a slice's count clamped at some length starts another),
+  // at most 8; else the runs of one layout, each with tables.
+  bool tables = false;
   size_t start = 0;
   while (start < recorded.size()) {
     size_t end = start + 1;
     std::optional<Forms> cur = fit_range(start, end);  // one point always fits
     while (end < recorded.size() && same_layout(recorded[start], recorded[end])) {
-      if (!holds(*cur, start, end)) {
+      if (!tables && !holds(*cur, start, end)) {
         std::optional<Forms> next = fit_range(start, end + 1);
         if (!next) break;
         cur = std::move(next);
       }
       ++end;
     }
-    if (info.segments.size() == 8)
-      gap("whose kernel the Vulkan backend records with more than 8 layouts, or runs of lengths "
-          "whose params words, workgroup counts and result axes follow one form "
-          "floor((a L + b) / c), over lengths " +
-          std::to_string(ro.lo) + ".." + std::to_string(ro.hi));
+    if (tables) {
+      cur = table_range(start, end);
+    } else if (info.segments.size() == 8) {  // start again with tables
+      tables = true;
+      start = 0;
+      info.segments.clear();
+      info.forms.clear();
+      info.shapes.clear();
+      out.dispatches.clear();
+      continue;
+    }
     const KernelShader& base = recorded[start];
     // (lengths between its recordings where the op fails: the host program stops there first)
     LengthSegment seg{lengths[start], lengths[end - 1], out.dispatches.size(),

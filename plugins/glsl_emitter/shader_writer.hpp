@@ -88,16 +88,21 @@ struct ParamPatch {
 // (runtime_length.hpp): recorded at every length lo..hi, its dispatches split into segments of
 // one layout each; within a segment each params word and workgroup count that changes is
 // floor((a * L + b) / c) of the length L, and so is each axis of the result's scratch value.
+// Non-empty `values`: no form fits (runtime_length.cpp's fallback), the recorded value at each
+// length from `from` on instead (0 at lengths where the op stops the step).
 struct LengthForm {
   size_t dispatch = 0;
   size_t slot = 0;  // 0..2: the workgroup counts x, y, z; 3 + w: params word w
   int64_t a = 0, b = 0, c = 1;
+  std::vector<int64_t> values{};
+  uint64_t from = 0;
 };
 struct LengthShape {
   std::string value;
   size_t axis = 0;
   int64_t a = 0, b = 0, c = 1;
   uint64_t from = 0, to = 0;  // the lengths it holds for (a segment's)
+  std::vector<int64_t> values{};
 };
 struct LengthSegment {
   uint64_t from = 0, to = 0;    // lengths from..to (inclusive)

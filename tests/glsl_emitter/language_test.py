@@ -682,6 +682,20 @@ def auto_dim_attention_keys(step):
                                         1 / math.sqrt(2), False)}
 
 
+SLICE3_X = [[1, -2, 0.5], [3, 4, -1], [-0.5, 2, 6], [2, 2, 2], [0.25, -1, 1], [4, 0, -2],
+           [1, 1, -0.5], [2, -3, 1]]
+SLICE3_R = [0, 0, 0, 1, 1, 1, 2, 3]  # S's rows past 1 per step: ceil((s + 1) / 3) - 1, then 3
+
+
+def auto_dim_length_table(step):
+    """auto_dim_length_table.oi by dsl.md and the slice rule: M grows a row a step from @init 1,
+    so after step s row q is 1 plus x of steps q..s; S its rows 0, 3, 6, ... (every sum exact in
+    f32)."""
+    m = [[1 + sum(SLICE3_X[t][j] for t in range(q, step + 1)) for j in range(3)]
+         for q in range(step + 1)]
+    return {"M": m, "S": m[::3]}
+
+
 ADACC_X = [[1, -2, 0], [2, 1, -1], [-3, 0, 4], [1, 1, 1]]
 ADACC_Z = [[5, -1, 2], [0, 3, -2], [1, 1, 1], [2, 2, 2]]
 ADACC_E = [0, 1, 2, 5]
@@ -823,6 +837,8 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "auto_dim_acc.oi": "op 'add' produces shape [4, 3] but the access to 'A' has "
                                  "shape [6, 3]",
               "auto_dim_stops.oi": "op 'add': input shapes [3, 3] and [2, 3] do not broadcast",
+              "auto_dim_length_table.oi": "cannot store a value of shape [3, 3] as auto_dim "
+                                          "'S' of current shape [4, 3]",
               "auto_dim_rope_depth.oi": "op 'rope': rope needs an even last dim, got 7 in "
                                         "[1, 7]",
               "auto_dim_attention_keys.oi": "op 'attention': attention v [3, 2] must have k's "
@@ -951,6 +967,9 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"k.{i}: f32[2, 2] = {{ {', '.join(str(v) for r in KEYS_K[min(i, 1)] for v in r)} }}\n"
               f"x.{i}: f32[2] = {{ {', '.join(map(str, KEYS_X[i]))} }}\nrin.{i}: i32 = {KEYS_R[i]}\n"
               for i in range(3))),
+          ("auto_dim_length_table.oi", 7, auto_dim_length_table, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(map(str, SLICE3_X[i]))} }}\n"
+              f"rin.{i}: i32 = {SLICE3_R[i]}\n" for i in range(8))),
           ("auto_dim_acc.oi", 3, auto_dim_acc, "".join(
               f"x.{i}: i8[3] = {{ {', '.join(map(str, ADACC_X[i]))} }}\n"
               f"z.{i}: i8[3] = {{ {', '.join(map(str, ADACC_Z[i]))} }}\n"

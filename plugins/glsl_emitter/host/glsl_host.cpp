@@ -2563,8 +2563,13 @@ class Runner {
     }
   }
 
-  // floor((a * L + b) / c) of a form of the length (the emitter's LengthForm).
+  // floor((a * L + b) / c) of a form of the length (the emitter's LengthForm), or the value
+  // recorded for L where the form is a table of "values" from length "from" on.
   static int64_t length_form(const json::value& f, int64_t L) {
+    if (const json::value* t = f.as_object().if_contains("values"))
+      return t->as_array()
+          .at(static_cast<size_t>(L - f.at("from").to_number<int64_t>()))
+          .to_number<int64_t>();
     const int64_t a = f.at("a").to_number<int64_t>(), b = f.at("b").to_number<int64_t>(),
                   c = f.at("c").to_number<int64_t>();
     const int64_t n = a * L + b;
