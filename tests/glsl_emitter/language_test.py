@@ -666,8 +666,8 @@ def auto_dim_rope_depth(step):
     return {"M": [m], "R": [r]}
 
 
-KEYS_Q = [[1.0, -0.5], [0.25, 2.0]]
-KEYS_K = [[[0.5, 1.0], [-1.0, 0.25]], [[2.0, 0.0], [0.5, -0.5]]]
+KEYS_Q = [[1.0, -0.5], [0.25, 2.0], [0.25, 2.0]]
+KEYS_K = [[[0.5, 1.0], [-1.0, 0.25]], [[2.0, 0.0], [0.5, -0.5]], [[2.0, 0.0], [0.5, -0.5]]]
 KEYS_X = [[1.0, -2.0], [0.5, 3.0], [1.0, 1.0]]
 KEYS_R = [0, 0, 1]  # V's row count per step past the declared 2: 2, 2, then 3 rows
 
@@ -963,10 +963,10 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"x.{i}: f32[1] = {{ {DEPTH_X[i]} }}\ncin.{i}: i32 = {DEPTH_C[i]}\n"
               for i in range(4))),
           ("auto_dim_attention_keys.oi", 2, auto_dim_attention_keys, "".join(
-              f"q.{i}: f32[1, 2] = {{ {', '.join(map(str, KEYS_Q[min(i, 1)]))} }}\n"
-              f"k.{i}: f32[2, 2] = {{ {', '.join(str(v) for r in KEYS_K[min(i, 1)] for v in r)} }}\n"
-              f"x.{i}: f32[2] = {{ {', '.join(map(str, KEYS_X[i]))} }}\nrin.{i}: i32 = {KEYS_R[i]}\n"
-              for i in range(3))),
+              f"q.{i}: f32[1, 2] = {{ {', '.join(map(str, KEYS_Q[i]))} }}\n"
+              f"k.{i}: f32[2, 2] = {{ {', '.join(str(v) for r in KEYS_K[i] for v in r)} }}\n"
+              f"x.{i}: f32[2] = {{ {', '.join(map(str, KEYS_X[i]))} }}\n"
+              f"rin.{i}: i32 = {KEYS_R[i]}\n" for i in range(3))),
           ("auto_dim_length_table.oi", 7, auto_dim_length_table, "".join(
               f"x.{i}: f32[3] = {{ {', '.join(map(str, SLICE3_X[i]))} }}\n"
               f"rin.{i}: i32 = {SLICE3_R[i]}\n" for i in range(8))),
