@@ -696,6 +696,15 @@ def auto_dim_length_table(step):
     return {"M": m, "S": m[::3]}
 
 
+EVERY_X = [[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]]
+
+
+def window_rule_every_length(step):
+    """window_rule_every_length.oi by dsl.md: c counts the steps from @init 1; K[0]'s entries
+    the x of each step so far."""
+    return {"c": step + 2, "K": [[EVERY_X[t] for t in range(step + 1)]]}
+
+
 ADACC_X = [[1, -2, 0], [2, 1, -1], [-3, 0, 4], [1, 1, 1]]
 ADACC_Z = [[5, -1, 2], [0, 3, -2], [1, 1, 1], [2, 2, 2]]
 ADACC_E = [0, 1, 2, 5]
@@ -839,6 +848,8 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "auto_dim_stops.oi": "op 'add': input shapes [3, 3] and [2, 3] do not broadcast",
               "auto_dim_length_table.oi": "cannot store a value of shape [3, 3] as auto_dim "
                                           "'S' of current shape [4, 3]",
+              "window_rule_every_length.oi": "op 'matmul': matmul inner dimensions differ: "
+                                             "[2, 3] x [2, 2]",
               "auto_dim_rope_depth.oi": "op 'rope': rope needs an even last dim, got 7 in "
                                         "[1, 7]",
               "auto_dim_attention_keys.oi": "op 'attention': attention v [3, 2] must have k's "
@@ -970,6 +981,9 @@ GRAPHS = [("counters.oi", 4, counters, None),
           ("auto_dim_length_table.oi", 7, auto_dim_length_table, "".join(
               f"x.{i}: f32[3] = {{ {', '.join(map(str, SLICE3_X[i]))} }}\n"
               f"rin.{i}: i32 = {SLICE3_R[i]}\n" for i in range(8))),
+          ("window_rule_every_length.oi", 1, window_rule_every_length, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(map(str, EVERY_X[i]))} }}\n"
+              f"W.{i}: f32[2, 2] = {{ 1, 0, 0, 1 }}\nbin.{i}: i32 = {i}\n" for i in range(2))),
           ("auto_dim_acc.oi", 3, auto_dim_acc, "".join(
               f"x.{i}: i8[3] = {{ {', '.join(map(str, ADACC_X[i]))} }}\n"
               f"z.{i}: i8[3] = {{ {', '.join(map(str, ADACC_Z[i]))} }}\n"
