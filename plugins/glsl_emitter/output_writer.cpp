@@ -790,9 +790,10 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                                   {"f64", r.f64},
                                   {"table", r.table}});
     if (!r.theta_index.empty()) tables.back().as_object()["theta_index"] = r.theta_index;
-    if (r.T_length)
-      tables.back().as_object()["T_length"] =
-          json::object{{"a", (*r.T_length)[0]}, {"b", (*r.T_length)[1]}, {"c", (*r.T_length)[2]}};
+    for (const auto& [key, form] : {std::pair{"T_length", &r.T_length}, {"D_length", &r.D_length}})
+      if (*form)
+        tables.back().as_object()[key] =
+            json::object{{"a", (**form)[0]}, {"b", (**form)[1]}, {"c", (**form)[2]}};
   }
   for (const IndexCheck& c : ks.checks)
     checks.push_back(json::object{{"value", c.value},
@@ -823,10 +824,15 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
     for (const LengthSegment& g : l.segments)
       segments.push_back(
           json::object{{"from", g.from}, {"to", g.to}, {"first", g.first}, {"count", g.count}});
-    for (const LengthForm& f : l.forms)
+    for (const LengthForm& f : l.forms) {
       forms.push_back(json::object{
           {"dispatch", f.dispatch}, {"slot", f.slot}, {"a", f.a}, {"b", f.b}, {"c", f.c}});
-    for (const LengthShape& f : l.shapes)
+      if (!f.values.empty()) {
+        forms.back().as_object()["values"] = json::array(f.values.begin(), f.values.end());
+        forms.back().as_object()["from"] = f.from;
+      }
+    }
+    for (const LengthShape& f : l.shapes) {
       shapes.push_back(json::object{{"value", f.value},
                                     {"axis", f.axis},
                                     {"a", f.a},
@@ -834,6 +840,9 @@ json::object recorded_kernel_json(size_t id, const std::string& kind, const Kern
                                     {"c", f.c},
                                     {"from", f.from},
                                     {"to", f.to}});
+      if (!f.values.empty())
+        shapes.back().as_object()["values"] = json::array(f.values.begin(), f.values.end());
+    }
     out["length"] = json::object{{"value", l.value},     {"axis", l.axis},     {"lo", l.lo},
                                  {"hi", l.hi},           {"matrix", l.matrix}, {"at", l.at},
                                  {"segments", segments}, {"forms", forms},     {"shapes", shapes}};

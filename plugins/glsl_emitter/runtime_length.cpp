@@ -5,6 +5,7 @@
 #include <set>
 
 #include "openinfer/broadcast.hpp"
+#include "openinfer/shape_rule_words.hpp"
 #include "openinfer/slice_range.hpp"
 #include "openinfer/window.hpp"
 #include "refusal.hpp"
@@ -135,10 +136,7 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
       if (const json::value* v = op.settings.if_contains("axis"); v && v->is_int64())
         a = v->as_int64();
       auto n = axis_of(a, x.size());
-      if (!n) {
-        why = "axis " + std::to_string(a) + " out of range";
-        return std::nullopt;
-      }
+      if (!n) return said(shape_words::axis_error(a, x.size()));
       axes.insert(*n);
     } else if (const json::value* v = op.settings.if_contains("axes"); v && v->is_array()) {
       for (const json::value& a : v->as_array()) {
@@ -168,6 +166,13 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     return std::nullopt;
   };
   const std::vector<uint64_t>& x = in[0];
+  // an axis setting in range, else the simulator's words
+  auto axis_setting = [&](const char* name, int64_t dflt, std::optional<size_t>& ax) {
+    const int64_t a = int_setting(name, dflt);
+    ax = axis_of(a, x.size());
+    if (!ax) said(shape_words::axis_error(a, x.size()));
+    return ax.has_value();
+  };
   if (rule == "transpose") {
     std::vector<uint64_t> out;
     if (const json::value* v = op.settings.if_contains("perm"); v && v->is_array()) {
@@ -184,8 +189,8 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     return out;
   }
   if (rule == "concat") {
-    auto ax = axis_of(int_setting("axis", 0), x.size());
-    if (!ax) return fail("concat axis out of range");
+    std::optional<size_t> ax;
+    if (!axis_setting("axis", 0, ax)) return std::nullopt;
     std::vector<uint64_t> out = x;
     for (size_t i = 1; i < in.size(); ++i) {
       bool ok = in[i].size() == x.size();
@@ -199,8 +204,8 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     return out;
   }
   if (rule == "norm_trailing") {
-    auto ax = axis_of(int_setting("axis", -1), x.size());
-    if (!ax) return fail("axis out of range");
+    std::optional<size_t> ax;
+    if (!axis_setting("axis", -1, ax)) return std::nullopt;
     const std::vector<uint64_t> trailing(x.begin() + static_cast<std::ptrdiff_t>(*ax), x.end());
     for (size_t i = 1; i < in.size(); ++i)
       if (in[i] != trailing)
@@ -225,8 +230,8 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
   if (rule == "dequantize" && in.size() >= 2) {
     if (in[1].size() > 1) return fail("dequantize scale of rank above 1");
     if (in[1].size() == 1) {
-      auto ax = axis_of(int_setting("axis", 1), x.size());
-      if (!ax) return fail("dequantize axis out of range");
+      std::optional<size_t> ax;
+      if (!axis_setting("axis", 1, ax)) return std::nullopt;
       if (in[1][0] != x[*ax])
         return said("dequantize scale " + dims_text(in[1]) + " must have " +
                     std::to_string(x[*ax]) + " entries, x's size along axis " +
@@ -236,8 +241,8 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     return x;
   }
   if (rule == "gather" && in.size() == 2) {
-    auto ax = axis_of(int_setting("axis", 0), x.size());
-    if (!ax) return fail("gather axis out of range");
+    std::optional<size_t> ax;
+    if (!axis_setting("axis", 0, ax)) return std::nullopt;
     std::vector<uint64_t> out(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(*ax));
     out.insert(out.end(), in[1].begin(), in[1].end());
     out.insert(out.end(), x.begin() + static_cast<std::ptrdiff_t>(*ax) + 1, x.end());
@@ -266,26 +271,10 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     return out;
   }
   if (rule == "attention" && in.size() >= 3) {
-    const std::vector<uint64_t>&q = in[0], &k = in[1], &v = in[2];
-    if (q.size() < 2 || k.size() < 2 || v.size() < 2 || k.back() != q.back() ||
-        v[v.size() - 2] != k[k.size() - 2])
-      return fail("attention of " + dims_text(q) + ", " + dims_text(k) + " and " + dims_text(v));
-    auto lead = [](const std::vector<uint64_t>& t) {
-      return std::vector<uint64_t>(t.begin(), t.end() - 2);
-    };
-    auto batch = geometry::broadcast_shape(lead(q), lead(k));
-    if (batch) batch = geometry::broadcast_shape(*batch, lead(v));
-    if (!batch) return fail("attention leading dims");
-    std::vector<uint64_t> scores = *batch;
-    scores.push_back(q[q.size() - 2]);
-    scores.push_back(k[k.size() - 2]);
-    if (in.size() > 3) {
-      auto m = geometry::broadcast_shape(scores, in[3]);
-      if (!m || *m != scores) return fail("attention mask " + dims_text(in[3]));
-    }
-    std::vector<uint64_t> out = *batch;
-    out.push_back(q[q.size() - 2]);
-    out.push_back(v.back());
+    std::vector<uint64_t> out;
+    const std::string e =
+        shape_words::attention_error(in[0], in[1], in[2], in.size() > 3 ? &in[3] : nullptr, out);
+    if (!e.empty()) return said(e);
     return out;
   }
   // An integer list setting (absent: nullopt; not a list of integers: `bad` set).
@@ -321,10 +310,8 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     if (rule == "conv") {
       if (in.size() < 2 || in[1].size() != x.size()) return fail("conv weight");
       const std::vector<uint64_t>& w = in[1];
-      const int64_t group = int_setting("group", 1);
-      if (group < 1 || x[1] % static_cast<uint64_t>(group) != 0 ||
-          w[0] % static_cast<uint64_t>(group) != 0 || w[1] * static_cast<uint64_t>(group) != x[1])
-        return fail("conv channels of " + dims_text(x) + " and " + dims_text(w));
+      const std::string e = shape_words::conv_channels_error(x, w, int_setting("group", 1));
+      if (!e.empty()) return said(e);
       if (in.size() > 2 && in[2] != std::vector<uint64_t>{w[0]}) return fail("conv bias");
       out[1] = w[0];
       for (size_t i = 2; i < w.size(); ++i) {
@@ -365,7 +352,9 @@ std::optional<std::vector<uint64_t>> rule_result_shape(const OpIn& op,
     return out;
   }
   if (rule == "rope") {  // the positions a scalar; the last axis even (pairs rotated)
-    if (x.size() < 2 || x.back() % 2 != 0) return fail("rope of " + dims_text(x));
+    const std::string e =
+        shape_words::rope_error(x, in.size() > 1 ? in[1] : std::vector<uint64_t>{});
+    if (!e.empty()) return said(e);
     return x;
   }
   if (rule == "matmul" && in.size() == 2) {
@@ -411,10 +400,10 @@ KernelShader record_runtime_length(
   std::vector<uint64_t> declared = first.shape;
   std::vector<KernelShader> recorded;
   std::vector<std::vector<uint64_t>> results;
-  // Lengths where the op stops the step (runtime_length_errors.hpp): before or after the ones
-  // recorded, from `lo` on.
+  std::vector<uint64_t> lengths;  // of each recording
+  // Lengths where the op stops the step (runtime_length_errors.hpp), anywhere among the ones
+  // recorded (the host program checks them first), or all of lo..hi.
   LengthErrors errors;
-  uint64_t lo = ro.lo;
   for (uint64_t L = ro.lo; L <= ro.hi; ++L) {
     std::vector<uint64_t> shape = declared;
     shape[ro.axis] = L;
@@ -440,21 +429,18 @@ KernelShader record_runtime_length(
               parse_ref(op.output).name + "' has shape " + dims_text(*plain);
     if (!error.empty()) {
       errors.add(L, error);
-      if (recorded.empty()) lo = L + 1;
       continue;
     }
     if (!result)
       gap("whose length " + std::to_string(L) + " along axis " + std::to_string(ro.axis) +
           " gives no result (" + why + ")");
-    if (L != lo + recorded.size())
-      gap("whose op holds at lengths on both sides of lengths where it fails, at " +
-          std::to_string(L) + " again");
     if (!ro.output.empty()) {
       if (result->size() != p.value(ro.output).shape.size())
         gap("whose result has another rank than the matrix it is stored into");
       set_shape(ro.output, *result);
     }
     results.push_back(*result);
+    lengths.push_back(L);
     try {
       recorded.push_back(record_kernel(p, device, k));
     } catch (const std::exception& e) {
@@ -462,8 +448,6 @@ KernelShader record_runtime_length(
           " (" + e.what() + ")");
     }
   }
-  if (recorded.empty())
-    gap("whose op fails at every length " + std::to_string(ro.lo) + ".." + std::to_string(ro.hi));
   if (errors.runs() > 8)
     gap("whose op fails at lengths whose messages make more than 8 runs of one form");
   for (const std::string& s : ro.inputs) {
@@ -472,7 +456,8 @@ KernelShader record_runtime_length(
     capacity.emplace_back(s, shape);
   }
   if (!ro.output.empty()) {  // each axis at its longest (a slice's may shrink as L grows)
-    std::vector<uint64_t> most = results.front();
+    // (failing at every length, the kernel dispatches nothing: the output as declared)
+    std::vector<uint64_t> most = results.empty() ? plan.value(ro.output).shape : results.front();
     for (const std::vector<uint64_t>& r : results)
       for (size_t a = 0; a < most.size(); ++a) most[a] = std::max(most[a], r[a]);
     capacity.emplace_back(ro.output, most);
@@ -488,6 +473,12 @@ KernelShader record_runtime_length(
   info.access = runtime_access(op, ro);
   info.errors = errors.to_json();
   info.same_length = same_length(op, ro);
+  if (recorded.empty()) {  // it stops the step at every length: nothing to dispatch
+    KernelShader out;
+    out.recorded = true;
+    out.length = std::move(info);
+    return out;
+  }
   KernelShader out = recorded.front();
   out.dispatches.clear();
   // The forms over recordings [s, e) of one layout: each params word and workgroup count that
@@ -502,7 +493,7 @@ KernelShader record_runtime_length(
     Forms f;
     auto fit_points = [&](auto&& value) -> std::optional<std::array<int64_t, 3>> {
       std::vector<std::pair<int64_t, int64_t>> pts;
-      for (size_t i = s; i < e; ++i) pts.emplace_back(static_cast<int64_t>(lo + i), value(i));
+      for (size_t i = s; i < e; ++i) pts.emplace_back(static_cast<int64_t>(lengths[i]), value(i));
       return fit(pts);
     };
     for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
@@ -524,7 +515,7 @@ KernelShader record_runtime_length(
   };
   // Whether recording i follows forms `f` fitted from recording s on.
   auto holds = [&](const Forms& f, size_t s, size_t i) {
-    const auto L = static_cast<int64_t>(lo + i);
+    const auto L = static_cast<int64_t>(lengths[i]);
     for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
       for (size_t slot = 0; slot < 3 + recorded[s].dispatches[d].params.size(); ++slot) {
         int64_t want = word(s, d, slot);
@@ -536,27 +527,62 @@ KernelShader record_runtime_length(
       if (static_cast<int64_t>(results[i][g.axis]) != eval(g.a, g.b, g.c, L)) return false;
     return true;
   };
+  // The fallback where forms would take more than 8 segments: the recorded words, counts and
+  // result axes that change over recordings [s, e) as tables of their values at each length
+  // from the first (0 at the lengths between where the op stops the step).
+  auto table_range = [&](size_t s, size_t e) {
+    Forms f;
+    const uint64_t from = lengths[s];
+    auto table = [&](auto&& value) {
+      std::vector<int64_t> t(lengths[e - 1] - from + 1, 0);
+      for (size_t i = s; i < e; ++i) t[lengths[i] - from] = value(i);
+      return t;
+    };
+    for (size_t d = 0; d < recorded[s].dispatches.size(); ++d)
+      for (size_t slot = 0; slot < 3 + recorded[s].dispatches[d].params.size(); ++slot) {
+        bool varies = false;
+        for (size_t i = s; i < e; ++i) varies = varies || word(i, d, slot) != word(s, d, slot);
+        if (varies)
+          f.first.push_back(
+              {d, slot, 0, 0, 1, table([&](size_t i) { return word(i, d, slot); }), from});
+      }
+    if (!ro.output.empty())
+      for (size_t a = 0; a < results[s].size(); ++a)
+        f.second.push_back({ro.output, a, 0, 0, 1, 0, 0,
+                            table([&](size_t i) { return static_cast<int64_t>(results[i][a]); })});
+    return f;
+  };
   // Segments: the longest runs of lengths recorded with one layout whose words, counts and
-  // result axes each follow one form (a slice's count clamped at some length starts another).
+  // result axes each follow one form (a slice's count clamped at some length starts another),
+  // at most 8; else the runs of one layout, each with tables.
+  bool tables = false;
   size_t start = 0;
   while (start < recorded.size()) {
     size_t end = start + 1;
     std::optional<Forms> cur = fit_range(start, end);  // one point always fits
     while (end < recorded.size() && same_layout(recorded[start], recorded[end])) {
-      if (!holds(*cur, start, end)) {
+      if (!tables && !holds(*cur, start, end)) {
         std::optional<Forms> next = fit_range(start, end + 1);
         if (!next) break;
         cur = std::move(next);
       }
       ++end;
     }
-    if (info.segments.size() == 8)
-      gap("whose kernel the Vulkan backend records with more than 8 layouts, or runs of lengths "
-          "whose params words, workgroup counts and result axes follow one form "
-          "floor((a L + b) / c), over lengths " +
-          std::to_string(ro.lo) + ".." + std::to_string(ro.hi));
+    if (tables) {
+      cur = table_range(start, end);
+    } else if (info.segments.size() == 8) {  // start again with tables
+      tables = true;
+      start = 0;
+      info.segments.clear();
+      info.forms.clear();
+      info.shapes.clear();
+      out.dispatches.clear();
+      continue;
+    }
     const KernelShader& base = recorded[start];
-    LengthSegment seg{lo + start, lo + end - 1, out.dispatches.size(), base.dispatches.size()};
+    // (lengths between its recordings where the op fails: the host program stops there first)
+    LengthSegment seg{lengths[start], lengths[end - 1], out.dispatches.size(),
+                      base.dispatches.size()};
     for (LengthForm g : cur->first) {
       g.dispatch += seg.first;
       info.forms.push_back(g);
@@ -590,23 +616,29 @@ KernelShader record_runtime_length(
       if (r.checks.size() != out.checks.size() || r.checks[c].bound != out.checks[c].bound ||
           r.checks[c].count != out.checks[c].count || r.checks[c].value != out.checks[c].value)
         gap("whose Vulkan backend kernel checks indices against its length");
-  // rope's cos/sin tables: the same at every length but for their rows T, a form of L the host
-  // program sizes the table by (the table's scratch value allocated at its largest above).
+  // rope's cos/sin tables: the same at every length but for their rows T and pairs D / 2, forms
+  // of L the host program sizes the table by (its scratch value allocated at its largest above).
   for (size_t t = 0; t < out.rope_tables.size(); ++t) {
-    std::vector<std::pair<int64_t, int64_t>> pts;
-    bool varies = false;
+    std::vector<std::pair<int64_t, int64_t>> rows, dims;
+    bool vary_rows = false, vary_dims = false;
     for (size_t i = 0; i < recorded.size(); ++i) {
       const RopeTable &r = recorded[i].rope_tables.at(t), &o = out.rope_tables[t];
-      if (r.pos != o.pos || r.wide != o.wide || r.theta != o.theta || r.D != o.D ||
-          r.f64 != o.f64 || r.table != o.table || r.theta_index != o.theta_index)
+      if (r.pos != o.pos || r.wide != o.wide || r.theta != o.theta || r.f64 != o.f64 ||
+          r.table != o.table || r.theta_index != o.theta_index)
         gap("whose Vulkan backend kernel computes rope's table otherwise at another length");
-      varies = varies || r.T != o.T;
-      pts.emplace_back(static_cast<int64_t>(lo + i), static_cast<int64_t>(r.T));
+      vary_rows = vary_rows || r.T != o.T;
+      vary_dims = vary_dims || r.D != o.D;
+      rows.emplace_back(static_cast<int64_t>(lengths[i]), static_cast<int64_t>(r.T));
+      dims.emplace_back(static_cast<int64_t>(lengths[i]), static_cast<int64_t>(r.D));
     }
-    if (!varies) continue;
-    auto f = fit(pts);
-    if (!f) gap("whose rope table's rows follow no form of its length");
-    out.rope_tables[t].T_length = *f;
+    auto form = [&](bool varies, const auto& pts, auto& into) {
+      if (!varies) return;
+      auto f = fit(pts);
+      if (!f) gap("whose rope table's rows or depth follow no form of its length");
+      into = *f;
+    };
+    form(vary_rows, rows, out.rope_tables[t].T_length);
+    form(vary_dims, dims, out.rope_tables[t].D_length);
   }
   out.length = std::move(info);
   return out;

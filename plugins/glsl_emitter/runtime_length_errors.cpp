@@ -32,14 +32,21 @@ void LengthErrors::add(uint64_t L, const std::string& message) {
   std::vector<int64_t> numbers;
   split(message, text, numbers);
   const auto l = static_cast<int64_t>(L);
-  if (!runs_.empty() && runs_.back().to + 1 == L && runs_.back().text == text) {
+  if (!runs_.empty() && runs_.back().text == text &&
+      (runs_.back().from == runs_.back().to || runs_.back().to + runs_.back().step == L)) {
     Run& r = runs_.back();
     bool fits = true;
-    if (r.from == r.to) {  // the second length: each number's form through both
-      r.forms.clear();
-      for (size_t n = 0; n < numbers.size(); ++n) {
-        const int64_t a = numbers[n] - r.first[n];
-        r.forms.emplace_back(a, r.first[n] - a * static_cast<int64_t>(r.from));
+    if (r.from == r.to) {  // the second length sets the step and each number's form
+      const auto step = static_cast<int64_t>(L - r.from);
+      std::vector<std::pair<int64_t, int64_t>> forms;
+      for (size_t n = 0; n < numbers.size() && fits; ++n) {
+        fits = (numbers[n] - r.first[n]) % step == 0;
+        const int64_t a = (numbers[n] - r.first[n]) / step;
+        forms.emplace_back(a, r.first[n] - a * static_cast<int64_t>(r.from));
+      }
+      if (fits) {
+        r.step = L - r.from;
+        r.forms = std::move(forms);
       }
     } else {
       for (size_t n = 0; n < numbers.size() && fits; ++n)
@@ -50,7 +57,7 @@ void LengthErrors::add(uint64_t L, const std::string& message) {
       return;
     }
   }
-  Run r{L, L, std::move(text), numbers, {}};
+  Run r{L, L, 1, std::move(text), numbers, {}};
   for (int64_t v : numbers) r.forms.emplace_back(0, v);
   runs_.push_back(std::move(r));
 }
@@ -62,6 +69,7 @@ json::array LengthErrors::to_json() const {
     for (const auto& [a, b] : r.forms) numbers.push_back(json::array{a, b});
     out.push_back(json::object{{"from", r.from},
                                {"to", r.to},
+                               {"step", r.step},
                                {"text", json::array(r.text.begin(), r.text.end())},
                                {"numbers", std::move(numbers)}});
   }

@@ -62,9 +62,9 @@ struct RopeTable {
   // Non-empty: theta is this loop index's value at run time (a setting naming it whose values
   // are known only then, loop_setting_params.hpp)
   std::string theta_index;
-  // In a kernel of run-time length (runtime_length.hpp): T as floor((a L + b) / c) of the
-  // length L, {a, b, c}, where it follows L.
-  std::optional<std::array<int64_t, 3>> T_length;
+  // In a kernel of run-time length (runtime_length.hpp): T and D as floor((a L + b) / c) of
+  // the length L, {a, b, c}, where they follow L (D: a matrix growing its last axis).
+  std::optional<std::array<int64_t, 3>> T_length, D_length;
 };
 
 // A buffer of the program's own for a recorded kernel (scratch of the kernel, a value the
@@ -88,16 +88,21 @@ struct ParamPatch {
 // (runtime_length.hpp): recorded at every length lo..hi, its dispatches split into segments of
 // one layout each; within a segment each params word and workgroup count that changes is
 // floor((a * L + b) / c) of the length L, and so is each axis of the result's scratch value.
+// Non-empty `values`: no form fits (runtime_length.cpp's fallback), the recorded value at each
+// length from `from` on instead (0 at lengths where the op stops the step).
 struct LengthForm {
   size_t dispatch = 0;
   size_t slot = 0;  // 0..2: the workgroup counts x, y, z; 3 + w: params word w
   int64_t a = 0, b = 0, c = 1;
+  std::vector<int64_t> values{};
+  uint64_t from = 0;
 };
 struct LengthShape {
   std::string value;
   size_t axis = 0;
   int64_t a = 0, b = 0, c = 1;
   uint64_t from = 0, to = 0;  // the lengths it holds for (a segment's)
+  std::vector<int64_t> values{};
 };
 struct LengthSegment {
   uint64_t from = 0, to = 0;    // lengths from..to (inclusive)

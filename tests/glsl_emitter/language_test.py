@@ -671,6 +671,66 @@ def auto_dim_stops(step):
     return {"M": m, "S": [[v + 0.5 for v in m[r % rows]] for r in range(2)]}
 
 
+DEPTH_C = [0, 2, 4, 5]  # the column count per step past the declared 2: 2, 4, 6, then 7
+DEPTH_X = [0.5, -1.5, 2.0, 1.0]
+
+
+def auto_dim_rope_depth(step):
+    """auto_dim_rope_depth.oi by dsl.md and ops-nn.md: M's columns made at the step that first
+    reaches them (@init 1; the declared 2 before the first), each then plus x of every step
+    since; R = rope(M, c) of its one row at position c: pair k (m[k], m[k + D/2]) of D = M's
+    columns turned by the angle c * 10000^(-2k/D) (in f64 here; the target within ROPE_TOL)."""
+    cols = DEPTH_C[step] + 2
+    made = [next(s for s in range(step + 1) if DEPTH_C[s] + 2 > j) for j in range(cols)]
+    m = [1 + sum(DEPTH_X[t] for t in range(made[j], step + 1)) for j in range(cols)]
+    half, pos, r = cols // 2, DEPTH_C[step], [0.0] * cols
+    for k in range(half):
+        a, b = m[k], m[k + half]
+        angle = pos * 10000 ** (-2.0 * k / cols)
+        r[k] = a * math.cos(angle) - b * math.sin(angle)
+        r[k + half] = a * math.sin(angle) + b * math.cos(angle)
+    return {"M": [m], "R": [r]}
+
+
+KEYS_Q = [[1.0, -0.5], [0.25, 2.0], [0.25, 2.0]]
+KEYS_K = [[[0.5, 1.0], [-1.0, 0.25]], [[2.0, 0.0], [0.5, -0.5]], [[2.0, 0.0], [0.5, -0.5]]]
+KEYS_X = [[1.0, -2.0], [0.5, 3.0], [1.0, 1.0]]
+KEYS_R = [0, 0, 1]  # V's row count per step past the declared 2: 2, 2, then 3 rows
+
+
+def auto_dim_attention_keys(step):
+    """auto_dim_attention_keys.oi by dsl.md and ops-nn.md: V's 2 rows @init 1 plus x of every
+    step so far; y = attention(q, k, V) of scale 1/sqrt(2) (attention_rows, in f64 here; the
+    target within 1e-6)."""
+    row = [1 + sum(KEYS_X[t][j] for t in range(step + 1)) for j in range(2)]
+    v = [row, list(row)]
+    return {"V": v, "y": attention_rows(KEYS_Q[step:step + 1], KEYS_K[step], v,
+                                        1 / math.sqrt(2), False)}
+
+
+SLICE3_X = [[1, -2, 0.5], [3, 4, -1], [-0.5, 2, 6], [2, 2, 2], [0.25, -1, 1], [4, 0, -2],
+           [1, 1, -0.5], [2, -3, 1]]
+SLICE3_R = [0, 0, 0, 1, 1, 1, 2, 3]  # S's rows past 1 per step: ceil((s + 1) / 3) - 1, then 3
+
+
+def auto_dim_length_table(step):
+    """auto_dim_length_table.oi by dsl.md and the slice rule: M grows a row a step from @init 1,
+    so after step s row q is 1 plus x of steps q..s; S its rows 0, 3, 6, ... (every sum exact in
+    f32)."""
+    m = [[1 + sum(SLICE3_X[t][j] for t in range(q, step + 1)) for j in range(3)]
+         for q in range(step + 1)]
+    return {"M": m, "S": m[::3]}
+
+
+EVERY_X = [[1.0, -2.0, 0.5], [3.0, 4.0, -1.0]]
+
+
+def window_rule_every_length(step):
+    """window_rule_every_length.oi by dsl.md: c counts the steps from @init 1; K[0]'s entries
+    the x of each step so far."""
+    return {"c": step + 2, "K": [[EVERY_X[t] for t in range(step + 1)]]}
+
+
 ADACC_X = [[1, -2, 0], [2, 1, -1], [-3, 0, 4], [1, 1, 1]]
 ADACC_Z = [[5, -1, 2], [0, 3, -2], [1, 1, 1], [2, 2, 2]]
 ADACC_E = [0, 1, 2, 5]
@@ -778,7 +838,8 @@ def matmul_grid(step):
 ROPE_TOL = 1e-5
 # attention's softmax: exp within ops-nn.md's bound, not exact
 TOLERANT = {"rope_runtime.oi": ROPE_TOL, "auto_dim_rope.oi": ROPE_TOL,
-            "loop_attention_flags.oi": 1e-6}
+            "auto_dim_rope_depth.oi": ROPE_TOL, "loop_attention_flags.oi": 1e-6,
+            "auto_dim_attention_keys.oi": 1e-6}
 
 
 def flat(v):
@@ -830,6 +891,14 @@ RUN_ERRORS = {"window_outputs.oi": "table 'F': slice end 7 of index t exceeds it
               "auto_dim_acc.oi": "op 'add' produces shape [4, 3] but the access to 'A' has "
                                  "shape [6, 3]",
               "auto_dim_stops.oi": "op 'add': input shapes [3, 3] and [2, 3] do not broadcast",
+              "auto_dim_length_table.oi": "cannot store a value of shape [3, 3] as auto_dim "
+                                          "'S' of current shape [4, 3]",
+              "window_rule_every_length.oi": "op 'matmul': matmul inner dimensions differ: "
+                                             "[2, 3] x [2, 2]",
+              "auto_dim_rope_depth.oi": "op 'rope': rope needs an even last dim, got 7 in "
+                                        "[1, 7]",
+              "auto_dim_attention_keys.oi": "op 'attention': attention v [3, 2] must have k's "
+                                            "2 keys",
               "auto_dim_slice_clamp.oi": "auto_dim_slice_clamp.oi:12:50: cannot store a value "
                                          "of shape [2, 2] as auto_dim 'U' of current shape "
                                          "[3, 2]"}
@@ -956,6 +1025,20 @@ GRAPHS = [("counters.oi", 4, counters, None),
               f"rin.{i}: i32 = {RESHAPE_R[i]}\n" for i in range(4))),
           ("auto_dim_stops.oi", 2, auto_dim_stops, "".join(
               f"x.{i}: f32[3] = {{ {', '.join(map(str, LENGTH_X[i]))} }}\n" for i in range(3))),
+          ("auto_dim_rope_depth.oi", 3, auto_dim_rope_depth, "".join(
+              f"x.{i}: f32[1] = {{ {DEPTH_X[i]} }}\ncin.{i}: i32 = {DEPTH_C[i]}\n"
+              for i in range(4))),
+          ("auto_dim_attention_keys.oi", 2, auto_dim_attention_keys, "".join(
+              f"q.{i}: f32[1, 2] = {{ {', '.join(map(str, KEYS_Q[i]))} }}\n"
+              f"k.{i}: f32[2, 2] = {{ {', '.join(str(v) for r in KEYS_K[i] for v in r)} }}\n"
+              f"x.{i}: f32[2] = {{ {', '.join(map(str, KEYS_X[i]))} }}\n"
+              f"rin.{i}: i32 = {KEYS_R[i]}\n" for i in range(3))),
+          ("auto_dim_length_table.oi", 7, auto_dim_length_table, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(map(str, SLICE3_X[i]))} }}\n"
+              f"rin.{i}: i32 = {SLICE3_R[i]}\n" for i in range(8))),
+          ("window_rule_every_length.oi", 1, window_rule_every_length, "".join(
+              f"x.{i}: f32[3] = {{ {', '.join(map(str, EVERY_X[i]))} }}\n"
+              f"W.{i}: f32[2, 2] = {{ 1, 0, 0, 1 }}\nbin.{i}: i32 = {i}\n" for i in range(2))),
           ("auto_dim_acc.oi", 3, auto_dim_acc, "".join(
               f"x.{i}: i8[3] = {{ {', '.join(map(str, ADACC_X[i]))} }}\n"
               f"z.{i}: i8[3] = {{ {', '.join(map(str, ADACC_Z[i]))} }}\n"

@@ -294,7 +294,7 @@ GLSL_OPEN_GAPS = {
                         "output does not pin the shape and the kernel cannot be one of run-time "
                         "length (several keys' matrices or two growing axes, other "
                         "operands neither plain values nor table entries, acc=, reshape, "
-                        "params or result axes of no floor((a L + b) / c) form), or a part of "
+                        "rope table rows of no floor((a L + b) / c) form), or a part of "
                         "run-time length the result of an elementwise op alone does not give",
     "table-window-operand": "a window of table entries of run-time length as an op's output, "
                             "written by an op whose result's shape is not static (a rule the "

@@ -5,6 +5,7 @@
 #include "openinfer/broadcast.hpp"
 #include "openinfer/error.hpp"
 #include "openinfer/op_catalog.hpp"
+#include "openinfer/shape_rule_words.hpp"
 #include "openinfer/slice_range.hpp"
 #include "shape_rules_nn.hpp"
 
@@ -26,11 +27,9 @@ const T* setting_as(const ShapeRuleContext& ctx, const std::string& name) {
 
 // An axis in [-rank, rank) made non-negative.
 size_t normalize_axis(int64_t axis, size_t rank) {
-  const auto r = static_cast<int64_t>(rank);
-  if (axis < -r || axis >= r)
-    throw ShapeRuleError("axis " + std::to_string(axis) + " is out of range for rank " +
-                         std::to_string(rank));
-  return static_cast<size_t>(axis < 0 ? axis + r : axis);
+  const std::string e = shape_words::axis_error(axis, rank);
+  if (!e.empty()) throw ShapeRuleError(e);
+  return static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(rank) : axis);
 }
 
 Dims elementwise_rule(const ShapeRuleContext& ctx) {

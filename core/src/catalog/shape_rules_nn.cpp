@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "openinfer/broadcast.hpp"
+#include "openinfer/shape_rule_words.hpp"
 #include "openinfer/window.hpp"
 
 namespace oi {
@@ -88,16 +88,8 @@ Dims conv_rule(const ShapeRuleContext& ctx) {
     throw ShapeRuleError("conv weight " + dims_text(w) + " must have x's rank " +
                          std::to_string(x.size()) + " ([M, C/group, kernel...])");
   const int64_t* group_setting = setting_as<int64_t>(ctx, "group");
-  const int64_t group = group_setting ? *group_setting : 1;
-  if (group < 1) throw ShapeRuleError("'group' must be at least 1, got " + std::to_string(group));
-  const auto g = static_cast<uint64_t>(group);
-  if (x[1] % g != 0 || w[0] % g != 0)
-    throw ShapeRuleError("'group' " + std::to_string(group) + " must divide the input channels " +
-                         std::to_string(x[1]) + " and the output channels " + std::to_string(w[0]));
-  if (w[1] * g != x[1])
-    throw ShapeRuleError("conv weight " + dims_text(w) + " has " + std::to_string(w[1]) +
-                         " input channels per group but x " + dims_text(x) + " with group " +
-                         std::to_string(group) + " needs " + std::to_string(x[1] / g));
+  const std::string e = shape_words::conv_channels_error(x, w, group_setting ? *group_setting : 1);
+  if (!e.empty()) throw ShapeRuleError(e);
   if (ctx.inputs.size() > 2 && ctx.inputs[2] != Dims{w[0]})
     throw ShapeRuleError("conv bias " + dims_text(ctx.inputs[2]) + " must be [" +
                          std::to_string(w[0]) + "], one value per output channel");
@@ -138,51 +130,19 @@ Dims batch_norm_rule(const ShapeRuleContext& ctx) {
 // attention: q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv] (leading dims broadcast),
 // mask broadcast to [..., Tq, Tk] -> [..., Tq, Dv].
 Dims attention_rule(const ShapeRuleContext& ctx) {
-  const Dims& q = ctx.inputs.at(0);
-  const Dims& k = ctx.inputs.at(1);
-  const Dims& v = ctx.inputs.at(2);
-  if (q.size() < 2 || k.size() < 2 || v.size() < 2)
-    throw ShapeRuleError("attention needs q, k and v of rank >= 2, got " + dims_text(q) + ", " +
-                         dims_text(k) + " and " + dims_text(v));
-  const uint64_t tq = q[q.size() - 2], d = q.back(), tk = k[k.size() - 2];
-  if (k.back() != d)
-    throw ShapeRuleError("attention k " + dims_text(k) + " must end in q's depth " +
-                         std::to_string(d));
-  if (v[v.size() - 2] != tk)
-    throw ShapeRuleError("attention v " + dims_text(v) + " must have k's " + std::to_string(tk) +
-                         " keys");
-  auto lead = [](const Dims& t) { return Dims(t.begin(), t.end() - 2); };
-  auto batch = geometry::broadcast_shape(lead(q), lead(k));
-  if (batch) batch = geometry::broadcast_shape(*batch, lead(v));
-  if (!batch)
-    throw ShapeRuleError("attention leading dims of q " + dims_text(q) + ", k " + dims_text(k) +
-                         " and v " + dims_text(v) + " do not broadcast");
-  Dims scores = *batch;
-  scores.push_back(tq);
-  scores.push_back(tk);
-  if (ctx.inputs.size() > 3) {
-    auto m = geometry::broadcast_shape(scores, ctx.inputs[3]);
-    if (!m || *m != scores)
-      throw ShapeRuleError("attention mask " + dims_text(ctx.inputs[3]) +
-                           " does not broadcast to the scores " + dims_text(scores));
-  }
-  Dims out = *batch;
-  out.push_back(tq);
-  out.push_back(v.back());
+  Dims out;
+  const std::string e =
+      shape_words::attention_error(ctx.inputs.at(0), ctx.inputs.at(1), ctx.inputs.at(2),
+                                   ctx.inputs.size() > 3 ? &ctx.inputs[3] : nullptr, out);
+  if (!e.empty()) throw ShapeRuleError(e);
   return out;
 }
 
 // rope: x [..., T, D] with D even; pos a scalar.
 Dims rope_rule(const ShapeRuleContext& ctx) {
-  const Dims& x = ctx.inputs.at(0);
-  if (x.size() < 2)
-    throw ShapeRuleError("rope needs x of rank >= 2 ([..., T, D]), got " + dims_text(x));
-  if (x.back() % 2 != 0)
-    throw ShapeRuleError("rope needs an even last dim, got " + std::to_string(x.back()) + " in " +
-                         dims_text(x));
-  if (!ctx.inputs.at(1).empty())
-    throw ShapeRuleError("rope pos must be a scalar, got " + dims_text(ctx.inputs[1]));
-  return x;
+  const std::string e = shape_words::rope_error(ctx.inputs.at(0), ctx.inputs.at(1));
+  if (!e.empty()) throw ShapeRuleError(e);
+  return ctx.inputs[0];
 }
 
 // dequantize: scale (and zero_point) a scalar or 1-D along `axis`; y has x's shape.
@@ -195,9 +155,8 @@ Dims dequantize_rule(const ShapeRuleContext& ctx) {
     const int64_t* axis_setting = setting_as<int64_t>(ctx, "axis");
     const int64_t r = static_cast<int64_t>(x.size());
     int64_t axis = axis_setting ? *axis_setting : 1;
-    if (axis < -r || axis >= r)
-      throw ShapeRuleError("axis " + std::to_string(axis) + " is out of range for rank " +
-                           std::to_string(x.size()));
+    if (const std::string e = shape_words::axis_error(axis, x.size()); !e.empty())
+      throw ShapeRuleError(e);
     if (axis < 0) axis += r;
     if (scale[0] != x[static_cast<size_t>(axis)])
       throw ShapeRuleError("dequantize scale " + dims_text(scale) + " must have " +

@@ -2563,8 +2563,13 @@ class Runner {
     }
   }
 
-  // floor((a * L + b) / c) of a form of the length (the emitter's LengthForm).
+  // floor((a * L + b) / c) of a form of the length (the emitter's LengthForm), or the value
+  // recorded for L where the form is a table of "values" from length "from" on.
   static int64_t length_form(const json::value& f, int64_t L) {
+    if (const json::value* t = f.as_object().if_contains("values"))
+      return t->as_array()
+          .at(static_cast<size_t>(L - f.at("from").to_number<int64_t>()))
+          .to_number<int64_t>();
     const int64_t a = f.at("a").to_number<int64_t>(), b = f.at("b").to_number<int64_t>(),
                   c = f.at("c").to_number<int64_t>();
     const int64_t n = a * L + b;
@@ -2591,10 +2596,14 @@ class Runner {
     const auto L = static_cast<int64_t>(in.shape.at(l.at("axis").to_number<size_t>()));
     length_now_ = L;
     // a length where the op stops the step, in the simulator's words (the emitter's
-    // runtime_length_errors.hpp: literal pieces, the numbers between them a L + b)
+    // runtime_length_errors.hpp: lengths from, from + step, .. to; literal pieces, the numbers
+    // between them a L + b)
     if (const json::value* errs = l.if_contains("errors"))
       for (const json::value& e : errs->as_array()) {
-        if (L < e.at("from").to_number<int64_t>() || L > e.at("to").to_number<int64_t>()) continue;
+        const int64_t from = e.at("from").to_number<int64_t>();
+        if (L < from || L > e.at("to").to_number<int64_t>() ||
+            (L - from) % e.at("step").to_number<int64_t>() != 0)
+          continue;
         const json::array &text = e.at("text").as_array(), &nums = e.at("numbers").as_array();
         std::string m(text.at(0).as_string());
         for (size_t n = 0; n < nums.size(); ++n)
@@ -2794,10 +2803,13 @@ class Runner {
       theta = static_cast<double>(it->second);
     }
     uint64_t T = r.at("T").to_number<uint64_t>();
-    const uint64_t D = r.at("D").to_number<uint64_t>();
-    // in a kernel of run-time length, its rows follow the length set_length read
+    uint64_t D = r.at("D").to_number<uint64_t>();
+    // in a kernel of run-time length, its rows (and its pairs, the matrix growing its last
+    // axis) follow the length set_length read
     if (const json::value* tl = r.if_contains("T_length"))
       T = static_cast<uint64_t>(length_form(*tl, length_now_));
+    if (const json::value* dl = r.if_contains("D_length"))
+      D = static_cast<uint64_t>(length_form(*dl, length_now_));
     const uint64_t half = D / 2;
     const bool f64 = r.at("f64").as_bool();
     std::vector<double> table(2 * T * half);
