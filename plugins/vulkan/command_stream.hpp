@@ -76,11 +76,13 @@ struct StreamStats {
   uint64_t round_trips = 0;  // downloads and synchronize calls: the host waited for results
   uint64_t replayed = 0;     // commands not recorded: their segment was submitted again
   uint64_t replayed_segments = 0;
-  uint64_t rewritten = 0;     // of the replayed: parameter or upload bytes rewritten
-  uint64_t rerecorded = 0;    // differences found while comparing: recorded from there on
-  uint64_t patched = 0;       // one-command segments recorded again in place (a new range)
-  uint64_t record_ns = 0;     // host time recording commands (dispatches, fills, copies)
-  uint64_t replay_ns = 0;     // host time comparing commands for replay
+  uint64_t rewritten = 0;   // of the replayed: parameter or upload bytes rewritten
+  uint64_t rerecorded = 0;  // differences found while comparing: recorded from there on
+  uint64_t patched = 0;     // one-command segments recorded again in place (a new range)
+  // Host time recording commands (dispatches, fills, copies) and comparing them for replay;
+  // measured only with OPENINFER_VULKAN_STATS set.
+  uint64_t record_ns = 0;
+  uint64_t replay_ns = 0;
   uint64_t wait_ns = 0;       // host time blocked in fence waits (the GPU's work, not the host's)
   uint64_t staged_bytes = 0;  // through the staging ring
 };
@@ -183,6 +185,7 @@ class CommandStream {
   uint32_t idle_min_ = 1;       // commands a segment needs before an idle GPU submits it
   bool replay_enabled_ = true;  // OPENINFER_VULKAN_REPLAY=0 turns it off
   bool log_units_ = false;      // OPENINFER_VULKAN_STATS=units: a line per unit
+  bool time_commands_ = false;  // OPENINFER_VULKAN_STATS set: record_ns and replay_ns kept
   vk::CommandPool command_pool_;
 
   std::vector<std::unique_ptr<Segment>> segments_;

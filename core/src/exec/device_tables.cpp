@@ -229,7 +229,14 @@ void Memory::write_table_device(const VarInfo& v, const std::vector<SlotValue>& 
   }
   if (total == 0) return;
   const size_t n = box.starts.size();
-  std::vector<std::vector<int64_t>> keys;
+  // Each key with where it is in the entries (or goes: the place after it): one search of the
+  // map per key, which a decode step pays for every K/V entry it writes.
+  struct Key {
+    std::vector<int64_t> key;
+    decltype(s.entries)::iterator at;
+    bool fresh;
+  };
+  std::vector<Key> keys;
   uint64_t fresh = 0;
   for (uint64_t i = 0, all = count_of(box.lengths); i < all; ++i) {
     std::vector<int64_t> key(n);
@@ -239,18 +246,20 @@ void Memory::write_table_device(const VarInfo& v, const std::vector<SlotValue>& 
       key[k] = box.starts[k] + static_cast<int64_t>(rest % len);
       rest /= len;
     }
-    fresh += s.entries.count(key) == 0 ? 1 : 0;
-    keys.push_back(std::move(key));
+    const auto at = s.entries.lower_bound(key);
+    const bool is_new = at == s.entries.end() || at->first != key;
+    fresh += is_new ? 1 : 0;
+    keys.push_back({std::move(key), at, is_new});
   }
   check_budget(v, fresh * eb, loc);  // before the device table grows
-  for (const auto& key : keys) note_entry(v, s, key);
+  for (const Key& k : keys) note_entry(v, s, k.key, k.fresh ? nullptr : &k.at->second);
   DeviceTable& t = device_table(v, s, backend, box.needed);
   for (const Run& r : runs_of(box.starts, box.lengths, t.extents))
     backend.copy(src, src_offset + r.access_at * eb, *t.buffer, r.table_at * eb, r.entries * eb);
   // The written keys and sizes stay on the host; their values are now the device's.
-  for (const auto& key : keys) {
-    s.entries.try_emplace(key);
-    for (size_t k = 0; k < n; ++k) s.sizes[k] = std::max(s.sizes[k], key[k] + 1);
+  for (Key& k : keys) {
+    for (size_t a = 0; a < n; ++a) s.sizes[a] = std::max(s.sizes[a], k.key[a] + 1);
+    if (k.fresh) s.entries.emplace_hint(k.at, std::move(k.key), TableEntry{});
   }
   t.host_stale = true;
 }

@@ -67,8 +67,8 @@ class OperandBuffers {
       buf = backend_.alloc(t.nbytes());
       if (fill) backend_.upload(*buf, 0, t.bytes());
     }
-    local_.emplace_back(data, buf);
-    return buf.get();
+    local_.emplace_back(data, std::move(buf));  // one reference count taken, not two
+    return local_.back().second.get();
   }
   // After the kernel: a device output stays on the device when it is a variable's whole value
   // (`state`), else it is copied back into `out`.
@@ -292,8 +292,7 @@ void Interpreter::run_op_on(const Node& node, const OpPlan& plan, BackendSlot& s
   std::optional<Shape> spread_to;  // the access a smaller result is broadcast over
   if (plan.runtime_shape) {
     const Shape target = table_device ? table_shape : out->shape();
-    Shape shape =
-        op_result_shape(*plan.runtime_shape, node.op, inputs, settings, target, where(node.loc));
+    Shape shape = op_result_shape(*plan.runtime_shape, node.op, inputs, settings, target, node.loc);
     if (shape != target) {
       const auto common = geometry::broadcast_shape(shape, target);
       // acc= adds into the access in place: only a kernel that broadcasts its inputs to its

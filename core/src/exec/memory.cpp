@@ -1,6 +1,8 @@
 // Variable lifetimes and lazy loading (dsl.md "Memory").
 #include "memory.hpp"
 
+#include <cstring>
+
 #include "openinfer/error.hpp"
 #include "openinfer/reset_window.hpp"
 #include "tensor_copy.hpp"
@@ -120,7 +122,15 @@ const Tensor& Memory::current(const VarInfo& v, VarState& s, const SourceLocatio
   e = s.epoch.load(std::memory_order_acquire);
   bool once = v.kind == VarKind::Constant || v.kind == VarKind::Persistent;
   if (e != (once ? kLoaded : cur)) {
-    s.value = initial_value(v, loc);
+    if (v.kind == VarKind::Temporary && e != 0 && !s.value.is_view() &&
+        s.value.dtype() == v.dtype && s.value.shape() == v.shape) {
+      // The step's zeros in the storage it had: a new one every step would be a large
+      // allocation (mapped and faulted in afresh) for every temporary of the step.
+      const std::span<std::byte> bytes = s.value.mutable_bytes();
+      std::memset(bytes.data(), 0, bytes.size());
+    } else {
+      s.value = initial_value(v, loc);
+    }
     drop_device(s);
     s.epoch.store(once ? kLoaded : cur, std::memory_order_release);
   }
@@ -194,7 +204,12 @@ const Tensor& Memory::prefix_entry(const VarInfo& v, const std::vector<int64_t>&
   VarState& s = state(v);
   uint64_t want = v.kind == VarKind::Constant ? kLoaded : epoch_.load();
   std::lock_guard lock(mutex_);
-  TableEntry& e = s.entries[index];
+  // One index (a layer's weights, W[l]): the entry found by position, not by a search of the
+  // map keyed by index vectors, which every weight read of a step would pay.
+  const bool flat = index.size() == 1 && index[0] >= 0 && index[0] < kFlatPrefixEntries;
+  const auto pos = flat ? static_cast<size_t>(index[0]) : 0;
+  TableEntry* found = flat && pos < s.prefix_flat.size() ? s.prefix_flat[pos] : nullptr;
+  TableEntry& e = found != nullptr ? *found : s.entries[index];
   if (e.epoch == want) return e.value;
   for (size_t i = 0; i < index.size(); ++i) {
     if (index[i] < 0) {
@@ -219,6 +234,10 @@ const Tensor& Memory::prefix_entry(const VarInfo& v, const std::vector<int64_t>&
   }
   e.value = program_.model.tensor(*entry);
   e.epoch = want;
+  if (flat) {  // map nodes stay where they are; prefix entries are never erased once loaded
+    if (s.prefix_flat.size() <= pos) s.prefix_flat.resize(pos + 1, nullptr);
+    s.prefix_flat[pos] = &e;
+  }
   return e.value;
 }
 

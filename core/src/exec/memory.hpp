@@ -49,6 +49,8 @@ struct VarState {
   Tensor value;
   std::map<std::vector<int64_t>, TableEntry> entries;  // tables, auto_dim, prefix entries
   std::vector<int64_t> sizes;                          // growable size per table axis
+  // Prefix tables of one index: entry i of `entries`, once loaded (Memory::prefix_entry).
+  std::vector<TableEntry*> prefix_flat;
   // Zero-copy buffer over `value` (entry's interpreter only).
   std::shared_ptr<DeviceBuffer> buffer;
   const std::byte* buffer_data = nullptr;
@@ -69,6 +71,7 @@ struct VarState {
 enum class HostSync { Yes, No };
 
 inline constexpr uint64_t kLoaded = ~uint64_t{0};
+inline constexpr int64_t kFlatPrefixEntries = 1 << 16;  // VarState::prefix_flat's reach
 
 class Memory {
  public:
@@ -165,6 +168,9 @@ class Memory {
   // Before a write to (or the erasure of) table entry `key`; callers hold mutex_. An entry a
   // cache.reset erases is moved into the record (`erased`), never copied.
   void note_entry(const VarInfo& v, VarState& s, const std::vector<int64_t>& key);
+  // The same where the caller has looked `key` up: `now` is its entry, nullptr when none.
+  void note_entry(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
+                  const TableEntry* now);
   void note_erased(const VarInfo& v, VarState& s, std::vector<int64_t> key, TableEntry erased);
   TableUndo* table_undo(const VarInfo& v, VarState& s);  // nullptr outside steps
   // The table budget: throws naming the table when `added` more bytes would pass it.

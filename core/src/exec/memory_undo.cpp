@@ -33,15 +33,21 @@ Memory::TableUndo* Memory::table_undo(const VarInfo& v, VarState& s) {
 }
 
 void Memory::note_entry(const VarInfo& v, VarState& s, const std::vector<int64_t>& key) {
+  if (!in_step_) return;
+  auto it = s.entries.find(key);
+  note_entry(v, s, key, it == s.entries.end() ? nullptr : &it->second);
+}
+
+void Memory::note_entry(const VarInfo& v, VarState& s, const std::vector<int64_t>& key,
+                        const TableEntry* now) {
   TableUndo* u = table_undo(v, s);
   if (u == nullptr || u->entries.count(key)) return;
-  auto it = s.entries.find(key);
-  if (it == s.entries.end()) {
+  if (now == nullptr) {
     u->entries.emplace(key, std::nullopt);
     return;
   }
-  TableEntry old = it->second;
-  old.value = entry_now(v, s, key, it->second);
+  TableEntry old = *now;
+  old.value = entry_now(v, s, key, *now);
   u->entries.emplace(key, std::move(old));
 }
 

@@ -1,13 +1,14 @@
 #include "op_result_shape.hpp"
 
 #include "openinfer/error.hpp"
+#include "program.hpp"
 
 namespace oi::exec {
 
 Shape op_result_shape(const ResultShapeRule& rule, const std::string& op,
                       const std::vector<const Tensor*>& inputs,
                       std::span<const KernelSetting> settings, const Shape& declared,
-                      const std::string& where) {
+                      const SourceLocation& loc) {
   const OpSchema& schema = *rule.schema;
   ShapeRuleContext ctx{schema, {}, declared, {}};
   for (const Tensor* t : inputs) ctx.inputs.push_back(t->shape());
@@ -18,7 +19,7 @@ Shape op_result_shape(const ResultShapeRule& rule, const std::string& op,
   try {
     return (*rule.rule)(ctx);
   } catch (const ShapeRuleError& e) {
-    throw input_error(where + "op '" + op + "': " + e.what());
+    throw input_error(where(loc) + "op '" + op + "': " + e.what());
   }
 }
 

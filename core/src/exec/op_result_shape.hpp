@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "openinfer/graph.hpp"
 #include "openinfer/op_catalog.hpp"
 #include "openinfer/plugin_host.hpp"
 #include "openinfer/tensor.hpp"
@@ -22,10 +23,11 @@ struct ResultShapeRule {
 
 // The result shape for `inputs` and the call's settings (canonical names), with `declared`
 // standing for the output's shape (the "declared" and "reshape" rules take it). Throws
-// oi::Error (Input) prefixed by `where` when the operands do not fit the op.
+// oi::Error (Input) prefixed by where(loc) when the operands do not fit the op (the prefix is
+// built only then: this runs on every node with a run-time shaped operand).
 Shape op_result_shape(const ResultShapeRule& rule, const std::string& op,
                       const std::vector<const Tensor*>& inputs,
                       std::span<const KernelSetting> settings, const Shape& declared,
-                      const std::string& where);
+                      const SourceLocation& loc);
 
 }  // namespace oi::exec

@@ -1,5 +1,6 @@
 // Backend and DeviceBuffer: C++ wrappers over a backend plugin's oi_backend_api table.
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "openinfer/error.hpp"
@@ -148,6 +149,23 @@ void Backend::synchronize() {
 
 namespace {
 
+// `n` values, in place when they fit in N, else on the heap.
+template <class T, size_t N>
+class InlineArray {
+ public:
+  explicit InlineArray(size_t n) : n_(n) {
+    if (n > N) heap_.resize(n);
+  }
+  T* data() { return n_ > N ? heap_.data() : local_.data(); }
+  T& operator[](size_t i) { return data()[i]; }
+  size_t size() const { return n_; }
+
+ private:
+  size_t n_;
+  std::array<T, N> local_{};
+  std::vector<T> heap_;
+};
+
 oi_setting to_abi_setting(const KernelSetting& s) {
   oi_setting out{};
   out.struct_size = sizeof(out);
@@ -219,13 +237,13 @@ void Backend::run(const Kernel& kernel, std::span<const TensorArg> inputs,
     throw input_error("op '" + kernel.op + "' takes " + std::to_string(kernel.inputs.size()) +
                       " inputs, got " + std::to_string(inputs.size()));
   }
-  std::vector<oi_tensor_desc> in, out;
-  std::vector<oi_setting> set;
-  for (size_t i = 0; i < inputs.size(); ++i) in.push_back(to_abi_tensor(inputs[i], "input", i));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    out.push_back(to_abi_tensor(outputs[i], "output", i));
-  }
-  for (const auto& s : settings) set.push_back(to_abi_setting(s));
+  // The common call fits in arrays on the stack: no allocation per node.
+  InlineArray<oi_tensor_desc, 8> in(inputs.size());
+  InlineArray<oi_tensor_desc, 2> out(outputs.size());
+  InlineArray<oi_setting, 8> set(settings.size());
+  for (size_t i = 0; i < inputs.size(); ++i) in[i] = to_abi_tensor(inputs[i], "input", i);
+  for (size_t i = 0; i < outputs.size(); ++i) out[i] = to_abi_tensor(outputs[i], "output", i);
+  for (size_t i = 0; i < settings.size(); ++i) set[i] = to_abi_setting(settings[i]);
   oi_kernel_call call{};
   call.struct_size = sizeof(call);
   call.abi_version = OI_PLUGIN_ABI_VERSION;

@@ -44,14 +44,16 @@ constexpr uint32_t kDtF32 = 0, kDtI32 = 1, kDtW64 = 2, kDtF16 = 3, kDtBF16 = 4;
 constexpr uint32_t kHasMask = 1, kHasLo = 2, kHasHi = 4, kPlain = 8;
 constexpr uint32_t kHeaderWords = 16;
 
-// (dim, a stride, b stride) triples, outermost first, for the shader's index walk.
-std::vector<uint32_t> broadcast_layout(const oi_tensor_desc& out, const oi_tensor_desc& a,
-                                       const oi_tensor_desc& b) {
+// Appends (dim, a stride, b stride) triples, outermost first, for the shader's index walk, to
+// `words`; returns how many. Built in place: this runs on every elementwise node of a step.
+uint32_t append_broadcast_layout(std::vector<uint32_t>& words, const oi_tensor_desc& out,
+                                 const oi_tensor_desc& a, const oi_tensor_desc& b) {
   const auto sa = strides_against(a, out), sb = strides_against(b, out);
   struct Dim {
     uint64_t size, sa, sb;
   };
   std::vector<Dim> dims;  // innermost first while building
+  dims.reserve(out.rank);
   for (uint32_t k = out.rank; k-- > 0;) {
     if (out.dims[k] == 1) continue;
     Dim d{out.dims[k], sa[k], sb[k]};
@@ -63,13 +65,12 @@ std::vector<uint32_t> broadcast_layout(const oi_tensor_desc& out, const oi_tenso
     }
     dims.push_back(d);
   }
-  std::vector<uint32_t> words;
   for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
     words.push_back(fit32(it->size, "a dimension"));
     words.push_back(fit32(it->sa, "a stride"));
     words.push_back(fit32(it->sb, "a stride"));
   }
-  return words;
+  return static_cast<uint32_t>(dims.size());
 }
 
 // A setting in the dtype's own bits: two words, low first.
@@ -128,13 +129,17 @@ void put_op_settings(std::vector<uint32_t>& p, EltwiseOp op, uint32_t dtype,
 uint8_t exact_f32_mode(EltwiseOp op) {
   if (op != EltwiseOp::Add && op != EltwiseOp::Sub && op != EltwiseOp::Mul && op != EltwiseOp::Relu)
     return 0;
-  const char* forced = tuning_env("OPENINFER_VULKAN_EXACT_F32");
-  const std::string mode = forced != nullptr ? forced : "auto";
-  if (mode == "force") return kExactAlways;
-  if (mode == "off") return 0;
-  if (mode != "auto")
+  // Read once (-1: a bad value): this runs on every elementwise node of every step.
+  static const int mode = [] {
+    const char* forced = tuning_env("OPENINFER_VULKAN_EXACT_F32");
+    const std::string text = forced != nullptr ? forced : "auto";
+    if (text == "force") return int{kExactAlways};
+    if (text == "off") return 0;
+    return text == "auto" ? int{kExactWhereFlushed} : -1;
+  }();
+  if (mode < 0)
     bad_tuning("elementwise", "OPENINFER_VULKAN_EXACT_F32", "must be force, off or auto");
-  return kExactWhereFlushed;
+  return static_cast<uint8_t>(mode);
 }
 
 // relu f32 with alpha = +-0 and the clamps at -inf and +inf (put_op_settings' bits): max(x, 0),
@@ -159,9 +164,7 @@ void narrow_job(Dispatch& job, const oi_kernel_call& call, EltwiseOp op, uint32_
     job.params[3] = element_offset(b);
     job.buffers[0] = a.buffer;
     job.buffers[1] = b.buffer;
-    const auto layout = broadcast_layout(out, a, b);
-    job.params[1] = static_cast<uint32_t>(layout.size() / 3);
-    job.params.insert(job.params.end(), layout.begin(), layout.end());
+    job.params[1] = append_broadcast_layout(job.params, out, a, b);
   }
   fit32(uint64_t{job.params[4]} + count + 1, "an element offset");
   job.shader = "eltwise_narrow";
@@ -182,11 +185,14 @@ bool vector_path(const std::vector<uint32_t>& p) {
 // calls: 1 gave 0.194/0.139 ms, 2 0.197/0.142, 4 0.203/0.151, 8 0.195/0.144; bench/README.md);
 // OPENINFER_VULKAN_ELTWISE_UNROLL=1|2|4|8 forces it, for tuning.
 uint32_t eltwise_unroll(uint32_t) {
-  if (const char* env = std::getenv("OPENINFER_VULKAN_ELTWISE_UNROLL"); env != nullptr) {
-    const long u = std::strtol(env, nullptr, 10);
-    if (u == 1 || u == 2 || u == 4 || u == 8) return static_cast<uint32_t>(u);
-  }
-  return 1;
+  static const uint32_t unroll = [] {  // read once, as exact_f32_mode
+    if (const char* env = std::getenv("OPENINFER_VULKAN_ELTWISE_UNROLL"); env != nullptr) {
+      const long u = std::strtol(env, nullptr, 10);
+      if (u == 1 || u == 2 || u == 4 || u == 8) return static_cast<uint32_t>(u);
+    }
+    return 1u;
+  }();
+  return unroll;
 }
 
 }  // namespace
@@ -212,6 +218,8 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
   const bool wide = dtype == OI_DTYPE_F64 || int64;
 
   Dispatch job;
+  job.params.reserve(kHeaderWords + 3 * out.rank);  // the layout's triples: no growth
+  job.spec.reserve(3);
   job.params.assign(kHeaderWords, 0);
   job.params[0] = count;
   job.buffers[2] = out.buffer;
@@ -232,9 +240,7 @@ oi_status* run_eltwise(const oi_kernel_call* call, EltwiseOp op) {
     job.params[3] = word_offset(b);
     job.buffers[0] = a.buffer;
     job.buffers[1] = b.buffer;
-    const auto layout = broadcast_layout(out, a, b);
-    job.params[1] = static_cast<uint32_t>(layout.size() / 3);
-    job.params.insert(job.params.end(), layout.begin(), layout.end());
+    job.params[1] = append_broadcast_layout(job.params, out, a, b);
     // i64/u64: native, or emulated in 32-bit words where the device lacks shaderInt64
     job.shader = dtype == OI_DTYPE_F64 ? "eltwise_f64"
                  : int64               ? int64_shader("eltwise_i64", caps)

@@ -319,8 +319,10 @@ std::vector<uint32_t> dtype_union(std::initializer_list<std::vector<uint32_t>> s
 }
 
 bool f32_math_in_f64(bool device_has_f64) {
-  const char* forced = tuning_env("OPENINFER_VULKAN_F32_MATH");
-  const std::string mode = forced != nullptr ? forced : "auto";
+  static const std::string mode = [] {  // read once: math runs on many nodes of every step
+    const char* forced = tuning_env("OPENINFER_VULKAN_F32_MATH");
+    return std::string(forced != nullptr ? forced : "auto");
+  }();
   if (mode == "f32") return false;
   if (mode == "f64") {
     if (!device_has_f64)
