@@ -159,35 +159,32 @@ uint32_t probe() {
   return parse_tuning_list("matmul", name, text, 1, 4, ": 1, 2, 3 or 4 (timing probes)")[0];
 }
 
+// A tuning variable of two values: false when unset or `off`, true when `on`, else an error
+// naming both.
+bool either(const char* name, const char* off, const char* on) {
+  const char* text = tuning_env(name);
+  if (text == nullptr || std::strcmp(text, off) == 0) return false;
+  if (std::strcmp(text, on) == 0) return true;
+  bad_tuning("matmul", name, std::string("is neither '") + off + "' nor '" + on + "'");
+}
+
 // OPENINFER_VULKAN_COOPMAT_SHAPE=16x8 takes 16 x 8 matrices for the products where the device's
 // pick is 16 x 16 (NVIDIA reports both), for tuning; unset or 16x16 keeps the pick.
 bool narrow_shape() {
-  const char* name = "OPENINFER_VULKAN_COOPMAT_SHAPE";
-  const char* text = tuning_env(name);
-  if (text == nullptr || std::strcmp(text, "16x16") == 0) return false;
-  if (std::strcmp(text, "16x8") == 0) return true;
-  bad_tuning("matmul", name, "is neither '16x16' nor '16x8'");
+  return either("OPENINFER_VULKAN_COOPMAT_SHAPE", "16x16", "16x8");
 }
 
 // OPENINFER_VULKAN_COOPMAT_FREE=early: with loaders and BK equal to the matrix depth, a
 // multiplying subgroup counts a buffer free once it holds the slice's matrices, before its
 // products (matmul_coop.comp's FREE_EARLY); unset or "after": after them. For tuning.
 uint32_t free_early() {
-  const char* name = "OPENINFER_VULKAN_COOPMAT_FREE";
-  const char* text = tuning_env(name);
-  if (text == nullptr || std::strcmp(text, "after") == 0) return 0;
-  if (std::strcmp(text, "early") == 0) return 1;
-  bad_tuning("matmul", name, "is neither 'after' nor 'early'");
+  return either("OPENINFER_VULKAN_COOPMAT_FREE", "after", "early");
 }
 
 // OPENINFER_VULKAN_COOPMAT_LOADS=l2: aligned operands read as coherent vectors, past the L1
 // (matmul_coop.comp's L2_LOADS); unset or "l1": plain reads. For tuning.
 uint32_t l2_loads() {
-  const char* name = "OPENINFER_VULKAN_COOPMAT_LOADS";
-  const char* text = tuning_env(name);
-  if (text == nullptr || std::strcmp(text, "l1") == 0) return 0;
-  if (std::strcmp(text, "l2") == 0) return 1;
-  bad_tuning("matmul", name, "is neither 'l1' nor 'l2'");
+  return either("OPENINFER_VULKAN_COOPMAT_LOADS", "l1", "l2");
 }
 
 // The grid along M or N; nullopt past 65535 workgroups (the least maxComputeWorkGroupCount
