@@ -126,8 +126,9 @@ const Tensor& Memory::current(const VarInfo& v, VarState& s, const SourceLocatio
         s.value.dtype() == v.dtype && s.value.shape() == v.shape) {
       // The step's zeros in the storage it had: a new one every step would be a large
       // allocation (mapped and faulted in afresh) for every temporary of the step.
+      // (A zero-sized value has no storage to clear: memset may not be given its null.)
       const std::span<std::byte> bytes = s.value.mutable_bytes();
-      std::memset(bytes.data(), 0, bytes.size());
+      if (!bytes.empty()) std::memset(bytes.data(), 0, bytes.size());
     } else {
       s.value = initial_value(v, loc);
     }
